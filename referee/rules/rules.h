@@ -1,0 +1,212 @@
+/*
+ * rules.h: the game interface of tabula's rules core (library tabula_rules).
+ *
+ * Every game system is one file in referee/rules/ that defines one const
+ * descriptor (struct ref_game_desc) and one const operations table
+ * (struct ref_game_ops). The registry (registry.c) finds them by name.
+ *
+ * The core is pure: no I/O, no clock, no randomness, no globals that change.
+ * Dice come in as events (ops->roll), cube decisions, resignations and draw
+ * agreements as actions (ops->act), so a whole game replays bit for bit from
+ * its journal. Rule IDs (CH-2, BG-6, ...) refer to shared rules-spec.md as
+ * copied into docs/ by the project.
+ *
+ * States are plain old data: a state is desc->state_size bytes, owned by the
+ * caller, copied with memcpy and never holding a pointer. This lets the
+ * service keep undo copies and lets perft recurse on the stack.
+ *
+ * Errors (three tiers, see docs/architecture.md): expected failures return a
+ * negative enum ref_code and fill a caller-provided struct ref_err; broken
+ * invariants abort through assert.
+ */
+#ifndef TABULA_RULES_H
+#define TABULA_RULES_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum ref_code {
+  REF_OK = 0,
+  REF_EPARSE = -1,     /* not readable as a move of this game */
+  REF_EILLEGAL = -2,   /* readable, but not legal in this position */
+  REF_EAMBIGUOUS = -3, /* matches more than one legal move */
+  REF_EPHASE = -4,     /* not now: a move while dice are awaited, a take with no double */
+  REF_EINVAL = -5,     /* malformed position string, unknown option, buffer too small */
+  REF_ENOMEM = -6
+};
+
+/* Nearest legal moves offered back to a player whose input was refused. */
+#define REF_SUGGEST_MAX 12
+#define REF_NOTATION_MAX 64
+
+/*
+ * What went wrong, for the player. `reason` is a stable key
+ * ("no-such-piece", "king-in-check", "promotion-piece-missing", ...) that
+ * templates/reasons.txt words; the rules core never writes sentences.
+ * `detail` is an optional argument for that sentence (a square, a piece).
+ */
+struct ref_err {
+  enum ref_code code;
+  char reason[48];
+  char detail[96];
+  int nsuggest;
+  char suggest[REF_SUGGEST_MAX][REF_NOTATION_MAX];
+};
+
+/*
+ * One move: a whole turn's worth of input for the game (a chess move; a
+ * backgammon play of up to four checker moves; a Doublemove pair). The words
+ * mean what the game that made it says; the service never looks inside.
+ */
+#define REF_MOVE_WORDS 16
+struct ref_move {
+  uint32_t w[REF_MOVE_WORDS];
+};
+
+/* A growable list of moves; free with ref_movelist_free. */
+struct ref_movelist {
+  size_t n, cap;
+  struct ref_move *v;
+};
+
+int ref_movelist_push(struct ref_movelist *list, const struct ref_move *m);
+void ref_movelist_clear(struct ref_movelist *list);
+void ref_movelist_free(struct ref_movelist *list);
+
+/* What the game waits for. */
+enum ref_phase {
+  REF_PHASE_MOVE,       /* seat `turn` must move (its dice, if any, are rolled) */
+  REF_PHASE_CUBE,       /* seat `turn` may double, or roll (cube games, before the roll) */
+  REF_PHASE_ROLL,       /* dice needed now: the service rolls `need_faces` and calls ops->roll */
+  REF_PHASE_CUBE_REPLY, /* seat `turn` must take or drop the double just offered */
+  REF_PHASE_OVER
+};
+
+/* Why a game ended. Names for templates: ref_end_name(). */
+enum ref_end {
+  REF_END_NONE,
+  REF_END_CHECKMATE,
+  REF_END_STALEMATE,
+  REF_END_RESIGNATION,
+  REF_END_AGREEMENT,
+  REF_END_THREEFOLD,    /* claimed (CH-2) */
+  REF_END_FIFTY_MOVES,  /* claimed (CH-2) */
+  REF_END_FIVEFOLD,     /* automatic (CH-2) */
+  REF_END_SEVENTY_FIVE, /* automatic (CH-2) */
+  REF_END_DEAD_POSITION,/* automatic (CH-2) */
+  REF_END_NO_MOVES,     /* checkers: the side to move cannot move */
+  REF_END_BORNE_OFF,    /* backgammon family: all checkers off */
+  REF_END_CUBE_DROPPED,
+  REF_END_REPETITION,   /* checkers CK-2, automatic */
+  REF_END_FORTY_MOVES,  /* checkers CK-2, automatic */
+  REF_END_TIME,         /* service: loss on time */
+  REF_END_ADJUDICATED,  /* service: the operator decided */
+  REF_END_LAST
+};
+const char *ref_end_name(enum ref_end end);
+
+struct ref_status {
+  enum ref_phase phase;
+  int turn;            /* seat to act (0-based), -1 when over */
+  int need_faces;      /* with REF_PHASE_ROLL: how many dice faces */
+  int winner;          /* with REF_PHASE_OVER: winning seat, or -1 for a draw */
+  enum ref_end end;    /* with REF_PHASE_OVER */
+  int points;          /* with REF_PHASE_OVER: points won (cube x gammon factor; 1 in chess) */
+  int move_number;     /* the game's own move number (chess: the FEN fullmove number) */
+  bool in_check;
+  bool draw_claimable; /* a claim (threefold, fifty moves) would succeed now */
+  int cube;            /* cube value, 0 when the game has no cube */
+  int cube_owner;      /* seat owning the cube, -1 when centred */
+  int dice[4];         /* faces of the current roll, ndice of them */
+  int ndice;
+};
+
+/* Actions that are not moves. Each is journaled like a move. */
+enum ref_action {
+  REF_ACT_DOUBLE,      /* arg unused */
+  REF_ACT_TAKE,
+  REF_ACT_DROP,
+  REF_ACT_RESIGN,      /* arg: level (1 single, 2 gammon, 3 backgammon; 1 in chess) */
+  REF_ACT_DRAW_AGREED, /* both sides agreed (the service negotiated the offer) */
+  REF_ACT_DRAW_CLAIM,  /* claim by seat: threefold or fifty moves (CH-2) */
+  REF_ACT_LAST
+};
+
+/* Styles for ops->format. */
+enum ref_notation {
+  REF_NOTATION_CANONICAL, /* what replies print: SAN, gnubg's notation, 11-15 */
+  REF_NOTATION_COMPUTER   /* what oracles print: UCI for chess, as the game's docs say */
+};
+
+struct ref_state; /* incomplete on purpose: each game casts to its own struct */
+
+/*
+ * The operations of one game system. Unless said otherwise a slot returns
+ * REF_OK or a negative enum ref_code and, given a non-NULL err, fills it.
+ * Slots marked "may be NULL" have the default named.
+ */
+struct ref_game_ops {
+  /* The start position. `options` is "key=value;key=value" or NULL; unknown
+   * keys are REF_EINVAL. Chess knows fide_draws=on|off and fen=FEN. */
+  int (*init)(struct ref_state *s, const char *options, struct ref_err *err);
+  /* Set up from the game's position string (FEN, Position ID + Match ID,
+   * PDN). Validates fully: the text may come from a mail. */
+  int (*decode)(struct ref_state *s, const char *text, struct ref_err *err);
+  /* Write the position string into buf (NUL-terminated). */
+  int (*encode)(const struct ref_state *s, char *buf, size_t cap);
+  /* Every legal move in this position, appended to out, in a stable order. */
+  int (*legal)(const struct ref_state *s, struct ref_movelist *out);
+  /* Read one turn of player input (tolerant: rules-spec.md §1). On
+   * REF_EPARSE/REF_EILLEGAL/REF_EAMBIGUOUS, err->suggest holds the nearest
+   * legal moves in canonical notation. */
+  int (*parse)(const struct ref_state *s, const char *text, struct ref_move *out,
+               struct ref_err *err);
+  /* Notation of m, which must be legal in s (the position before it). */
+  int (*format)(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
+                char *buf, size_t cap);
+  /* Play m, which must be legal (from legal or parse). Updates the result. */
+  int (*apply)(struct ref_state *s, const struct ref_move *m);
+  /* Give the dice asked for by REF_PHASE_ROLL. May be NULL (diceless). */
+  int (*roll)(struct ref_state *s, const int *faces, int nfaces, struct ref_err *err);
+  /* A cube decision, resignation or draw by `seat`. */
+  int (*act)(struct ref_state *s, int seat, enum ref_action action, int arg,
+             struct ref_err *err);
+  void (*status)(const struct ref_state *s, struct ref_status *out);
+  /* ASCII board from `seat`'s side, at most 72 columns, last move marked. */
+  int (*render)(const struct ref_state *s, int seat, char *buf, size_t cap);
+  /* Leaf count of the legal-move tree. May be NULL: ref_perft walks
+   * legal/apply generically. */
+  uint64_t (*perft)(const struct ref_state *s, int depth);
+  /* Invariant checker: recomputes every redundant field. May be NULL. */
+  bool (*ok)(const struct ref_state *s);
+};
+
+/* Flags of a game system. */
+#define REF_GAME_DICE 0x1u  /* rolls dice (REF_PHASE_ROLL occurs) */
+#define REF_GAME_CUBE 0x2u  /* has a doubling cube */
+#define REF_GAME_DRAWS 0x4u /* draws exist (offer/accept make sense) */
+
+struct ref_game_desc {
+  const char *name;  /* registry key, lower case: "chess" */
+  const char *title; /* "Chess" */
+  int version;       /* rules version: bump when any ruling changes */
+  int seats;
+  const char *seat_names[4]; /* seat 0 moves first: "White", "Black" */
+  unsigned flags;
+  size_t state_size;
+  const struct ref_game_ops *ops;
+};
+
+/* The registry. */
+const struct ref_game_desc *ref_game_find(const char *name);
+const struct ref_game_desc *ref_game_at(size_t i); /* NULL past the end */
+
+/* Helpers over any game. */
+struct ref_state *ref_state_new(const struct ref_game_desc *g); /* zeroed; free() it */
+struct ref_state *ref_state_dup(const struct ref_game_desc *g, const struct ref_state *s);
+uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int depth);
+void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason,
+                 const char *detail);
+
+#endif /* TABULA_RULES_H */

@@ -1,0 +1,20 @@
+# Turns every file of templates/ into one C table (name, text), so the
+# tabula binary carries its reply text and an operator may still override
+# it with a directory (config: templates = DIR). Run by referee/CMakeLists.txt.
+file(GLOB files RELATIVE ${SRC} ${SRC}/*.txt)
+list(SORT files)
+set(out "/* Generated from templates/ by scripts/cmake/embed_templates.cmake. Do not edit. */\n")
+string(APPEND out "#include <stddef.h>\n#include \"templates_embedded.h\"\n\n")
+set(table "const struct tpl_embedded tpl_embedded[] = {\n")
+set(i 0)
+foreach(f ${files})
+  file(READ ${SRC}/${f} hex HEX)
+  string(REGEX REPLACE "([0-9a-f][0-9a-f])" "0x\\1," bytes "${hex}")
+  string(APPEND out "static const char t${i}[] = {${bytes}0x00};\n")
+  string(APPEND table "  {\"${f}\", t${i}},\n")
+  math(EXPR i "${i} + 1")
+endforeach()
+string(APPEND table "  {NULL, NULL},\n};\n")
+string(APPEND out "\n${table}")
+file(WRITE ${OUT}.tmp "${out}")
+file(COPY_FILE ${OUT}.tmp ${OUT} ONLY_IF_DIFFERENT)

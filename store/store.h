@@ -1,0 +1,180 @@
+/*
+ * store.h: tabula's durable state in one SQLite file (library tabula_store).
+ *
+ * WAL mode, foreign keys on, schema versioned with PRAGMA user_version and
+ * migrated forward on open. The service wraps everything one message causes
+ * in one transaction (store_begin .. store_commit): message seen, journal
+ * entries, new state, outbox rows. A crash before commit leaves nothing; a
+ * crash after it is made harmless by the Message-ID check (store_message_seen).
+ *
+ * The journal is a hash chain per game: hash = SHA-256 over prev_hash and the
+ * entry's fields (see store.c, journal_hash), so an entry altered behind the
+ * store's back is found by store_journal_verify.
+ *
+ * Conventions: functions return STORE_OK (0) or a negative store code; text
+ * for the operator goes into the store's last error (store_errmsg). Output
+ * parameters come first after the handle. Strings handed out are owned by the
+ * caller and freed with the matching _free.
+ */
+#ifndef TABULA_STORE_H
+#define TABULA_STORE_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+enum store_code {
+  STORE_OK = 0,
+  STORE_ENOTFOUND = -1,
+  STORE_EBUSY = -2,    /* locked by another process past the busy timeout */
+  STORE_ECORRUPT = -3, /* hash chain or schema mismatch */
+  STORE_EIO = -4,      /* any other SQLite failure */
+  STORE_ENOMEM = -5
+};
+
+struct store; /* opaque */
+
+/* Opens (creating and migrating as needed) the database at path. ":memory:"
+ * works for tests. On failure *out is NULL and errbuf says why. */
+int store_open(struct store **out, const char *path, char *errbuf, size_t errcap);
+void store_close(struct store *st); /* NULL is fine */
+const char *store_errmsg(const struct store *st);
+int store_schema_version(struct store *st); /* PRAGMA user_version */
+
+/* One transaction at a time (BEGIN IMMEDIATE). */
+int store_begin(struct store *st);
+int store_commit(struct store *st);
+int store_rollback(struct store *st); /* safe to call when no transaction is open */
+
+/* ---- messages: exactly-once processing ---- */
+
+/* *seen = whether a message with this Message-ID was already processed. */
+int store_message_seen(struct store *st, const char *message_id, bool *seen);
+/* Records a processed message: digest is hex SHA-256 of the raw bytes,
+ * outcome a short word ("applied", "refused", "ignored: auto-submitted"). */
+int store_message_record(struct store *st, const char *message_id, const char *digest,
+                         int64_t received, const char *outcome);
+
+/* ---- games and seats ---- */
+
+enum store_game_phase {
+  STORE_GAME_INVITED,  /* waiting for every invitee to accept */
+  STORE_GAME_ACTIVE,
+  STORE_GAME_FINISHED,
+  STORE_GAME_CANCELLED /* declined or invitation expired */
+};
+
+struct store_game {
+  int64_t id;
+  char kind[32];           /* registry name: "chess" */
+  int rules_version;
+  char options[256];       /* "key=value;..." as given to ops->init */
+  enum store_game_phase phase;
+  char state[512];         /* ops->encode of the current position */
+  int turn;                /* seat to act, -1 none */
+  char result[64];         /* "1-0 checkmate", "" while running */
+  int64_t created, updated, deadline; /* unix seconds; deadline 0 = none */
+  int64_t draw_offer_seat; /* seat with a standing draw offer, -1 none */
+};
+
+/* Inserts g (g->id ignored); *id gets the new id. */
+int store_game_create(struct store *st, int64_t *id, const struct store_game *g);
+int store_game_load(struct store *st, struct store_game *out, int64_t id);
+int store_game_update(struct store *st, const struct store_game *g);
+/* Every game id, ascending; free *ids with free(). */
+int store_game_list(struct store *st, int64_t **ids, size_t *n);
+
+struct store_seat {
+  int64_t game;
+  int seat;            /* 0-based, in the game's seat order */
+  char address[256];   /* the player's mail address, lower-cased */
+  char token[40];      /* per-game, per-player secret */
+  bool accepted;
+  char entropy[256];   /* tabula-dice-1 e_s (accept mail's entropy or Message-ID) */
+};
+
+int store_seat_put(struct store *st, const struct store_seat *s); /* insert or replace */
+/* Seats of a game in seat order; free *seats with free(). */
+int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int64_t game);
+/* Game ids where address holds a seat, ascending; free with free(). */
+int store_games_of(struct store *st, int64_t **ids, size_t *n, const char *address);
+
+/* ---- journal: hash chain per game ---- */
+
+struct store_entry {
+  int64_t game;
+  int64_t seq;        /* 1, 2, ... per game */
+  int64_t time;
+  int seat;           /* acting seat, -1 for the referee */
+  char kind[16];      /* "move", "roll", "action", "create", "accept", "start", "end" */
+  char text[256];     /* canonical notation or action words */
+  char dice[64];      /* "roll 3 key <hex> faces 5 2" or "" */
+  char prev_hash[65]; /* hex; 64 zeros for seq 1 */
+  char hash[65];
+};
+
+/* Appends an entry: seq, prev_hash and hash are computed here (e->seq,
+ * prev_hash, hash are ignored on input). *out_seq gets the new seq (may be NULL). */
+int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e);
+/* All entries of a game in seq order; free *entries with free(). */
+int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game);
+/* Recomputes the chain: STORE_OK, or STORE_ECORRUPT with *bad_seq set to the
+ * first entry whose hash or link does not hold. */
+int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game);
+
+/* ---- outbox: replies, written in the same transaction, sent afterwards ---- */
+
+enum store_outbox_state { STORE_OUTBOX_QUEUED, STORE_OUTBOX_SENT, STORE_OUTBOX_FAILED };
+
+struct store_outbox {
+  int64_t id;
+  int64_t game;        /* 0 when not about a game */
+  char recipient[256];
+  char *message;       /* the whole RFC 5322 message, CRLF or LF line ends as composed */
+  enum store_outbox_state state;
+  int attempts;
+  int64_t next_try;
+  char last_error[256];
+};
+
+int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
+                     const char *message, int64_t now);
+/* Queued rows with next_try <= now, oldest first, at most max. Free with
+ * store_outbox_free. */
+int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
+                     size_t max);
+void store_outbox_free(struct store_outbox *rows, size_t n);
+int store_outbox_sent(struct store *st, int64_t id, int64_t now);
+/* A failed attempt: attempts+1, next_try set, last_error kept; permanent
+ * failures move to STORE_OUTBOX_FAILED. */
+int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const char *error,
+                       bool permanent);
+/* Counts rows in a state (for tests and `tabula status`). */
+int store_outbox_count(struct store *st, size_t *n, enum store_outbox_state state);
+
+/* ---- dice: tabula-dice-1 chains (the secret end never leaves the store) ---- */
+
+struct store_dice {
+  int64_t game;
+  int chain;             /* 1, 2, ... */
+  char commitment[65];   /* hex x_0 */
+  char secret[65];       /* hex x_N: never logged, never mailed */
+  int n;                 /* chain length N */
+  int next_index;        /* next roll index i within this chain, 1-based */
+  char entropy[65];      /* hex E, "" until every seat accepted */
+  int64_t roll_count;    /* rolls made in the game over all chains */
+};
+
+int store_dice_put(struct store *st, const struct store_dice *d); /* insert or replace (game, chain) */
+/* The newest chain of a game. */
+int store_dice_load(struct store *st, struct store_dice *out, int64_t game);
+int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game, int chain);
+
+/* ---- small key/value table for the service (mail UIDs, schema notes) ---- */
+int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
+int store_kv_set(struct store *st, const char *key, const char *value);
+
+/* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
+void store_sha256_hex(char hex[65], const void *data, size_t len);
+
+#endif /* TABULA_STORE_H */
