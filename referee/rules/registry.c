@@ -1,0 +1,128 @@
+/*
+ * registry.c: the table of game systems, and helpers that work over any of
+ * them through the operations table (rules.h).
+ */
+#include "rules.h"
+
+#include <stdlib.h>
+#include <string.h>
+
+/* Each game file defines exactly one descriptor. */
+extern const struct ref_game_desc ref_game_chess;
+extern const struct ref_game_desc ref_game_checkers;
+
+static const struct ref_game_desc *const games[] = {
+  &ref_game_chess,
+  &ref_game_checkers,
+};
+
+const struct ref_game_desc *ref_game_find(const char *name)
+{
+  size_t i;
+  if(!name)
+    return NULL;
+  for(i = 0; i < sizeof(games) / sizeof(games[0]); i++)
+    if(!strcmp(games[i]->name, name))
+      return games[i];
+  return NULL;
+}
+
+const struct ref_game_desc *ref_game_at(size_t i)
+{
+  return i < sizeof(games) / sizeof(games[0]) ? games[i] : NULL;
+}
+
+int ref_movelist_push(struct ref_movelist *list, const struct ref_move *m)
+{
+  if(list->n == list->cap) {
+    size_t cap = list->cap ? list->cap * 2 : 64;
+    struct ref_move *v = realloc(list->v, cap * sizeof(*v));
+    if(!v)
+      return REF_ENOMEM;
+    list->v = v;
+    list->cap = cap;
+  }
+  list->v[list->n++] = *m;
+  return REF_OK;
+}
+
+void ref_movelist_clear(struct ref_movelist *list)
+{
+  list->n = 0;
+}
+
+void ref_movelist_free(struct ref_movelist *list)
+{
+  free(list->v);
+  list->v = NULL;
+  list->n = list->cap = 0;
+}
+
+struct ref_state *ref_state_new(const struct ref_game_desc *g)
+{
+  return calloc(1, g->state_size);
+}
+
+struct ref_state *ref_state_dup(const struct ref_game_desc *g, const struct ref_state *s)
+{
+  struct ref_state *c = malloc(g->state_size);
+  if(c)
+    memcpy(c, s, g->state_size);
+  return c;
+}
+
+/* Generic perft for games without a fast one: walks legal/apply on copies.
+ * Dice games count only move plies (the caller fixes the dice). */
+uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int depth)
+{
+  struct ref_movelist list = {0};
+  struct ref_state *child = NULL;
+  uint64_t total = 0;
+  size_t i;
+
+  if(g->ops->perft)
+    return g->ops->perft(s, depth);
+  if(depth <= 0)
+    return 1;
+  if(g->ops->legal(s, &list) != REF_OK)
+    goto out;
+  if(depth == 1) {
+    total = list.n;
+    goto out;
+  }
+  child = malloc(g->state_size);
+  if(!child)
+    goto out;
+  for(i = 0; i < list.n; i++) {
+    memcpy(child, s, g->state_size);
+    g->ops->apply(child, &list.v[i]);
+    total += ref_perft(g, child, depth - 1);
+  }
+out:
+  free(child);
+  ref_movelist_free(&list);
+  return total;
+}
+
+void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason, const char *detail)
+{
+  if(!err)
+    return;
+  memset(err, 0, sizeof(*err));
+  err->code = code;
+  if(reason)
+    strncpy(err->reason, reason, sizeof(err->reason) - 1);
+  if(detail)
+    strncpy(err->detail, detail, sizeof(err->detail) - 1);
+}
+
+const char *ref_end_name(enum ref_end end)
+{
+  /* Keys for templates/ (results.txt); keep in enum order. */
+  static const char *const names[REF_END_LAST] = {
+    "none", "checkmate", "stalemate", "resignation", "agreement", "threefold",
+    "fifty-moves", "fivefold", "seventy-five-moves", "dead-position", "no-moves",
+    "borne-off", "cube-dropped", "repetition", "forty-moves", "time", "adjudicated",
+  };
+  return (unsigned)end < REF_END_LAST ? names[end] : "unknown";
+}
