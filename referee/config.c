@@ -1,0 +1,143 @@
+/*
+ * config.c: the configuration as one table. Each option has a name, a type,
+ * a default, bounds and a target field; the same table drives the defaults,
+ * the INI parser (inih), validation and `tabula check-config`.
+ * Unknown keys are refused, so a typo never silently changes nothing.
+ */
+#include "referee.h"
+
+#include <ini.h>
+#include <stdlib.h>
+#include <string.h>
+
+enum opt_type { OPT_STRING, OPT_INT };
+
+struct option_def {
+  const char *name;
+  enum opt_type type;
+  size_t offset;
+  size_t size;       /* OPT_STRING: field capacity */
+  const char *deflt; /* as text, for both types */
+  long min, max;     /* OPT_INT bounds */
+  const char *help;
+};
+
+#define STR(field, deflt, help)                                                 \
+  {#field, OPT_STRING, offsetof(struct ref_config, field),                      \
+   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help}
+#define INT(field, deflt, lo, hi, help)                                         \
+  {#field, OPT_INT, offsetof(struct ref_config, field), sizeof(int), deflt, lo, hi, help}
+
+/* The embedded default needs no server: Maildir in, Maildir out, SQLite. */
+static const struct option_def options[] = {
+  STR(store_path, "tabula-data/tabula.db", "SQLite file holding every game"),
+  STR(inbox, "tabula-data/inbox", "Maildir that players' mail arrives in"),
+  STR(outbox, "tabula-data/outbox", "Maildir that replies are written to"),
+  STR(address, "referee@localhost", "the referee's mail address"),
+  STR(domain, "localhost", "domain for Message-IDs"),
+  STR(templates_dir, "", "directory overriding the built-in templates/"),
+  INT(poll_ms, "500", 10, 600000, "inbox poll interval in milliseconds"),
+  INT(log_level, "2", 0, 3, "0 error, 1 warn, 2 info, 3 debug"),
+  INT(auth_from, "1", 0, 1, "1: the token AND the From address must match the seat"),
+};
+
+static int set_option(struct ref_config *cfg, const struct option_def *o, const char *value,
+                      char *errbuf, size_t errcap)
+{
+  char *field = (char *)cfg + o->offset;
+  if(o->type == OPT_STRING) {
+    if(strlen(value) >= o->size) {
+      snprintf(errbuf, errcap, "%s: value longer than %zu bytes", o->name, o->size - 1);
+      return -1;
+    }
+    memcpy(field, value, strlen(value) + 1);
+  }
+  else {
+    char *end;
+    long v = strtol(value, &end, 10);
+    if(!*value || *end || v < o->min || v > o->max) {
+      snprintf(errbuf, errcap, "%s: '%s' is not a whole number from %ld to %ld", o->name,
+               value, o->min, o->max);
+      return -1;
+    }
+    *(int *)field = (int)v;
+  }
+  return 0;
+}
+
+void ref_config_defaults(struct ref_config *cfg)
+{
+  char ignored[64];
+  size_t i;
+  memset(cfg, 0, sizeof(*cfg));
+  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++)
+    set_option(cfg, &options[i], options[i].deflt, ignored, sizeof(ignored));
+}
+
+struct load_ctx {
+  struct ref_config *cfg;
+  char *errbuf;
+  size_t errcap;
+  int failed;
+};
+
+static int on_ini(void *user, const char *section, const char *name, const char *value)
+{
+  struct load_ctx *ctx = user;
+  size_t i;
+  if(ctx->failed)
+    return 0;
+  /* Options live in [tabula] or at the top of the file. */
+  if(section[0] && strcmp(section, "tabula")) {
+    snprintf(ctx->errbuf, ctx->errcap, "unknown section [%s]", section);
+    ctx->failed = 1;
+    return 0;
+  }
+  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+    if(!strcmp(options[i].name, name)) {
+      if(set_option(ctx->cfg, &options[i], value, ctx->errbuf, ctx->errcap)) {
+        ctx->failed = 1;
+        return 0;
+      }
+      return 1;
+    }
+  }
+  snprintf(ctx->errbuf, ctx->errcap, "unknown option '%s'", name);
+  ctx->failed = 1;
+  return 0;
+}
+
+int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap)
+{
+  struct load_ctx ctx = {cfg, errbuf, errcap, 0};
+  char inner[256] = "";
+  int rc;
+
+  ctx.errbuf = inner;
+  ctx.errcap = sizeof(inner);
+  rc = ini_parse(path, on_ini, &ctx);
+  if(rc < 0) {
+    snprintf(errbuf, errcap, "%s: cannot read the file", path);
+    return -1;
+  }
+  if(rc > 0 || ctx.failed) {
+    snprintf(errbuf, errcap, "%s:%d: %s", path, rc, inner[0] ? inner : "syntax error");
+    return -1;
+  }
+  return 0;
+}
+
+void ref_config_dump(FILE *out, const struct ref_config *cfg)
+{
+  size_t i;
+  fputs("[tabula]\n", out);
+  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+    const struct option_def *o = &options[i];
+    const char *field = (const char *)cfg + o->offset;
+    fprintf(out, "; %s (default: %s)\n", o->help, o->deflt[0] ? o->deflt : "empty");
+    if(o->type == OPT_STRING)
+      fprintf(out, "%s = %s\n", o->name, field);
+    else
+      fprintf(out, "%s = %d\n", o->name, *(const int *)field);
+  }
+}

@@ -1,0 +1,24 @@
+/*
+ * log.h: the service's one log module (OpenSMTPD-style). Lines go to stderr
+ * as "LEVEL message"; the level is checked before formatting. Nothing secret
+ * (a dice chain's secret end, a player's token) is ever passed to it.
+ */
+#ifndef TABULA_LOG_H
+#define TABULA_LOG_H
+
+#include <stdio.h>
+
+enum ref_log_level { REF_LOG_ERROR, REF_LOG_WARN, REF_LOG_INFO, REF_LOG_DEBUG };
+
+void ref_log_set_level(enum ref_log_level level);
+/* Where lines go; default stderr. Tests point it at a file to scan it. */
+void ref_log_set_stream(FILE *stream);
+void ref_log(enum ref_log_level level, const char *fmt, ...)
+  __attribute__((format(printf, 2, 3)));
+
+#define ref_log_error(...) ref_log(REF_LOG_ERROR, __VA_ARGS__)
+#define ref_log_warn(...) ref_log(REF_LOG_WARN, __VA_ARGS__)
+#define ref_log_info(...) ref_log(REF_LOG_INFO, __VA_ARGS__)
+#define ref_log_debug(...) ref_log(REF_LOG_DEBUG, __VA_ARGS__)
+
+#endif

@@ -1,0 +1,202 @@
+/* templates.c: see templates.h. */
+#include "templates.h"
+#include "buf.h"
+#include "templates_embedded.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define TPL_MAX_FILE (256u * 1024u)
+#define TPL_MAX_OUT (4u * 1024u * 1024u)
+
+static char *read_override(const char *dir, const char *name)
+{
+  char path[1024];
+  FILE *f;
+  char *data = NULL;
+  size_t n;
+
+  if(!dir || !dir[0])
+    return NULL;
+  if(strchr(name, '/'))
+    return NULL;
+  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  f = fopen(path, "rb");
+  if(!f)
+    return NULL;
+  data = malloc(TPL_MAX_FILE + 1);
+  if(data) {
+    n = fread(data, 1, TPL_MAX_FILE, f);
+    data[n] = '\0';
+  }
+  fclose(f);
+  return data;
+}
+
+/* The template's text, owned by the caller. */
+static char *load(const char *dir, const char *name)
+{
+  char *text = read_override(dir, name);
+  size_t i;
+  if(text)
+    return text;
+  for(i = 0; tpl_embedded[i].name; i++)
+    if(!strcmp(tpl_embedded[i].name, name))
+      return strdup(tpl_embedded[i].text);
+  return NULL;
+}
+
+static const char *lookup(const struct tpl_var *vars, size_t n, const char *name, size_t len)
+{
+  size_t i;
+  for(i = 0; i < n; i++)
+    if(strlen(vars[i].name) == len && !memcmp(vars[i].name, name, len))
+      return vars[i].value ? vars[i].value : "";
+  return NULL;
+}
+
+/* Expands one line into out. *only_empty is set when the line consisted of
+ * placeholders (and blanks) that all expanded to nothing. */
+static int expand_line(struct ref_buf *out, const char *line, size_t len,
+                       const struct tpl_var *vars, size_t nvars, int *only_empty)
+{
+  size_t i = 0;
+  int placeholders = 0, text = 0, filled = 0;
+
+  while(i < len) {
+    if(line[i] == '{') {
+      const char *close = memchr(line + i, '}', len - i);
+      const char *value = NULL;
+      if(close)
+        value = lookup(vars, nvars, line + i + 1, (size_t)(close - line - i - 1));
+      if(value) {
+        placeholders++;
+        if(*value)
+          filled++;
+        if(ref_buf_puts(out, value))
+          return -1;
+        i = (size_t)(close - line) + 1;
+        continue;
+      }
+    }
+    if(line[i] != ' ' && line[i] != '\t')
+      text++;
+    if(ref_buf_add(out, line + i, 1))
+      return -1;
+    i++;
+  }
+  *only_empty = placeholders > 0 && !filled && !text;
+  return 0;
+}
+
+static int expand(char **out, const char *text, const struct tpl_var *vars, size_t nvars)
+{
+  struct ref_buf b;
+  const char *p = text;
+
+  ref_buf_init(&b, TPL_MAX_OUT);
+  while(*p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    size_t mark = b.len;
+    int only_empty = 0;
+    /* "{?name} text": the line only when name has a value */
+    if(len > 3 && p[0] == '{' && p[1] == '?') {
+      const char *close = memchr(p, '}', len);
+      const char *value = close ? lookup(vars, nvars, p + 2, (size_t)(close - p - 2)) : NULL;
+      size_t skip = close ? (size_t)(close - p) + 1 : 0;
+      if(!value || !*value) {
+        p = nl ? nl + 1 : p + len;
+        continue;
+      }
+      if(skip < len && p[skip] == ' ')
+        skip++;
+      p += skip;
+      len -= skip;
+    }
+    if(expand_line(&b, p, len, vars, nvars, &only_empty))
+      goto fail;
+    if(only_empty) {
+      b.len = mark; /* drop the line */
+      if(b.s)
+        b.s[b.len] = '\0';
+    }
+    else if(nl && ref_buf_add(&b, "\n", 1))
+      goto fail;
+    p = nl ? nl + 1 : p + len;
+  }
+  *out = ref_buf_take(&b);
+  return 0;
+fail:
+  ref_buf_free(&b);
+  return -1;
+}
+
+int tpl_render(char **subject, char **body, const char *dir, const char *name,
+               const struct tpl_var *vars, size_t nvars)
+{
+  char *text = load(dir, name);
+  char *p, *subj_line = NULL, *rest;
+  int rc = -1;
+
+  *subject = *body = NULL;
+  if(!text)
+    return -1;
+  p = text;
+  while(!strncmp(p, "##", 2)) { /* documentation lines */
+    char *nl = strchr(p, '\n');
+    p = nl ? nl + 1 : p + strlen(p);
+  }
+  if(strncmp(p, "Subject: ", 9))
+    goto out;
+  subj_line = p + 9;
+  rest = strchr(subj_line, '\n');
+  if(!rest)
+    goto out;
+  *rest++ = '\0';
+  if(*rest == '\n')
+    rest++;
+  if(expand(subject, subj_line, vars, nvars))
+    goto out;
+  if(expand(body, rest, vars, nvars)) {
+    free(*subject);
+    *subject = NULL;
+    goto out;
+  }
+  rc = 0;
+out:
+  free(text);
+  return rc;
+}
+
+void tpl_line(char *buf, size_t cap, const char *dir, const char *file, const char *key,
+              const struct tpl_var *vars, size_t nvars)
+{
+  char *text = load(dir, file);
+  const char *p = text;
+  size_t klen = strlen(key);
+
+  snprintf(buf, cap, "%s", key);
+  while(p && *p) {
+    const char *nl = strchr(p, '\n');
+    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+    if(p[0] != '#' && len > klen + 3 && !strncmp(p, key, klen) &&
+       !strncmp(p + klen, " = ", 3)) {
+      char *line = strndup(p + klen + 3, len - klen - 3), *out = NULL;
+      if(line && !expand(&out, line, vars, nvars))
+        snprintf(buf, cap, "%s", out);
+      free(out);
+      free(line);
+      break;
+    }
+    p = nl ? nl + 1 : p + len;
+  }
+  free(text);
+}
+
+void tpl_reason(char *buf, size_t cap, const char *dir, const char *key, const char *detail)
+{
+  struct tpl_var v = {"detail", detail};
+  tpl_line(buf, cap, dir, "reasons.txt", key, &v, 1);
+}
