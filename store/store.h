@@ -8,7 +8,7 @@
  * crash after it is made harmless by the Message-ID check (store_message_seen).
  *
  * The journal is a hash chain per game: hash = SHA-256 over prev_hash and the
- * entry's fields (see store.c, journal_hash), so an entry altered behind the
+ * entry's fields (see journal.c), so an entry altered behind the
  * store's back is found by store_journal_verify.
  *
  * Conventions: functions return STORE_OK (0) or a negative store code; text
@@ -108,7 +108,7 @@ struct store_entry {
   int seat;           /* acting seat, -1 for the referee */
   char kind[16];      /* "move", "roll", "action", "create", "accept", "start", "end" */
   char text[256];     /* canonical notation or action words */
-  char dice[64];      /* "roll 3 key <hex> faces 5 2" or "" */
+  char dice[160];     /* "chain 1 roll 3 key <hex> faces 5 2" or "" */
   char prev_hash[65]; /* hex; 64 zeros for seq 1 */
   char hash[65];
 };

@@ -1,0 +1,335 @@
+/*
+ * journal.c: the per-game journal of tabula_store, a hash chain.
+ * Contract in store.h; the table is created in store.c (migrations[]).
+ *
+ * Hash format "tabula-journal-1" (bump the tag if any of this changes, and
+ * keep verifying old entries with the old rule):
+ *
+ *   hash = lower-case hex SHA-256 (FIPS 180-4) of the bytes
+ *
+ *     "tabula-journal-1\n" prev_hash "\n" game "\n" seq "\n" time "\n"
+ *     seat "\n" kind "\n" text "\n" dice "\n"
+ *
+ *   where game, seq, time and seat are in plain decimal (a leading '-' for
+ *   negatives such as seat -1, no '+', no leading zeros), the strings are
+ *   their bytes as stored, and every field, the last included, ends in one
+ *   LF. prev_hash is the previous entry's hash, or 64 '0' for seq 1.
+ *
+ * Because kind, text and dice may not contain LF (store_journal_append
+ * refuses them), the serialisation is unambiguous. An outside check is:
+ *
+ *   printf 'tabula-journal-1\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n%s\n' \
+ *     "$prev" "$game" "$seq" "$time" "$seat" "$kind" "$text" "$dice" | sha256sum
+ *
+ * (tests/oracles/store_journal_vectors.sh does exactly that.)
+ */
+#include "store_int.h"
+
+#include <inttypes.h>
+#include <nettle/sha2.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define JOURNAL_TAG "tabula-journal-1\n"
+
+static const char zero_hash[] =
+  "0000000000000000000000000000000000000000000000000000000000000000";
+
+struct journal_fields {
+  const char *prev_hash;
+  size_t prev_len;
+  int64_t game, seq, time, seat;
+  const char *kind, *text, *dice;
+  size_t kind_len, text_len, dice_len;
+};
+
+static void hash_bytes(struct sha256_ctx *ctx, const char *s, size_t len)
+{
+  sha256_update(ctx, len, (const uint8_t *)s);
+  sha256_update(ctx, 1, (const uint8_t *)"\n");
+}
+
+static void hash_int(struct sha256_ctx *ctx, int64_t v)
+{
+  char buf[24];
+  int len = snprintf(buf, sizeof(buf), "%" PRId64, v);
+
+  hash_bytes(ctx, buf, (size_t)len);
+}
+
+/* The chain rule in the header comment, streamed into SHA-256 so the length
+ * of stored text never matters (verify hashes whatever the row holds). */
+static void journal_hash(char hex[65], const struct journal_fields *f)
+{
+  static const char digits[] = "0123456789abcdef";
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  struct sha256_ctx ctx;
+  size_t i;
+
+  sha256_init(&ctx);
+  sha256_update(&ctx, sizeof(JOURNAL_TAG) - 1, (const uint8_t *)JOURNAL_TAG);
+  hash_bytes(&ctx, f->prev_hash, f->prev_len);
+  hash_int(&ctx, f->game);
+  hash_int(&ctx, f->seq);
+  hash_int(&ctx, f->time);
+  hash_int(&ctx, f->seat);
+  hash_bytes(&ctx, f->kind, f->kind_len);
+  hash_bytes(&ctx, f->text, f->text_len);
+  hash_bytes(&ctx, f->dice, f->dice_len);
+  sha256_digest(&ctx, sizeof(digest), digest);
+  for(i = 0; i < sizeof(digest); i++) {
+    hex[2 * i] = digits[digest[i] >> 4];
+    hex[2 * i + 1] = digits[digest[i] & 0xf];
+  }
+  hex[64] = '\0';
+}
+
+/* Length of a caller's fixed field, or STORE_EIO when it is unterminated or
+ * holds a LF (which would make the serialisation ambiguous). */
+static int field_len(struct store *st, size_t *len, const char *field, size_t size,
+                     const char *name)
+{
+  *len = strnlen(field, size);
+  if(*len == size)
+    return store_fail(st, STORE_EIO, "%s is not NUL-terminated within %zu bytes", name, size);
+  if(memchr(field, '\n', *len))
+    return store_fail(st, STORE_EIO, "%s contains a line break", name);
+  return STORE_OK;
+}
+
+int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e)
+{
+  struct store_group group = {false, false};
+  struct journal_fields f;
+  sqlite3_stmt *head = NULL;
+  sqlite3_stmt *ins = NULL;
+  char prev[65], hash[65];
+  int64_t seq = 1;
+  int rc;
+
+  if(out_seq)
+    *out_seq = 0;
+  memset(&f, 0, sizeof(f));
+  rc = field_len(st, &f.kind_len, e->kind, sizeof(e->kind), "journal.kind");
+  if(rc == STORE_OK)
+    rc = field_len(st, &f.text_len, e->text, sizeof(e->text), "journal.text");
+  if(rc == STORE_OK)
+    rc = field_len(st, &f.dice_len, e->dice, sizeof(e->dice), "journal.dice");
+  if(rc)
+    return rc;
+
+  /* Reading the head and inserting after it must be one unit, or two
+   * writers could both append the same seq. */
+  rc = store_group_begin(st, &group);
+  if(rc)
+    goto out;
+  rc = store_prepare(st, &head,
+                     "SELECT seq, hash FROM journal WHERE game = ?1 ORDER BY seq DESC LIMIT 1",
+                     "journal_append: head");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, head, 1, e->game, "journal.game");
+  if(rc)
+    goto out;
+  rc = sqlite3_step(head);
+  if(rc == SQLITE_ROW) {
+    seq = sqlite3_column_int64(head, 0) + 1;
+    rc = store_copy_column(st, prev, sizeof(prev), head, 1, "journal.hash");
+    if(rc)
+      goto out;
+  }
+  else if(rc == SQLITE_DONE) {
+    memcpy(prev, zero_hash, sizeof(prev));
+    rc = STORE_OK;
+  }
+  else {
+    rc = store_fail_sql(st, rc, "journal_append: head");
+    goto out;
+  }
+
+  f.prev_hash = prev;
+  f.prev_len = strlen(prev);
+  f.game = e->game;
+  f.seq = seq;
+  f.time = e->time;
+  f.seat = e->seat;
+  f.kind = e->kind;
+  f.text = e->text;
+  f.dice = e->dice;
+  journal_hash(hash, &f);
+
+  rc = store_prepare(st, &ins,
+                     "INSERT INTO journal(game, seq, time, seat, kind, text, dice, prev_hash,"
+                     " hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                     "journal_append");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, ins, 1, e->game, "journal.game");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, ins, 2, seq, "journal.seq");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, ins, 3, e->time, "journal.time");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, ins, 4, e->seat, "journal.seat");
+  if(rc == STORE_OK)
+    rc = store_bind_field(st, ins, 5, e->kind, sizeof(e->kind), "journal.kind");
+  if(rc == STORE_OK)
+    rc = store_bind_field(st, ins, 6, e->text, sizeof(e->text), "journal.text");
+  if(rc == STORE_OK)
+    rc = store_bind_field(st, ins, 7, e->dice, sizeof(e->dice), "journal.dice");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, ins, 8, prev, "journal.prev_hash");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, ins, 9, hash, "journal.hash");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, ins, "journal_append");
+out:
+  sqlite3_finalize(head);
+  sqlite3_finalize(ins);
+  rc = store_group_end(st, &group, rc);
+  if(rc == STORE_OK && out_seq)
+    *out_seq = seq;
+  return rc;
+}
+
+int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game)
+{
+  struct store_entry *v = NULL, *p, *e;
+  size_t count = 0, cap = 0;
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  rc = store_prepare(st, &stmt,
+                     "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
+                     " FROM journal WHERE game = ?1 ORDER BY seq",
+                     "journal_load");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, game, "journal_load: game");
+  if(rc)
+    goto out;
+  for(;;) {
+    rc = sqlite3_step(stmt);
+    if(rc == SQLITE_DONE)
+      break;
+    if(rc != SQLITE_ROW) {
+      rc = store_fail_sql(st, rc, "journal_load");
+      goto out;
+    }
+    p = store_grow(v, &cap, count, sizeof(*v));
+    if(!p) {
+      rc = store_fail(st, STORE_ENOMEM, "journal_load: out of memory");
+      goto out;
+    }
+    v = p;
+    e = &v[count];
+    memset(e, 0, sizeof(*e));
+    e->game = sqlite3_column_int64(stmt, 0);
+    e->seq = sqlite3_column_int64(stmt, 1);
+    e->time = sqlite3_column_int64(stmt, 2);
+    e->seat = sqlite3_column_int(stmt, 3);
+    rc = store_copy_column(st, e->kind, sizeof(e->kind), stmt, 4, "journal.kind");
+    if(rc == STORE_OK)
+      rc = store_copy_column(st, e->text, sizeof(e->text), stmt, 5, "journal.text");
+    if(rc == STORE_OK)
+      rc = store_copy_column(st, e->dice, sizeof(e->dice), stmt, 6, "journal.dice");
+    if(rc == STORE_OK)
+      rc = store_copy_column(st, e->prev_hash, sizeof(e->prev_hash), stmt, 7,
+                             "journal.prev_hash");
+    if(rc == STORE_OK)
+      rc = store_copy_column(st, e->hash, sizeof(e->hash), stmt, 8, "journal.hash");
+    if(rc)
+      goto out;
+    count++;
+  }
+  rc = STORE_OK;
+out:
+  if(rc) {
+    free(v);
+    v = NULL;
+    count = 0;
+  }
+  sqlite3_finalize(stmt);
+  *entries = v;
+  *n = count;
+  return rc;
+}
+
+/* Text column as (pointer, length); NULL columns (impossible under the
+ * schema's NOT NULL) read as empty. */
+static const char *column(sqlite3_stmt *stmt, int col, size_t *len)
+{
+  const char *s = (const char *)sqlite3_column_text(stmt, col);
+
+  *len = s ? (size_t)sqlite3_column_bytes(stmt, col) : 0;
+  return s ? s : "";
+}
+
+int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
+{
+  sqlite3_stmt *stmt = NULL;
+  struct journal_fields f;
+  char expect_prev[65], hash[65];
+  const char *stored;
+  int64_t expect_seq = 1;
+  size_t stored_len;
+  int rc;
+
+  *bad_seq = 0;
+  memcpy(expect_prev, zero_hash, sizeof(expect_prev));
+  /* Works on the raw columns, not struct store_entry, so a row altered to
+   * something longer than the struct fields is still hashed, and reported
+   * as a broken chain rather than as an I/O error. */
+  rc = store_prepare(st, &stmt,
+                     "SELECT seq, time, seat, kind, text, dice, prev_hash, hash"
+                     " FROM journal WHERE game = ?1 ORDER BY seq",
+                     "journal_verify");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, game, "journal_verify: game");
+  if(rc)
+    goto out;
+  for(;;) {
+    rc = sqlite3_step(stmt);
+    if(rc == SQLITE_DONE)
+      break;
+    if(rc != SQLITE_ROW) {
+      rc = store_fail_sql(st, rc, "journal_verify");
+      goto out;
+    }
+    memset(&f, 0, sizeof(f));
+    f.game = game;
+    f.seq = sqlite3_column_int64(stmt, 0);
+    f.time = sqlite3_column_int64(stmt, 1);
+    f.seat = sqlite3_column_int64(stmt, 2);
+    f.kind = column(stmt, 3, &f.kind_len);
+    f.text = column(stmt, 4, &f.text_len);
+    f.dice = column(stmt, 5, &f.dice_len);
+    f.prev_hash = column(stmt, 6, &f.prev_len);
+    if(f.seq != expect_seq) {
+      *bad_seq = f.seq;
+      rc = store_fail(st, STORE_ECORRUPT, "journal of game %lld: entry %lld follows %lld",
+                      (long long)game, (long long)f.seq, (long long)(expect_seq - 1));
+      goto out;
+    }
+    if(f.prev_len != 64 || memcmp(f.prev_hash, expect_prev, 64)) {
+      *bad_seq = f.seq;
+      rc = store_fail(st, STORE_ECORRUPT,
+                      "journal of game %lld: entry %lld does not link to the one before",
+                      (long long)game, (long long)f.seq);
+      goto out;
+    }
+    journal_hash(hash, &f);
+    stored = column(stmt, 7, &stored_len);
+    if(stored_len != 64 || memcmp(stored, hash, 64)) {
+      *bad_seq = f.seq;
+      rc = store_fail(st, STORE_ECORRUPT,
+                      "journal of game %lld: entry %lld does not match its hash",
+                      (long long)game, (long long)f.seq);
+      goto out;
+    }
+    memcpy(expect_prev, hash, sizeof(expect_prev));
+    expect_seq++;
+  }
+  rc = STORE_OK;
+out:
+  sqlite3_finalize(stmt);
+  return rc;
+}

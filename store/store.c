@@ -1,0 +1,661 @@
+/*
+ * store.c: opening the SQLite file, schema migrations, transactions, the
+ * processed-message table, the kv table and the shared helpers of
+ * tabula_store (see store.h for the contract, store_int.h for internals).
+ *
+ * Follows docs/architecture.md "The store": one SQLite file in WAL mode,
+ * every write of one message in one transaction. Durability matters more
+ * than speed here (a referee handles a few mails a minute), hence
+ * synchronous=FULL: a move the player was told about must survive a power
+ * cut, and WAL+NORMAL may lose the last commits.
+ *
+ * Schema versions live in PRAGMA user_version and are migrated forward on
+ * open by the ordered migrations[] table below, all steps in one
+ * transaction, so a crash mid-migration leaves the old version intact.
+ *
+ * The other files: games.c (games, seats, players, dice), journal.c (the
+ * hash chain and its exact serialisation, journal_hash), outbox.c.
+ */
+#include "store_int.h"
+
+#include <nettle/sha2.h>
+#include <stdarg.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define STORE_BUSY_TIMEOUT_MS 5000
+
+struct migration {
+  int version; /* user_version after this step */
+  const char *sql;
+};
+
+/*
+ * Schema steps, oldest first. Never edit a step that has shipped: add a new
+ * entry {N+1, "ALTER TABLE ..."} instead, and an old file is brought forward
+ * on its next open.
+ *
+ * v1 design notes:
+ * - STRICT tables, so a wrong type from a bug is refused, not stored.
+ * - games.phase and outbox.state are words, not enum numbers, so the file
+ *   reads well in the sqlite3 shell and survives reordering the C enums.
+ * - seats.address references players: store_seat_put registers the player
+ *   (created = the game's creation time) so the service never has to.
+ * - outbox.game is a plain integer, 0 meaning "not about a game": replies to
+ *   unknown senders have no game to reference.
+ * - outbox.sent is NULL until the row is sent.
+ */
+static const struct migration migrations[] = {
+  {1, "CREATE TABLE players("
+      "  address TEXT PRIMARY KEY,"
+      "  created INTEGER NOT NULL"
+      ") STRICT;"
+      "CREATE TABLE games("
+      "  id INTEGER PRIMARY KEY,"
+      "  kind TEXT NOT NULL,"
+      "  rules_version INTEGER NOT NULL,"
+      "  options TEXT NOT NULL,"
+      "  phase TEXT NOT NULL"
+      "    CHECK(phase IN ('invited', 'active', 'finished', 'cancelled')),"
+      "  state TEXT NOT NULL,"
+      "  turn INTEGER NOT NULL,"
+      "  result TEXT NOT NULL,"
+      "  created INTEGER NOT NULL,"
+      "  updated INTEGER NOT NULL,"
+      "  deadline INTEGER NOT NULL DEFAULT 0,"
+      "  draw_offer_seat INTEGER NOT NULL DEFAULT -1"
+      ") STRICT;"
+      "CREATE TABLE seats("
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+      "  address TEXT NOT NULL REFERENCES players(address),"
+      "  token TEXT NOT NULL UNIQUE,"
+      "  accepted INTEGER NOT NULL CHECK(accepted IN (0, 1)),"
+      "  entropy TEXT NOT NULL,"
+      "  PRIMARY KEY(game, seat)"
+      ") STRICT;"
+      "CREATE INDEX seats_by_address ON seats(address, game);"
+      "CREATE TABLE journal("
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  seq INTEGER NOT NULL CHECK(seq >= 1),"
+      "  time INTEGER NOT NULL,"
+      "  seat INTEGER NOT NULL,"
+      "  kind TEXT NOT NULL,"
+      "  text TEXT NOT NULL,"
+      "  dice TEXT NOT NULL,"
+      "  prev_hash TEXT NOT NULL,"
+      "  hash TEXT NOT NULL,"
+      "  PRIMARY KEY(game, seq)"
+      ") STRICT;"
+      "CREATE TABLE messages("
+      "  message_id TEXT PRIMARY KEY,"
+      "  digest TEXT NOT NULL,"
+      "  received INTEGER NOT NULL,"
+      "  outcome TEXT NOT NULL"
+      ") STRICT;"
+      "CREATE TABLE outbox("
+      "  id INTEGER PRIMARY KEY,"
+      "  game INTEGER NOT NULL DEFAULT 0,"
+      "  recipient TEXT NOT NULL,"
+      "  message TEXT NOT NULL,"
+      "  state TEXT NOT NULL CHECK(state IN ('queued', 'sent', 'failed')),"
+      "  attempts INTEGER NOT NULL DEFAULT 0,"
+      "  next_try INTEGER NOT NULL,"
+      "  last_error TEXT NOT NULL DEFAULT '',"
+      "  created INTEGER NOT NULL,"
+      "  sent INTEGER"
+      ") STRICT;"
+      "CREATE INDEX outbox_due ON outbox(state, next_try);"
+      "CREATE TABLE dice("
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  chain INTEGER NOT NULL CHECK(chain >= 1),"
+      "  commitment TEXT NOT NULL,"
+      "  secret TEXT NOT NULL,"
+      "  n INTEGER NOT NULL,"
+      "  next_index INTEGER NOT NULL,"
+      "  entropy TEXT NOT NULL,"
+      "  roll_count INTEGER NOT NULL,"
+      "  PRIMARY KEY(game, chain)"
+      ") STRICT;"
+      "CREATE TABLE kv("
+      "  key TEXT PRIMARY KEY,"
+      "  value TEXT NOT NULL"
+      ") STRICT;"},
+};
+
+#define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)
+
+/* ---- shared helpers (store_int.h) ---- */
+
+int store_fail(struct store *st, int rc, const char *fmt, ...)
+{
+  va_list ap;
+
+  va_start(ap, fmt);
+  vsnprintf(st->err, sizeof(st->err), fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
+static int map_sqlite_rc(int sqlite_rc)
+{
+  switch(sqlite_rc & 0xff) {
+  case SQLITE_OK:
+  case SQLITE_DONE:
+  case SQLITE_ROW:
+    return STORE_OK;
+  case SQLITE_BUSY:
+  case SQLITE_LOCKED:
+    return STORE_EBUSY;
+  case SQLITE_NOMEM:
+    return STORE_ENOMEM;
+  case SQLITE_CORRUPT:
+  case SQLITE_NOTADB:
+    return STORE_ECORRUPT;
+  default:
+    return STORE_EIO;
+  }
+}
+
+int store_fail_sql(struct store *st, int sqlite_rc, const char *what)
+{
+  int rc = map_sqlite_rc(sqlite_rc);
+
+  /* A caller may hand us SQLITE_ROW/DONE where neither was expected. */
+  if(rc == STORE_OK)
+    rc = STORE_EIO;
+  return store_fail(st, rc, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
+}
+
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what)
+{
+  int rc = sqlite3_prepare_v2(st->db, sql, -1, stmt, NULL);
+
+  if(rc != SQLITE_OK) {
+    *stmt = NULL;
+    return store_fail_sql(st, rc, what);
+  }
+  return STORE_OK;
+}
+
+int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what)
+{
+  int rc = sqlite3_step(stmt);
+
+  if(rc != SQLITE_DONE)
+    return store_fail_sql(st, rc, what);
+  return STORE_OK;
+}
+
+int store_bind_field(struct store *st, sqlite3_stmt *stmt, int idx, const char *field,
+                     size_t size, const char *name)
+{
+  size_t len = strnlen(field, size);
+
+  if(len == size)
+    return store_fail(st, STORE_EIO, "%s is not NUL-terminated within %zu bytes", name, size);
+  if(sqlite3_bind_text(stmt, idx, field, (int)len, SQLITE_TRANSIENT) != SQLITE_OK)
+    return store_fail_sql(st, sqlite3_errcode(st->db), name);
+  return STORE_OK;
+}
+
+int store_bind_text(struct store *st, sqlite3_stmt *stmt, int idx, const char *text,
+                    const char *name)
+{
+  int rc;
+
+  if(!text)
+    rc = sqlite3_bind_null(stmt, idx);
+  else
+    rc = sqlite3_bind_text(stmt, idx, text, -1, SQLITE_TRANSIENT);
+  if(rc != SQLITE_OK)
+    return store_fail_sql(st, rc, name);
+  return STORE_OK;
+}
+
+int store_bind_int64(struct store *st, sqlite3_stmt *stmt, int idx, int64_t value,
+                     const char *name)
+{
+  int rc = sqlite3_bind_int64(stmt, idx, (sqlite3_int64)value);
+
+  if(rc != SQLITE_OK)
+    return store_fail_sql(st, rc, name);
+  return STORE_OK;
+}
+
+int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stmt, int col,
+                      const char *name)
+{
+  const unsigned char *text = sqlite3_column_text(stmt, col);
+  size_t len;
+
+  if(!text) {
+    /* NULL is either a NULL column or out of memory converting it. */
+    if(sqlite3_errcode(st->db) == SQLITE_NOMEM)
+      return store_fail(st, STORE_ENOMEM, "%s: out of memory", name);
+    dst[0] = '\0';
+    return STORE_OK;
+  }
+  len = (size_t)sqlite3_column_bytes(stmt, col);
+  if(len >= cap) {
+    dst[0] = '\0';
+    return store_fail(st, STORE_EIO, "%s holds %zu bytes, more than the %zu that fit", name, len,
+                      cap - 1);
+  }
+  memcpy(dst, text, len);
+  dst[len] = '\0';
+  return STORE_OK;
+}
+
+void *store_grow(void *v, size_t *cap, size_t n, size_t elem)
+{
+  size_t newcap;
+  void *p;
+
+  if(n < *cap)
+    return v;
+  newcap = *cap ? *cap * 2 : 8;
+  if(newcap > SIZE_MAX / elem)
+    return NULL;
+  p = realloc(v, newcap * elem);
+  if(p)
+    *cap = newcap;
+  return p;
+}
+
+static int exec_sql(struct store *st, const char *sql, const char *what)
+{
+  int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);
+
+  if(rc != SQLITE_OK)
+    return store_fail_sql(st, rc, what);
+  return STORE_OK;
+}
+
+int store_group_begin(struct store *st, struct store_group *g)
+{
+  int rc;
+
+  g->own_tx = sqlite3_get_autocommit(st->db) != 0;
+  g->active = false;
+  if(g->own_tx)
+    rc = exec_sql(st, "BEGIN IMMEDIATE", "begin");
+  else
+    rc = exec_sql(st, "SAVEPOINT store_group", "savepoint");
+  if(rc == STORE_OK)
+    g->active = true;
+  return rc;
+}
+
+int store_group_end(struct store *st, struct store_group *g, int rc)
+{
+  int rc2;
+
+  if(!g->active)
+    return rc;
+  g->active = false;
+  if(rc == STORE_OK) {
+    if(g->own_tx)
+      rc2 = exec_sql(st, "COMMIT", "commit");
+    else
+      rc2 = exec_sql(st, "RELEASE store_group", "release savepoint");
+    if(rc2 == STORE_OK)
+      return STORE_OK;
+    rc = rc2;
+  }
+  /* Undo without overwriting the first error's text: that is the one the
+   * operator needs. */
+  if(g->own_tx) {
+    if(!sqlite3_get_autocommit(st->db))
+      sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+  }
+  else {
+    sqlite3_exec(st->db, "ROLLBACK TO store_group; RELEASE store_group", NULL, NULL, NULL);
+  }
+  return rc;
+}
+
+/* ---- open, migrate, close ---- */
+
+static int read_user_version(struct store *st, int *version)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  rc = store_prepare(st, &stmt, "PRAGMA user_version", "reading the schema version");
+  if(rc)
+    goto out;
+  if(sqlite3_step(stmt) != SQLITE_ROW) {
+    rc = store_fail_sql(st, sqlite3_errcode(st->db), "reading the schema version");
+    goto out;
+  }
+  *version = sqlite3_column_int(stmt, 0);
+out:
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+static int refuse_newer(struct store *st, int version)
+{
+  return store_fail(st, STORE_ECORRUPT,
+                    "database schema version %d is newer than this tabula understands "
+                    "(up to %d); upgrade tabula or use a matching database",
+                    version, STORE_SCHEMA_LATEST);
+}
+
+/* Applies every step above the file's version inside one BEGIN IMMEDIATE, so
+ * two processes opening a fresh file cannot both migrate, and a failed step
+ * leaves the file as it was. */
+static int migrate(struct store *st)
+{
+  char pragma[48];
+  int version = 0;
+  size_t i;
+  int rc;
+
+  rc = exec_sql(st, "BEGIN IMMEDIATE", "beginning the schema migration");
+  if(rc)
+    return rc;
+  rc = read_user_version(st, &version);
+  if(rc)
+    goto out;
+  if(version > STORE_SCHEMA_LATEST) {
+    rc = refuse_newer(st, version);
+    goto out;
+  }
+  if(version < 0) {
+    rc = store_fail(st, STORE_ECORRUPT, "database schema version %d is not valid", version);
+    goto out;
+  }
+  for(i = 0; i < sizeof(migrations) / sizeof(migrations[0]); i++) {
+    if(migrations[i].version <= version)
+      continue;
+    rc = exec_sql(st, migrations[i].sql, "migrating the schema");
+    if(rc)
+      goto out;
+    /* PRAGMA takes no bound parameters; the number comes from the table
+     * above, never from outside. */
+    snprintf(pragma, sizeof(pragma), "PRAGMA user_version = %d", migrations[i].version);
+    rc = exec_sql(st, pragma, "recording the schema version");
+    if(rc)
+      goto out;
+  }
+  rc = exec_sql(st, "COMMIT", "committing the schema migration");
+out:
+  if(rc && !sqlite3_get_autocommit(st->db))
+    sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+  return rc;
+}
+
+/* Reads back a one-row PRAGMA as text into buf. */
+static int pragma_text(struct store *st, char *buf, size_t cap, const char *sql)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  rc = store_prepare(st, &stmt, sql, "setting up the connection");
+  if(rc)
+    goto out;
+  if(sqlite3_step(stmt) != SQLITE_ROW) {
+    rc = store_fail_sql(st, sqlite3_errcode(st->db), "setting up the connection");
+    goto out;
+  }
+  rc = store_copy_column(st, buf, cap, stmt, 0, "pragma result");
+out:
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+static int configure(struct store *st)
+{
+  char value[32];
+  int version = 0;
+  int rc;
+
+  sqlite3_extended_result_codes(st->db, 1);
+  sqlite3_busy_timeout(st->db, STORE_BUSY_TIMEOUT_MS);
+  /* Defensive mode: no writable_schema tricks through this connection. */
+  sqlite3_db_config(st->db, SQLITE_DBCONFIG_DEFENSIVE, 1, NULL);
+
+  /* Check the version before anything writes to the file, so a newer
+   * database is refused untouched (not even switched to WAL). */
+  rc = read_user_version(st, &version);
+  if(rc)
+    return rc;
+  if(version > STORE_SCHEMA_LATEST)
+    return refuse_newer(st, version);
+
+  rc = exec_sql(st, "PRAGMA foreign_keys = ON", "enabling foreign keys");
+  if(rc == STORE_OK)
+    rc = pragma_text(st, value, sizeof(value), "PRAGMA foreign_keys");
+  if(rc)
+    return rc;
+  if(strcmp(value, "1"))
+    return store_fail(st, STORE_EIO, "this SQLite cannot enforce foreign keys");
+
+  rc = pragma_text(st, value, sizeof(value), "PRAGMA journal_mode = WAL");
+  if(rc)
+    return rc;
+  /* An in-memory database (tests) reports "memory" and has nothing to
+   * protect; a file that stays in rollback mode would break the durability
+   * and concurrency the service counts on. */
+  if(strcmp(value, "wal") && strcmp(value, "memory"))
+    return store_fail(st, STORE_EIO, "cannot switch the database to WAL mode (got %s)", value);
+
+  rc = exec_sql(st, "PRAGMA synchronous = FULL", "setting synchronous=FULL");
+  if(rc)
+    return rc;
+  /* Up to date: no need for the write lock migrate() takes. */
+  if(version == STORE_SCHEMA_LATEST)
+    return STORE_OK;
+  return migrate(st);
+}
+
+int store_open(struct store **out, const char *path, char *errbuf, size_t errcap)
+{
+  struct store *st = NULL;
+  int rc;
+
+  *out = NULL;
+  if(errbuf && errcap)
+    errbuf[0] = '\0';
+  st = calloc(1, sizeof(*st));
+  if(!st) {
+    if(errbuf && errcap)
+      snprintf(errbuf, errcap, "out of memory");
+    return STORE_ENOMEM;
+  }
+  rc = sqlite3_open_v2(path, &st->db, SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE, NULL);
+  if(rc != SQLITE_OK) {
+    rc = store_fail_sql(st, rc, "opening the database");
+    goto out;
+  }
+  rc = configure(st);
+out:
+  if(rc) {
+    if(errbuf && errcap)
+      snprintf(errbuf, errcap, "%s", st->err);
+    store_close(st);
+    return rc;
+  }
+  *out = st;
+  return STORE_OK;
+}
+
+void store_close(struct store *st)
+{
+  if(!st)
+    return;
+  /* Every statement is finalized by the function that prepared it, so plain
+   * close succeeds; an open transaction is rolled back by SQLite. */
+  sqlite3_close(st->db);
+  free(st);
+}
+
+const char *store_errmsg(const struct store *st)
+{
+  if(!st)
+    return "no store";
+  return st->err;
+}
+
+int store_schema_version(struct store *st)
+{
+  int version = 0;
+  int rc = read_user_version(st, &version);
+
+  if(rc)
+    return rc;
+  return version;
+}
+
+/* ---- transactions ---- */
+
+int store_begin(struct store *st)
+{
+  if(!sqlite3_get_autocommit(st->db))
+    return store_fail(st, STORE_EIO, "begin: a transaction is already open");
+  return exec_sql(st, "BEGIN IMMEDIATE", "begin");
+}
+
+int store_commit(struct store *st)
+{
+  if(sqlite3_get_autocommit(st->db))
+    return store_fail(st, STORE_EIO, "commit: no transaction is open");
+  return exec_sql(st, "COMMIT", "commit");
+}
+
+int store_rollback(struct store *st)
+{
+  if(sqlite3_get_autocommit(st->db))
+    return STORE_OK;
+  return exec_sql(st, "ROLLBACK", "rollback");
+}
+
+/* ---- messages ---- */
+
+int store_message_seen(struct store *st, const char *message_id, bool *seen)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  *seen = false;
+  rc = store_prepare(st, &stmt, "SELECT 1 FROM messages WHERE message_id = ?1",
+                     "message_seen");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 1, message_id, "message_seen: message_id");
+  if(rc)
+    goto out;
+  rc = sqlite3_step(stmt);
+  if(rc == SQLITE_ROW) {
+    *seen = true;
+    rc = STORE_OK;
+  }
+  else if(rc == SQLITE_DONE) {
+    rc = STORE_OK;
+  }
+  else {
+    rc = store_fail_sql(st, rc, "message_seen");
+  }
+out:
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+int store_message_record(struct store *st, const char *message_id, const char *digest,
+                         int64_t received, const char *outcome)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  /* A plain INSERT: recording the same Message-ID twice means the caller
+   * skipped store_message_seen, which is a bug worth an error. */
+  rc = store_prepare(st, &stmt,
+                     "INSERT INTO messages(message_id, digest, received, outcome)"
+                     " VALUES(?1, ?2, ?3, ?4)",
+                     "message_record");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 1, message_id, "message_record: message_id");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 2, digest, "message_record: digest");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 3, received, "message_record: received");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 4, outcome, "message_record: outcome");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "message_record");
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+/* ---- kv ---- */
+
+int store_kv_get(struct store *st, char *buf, size_t cap, const char *key)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if(cap)
+    buf[0] = '\0';
+  rc = store_prepare(st, &stmt, "SELECT value FROM kv WHERE key = ?1", "kv_get");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 1, key, "kv_get: key");
+  if(rc)
+    goto out;
+  rc = sqlite3_step(stmt);
+  if(rc == SQLITE_DONE) {
+    rc = store_fail(st, STORE_ENOTFOUND, "kv_get: no such key");
+    goto out;
+  }
+  if(rc != SQLITE_ROW) {
+    rc = store_fail_sql(st, rc, "kv_get");
+    goto out;
+  }
+  if(!cap) {
+    rc = store_fail(st, STORE_EIO, "kv_get: no room for the value");
+    goto out;
+  }
+  rc = store_copy_column(st, buf, cap, stmt, 0, "kv.value");
+out:
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+int store_kv_set(struct store *st, const char *key, const char *value)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  rc = store_prepare(st, &stmt,
+                     "INSERT INTO kv(key, value) VALUES(?1, ?2)"
+                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                     "kv_set");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 1, key, "kv_set: key");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 2, value, "kv_set: value");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "kv_set");
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+/* ---- hashing ---- */
+
+void store_sha256_hex(char hex[65], const void *data, size_t len)
+{
+  static const char digits[] = "0123456789abcdef";
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  struct sha256_ctx ctx;
+  size_t i;
+
+  sha256_init(&ctx);
+  sha256_update(&ctx, len, data);
+  sha256_digest(&ctx, sizeof(digest), digest);
+  for(i = 0; i < sizeof(digest); i++) {
+    hex[2 * i] = digits[digest[i] >> 4];
+    hex[2 * i + 1] = digits[digest[i] & 0xf];
+  }
+  hex[64] = '\0';
+}

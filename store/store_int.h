@@ -1,0 +1,72 @@
+/*
+ * store_int.h: internals shared by the files of tabula_store (store.c,
+ * games.c, journal.c, outbox.c). Not part of the interface: only store.h is.
+ *
+ * Every helper here follows the public convention: it returns STORE_OK or a
+ * negative store code and, on failure, has already written the operator's
+ * text into st->err. Error text names the operation and the column, never a
+ * value, so nothing secret (dice.secret, seat tokens) can leak through it.
+ */
+#ifndef TABULA_STORE_INT_H
+#define TABULA_STORE_INT_H
+
+#include "store.h"
+
+#include <sqlite3.h>
+
+struct store {
+  sqlite3 *db;
+  char err[512];
+};
+
+/* A group of statements that must land together (journal_append reads the
+ * chain head then inserts; seat_put registers the player then the seat).
+ * Outside the caller's transaction it opens its own BEGIN IMMEDIATE; inside
+ * one it uses a savepoint so a failure undoes only the group. */
+struct store_group {
+  bool own_tx;
+  bool active;
+};
+
+/* Sets st->err from printf arguments and returns rc. */
+int store_fail(struct store *st, int rc, const char *fmt, ...)
+#if defined(__GNUC__)
+  __attribute__((format(printf, 3, 4)))
+#endif
+  ;
+/* Maps an SQLite result code to a store code and sets st->err to
+ * "<what>: <sqlite message>". */
+int store_fail_sql(struct store *st, int sqlite_rc, const char *what);
+
+/* sqlite3_prepare_v2 with the error path filled in. */
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what);
+/* sqlite3_step expecting SQLITE_DONE. */
+int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what);
+
+/* Binds a fixed-size struct field as text. Refuses a field that is not
+ * NUL-terminated within its size (the struct came from the caller, and
+ * reading past it would be undefined). */
+int store_bind_field(struct store *st, sqlite3_stmt *stmt, int idx, const char *field,
+                     size_t size, const char *name);
+/* Binds a plain C string (NULL binds SQL NULL). */
+int store_bind_text(struct store *st, sqlite3_stmt *stmt, int idx, const char *text,
+                    const char *name);
+int store_bind_int64(struct store *st, sqlite3_stmt *stmt, int idx, int64_t value,
+                     const char *name);
+
+/* Copies a text column into a fixed-size field. A value that does not fit is
+ * STORE_EIO rather than silently truncated: a cut state or hash would be
+ * misread later as a different position or a broken chain. */
+int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stmt, int col,
+                      const char *name);
+
+/* Returns v grown so that index n fits (*cap updated), or NULL when memory
+ * runs out, in which case v is untouched and still owned by the caller. */
+void *store_grow(void *v, size_t *cap, size_t n, size_t elem);
+
+int store_group_begin(struct store *st, struct store_group *g);
+/* Ends the group: commits (or releases) when rc is STORE_OK, else undoes it.
+ * Returns rc, or the commit's failure when rc was STORE_OK. */
+int store_group_end(struct store *st, struct store_group *g, int rc);
+
+#endif /* TABULA_STORE_INT_H */
