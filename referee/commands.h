@@ -1,0 +1,64 @@
+/*
+ * commands.h: the mail command language (internal to the service).
+ *
+ * A mail's clean text (quotes, signatures and reply headers already gone) is
+ * read line by line. A line whose first word is a command word is that
+ * command; any other short line is a move candidate, judged later by the
+ * game's own parser. The subject is read only when the body holds nothing.
+ * Nothing is guessed: unknown words stay unknown and are answered with help.
+ */
+#ifndef TABULA_COMMANDS_H
+#define TABULA_COMMANDS_H
+
+#include <stddef.h>
+
+enum ref_cmd_kind {
+  REF_CMD_NEW,          /* new GAME [options] with ADDRESS [ADDRESS...] */
+  REF_CMD_ACCEPT,       /* accept [entropy: TEXT] */
+  REF_CMD_DECLINE,      /* decline (an invitation; "drop" for a double) */
+  REF_CMD_BOARD,
+  REF_CMD_LEGAL,
+  REF_CMD_HISTORY,
+  REF_CMD_RESIGN,       /* resign [gammon|backgammon] */
+  REF_CMD_DRAW_OFFER,   /* draw offer | offer draw | draw */
+  REF_CMD_DRAW_ACCEPT,  /* draw accept | accept draw */
+  REF_CMD_DRAW_DECLINE, /* draw decline | decline draw */
+  REF_CMD_DRAW_CLAIM,   /* draw claim | claim draw */
+  REF_CMD_DOUBLE,
+  REF_CMD_TAKE,
+  REF_CMD_DROP,
+  REF_CMD_ROLL,         /* roll | no double */
+  REF_CMD_VERIFY,
+  REF_CMD_GAMES,
+  REF_CMD_HELP,         /* help [GAME] */
+  REF_CMD_LAST
+};
+
+#define REF_CMD_MAX 8
+#define REF_CAND_MAX 8
+#define REF_WITH_MAX 4
+
+struct ref_cmd {
+  enum ref_cmd_kind kind;
+  char arg[256];                    /* GAME for new/help; level for resign */
+  char options[256];                /* new: "key=value;..." */
+  char with[REF_WITH_MAX][256];     /* new: invitees as written */
+  int nwith;
+  char entropy[256];                /* accept: the entropy text, trimmed */
+  char line[256];                   /* the line as written, for quoting */
+};
+
+struct ref_cmds {
+  struct ref_cmd cmd[REF_CMD_MAX];
+  int ncmd;
+  char cand[REF_CAND_MAX][128];     /* move candidates, in order */
+  int ncand;
+  int from_subject;                 /* 1 when read from the subject */
+};
+
+/* Reads the commands of a mail. Never fails: a mail with nothing readable
+ * gives ncmd = ncand = 0. */
+void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subject);
+const char *ref_cmd_name(enum ref_cmd_kind kind);
+
+#endif

@@ -1,0 +1,81 @@
+/*
+ * reply.c: turning a template into an outbox row. Every mail tabula sends
+ * goes through ref_reply: the template gives the words, mail_compose the
+ * RFC 5322 form (threading, Auto-Submitted), and the store keeps it in the
+ * same transaction as the move it reports.
+ */
+#include "service_int.h"
+
+#include "log.h"
+#include "mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* local+GAME.TOKEN@domain from the referee's own address: replying is all a
+ * player does, and the tag tells the game and the seat. */
+static int tokened_address(char *buf, size_t cap, const char *address, int64_t game,
+                           const char *token)
+{
+  const char *at = strrchr(address, '@');
+  int n;
+  if(!at)
+    return -1;
+  n = snprintf(buf, cap, "%.*s+%lld.%s%s", (int)(at - address), address, (long long)game,
+               token, at);
+  return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+              const char *tmpl, const struct tpl_var *vars, size_t nvars)
+{
+  struct ref_service *svc = m->svc;
+  struct mail_out out;
+  char *subject = NULL, *body = NULL, *message = NULL;
+  char full_subject[600], reply_to[MAIL_ADDR_MAX], refs[1400];
+  int rc = -1;
+
+  memset(&out, 0, sizeof(out));
+  if(tpl_render(&subject, &body, svc->cfg.templates_dir, tmpl, vars, nvars)) {
+    ref_log_error("template %s is missing or malformed", tmpl);
+    goto out;
+  }
+  out.from = svc->cfg.address;
+  out.from_name = "tabula referee";
+  out.to = to;
+  out.domain = svc->cfg.domain;
+  out.date = ref_now(svc);
+  out.body = body;
+  if(g && seat >= 0 && (size_t)seat < g->nseats) {
+    snprintf(full_subject, sizeof(full_subject), "[tabula %lld %s] %s", (long long)g->row.id,
+             g->seats[seat].token, subject);
+    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address, g->row.id,
+                       g->seats[seat].token) == 0)
+      out.reply_to = reply_to;
+  }
+  else
+    snprintf(full_subject, sizeof(full_subject), "%s", subject);
+  out.subject = full_subject;
+  /* Thread under the mail being answered (RFC 5322 §3.6.4). */
+  if(m->mail && m->mail->message_id[0] && !strcmp(to, m->mail->from)) {
+    out.in_reply_to = m->mail->message_id;
+    snprintf(refs, sizeof(refs), "%s%s%s", m->mail->references,
+             m->mail->references[0] ? " " : "", m->mail->message_id);
+    out.references = refs;
+  }
+  if(mail_compose(&message, NULL, &out) != MAIL_OK) {
+    ref_log_error("cannot compose %s to a checked address", tmpl);
+    goto out;
+  }
+  if(store_outbox_add(svc->st, NULL, g ? g->row.id : 0, to, message, ref_now(svc)) !=
+     STORE_OK)
+    goto out;
+  m->replied++;
+  rc = 0;
+out:
+  free(subject);
+  free(body);
+  free(message);
+  return rc;
+}

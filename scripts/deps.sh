@@ -1,0 +1,27 @@
+#!/usr/bin/env bash
+# Installs what tabula needs on Debian 12, only what is missing.
+#   scripts/deps.sh build   the libraries and tools to build and run tabula
+#   scripts/deps.sh test    the above, plus what the test suite uses
+# As root it runs apt-get itself; otherwise it prints the command to run.
+set -euo pipefail
+want=(cmake make gcc pkg-config libsqlite3-dev libjansson-dev libinih-dev check
+      nettle-dev libcurl4-gnutls-dev libetpan-dev)
+if [ "${1:-build}" = test ]; then
+  # clang: the second compiler CI builds with; python3: the mail-case runner
+  # and the dice verifier; stockfish, nodejs/npm: the live oracle checks.
+  want+=(clang python3 sqlite3 stockfish nodejs npm)
+fi
+missing=()
+for p in "${want[@]}"; do
+  dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed" || missing+=("$p")
+done
+[ ${#missing[@]} -eq 0 ] && exit 0
+if [ "$(id -u)" -ne 0 ]; then
+  echo "tabula needs these Debian packages: ${missing[*]}" >&2
+  echo "install them with: sudo apt-get install ${missing[*]}" >&2
+  exit 1
+fi
+echo "installing: ${missing[*]}"
+apt-get update -qq
+DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends "${missing[@]}" \
+  </dev/null >/dev/null

@@ -1,0 +1,270 @@
+#!/usr/bin/env python3
+"""Plays mail conversations through the real tabula binary and Maildirs.
+
+usage: mailcases.py TABULA CASES_DIR [CASE ...]
+
+Each tests/data/mailcases/*.case file is one conversation, in a fresh
+directory with its own store and Maildirs. Steps (one per line, blocks end
+with a line holding only "."):
+
+  send ADDRESS          a new mail from ADDRESS to the referee; the block is
+                        its body ("Subject: ..." as the first line sets one)
+  reply ADDRESS         ADDRESS answers the last mail tabula sent it, the way
+                        a mail client does: To = its Reply-To, "Re: " subject,
+                        In-Reply-To, and the original quoted below the text
+  raw                   the block is a whole message, headers and all
+  redeliver             the previous inbound mail again, byte for byte
+  mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
+                        (default) or `tabula deliver` on standard input
+  expect N mails        the last delivery produced exactly N mails
+  expect ADDRESS subject ~ TEXT / body ~ TEXT / body !~ TEXT
+                        a mail of the last delivery to ADDRESS has (or has
+                        not) TEXT in its subject or body
+  games ~ TEXT          `tabula games` prints TEXT
+  check                 `tabula check` passes
+  unchanged             the store's games and journal are as before the last
+                        delivery (a refusal changed nothing)
+
+Prints one line per case and "N passed, M failed".
+"""
+import email
+import email.policy
+import os
+import shutil
+import sqlite3
+import subprocess
+import sys
+import tempfile
+import time
+
+REFEREE = "referee@example.org"
+
+
+class CaseError(Exception):
+    pass
+
+
+class Conversation:
+    def __init__(self, tabula, workdir):
+        self.tabula = tabula
+        self.dir = workdir
+        self.inbox = os.path.join(workdir, "inbox")
+        self.outbox = os.path.join(workdir, "outbox")
+        self.config = os.path.join(workdir, "tabula.ini")
+        self.db = os.path.join(workdir, "tabula.db")
+        self.mode = "poll"
+        self.seen_out = set()
+        self.last_to = {}       # address -> last mail tabula sent it
+        self.step_mails = []    # mails produced by the last delivery
+        self.last_raw = None
+        self.before = None
+        self.counter = 0
+        with open(self.config, "w") as f:
+            f.write("[tabula]\nstore_path = %s\ninbox = %s\noutbox = %s\n"
+                    "address = %s\ndomain = example.org\nlog_level = 1\n"
+                    % (self.db, self.inbox, self.outbox, REFEREE))
+
+    def run(self, *args, stdin=None):
+        p = subprocess.run([self.tabula, args[0], "-c", self.config] + list(args[1:]),
+                           input=stdin, capture_output=True, timeout=60)
+        return p
+
+    def snapshot(self):
+        if not os.path.exists(self.db):
+            return None
+        con = sqlite3.connect(self.db)
+        try:
+            games = con.execute("select id, phase, state, turn, result, draw_offer_seat "
+                                "from games order by id").fetchall()
+            journal = con.execute("select game, seq, hash from journal "
+                                  "order by game, seq").fetchall()
+        finally:
+            con.close()
+        return (games, journal)
+
+    def deliver(self, raw):
+        self.before = self.snapshot()
+        self.last_raw = raw
+        if self.mode == "deliver":
+            p = self.run("deliver", stdin=raw)
+        else:
+            os.makedirs(os.path.join(self.inbox, "new"), exist_ok=True)
+            self.counter += 1
+            name = "%d.M%d.test" % (time.time(), self.counter)
+            tmp = os.path.join(self.inbox, "tmp", name)
+            os.makedirs(os.path.dirname(tmp), exist_ok=True)
+            with open(tmp, "wb") as f:
+                f.write(raw)
+            os.rename(tmp, os.path.join(self.inbox, "new", name))
+            p = self.run("poll")
+        if p.returncode != 0:
+            raise CaseError("tabula %s failed (%d): %s" % (self.mode, p.returncode,
+                                                           p.stderr.decode(errors="replace")))
+        if self.mode == "poll" and os.listdir(os.path.join(self.inbox, "new")):
+            raise CaseError("inbox/new not empty after poll")
+        self.collect()
+
+    def collect(self):
+        self.step_mails = []
+        newdir = os.path.join(self.outbox, "new")
+        for name in sorted(os.listdir(newdir)) if os.path.isdir(newdir) else []:
+            if name in self.seen_out:
+                continue
+            self.seen_out.add(name)
+            with open(os.path.join(newdir, name), "rb") as f:
+                raw = f.read()
+            msg = email.message_from_bytes(raw, policy=email.policy.default)
+            to = str(msg["To"]).strip().lower()
+            mail = {"to": to, "subject": str(msg["Subject"]),
+                    "body": msg.get_content().replace("\r\n", "\n"), "msg": msg, "raw": raw}
+            check_outgoing(mail)
+            self.step_mails.append(mail)
+            self.last_to[to] = mail
+
+    def compose(self, sender, body, to=REFEREE, subject="", extra=""):
+        self.counter += 1
+        mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
+        lines = body.split("\n")
+        if lines and lines[0].startswith("Subject: "):
+            subject = lines[0][9:]
+            body = "\n".join(lines[1:])
+        head = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n"
+                "Date: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n"
+                "Content-Type: text/plain; charset=utf-8\r\n%s\r\n"
+                % (sender, to, subject, mid, extra))
+        return (head + body.replace("\n", "\r\n") + "\r\n").encode()
+
+    def reply(self, sender, body):
+        last = self.last_to.get(sender.lower())
+        if last is None:
+            raise CaseError("no mail to %s to reply to" % sender)
+        msg = last["msg"]
+        to = str(msg["Reply-To"] or msg["From"])
+        subject = "Re: " + str(msg["Subject"])
+        quoted = "\n".join("> " + line for line in last["body"].split("\n"))
+        text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
+        extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
+        return self.compose(sender, text, to=to, subject=subject, extra=extra)
+
+
+def check_outgoing(mail):
+    """What every mail tabula sends must have (RFC 5322, RFC 3834)."""
+    msg = mail["msg"]
+    for h in ("From", "To", "Subject", "Date", "Message-ID", "MIME-Version"):
+        if msg[h] is None:
+            raise CaseError("outgoing mail lacks %s" % h)
+    if str(msg["Auto-Submitted"]).lower() != "auto-replied":
+        raise CaseError("outgoing mail lacks Auto-Submitted: auto-replied")
+    ctype = str(msg["Content-Type"]).lower()
+    if "text/plain" not in ctype or "flowed" in ctype:
+        raise CaseError("outgoing mail is not plain, unflowed text: %s" % ctype)
+    # RFC 5322 §2.1.1: 998 at most. (Boards keep to 72 columns by their own
+    # tests; a FEN may pass 78 and must not be broken.)
+    for line in raw_lines(mail["raw"]):
+        if len(line) > 998:
+            raise CaseError("line over 998 octets in a reply")
+
+
+def raw_lines(raw):
+    return raw.split(b"\r\n")
+
+
+def read_block(lines, i):
+    block = []
+    while i < len(lines) and lines[i] != ".":
+        block.append(lines[i])
+        i += 1
+    if i == len(lines):
+        raise CaseError("block not closed by '.'")
+    return "\n".join(block), i + 1
+
+
+def find_mail(conv, address):
+    mails = [m for m in conv.step_mails if m["to"] == address.lower()]
+    if not mails:
+        raise CaseError("no mail to %s in the last delivery (got: %s)"
+                        % (address, ", ".join(m["to"] for m in conv.step_mails) or "none"))
+    return mails
+
+
+def run_case(tabula, path):
+    with open(path) as f:
+        lines = f.read().split("\n")
+    workdir = tempfile.mkdtemp(prefix="tabula-case-")
+    conv = Conversation(tabula, workdir)
+    i = 0
+    try:
+        while i < len(lines):
+            line = lines[i].strip()
+            i += 1
+            if not line or line.startswith("#"):
+                continue
+            words = line.split()
+            where = "%s:%d: %s" % (os.path.basename(path), i, line)
+            try:
+                if words[0] == "send":
+                    body, i = read_block(lines, i)
+                    conv.deliver(conv.compose(words[1], body))
+                elif words[0] == "reply":
+                    body, i = read_block(lines, i)
+                    conv.deliver(conv.reply(words[1], body))
+                elif words[0] == "raw":
+                    body, i = read_block(lines, i)
+                    conv.deliver(body.replace("\n", "\r\n").encode())
+                elif words[0] == "redeliver":
+                    conv.deliver(conv.last_raw)
+                elif words[0] == "mode":
+                    conv.mode = words[1]
+                elif words[0] == "expect" and len(words) == 3 and words[2] == "mails":
+                    if len(conv.step_mails) != int(words[1]):
+                        raise CaseError("%d mails, to %s" % (
+                            len(conv.step_mails), ", ".join(m["to"] for m in conv.step_mails)))
+                elif words[0] == "expect":
+                    address, field, op = words[1], words[2], words[3]
+                    text = line.split(op, 1)[1].strip()
+                    mails = find_mail(conv, address)
+                    hit = any(text in m[field] for m in mails)
+                    if (op == "~") != hit:
+                        raise CaseError("%s %s %s %r; it was:\n%s" % (
+                            address, field, "lacks" if op == "~" else "has", text,
+                            "\n---\n".join(m[field] for m in mails)))
+                elif words[0] == "games":
+                    text = line.split("~", 1)[1].strip()
+                    out = conv.run("games").stdout.decode()
+                    if text not in out:
+                        raise CaseError("`tabula games` lacks %r:\n%s" % (text, out))
+                elif words[0] == "check":
+                    p = conv.run("check")
+                    if p.returncode != 0:
+                        raise CaseError("`tabula check` failed:\n%s" % p.stdout.decode())
+                elif words[0] == "unchanged":
+                    if conv.snapshot() != conv.before:
+                        raise CaseError("the store changed")
+                else:
+                    raise CaseError("unknown step")
+            except CaseError as e:
+                raise CaseError("%s\n    %s" % (where, e))
+        shutil.rmtree(workdir)
+        return None
+    except (CaseError, subprocess.TimeoutExpired) as e:
+        return "%s\n    (kept %s)" % (e, workdir)
+
+
+def main():
+    tabula, cases_dir = sys.argv[1], sys.argv[2]
+    names = sys.argv[3:] or sorted(n for n in os.listdir(cases_dir) if n.endswith(".case"))
+    passed = failed = 0
+    for name in names:
+        err = run_case(tabula, os.path.join(cases_dir, name))
+        if err:
+            failed += 1
+            print("FAIL %s\n    %s" % (name, err))
+        else:
+            passed += 1
+            print("ok   %s" % name)
+    print("%d passed, %d failed" % (passed, failed))
+    return 1 if failed or not passed else 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
