@@ -166,7 +166,7 @@ def check_outgoing(mail):
 
 
 def raw_lines(raw):
-    return raw.split(b"\r\n")
+    return raw.replace(b"\r\n", b"\n").split(b"\n")
 
 
 def read_block(lines, i):

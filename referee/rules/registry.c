@@ -10,10 +10,12 @@
 /* Each game file defines exactly one descriptor. */
 extern const struct ref_game_desc ref_game_chess;
 extern const struct ref_game_desc ref_game_checkers;
+extern const struct ref_game_desc ref_game_backgammon;
 
 static const struct ref_game_desc *const games[] = {
   &ref_game_chess,
   &ref_game_checkers,
+  &ref_game_backgammon,
 };
 
 const struct ref_game_desc *ref_game_find(const char *name)
