@@ -82,11 +82,20 @@ static void parse_new(struct ref_cmd *c, const char *rest)
   char buf[256], *save = NULL, *tok;
   int seen_with = 0;
 
+  int pending_as = 0;
+
   copy_trim(buf, sizeof(buf), rest, strlen(rest));
   for(tok = strtok_r(buf, " \t,;", &save); tok; tok = strtok_r(NULL, " \t,;", &save)) {
     size_t i;
     if(!seen_with && !strcasecmp(tok, "with")) {
       seen_with = 1;
+      continue;
+    }
+    /* "as black" may stand before or after the addresses */
+    if(!strcasecmp(tok, "as") || pending_as) {
+      size_t used = strlen(c->options);
+      snprintf(c->options + used, sizeof(c->options) - used, "%s%s", used ? ";" : "", tok);
+      pending_as = !pending_as;
       continue;
     }
     if(seen_with) {

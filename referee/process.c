@@ -479,7 +479,7 @@ static int do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 /* The move of this mail: exactly one candidate line must read as a legal
  * move (rules-spec.md §1.1: one turn per email). */
 static int do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                   const struct ref_cmds *cmds)
+                   const struct ref_cmds *cmds, int notify)
 {
   const struct ref_game_ops *ops = g->desc->ops;
   struct ref_err err, best_err;
@@ -531,6 +531,8 @@ static int do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
     g->row.draw_offer_seat = -1;
   ref_log_info("game %lld: %s %s", (long long)g->row.id, g->desc->seat_names[seat], numbered);
+  if(!notify)
+    return after_change(m, g, seat, NULL, NULL);
   return after_change(m, g, seat, "move-accepted.txt", "your-move.txt");
 }
 
@@ -551,13 +553,20 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     if((g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED) &&
        c->kind != REF_CMD_BOARD && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY)
       return refuse(m, g, seat, c->line, "game-over", "", NULL);
-    /* A claim goes with the move that makes it good (CH-2): move first. */
+    /* A claim goes with the move that makes it good (CH-2): the move
+     * first, its mails only if the claim then fails (one result mail, not
+     * four, when it succeeds). */
     if(c->kind == REF_CMD_DRAW_CLAIM && cmds->ncand && !moved) {
-      if(do_move(m, g, seat, cmds))
+      if(do_move(m, g, seat, cmds, 0))
         return -1;
       moved = 1;
-      if(m->refused)
+      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
         return 0;
+      rc = do_draw(m, g, seat, c);
+      if(!rc && g->row.phase == STORE_GAME_ACTIVE)
+        rc = tell_seat(m, g, seat, "move-accepted.txt", NULL, 0) ||
+             tell_seat(m, g, 1 - seat, "your-move.txt", NULL, 0);
+      return rc;
     }
     switch(c->kind) {
     case REF_CMD_ACCEPT: rc = do_accept(m, g, seat, c); break;
@@ -580,7 +589,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       return rc;
   }
   if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
-    return do_move(m, g, seat, cmds);
+    return do_move(m, g, seat, cmds, 1);
   if(!cmds->ncmd && !cmds->ncand)
     return refuse(m, g, seat, "", "no-command", "", NULL);
   return 0;

@@ -12,6 +12,8 @@ with a line holding only "."):
   reply ADDRESS         ADDRESS answers the last mail tabula sent it, the way
                         a mail client does: To = its Reply-To, "Re: " subject,
                         In-Reply-To, and the original quoted below the text
+  reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
+                        (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
   redeliver             the previous inbound mail again, byte for byte
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
@@ -134,8 +136,8 @@ class Conversation:
                 % (sender, to, subject, mid, extra))
         return (head + body.replace("\n", "\r\n") + "\r\n").encode()
 
-    def reply(self, sender, body):
-        last = self.last_to.get(sender.lower())
+    def reply(self, sender, body, victim=None):
+        last = self.last_to.get((victim or sender).lower())
         if last is None:
             raise CaseError("no mail to %s to reply to" % sender)
         msg = last["msg"]
@@ -208,6 +210,9 @@ def run_case(tabula, path):
                 elif words[0] == "reply":
                     body, i = read_block(lines, i)
                     conv.deliver(conv.reply(words[1], body))
+                elif words[0] == "reply-as":
+                    body, i = read_block(lines, i)
+                    conv.deliver(conv.reply(words[1], body, victim=words[2]))
                 elif words[0] == "raw":
                     body, i = read_block(lines, i)
                     conv.deliver(body.replace("\n", "\r\n").encode())

@@ -1,0 +1,173 @@
+/*
+ * backgammon_int.h: the reusable part of backgammon, private to the rules
+ * core (not part of rules.h).
+ *
+ * Three games stand on it: plain backgammon (backgammon.c), Tables Chess
+ * (chess pieces on a backgammon board: blots, blocks, bar, entry) and
+ * Backgammon Chess (a normal backgammon game beside a chess game). So the
+ * board, one checker step, whole plays with the must-play rule, pips, the
+ * gnubg Position ID / Match ID and the doubling cube live here, each usable
+ * alone, and backgammon.c is a thin layer of game ops over them.
+ *
+ * Rules: docs/rules-spec.md section 4 (BG-1 .. BG-6). Position ID and Match
+ * ID: the GNU Backgammon manual, "A technical description of the Position
+ * ID" and "... of the Match ID" (also shared oracles.md 4.3-4.4).
+ *
+ * Numbering. Every side counts points from its own side, as players write
+ * them: 1-6 own home board, 24 the farthest point, 25 the bar, 0 off (BG
+ * section 4.1). Side s's point p is the other side's point 25 - p. The
+ * board keeps one array per side in that side's own numbering, which is
+ * also gnubg's layout, so moves, pips and IDs need no mirroring.
+ */
+#ifndef TABULA_BACKGAMMON_INT_H
+#define TABULA_BACKGAMMON_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#define REF_BG_CHECKERS 15
+#define REF_BG_OFF 0
+#define REF_BG_BAR 25
+#define REF_BG_CUBE_MAX_LOG2 6 /* 64, the last value of the cube (section 4.3) */
+
+/* pt[side][p]: side's checkers on its own point p (1..24), on the bar
+ * (25) and borne off (0). Sides are 0 and 1 (White, Black in backgammon). */
+struct ref_bg_board {
+  uint8_t pt[2][26];
+};
+
+/* One turn of checker moves ("a play"), steps in the order played, each in
+ * the mover's numbering: from 25 = bar, to 0 = off. n = 0 is the empty
+ * play of a roll that cannot be used. */
+struct ref_bg_play {
+  uint8_t n;
+  uint8_t from[4];
+  uint8_t to[4];
+};
+
+/* Why a single step is refused (ref_bg_step). */
+enum ref_bg_why {
+  REF_BG_STEP_OK = 0,
+  REF_BG_NO_CHECKER,     /* nothing of the mover's on `from` */
+  REF_BG_BAR_FIRST,      /* a checker is on the bar and this one is not it */
+  REF_BG_BLOCKED,        /* two or more enemy checkers on the landing point */
+  REF_BG_CANNOT_BEAR_OFF /* not all home, or a checker stands higher */
+};
+
+/* All distinct legal plays of one roll: one entry per resulting position
+ * (as gnubg lists them). v[i] leads to res[i]. Free with
+ * ref_bg_playlist_free; reuse across calls is fine. */
+struct ref_bg_playlist {
+  size_t n, cap;
+  struct ref_bg_play *v;
+  struct ref_bg_board *res;
+  uint32_t *slot; /* hash of res -> index + 1, nslot entries */
+  size_t nslot;
+  int max_dice; /* dice used by every listed play */
+  int max_pips; /* pips (sum of dice values) used by every listed play */
+};
+
+/* The start position (section 4.1: 2 on 24, 5 on 13, 3 on 8, 5 on 6). */
+void ref_bg_board_start(struct ref_bg_board *b);
+/* Invariants: 15 checkers per side counting bar and off, and no point
+ * holding both colours. */
+bool ref_bg_board_ok(const struct ref_bg_board *b);
+/* Pip count of `side`: sum of point numbers, the bar counting 25. */
+int ref_bg_pips(const struct ref_bg_board *b, int side);
+/* True when every one of side's checkers still in play is in its home
+ * board (points 1-6): the bear-off condition of section 4.2. */
+bool ref_bg_all_home(const struct ref_bg_board *b, int side);
+
+/*
+ * Can `side` move a checker from `from` by `die`? Applies bar-first,
+ * blocking and the bear-off rules of section 4.2. OUT: *to gets the landing
+ * point (0 = off) when the answer is REF_BG_STEP_OK.
+ */
+enum ref_bg_why ref_bg_step(const struct ref_bg_board *b, int side, int from, int die, int *to);
+/* Move one checker of `side` from `from` to `to` (the step must be legal),
+ * hitting an enemy blot there. Returns true on a hit. */
+bool ref_bg_step_apply(struct ref_bg_board *b, int side, int from, int to);
+/* Apply a whole play (each step must be legal in turn). Returns hits. */
+int ref_bg_play_apply(struct ref_bg_board *b, int side, const struct ref_bg_play *p);
+
+/*
+ * Must-play (BG-2), in gnubg's form: a play is complete when no further die
+ * can be used; among complete plays only those using the most dice and, of
+ * those, the most pips are legal. That is "both dice if possible, else the
+ * higher one, doubles as many as possible". Returns <0, 0, >0 as play A
+ * (dice used, pips) is worse than, as good as, or better than B.
+ */
+int ref_bg_mustplay_cmp(int dice_a, int pips_a, int dice_b, int pips_b);
+
+/*
+ * Every legal play of `side` for the roll d1, d2, one per distinct
+ * resulting position, in a stable order. With no legal play the list holds
+ * one empty play (n = 0). Returns 0 or REF_ENOMEM.
+ */
+int ref_bg_plays(const struct ref_bg_board *b, int side, int d1, int d2,
+                 struct ref_bg_playlist *out);
+/* Index in `list` of the play leading to `res`, or -1. */
+long ref_bg_playlist_find(const struct ref_bg_playlist *list, const struct ref_bg_board *res);
+void ref_bg_playlist_free(struct ref_bg_playlist *list);
+
+/*
+ * gnubg's notation of play p by `side` on board b (the board before the
+ * play): from/to per checker, highest first, bar and off by name, `*` after
+ * a hit, a checker's hops merged unless one hits, `(n)` for repeats; "--"
+ * for the empty play. Returns the length, or -1 if cap is too small.
+ */
+int ref_bg_play_format(const struct ref_bg_board *b, int side, const struct ref_bg_play *p,
+                       char *buf, size_t cap);
+
+/* Position ID (14 characters + NUL): `onroll`'s opponent first, as gnubg. */
+void ref_bg_position_id(const struct ref_bg_board *b, int onroll, char out[15]);
+/* Decode a Position ID into b, side `onroll` being the one on roll.
+ * Validates fully: 14 Base64 characters, at most 15 checkers a side, no
+ * point held by both, padding bits zero. Returns 0 or REF_EINVAL. */
+int ref_bg_position_decode(struct ref_bg_board *b, int onroll, const char *id);
+
+/* The fields of a Match ID (bit fields as in the gnubg manual). */
+struct ref_bg_match {
+  int cube_log2;   /* cube value = 1 << cube_log2 */
+  int cube_owner;  /* 0, 1, or -1 centred (stored as 3) */
+  int on_roll;     /* dice owner */
+  int crawford;
+  int state;       /* 0 none, 1 playing, 2 over, 3 resigned, 4 dropped */
+  int turn;        /* who must decide now */
+  int doubled;     /* a double is offered */
+  int resigned;    /* 0 none, 1 single, 2 gammon, 3 backgammon */
+  int dice[2];     /* 0 = not rolled */
+  int match_len;   /* 0 = money game */
+  int score[2];
+  int jacoby;      /* bit 67, which gnubg 1.x writes as "Jacoby off" */
+};
+/* Match ID (12 characters + NUL). Like gnubg, writes the higher die
+ * first. */
+void ref_bg_match_id(const struct ref_bg_match *m, char out[13]);
+/* Decode a Match ID. Checks the syntax and the field ranges only (owner 2,
+ * state > 4, a die of 7 ...); what a game accepts is the game's business.
+ * Returns 0 or REF_EINVAL. */
+int ref_bg_match_decode(struct ref_bg_match *m, const char *id);
+
+/*
+ * The doubling cube (section 4.3, BG-4: no Jacoby, beaver, Crawford). The
+ * cube starts at 1 centred. `side` may double when the cube is centred or
+ * its own and below 64; a take doubles it and gives it to the taker.
+ */
+struct ref_bg_cube {
+  int8_t log2;  /* value = 1 << log2 */
+  int8_t owner; /* -1 centred, else the side owning it */
+};
+void ref_bg_cube_init(struct ref_bg_cube *c);
+bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side);
+void ref_bg_cube_take(struct ref_bg_cube *c, int taker);
+int ref_bg_cube_value(const struct ref_bg_cube *c);
+
+/* How many times the stake a finished game is worth to the winner, who has
+ * borne off everything: 1 single, 2 gammon (loser has none off), 3
+ * backgammon (also a loser's checker on the bar or in the winner's home
+ * board, BG-3). */
+int ref_bg_game_multiplier(const struct ref_bg_board *b, int winner);
+
+#endif /* TABULA_BACKGAMMON_INT_H */
