@@ -1,0 +1,137 @@
+#!/usr/bin/env bash
+# dice_verifier.sh: the standalone verifier tools/tabula-verify-dice.py on fake
+# mails holding the tabula-dice-1 test vectors (tests/data/dice/vectors.txt,
+# from docs/dice-protocol.md) and on the oracle's chain-2 transcript
+# (tests/data/dice/chain2.txt). Checks it accepts them, and that each kind of
+# tampering fails naming the roll, with the same reasons as referee/dice.c.
+# usage: bash dice_verifier.sh TABULA_BINARY SOURCE_DIR   (the binary is unused)
+set -u
+src=${2:?usage: dice_verifier.sh TABULA_BINARY SOURCE_DIR}
+verifier=$src/tools/tabula-verify-dice.py
+data=$src/tests/data/dice
+tmp=$(mktemp -d)
+trap 'rm -rf "$tmp"' EXIT
+passed=0
+failed=0
+
+# check NAME WANT_RC WANT_OUTPUT ARGS...: runs the verifier, compares exit and
+# the whole output.
+check() {
+  local name=$1 want_rc=$2 want=$3 out rc
+  shift 3
+  out=$(python3 "$verifier" "$@" 2>&1)
+  rc=$?
+  if [ "$rc" = "$want_rc" ] && [ "$out" = "$want" ]; then
+    passed=$((passed + 1))
+  else
+    failed=$((failed + 1))
+    echo "FAIL $name: exit $rc, want $want_rc; output '$out', want '$want'"
+  fi
+}
+
+# The vector values (read once), printed as the service's templates print them.
+declare -A key faces
+entropies=()
+while read -r word rest; do
+  case $word in
+    x) read -r i hex f1 f2 <<<"$rest"; key[$i]=$hex; faces[$i]="$f1 $f2" ;;
+    E) E=$rest ;;
+    entropy) entropies+=("$rest") ;;
+  esac
+done <"$data/vectors.txt"
+x() { echo "${key[$1]}"; }
+roll() { echo "Dice roll: game 7 chain 1 roll $1 key ${key[$1]} faces ${faces[$1]}"; }
+commit="Dice commitment: tabula-dice-1 game 7 chain 1 N 8 commitment $(x 0)"
+headers() {
+  printf 'From: tabula <referee@tabula.example>\nTo: alice@example.org\n'
+  printf 'Subject: tabula game 7: %s\nMessage-ID: <%s.7@tabula.example>\n\n' "$1" "$2"
+}
+
+{ headers "invitation" inv; echo "You are invited. Reply 'accept' to join."; echo "$commit"; } \
+  >"$tmp/1.eml"
+{
+  headers "the game starts" start
+  echo "> $commit"
+  for n in "${!entropies[@]}"; do
+    echo "Dice entropy: game 7 e$((n + 1)) ${entropies[$n]}"
+  done
+  echo "Dice entropy: game 7 E $E"
+  for i in 1 2 3; do roll "$i"; done
+} >"$tmp/2.eml"
+# The third mail quotes the second (a reply), with CRLF line ends.
+{
+  headers "your move" move
+  echo "On Monday the referee wrote:"
+  for i in 1 2 3; do echo "> $(roll "$i")"; done
+  for i in 4 5 6 7 8; do roll "$i"; done
+  echo "-- "
+  echo "tabula"
+} | sed 's/$/\r/' >"$tmp/3.eml"
+mails=("$tmp/1.eml" "$tmp/2.eml" "$tmp/3.eml")
+
+check "vectors" 0 "all 8 rolls verify" "${mails[@]}"
+check "vectors from stdin" 0 "all 8 rolls verify" < <(cat "${mails[@]}")
+check "vectors, --game 7" 0 "all 8 rolls verify" --game 7 "${mails[@]}"
+
+# tamper FILE SED-EXPR: a copy of the mails with FILE (3 = the third) edited.
+tamper() {
+  rm -rf "$tmp/t" && mkdir "$tmp/t" && cp "${mails[@]}" "$tmp/t/"
+  sed -i "$2" "$tmp/t/$1.eml"
+}
+tampered=("$tmp/t/1.eml" "$tmp/t/2.eml" "$tmp/t/3.eml")
+
+tamper 3 's/faces 5 3/faces 5 4/'
+check "one face" 1 "roll 5: faces 5 4 printed, 5 3 computed" "${tampered[@]}"
+key5=$(x 5)
+tamper 3 "s/$key5/${key5:0:10}0${key5:11}/"
+check "one key" 1 "roll 5: key does not hash to the previous key" "${tampered[@]}"
+tamper 2 "s/key $(x 1)/key $(x 2)/"
+sed -i "s/key $(x 1)/key $(x 2)/" "$tmp/t/3.eml"
+check "roll 1 key" 1 "roll 1: key does not hash to the chain 1 commitment" "${tampered[@]}"
+tamper 2 '/roll 3 key/d'
+sed -i '/roll 3 key/d' "$tmp/t/3.eml"
+check "missing roll" 1 "roll 3 missing" "${tampered[@]}"
+tamper 3 '/^> Dice roll: game 7 chain 1 roll 2 /s/faces 2 1/faces 2 2/'
+check "conflicting copy" 1 "roll 2: conflicting lines" "${tampered[@]}"
+tamper 2 's/e1 alice-entropy/e1 alice-entropz/'
+check "entropy" 1 "entropy: E printed $E, computed \
+$(printf 'alice-entropz\n<CAF00D@mail.example>' | sha256sum | cut -d' ' -f1) from e1..e2" \
+  "${tampered[@]}"
+tamper 2 '/Dice commitment/d'
+sed -i '/Dice commitment/d' "$tmp/t/1.eml"
+check "no commitment" 1 "roll 1: chain 1 commitment missing" "${tampered[@]}"
+# A mail client that wrapped a long line breaks it; that must not pass silently.
+tamper 3 's/ faces 1 4/\n faces 1 4/'
+check "wrapped line" 1 "$tmp/t/3.eml line 13: malformed dice line" "${tampered[@]}"
+
+# Several games: the oracle's game 12 (chain 2) next to game 7.
+check "chain 2" 0 "all 7 rolls verify" "$data/chain2.txt"
+check "two games" 1 "dice lines of several games (7, 12): choose one with --game" \
+  "${mails[@]}" "$data/chain2.txt"
+check "pick game 12" 0 "all 7 rolls verify" --game 12 "${mails[@]}" "$data/chain2.txt"
+check "pick game 7" 0 "all 8 rolls verify" --game 7 "${mails[@]}" "$data/chain2.txt"
+check "absent game" 1 "no dice lines for game 9" --game 9 "${mails[@]}"
+check "no dice" 1 "no dice lines found" "$src/CMakeLists.txt"
+# The tool's faces() against the oracle's 64 rolls (skipped bytes 252..255).
+out=$(python3 - "$verifier" "$data/faces.txt" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location('v', sys.argv[1])
+v = importlib.util.module_from_spec(spec); spec.loader.exec_module(v)
+rows = [l.split() for l in open(sys.argv[2]) if not l.startswith('#')]
+bad = [r[:2] for r in rows
+       if v.faces(bytes.fromhex(r[2]), r[0], int(r[1]), r[3], len(r) - 4) != list(map(int, r[4:]))]
+print(f'{len(rows)} rows, {len(bad)} differ {bad[:3]}')
+PY
+)
+if [ "$out" = "64 rows, 0 differ []" ]; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL faces.txt: $out"
+fi
+python3 "$verifier" --bogus >/dev/null 2>&1
+rc=$?
+if [ "$rc" = 2 ]; then passed=$((passed + 1)); else failed=$((failed + 1)); echo "FAIL usage: exit $rc"; fi
+
+echo "$passed passed, $failed failed"
+[ "$failed" = 0 ]
