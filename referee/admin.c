@@ -6,6 +6,8 @@
  */
 #include "service_int.h"
 
+#include "dice.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -111,4 +113,32 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   fprintf(out, "%zu game(s) checked, %zu bad\n", n, bad);
   free(ids);
   return bad ? -1 : 0;
+}
+
+int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
+{
+  struct ref_game_ctx g;
+  struct ref_buf t;
+  char why[256], game[24];
+  int made = 0, nrolls = 0, rc = -1;
+
+  if(ref_game_load(svc, &g, id, why, sizeof(why))) {
+    fprintf(stderr, "tabula: %s\n", why);
+    return -1;
+  }
+  ref_buf_init(&t, 64u * 1024u * 1024u);
+  snprintf(game, sizeof(game), "%lld", (long long)id);
+  if(ref_dice_transcript(svc, &g, &t, &made))
+    fprintf(out, "game %s has no dice\n", game);
+  else if(made && ref_dice_verify_game(t.s, game, &nrolls, why, sizeof(why)))
+    fprintf(out, "game %s: %s\n", game, why);
+  else if(nrolls != made)
+    fprintf(out, "game %s: %d rolls made, %d verified\n", game, made, nrolls);
+  else {
+    fprintf(out, "game %s: all %d rolls verify\n", game, nrolls);
+    rc = 0;
+  }
+  ref_buf_free(&t);
+  ref_game_free(&g);
+  return rc;
 }

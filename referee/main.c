@@ -9,6 +9,7 @@
  *   tabula games [-c FILE]            list the games in the store
  *   tabula show [-c FILE] GAME        one game: players, board, journal
  *   tabula check [-c FILE]            replay every journal and compare
+ *   tabula verify [-c FILE] GAME      check every dice roll of a game
  *   tabula check-config [-c FILE]     print the configuration in effect
  *   tabula perft [-g GAME] POS DEPTH  leaf count of the legal-move tree
  *   tabula divide [-g GAME] POS DEPTH per-move leaf counts, then the total
@@ -45,6 +46,7 @@ static void usage(FILE *out)
         "  games [-c FILE]              list the games in the store\n"
         "  show [-c FILE] GAME          one game: seats, board, journal\n"
         "  check [-c FILE]              replay every journal, compare with the store\n"
+        "  verify [-c FILE] GAME        check every dice roll of a game (tabula-dice-1)\n"
         "  check-config [-c FILE]       print the configuration in effect\n"
         "  perft [-g GAME] POS DEPTH    leaf count of the legal-move tree\n"
         "  divide [-g GAME] POS DEPTH   leaf count per legal move, then the total\n"
@@ -272,6 +274,14 @@ int main(int argc, char **argv)
     }
     else
       rc = ref_service_print_game(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
+  }
+  else if(!strcmp(cmd, "verify")) {
+    if(argc < 1) {
+      usage(stderr);
+      rc = 2;
+    }
+    else
+      rc = ref_service_verify(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
   }
   else if(!strcmp(cmd, "check")) {
     rc = ref_service_check(svc, stdout) ? 1 : 0;

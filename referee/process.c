@@ -8,6 +8,7 @@
 
 #include "buf.h"
 #include "commands.h"
+#include "dice.h"
 #include "log.h"
 #include "mail.h"
 
@@ -24,7 +25,8 @@
 struct view {
   char game[24], seat[32], opponent[MAIL_ADDR_MAX], player[MAIL_ADDR_MAX];
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
-  struct tpl_var vars[16];
+  char commitment[200];
+  struct tpl_var vars[20];
   size_t n;
 };
 
@@ -62,7 +64,14 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   vars[1].value = g->seats[s.turn].address;
   vars[2].name = "check";
   vars[2].value = s.in_check ? " (in check)" : "";
-  tpl_line(buf, cap, dir, "phrases.txt", s.turn == seat ? "your-turn" : "their-turn", vars, 3);
+  {
+    const char *key = s.turn == seat ? "your-turn" : "their-turn";
+    if(s.phase == REF_PHASE_CUBE)
+      key = s.turn == seat ? "your-cube" : "their-cube";
+    else if(s.phase == REF_PHASE_CUBE_REPLY)
+      key = s.turn == seat ? "your-cube-reply" : "their-cube-reply";
+    tpl_line(buf, cap, dir, "phrases.txt", key, vars, 3);
+  }
 }
 
 static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -100,6 +109,10 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   add_var(v, "status", v->status);
   add_var(v, "last_move", v->last_move);
   add_var(v, "result", v->result);
+  add_var(v, "events", m->events.s ? m->events.s : "");
+  if(g->desc->flags & REF_GAME_DICE)
+    ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
+  add_var(v, "dice_commitment", v->commitment);
 }
 
 /* Sends template `tmpl` to one seat with that seat's view, plus extras. */
@@ -302,6 +315,10 @@ static int do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
       goto out;
   }
+  /* dice-protocol.md: the chain is drawn and its commitment mailed before
+   * any player accepts. */
+  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
+    goto out;
   snprintf(text, sizeof(text), "new %s%s%s by %s", d->name, opts[0] ? " " : "", opts,
            m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL))
@@ -348,7 +365,12 @@ static int do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return -1;
   g->started = 1;
   g->row.phase = STORE_GAME_ACTIVE;
-  if(ref_journal(svc, g, -1, "start", "", NULL) || ref_game_save(svc, g))
+  if(ref_journal(svc, g, -1, "start", "", NULL))
+    return -1;
+  /* E is fixed now that every seat is filled; only then the first roll. */
+  if((g->desc->flags & REF_GAME_DICE) && ref_dice_fix_entropy(svc, g, &m->events))
+    return -1;
+  if(ref_game_advance(m, g, &m->events) || ref_game_save(svc, g))
     return -1;
   ref_log_info("game %lld: started", (long long)g->row.id);
   return tell_all(m, g, "start.txt", NULL, 0);
@@ -376,7 +398,7 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   struct ref_status s;
   size_t i;
 
-  if(ref_game_save(m->svc, g))
+  if(ref_game_advance(m, g, &m->events) || ref_game_save(m->svc, g))
     return -1;
   m->changed = 1;
   g->desc->ops->status(g->state, &s);
@@ -536,6 +558,83 @@ static int do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return after_change(m, g, seat, "move-accepted.txt", "your-move.txt");
 }
 
+/* Cube decisions and the roll (rules-spec.md §4.3, §1.6). The rules
+ * judge whether each is allowed now; their reason key words the refusal. */
+static int do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c, enum ref_cmd_kind kind, int has_move)
+{
+  struct ref_status s;
+  struct ref_err err;
+  enum ref_action a;
+  char text[64];
+
+  if(!(g->desc->flags & REF_GAME_DICE))
+    return refuse(m, g, seat, c->line, "not-available", ref_cmd_name(kind), NULL);
+  g->desc->ops->status(g->state, &s);
+  if(kind == REF_CMD_ROLL) {
+    if(s.phase == REF_PHASE_CUBE && s.turn == seat) {
+      if(ref_game_roll_now(m, g, &m->events))
+        return -1;
+      return after_change(m, g, seat, "rolled.txt", "rolled.txt");
+    }
+    /* Not now: a standing answer to this player's next cube question. */
+    if(ref_autoroll_set(m->svc, g->row.id, seat, 1))
+      return -1;
+    m->changed = 1;
+    return has_move ? 0 : tell_seat(m, g, seat, "roll-noted.txt", NULL, 0);
+  }
+  if(!(g->desc->flags & REF_GAME_CUBE))
+    return refuse(m, g, seat, c->line, "not-available", ref_cmd_name(kind), NULL);
+  a = kind == REF_CMD_DOUBLE ? REF_ACT_DOUBLE : kind == REF_CMD_TAKE ? REF_ACT_TAKE
+                                                                     : REF_ACT_DROP;
+  memset(&err, 0, sizeof(err));
+  if(g->desc->ops->act(g->state, seat, a, 0, &err) != REF_OK)
+    return refuse(m, g, seat, c->line, err.reason[0] ? err.reason : "illegal", err.detail,
+                  &err);
+  ref_action_text(text, sizeof(text), a, 0);
+  if(ref_journal(m->svc, g, seat, "action", text, NULL))
+    return -1;
+  if(a == REF_ACT_DOUBLE) {
+    if(ref_game_save(m->svc, g))
+      return -1;
+    m->changed = 1;
+    return tell_seat(m, g, 1 - seat, "double-offered.txt", NULL, 0) ||
+           tell_seat(m, g, seat, "double-sent.txt", NULL, 0);
+  }
+  return after_change(m, g, seat, "cube-taken.txt", "cube-taken.txt");
+}
+
+/* verify: every roll of the game checked from the lines its mails showed
+ * (the same check tools/tabula-verify-dice.py makes). */
+static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
+{
+  struct ref_buf t;
+  struct tpl_var extra[1];
+  char why[256], verdict[320], game[24];
+  int nrolls = 0, made = 0, rc;
+
+  if(!(g->desc->flags & REF_GAME_DICE))
+    return refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
+  ref_buf_init(&t, 8u * 1024u * 1024u);
+  snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
+  if(ref_dice_transcript(m->svc, g, &t, &made))
+    snprintf(verdict, sizeof(verdict), "no dice have been committed for this game");
+  else if(made == 0)
+    snprintf(verdict, sizeof(verdict), "no rolls yet; the commitment is on record");
+  else if(ref_dice_verify_game(t.s, game, &nrolls, why, sizeof(why)))
+    snprintf(verdict, sizeof(verdict), "FAILED: %s", why);
+  else if(nrolls != made)
+    snprintf(verdict, sizeof(verdict), "FAILED: %d rolls made, %d verified", made, nrolls);
+  else
+    snprintf(verdict, sizeof(verdict), "all %d rolls verify", nrolls);
+  ref_buf_free(&t);
+  extra[0].name = "verdict";
+  extra[0].value = verdict;
+  rc = tell_seat(m, g, seat, "verify.txt", extra, 1);
+  return rc;
+}
+
 /* Commands addressed to one game by one seat. */
 static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmds *cmds)
@@ -551,7 +650,8 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       return rc;
     }
     if((g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED) &&
-       c->kind != REF_CMD_BOARD && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY)
+       c->kind != REF_CMD_BOARD && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY &&
+       c->kind != REF_CMD_VERIFY)
       return refuse(m, g, seat, c->line, "game-over", "", NULL);
     /* A claim goes with the move that makes it good (CH-2): the move
      * first, its mails only if the claim then fails (one result mail, not
@@ -568,15 +668,40 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
              tell_seat(m, g, 1 - seat, "your-move.txt", NULL, 0);
       return rc;
     }
+    {
+      /* "accept" and "decline" answer a double when one is pending */
+      struct ref_status st;
+      enum ref_cmd_kind kind = c->kind;
+      if(g->started) {
+        g->desc->ops->status(g->state, &st);
+        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_ACCEPT)
+          kind = REF_CMD_TAKE;
+        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_DECLINE)
+          kind = REF_CMD_DROP;
+      }
+      if(kind == REF_CMD_DOUBLE || kind == REF_CMD_TAKE || kind == REF_CMD_DROP ||
+         kind == REF_CMD_ROLL) {
+        rc = do_cube(m, g, seat, c, kind, cmds->ncand > 0);
+        if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
+          return rc;
+        continue;
+      }
+    }
     switch(c->kind) {
     case REF_CMD_ACCEPT: rc = do_accept(m, g, seat, c); break;
     case REF_CMD_DECLINE:
       rc = do_decline(m, g, seat, c);
       break;
+    case REF_CMD_VERIFY: rc = do_verify(m, g, seat, c); break;
     case REF_CMD_BOARD: rc = tell_seat(m, g, seat, "board.txt", NULL, 0); break;
     case REF_CMD_LEGAL: rc = do_legal(m, g, seat); break;
     case REF_CMD_HELP: rc = do_help(m, g, seat); break;
-    case REF_CMD_RESIGN: rc = do_action(m, g, seat, c, REF_ACT_RESIGN, 1); break;
+    case REF_CMD_RESIGN:
+      /* BG-5: "resign gammon" / "resign backgammon" offer more */
+      rc = do_action(m, g, seat, c, REF_ACT_RESIGN,
+                     !strcasecmp(c->arg, "backgammon") ? 3 : !strcasecmp(c->arg, "gammon") ? 2
+                                                                                             : 1);
+      break;
     case REF_CMD_DRAW_OFFER:
     case REF_CMD_DRAW_ACCEPT:
     case REF_CMD_DRAW_DECLINE:
@@ -682,6 +807,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
   *outcome = REF_MSG_IGNORED;
   memset(&m, 0, sizeof(m));
   m.svc = svc;
+  ref_buf_init(&m.events, 64 * 1024);
   store_sha256_hex(digest, raw, len);
   if(mail_parse(&mail, raw, len, err, sizeof(err)) != MAIL_OK) {
     /* Unreadable: nothing to answer, nothing to change; the source keeps
@@ -741,6 +867,7 @@ rollback:
   store_rollback(svc->st);
   *outcome = REF_MSG_IGNORED;
 out:
+  ref_buf_free(&m.events);
   mail_msg_free(mail);
   return rc;
 }

@@ -72,5 +72,7 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game);
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
 int ref_service_check(struct ref_service *svc, FILE *out);
+/* Checks every dice roll of a game (tabula-dice-1) from the store. */
+int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 
 #endif /* TABULA_REFEREE_H */

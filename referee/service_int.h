@@ -31,8 +31,11 @@ struct ref_game_ctx {
   char last_move[160]; /* "12. Nf3", as the last move mail showed it */
 };
 
+#include "buf.h"
+
 /* One inbound message being processed. */
 struct ref_msg_ctx {
+  struct ref_buf events;  /* rolls and automatic plays made for it: shown in its mails */
   struct ref_service *svc;
   const struct mail_msg *mail;
   const char *message_id; /* the mail's, or a digest-derived stand-in */
@@ -62,6 +65,17 @@ int ref_action_parse(const char *text, enum ref_action *a, int *arg);
  * and the tokened Reply-To; seat -1 for none. */
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars);
+
+/* Between decisions (turns.c): roll, play forced turns, until a player
+ * must decide. Lines for the mails go to `shown`. */
+int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown);
+int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown);
+int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
+int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls);
+int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
+int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown);
+int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                        int *nrolls);
 
 /* The message path (process.c). */
 int ref_process_commands(struct ref_msg_ctx *m);
