@@ -1067,18 +1067,20 @@ static int ck_read_input(const char *text, struct ck_input *in, struct ref_err *
   while(*p == '.' || isspace((unsigned char)*p))
     p++;
   for(;;) {
-    rc = ck_read_square(&p, &in->sq[in->n], detail, sizeof(detail));
+    int cell;
+    rc = ck_read_square(&p, &cell, detail, sizeof(detail));
     if(rc < 0) {
       ref_err_set(err, REF_EPARSE, "ck-bad-square", detail);
       return REF_EPARSE;
     }
     if(rc == 0)
       break;
-    if(in->n == REF_CK_HOPS_MAX) {
+    /* No path has more landings than REF_CK_HOPS_MAX. */
+    if(in->n == REF_CK_HOPS_MAX + 1) {
       ref_err_set(err, REF_EPARSE, "unreadable", NULL);
       return REF_EPARSE;
     }
-    in->n++;
+    in->sq[in->n++] = cell;
     q = p;
     while(isspace((unsigned char)*q))
       q++;
@@ -1421,6 +1423,8 @@ static void ck_status(const struct ref_state *st, struct ref_status *out)
  * empty, their number, so a player can write a move from it; light squares
  * stay blank. The last move's origin and landings are marked [..], the
  * squares it captured on (..). Each row ends with its squares' numbers.
+ * Seat 0 (Black) sees rank 1 at the top; seat 1 and any other seat (an
+ * observer) see the usual diagram, White at the bottom.
  */
 static int ck_render(const struct ref_state *st, int seat, char *buf, size_t cap)
 {

@@ -24,7 +24,10 @@
  *   or end on the square it started from (the ring capture that
  *   rapid-draughts gets wrong, shared oracles.md 3.2);
  * - a landing on a `stop` cell ends the move (a man reaching the crown row
- *   is crowned and stops there: "stops movement and becomes a king").
+ *   is crowned and stops there: "stops movement and becomes a king"). The
+ *   piece keeps its direction set for the whole move, so on a board whose
+ *   crown row is its edge a man could not jump on anyway; `stop` states the
+ *   rule outright and covers boards where that is not so (wrapping ranks).
  *
  * Every complete move is reported once per distinct path: two routes that
  * take the same pieces to the same square are two moves, as the published
