@@ -1,0 +1,548 @@
+/*
+ * compose.c: one outgoing reply, as RFC 5322 text with CRLF line ends.
+ *
+ * Specs: RFC 5322 (§3.3 date-time, §3.6 fields, §2.1.1 line length,
+ * §2.2.3 folding), RFC 2045 (§6.7 quoted-printable, §2.7 7bit data),
+ * RFC 2047 (§4 B and Q encodings, §5 where encoded words may go, §2 the
+ * 75-character limit), RFC 3834 §5 (Auto-Submitted: auto-replied).
+ *
+ * The body is sent as text/plain without format=flowed: a board drawn in
+ * fixed columns must arrive with its line breaks untouched. Every value
+ * that comes from outside (addresses, Message-IDs) passes mail_addr_valid
+ * or mail_msgid_valid first; the free-text ones (subject, display name)
+ * are encoded, so no input can start a header line of its own.
+ */
+#include "mail_int.h"
+
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <time.h>
+#include <unistd.h>
+
+/* RFC 5322 §2.1.1: lines SHOULD stay within 78 characters, MUST within 998. */
+#define LINE_SOFT 78
+#define LINE_HARD 998
+/* RFC 2047 §2: an encoded word is at most 75 characters. */
+#define WORD_MAX 75
+/* RFC 2045 §6.7 (5): encoded lines are at most 76 characters. */
+#define QP_LINE 76
+/* A display name longer than this is a caller bug, not a name. */
+#define NAME_MAX_LEN 128
+
+static const char hexdig[] = "0123456789ABCDEF";
+
+/* ---- RFC 2047 encoded words ---- */
+
+/* Bytes a character of s (at i) takes: a whole UTF-8 sequence, since an
+ * encoded word must not split a character (RFC 2047 §5 (3)). */
+static size_t char_len(const char *s, size_t n, size_t i)
+{
+  size_t k = mail_utf8_seq((const unsigned char *)s + i, n - i);
+
+  return k ? k : 1;
+}
+
+/* Q encoding (RFC 2047 §4.2) in its strictest form (§5 (3)), so the same
+ * words are good in a Subject and in a display name. */
+static bool q_plain(unsigned char c)
+{
+  return (c >= 'a' && c <= 'z') || (c >= 'A' && c <= 'Z') || (c >= '0' && c <= '9') || c == '!' ||
+         c == '*' || c == '+' || c == '-' || c == '/';
+}
+
+static size_t q_len(unsigned char c)
+{
+  return q_plain(c) || c == ' ' ? 1 : 3;
+}
+
+static void q_put(struct mail_buf *b, unsigned char c)
+{
+  char e[3];
+
+  if(c == ' ')
+    mail_buf_addc(b, '_');
+  else if(q_plain(c))
+    mail_buf_addc(b, (char)c);
+  else {
+    e[0] = '=';
+    e[1] = hexdig[c >> 4];
+    e[2] = hexdig[c & 15];
+    mail_buf_add(b, e, 3);
+  }
+}
+
+static void b64_put(struct mail_buf *b, const unsigned char *p, size_t n)
+{
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  size_t i;
+
+  for(i = 0; i + 2 < n; i += 3) {
+    unsigned long v = ((unsigned long)p[i] << 16) | ((unsigned long)p[i + 1] << 8) | p[i + 2];
+    char o[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], tab[(v >> 6) & 63], tab[v & 63]};
+    mail_buf_add(b, o, 4);
+  }
+  if(n - i == 1) {
+    unsigned long v = (unsigned long)p[i] << 16;
+    char o[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], '=', '='};
+    mail_buf_add(b, o, 4);
+  } else if(n - i == 2) {
+    unsigned long v = ((unsigned long)p[i] << 16) | ((unsigned long)p[i + 1] << 8);
+    char o[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], tab[(v >> 6) & 63], '='};
+    mail_buf_add(b, o, 4);
+  }
+}
+
+/* Writes s as encoded words, folding between them so that no line passes
+ * LINE_SOFT; col is the column the first word starts at. Q is used when
+ * it is no longer than B (mostly-ASCII text stays readable). */
+static void put_words(struct mail_buf *b, const char *s, size_t col)
+{
+  static const char qpre[] = "=?utf-8?q?";
+  static const char bpre[] = "=?utf-8?b?";
+  size_t n = strlen(s);
+  size_t qtotal = 0;
+  bool use_q;
+  size_t i = 0;
+  bool first = true;
+
+  for(i = 0; i < n; i++)
+    qtotal += q_len((unsigned char)s[i]);
+  use_q = qtotal <= (n + 2) / 3 * 4;
+  i = 0;
+  while(i < n && !b->err) {
+    size_t room = (first ? LINE_SOFT - col : LINE_SOFT - 1);
+    size_t payload;
+    size_t start = i;
+    size_t used = 0;
+
+    if(room > WORD_MAX)
+      room = WORD_MAX;
+    payload = room - (sizeof(qpre) - 1) - 2;
+    if(!first)
+      mail_buf_adds(b, "\r\n ");
+    /* Take whole characters while their encoding fits. */
+    while(i < n) {
+      size_t k = char_len(s, n, i);
+      size_t cost = 0;
+      size_t j;
+      if(use_q) {
+        for(j = 0; j < k; j++)
+          cost += q_len((unsigned char)s[i + j]);
+        if(used + cost > payload)
+          break;
+      } else {
+        cost = k;
+        if((used + cost + 2) / 3 * 4 > payload)
+          break;
+      }
+      used += cost;
+      i += k;
+    }
+    if(i == start)
+      i += char_len(s, n, i); /* cannot happen with room >= 16; never loop */
+    mail_buf_adds(b, use_q ? qpre : bpre);
+    if(use_q) {
+      size_t j;
+      for(j = start; j < i; j++)
+        q_put(b, (unsigned char)s[j]);
+    } else
+      b64_put(b, (const unsigned char *)s + start, i - start);
+    mail_buf_adds(b, "?=");
+    first = false;
+  }
+}
+
+/* ---- header fields ---- */
+
+/* "Name: value" where value is one token (an angle-addr or a msg-id, both
+ * of which may be preceded by CFWS): when the line would pass LINE_SOFT the
+ * fold goes right after the colon (RFC 5322 §2.2.3). A token longer than a
+ * line stays whole; MAIL_ADDR_MAX and the msg-id limit keep it under 998. */
+static void put_token_field(struct mail_buf *b, const char *name, const char *open,
+                            const char *value, const char *close)
+{
+  size_t n = strlen(name) + 2 + strlen(open) + strlen(value) + strlen(close);
+
+  mail_buf_printf(b, "%s:%s%s%s%s\r\n", name, n > LINE_SOFT ? "\r\n " : " ", open, value, close);
+}
+
+/* Subject text made safe for one header: invalid UTF-8 repaired, every
+ * control (CR and LF above all) replaced by a space. */
+static char *clean_subject(const char *subject)
+{
+  struct mail_buf b;
+  char *s;
+  size_t i;
+
+  mail_buf_init(&b, 0);
+  mail_utf8_repair(&b, subject, strlen(subject));
+  s = mail_buf_steal(&b);
+  if(!s)
+    return NULL;
+  for(i = 0; s[i]; i++) {
+    if((unsigned char)s[i] < 0x20 || s[i] == 0x7f)
+      s[i] = ' ';
+  }
+  return s;
+}
+
+/* Subject: as is, folded at spaces, when it is printable ASCII that no
+ * reader could take for an encoded word; otherwise as encoded words. */
+static int put_subject(struct mail_buf *b, const char *subject)
+{
+  char *s = clean_subject(subject);
+  size_t n;
+  size_t i;
+  size_t col;
+  size_t word = 0;
+  bool plain = true;
+
+  if(!s)
+    return MAIL_ENOMEM;
+  n = strlen(s);
+  for(i = 0; i < n && plain; i++) {
+    if((unsigned char)s[i] >= 0x80)
+      plain = false;
+    word = s[i] == ' ' ? 0 : word + 1;
+    if(word > LINE_SOFT - 10)
+      plain = false; /* a word too long to fold: encoded words can split it */
+  }
+  if(strstr(s, "=?"))
+    plain = false;
+  mail_buf_adds(b, "Subject: ");
+  if(!plain)
+    put_words(b, s, 9);
+  else {
+    /* Fold before the space that starts a word that would not fit. */
+    col = 9;
+    i = 0;
+    while(i < n) {
+      size_t k = i + 1;
+      while(k < n && s[k] != ' ')
+        k++;
+      if(i > 0 && s[i] == ' ' && col + (k - i) > LINE_SOFT) {
+        mail_buf_adds(b, "\r\n");
+        col = 0;
+      }
+      mail_buf_add(b, s + i, k - i);
+      col += k - i;
+      i = k;
+    }
+  }
+  mail_buf_adds(b, "\r\n");
+  free(s);
+  return b->err;
+}
+
+/* From: "name" <addr>. The name is a quoted-string when it is printable
+ * ASCII, encoded words when it is not; controls are refused. */
+static int put_from(struct mail_buf *b, const char *name, const char *addr)
+{
+  size_t line_start;
+  size_t n;
+  size_t i;
+  bool ascii = true;
+
+  if(!name || !name[0]) {
+    put_token_field(b, "From", "<", addr, ">");
+    return b->err;
+  }
+  n = strlen(name);
+  if(n > NAME_MAX_LEN || !mail_utf8_valid(name, n))
+    return MAIL_EPARSE;
+  for(i = 0; i < n; i++) {
+    unsigned char c = (unsigned char)name[i];
+    if(c < 0x20 || c == 0x7f)
+      return MAIL_EPARSE;
+    if(c >= 0x80)
+      ascii = false;
+  }
+  mail_buf_adds(b, "From: ");
+  if(ascii) {
+    mail_buf_addc(b, '"');
+    for(i = 0; i < n; i++) {
+      if(name[i] == '"' || name[i] == '\\')
+        mail_buf_addc(b, '\\');
+      mail_buf_addc(b, name[i]);
+    }
+    mail_buf_addc(b, '"');
+  } else
+    put_words(b, name, 6);
+  if(b->err)
+    return b->err;
+  /* The angle-addr goes on a line of its own (after the fold's space)
+   * when it would not fit after the name. */
+  line_start = b->len;
+  while(line_start > 0 && b->data[line_start - 1] != '\n')
+    line_start--;
+  if(b->len - line_start + 1 + strlen(addr) + 2 > LINE_SOFT)
+    mail_buf_adds(b, "\r\n");
+  mail_buf_printf(b, " <%s>\r\n", addr);
+  return b->err;
+}
+
+/* References: the ids one by one (each checked), folded between ids. */
+static int put_references(struct mail_buf *b, const char *refs)
+{
+  char id[256];
+  const char *p = refs;
+  size_t col = 11;
+  bool any = false;
+
+  while(*p) {
+    size_t n;
+
+    p += strspn(p, " \t");
+    if(!*p)
+      break;
+    n = strcspn(p, " \t");
+    if(n >= sizeof(id))
+      return MAIL_EPARSE;
+    memcpy(id, p, n);
+    id[n] = '\0';
+    p += n;
+    if(!mail_msgid_valid(id))
+      return MAIL_EPARSE;
+    if(!any)
+      mail_buf_adds(b, "References:");
+    if(col + 1 + n > LINE_SOFT) {
+      mail_buf_adds(b, "\r\n");
+      col = 0;
+    }
+    mail_buf_addc(b, ' ');
+    mail_buf_add(b, id, n);
+    col += 1 + n;
+    any = true;
+  }
+  if(any)
+    mail_buf_adds(b, "\r\n");
+  return b->err;
+}
+
+/* RFC 5322 §3.3 date-time in UTC, with English names whatever the locale. */
+static int put_date(struct mail_buf *b, int64_t when)
+{
+  static const char *const days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
+  static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
+                                       "Jul", "Aug", "Sep", "Oct", "Nov", "Dec"};
+  time_t t = (time_t)when;
+  struct tm tm;
+
+  if((int64_t)t != when || !gmtime_r(&t, &tm))
+    return MAIL_EPARSE;
+  /* §3.3: a four-digit year, 1900 or later */
+  if(tm.tm_year < 0 || tm.tm_year > 9999 - 1900)
+    return MAIL_EPARSE;
+  mail_buf_printf(b, "Date: %s, %d %s %04d %02d:%02d:%02d +0000\r\n", days[tm.tm_wday], tm.tm_mday,
+                  months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
+  return b->err;
+}
+
+static int random_u64(uint64_t *v)
+{
+  ssize_t r = getrandom(v, sizeof(*v), 0);
+  int fd;
+
+  if(r == (ssize_t)sizeof(*v))
+    return 0;
+  fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
+  if(fd < 0)
+    return MAIL_EIO;
+  r = read(fd, v, sizeof(*v));
+  close(fd);
+  return r == (ssize_t)sizeof(*v) ? 0 : MAIL_EIO;
+}
+
+/* <seconds.random@domain>: unique without any state, RFC 5322 §3.6.4. */
+static int make_msgid(char *id, size_t cap, const struct mail_out *m)
+{
+  const char *domain = m->domain;
+  uint64_t r;
+  int n;
+
+  if(!domain && m->from && strchr(m->from, '@'))
+    domain = strchr(m->from, '@') + 1;
+  if(!domain || !domain[0] || domain[0] == '[')
+    return MAIL_EPARSE;
+  if(random_u64(&r))
+    return MAIL_EIO;
+  n = snprintf(id, cap, "<%lld.%016llx@%s>", (long long)m->date, (unsigned long long)r, domain);
+  if(n < 0 || (size_t)n >= cap || !mail_msgid_valid(id))
+    return MAIL_EPARSE;
+  /* The domain must be a plain host name, not just msg-id-safe. */
+  if(strspn(domain, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789.-") !=
+     strlen(domain))
+    return MAIL_EPARSE;
+  return 0;
+}
+
+/* ---- body ---- */
+
+/* The body with LF ends (CRLF read as LF), valid UTF-8, ending in LF. */
+static char *body_lines(const char *body)
+{
+  struct mail_buf b;
+  struct mail_buf lf;
+  size_t i;
+  char *s = NULL;
+
+  mail_buf_init(&b, 0);
+  mail_buf_init(&lf, 0);
+  mail_utf8_repair(&b, body, strlen(body));
+  for(i = 0; i < b.len && !lf.err; i++) {
+    if(b.data[i] == '\r' && i + 1 < b.len && b.data[i + 1] == '\n')
+      continue;
+    mail_buf_addc(&lf, b.data[i]);
+  }
+  if(lf.len && lf.data[lf.len - 1] != '\n')
+    mail_buf_addc(&lf, '\n');
+  if(!b.err)
+    s = mail_buf_steal(&lf);
+  mail_buf_free(&b);
+  mail_buf_free(&lf);
+  return s;
+}
+
+/* 7bit (RFC 2045 §2.7) holds: ASCII, no NUL, no lone CR, lines <= 998. */
+static bool is_7bit(const char *s)
+{
+  size_t line = 0;
+  size_t i;
+
+  for(i = 0; s[i]; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if(c >= 0x80 || c == '\r')
+      return false;
+    if(c == '\n') {
+      line = 0;
+      continue;
+    }
+    line++;
+    if(line > LINE_HARD)
+      return false;
+  }
+  return true;
+}
+
+static void put_7bit(struct mail_buf *b, const char *s)
+{
+  while(*s && !b->err) {
+    size_t n = strcspn(s, "\n");
+    mail_buf_add(b, s, n);
+    mail_buf_adds(b, "\r\n");
+    s += n + (s[n] ? 1 : 0);
+  }
+}
+
+/* RFC 2045 §6.7: printable ASCII but '=' as is, the rest as =XX, blanks
+ * at a line end encoded (rule 3), soft breaks keep lines at 76. */
+static void put_qp(struct mail_buf *b, const char *s)
+{
+  while(*s && !b->err) {
+    size_t n = strcspn(s, "\n");
+    size_t col = 0;
+    size_t i;
+
+    for(i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      bool last = i + 1 == n;
+      bool lit = (c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last);
+      size_t w = lit ? 1 : 3;
+      /* room for this character and, unless it ends the line, a soft '=' */
+      if(col + w > QP_LINE - (last ? 0 : 1)) {
+        mail_buf_adds(b, "=\r\n");
+        col = 0;
+      }
+      if(lit)
+        mail_buf_addc(b, (char)c);
+      else {
+        char e[3] = {'=', hexdig[c >> 4], hexdig[c & 15]};
+        mail_buf_add(b, e, 3);
+      }
+      col += w;
+    }
+    mail_buf_adds(b, "\r\n");
+    s += n + (s[n] ? 1 : 0);
+  }
+}
+
+int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
+{
+  struct mail_buf b;
+  char id[256];
+  char *body = NULL;
+  bool qp;
+  int rc = MAIL_EPARSE;
+
+  mail_buf_init(&b, 0);
+  if(!out || !m)
+    return MAIL_EPARSE;
+  *out = NULL;
+  /* RFC 5322 §3.6: From and Date are the two fields a message must have. */
+  if(!mail_addr_valid(m->from))
+    goto out;
+  if((m->reply_to && !mail_addr_valid(m->reply_to)) || (m->to && !mail_addr_valid(m->to)) ||
+     (m->in_reply_to && !mail_msgid_valid(m->in_reply_to)))
+    goto out;
+  if(m->message_id) {
+    if(!mail_msgid_valid(m->message_id))
+      goto out;
+    memcpy(id, m->message_id, strlen(m->message_id) + 1);
+  } else {
+    rc = make_msgid(id, sizeof(id), m);
+    if(rc)
+      goto out;
+  }
+  rc = put_date(&b, m->date);
+  if(!rc)
+    rc = put_from(&b, m->from_name, m->from);
+  if(rc)
+    goto out;
+  if(m->reply_to)
+    put_token_field(&b, "Reply-To", "<", m->reply_to, ">");
+  if(m->to)
+    put_token_field(&b, "To", "<", m->to, ">");
+  if(m->subject) {
+    rc = put_subject(&b, m->subject);
+    if(rc)
+      goto out;
+  }
+  put_token_field(&b, "Message-ID", "", id, "");
+  if(m->in_reply_to)
+    put_token_field(&b, "In-Reply-To", "", m->in_reply_to, "");
+  if(m->references) {
+    rc = put_references(&b, m->references);
+    if(rc)
+      goto out;
+  }
+  body = body_lines(m->body ? m->body : "");
+  if(!body) {
+    rc = MAIL_ENOMEM;
+    goto out;
+  }
+  qp = !is_7bit(body);
+  mail_buf_adds(&b, "MIME-Version: 1.0\r\n"
+                    "Content-Type: text/plain; charset=utf-8\r\n");
+  mail_buf_printf(&b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
+  /* RFC 3834 §5: a response generated by a program says so, which keeps
+   * well-behaved auto-responders from answering it. */
+  mail_buf_adds(&b, "Auto-Submitted: auto-replied\r\n\r\n");
+  if(qp)
+    put_qp(&b, body);
+  else
+    put_7bit(&b, body);
+  rc = b.err;
+  if(rc)
+    goto out;
+  *out = mail_buf_steal(&b);
+  if(msgid_out)
+    memcpy(msgid_out, id, strlen(id) + 1);
+  rc = MAIL_OK;
+out:
+  free(body);
+  mail_buf_free(&b);
+  return rc;
+}

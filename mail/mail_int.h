@@ -1,0 +1,73 @@
+/*
+ * mail_int.h: internals shared by the files of tabula_mail; not part of the
+ * public interface (mail.h). Nothing here is used outside mail/.
+ *
+ * Every function that produces text writes into a struct mail_buf, a
+ * growable byte buffer with a hard ceiling: input from the network can never
+ * make it grow past MAIL_MAX_MESSAGE-sized limits chosen by the caller.
+ */
+#ifndef TABULA_MAIL_INT_H
+#define TABULA_MAIL_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+
+#include "mail.h"
+
+/* A growable buffer. The first error (MAIL_ENOMEM, MAIL_ETOOBIG) sticks in
+ * err and makes every later append a no-op, so a sequence of appends needs
+ * one check at the end. data is always NUL-terminated once non-NULL. */
+struct mail_buf {
+  char *data;
+  size_t len;
+  size_t cap;
+  size_t max; /* most bytes data may hold (0: MAIL_MAX_MESSAGE * 4) */
+  int err;    /* 0 or a negative enum mail_code */
+};
+
+void mail_buf_init(struct mail_buf *b, size_t max);
+int mail_buf_add(struct mail_buf *b, const void *p, size_t n);
+int mail_buf_addc(struct mail_buf *b, char c);
+int mail_buf_adds(struct mail_buf *b, const char *s);
+int mail_buf_printf(struct mail_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* Adds the UTF-8 encoding of code point cp (U+FFFD for invalid ones). */
+int mail_buf_add_cp(struct mail_buf *b, unsigned long cp);
+/* Hands over data (never NULL when err is 0: an empty buffer gives "");
+ * the buffer is reset. */
+char *mail_buf_steal(struct mail_buf *b);
+void mail_buf_free(struct mail_buf *b);
+
+/* ---- charset.c ---- */
+
+/* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none
+ * (RFC 3629 §4: no overlongs, no surrogates, nothing above U+10FFFF). */
+size_t mail_utf8_seq(const unsigned char *s, size_t n);
+bool mail_utf8_valid(const char *s, size_t n);
+/* Copies s to out, each invalid byte replaced by U+FFFD. */
+int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n);
+/* Converts n bytes of s in charset (a MIME charset name, may be NULL) to
+ * UTF-8, appending to out. Never fails on bad input: undecodable bytes
+ * become U+FFFD. Only MAIL_ENOMEM/MAIL_ETOOBIG are returned. */
+int mail_to_utf8(struct mail_buf *out, const char *charset, const char *s, size_t n);
+/* Unicode code point for windows-1252 byte c (0x80..0x9f differ from
+ * ISO-8859-1; 0 for the five undefined bytes). */
+unsigned long mail_cp1252(unsigned char c);
+/* Cuts s (a NUL-terminated UTF-8 string) into dst of cap bytes without
+ * splitting a character. */
+void mail_copy_utf8(char *dst, size_t cap, const char *s);
+
+/* ---- html.c ---- */
+
+/* Turns UTF-8 HTML into plain text with LF line ends: block elements become
+ * line breaks, blockquote content is prefixed with "> " per level (so that
+ * mail_clean_text drops it like a quote), script/style/title content is
+ * dropped, entities are decoded. */
+int mail_html_to_text(struct mail_buf *out, const char *html, size_t n);
+
+/* ---- clean.c ---- */
+
+/* Trims ASCII blanks and U+00A0 from both ends of [s, s+n): *start and the
+ * returned length describe what is left. */
+size_t mail_trim(const char *s, size_t n, size_t *start);
+
+#endif /* TABULA_MAIL_INT_H */

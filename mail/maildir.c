@@ -1,0 +1,473 @@
+/*
+ * maildir.c: the Maildir transport, in (list, read, acknowledge) and out
+ * (deliver), and the bounded read of a message from a pipe (MTA mode).
+ *
+ * Follows the Maildir specification (cr.yp.to/proto/maildir.html, and
+ * maildir(5) of qmail): a message is written under tmp/, synced, then
+ * linked into new/; a reader moves what it has handled from new/ to cur/
+ * with an info suffix (":2," then flags, here S for seen). Files whose
+ * names start with a dot are not messages. Unique names follow the
+ * modern form "seconds.M<micro>P<pid>_<counter>.<host>".
+ *
+ * Durability: a delivered message is fsync'ed before it becomes visible,
+ * and the new/ directory is fsync'ed after the link, so a message that
+ * mail_maildir_deliver reported as delivered survives a crash.
+ */
+#include "mail_int.h"
+
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <limits.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <sys/types.h>
+#include <time.h>
+#include <unistd.h>
+
+/* Deliveries by this process, the part of a unique name that tells two
+ * deliveries in one microsecond apart. */
+static unsigned int delivery_count;
+
+static int path_of(char *dst, size_t cap, const char *dir, const char *sub, const char *name)
+{
+  int n;
+
+  if(name)
+    n = snprintf(dst, cap, "%s/%s/%s", dir, sub, name);
+  else
+    n = snprintf(dst, cap, "%s/%s", dir, sub);
+  return n < 0 || (size_t)n >= cap ? MAIL_EIO : 0;
+}
+
+/* A message name as found in new/: one path component, not a dot file. */
+static bool name_ok(const char *name)
+{
+  size_t n;
+
+  if(!name || !name[0] || name[0] == '.')
+    return false;
+  n = strlen(name);
+  return n < NAME_MAX && !strchr(name, '/');
+}
+
+static int make_dir(const char *path)
+{
+  struct stat st;
+
+  if(!mkdir(path, 0700))
+    return 0;
+  if(errno != EEXIST || stat(path, &st) || !S_ISDIR(st.st_mode))
+    return MAIL_EIO;
+  return 0;
+}
+
+static int sync_dir(const char *path)
+{
+  int fd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  int rc = 0;
+
+  if(fd < 0)
+    return MAIL_EIO;
+  if(fsync(fd))
+    rc = MAIL_EIO;
+  close(fd);
+  return rc;
+}
+
+int mail_maildir_init(const char *dir)
+{
+  static const char *const subs[] = {"tmp", "new", "cur"};
+  char path[PATH_MAX];
+  size_t i;
+  size_t n;
+
+  if(!dir || !dir[0])
+    return MAIL_EIO;
+  n = strlen(dir);
+  if(n >= sizeof(path))
+    return MAIL_EIO;
+  memcpy(path, dir, n + 1);
+  /* mkdir -p: each parent in turn */
+  for(i = 1; i < n; i++) {
+    if(path[i] != '/')
+      continue;
+    path[i] = '\0';
+    if(make_dir(path))
+      return MAIL_EIO;
+    path[i] = '/';
+  }
+  if(make_dir(path))
+    return MAIL_EIO;
+  for(i = 0; i < 3; i++) {
+    if(path_of(path, sizeof(path), dir, subs[i], NULL) || make_dir(path))
+      return MAIL_EIO;
+  }
+  return 0;
+}
+
+/* Leading decimal number of s (at most 19 digits), *end after it. */
+static unsigned long long number(const char *s, const char **end)
+{
+  unsigned long long v = 0;
+  int k = 0;
+
+  while(s[k] >= '0' && s[k] <= '9' && k < 19) {
+    v = v * 10 + (unsigned long long)(s[k] - '0');
+    k++;
+  }
+  *end = s + k;
+  return v;
+}
+
+/* Delivery order: by the seconds the name starts with, then by the
+ * microseconds of an ".M<micro>" part (other deliverers do not pad it, so
+ * text order would put M99 after M123), then by the name. */
+static int cmp_names(const void *pa, const void *pb)
+{
+  const char *a = *(const char *const *)pa;
+  const char *b = *(const char *const *)pb;
+  const char *ea;
+  const char *eb;
+  unsigned long long na = number(a, &ea);
+  unsigned long long nb = number(b, &eb);
+
+  if(ea != a && eb != b) {
+    if(na != nb)
+      return na < nb ? -1 : 1;
+    if(!strncmp(ea, ".M", 2) && !strncmp(eb, ".M", 2)) {
+      na = number(ea + 2, &ea);
+      nb = number(eb + 2, &eb);
+      if(na != nb)
+        return na < nb ? -1 : 1;
+    }
+  }
+  return strcmp(a, b);
+}
+
+void mail_names_free(char **names, size_t n)
+{
+  size_t i;
+
+  if(!names)
+    return;
+  for(i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+int mail_maildir_list_new(const char *dir, char ***names, size_t *n)
+{
+  char path[PATH_MAX];
+  DIR *d = NULL;
+  struct dirent *e;
+  char **list = NULL;
+  size_t count = 0;
+  size_t cap = 0;
+  int rc = MAIL_EIO;
+
+  if(!names || !n)
+    return MAIL_EIO;
+  *names = NULL;
+  *n = 0;
+  if(!dir || path_of(path, sizeof(path), dir, "new", NULL))
+    goto out;
+  d = opendir(path);
+  if(!d)
+    goto out;
+  for(;;) {
+    struct stat st;
+
+    errno = 0;
+    e = readdir(d);
+    if(!e) {
+      if(errno)
+        goto out;
+      break;
+    }
+    if(!name_ok(e->d_name))
+      continue;
+    /* Only regular files are messages; a stray directory or FIFO is not. */
+    if(fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+      continue;
+    if(count == cap) {
+      size_t ncap = cap ? cap * 2 : 16;
+      char **p = realloc(list, ncap * sizeof(*list));
+      if(!p) {
+        rc = MAIL_ENOMEM;
+        goto out;
+      }
+      list = p;
+      cap = ncap;
+    }
+    list[count] = strdup(e->d_name);
+    if(!list[count]) {
+      rc = MAIL_ENOMEM;
+      goto out;
+    }
+    count++;
+  }
+  if(count)
+    qsort(list, count, sizeof(*list), cmp_names);
+  *names = list;
+  *n = count;
+  list = NULL;
+  count = 0;
+  rc = 0;
+out:
+  mail_names_free(list, count);
+  if(d)
+    closedir(d);
+  return rc;
+}
+
+/* Reads fd to its end, at most MAIL_MAX_MESSAGE bytes; the data is
+ * NUL-terminated for convenience (len does not count the NUL). */
+static int read_all(int fd, char **data, size_t *len)
+{
+  char *buf = NULL;
+  size_t cap = 0;
+  size_t have = 0;
+  int rc = MAIL_EIO;
+
+  *data = NULL;
+  *len = 0;
+  for(;;) {
+    ssize_t r;
+
+    if(have == cap) {
+      size_t ncap = cap ? cap * 2 : 65536;
+      char *p;
+      if(cap > MAIL_MAX_MESSAGE) {
+        rc = MAIL_ETOOBIG; /* MAIL_MAX_MESSAGE + 1 bytes were read */
+        goto out;
+      }
+      if(ncap > (size_t)MAIL_MAX_MESSAGE + 1)
+        ncap = (size_t)MAIL_MAX_MESSAGE + 1;
+      p = realloc(buf, ncap + 1);
+      if(!p) {
+        rc = MAIL_ENOMEM;
+        goto out;
+      }
+      buf = p;
+      cap = ncap;
+    }
+    r = read(fd, buf + have, cap - have);
+    if(r < 0 && errno == EINTR)
+      continue;
+    if(r < 0)
+      goto out;
+    if(!r)
+      break;
+    have += (size_t)r;
+  }
+  if(have > MAIL_MAX_MESSAGE) {
+    rc = MAIL_ETOOBIG;
+    goto out;
+  }
+  if(!buf) {
+    buf = malloc(1);
+    if(!buf) {
+      rc = MAIL_ENOMEM;
+      goto out;
+    }
+  }
+  buf[have] = '\0';
+  *data = buf;
+  *len = have;
+  buf = NULL;
+  rc = 0;
+out:
+  free(buf);
+  return rc;
+}
+
+int mail_read_fd(int fd, char **data, size_t *len)
+{
+  if(!data || !len)
+    return MAIL_EIO;
+  return read_all(fd, data, len);
+}
+
+int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  int fd = -1;
+  int rc = MAIL_EIO;
+
+  if(!data || !len)
+    return MAIL_EIO;
+  *data = NULL;
+  *len = 0;
+  if(!dir || !name_ok(name) || path_of(path, sizeof(path), dir, "new", name))
+    goto out;
+  /* O_NONBLOCK: a FIFO planted in new/ must not hang the daemon. */
+  fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
+  if(fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
+    goto out;
+  if(st.st_size > (off_t)MAIL_MAX_MESSAGE) {
+    rc = MAIL_ETOOBIG;
+    goto out;
+  }
+  rc = read_all(fd, data, len);
+out:
+  if(fd >= 0)
+    close(fd);
+  return rc;
+}
+
+int mail_maildir_ack(const char *dir, const char *name)
+{
+  char from[PATH_MAX];
+  char to[PATH_MAX];
+  char cur[PATH_MAX];
+  char base[NAME_MAX + 8];
+  struct stat st;
+  size_t n;
+
+  if(!dir || !name_ok(name))
+    return MAIL_EIO;
+  /* The unique part is what comes before ':'; the info is ours to set. */
+  n = strcspn(name, ":");
+  memcpy(base, name, n);
+  memcpy(base + n, ":2,S", 5);
+  if(path_of(from, sizeof(from), dir, "new", name) || path_of(to, sizeof(to), dir, "cur", base) ||
+     path_of(cur, sizeof(cur), dir, "cur", NULL))
+    return MAIL_EIO;
+  if(rename(from, to)) {
+    /* Acknowledged before (a crash between rename and the store's next
+     * look): the message is where ack would put it. */
+    if(errno == ENOENT && !lstat(to, &st))
+      return 0;
+    return MAIL_EIO;
+  }
+  return sync_dir(cur);
+}
+
+/* The host part of a unique name, with '/' and ':' written as the spec
+ * says (\057, \072) and anything unprintable as '_'. */
+static void host_part(char *dst, size_t cap)
+{
+  char host[256];
+  size_t i;
+  size_t k = 0;
+
+  if(gethostname(host, sizeof(host)))
+    host[0] = '\0';
+  host[sizeof(host) - 1] = '\0';
+  if(!host[0])
+    memcpy(host, "localhost", 10);
+  for(i = 0; host[i] && k + 5 < cap && i < 64; i++) {
+    char c = host[i];
+    if(c == '/' || c == ':') {
+      memcpy(dst + k, c == '/' ? "\\057" : "\\072", 4);
+      k += 4;
+    } else if(c > 0x20 && c < 0x7f)
+      dst[k++] = c;
+    else
+      dst[k++] = '_';
+  }
+  dst[k] = '\0';
+}
+
+static int write_all(int fd, const char *data, size_t len)
+{
+  while(len) {
+    ssize_t w = write(fd, data, len);
+    if(w < 0 && errno == EINTR)
+      continue;
+    if(w <= 0)
+      return MAIL_EIO;
+    data += w;
+    len -= (size_t)w;
+  }
+  return 0;
+}
+
+int mail_maildir_deliver(const char *dir, const char *data, size_t len, char *name_out, size_t cap)
+{
+  char host[300];
+  char name[NAME_MAX + 1];
+  char tmp[PATH_MAX];
+  char dst[PATH_MAX];
+  char newdir[PATH_MAX];
+  int attempt;
+  int fd = -1;
+  bool tmp_made = false;
+  bool linked = false;
+  int rc = MAIL_EIO;
+
+  if(!dir || (!data && len))
+    return MAIL_EIO;
+  if(len > MAIL_MAX_MESSAGE)
+    return MAIL_ETOOBIG;
+  host_part(host, sizeof(host));
+  if(path_of(newdir, sizeof(newdir), dir, "new", NULL))
+    return MAIL_EIO;
+  for(attempt = 0; attempt < 3; attempt++) {
+    struct timespec ts;
+    int n;
+
+    clock_gettime(CLOCK_REALTIME, &ts);
+    delivery_count++;
+    n = snprintf(name, sizeof(name), "%lld.M%06ldP%ld_%u.%s", (long long)ts.tv_sec,
+                 (long)(ts.tv_nsec / 1000), (long)getpid(), delivery_count, host);
+    if(n < 0 || (size_t)n >= sizeof(name) || (name_out && (size_t)n >= cap))
+      goto out;
+    if(path_of(tmp, sizeof(tmp), dir, "tmp", name) || path_of(dst, sizeof(dst), dir, "new", name))
+      goto out;
+    fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, 0600);
+    if(fd < 0 && errno == EEXIST)
+      continue; /* a name in use: the next attempt has a new counter */
+    if(fd < 0)
+      goto out;
+    tmp_made = true;
+    if(write_all(fd, data, len) || fsync(fd))
+      goto out;
+    if(close(fd)) {
+      fd = -1;
+      goto out;
+    }
+    fd = -1;
+    if(!link(tmp, dst)) {
+      linked = true;
+      break;
+    }
+    if(errno == EPERM || errno == ENOTSUP) {
+      /* A file system without hard links (the spec's fallback): the name
+       * is unique, so rename cannot replace another message. */
+      if(rename(tmp, dst))
+        goto out;
+      tmp_made = false;
+      linked = true;
+      break;
+    }
+    if(errno != EEXIST)
+      goto out;
+    unlink(tmp);
+    tmp_made = false;
+  }
+  if(!linked)
+    goto out;
+  if(tmp_made)
+    unlink(tmp);
+  tmp_made = false;
+  if(sync_dir(newdir))
+    goto out;
+  if(name_out)
+    memcpy(name_out, name, strlen(name) + 1);
+  rc = 0;
+out:
+  if(fd >= 0)
+    close(fd);
+  if(tmp_made)
+    unlink(tmp);
+  /* Not reported as delivered, so not left visible either: the caller
+   * will try again, and a copy here would be a duplicate. */
+  if(rc && linked)
+    unlink(dst);
+  return rc;
+}

@@ -1,0 +1,765 @@
+/*
+ * message.c: one raw inbound message (RFC 5322 bytes) into a struct
+ * mail_msg: the header fields tabula needs and one clean UTF-8 text.
+ *
+ * Specs: RFC 5322 (fields, msg-id §3.6.4, unfolding §2.2.3), RFC 2045/2046
+ * (MIME structure, transfer encodings, text/plain as default type §5.2),
+ * RFC 2047 (encoded words), RFC 2183 (Content-Disposition: attachments are
+ * skipped), RFC 3676 (format=flowed), RFC 5321 §4.4 (Return-Path),
+ * RFC 4155 (the mbox "From " line an MTA pipe may put first).
+ *
+ * libetpan does the MIME and header grammar (mailmime_parse,
+ * mailimf_optional_fields_parse, mailmime_part_parse for transfer decoding,
+ * mailmime_encoded_phrase_parse for RFC 2047); this file picks the body,
+ * converts it (charset.c, html.c) and checks every value it keeps: an
+ * address or msg-id that fails its check is dropped, never repaired into
+ * something plausible; free text loses its control characters.
+ *
+ * libetpan recurses on nested multiparts and nested comments, so a message
+ * built to nest deeply could exhaust the stack; both are counted before
+ * libetpan sees the message (see too_deep()).
+ */
+#include "mail_int.h"
+
+#include <libetpan/libetpan.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <strings.h>
+
+/* Most "multipart"/"rfc822" mentions (each nesting level needs one) and
+ * most nested comment parentheses in one logical line. Real mail uses a
+ * handful of each; libetpan's recursion is safe far beyond these. */
+#define MIME_MAX_COMPOSITE 100
+#define MAX_COMMENT_DEPTH 200
+/* How deep the body search descends into the MIME tree. */
+#define MIME_MAX_DEPTH 40
+/* Zero bytes after the copy of the message libetpan parses: its
+ * quoted-printable decoder (mailmime_part_parse, libetpan 1.9.4) reads two
+ * bytes past the end of a part that ends in "=X"; found by the truncation
+ * test under ASan. */
+#define PARSE_PAD 16
+
+static void set_err(char *errbuf, size_t errcap, const char *msg)
+{
+  if(errbuf && errcap)
+    snprintf(errbuf, errcap, "%s", msg);
+}
+
+static bool ci_at(const char *s, size_t n, size_t i, const char *word)
+{
+  size_t k = strlen(word);
+
+  return n - i >= k && !strncasecmp(s + i, word, k);
+}
+
+/* Guards libetpan's recursion: true when raw nests MIME entities or
+ * header comments deeper than is sane. A logical line is a line plus its
+ * continuation lines (RFC 5322 §2.2.3), which is where comments live. */
+static bool too_deep(const char *raw, size_t len)
+{
+  size_t composite = 0;
+  size_t depth = 0;
+  size_t i;
+
+  for(i = 0; i < len; i++) {
+    char c = raw[i];
+    if(c == '(') {
+      depth++;
+      if(depth > MAX_COMMENT_DEPTH)
+        return true;
+    } else if(c == ')') {
+      if(depth)
+        depth--;
+    } else if(c == '\n' && (i + 1 >= len || (raw[i + 1] != ' ' && raw[i + 1] != '\t')))
+      depth = 0;
+    else if((c == 'm' || c == 'M') && ci_at(raw, len, i, "multipart"))
+      composite++;
+    else if((c == 'r' || c == 'R') && ci_at(raw, len, i, "rfc822"))
+      composite++;
+  }
+  return composite > MIME_MAX_COMPOSITE;
+}
+
+/* ---- header values ---- */
+
+static const char *raw_field(struct mailimf_fields *raw, const char *name, int *count)
+{
+  const char *first = NULL;
+  clistiter *it;
+
+  if(count)
+    *count = 0;
+  if(!raw)
+    return NULL;
+  for(it = clist_begin(raw->fld_list); it; it = clist_next(it)) {
+    struct mailimf_field *f = clist_content(it);
+    if(f->fld_type != MAILIMF_FIELD_OPTIONAL_FIELD ||
+       strcasecmp(f->fld_data.fld_optional_field->fld_name, name))
+      continue;
+    if(!first)
+      first = f->fld_data.fld_optional_field->fld_value;
+    if(count)
+      (*count)++;
+  }
+  return first;
+}
+
+/* True when u[i] starts a C1 control (U+0080..U+009F) in UTF-8. */
+static bool is_c1(const unsigned char *u, size_t n, size_t i)
+{
+  return u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 && u[i + 1] < 0xa0;
+}
+
+/* One line of text from UTF-8 s: CR and LF go (they are what is left of
+ * folding, RFC 5322 §2.2.3), so do the other C0 and C1 controls and DEL;
+ * tabs become spaces; blanks at either end are trimmed. */
+static void one_line(char *dst, size_t cap, const char *s, size_t n)
+{
+  struct mail_buf b;
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i;
+  size_t start;
+  size_t len;
+
+  mail_buf_init(&b, n + 1);
+  for(i = 0; i < n && !b.err; i++) {
+    if(u[i] == '\t')
+      mail_buf_addc(&b, ' ');
+    else if(u[i] < 0x20 || u[i] == 0x7f)
+      continue;
+    else if(is_c1(u, n, i))
+      i++;
+    else
+      mail_buf_addc(&b, (char)u[i]);
+  }
+  if(b.err || !b.data) {
+    dst[0] = '\0';
+    goto out;
+  }
+  len = mail_trim(b.data, b.len, &start);
+  b.data[start + len] = '\0';
+  mail_copy_utf8(dst, cap, b.data + start);
+out:
+  mail_buf_free(&b);
+}
+
+/* Decodes RFC 2047 encoded words of an unstructured value or phrase into
+ * one clean line. Text outside encoded words is taken as UTF-8 when it is
+ * valid UTF-8 (RFC 6532), else as windows-1252. */
+static int decode_words(char *dst, size_t cap, const char *value)
+{
+  struct mail_buf b;
+  size_t n = strlen(value);
+  const char *fallback = mail_utf8_valid(value, n) ? "utf-8" : "windows-1252";
+  char *dec = NULL;
+  size_t idx = 0;
+  int r;
+
+  mail_buf_init(&b, 0);
+  r = mailmime_encoded_phrase_parse(fallback, value, n, &idx, "utf-8", &dec);
+  if(r == MAILIMF_ERROR_MEMORY) {
+    b.err = MAIL_ENOMEM;
+    goto out;
+  }
+  if(r == MAILIMF_NO_ERROR && dec)
+    mail_utf8_repair(&b, dec, strlen(dec));
+  else
+    mail_to_utf8(&b, fallback, value, n);
+  if(!b.err)
+    one_line(dst, cap, b.data ? b.data : "", b.len);
+out:
+  free(dec);
+  mail_buf_free(&b);
+  return b.err;
+}
+
+/* A bare ASCII token value (Auto-Submitted, Precedence), lower-cased;
+ * anything outside printable ASCII is left out. */
+static void token_value(char *dst, size_t cap, const char *value)
+{
+  size_t i;
+  size_t k = 0;
+  size_t start;
+  size_t len;
+
+  if(!value || !cap)
+    return;
+  len = mail_trim(value, strlen(value), &start);
+  for(i = start; i < start + len && k + 1 < cap; i++) {
+    char c = value[i];
+    if(c < 0x20 || c > 0x7e)
+      continue;
+    dst[k++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  dst[k] = '\0';
+}
+
+/* Keeps addr in dst when it passes mail_addr_valid, lower-cased if asked. */
+static bool keep_addr(char *dst, const char *addr, size_t n, bool lower)
+{
+  char tmp[MAIL_ADDR_MAX];
+  size_t i;
+
+  dst[0] = '\0';
+  if(!addr || n >= sizeof(tmp))
+    return false;
+  for(i = 0; i < n; i++) {
+    char c = addr[i];
+    tmp[i] = (char)(lower && c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  tmp[n] = '\0';
+  if(!mail_addr_valid(tmp))
+    return false;
+  memcpy(dst, tmp, n + 1);
+  return true;
+}
+
+/* An addr-spec written as a path ("<a@b>", Return-Path, RFC 5321 §4.1.2)
+ * or bare (Delivered-To). "<>" is the null reverse-path. */
+static void path_value(char *dst, const char *value, bool allow_null)
+{
+  size_t start;
+  size_t len;
+  size_t i;
+  size_t inner;
+  size_t k;
+
+  dst[0] = '\0';
+  if(!value)
+    return;
+  len = mail_trim(value, strlen(value), &start);
+  value += start;
+  if(len >= 2 && value[0] == '<' && value[len - 1] == '>') {
+    value++;
+    len -= 2;
+    inner = mail_trim(value, len, &k);
+    if(!inner) {
+      if(allow_null)
+        memcpy(dst, "<>", 3);
+      return;
+    }
+    value += k;
+    len = inner;
+  }
+  for(i = 0; i < len; i++) {
+    if(value[i] == '<' || value[i] == '>')
+      return;
+  }
+  keep_addr(dst, value, len, false);
+}
+
+/* Calls fn for each "<...>" token of value that passes mail_msgid_valid,
+ * in order, until fn returns false. Comments and phrases around the ids
+ * (RFC 5322 §4.5.4 obsolete forms) are skipped. */
+static void each_msgid(const char *value, bool (*fn)(void *, const char *), void *arg)
+{
+  const char *p = value;
+  char id[256];
+
+  while(p && *p) {
+    const char *lt = strchr(p, '<');
+    const char *gt;
+    const char *inner;
+    size_t n;
+
+    if(!lt)
+      break;
+    gt = strchr(lt + 1, '>');
+    if(!gt)
+      break;
+    /* "<junk <id@x>": the id starts at the last '<' before the '>'
+     * (found from the '>' backwards, so hostile runs of '<' stay linear) */
+    inner = gt - 1;
+    while(inner > lt && *inner != '<')
+      inner--;
+    if(inner > lt) {
+      p = inner;
+      continue;
+    }
+    n = (size_t)(gt - lt) + 1;
+    p = gt + 1;
+    if(n >= sizeof(id))
+      continue;
+    memcpy(id, lt, n);
+    id[n] = '\0';
+    if(mail_msgid_valid(id) && !fn(arg, id))
+      break;
+  }
+}
+
+static bool first_id(void *arg, const char *id)
+{
+  memcpy(arg, id, strlen(id) + 1); /* arg is a 256-byte field, id is at most 255 */
+  return false;
+}
+
+/* The first id of a References list and a ring of the newest others:
+ * bounded memory and constant work per id, however long the list. */
+#define REF_RING 63
+
+struct idlist {
+  char first[256];
+  char ring[REF_RING][256];
+  size_t n; /* ids seen */
+};
+
+static bool collect_id(void *arg, const char *id)
+{
+  struct idlist *l = arg;
+  char *slot = l->n ? l->ring[(l->n - 1) % REF_RING] : l->first;
+
+  memcpy(slot, id, strlen(id) + 1);
+  l->n++;
+  return true;
+}
+
+/* References: the valid ids, separated by one space. When they do not all
+ * fit, the first (the thread's root) and the newest are kept, as RFC 5322
+ * §3.6.4 suggests for trimming. */
+static void references_value(char *dst, size_t cap, const char *value)
+{
+  struct idlist *l = calloc(1, sizeof(*l));
+  const char *ids[REF_RING + 1];
+  size_t count = 0;
+  size_t rest;
+  size_t kept;
+  size_t total = 0;
+  size_t from = 1;
+  size_t i;
+  size_t k = 0;
+
+  dst[0] = '\0';
+  if(!l || !value)
+    goto out;
+  each_msgid(value, collect_id, l);
+  if(!l->n)
+    goto out;
+  ids[count++] = l->first;
+  rest = l->n - 1;
+  kept = rest < REF_RING ? rest : REF_RING;
+  for(i = rest - kept; i < rest; i++)
+    ids[count++] = l->ring[i % REF_RING];
+  for(i = 0; i < count; i++)
+    total += strlen(ids[i]) + 1;
+  /* drop the oldest after the root until the rest fits */
+  while(total > cap && from < count) {
+    total -= strlen(ids[from]) + 1;
+    from++;
+  }
+  for(i = 0; i < count; i++) {
+    size_t n = strlen(ids[i]);
+    if(i && i < from)
+      continue;
+    if(k + n + (k ? 1 : 0) >= cap)
+      break;
+    if(k)
+      dst[k++] = ' ';
+    memcpy(dst + k, ids[i], n);
+    k += n;
+  }
+  dst[k] = '\0';
+out:
+  free(l);
+}
+
+/* The first mailbox of an address list (a group's first member). */
+static struct mailimf_mailbox *first_mailbox(struct mailimf_address_list *list)
+{
+  clistiter *it;
+
+  if(!list)
+    return NULL;
+  for(it = clist_begin(list->ad_list); it; it = clist_next(it)) {
+    struct mailimf_address *a = clist_content(it);
+    if(a->ad_type == MAILIMF_ADDRESS_MAILBOX && a->ad_data.ad_mailbox)
+      return a->ad_data.ad_mailbox;
+    if(a->ad_type == MAILIMF_ADDRESS_GROUP && a->ad_data.ad_group &&
+       a->ad_data.ad_group->grp_mb_list && clist_begin(a->ad_data.ad_group->grp_mb_list->mb_list))
+      return clist_content(clist_begin(a->ad_data.ad_group->grp_mb_list->mb_list));
+  }
+  return NULL;
+}
+
+/* ---- body ---- */
+
+static bool is_attachment(struct mailmime *m)
+{
+  clistiter *it;
+
+  if(!m->mm_mime_fields)
+    return false;
+  for(it = clist_begin(m->mm_mime_fields->fld_list); it; it = clist_next(it)) {
+    struct mailmime_field *f = clist_content(it);
+    if(f->fld_type == MAILMIME_FIELD_DISPOSITION && f->fld_data.fld_disposition &&
+       f->fld_data.fld_disposition->dsp_type &&
+       f->fld_data.fld_disposition->dsp_type->dsp_type == MAILMIME_DISPOSITION_TYPE_ATTACHMENT)
+      return true;
+  }
+  return false;
+}
+
+static bool is_text(struct mailmime *m, const char *subtype)
+{
+  struct mailmime_content *ct = m->mm_content_type;
+
+  if(!ct || !ct->ct_type)
+    return !strcmp(subtype, "plain"); /* RFC 2045 §5.2 default */
+  return ct->ct_type->tp_type == MAILMIME_TYPE_DISCRETE_TYPE &&
+         ct->ct_type->tp_data.tp_discrete_type &&
+         ct->ct_type->tp_data.tp_discrete_type->dt_type == MAILMIME_DISCRETE_TYPE_TEXT &&
+         ct->ct_subtype && !strcasecmp(ct->ct_subtype, subtype);
+}
+
+/* Depth-first: the first inline text/<subtype> part. An attached
+ * message/rfc822 (a forward, a bounce's copy of our own mail) is not
+ * searched: its text is not the sender's. */
+static struct mailmime *find_text(struct mailmime *m, const char *subtype, int depth)
+{
+  clistiter *it;
+  struct mailmime *r;
+
+  if(!m || depth > MIME_MAX_DEPTH)
+    return NULL;
+  switch(m->mm_type) {
+  case MAILMIME_SINGLE:
+    return !is_attachment(m) && is_text(m, subtype) ? m : NULL;
+  case MAILMIME_MULTIPLE:
+    for(it = clist_begin(m->mm_data.mm_multipart.mm_mp_list); it; it = clist_next(it)) {
+      r = find_text(clist_content(it), subtype, depth + 1);
+      if(r)
+        return r;
+    }
+    return NULL;
+  case MAILMIME_MESSAGE:
+    if(depth)
+      return NULL;
+    return find_text(m->mm_data.mm_message.mm_msg_mime, subtype, depth + 1);
+  default:
+    return NULL;
+  }
+}
+
+static bool param_is(struct mailmime *m, const char *name, const char *value)
+{
+  char key[16];
+  char *v;
+
+  if(!m->mm_content_type)
+    return false;
+  snprintf(key, sizeof(key), "%s", name);
+  v = mailmime_content_param_get(m->mm_content_type, key);
+  return v && !strcasecmp(v, value);
+}
+
+/* Line ends to LF (CRLF and lone CR), C0 controls other than TAB and LF,
+ * DEL and C1 controls dropped, a leading byte order mark dropped. s is
+ * valid UTF-8. */
+static int normalize(struct mail_buf *out, const char *s, size_t n)
+{
+  const unsigned char *u = (const unsigned char *)s;
+  size_t i = 0;
+
+  if(n >= 3 && u[0] == 0xef && u[1] == 0xbb && u[2] == 0xbf)
+    i = 3;
+  for(; i < n && !out->err; i++) {
+    if(u[i] == '\r') {
+      mail_buf_addc(out, '\n');
+      if(i + 1 < n && u[i + 1] == '\n')
+        i++;
+    } else if(u[i] == '\n' || u[i] == '\t')
+      mail_buf_addc(out, (char)u[i]);
+    else if(u[i] < 0x20 || u[i] == 0x7f)
+      continue;
+    else if(is_c1(u, n, i))
+      i++;
+    else
+      mail_buf_addc(out, (char)u[i]);
+  }
+  return out->err;
+}
+
+/* RFC 3676 §4.2: a line ending in a space is continued by the next line of
+ * the same quote depth; §4.4 space-stuffing is undone; §4.3 the "-- "
+ * signature separator is never flowed; with DelSp=yes (§4.5) the space
+ * before the soft break is deleted. Quoted lines keep one ">" per level and
+ * a space, so that mail_clean_text still sees them as quotes. */
+static int unflow(struct mail_buf *out, const char *s, size_t n, bool delsp)
+{
+  size_t i = 0;
+  bool first = true;
+  bool prev_flowed = false;
+  size_t prev_depth = 0;
+
+  while(i < n && !out->err) {
+    const char *nl = memchr(s + i, '\n', n - i);
+    size_t len = nl ? (size_t)(nl - (s + i)) : n - i;
+    const char *p = s + i;
+    size_t depth = 0;
+    bool sig;
+    bool flowed;
+
+    i += len + (nl ? 1 : 0);
+    while(depth < len && p[depth] == '>')
+      depth++;
+    p += depth;
+    len -= depth;
+    if(len && p[0] == ' ') {
+      p++;
+      len--;
+    }
+    sig = len == 3 && !memcmp(p, "-- ", 3);
+    flowed = !sig && len && p[len - 1] == ' ';
+    if(!(prev_flowed && depth == prev_depth && !sig)) {
+      size_t q;
+      if(!first)
+        mail_buf_addc(out, '\n');
+      for(q = 0; q < depth; q++)
+        mail_buf_addc(out, '>');
+      if(depth && len)
+        mail_buf_addc(out, ' ');
+    }
+    if(flowed && delsp)
+      len--;
+    mail_buf_add(out, p, len);
+    first = false;
+    prev_flowed = flowed;
+    prev_depth = depth;
+  }
+  if(!first && n && s[n - 1] == '\n')
+    mail_buf_addc(out, '\n');
+  return out->err;
+}
+
+/* The text of part, decoded and converted to clean UTF-8 with LF ends. */
+static int part_text(struct mail_buf *out, struct mailmime *part, bool html)
+{
+  struct mailmime_data *data = part->mm_data.mm_single;
+  struct mail_buf conv;
+  struct mail_buf norm;
+  char *dec = NULL;
+  size_t dlen = 0;
+  size_t idx = 0;
+  const char *bytes;
+  size_t nbytes;
+  const char *charset = NULL;
+  int encoding = MAILMIME_MECHANISM_8BIT;
+  int r;
+
+  mail_buf_init(&conv, 0);
+  mail_buf_init(&norm, 0);
+  if(!data || data->dt_type != MAILMIME_DATA_TEXT)
+    goto out;
+  if(data->dt_encoded)
+    encoding = data->dt_encoding;
+  bytes = data->dt_data.dt_text.dt_data;
+  nbytes = data->dt_data.dt_text.dt_length;
+  r = mailmime_part_parse(bytes, nbytes, &idx, encoding, &dec, &dlen);
+  if(r == MAILIMF_ERROR_MEMORY) {
+    out->err = MAIL_ENOMEM;
+    goto out;
+  }
+  if(r == MAILIMF_NO_ERROR && dec) {
+    bytes = dec;
+    nbytes = dlen;
+  }
+  if(part->mm_content_type)
+    charset = mailmime_content_charset_get(part->mm_content_type);
+  if(mail_to_utf8(&conv, charset, bytes, nbytes) ||
+     normalize(&norm, conv.data ? conv.data : "", conv.len)) {
+    out->err = conv.err ? conv.err : norm.err;
+    goto out;
+  }
+  if(html)
+    mail_html_to_text(out, norm.data ? norm.data : "", norm.len);
+  else if(param_is(part, "format", "flowed"))
+    unflow(out, norm.data ? norm.data : "", norm.len, param_is(part, "delsp", "yes"));
+  else
+    mail_buf_add(out, norm.data ? norm.data : "", norm.len);
+out:
+  if(dec)
+    mailmime_decoded_part_free(dec);
+  mail_buf_free(&conv);
+  mail_buf_free(&norm);
+  return out->err;
+}
+
+/* ---- the message ---- */
+
+/* The header fields of m from the top-level fields of mime (structured,
+ * for From and To) and the same header read as name/value pairs (raw,
+ * for everything that is checked here rather than by libetpan's lenient
+ * parsers, which e.g. drop the spaces inside "<a b@c>"). */
+static int read_fields(struct mail_msg *m, struct mailimf_fields *fields,
+                       struct mailimf_fields *raw, char *errbuf, size_t errcap)
+{
+  struct mailimf_mailbox *from = NULL;
+  struct mailimf_mailbox *to = NULL;
+  const char *v;
+  clistiter *it;
+  int count;
+  int rc = MAIL_EPARSE;
+
+  raw_field(raw, "From", &count);
+  if(count > 1) {
+    /* Two authors would let two readers of one message disagree. */
+    set_err(errbuf, errcap, "more than one From field");
+    goto out;
+  }
+  for(it = fields ? clist_begin(fields->fld_list) : NULL; it; it = clist_next(it)) {
+    struct mailimf_field *f = clist_content(it);
+    if(f->fld_type == MAILIMF_FIELD_FROM && !from && f->fld_data.fld_from->frm_mb_list &&
+       clist_begin(f->fld_data.fld_from->frm_mb_list->mb_list))
+      from = clist_content(clist_begin(f->fld_data.fld_from->frm_mb_list->mb_list));
+    else if(f->fld_type == MAILIMF_FIELD_TO && !to)
+      to = first_mailbox(f->fld_data.fld_to->to_addr_list);
+  }
+  if(!from || !from->mb_addr_spec) {
+    set_err(errbuf, errcap, "no From field");
+    goto out;
+  }
+  if(!keep_addr(m->from, from->mb_addr_spec, strlen(from->mb_addr_spec), true)) {
+    set_err(errbuf, errcap, "From address unusable");
+    goto out;
+  }
+  rc = 0;
+  if(from->mb_display_name)
+    rc = decode_words(m->from_name, sizeof(m->from_name), from->mb_display_name);
+  if(!rc && to && to->mb_addr_spec)
+    keep_addr(m->to, to->mb_addr_spec, strlen(to->mb_addr_spec), false);
+  path_value(m->sender, raw_field(raw, "Return-Path", NULL), true);
+  path_value(m->delivered_to, raw_field(raw, "Delivered-To", NULL), false);
+  v = raw_field(raw, "Message-ID", NULL);
+  if(v)
+    each_msgid(v, first_id, m->message_id);
+  v = raw_field(raw, "In-Reply-To", NULL);
+  if(v)
+    each_msgid(v, first_id, m->in_reply_to);
+  references_value(m->references, sizeof(m->references), raw_field(raw, "References", NULL));
+  v = raw_field(raw, "Subject", NULL);
+  if(!rc && v)
+    rc = decode_words(m->subject, sizeof(m->subject), v);
+  token_value(m->auto_submitted, sizeof(m->auto_submitted), raw_field(raw, "Auto-Submitted", NULL));
+  token_value(m->precedence, sizeof(m->precedence), raw_field(raw, "Precedence", NULL));
+  m->list = raw_field(raw, "List-Id", NULL) || raw_field(raw, "List-Unsubscribe", NULL);
+  if(rc)
+    set_err(errbuf, errcap, "out of memory");
+out:
+  return rc;
+}
+
+void mail_msg_free(struct mail_msg *m)
+{
+  if(!m)
+    return;
+  free(m->text);
+  free(m->clean);
+  free(m);
+}
+
+int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf, size_t errcap)
+{
+  struct mail_msg *m = NULL;
+  struct mailmime *mime = NULL;
+  struct mailimf_fields *rawf = NULL;
+  struct mailmime *part;
+  struct mail_buf text;
+  char *copy = NULL;
+  bool html = false;
+  size_t idx = 0;
+  int rc = MAIL_EPARSE;
+  int r;
+
+  mail_buf_init(&text, 0);
+  if(errbuf && errcap)
+    errbuf[0] = '\0';
+  if(!out) {
+    set_err(errbuf, errcap, "no output");
+    return MAIL_EPARSE;
+  }
+  *out = NULL;
+  if(!raw) {
+    set_err(errbuf, errcap, "no message");
+    goto out;
+  }
+  if(len > MAIL_MAX_MESSAGE) {
+    set_err(errbuf, errcap, "message too big");
+    rc = MAIL_ETOOBIG;
+    goto out;
+  }
+  /* An MTA pipe or mbox may start with the "From " envelope line. */
+  if(len >= 5 && !memcmp(raw, "From ", 5)) {
+    const char *nl = memchr(raw, '\n', len);
+    size_t skip = nl ? (size_t)(nl - raw) + 1 : len;
+    raw += skip;
+    len -= skip;
+  }
+  if(too_deep(raw, len)) {
+    set_err(errbuf, errcap, "MIME structure or comments nested too deep");
+    goto out;
+  }
+  /* libetpan keeps pointers into what it parses: the copy lives until
+   * mailmime_free. */
+  copy = malloc(len + PARSE_PAD);
+  if(!copy) {
+    rc = MAIL_ENOMEM;
+    set_err(errbuf, errcap, "out of memory");
+    goto out;
+  }
+  memcpy(copy, raw, len);
+  memset(copy + len, 0, PARSE_PAD);
+  raw = copy;
+  r = mailmime_parse(raw, len, &idx, &mime);
+  if(r != MAILIMF_NO_ERROR || !mime || mime->mm_type != MAILMIME_MESSAGE) {
+    rc = r == MAILIMF_ERROR_MEMORY ? MAIL_ENOMEM : MAIL_EPARSE;
+    set_err(errbuf, errcap, "MIME parse failed");
+    goto out;
+  }
+  idx = 0;
+  r = mailimf_optional_fields_parse(raw, len, &idx, &rawf);
+  if(r == MAILIMF_ERROR_MEMORY) {
+    rc = MAIL_ENOMEM;
+    set_err(errbuf, errcap, "out of memory");
+    goto out;
+  }
+  m = calloc(1, sizeof(*m));
+  if(!m) {
+    rc = MAIL_ENOMEM;
+    set_err(errbuf, errcap, "out of memory");
+    goto out;
+  }
+  rc = read_fields(m, mime->mm_data.mm_message.mm_fields, rawf, errbuf, errcap);
+  if(rc)
+    goto out;
+  part = find_text(mime, "plain", 0);
+  if(!part) {
+    part = find_text(mime, "html", 0);
+    html = part != NULL;
+  }
+  if(part)
+    part_text(&text, part, html);
+  m->text = mail_buf_steal(&text);
+  if(!m->text) {
+    rc = text.err;
+    set_err(errbuf, errcap, rc == MAIL_ETOOBIG ? "text too big" : "out of memory");
+    goto out;
+  }
+  m->clean = mail_clean_text(m->text);
+  if(!m->clean) {
+    rc = MAIL_ENOMEM;
+    set_err(errbuf, errcap, "out of memory");
+    goto out;
+  }
+  *out = m;
+  m = NULL;
+  rc = MAIL_OK;
+out:
+  mail_msg_free(m);
+  if(rawf)
+    mailimf_fields_free(rawf);
+  if(mime)
+    mailmime_free(mime);
+  free(copy);
+  mail_buf_free(&text);
+  return rc;
+}

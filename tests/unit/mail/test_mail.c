@@ -1,0 +1,1580 @@
+/*
+ * test_mail.c: unit tests of tabula_mail (mail/mail.h).
+ *
+ * The parser and the cleaner are tested on a corpus of real-looking mails,
+ * tests/data/mail/NN_name.eml, each with a sidecar NN_name.expect:
+ *
+ *   # comment
+ *   result: ok | eparse | etoobig
+ *   from: ...            (and any of from_name, sender, to, delivered_to,
+ *   message_id: ...       in_reply_to, references, subject, auto_submitted,
+ *   subject: ...          precedence, list yes|no, why)
+ *   automatic: yes|no    (mail_is_automatic with own address OWN_ADDRESS)
+ *   text_has: ...        (repeatable: must occur in the decoded text)
+ *   text_lacks: ...      (repeatable: must not occur in it)
+ *   clean:
+ *   <the exact cleaned text, every line ending in LF>
+ *   .end
+ *
+ * An empty value ("message_id:") expects the empty string. Then the same
+ * mails, truncated and mutated, are fed back to check that hostile input
+ * never crashes (run under ASan) and never yields a value that breaks the
+ * guarantees of mail.h. The rest: address/msg-id checks, RFC 3834 rules,
+ * composition and its round trip through mail_parse, and the Maildir.
+ */
+#include <check.h>
+#include <dirent.h>
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#include "mail.h"
+
+#define CORPUS TABULA_TEST_DATA "/mail"
+#define OWN_ADDRESS "referee@example.test"
+
+/* ---- helpers ---- */
+
+static char *slurp(const char *path, size_t *len)
+{
+  FILE *f = fopen(path, "rb");
+  char *buf = NULL;
+  long n;
+
+  if(!f)
+    return NULL;
+  if(fseek(f, 0, SEEK_END))
+    goto out;
+  n = ftell(f);
+  if(n < 0 || fseek(f, 0, SEEK_SET))
+    goto out;
+  buf = malloc((size_t)n + 1);
+  if(!buf)
+    goto out;
+  if(fread(buf, 1, (size_t)n, f) != (size_t)n) {
+    free(buf);
+    buf = NULL;
+    goto out;
+  }
+  buf[n] = '\0';
+  *len = (size_t)n;
+out:
+  fclose(f);
+  return buf;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(const char *const *)a, *(const char *const *)b);
+}
+
+/* The corpus' .eml names, sorted; *n gets the count. */
+static char **corpus_names(size_t *n)
+{
+  DIR *d = opendir(CORPUS);
+  struct dirent *e;
+  char **names = NULL;
+  size_t count = 0;
+
+  ck_assert_msg(d != NULL, "cannot open %s", CORPUS);
+  for(e = readdir(d); e; e = readdir(d)) {
+    size_t len = strlen(e->d_name);
+    if(len < 5 || strcmp(e->d_name + len - 4, ".eml"))
+      continue;
+    names = realloc(names, (count + 1) * sizeof(*names));
+    ck_assert_ptr_nonnull(names);
+    names[count] = strdup(e->d_name);
+    ck_assert_ptr_nonnull(names[count]);
+    count++;
+  }
+  closedir(d);
+  qsort(names, count, sizeof(*names), cmp_str);
+  *n = count;
+  return names;
+}
+
+static void free_names(char **names, size_t n)
+{
+  size_t i;
+
+  for(i = 0; i < n; i++)
+    free(names[i]);
+  free(names);
+}
+
+static bool utf8_ok(const char *s)
+{
+  const unsigned char *u = (const unsigned char *)s;
+
+  while(*u) {
+    size_t k;
+    size_t i;
+    if(*u < 0x80) {
+      u++;
+      continue;
+    }
+    if(*u >= 0xc2 && *u < 0xe0)
+      k = 2;
+    else if(*u >= 0xe0 && *u < 0xf0)
+      k = 3;
+    else if(*u >= 0xf0 && *u < 0xf5)
+      k = 4;
+    else
+      return false;
+    for(i = 1; i < k; i++) {
+      if((u[i] & 0xc0) != 0x80)
+        return false;
+    }
+    u += k;
+  }
+  return true;
+}
+
+/* No CR, and no control but TAB and (when lines) LF. */
+static bool controls_ok(const char *s, bool lines)
+{
+  for(; *s; s++) {
+    unsigned char c = (unsigned char)*s;
+    if(c == '\t' || (lines && c == '\n'))
+      continue;
+    if(c < 0x20 || c == 0x7f)
+      return false;
+  }
+  return true;
+}
+
+/* The guarantees mail.h makes about every parsed message, whatever came in. */
+static void check_invariants(const struct mail_msg *m, const char *what)
+{
+  const char *r = m->references;
+  const char *why = NULL;
+
+  ck_assert_msg(mail_addr_valid(m->from), "%s: from '%s' not valid", what, m->from);
+  ck_assert_msg(!m->sender[0] || !strcmp(m->sender, "<>") || mail_addr_valid(m->sender),
+                "%s: sender", what);
+  ck_assert_msg(!m->to[0] || mail_addr_valid(m->to), "%s: to", what);
+  ck_assert_msg(!m->delivered_to[0] || mail_addr_valid(m->delivered_to), "%s: delivered_to", what);
+  ck_assert_msg(!m->message_id[0] || mail_msgid_valid(m->message_id), "%s: message_id", what);
+  ck_assert_msg(!m->in_reply_to[0] || mail_msgid_valid(m->in_reply_to), "%s: in_reply_to", what);
+  while(*r) {
+    char id[256];
+    size_t k = strcspn(r, " ");
+    ck_assert_msg(k > 0 && k < sizeof(id), "%s: references '%s'", what, m->references);
+    memcpy(id, r, k);
+    id[k] = '\0';
+    ck_assert_msg(mail_msgid_valid(id), "%s: reference '%s'", what, id);
+    r += k;
+    if(*r)
+      r++;
+  }
+  ck_assert_msg(utf8_ok(m->from_name) && controls_ok(m->from_name, false), "%s: from_name", what);
+  ck_assert_msg(utf8_ok(m->subject) && controls_ok(m->subject, false), "%s: subject", what);
+  ck_assert_msg(controls_ok(m->auto_submitted, false) && controls_ok(m->precedence, false),
+                "%s: tokens", what);
+  ck_assert_msg(m->text && m->clean, "%s: text/clean NULL", what);
+  ck_assert_msg(utf8_ok(m->text) && controls_ok(m->text, true), "%s: text", what);
+  ck_assert_msg(utf8_ok(m->clean) && controls_ok(m->clean, true), "%s: clean", what);
+  mail_is_automatic(m, OWN_ADDRESS, &why);
+  ck_assert_ptr_nonnull(why);
+}
+
+/* ---- the corpus ---- */
+
+struct expect {
+  char *buf;
+  char *keys[64];
+  char *values[64];
+  size_t n;
+  char *clean; /* NULL when the file has no clean: section */
+};
+
+/* Splits an .expect file into key/value pairs and the clean text. */
+static bool expect_load(struct expect *e, const char *path)
+{
+  size_t len;
+  char *p;
+
+  memset(e, 0, sizeof(*e));
+  e->buf = slurp(path, &len);
+  if(!e->buf)
+    return false;
+  p = e->buf;
+  while(*p) {
+    char *nl = strchr(p, '\n');
+    char *colon;
+    if(!nl)
+      return false;
+    *nl = '\0';
+    if(p[0] == '#' || !p[0]) {
+      p = nl + 1;
+      continue;
+    }
+    if(!strcmp(p, "clean:")) {
+      char *end = strstr(nl + 1, ".end\n");
+      if(!end || end[5])
+        return false;
+      *end = '\0';
+      e->clean = nl + 1;
+      break;
+    }
+    colon = strchr(p, ':');
+    if(!colon || e->n == 64)
+      return false;
+    *colon = '\0';
+    e->keys[e->n] = p;
+    e->values[e->n] = colon[1] == ' ' ? colon + 2 : colon + 1;
+    e->n++;
+    p = nl + 1;
+  }
+  return true;
+}
+
+static const char *expect_get(const struct expect *e, const char *key)
+{
+  size_t i;
+
+  for(i = 0; i < e->n; i++) {
+    if(!strcmp(e->keys[i], key))
+      return e->values[i];
+  }
+  return NULL;
+}
+
+/* Counts and reports one mismatch (all of a file's are reported). */
+static int differ(const char *file, const char *what, const char *want, const char *got)
+{
+  fprintf(stderr, "%s: %s: expected [%s], got [%s]\n", file, what, want, got);
+  return 1;
+}
+
+static int check_field(const char *file, const struct expect *e, const char *key, const char *got)
+{
+  const char *want = expect_get(e, key);
+
+  if(!want || !strcmp(want, got))
+    return 0;
+  return differ(file, key, want, got);
+}
+
+static int check_one(const char *name)
+{
+  char path[512];
+  struct expect e;
+  struct mail_msg *m = NULL;
+  char errbuf[128];
+  const char *result;
+  const char *why = NULL;
+  char *raw;
+  size_t len = 0;
+  bool automatic;
+  int bad = 0;
+  int rc;
+  size_t i;
+
+  snprintf(path, sizeof(path), "%s/%s", CORPUS, name);
+  raw = slurp(path, &len);
+  ck_assert_msg(raw != NULL, "cannot read %s", path);
+  snprintf(path + strlen(path) - 4, 8, ".expect");
+  ck_assert_msg(expect_load(&e, path), "bad or missing %s", path);
+  result = expect_get(&e, "result");
+  ck_assert_msg(result != NULL, "%s: no result", path);
+  rc = mail_parse(&m, raw, len, errbuf, sizeof(errbuf));
+  if(strcmp(result, "ok")) {
+    int want = !strcmp(result, "eparse") ? MAIL_EPARSE : MAIL_ETOOBIG;
+    if(rc != want || m) {
+      fprintf(stderr, "%s: expected %s, got %d\n", name, result, rc);
+      bad++;
+    }
+    goto out;
+  }
+  if(rc) {
+    fprintf(stderr, "%s: mail_parse failed: %d %s\n", name, rc, errbuf);
+    bad++;
+    goto out;
+  }
+  /* The brief's required fields must be stated in every ok case. */
+  ck_assert_msg(expect_get(&e, "from") && expect_get(&e, "message_id") &&
+                    expect_get(&e, "subject") && expect_get(&e, "automatic") && e.clean,
+                "%s: from, message_id, subject, automatic and clean are required", name);
+  check_invariants(m, name);
+  bad += check_field(name, &e, "from", m->from);
+  bad += check_field(name, &e, "from_name", m->from_name);
+  bad += check_field(name, &e, "sender", m->sender);
+  bad += check_field(name, &e, "to", m->to);
+  bad += check_field(name, &e, "delivered_to", m->delivered_to);
+  bad += check_field(name, &e, "message_id", m->message_id);
+  bad += check_field(name, &e, "in_reply_to", m->in_reply_to);
+  bad += check_field(name, &e, "references", m->references);
+  bad += check_field(name, &e, "subject", m->subject);
+  bad += check_field(name, &e, "auto_submitted", m->auto_submitted);
+  bad += check_field(name, &e, "precedence", m->precedence);
+  bad += check_field(name, &e, "list", m->list ? "yes" : "no");
+  automatic = mail_is_automatic(m, OWN_ADDRESS, &why);
+  bad += check_field(name, &e, "automatic", automatic ? "yes" : "no");
+  bad += check_field(name, &e, "why", why);
+  for(i = 0; i < e.n; i++) {
+    if(!strcmp(e.keys[i], "text_has") && !strstr(m->text, e.values[i]))
+      bad += differ(name, "text_has", e.values[i], m->text);
+    if(!strcmp(e.keys[i], "text_lacks") && strstr(m->text, e.values[i]))
+      bad += differ(name, "text_lacks", e.values[i], m->text);
+  }
+  if(strcmp(m->clean, e.clean))
+    bad += differ(name, "clean", e.clean, m->clean);
+out:
+  mail_msg_free(m);
+  free(e.buf);
+  free(raw);
+  return bad;
+}
+
+START_TEST(test_mail_parse_corpus)
+{
+  size_t n;
+  char **names = corpus_names(&n);
+  int bad = 0;
+  size_t i;
+
+  ck_assert_uint_ge(n, 15);
+  for(i = 0; i < n; i++)
+    bad += check_one(names[i]);
+  free_names(names, n);
+  ck_assert_msg(bad == 0, "%d corpus mismatches (see stderr)", bad);
+}
+END_TEST
+
+/* ---- hostile input ---- */
+
+/* xorshift64*: the same mutations on every run. */
+static uint64_t rng_state = 0x9e3779b97f4a7c15ull;
+
+static uint64_t rng(void)
+{
+  rng_state ^= rng_state >> 12;
+  rng_state ^= rng_state << 25;
+  rng_state ^= rng_state >> 27;
+  return rng_state * 0x2545f4914f6cdd1dull;
+}
+
+/* Parses data; on success checks the invariants and runs the consumers. */
+static int parse_hostile(const char *data, size_t len, const char *what)
+{
+  struct mail_msg *m = NULL;
+  char errbuf[64];
+  int rc = mail_parse(&m, data, len, errbuf, sizeof(errbuf));
+
+  if(!rc) {
+    char *again;
+    check_invariants(m, what);
+    again = mail_clean_text(m->text);
+    ck_assert_ptr_nonnull(again);
+    ck_assert_str_eq(again, m->clean);
+    free(again);
+  } else {
+    ck_assert_ptr_null(m);
+    ck_assert(rc == MAIL_EPARSE || rc == MAIL_ETOOBIG);
+  }
+  mail_msg_free(m);
+  return rc;
+}
+
+START_TEST(test_mail_parse_truncated)
+{
+  size_t n;
+  char **names = corpus_names(&n);
+  size_t i;
+  size_t parsed = 0;
+
+  for(i = 0; i < n; i++) {
+    char path[512];
+    size_t len = 0;
+    size_t cut;
+    char *raw;
+
+    snprintf(path, sizeof(path), "%s/%s", CORPUS, names[i]);
+    raw = slurp(path, &len);
+    ck_assert_ptr_nonnull(raw);
+    /* Every prefix, in a buffer of exactly that size so ASan sees any
+     * read past the end. */
+    for(cut = 0; cut <= len; cut++) {
+      char *copy = malloc(cut ? cut : 1);
+      ck_assert_ptr_nonnull(copy);
+      memcpy(copy, raw, cut);
+      if(!parse_hostile(copy, cut, names[i]))
+        parsed++;
+      free(copy);
+    }
+    free(raw);
+  }
+  free_names(names, n);
+  /* Most prefixes that keep the From line must still parse. */
+  ck_assert_uint_gt(parsed, 1000);
+}
+END_TEST
+
+START_TEST(test_mail_parse_mutated)
+{
+  static const char *const tokens[] = {"\r\n",
+                                       "\n",
+                                       "\r",
+                                       "=?utf-8?q?",
+                                       "=?",
+                                       "?=",
+                                       "=?x?b?////?=",
+                                       "--",
+                                       "<",
+                                       ">",
+                                       "(",
+                                       ")",
+                                       ":",
+                                       ";",
+                                       "\"",
+                                       "\\",
+                                       "=",
+                                       "=\r\n",
+                                       "&#",
+                                       "&#x110000;",
+                                       "&nbsp;",
+                                       "<br>",
+                                       "<blockquote>",
+                                       "<script>",
+                                       "</pre>",
+                                       "\xff",
+                                       "\xc3",
+                                       "\xe2\x80",
+                                       "boundary=",
+                                       "multipart/mixed; boundary=x",
+                                       "\r\n--x\r\n",
+                                       "charset=utf-16",
+                                       "charset=iso-2022-jp",
+                                       "format=flowed; delsp=yes",
+                                       "Content-Transfer-Encoding: base64\r\n",
+                                       "From: ",
+                                       "\r\n\r\n",
+                                       "\t",
+                                       " ",
+                                       "> "};
+  size_t n;
+  char **names = corpus_names(&n);
+  size_t i;
+  int round;
+  int rounds = 300;
+  const char *env = getenv("TABULA_FUZZ_ROUNDS"); /* deeper runs by hand */
+
+  if(env && strtol(env, NULL, 10) > 0)
+    rounds = (int)strtol(env, NULL, 10);
+  for(i = 0; i < n; i++) {
+    char path[512];
+    size_t len = 0;
+    char *raw;
+
+    snprintf(path, sizeof(path), "%s/%s", CORPUS, names[i]);
+    raw = slurp(path, &len);
+    ck_assert_ptr_nonnull(raw);
+    for(round = 0; round < rounds; round++) {
+      size_t cap = len * 2 + 256;
+      char *buf = malloc(cap);
+      size_t blen = len;
+      int ops = 1 + (int)(rng() % 4);
+      int k;
+
+      ck_assert_ptr_nonnull(buf);
+      memcpy(buf, raw, len);
+      for(k = 0; k < ops && blen; k++) {
+        size_t at = (size_t)(rng() % blen);
+        switch(rng() % 4) {
+        case 0: /* overwrite a byte */
+          buf[at] = (char)(rng() & 0xff);
+          break;
+        case 1: { /* insert a token */
+          const char *t = tokens[rng() % (sizeof(tokens) / sizeof(tokens[0]))];
+          size_t tl = strlen(t);
+          if(blen + tl <= cap) {
+            memmove(buf + at + tl, buf + at, blen - at);
+            memcpy(buf + at, t, tl);
+            blen += tl;
+          }
+          break;
+        }
+        case 2: { /* delete a range */
+          size_t dl = (size_t)(rng() % 64);
+          if(dl > blen - at)
+            dl = blen - at;
+          memmove(buf + at, buf + at + dl, blen - at - dl);
+          blen -= dl;
+          break;
+        }
+        default: { /* duplicate a range */
+          size_t dl = (size_t)(rng() % 128);
+          if(dl > blen - at)
+            dl = blen - at;
+          if(blen + dl <= cap) {
+            memmove(buf + at + dl, buf + at, blen - at);
+            blen += dl;
+          }
+          break;
+        }
+        }
+      }
+      /* Exact-size copy again for ASan. */
+      {
+        char *exact = malloc(blen ? blen : 1);
+        ck_assert_ptr_nonnull(exact);
+        memcpy(exact, buf, blen);
+        parse_hostile(exact, blen, names[i]);
+        free(exact);
+      }
+      free(buf);
+    }
+    free(raw);
+  }
+  free_names(names, n);
+}
+END_TEST
+
+/* A message body of n copies of unit after a header. */
+static char *repeat(const char *head, const char *unit, size_t count, const char *tail, size_t *len)
+{
+  size_t hl = strlen(head);
+  size_t ul = strlen(unit);
+  size_t tl = strlen(tail);
+  char *buf = malloc(hl + ul * count + tl + 1);
+  size_t i;
+
+  ck_assert_ptr_nonnull(buf);
+  memcpy(buf, head, hl);
+  for(i = 0; i < count; i++)
+    memcpy(buf + hl + i * ul, unit, ul);
+  memcpy(buf + hl + count * ul, tail, tl);
+  *len = hl + ul * count + tl;
+  buf[*len] = '\0';
+  return buf;
+}
+
+START_TEST(test_mail_parse_hostile)
+{
+  struct mail_msg *m = NULL;
+  char errbuf[128];
+  size_t len;
+  char *head;
+  char *buf;
+  int rc;
+
+  /* Deep MIME nesting would overflow libetpan's recursion: refused. */
+  buf = repeat("From: a@b.test\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n",
+               "--b\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n", 200000,
+               "--b\r\n\r\nx\r\n", &len);
+  rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+  ck_assert_int_eq(rc, MAIL_EPARSE);
+  ck_assert_ptr_null(m);
+  free(buf);
+  /* Deep comment nesting in an address header: the same. */
+  buf = repeat("From: a@b.test ", "(", 1000000, "\r\nSubject: x\r\n\r\nbody\r\n", &len);
+  rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+  ck_assert_int_eq(rc, MAIL_EPARSE);
+  free(buf);
+  /* Moderate nesting is fine. */
+  head = repeat("From: a@b.test ", "(x", 50, "", &len);
+  buf = repeat(head, ")", 50, "\r\nSubject: x\r\n\r\nbody\r\n", &len);
+  free(head);
+  rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+  ck_assert_int_eq(rc, MAIL_OK);
+  ck_assert_str_eq(m->from, "a@b.test");
+  mail_msg_free(m);
+  m = NULL;
+  free(buf);
+  /* One huge header line and a huge body line. */
+  buf = repeat("From: a@b.test\r\nSubject: ", "move ", 1000000, "\r\n\r\nbody\r\n", &len);
+  rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+  ck_assert_int_eq(rc, MAIL_OK);
+  ck_assert_uint_lt(strlen(m->subject), sizeof(m->subject));
+  ck_assert(strncmp(m->subject, "move move", 9) == 0);
+  mail_msg_free(m);
+  m = NULL;
+  free(buf);
+  /* Blockquotes nested deep with many short lines: bounded output. */
+  buf = repeat("From: a@b.test\r\nContent-Type: text/html\r\n\r\n", "<blockquote>x<br>", 500000, "",
+               &len);
+  rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+  ck_assert(rc == MAIL_OK || rc == MAIL_ETOOBIG);
+  if(!rc)
+    ck_assert_str_eq(m->clean, "");
+  mail_msg_free(m);
+  m = NULL;
+  free(buf);
+  /* Over the limit. */
+  buf = repeat("From: a@b.test\r\n\r\n", "x", MAIL_MAX_MESSAGE, "", &len);
+  rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+  ck_assert_int_eq(rc, MAIL_ETOOBIG);
+  ck_assert_ptr_null(m);
+  free(buf);
+  /* Empty, NULL, NUL bytes, no header at all, two From fields. */
+  ck_assert_int_eq(mail_parse(&m, "", 0, errbuf, sizeof(errbuf)), MAIL_EPARSE);
+  ck_assert_int_eq(mail_parse(&m, NULL, 0, errbuf, sizeof(errbuf)), MAIL_EPARSE);
+  ck_assert_int_eq(mail_parse(NULL, "x", 1, NULL, 0), MAIL_EPARSE);
+  ck_assert_int_eq(mail_parse(&m, "just some text\n", 15, NULL, 0), MAIL_EPARSE);
+  ck_assert_int_eq(
+      mail_parse(&m, "From: a@b.test\nFrom: c@d.test\n\nx\n", 33, errbuf, sizeof(errbuf)),
+      MAIL_EPARSE);
+  ck_assert_str_eq(errbuf, "more than one From field");
+  ck_assert_int_eq(mail_parse(&m, "From: a@b.test\n\nx\0y\n", 20, errbuf, sizeof(errbuf)), MAIL_OK);
+  ck_assert_str_eq(m->text, "xy\n");
+  mail_msg_free(m);
+  m = NULL;
+  /* An unusable From: quoted local part, no domain, display name only. */
+  ck_assert_int_eq(mail_parse(&m, "From: \"a b\"@c.test\n\nx\n", 22, NULL, 0), MAIL_EPARSE);
+  ck_assert_int_eq(mail_parse(&m, "From: Bob <bob>\n\nx\n", 19, NULL, 0), MAIL_EPARSE);
+  ck_assert_int_eq(mail_parse(&m, "From: Bob\n\nx\n", 13, NULL, 0), MAIL_EPARSE);
+}
+END_TEST
+
+/* Parses a message made of a header block and a body. */
+static struct mail_msg *parse_simple(const char *headers, const char *body)
+{
+  struct mail_msg *m = NULL;
+  char errbuf[128];
+  size_t len = strlen(headers) + strlen(body) + 32;
+  char *raw = malloc(len);
+  int rc;
+
+  ck_assert_ptr_nonnull(raw);
+  snprintf(raw, len, "From: a@b.test\r\n%s\r\n%s", headers, body);
+  rc = mail_parse(&m, raw, strlen(raw), errbuf, sizeof(errbuf));
+  free(raw);
+  ck_assert_msg(rc == MAIL_OK, "parse failed: %s", errbuf);
+  return m;
+}
+
+START_TEST(test_mail_parse_bodies)
+{
+  static const struct {
+    const char *headers;
+    const char *body;
+    const char *text;
+  } cases[] = {
+      /* no Content-Type: text/plain us-ascii; stray UTF-8 is taken as UTF-8 */
+      {"", "caf\xc3\xa9\r\n", "caf\xc3\xa9\n"},
+      /* us-ascii label with windows-1252 bytes */
+      {"Content-Type: text/plain; charset=us-ascii\r\n", "caf\xe9 \x80\r\n",
+       "caf\xc3\xa9 \xe2\x82\xac\n"},
+      /* invalid UTF-8 in a UTF-8 part: U+FFFD each */
+      {"Content-Type: text/plain; charset=utf-8\r\n", "a\xff\xc3(b\n",
+       "a\xef\xbf\xbd\xef\xbf\xbd(b\n"},
+      /* an unknown charset: UTF-8 if it is, else windows-1252 */
+      {"Content-Type: text/plain; charset=x-no-such-charset\r\n", "\xe9t\xe9\n",
+       "\xc3\xa9t\xc3\xa9\n"},
+      /* iconv for the others: ISO-8859-15 euro sign, KOI8-R */
+      {"Content-Type: text/plain; charset=iso-8859-15\r\n", "5 \xa4\n", "5 \xe2\x82\xac\n"},
+      {"Content-Type: text/plain; charset=koi8-r\r\n", "\xd0\xd2\xc9\xd7\xc5\xd4\n",
+       "\xd0\xbf\xd1\x80\xd0\xb8\xd0\xb2\xd0\xb5\xd1\x82\n"},
+      /* UTF-16 with a BOM, base64 */
+      {"Content-Type: text/plain; charset=utf-16\r\nContent-Transfer-Encoding: base64\r\n",
+       "//5lADQACgA=\r\n", "e4\n"},
+      /* a charset name that is not a token is not handed to iconv */
+      {"Content-Type: text/plain; charset=\"utf-8//TRANSLIT\"\r\n", "ok\n", "ok\n"},
+      /* quoted-printable soft breaks and =XX; a lone CR is a line end */
+      {"Content-Transfer-Encoding: quoted-printable\r\n", "e2=\r\ne4 =3D ok\rnext\r\n",
+       "e2e4 = ok\nnext\n"},
+      /* controls other than TAB and LF go, a BOM goes */
+      {"Content-Type: text/plain; charset=utf-8\r\n",
+       "\xef\xbb\xbf"
+       "a\x1b[1m\tb\x7f\xc2\x85\n",
+       "a[1m\tb\n"},
+      /* format=flowed: quoted paragraphs joined per depth, signature kept apart */
+      {"Content-Type: text/plain; format=flowed\r\n",
+       ">> deep \r\n>> quote\r\n> one \r\n> more\r\nmine \r\n-- \r\nsig\r\n",
+       ">> deep quote\n> one more\nmine \n-- \nsig\n"},
+      /* HTML: entities, numeric windows-1252 remap, invalid numbers, pre kept */
+      {"Content-Type: text/html; charset=utf-8\r\n",
+       "<p>a&amp;b &lt;c&gt; &#150; &#x1F600; &#0; &#1114112; &bogus; & x</p>"
+       "<pre>  e4\n    e5</pre><table><tr><td>1</td><td>2</td></tr></table>"
+       "<!-- <p>hidden</p> --><p>x<br/>y</p>",
+       "a&b <c> \xe2\x80\x93 \xf0\x9f\x98\x80 \xef\xbf\xbd \xef\xbf\xbd &bogus; & x\n"
+       "  e4\n    e5\n1 2\nx\ny\n"},
+      /* HTML: an unclosed script swallows the rest, as in a browser */
+      {"Content-Type: text/html\r\n", "move<script>e4</p>", "move\n"},
+      /* attachment text parts are skipped even when first */
+      {"Content-Type: multipart/mixed; boundary=q\r\n",
+       "--q\r\nContent-Type: text/plain\r\nContent-Disposition: attachment\r\n\r\nno\r\n"
+       "--q\r\nContent-Type: text/plain\r\n\r\nyes\r\n--q--\r\n",
+       "yes"},
+      /* multipart/alternative with HTML first still prefers text/plain */
+      {"Content-Type: multipart/alternative; boundary=q\r\n",
+       "--q\r\nContent-Type: text/html\r\n\r\n<p>html</p>\r\n"
+       "--q\r\nContent-Type: text/plain\r\n\r\nplain\r\n--q--\r\n",
+       "plain"},
+      /* no text part at all: an empty text, still a message */
+      {"Content-Type: application/octet-stream\r\n", "\x01\x02", ""},
+  };
+  size_t i;
+
+  for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct mail_msg *m = parse_simple(cases[i].headers, cases[i].body);
+    ck_assert_msg(!strcmp(m->text, cases[i].text), "case %zu: got [%s]", i, m->text);
+    mail_msg_free(m);
+  }
+}
+END_TEST
+
+START_TEST(test_mail_parse_headers)
+{
+  struct mail_msg *m;
+
+  /* RFC 2047 words: adjacent ones joined, folding undone, B and Q, raw
+   * 8-bit (UTF-8 and latin-1); libetpan makes runs of blanks one space */
+  m = parse_simple("Subject: =?utf-8?q?caf=C3=A9?=\r\n =?utf-8?b?IGV0IHRow6k=?=  end\r\n", "");
+  ck_assert_str_eq(m->subject, "caf\xc3\xa9 et th\xc3\xa9 end");
+  mail_msg_free(m);
+  m = parse_simple("Subject: =?x-unknown?q?=E9t=E9?= =?iso-8859-2?q?=B1?=\r\n", "");
+  ck_assert(m->subject[0] != '\0');
+  ck_assert_ptr_nonnull(strstr(m->subject, "\xc4\x85")); /* U+0105 from ISO-8859-2 */
+  mail_msg_free(m);
+  m = parse_simple("Subject: R\xc3\xa9: e4\r\n", "");
+  ck_assert_str_eq(m->subject, "R\xc3\xa9: e4");
+  mail_msg_free(m);
+  m = parse_simple("Subject: R\xe9: e4\r\n", "");
+  ck_assert_str_eq(m->subject, "R\xc3\xa9: e4");
+  mail_msg_free(m);
+  /* Return-Path forms, Delivered-To, Auto-Submitted lower-cased */
+  m = parse_simple("Return-Path: < >\r\nDelivered-To: <R+x@Example.test>\r\n"
+                   "Auto-Submitted: Auto-Generated\r\nPrecedence: BULK\r\n",
+                   "");
+  ck_assert_str_eq(m->sender, "<>");
+  ck_assert_str_eq(m->delivered_to, "R+x@Example.test");
+  ck_assert_str_eq(m->auto_submitted, "auto-generated");
+  ck_assert_str_eq(m->precedence, "bulk");
+  mail_msg_free(m);
+  /* To: a group's first member; In-Reply-To with an old-style phrase */
+  m = parse_simple("To: players: x@y.test, z@y.test;\r\n"
+                   "In-Reply-To: Your message of Mon <id.1@host.test> (comment)\r\n",
+                   "");
+  ck_assert_str_eq(m->to, "x@y.test");
+  ck_assert_str_eq(m->in_reply_to, "<id.1@host.test>");
+  mail_msg_free(m);
+  /* References: long chains keep the root and the newest ids */
+  {
+    char refs[8192] = "References:";
+    size_t k;
+    for(k = 0; k < 100; k++)
+      snprintf(refs + strlen(refs), sizeof(refs) - strlen(refs),
+               "\r\n <%03zu.aaaaaaaaaaaaaaaaaaaaaaaa@example.test>", k);
+    snprintf(refs + strlen(refs), sizeof(refs) - strlen(refs), "\r\n");
+    m = parse_simple(refs, "");
+    ck_assert_uint_lt(strlen(m->references), sizeof(m->references));
+    ck_assert(strncmp(m->references, "<000.", 5) == 0);
+    ck_assert_ptr_nonnull(strstr(m->references, "<099.aaaaaaaaaaaaaaaaaaaaaaaa@example.test>"));
+    ck_assert_ptr_null(strstr(m->references, "<050."));
+    mail_msg_free(m);
+  }
+}
+END_TEST
+
+/* ---- clean ---- */
+
+START_TEST(test_mail_clean_text_rules)
+{
+  static const struct {
+    const char *in;
+    const char *out;
+  } cases[] = {
+      {"e4\n", "e4\n"},
+      {"e4", "e4\n"},
+      {"", ""},
+      {"\n\n", ""},
+      {"e4\n\n  \n\t\n", "e4\n"},
+      /* quotes at any depth, also indented; the rest kept as is */
+      {"> a\n>> b\n > c\ne4  \n  Nf3\n", "e4  \n  Nf3\n"},
+      /* a signature: "-- " only, not "--" (a pass in some notations) */
+      {"e4\n-- \nBob\n", "e4\n"},
+      {"e4\n--\nBob\n", "e4\n--\nBob\n"},
+      {"e4\n--  \nBob\n", "e4\n--  \nBob\n"},
+      /* attributions, also wrapped and localized; not every "On" line */
+      {"e4\nOn Mon, 23 Nov 2026, Bob <b@x.test> wrote:\n> x\n", "e4\n"},
+      {"e4\nOn Mon, 23 Nov 2026 at 10:15, Bob Smith <\nb@x.test> wrote:\n> x\n", "e4\n"},
+      {"On move 3 I play e4\n", "On move 3 I play e4\n"},
+      {"On second thought:\nNf3\n", "On second thought:\nNf3\n"},
+      {"Le 23/11/2026 \xc3\xa0 10:15, Bob a \xc3\xa9"
+       "crit\xc2\xa0:\nd5\n",
+       "d5\n"},
+      {"Am 23.11.2026 um 10:15 schrieb Bob <b@x.test>:\nd5\n", "d5\n"},
+      {"El lun, 23 nov 2026 a las 10:15, Bob (<b@x.test>) escribi\xc3\xb3:\nd5\n", "d5\n"},
+      /* Outlook separators: everything after goes */
+      {"Bxc6\n-----Original Message-----\nFrom: x\nmore\n", "Bxc6\n"},
+      {"Bxc6\n----- Original Message -----\nmore\n", "Bxc6\n"},
+      {"Bxc6\n-----Urspr\xc3\xbcngliche Nachricht-----\nmore\n", "Bxc6\n"},
+      {"-----\n| board |\n-----\n", "-----\n| board |\n-----\n"},
+      {"e4\n\n________________________________\nFrom: Ref <r@x.test>\nSent: Monday\n"
+       "To: me\nSubject: game\n\nboard\n",
+       "e4\n"},
+      {"e4\n*From:* Ref <r@x.test>\n*Sent:* Monday\n*To:* me\n*Subject:* game\n", "e4\n"},
+      {"e4\nFrom: Ref Sent: Monday To: me Subject: game\nboard\n", "e4\n"},
+      {"e4\nVon: Ref <r@x.test>\nGesendet: Montag\nAn: ich\nBetreff: Partie\n", "e4\n"},
+      {"e4\nDe\xc2\xa0: Ref\nEnvoy\xc3\xa9\xc2\xa0: lundi\n\xc3\x80\xc2\xa0: moi\nObjet\xc2\xa0: "
+       "partie\n",
+       "e4\n"},
+      /* a lone "From:" line, or one without Sent/Subject, stays */
+      {"From: my side, e4\nNf3\n", "From: my side, e4\nNf3\n"},
+      {"From: a\nTo: b\n\nSubject: c\n", "From: a\nTo: b\n\nSubject: c\n"},
+      /* taglines */
+      {"e4\n\nSent from my Galaxy\n", "e4\n"},
+      {"e4\nGet Outlook for iOS<https://aka.ms/o0ukef>\n", "e4\n"},
+      {"e4\nEnvoy\xc3\xa9 de mon iPhone\n", "e4\n"},
+      {"Sent from my office I play e4 because the position after the opening calls for it, "
+       "as we discussed.\n",
+       "Sent from my office I play e4 because the position after the opening calls for it, "
+       "as we discussed.\n"},
+      /* CRLF input */
+      {"e4\r\n> q\r\n\r\n", "e4\n"},
+  };
+  size_t i;
+
+  for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    char *got = mail_clean_text(cases[i].in);
+    ck_assert_ptr_nonnull(got);
+    ck_assert_msg(!strcmp(got, cases[i].out), "case %zu: [%s] gave [%s], want [%s]", i, cases[i].in,
+                  got, cases[i].out);
+    free(got);
+  }
+  {
+    char *got = mail_clean_text(NULL);
+    ck_assert_str_eq(got, "");
+    free(got);
+  }
+}
+END_TEST
+
+/* ---- checks ---- */
+
+START_TEST(test_mail_addr_valid)
+{
+  static const char *const good[] = {"a@b",           "referee+g12-w.x@example.test",
+                                     "o'neil@x.test", "a!#$%&'*+-/=?^_`{|}~@x-y.z",
+                                     "u@[192.0.2.1]", NULL};
+  static const char *const bad[] = {"",
+                                    "a",
+                                    "@b",
+                                    "a@",
+                                    "a@@b",
+                                    "a@b@c",
+                                    "a b@c",
+                                    "a@b c",
+                                    "<a@b>",
+                                    "a@b,c@d",
+                                    "a@b\r\nBcc: c@d",
+                                    "a@b\n",
+                                    "\"a\"@b",
+                                    "a(x)@b",
+                                    "a;b@c",
+                                    ".a@b",
+                                    "a.@b",
+                                    "a@.b",
+                                    "a@b.",
+                                    "a@b..c",
+                                    "a@b:25",
+                                    "a@[1.2.3.4",
+                                    "\xc3\xa9@b",
+                                    "a@\x7f",
+                                    NULL};
+  char longest[MAIL_ADDR_MAX + 1];
+  size_t i;
+
+  for(i = 0; good[i]; i++)
+    ck_assert_msg(mail_addr_valid(good[i]), "%s should be valid", good[i]);
+  for(i = 0; bad[i]; i++)
+    ck_assert_msg(!mail_addr_valid(bad[i]), "%s should be invalid", bad[i]);
+  ck_assert(!mail_addr_valid(NULL));
+  memset(longest, 'a', sizeof(longest));
+  longest[MAIL_ADDR_MAX - 8] = '@';
+  longest[MAIL_ADDR_MAX - 1] = '\0'; /* 255 bytes */
+  ck_assert(mail_addr_valid(longest));
+  longest[MAIL_ADDR_MAX - 1] = 'a';
+  longest[MAIL_ADDR_MAX] = '\0'; /* 256 bytes */
+  ck_assert(!mail_addr_valid(longest));
+}
+END_TEST
+
+START_TEST(test_mail_msgid_valid)
+{
+  static const char *const good[] = {"<a@b>",
+                                     "<1795428900.0123456789abcdef@example.test>",
+                                     "<CAF3x+7k=Zq_8@mail.gmail.com>",
+                                     "<x$y$@free.example>",
+                                     "<a@[1.2.3.4]>",
+                                     NULL};
+  static const char *const bad[] = {
+      "",        "a@b",       "<a@b",         "a@b>",        "<ab>",      "<@b>",    "<a@>",
+      "<a b@c>", "<a@b>\r\n", "<a@b>x",       "<<a@b>>",     "<a\r\n@b>", "<a\"@b>", "<a(c)@b>",
+      "<a,b@c>", "<a\\b@c>",  "<\xc3\xa9@b>", "<a@b> <c@d>", NULL};
+  char longest[300];
+  size_t i;
+
+  for(i = 0; good[i]; i++)
+    ck_assert_msg(mail_msgid_valid(good[i]), "%s should be valid", good[i]);
+  for(i = 0; bad[i]; i++)
+    ck_assert_msg(!mail_msgid_valid(bad[i]), "%s should be invalid", bad[i]);
+  ck_assert(!mail_msgid_valid(NULL));
+  memset(longest, 'a', sizeof(longest));
+  longest[0] = '<';
+  longest[100] = '@';
+  longest[254] = '>';
+  longest[255] = '\0';
+  ck_assert(mail_msgid_valid(longest));
+  longest[254] = 'a';
+  longest[255] = '>';
+  longest[256] = '\0';
+  ck_assert(!mail_msgid_valid(longest));
+}
+END_TEST
+
+START_TEST(test_mail_is_automatic)
+{
+  static const struct {
+    const char *from;
+    const char *sender;
+    const char *auto_submitted;
+    const char *precedence;
+    bool list;
+    const char *own;
+    bool want;
+    const char *why;
+  } cases[] = {
+      {"bob@x.test", "bob@x.test", "", "", false, OWN_ADDRESS, false, ""},
+      {"bob@x.test", "", "no", "", false, OWN_ADDRESS, false, ""},
+      {"bob@x.test", "", "no; comment", "", false, OWN_ADDRESS, false, ""},
+      {"bob@x.test", "", "auto-replied", "", false, OWN_ADDRESS, true, "auto-submitted"},
+      {"bob@x.test", "", "auto-generated", "", false, OWN_ADDRESS, true, "auto-submitted"},
+      {"bob@x.test", "", "auto-notified", "", false, OWN_ADDRESS, true, "auto-submitted"},
+      {"bob@x.test", "", "nope", "", false, OWN_ADDRESS, true, "auto-submitted"},
+      {"bob@x.test", "<>", "", "", false, OWN_ADDRESS, true, "null sender"},
+      {"mailer-daemon@x.test", "", "", "", false, OWN_ADDRESS, true, "mailer-daemon"},
+      {"bob@x.test", "MAILER-DAEMON@x.test", "", "", false, OWN_ADDRESS, true, "mailer-daemon"},
+      {"postmaster@x.test", "", "", "", false, OWN_ADDRESS, true, "mailer-daemon"},
+      {"postmasters@x.test", "", "", "", false, OWN_ADDRESS, false, ""},
+      {"bob@x.test", "", "", "bulk", false, OWN_ADDRESS, true, "precedence"},
+      {"bob@x.test", "", "", "junk", false, OWN_ADDRESS, true, "precedence"},
+      {"bob@x.test", "", "", "list", false, OWN_ADDRESS, true, "precedence"},
+      {"bob@x.test", "", "", "first-class", false, OWN_ADDRESS, false, ""},
+      {"bob@x.test", "", "", "", true, OWN_ADDRESS, true, "mailing list"},
+      {"referee@example.test", "", "", "", false, OWN_ADDRESS, true, "own address"},
+      {"referee+g12w@example.test", "", "", "", false, "Referee@Example.TEST", true, "own address"},
+      {"referee+g12w@example.test", "", "", "", false, "referee+other@example.test", true,
+       "own address"},
+      {"referees@example.test", "", "", "", false, OWN_ADDRESS, false, ""},
+      {"referee@example.org", "", "", "", false, OWN_ADDRESS, false, ""},
+      {"referee@example.test", "", "", "", false, NULL, false, ""},
+      {"referee@example.test", "", "", "", false, "", false, ""},
+  };
+  size_t i;
+  const char *why = NULL;
+
+  for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
+    struct mail_msg m;
+    bool got;
+    memset(&m, 0, sizeof(m));
+    snprintf(m.from, sizeof(m.from), "%s", cases[i].from);
+    snprintf(m.sender, sizeof(m.sender), "%s", cases[i].sender);
+    snprintf(m.auto_submitted, sizeof(m.auto_submitted), "%s", cases[i].auto_submitted);
+    snprintf(m.precedence, sizeof(m.precedence), "%s", cases[i].precedence);
+    m.list = cases[i].list;
+    got = mail_is_automatic(&m, cases[i].own, &why);
+    ck_assert_msg(got == cases[i].want, "case %zu", i);
+    ck_assert_msg(!strcmp(why, cases[i].why), "case %zu: why [%s]", i, why);
+    ck_assert(mail_is_automatic(&m, cases[i].own, NULL) == cases[i].want);
+  }
+  ck_assert(mail_is_automatic(NULL, OWN_ADDRESS, &why));
+}
+END_TEST
+
+/* ---- compose ---- */
+
+/* Every line ends in CRLF, no bare CR or LF; header lines (up to the blank
+ * line) fit in 78 columns, body lines in 998. */
+static void check_wire(const char *msg, size_t body_max)
+{
+  const char *p = msg;
+  bool header = true;
+
+  while(*p) {
+    const char *crlf = strstr(p, "\r\n");
+    size_t n;
+    ck_assert_msg(crlf != NULL, "unterminated line [%s]", p);
+    n = (size_t)(crlf - p);
+    ck_assert_msg(!memchr(p, '\n', n) && !memchr(p, '\r', n), "bare CR or LF");
+    if(header && !n)
+      header = false;
+    else
+      ck_assert_msg(n <= (header ? 78 : body_max), "line of %zu: [%.*s]", n, (int)n, p);
+    p = crlf + 2;
+  }
+  ck_assert(!header);
+}
+
+/* The value of header name in msg (first line only), into dst. */
+static bool header_of(const char *msg, const char *name, char *dst, size_t cap)
+{
+  size_t k = strlen(name);
+  const char *p = msg;
+
+  while(*p && strncmp(p, "\r\n", 2)) {
+    if(!strncmp(p, name, k) && p[k] == ':') {
+      const char *e = strstr(p, "\r\n");
+      snprintf(dst, cap, "%.*s", (int)(e - p - k - 2), p + k + 2);
+      return true;
+    }
+    p = strstr(p, "\r\n") + 2;
+  }
+  return false;
+}
+
+static const char board72[] =
+    "Game 12, move 3. Black to move.                                         \n"
+    "+----------------------------------------------------------------------+\n"
+    "| r    n    b    q    k    b    n    r      8                           |\n"
+    "| p    p    p    p    .    p    p    p      7                           |\n"
+    "| .    .    .    .    .    .    .    .      6                           |\n"
+    "| .    .    .    .    p    .    .    .      5                           |\n"
+    "| .    .    .    .    P    .    .    .      4                           |\n"
+    "| .    .    .    .    .    N    .    .      3                           |\n"
+    "| P    P    P    P    .    P    P    P      2                           |\n"
+    "| R    N    B    Q    K    B    .    R      1                           |\n"
+    "+----------------------------------------------------------------------+\n"
+    "From here the game goes on. Reply with your move.\n"
+    ".\n"
+    "   \n"
+    "=?utf-8?q?not_a_word?= and a trailing space \n";
+
+START_TEST(test_mail_compose_roundtrip)
+{
+  struct mail_out o;
+  struct mail_msg *m = NULL;
+  char msgid[256];
+  char hv[512];
+  char errbuf[128];
+  char *out = NULL;
+  const char *p;
+  int rc;
+
+  memset(&o, 0, sizeof(o));
+  o.from = "referee+g12b@example.test";
+  o.from_name = "tabula referee";
+  o.reply_to = "referee+g12b@example.test";
+  o.to = "alice.player@gmail.com";
+  o.subject = "Partie 12 : \xc3\xa0 vous de jouer \xe2\x80\x94 coup 3 (\xe2\x99\x9e Cf3), "
+              "l'\xc3\xa9tude continue avec beaucoup de texte pour plier la ligne";
+  o.in_reply_to = "<CAF3x+7kQ2v9mB1=Zq8xJp0wYh4RdTn6uS5eL_a2Kc9VfGo1NwA@mail.gmail.com>";
+  o.references = "<1795427700.4f1c2a9b0e7d3c55@example.test>  "
+                 "<CAF3x+7kQ2v9mB1=Zq8xJp0wYh4RdTn6uS5eL_a2Kc9VfGo1NwA@mail.gmail.com> "
+                 "<1795428000.0000000000000001@example.test>";
+  o.domain = "example.test";
+  o.date = 1795428900;
+  o.body = board72;
+  rc = mail_compose(&out, msgid, &o);
+  ck_assert_int_eq(rc, MAIL_OK);
+  ck_assert_ptr_nonnull(out);
+  check_wire(out, 78);
+  ck_assert(header_of(out, "Date", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "Mon, 23 Nov 2026 10:15:00 +0000");
+  ck_assert(header_of(out, "From", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "\"tabula referee\" <referee+g12b@example.test>");
+  ck_assert(header_of(out, "Reply-To", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "<referee+g12b@example.test>");
+  ck_assert(header_of(out, "Message-ID", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, msgid);
+  /* <seconds.16 hex digits@domain> */
+  ck_assert_uint_eq(strlen(msgid), strlen("<1795428900.") + 16 + strlen("@example.test>"));
+  ck_assert(!strncmp(msgid, "<1795428900.", 12));
+  ck_assert_uint_eq(strspn(msgid + 12, "0123456789abcdef"), 16);
+  ck_assert_str_eq(msgid + 28, "@example.test>");
+  ck_assert(header_of(out, "Content-Type", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "text/plain; charset=utf-8");
+  ck_assert(header_of(out, "Content-Transfer-Encoding", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "7bit");
+  ck_assert(header_of(out, "MIME-Version", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "1.0");
+  ck_assert(header_of(out, "Auto-Submitted", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "auto-replied");
+  ck_assert_ptr_null(strstr(out, "flowed"));
+  /* The subject went out as encoded words over several lines. */
+  ck_assert(header_of(out, "Subject", hv, sizeof(hv)));
+  ck_assert(!strncmp(hv, "=?utf-8?", 8));
+  p = strstr(out, "\r\nSubject: ");
+  ck_assert_ptr_nonnull(strstr(p + 2, "\r\n =?utf-8?"));
+  /* The 7bit body is the board, byte for byte, in CRLF. */
+  p = strstr(out, "\r\n\r\n") + 4;
+  ck_assert(!strncmp(p, "Game 12, move 3. Black to move.    ", 35));
+
+  rc = mail_parse(&m, out, strlen(out), errbuf, sizeof(errbuf));
+  ck_assert_msg(rc == MAIL_OK, "%s", errbuf);
+  ck_assert_str_eq(m->from, o.from);
+  ck_assert_str_eq(m->from_name, "tabula referee");
+  ck_assert_str_eq(m->to, o.to);
+  ck_assert_str_eq(m->subject, o.subject);
+  ck_assert_str_eq(m->message_id, msgid);
+  ck_assert_str_eq(m->in_reply_to, o.in_reply_to);
+  ck_assert_str_eq(m->references,
+                   "<1795427700.4f1c2a9b0e7d3c55@example.test> "
+                   "<CAF3x+7kQ2v9mB1=Zq8xJp0wYh4RdTn6uS5eL_a2Kc9VfGo1NwA@mail.gmail.com> "
+                   "<1795428000.0000000000000001@example.test>");
+  ck_assert_str_eq(m->auto_submitted, "auto-replied");
+  ck_assert_str_eq(m->text, board72);
+  ck_assert(mail_is_automatic(m, OWN_ADDRESS, NULL));
+  mail_msg_free(m);
+  free(out);
+}
+END_TEST
+
+START_TEST(test_mail_compose_qp)
+{
+  struct mail_out o;
+  struct mail_msg *m = NULL;
+  char hv[512];
+  char *body;
+  char *out = NULL;
+  size_t i;
+  size_t k;
+  int rc;
+
+  /* Non-ASCII, a 1200-byte line, '=' signs, blanks at line ends, a CRLF
+   * (read as LF), no final newline (one is added). */
+  body = malloc(4096);
+  ck_assert_ptr_nonnull(body);
+  k = (size_t)snprintf(body, 4096, "Caf\xc3\xa9 = 1 \xe2\x82\xac, board:\n  \xe2\x99\x94 . . \t\n");
+  for(i = 0; i < 1200; i++)
+    body[k++] = (char)('a' + i % 26);
+  snprintf(body + k, 4096 - k, "\r\nend =3D not an escape");
+  memset(&o, 0, sizeof(o));
+  o.from = "referee@example.test";
+  o.to = "bob@example.test";
+  o.subject = "e4";
+  o.date = 0;
+  o.body = body;
+  rc = mail_compose(&out, NULL, &o);
+  ck_assert_int_eq(rc, MAIL_OK);
+  check_wire(out, 76);
+  ck_assert(header_of(out, "Content-Transfer-Encoding", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "quoted-printable");
+  ck_assert(header_of(out, "Date", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "Thu, 1 Jan 1970 00:00:00 +0000");
+  ck_assert(header_of(out, "Message-ID", hv, sizeof(hv)));
+  ck_assert(strstr(hv, "@example.test>") != NULL); /* domain taken from From */
+  ck_assert(header_of(out, "Subject", hv, sizeof(hv)));
+  ck_assert_str_eq(hv, "e4");
+  ck_assert_ptr_null(strstr(out, "From: \"")); /* no display name given */
+  ck_assert_int_eq(mail_parse(&m, out, strlen(out), NULL, 0), MAIL_OK);
+  /* what went in, with LF ends and a final LF */
+  {
+    char *want = malloc(strlen(body) + 2);
+    char *w = want;
+    const char *s;
+    for(s = body; *s; s++) {
+      if(*s != '\r')
+        *w++ = *s;
+    }
+    *w++ = '\n';
+    *w = '\0';
+    ck_assert_str_eq(m->text, want);
+    free(want);
+  }
+  mail_msg_free(m);
+  free(out);
+  free(body);
+}
+END_TEST
+
+START_TEST(test_mail_compose_subjects)
+{
+  static const char *const subjects[] = {
+      "Re: [tabula] Game 12: your move (chess)",
+      /* long ASCII: folded at spaces */
+      "Re: [tabula] Game 12: your move (chess) and a subject long enough that it must be "
+      "folded over more than one line of the header",
+      /* a word too long to fold: encoded words split it */
+      "Re: aaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaaa",
+      /* looks like an encoded word: must come back literally */
+      "=?utf-8?q?e4?=",
+      /* mostly non-ASCII: B encoding, characters never split */
+      "\xe2\x99\x94\xe2\x99\x95\xe2\x99\x96\xe2\x99\x97\xe2\x99\x98\xe2\x99\x99\xe2\x99\x9a"
+      "\xe2\x99\x9b\xe2\x99\x9c\xe2\x99\x9d\xe2\x99\x9e\xe2\x99\x9f\xe2\x99\x94\xe2\x99\x95"
+      "\xe2\x99\x96\xe2\x99\x97\xe2\x99\x98\xe2\x99\x99\xe2\x99\x9a\xe2\x99\x9b\xe2\x99\x9c"
+      "\xe2\x99\x9d\xe2\x99\x9e\xe2\x99\x9f\xe6\xa3\x8b\xe8\xb0\xb1",
+      "",
+  };
+  size_t i;
+
+  for(i = 0; i < sizeof(subjects) / sizeof(subjects[0]); i++) {
+    struct mail_out o;
+    struct mail_msg *m = NULL;
+    char *out = NULL;
+    memset(&o, 0, sizeof(o));
+    o.from = "referee@example.test";
+    o.to = "bob@example.test";
+    o.subject = subjects[i];
+    o.date = 1795428900;
+    ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_OK);
+    check_wire(out, 78);
+    ck_assert_int_eq(mail_parse(&m, out, strlen(out), NULL, 0), MAIL_OK);
+    ck_assert_msg(!strcmp(m->subject, subjects[i]), "subject %zu came back as [%s]", i, m->subject);
+    mail_msg_free(m);
+    free(out);
+  }
+}
+END_TEST
+
+START_TEST(test_mail_compose_injection)
+{
+  struct mail_out base;
+  struct mail_out o;
+  struct mail_msg *m = NULL;
+  char *out = (char *)"untouched";
+  char msgid[256] = "untouched";
+  size_t i;
+  static const char *const bad_addr[] = {"bob@example.test\r\nBcc: eve@evil.test",
+                                         "bob@example.test\nBcc: eve@evil.test",
+                                         "bob@example.test, eve@evil.test",
+                                         "Bob <bob@example.test>",
+                                         "bob",
+                                         "",
+                                         NULL};
+  static const char *const bad_id[] = {"<a@b>\r\nBcc: eve@evil.test", "<a@b> <c@d>", "a@b",
+                                       "<a b@c>", NULL};
+
+  memset(&base, 0, sizeof(base));
+  base.from = "referee@example.test";
+  base.to = "bob@example.test";
+  base.subject = "e4";
+  base.date = 1795428900;
+  base.body = "e4\n";
+  for(i = 0; bad_addr[i]; i++) {
+    o = base;
+    o.to = bad_addr[i];
+    ck_assert_int_eq(mail_compose(&out, msgid, &o), MAIL_EPARSE);
+    ck_assert_ptr_null(out);
+    ck_assert_str_eq(msgid, "untouched");
+    o = base;
+    o.from = bad_addr[i];
+    ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+    o = base;
+    o.reply_to = bad_addr[i];
+    ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  }
+  for(i = 0; bad_id[i]; i++) {
+    o = base;
+    o.in_reply_to = bad_id[i];
+    ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+    o = base;
+    o.message_id = bad_id[i];
+    ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  }
+  o = base;
+  o.references = "<a@b.test> <c@d.test>\r\nBcc: eve@evil.test";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  o = base;
+  o.references = "<a@b.test> <c d@e.test>";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  o = base;
+  o.from_name = "tabula\r\nBcc: eve@evil.test";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  o = base;
+  o.from = NULL;
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  o = base;
+  o.domain = "evil.test>\r\nBcc: eve@evil.test";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  o = base;
+  o.domain = "evil test";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_EPARSE);
+  ck_assert_int_eq(mail_compose(&out, NULL, NULL), MAIL_EPARSE);
+  ck_assert_int_eq(mail_compose(NULL, NULL, &base), MAIL_EPARSE);
+
+  /* The free-text fields are neutralized rather than refused. */
+  o = base;
+  o.subject = "e4\r\nBcc: eve@evil.test";
+  o.from_name = "Ref \"the\" \\ Bot";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_OK);
+  check_wire(out, 78);
+  ck_assert_ptr_null(strstr(out, "\r\nBcc:"));
+  ck_assert_int_eq(mail_parse(&m, out, strlen(out), NULL, 0), MAIL_OK);
+  ck_assert_str_eq(m->subject, "e4 Bcc: eve@evil.test"); /* blanks: see parse_headers */
+  ck_assert_str_eq(m->from_name, "Ref \"the\" \\ Bot");
+  mail_msg_free(m);
+  free(out);
+  /* A non-ASCII display name is encoded. */
+  o = base;
+  o.from_name = "Schiedsrichter \xc3\xa4\xc3\xb6\xc3\xbc";
+  ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_OK);
+  check_wire(out, 78);
+  ck_assert_int_eq(mail_parse(&m, out, strlen(out), NULL, 0), MAIL_OK);
+  ck_assert_str_eq(m->from_name, o.from_name);
+  mail_msg_free(m);
+  free(out);
+}
+END_TEST
+
+/* ---- Maildir ---- */
+
+static void rm_tree(const char *path)
+{
+  DIR *d = opendir(path);
+  struct dirent *e;
+
+  if(!d) {
+    unlink(path);
+    return;
+  }
+  for(e = readdir(d); e; e = readdir(d)) {
+    char sub[1024];
+    if(!strcmp(e->d_name, ".") || !strcmp(e->d_name, ".."))
+      continue;
+    snprintf(sub, sizeof(sub), "%s/%s", path, e->d_name);
+    rm_tree(sub);
+  }
+  closedir(d);
+  rmdir(path);
+}
+
+static size_t count_files(const char *dir)
+{
+  DIR *d = opendir(dir);
+  struct dirent *e;
+  size_t n = 0;
+
+  ck_assert_ptr_nonnull(d);
+  for(e = readdir(d); e; e = readdir(d)) {
+    if(strcmp(e->d_name, ".") && strcmp(e->d_name, ".."))
+      n++;
+  }
+  closedir(d);
+  return n;
+}
+
+static void touch(const char *dir, const char *sub, const char *name, const char *data)
+{
+  char path[1024];
+  FILE *f;
+
+  snprintf(path, sizeof(path), "%s/%s/%s", dir, sub, name);
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fputs(data, f);
+  fclose(f);
+}
+
+START_TEST(test_mail_maildir_roundtrip)
+{
+  char top[] = "/tmp/tabula-mail-XXXXXX";
+  char dir[512];
+  char sub[1024];
+  char names[3][256];
+  char **list = NULL;
+  size_t n = 0;
+  char *data = NULL;
+  size_t len = 0;
+  static const char *const msgs[3] = {"From: a@b.test\r\n\r\none\r\n",
+                                      "From: a@b.test\r\n\r\ntwo\r\n",
+                                      "From: a@b.test\r\n\r\nthree\r\n"};
+  struct stat st;
+  size_t i;
+
+  ck_assert_ptr_nonnull(mkdtemp(top));
+  snprintf(dir, sizeof(dir), "%s/deep/er/Maildir", top);
+  ck_assert_int_eq(mail_maildir_init(dir), 0);
+  ck_assert_int_eq(mail_maildir_init(dir), 0); /* again: fine */
+  for(i = 0; i < 3; i++) {
+    ck_assert_int_eq(mail_maildir_deliver(dir, msgs[i], strlen(msgs[i]), names[i], 256), 0);
+    ck_assert(names[i][0] != '.' && !strchr(names[i], '/') && !strchr(names[i], ':'));
+    ck_assert_ptr_nonnull(strstr(names[i], ".M"));
+  }
+  ck_assert(strcmp(names[0], names[1]) && strcmp(names[1], names[2]));
+  snprintf(sub, sizeof(sub), "%s/tmp", dir);
+  ck_assert_uint_eq(count_files(sub), 0); /* tmp/ cleaned after delivery */
+  snprintf(sub, sizeof(sub), "%s/new/%s", dir, names[0]);
+  ck_assert_int_eq(stat(sub, &st), 0);
+  ck_assert_int_eq(st.st_mode & 0777, 0600);
+  /* dot files and directories in new/ are not messages */
+  touch(dir, "new", ".hidden", "x");
+  snprintf(sub, sizeof(sub), "%s/new/adir", dir);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+
+  ck_assert_int_eq(mail_maildir_list_new(dir, &list, &n), 0);
+  ck_assert_uint_eq(n, 3);
+  for(i = 0; i < 3; i++) {
+    ck_assert_str_eq(list[i], names[i]); /* delivery order */
+    ck_assert_int_eq(mail_maildir_read(dir, list[i], &data, &len), 0);
+    ck_assert_uint_eq(len, strlen(msgs[i]));
+    ck_assert_str_eq(data, msgs[i]);
+    free(data);
+  }
+  mail_names_free(list, n);
+
+  ck_assert_int_eq(mail_maildir_ack(dir, names[0]), 0);
+  ck_assert_int_eq(mail_maildir_ack(dir, names[0]), 0); /* twice: still fine */
+  snprintf(sub, sizeof(sub), "%s/cur/%s:2,S", dir, names[0]);
+  ck_assert_int_eq(stat(sub, &st), 0);
+  snprintf(sub, sizeof(sub), "%s/new/%s", dir, names[0]);
+  ck_assert_int_ne(stat(sub, &st), 0);
+  ck_assert_int_eq(mail_maildir_read(dir, names[0], &data, &len), MAIL_EIO);
+  ck_assert_ptr_null(data);
+  ck_assert_int_eq(mail_maildir_list_new(dir, &list, &n), 0);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(list[0], names[1]);
+  mail_names_free(list, n);
+
+  /* names that are not one plain component are refused */
+  ck_assert_int_eq(mail_maildir_read(dir, "../new/x", &data, &len), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_read(dir, ".hidden", &data, &len), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_read(dir, "adir", &data, &len), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_ack(dir, "../tmp/x"), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_ack(dir, "no-such-message"), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_ack(dir, ""), MAIL_EIO);
+
+  /* a name_out too small: refused before anything is written */
+  ck_assert_int_eq(mail_maildir_deliver(dir, "x", 1, names[0], 8), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_deliver(dir, "x", MAIL_MAX_MESSAGE + 1u, NULL, 0), MAIL_ETOOBIG);
+  snprintf(sub, sizeof(sub), "%s/tmp", dir);
+  ck_assert_uint_eq(count_files(sub), 0);
+  snprintf(sub, sizeof(sub), "%s/new", dir);
+  ck_assert_uint_eq(count_files(sub), 4);                         /* two messages, .hidden, adir */
+  ck_assert_int_eq(mail_maildir_deliver(dir, "", 0, NULL, 0), 0); /* empty is a message */
+
+  /* a message over the limit is not read */
+  snprintf(sub, sizeof(sub), "%s/new/big", dir);
+  {
+    int fd = open(sub, O_WRONLY | O_CREAT, 0600);
+    ck_assert_int_ge(fd, 0);
+    ck_assert_int_eq(ftruncate(fd, (off_t)MAIL_MAX_MESSAGE + 1), 0);
+    close(fd);
+  }
+  ck_assert_int_eq(mail_maildir_read(dir, "big", &data, &len), MAIL_ETOOBIG);
+  ck_assert_int_eq(truncate(sub, (off_t)MAIL_MAX_MESSAGE), 0);
+  ck_assert_int_eq(mail_maildir_read(dir, "big", &data, &len), 0);
+  ck_assert_uint_eq(len, MAIL_MAX_MESSAGE);
+  free(data);
+
+  /* a missing Maildir */
+  snprintf(sub, sizeof(sub), "%s/nowhere", top);
+  ck_assert_int_eq(mail_maildir_list_new(sub, &list, &n), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_deliver(sub, "x", 1, NULL, 0), MAIL_EIO);
+  rm_tree(top);
+}
+END_TEST
+
+START_TEST(test_mail_maildir_order)
+{
+  char top[] = "/tmp/tabula-mail-XXXXXX";
+  char **list = NULL;
+  size_t n = 0;
+
+  ck_assert_ptr_nonnull(mkdtemp(top));
+  ck_assert_int_eq(mail_maildir_init(top), 0);
+  /* Other deliverers (Dovecot, Postfix) do not pad the microseconds, and
+   * an older second count is shorter: text order would be wrong. */
+  touch(top, "new", "1795428900.M123P10.host", "c");
+  touch(top, "new", "1795428900.M99P10.host", "b");
+  touch(top, "new", "999999999.M500000P10.host", "a");
+  touch(top, "new", "1795428901.M1P10.host,S=643,W=663", "d");
+  touch(top, "new", "zzz-not-a-time", "e");
+  ck_assert_int_eq(mail_maildir_list_new(top, &list, &n), 0);
+  ck_assert_uint_eq(n, 5);
+  ck_assert_str_eq(list[0], "999999999.M500000P10.host");
+  ck_assert_str_eq(list[1], "1795428900.M99P10.host");
+  ck_assert_str_eq(list[2], "1795428900.M123P10.host");
+  ck_assert_str_eq(list[3], "1795428901.M1P10.host,S=643,W=663");
+  ck_assert_str_eq(list[4], "zzz-not-a-time");
+  mail_names_free(list, n);
+  mail_names_free(NULL, 0);
+  rm_tree(top);
+}
+END_TEST
+
+START_TEST(test_mail_read_fd)
+{
+  int fds[2];
+  char *data = NULL;
+  size_t len = 0;
+  char path[] = "/tmp/tabula-mail-fd-XXXXXX";
+  int fd;
+
+  ck_assert_int_eq(pipe(fds), 0);
+  ck_assert_int_eq(write(fds[1], "From: a@b.test\n\ne4\n", 19), 19);
+  close(fds[1]);
+  ck_assert_int_eq(mail_read_fd(fds[0], &data, &len), 0);
+  close(fds[0]);
+  ck_assert_uint_eq(len, 19);
+  ck_assert_str_eq(data, "From: a@b.test\n\ne4\n");
+  free(data);
+
+  ck_assert_int_eq(pipe(fds), 0);
+  close(fds[1]);
+  ck_assert_int_eq(mail_read_fd(fds[0], &data, &len), 0); /* empty input */
+  ck_assert_uint_eq(len, 0);
+  ck_assert_str_eq(data, "");
+  free(data);
+  close(fds[0]);
+
+  fd = mkstemp(path);
+  ck_assert_int_ge(fd, 0);
+  ck_assert_int_eq(ftruncate(fd, (off_t)MAIL_MAX_MESSAGE + 1), 0);
+  ck_assert_int_eq(mail_read_fd(fd, &data, &len), MAIL_ETOOBIG);
+  ck_assert_ptr_null(data);
+  ck_assert_int_eq(ftruncate(fd, (off_t)MAIL_MAX_MESSAGE), 0);
+  ck_assert_int_eq((int)lseek(fd, 0, SEEK_SET), 0);
+  ck_assert_int_eq(mail_read_fd(fd, &data, &len), 0);
+  ck_assert_uint_eq(len, MAIL_MAX_MESSAGE);
+  free(data);
+  close(fd);
+  unlink(path);
+  ck_assert_int_eq(mail_read_fd(-1, &data, &len), MAIL_EIO);
+}
+END_TEST
+
+static Suite *mail_suite(void)
+{
+  Suite *s = suite_create("mail");
+  TCase *tc;
+
+  tc = tcase_create("parse");
+  tcase_add_test(tc, test_mail_parse_corpus);
+  tcase_add_test(tc, test_mail_parse_bodies);
+  tcase_add_test(tc, test_mail_parse_headers);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("hostile");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_mail_parse_hostile);
+  tcase_add_test(tc, test_mail_parse_truncated);
+  tcase_add_test(tc, test_mail_parse_mutated);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("clean");
+  tcase_add_test(tc, test_mail_clean_text_rules);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("checks");
+  tcase_add_test(tc, test_mail_addr_valid);
+  tcase_add_test(tc, test_mail_msgid_valid);
+  tcase_add_test(tc, test_mail_is_automatic);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("compose");
+  tcase_add_test(tc, test_mail_compose_roundtrip);
+  tcase_add_test(tc, test_mail_compose_qp);
+  tcase_add_test(tc, test_mail_compose_subjects);
+  tcase_add_test(tc, test_mail_compose_injection);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("maildir");
+  tcase_add_test(tc, test_mail_maildir_roundtrip);
+  tcase_add_test(tc, test_mail_maildir_order);
+  tcase_add_test(tc, test_mail_read_fd);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(mail_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
