@@ -310,6 +310,17 @@ CH_INLINE int emit_pawn_from(uint16_t *moves, int n, int from, uint64_t targets)
   return n;
 }
 
+/*
+ * The legal generator (§2.2): a move may not leave the mover's king
+ * attacked. Instead of trying each move, the position is read once:
+ *  - `danger`, the squares the enemy attacks with our king lifted off, gives
+ *    the king's moves and the castling test (CH-1) directly;
+ *  - `checkers` restricts everything else to capturing the checker or
+ *    blocking its line (`target`), or to king moves alone in double check;
+ *  - pinned pieces keep to the line between king and pinner.
+ * Only e.p. is tested by replaying its occupancy (two pawns leave one rank).
+ * OUT: moves (or NULL to count only). Returns the number of moves.
+ */
 CH_INLINE int gen_legal(const struct ref_chess_pos *p, uint16_t *moves)
 {
   int us = p->side, them = us ^ 1, n = 0, ksq, sq;
@@ -553,8 +564,13 @@ static bool ep_capture_legal(const struct ref_chess_pos *p, int ep, int to)
   int pusher = REF_CH_COLOR(p->board[to]), them = pusher ^ 1;
   const uint64_t *up = p->pieces[pusher];
   uint64_t occ = p->occ[0] | p->occ[1], b;
-  int ksq = ref_chess_lsb(p->pieces[them][REF_CH_KING]);
+  int ksq;
 
+  /* A variant where kings can be taken (Chessgammon §5.2) may have none:
+   * then nothing can be exposed and any attacking pawn may take. */
+  if(!p->pieces[them][REF_CH_KING])
+    return (ref_chess_pawn_att[pusher][ep] & p->pieces[them][REF_CH_PAWN]) != 0;
+  ksq = ref_chess_lsb(p->pieces[them][REF_CH_KING]);
   for(b = ref_chess_pawn_att[pusher][ep] & p->pieces[them][REF_CH_PAWN]; b; b &= b - 1) {
     int sq = ref_chess_lsb(b);
     uint64_t o2 = (occ ^ BIT(sq) ^ BIT(to)) | BIT(ep);
@@ -568,6 +584,13 @@ static bool ep_capture_legal(const struct ref_chess_pos *p, int ep, int to)
   return false;
 }
 
+/*
+ * Makes m in place: board, key, e.p. square (set only when the capture is
+ * legal), castling rights (lost when a king or rook leaves or is captured
+ * on its home square), the 50-move clock (reset by captures and pawn moves,
+ * FIDE 9.3) and the move counters. No legality check: callers pass moves of
+ * a generator.
+ */
 void ref_chess_make(struct ref_chess_pos *p, uint16_t m)
 {
   int from = ref_chess_move_from(m), to = ref_chess_move_to(m), kind = ref_chess_move_kind(m);
@@ -619,6 +642,8 @@ void ref_chess_make(struct ref_chess_pos *p, uint16_t m)
     p->fullmove++;
 }
 
+/* Copy-make on the stack, no allocation; depth 1 is counted, not made
+ * (bulk counting: the leaves are never visited). */
 static uint64_t perft_rec(const struct ref_chess_pos *p, int depth)
 {
   uint16_t moves[REF_CH_MAX_MOVES];
@@ -859,6 +884,7 @@ int ref_chess_fen_read(struct ref_chess_pos *p, const char *fen, const char **re
   return REF_OK;
 }
 
+/* Built in a local buffer first so a too-small buf is left untouched. */
 int ref_chess_fen_write(const struct ref_chess_pos *p, char *buf, size_t cap)
 {
   char out[128];
@@ -1087,6 +1113,8 @@ struct chess_state {
   uint64_t hist[CHESS_HIST_MAX];
 };
 
+static bool chess_ok(const struct ref_state *s);
+
 static struct chess_state *state_of(struct ref_state *s)
 {
   return (struct chess_state *)(void *)s;
@@ -1204,72 +1232,83 @@ static bool span_is(const char *b, const char *e, const char *word)
   return (size_t)(e - b) == strlen(word) && !strncmp(b, word, (size_t)(e - b));
 }
 
+/* What the options string asks for. */
+struct chess_options {
+  int fide_draws;
+  bool seen_fide, seen_fen;
+  char fen[128];
+};
+
+/* One "key=value" segment [b, e) of the options string. A key given twice
+ * is refused like a bad value: either way honouring it would be a guess. */
+static int option_one(struct chess_options *o, const char *b, const char *e, struct ref_err *err)
+{
+  const char *eq = memchr(b, '=', (size_t)(e - b)), *kb = b, *ke = eq ? eq : e, *vb, *ve;
+  char key[32];
+
+  trim(&kb, &ke);
+  snprintf(key, sizeof(key), "%.*s", (int)(ke - kb), kb);
+  if(kb == ke && !eq)
+    return REF_OK; /* an empty segment, e.g. after a trailing ';' */
+  vb = eq ? eq + 1 : e;
+  ve = e;
+  trim(&vb, &ve);
+  if(span_is(kb, ke, "fide_draws")) {
+    if(!eq || o->seen_fide || !(span_is(vb, ve, "on") || span_is(vb, ve, "off"))) {
+      ref_err_set(err, REF_EINVAL, "ch-bad-option", key);
+      return REF_EINVAL;
+    }
+    o->seen_fide = true;
+    o->fide_draws = span_is(vb, ve, "on");
+    return REF_OK;
+  }
+  if(span_is(kb, ke, "fen")) {
+    if(!eq || o->seen_fen) {
+      ref_err_set(err, REF_EINVAL, "ch-bad-option", key);
+      return REF_EINVAL;
+    }
+    if((size_t)(ve - vb) >= sizeof(o->fen)) {
+      ref_err_set(err, REF_EINVAL, "fen-syntax", NULL);
+      return REF_EINVAL;
+    }
+    o->seen_fen = true;
+    snprintf(o->fen, sizeof(o->fen), "%.*s", (int)(ve - vb), vb);
+    return REF_OK;
+  }
+  ref_err_set(err, REF_EINVAL, "ch-unknown-option", key);
+  return REF_EINVAL;
+}
+
 /*
  * Options "key=value;key=value" (rules.h): fide_draws=on|off (CH-2,
- * default on) and fen=FEN (start position, validated like decode).
+ * default on) and fen=FEN (start position, validated like decode). Unknown
+ * keys are REF_EINVAL. On failure the state is left as it was.
  */
 static int chess_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
+  struct chess_options o;
   struct ref_chess_pos pos;
-  char fen[128], key[32];
-  const char *reason = NULL, *o = options ? options : "";
-  int fide = 1, rc = REF_EINVAL;
-  bool seen_fide = false, seen_fen = false;
+  const char *reason = NULL, *b = options ? options : "";
+  int rc = REF_OK;
 
-  strcpy(fen, start_fen);
-  while(*o) {
-    const char *seg_end = strchr(o, ';'), *eq, *kb = o, *ke, *vb, *ve;
-    if(!seg_end)
-      seg_end = o + strlen(o);
-    eq = memchr(o, '=', (size_t)(seg_end - o));
-    ke = eq ? eq : seg_end;
-    trim(&kb, &ke);
-    snprintf(key, sizeof(key), "%.*s", (int)(ke - kb), kb);
-    if(kb == ke && !eq)
-      goto next; /* an empty segment, e.g. a trailing ';' */
-    if(!eq) {
-      ref_err_set(err, REF_EINVAL, "ch-bad-option", key);
-      goto out;
-    }
-    vb = eq + 1;
-    ve = seg_end;
-    trim(&vb, &ve);
-    if(span_is(kb, ke, "fide_draws") && !seen_fide) {
-      seen_fide = true;
-      if(span_is(vb, ve, "on"))
-        fide = 1;
-      else if(span_is(vb, ve, "off"))
-        fide = 0;
-      else {
-        ref_err_set(err, REF_EINVAL, "ch-bad-option", key);
-        goto out;
-      }
-    }
-    else if(span_is(kb, ke, "fen") && !seen_fen) {
-      seen_fen = true;
-      if((size_t)(ve - vb) >= sizeof(fen)) {
-        ref_err_set(err, REF_EINVAL, "fen-syntax", NULL);
-        goto out;
-      }
-      snprintf(fen, sizeof(fen), "%.*s", (int)(ve - vb), vb);
-    }
-    else {
-      /* Unknown, or given twice: either way a guess would be needed. */
-      ref_err_set(err, REF_EINVAL,
-                  span_is(kb, ke, "fen") || span_is(kb, ke, "fide_draws") ? "ch-bad-option"
-                                                                          : "ch-unknown-option",
-                  key);
-      goto out;
-    }
-  next:
-    o = *seg_end ? seg_end + 1 : seg_end;
+  memset(&o, 0, sizeof(o));
+  o.fide_draws = 1;
+  strcpy(o.fen, start_fen);
+  while(*b && rc == REF_OK) {
+    const char *e = strchr(b, ';');
+    if(!e)
+      e = b + strlen(b);
+    rc = option_one(&o, b, e, err);
+    b = *e ? e + 1 : e;
   }
-  if(ref_chess_fen_read(&pos, fen, &reason) != REF_OK) {
+  if(rc != REF_OK)
+    goto out;
+  if(ref_chess_fen_read(&pos, o.fen, &reason) != REF_OK) {
     ref_err_set(err, REF_EINVAL, reason, NULL);
+    rc = REF_EINVAL;
     goto out;
   }
-  state_start(state_of(s), &pos, fide);
-  rc = REF_OK;
+  state_start(state_of(s), &pos, o.fide_draws);
 out:
   return rc;
 }
@@ -1291,6 +1330,8 @@ static int chess_decode(struct ref_state *s, const char *text, struct ref_err *e
   return REF_OK;
 }
 
+/* FEN of the current position; the e.p. square only when a capture is
+ * legal (see struct ref_chess_pos). REF_EINVAL if buf is too small. */
 static int chess_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   return ref_chess_fen_write(&cstate_of(s)->pos, buf, cap);
@@ -1333,6 +1374,8 @@ static uint16_t legal_move_of(const struct ref_chess_pos *p, const struct ref_mo
   return 0;
 }
 
+/* SAN (canonical, §2.4) or UCI (computer) of m. REF_EINVAL when m is not a
+ * legal move of the position or buf is too small. */
 static int chess_format(const struct ref_state *s, const struct ref_move *m,
                         enum ref_notation style, char *buf, size_t cap)
 {
@@ -1346,6 +1389,12 @@ static int chess_format(const struct ref_state *s, const struct ref_move *m,
   return ref_chess_san(p, mv, buf, cap);
 }
 
+/*
+ * Plays m and settles the result (§2.3, CH-2). The move is checked against
+ * the legal list although rules.h lets apply trust it: a journal replayed
+ * after a rules change must fail loudly, not corrupt the state. Returns
+ * REF_EPHASE once the game is over, REF_EILLEGAL for a move not legal here.
+ */
 static int chess_apply(struct ref_state *s, const struct ref_move *m)
 {
   struct chess_state *st = state_of(s);
@@ -1361,9 +1410,16 @@ static int chess_apply(struct ref_state *s, const struct ref_move *m)
   st->last_to = (uint8_t)ref_chess_move_to(mv);
   history_push(st);
   settle(st);
+  assert(chess_ok(s)); /* style rule 6: the checker after every apply in debug builds */
   return REF_OK;
 }
 
+/*
+ * Resignation (the other seat wins, any time, either seat), agreed draw,
+ * and draw claims (CH-2). Cube actions are REF_EPHASE: chess has none.
+ * Returns REF_EPHASE when the game is over, REF_EILLEGAL for a claim that
+ * does not hold, REF_EINVAL for a seat or action that does not exist.
+ */
 static int chess_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                      struct ref_err *err)
 {
@@ -1412,9 +1468,13 @@ static int chess_act(struct ref_state *s, int seat, enum ref_action action, int 
     st->winner = -1;
   }
   st->over = 1;
+  assert(chess_ok(s));
   return REF_OK;
 }
 
+/* OUT: out. Points are 1 for a win and 0 for a draw; move_number is the
+ * FEN fullmove number; in_check is reported in finished games too (a mate
+ * shows as in check). */
 static void chess_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct chess_state *st = cstate_of(s);
@@ -1450,7 +1510,7 @@ static bool chess_ok(const struct ref_state *s)
     return false;
   if(st->nhist < 1 || st->nhist > CHESS_HIST_MAX || st->hist[st->nhist - 1] != st->pos.key)
     return false;
-  if(st->fide_draws && st->nhist > st->pos.halfmove + 1)
+  if(st->nhist > st->pos.halfmove + 1)
     return false;
   if((st->last_from == REF_CH_NO_SQ) != (st->last_to == REF_CH_NO_SQ) ||
      st->last_from > REF_CH_NO_SQ || st->last_to > REF_CH_NO_SQ)
@@ -1590,8 +1650,9 @@ static bool clean_input(const char *text, char *out, size_t cap)
       b++;
       changed = true;
     }
-    for(q = b; q < e && is_digit(*q); q++)
-      ;
+    q = b;
+    while(q < e && is_digit(*q))
+      q++;
     if(q > b && q < e && *q == '.') {
       b = q;
       changed = true;
@@ -1735,6 +1796,8 @@ static bool parse_pattern(const char *s, bool b_is_file, struct pattern *pt)
   return true;
 }
 
+/* How move m of p fits pattern pt: fully, or short only of the promotion
+ * piece or of being a capture (so the error can say exactly that). */
 static enum match pattern_match(const struct ref_chess_pos *p, const struct pattern *pt,
                                 uint16_t m)
 {
@@ -1876,6 +1939,7 @@ static void suggest(const struct ref_chess_pos *p, const struct pattern *pt, con
   err->nsuggest = kept;
 }
 
+/* Fills err (reason, detail, suggestions) and returns code. */
 static int parse_fail(const struct ref_chess_pos *p, struct ref_err *err, enum ref_code code,
                       const char *reason, const char *detail, const struct pattern *pt)
 {
@@ -1884,6 +1948,16 @@ static int parse_fail(const struct ref_chess_pos *p, struct ref_err *err, enum r
   return code;
 }
 
+/*
+ * Reads one move of player input. OUT: out (REF_OK only). On failure err
+ * carries the reason key and suggestions, chosen in this order so the
+ * player hears the most specific truth:
+ *   unreadable (REF_EPARSE); ambiguous (REF_EAMBIGUOUS); then REF_EILLEGAL
+ *   with promotion-piece-missing, not-a-capture, the castling refusals,
+ *   king-in-check (a pseudo-legal match), no-piece-there / not-your-piece
+ *   (a named origin), and no-such-move.
+ * REF_EPHASE when the game is over.
+ */
 static int chess_parse(const struct ref_state *s, const char *text, struct ref_move *out,
                        struct ref_err *err)
 {

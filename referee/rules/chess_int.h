@@ -206,7 +206,8 @@ int ref_chess_count_legal(const struct ref_chess_pos *p);
  * Pseudo-legal moves: piece movement alone (§2.2 first bullets), with no
  * regard to check. Castling is listed when the right exists and the squares
  * between king and rook are empty (no attack test); e.p. when `ep` is set.
- * Flags drop families a variant does not have.
+ * Flags drop families a variant does not have. OUT: moves (not NULL, room
+ * for REF_CH_MAX_MOVES). Returns the count.
  */
 #define REF_CH_GEN_NO_CASTLE 1u
 #define REF_CH_GEN_NO_PROMO 2u /* a pawn reaching the last rank stays a pawn */
