@@ -177,8 +177,10 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
     return;
   }
   /* A move is short; a paragraph of prose is not a candidate. */
-  if(strlen(buf) <= 64 && out->ncand < REF_CAND_MAX)
-    snprintf(out->cand[out->ncand++], sizeof(out->cand[0]), "%s", buf);
+  if(strlen(buf) <= 64 && out->ncand < REF_CAND_MAX) {
+    memcpy(out->cand[out->ncand], buf, strlen(buf) + 1); /* 65 <= sizeof(cand[0]) */
+    out->ncand++;
+  }
 }
 
 static void parse_text(struct ref_cmds *out, const char *text)
