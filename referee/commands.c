@@ -20,6 +20,7 @@ static const struct word table[] = {
   {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
   {"no double", REF_CMD_ROLL},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
+  {"reject", REF_CMD_DECLINE},
   {"board", REF_CMD_BOARD},   {"legal", REF_CMD_LEGAL},   {"history", REF_CMD_HISTORY},
   {"resign", REF_CMD_RESIGN}, {"draw", REF_CMD_DRAW_OFFER}, {"double", REF_CMD_DOUBLE},
   {"take", REF_CMD_TAKE},     {"drop", REF_CMD_DROP},     {"roll", REF_CMD_ROLL},

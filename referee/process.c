@@ -604,6 +604,68 @@ static int do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return after_change(m, g, seat, "cube-taken.txt", "cube-taken.txt");
 }
 
+/* BG-5: in a cube game "resign [gammon|backgammon]" offers to lose that
+ * much; the opponent accepts (the game ends at level x cube) or rejects
+ * (play continues). The standing offer lives in the kv table; offers and
+ * answers are journaled for the record. */
+static void resign_key(char *buf, size_t cap, int64_t game)
+{
+  snprintf(buf, cap, "resign:%lld", (long long)game);
+}
+
+static int pending_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int *seat, int *level)
+{
+  char key[48], value[32];
+  resign_key(key, sizeof(key), g->row.id);
+  if(store_kv_get(m->svc->st, value, sizeof(value), key) != STORE_OK ||
+     sscanf(value, "%d %d", seat, level) != 2 || *seat < 0)
+    return 0;
+  return 1;
+}
+
+static int set_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, int level)
+{
+  char key[48], value[32];
+  resign_key(key, sizeof(key), g->row.id);
+  snprintf(value, sizeof(value), "%d %d", seat, level);
+  return store_kv_set(m->svc->st, key, value) == STORE_OK ? 0 : -1;
+}
+
+static int do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c, int level)
+{
+  static const char *const names[] = {"", "a single game", "a gammon", "a backgammon"};
+  struct tpl_var extra[1];
+  char text[32];
+  if(!(g->desc->flags & REF_GAME_CUBE))
+    return do_action(m, g, seat, c, REF_ACT_RESIGN, level);
+  snprintf(text, sizeof(text), "resign offer %d", level);
+  if(set_resign(m, g, seat, level) || ref_journal(m->svc, g, seat, "offer", text, NULL))
+    return -1;
+  m->changed = 1;
+  extra[0].name = "level";
+  extra[0].value = names[level];
+  return tell_seat(m, g, 1 - seat, "resign-offered.txt", extra, 1) ||
+         tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 1);
+}
+
+/* The opponent's answer to a standing resignation offer. */
+static int answer_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const struct ref_cmd *c, int accept)
+{
+  int offerer, level;
+  if(!pending_resign(m, g, &offerer, &level) || offerer == seat)
+    return refuse(m, g, seat, c->line, "no-resign-offer", "", NULL);
+  if(set_resign(m, g, -1, 0))
+    return -1;
+  if(accept)
+    return do_action(m, g, offerer, c, REF_ACT_RESIGN, level);
+  if(ref_journal(m->svc, g, seat, "offer", "resign rejected", NULL))
+    return -1;
+  m->changed = 1;
+  return tell_all(m, g, "resign-rejected.txt", NULL, 0);
+}
+
 /* verify: every roll of the game checked from the lines its mails showed
  * (the same check tools/tabula-verify-dice.py makes). */
 static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -687,6 +749,13 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         continue;
       }
     }
+    if(g->row.phase == STORE_GAME_ACTIVE &&
+       (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
+      rc = answer_resign(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
+        return rc;
+      continue;
+    }
     switch(c->kind) {
     case REF_CMD_ACCEPT: rc = do_accept(m, g, seat, c); break;
     case REF_CMD_DECLINE:
@@ -698,7 +767,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     case REF_CMD_HELP: rc = do_help(m, g, seat); break;
     case REF_CMD_RESIGN:
       /* BG-5: "resign gammon" / "resign backgammon" offer more */
-      rc = do_action(m, g, seat, c, REF_ACT_RESIGN,
+      rc = do_resign(m, g, seat, c,
                      !strcasecmp(c->arg, "backgammon") ? 3 : !strcasecmp(c->arg, "gammon") ? 2
                                                                                              : 1);
       break;

@@ -103,9 +103,9 @@ def legal_plays(pos):
     return plays
 
 
-def play_game(t, white, black, rng, doubles=(), entropy="", limit=600):
-    """Plays until the game is over. `doubles`: turn numbers at which the
-    player to act doubles instead of rolling. Returns the final mails."""
+def play_game(t, white, black, rng, doubles=0, entropy="", limit=600):
+    """Plays until the game is over; the first `doubles` cube decisions
+    double instead of rolling."""
     new = t.deliver(white, "new backgammon with %s" % black)
     invite = t.last[black]
     commitment_before_accept = "Dice commitment:" in invite.get_content()
@@ -127,7 +127,10 @@ def play_game(t, white, black, rng, doubles=(), entropy="", limit=600):
                 break
             if 'reply "roll", or "double"' in body:
                 turn += 1
-                if turn in doubles:
+                # The first cube decision doubles (taken); the next one can
+                # only be the taker's, who now owns the cube: doubles again
+                # (dropped). Dice are truly random, so no fixed turn numbers.
+                if doubled < doubles:
                     doubled += 1
                     t.deliver(who, "double", reply=t.last[who])
                 else:
@@ -152,7 +155,7 @@ def main():
     t = Table(root)
     rng = random.Random(20261122)
     try:
-        c1, d1 = play_game(t, "alice@example.org", "bob@example.org", rng, doubles=(3, 6),
+        c1, d1 = play_game(t, "alice@example.org", "bob@example.org", rng, doubles=2,
                            entropy="bob's first words")
         over = t.last["alice@example.org"]
         check("game 1: a double taken, a later one dropped, game over by the drop",
@@ -201,6 +204,21 @@ def main():
             check("a tampered %s fails and names roll %s" % (what, target),
                   p.returncode == 1 and ("roll %s" % target) in p.stdout + p.stderr,
                   p.stdout + p.stderr)
+
+        # BG-5: resignation is an offer; rejected, play goes on; accepted at
+        # the gammon level, the game ends for 2 points x cube 1.
+        t.deliver("erin@example.org", "new backgammon with finn@example.org")
+        t.deliver("finn@example.org", "accept", reply=t.last["finn@example.org"])
+        t.deliver("finn@example.org", "resign", reply=t.last["finn@example.org"])
+        offered = "offers to resign, losing a single game" in t.body("erin@example.org")
+        t.deliver("erin@example.org", "reject", reply=t.last["erin@example.org"])
+        rejected = "rejected: the game goes on" in t.body("finn@example.org")
+        t.deliver("finn@example.org", "resign gammon", reply=t.last["finn@example.org"])
+        t.deliver("erin@example.org", "accept", reply=t.last["erin@example.org"])
+        subject = str(t.last["finn@example.org"]["Subject"])
+        check("BG-5: a resignation offer rejected, then a gammon resignation accepted",
+              offered and rejected and "White won 2 points by resignation" in subject,
+              subject)
 
         # verify by mail
         t.deliver("alice@example.org", "verify", reply=t.last["alice@example.org"])
