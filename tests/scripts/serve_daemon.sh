@@ -1,0 +1,44 @@
+#!/usr/bin/env bash
+# The daemon as an operator runs it: `tabula serve` answers a mail dropped
+# into the inbox Maildir, leaves it in cur/ only after answering, and ends
+# cleanly (exit 0, "stopping" logged) on SIGTERM and on SIGINT.
+# usage: serve_daemon.sh TABULA SOURCE_DIR
+set -u
+tabula=$1
+dir=$(mktemp -d /tmp/tabula-serve.XXXXXX)
+pass=0 fail=0
+ok() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*"; fi; }
+cat >"$dir/t.ini" <<INI
+[tabula]
+store_path = $dir/db
+inbox = $dir/in
+outbox = $dir/out
+address = referee@example.org
+domain = example.org
+poll_ms = 50
+INI
+count() { ls "$1" 2>/dev/null | wc -l; }
+wait_for() { # wait_for SECONDS CMD...: polls until CMD succeeds
+  local limit=$(($1 * 10)); shift
+  while ! "$@"; do limit=$((limit - 1)); [ $limit -gt 0 ] || return 1; sleep 0.1; done
+}
+for sig in TERM INT; do
+  rm -rf "$dir/in" "$dir/out" "$dir/db"*
+  "$tabula" serve -c "$dir/t.ini" 2>"$dir/log.$sig" &
+  pid=$!
+  wait_for 5 test -d "$dir/in/new"
+  printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <s-%s@example.org>\n\nnew chess with bob@example.org\n' \
+    "$sig" >"$dir/in/tmp/m1"
+  mv "$dir/in/tmp/m1" "$dir/in/new/m1"
+  ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 2 ]"
+  ok test "$(count "$dir/in/cur")" -eq 1
+  ok test "$(count "$dir/in/new")" -eq 0
+  kill -"$sig" "$pid"
+  ok wait_for 5 bash -c "! kill -0 $pid 2>/dev/null"
+  wait "$pid"; rc=$?
+  ok test "$rc" -eq 0
+  ok grep -q "stopping" "$dir/log.$sig"
+done
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && rm -rf "$dir"
+[ "$fail" -eq 0 ]
