@@ -688,3 +688,16 @@ int ref_dice_verify_text(const char *text, int *nrolls, char *why, size_t cap)
 {
   return ref_dice_verify_game(text, NULL, nrolls, why, cap);
 }
+
+int ref_dice_peek(int *faces, int nfaces, const struct ref_dice_chain *c, int next_index,
+                  long next_roll, int ahead, const char *game, const char *E_hex)
+{
+  uint8_t key[32];
+  int rc;
+  if(!c || ahead < 0 || next_index < 1 || next_index + ahead > c->n)
+    return -1;
+  ref_dice_key(key, c, next_index + ahead);
+  rc = ref_dice_faces(faces, nfaces, key, game, next_roll + ahead, E_hex);
+  memset(key, 0, sizeof(key)); /* the key itself stays secret until played */
+  return rc;
+}

@@ -63,6 +63,18 @@ int ref_dice_faces(int *faces, int nfaces, const uint8_t key[32], const char *ga
 
 /* 0 when SHA-256(key) == prev (key is the chain's next link after prev), else -1. */
 int ref_dice_check_key(const uint8_t key[32], const uint8_t prev[32]);
+/*
+ * Private future faces (Lag Backgammon Chess, LG-1): the faces of the roll
+ * `ahead` rolls after the next one, for one player's eyes only. Only faces
+ * come out, never x_j: hashing a key yields every earlier key, among them
+ * the opponent's unplayed rolls (dice-protocol.md). When the roll is made,
+ * its key is published as usual and the opponent checks the faces shown in
+ * advance. `next_index` is the chain's next key index, `next_roll` the
+ * game's next roll number. Returns -1 when the roll lies beyond this chain
+ * (the service must draw and commit the next chain first).
+ */
+int ref_dice_peek(int *faces, int nfaces, const struct ref_dice_chain *c, int next_index,
+                  long next_roll, int ahead, const char *game, const char *E_hex);
 
 /* Lower-case hex of len bytes into out (2*len+1 bytes, NUL-terminated). */
 void ref_dice_hex(char *out, const uint8_t *in, size_t len);

@@ -304,6 +304,25 @@ START_TEST(test_dice_faces_vectors)
 }
 END_TEST
 
+/* LG-1: faces seen in advance are the faces the roll later shows. */
+START_TEST(test_dice_peek_matches_later_rolls)
+{
+  struct ref_dice_chain c;
+  int faces[2], ahead, next;
+
+  vec_chain(&c);
+  for(next = 1; next <= 8; next++)
+    for(ahead = 0; next + ahead <= 8; ahead++) {
+      ck_assert_int_eq(ref_dice_peek(faces, 2, &c, next, next, ahead, vec.game, vec.E), 0);
+      ck_assert_int_eq(faces[0], vec.faces[next + ahead][0]);
+      ck_assert_int_eq(faces[1], vec.faces[next + ahead][1]);
+    }
+  /* beyond the chain: refused, the next chain must be committed first */
+  ck_assert_int_eq(ref_dice_peek(faces, 2, &c, 7, 7, 2, vec.game, vec.E), -1);
+  ck_assert_int_eq(ref_dice_peek(faces, 2, &c, 1, 1, -1, vec.game, vec.E), -1);
+}
+END_TEST
+
 START_TEST(test_dice_faces_rows)
 {
   /* Row 0: game 123, first byte 253 skipped; row 1: 40 faces, into block_1. */
@@ -831,6 +850,7 @@ static Suite *dice_suite(void)
   tcase_add_test(tc, test_dice_vectors_in_protocol_doc);
   tcase_add_test(tc, test_dice_chain_from_secret_commitment);
   tcase_add_test(tc, test_dice_key_vectors);
+  tcase_add_test(tc, test_dice_peek_matches_later_rolls);
   tcase_add_test(tc, test_dice_entropy_vector);
   tcase_add_test(tc, test_dice_faces_vectors);
   tcase_add_test(tc, test_dice_faces_rows);
