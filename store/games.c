@@ -28,32 +28,21 @@ static int phase_from_word(struct store *st, enum store_game_phase *out, const c
   return store_fail(st, STORE_ECORRUPT, "games.phase holds an unknown word");
 }
 
+static int id_row(struct store *st, sqlite3_stmt *stmt, void *row)
+{
+  (void)st;
+  *(int64_t *)row = sqlite3_column_int64(stmt, 0);
+  return STORE_OK;
+}
+
 /* Runs a query whose rows are one integer id each into a malloc'd array. */
 static int collect_ids(struct store *st, int64_t **ids, size_t *n, sqlite3_stmt *stmt,
                        const char *what)
 {
-  int64_t *v = NULL, *p;
-  size_t count = 0, cap = 0;
-  int rc;
+  void *v = NULL;
+  size_t count = 0;
+  int rc = store_collect(st, stmt, sizeof(int64_t), &v, &count, id_row, what);
 
-  for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
-      break;
-    if(rc != SQLITE_ROW) {
-      rc = store_fail_sql(st, rc, what);
-      goto out;
-    }
-    p = store_grow(v, &cap, count, sizeof(*v));
-    if(!p) {
-      rc = store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
-      goto out;
-    }
-    v = p;
-    v[count++] = sqlite3_column_int64(stmt, 0);
-  }
-  rc = STORE_OK;
-out:
   if(rc) {
     free(v);
     v = NULL;
@@ -266,60 +255,30 @@ out:
   return store_group_end(st, &group, rc);
 }
 
-int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int64_t game)
+static int seat_row(struct store *st, sqlite3_stmt *stmt, void *row)
 {
-  struct store_seat *v = NULL, *p;
-  size_t count = 0, cap = 0;
-  sqlite3_stmt *stmt = NULL;
-  struct store_seat *s;
+  struct store_seat *s = row;
   int rc;
 
-  rc = store_prepare(st, &stmt,
-                     "SELECT game, seat, address, token, accepted, entropy FROM seats"
-                     " WHERE game = ?1 ORDER BY seat",
-                     "seat_list");
+  s->game = sqlite3_column_int64(stmt, 0);
+  s->seat = sqlite3_column_int(stmt, 1);
+  s->accepted = sqlite3_column_int(stmt, 4) != 0;
+  rc = store_copy_column(st, s->address, sizeof(s->address), stmt, 2, "seats.address");
   if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, "seat_list: game");
-  if(rc)
-    goto out;
-  for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
-      break;
-    if(rc != SQLITE_ROW) {
-      rc = store_fail_sql(st, rc, "seat_list");
-      goto out;
-    }
-    p = store_grow(v, &cap, count, sizeof(*v));
-    if(!p) {
-      rc = store_fail(st, STORE_ENOMEM, "seat_list: out of memory");
-      goto out;
-    }
-    v = p;
-    s = &v[count];
-    memset(s, 0, sizeof(*s));
-    s->game = sqlite3_column_int64(stmt, 0);
-    s->seat = sqlite3_column_int(stmt, 1);
-    rc = store_copy_column(st, s->address, sizeof(s->address), stmt, 2, "seats.address");
-    if(rc == STORE_OK)
-      rc = store_copy_column(st, s->token, sizeof(s->token), stmt, 3, "seats.token");
-    if(rc == STORE_OK)
-      rc = store_copy_column(st, s->entropy, sizeof(s->entropy), stmt, 5, "seats.entropy");
-    if(rc)
-      goto out;
-    s->accepted = sqlite3_column_int(stmt, 4) != 0;
-    count++;
-  }
-  rc = STORE_OK;
-out:
-  if(rc) {
-    free(v);
-    v = NULL;
-    count = 0;
-  }
-  sqlite3_finalize(stmt);
+    rc = store_copy_column(st, s->token, sizeof(s->token), stmt, 3, "seats.token");
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, s->entropy, sizeof(s->entropy), stmt, 5, "seats.entropy");
+  return rc;
+}
+
+int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int64_t game)
+{
+  void *v;
+  int rc = store_collect_game(st, &v, n,
+                              "SELECT game, seat, address, token, accepted, entropy FROM seats"
+                              " WHERE game = ?1 ORDER BY seat",
+                              game, sizeof(struct store_seat), seat_row, "seat_list");
   *seats = v;
-  *n = count;
   return rc;
 }
 

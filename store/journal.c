@@ -191,65 +191,36 @@ out:
   return rc;
 }
 
-int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game)
+static int entry_row(struct store *st, sqlite3_stmt *stmt, void *row)
 {
-  struct store_entry *v = NULL, *p, *e;
-  size_t count = 0, cap = 0;
-  sqlite3_stmt *stmt = NULL;
+  struct store_entry *e = row;
   int rc;
 
-  rc = store_prepare(st, &stmt,
-                     "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
-                     " FROM journal WHERE game = ?1 ORDER BY seq",
-                     "journal_load");
+  e->game = sqlite3_column_int64(stmt, 0);
+  e->seq = sqlite3_column_int64(stmt, 1);
+  e->time = sqlite3_column_int64(stmt, 2);
+  e->seat = sqlite3_column_int(stmt, 3);
+  rc = store_copy_column(st, e->kind, sizeof(e->kind), stmt, 4, "journal.kind");
   if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, "journal_load: game");
-  if(rc)
-    goto out;
-  for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
-      break;
-    if(rc != SQLITE_ROW) {
-      rc = store_fail_sql(st, rc, "journal_load");
-      goto out;
-    }
-    p = store_grow(v, &cap, count, sizeof(*v));
-    if(!p) {
-      rc = store_fail(st, STORE_ENOMEM, "journal_load: out of memory");
-      goto out;
-    }
-    v = p;
-    e = &v[count];
-    memset(e, 0, sizeof(*e));
-    e->game = sqlite3_column_int64(stmt, 0);
-    e->seq = sqlite3_column_int64(stmt, 1);
-    e->time = sqlite3_column_int64(stmt, 2);
-    e->seat = sqlite3_column_int(stmt, 3);
-    rc = store_copy_column(st, e->kind, sizeof(e->kind), stmt, 4, "journal.kind");
-    if(rc == STORE_OK)
-      rc = store_copy_column(st, e->text, sizeof(e->text), stmt, 5, "journal.text");
-    if(rc == STORE_OK)
-      rc = store_copy_column(st, e->dice, sizeof(e->dice), stmt, 6, "journal.dice");
-    if(rc == STORE_OK)
-      rc = store_copy_column(st, e->prev_hash, sizeof(e->prev_hash), stmt, 7,
-                             "journal.prev_hash");
-    if(rc == STORE_OK)
-      rc = store_copy_column(st, e->hash, sizeof(e->hash), stmt, 8, "journal.hash");
-    if(rc)
-      goto out;
-    count++;
-  }
-  rc = STORE_OK;
-out:
-  if(rc) {
-    free(v);
-    v = NULL;
-    count = 0;
-  }
-  sqlite3_finalize(stmt);
+    rc = store_copy_column(st, e->text, sizeof(e->text), stmt, 5, "journal.text");
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, e->dice, sizeof(e->dice), stmt, 6, "journal.dice");
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, e->prev_hash, sizeof(e->prev_hash), stmt, 7,
+                           "journal.prev_hash");
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, e->hash, sizeof(e->hash), stmt, 8, "journal.hash");
+  return rc;
+}
+
+int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game)
+{
+  void *v;
+  int rc = store_collect_game(st, &v, n,
+                              "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
+                              " FROM journal WHERE game = ?1 ORDER BY seq",
+                              game, sizeof(struct store_entry), entry_row, "journal_load");
   *entries = v;
-  *n = count;
   return rc;
 }
 

@@ -91,11 +91,16 @@ static int outbox_row(struct store *st, struct store_outbox *r, sqlite3_stmt *st
   return STORE_OK;
 }
 
+static int outbox_row_fn(struct store *st, sqlite3_stmt *stmt, void *row)
+{
+  return outbox_row(st, row, stmt);
+}
+
 int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
                      size_t max)
 {
-  struct store_outbox *v = NULL, *p;
-  size_t count = 0, cap = 0;
+  struct store_outbox *v = NULL;
+  size_t count = 0;
   sqlite3_stmt *stmt = NULL;
   int rc;
 
@@ -116,28 +121,13 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
     rc = store_bind_int64(st, stmt, 2, (int64_t)max, "outbox_due: max");
   if(rc)
     goto out;
-  for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
-      break;
-    if(rc != SQLITE_ROW) {
-      rc = store_fail_sql(st, rc, "outbox_due");
-      goto out;
-    }
-    p = store_grow(v, &cap, count, sizeof(*v));
-    if(!p) {
-      rc = store_fail(st, STORE_ENOMEM, "outbox_due: out of memory");
-      goto out;
-    }
-    v = p;
-    memset(&v[count], 0, sizeof(v[count]));
-    /* Counted before filling so a half-filled row is freed with the rest. */
-    count++;
-    rc = outbox_row(st, &v[count - 1], stmt);
-    if(rc)
-      goto out;
+  /* A half-filled last row is freed with the rest (store_collect). */
+  {
+    void *raw = NULL;
+    rc = store_collect(st, stmt, sizeof(struct store_outbox), &raw, &count, outbox_row_fn,
+                       "outbox_due");
+    v = raw;
   }
-  rc = STORE_OK;
 out:
   sqlite3_finalize(stmt);
   if(rc) {

@@ -264,6 +264,53 @@ void *store_grow(void *v, size_t *cap, size_t n, size_t elem)
   return p;
 }
 
+int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, size_t *n,
+                  store_row_fn read_row, const char *what)
+{
+  size_t cap = *n;
+  void *p;
+  int rc;
+
+  for(;;) {
+    rc = sqlite3_step(stmt);
+    if(rc == SQLITE_DONE)
+      return STORE_OK;
+    if(rc != SQLITE_ROW)
+      return store_fail_sql(st, rc, what);
+    p = store_grow(*v, &cap, *n, elem);
+    if(!p)
+      return store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
+    *v = p;
+    memset((char *)p + *n * elem, 0, elem);
+    (*n)++;
+    rc = read_row(st, stmt, (char *)p + (*n - 1) * elem);
+    if(rc)
+      return rc;
+  }
+}
+
+int store_collect_game(struct store *st, void **v, size_t *n, const char *sql, int64_t game,
+                       size_t elem, store_row_fn read_row, const char *what)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  *v = NULL;
+  *n = 0;
+  rc = store_prepare(st, &stmt, sql, what);
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, game, what);
+  if(rc == STORE_OK)
+    rc = store_collect(st, stmt, elem, v, n, read_row, what);
+  if(rc) {
+    free(*v);
+    *v = NULL;
+    *n = 0;
+  }
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
 static int exec_sql(struct store *st, const char *sql, const char *what)
 {
   int rc = sqlite3_exec(st->db, sql, NULL, NULL, NULL);

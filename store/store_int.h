@@ -64,6 +64,22 @@ int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stm
  * runs out, in which case v is untouched and still owned by the caller. */
 void *store_grow(void *v, size_t *cap, size_t n, size_t elem);
 
+/* Reads one result row into a zeroed element. */
+typedef int (*store_row_fn)(struct store *st, sqlite3_stmt *stmt, void *row);
+
+/* Steps stmt to its end, appending one element of `elem` bytes per row to
+ * the array *v (count *n), each zeroed and then filled by read_row. A row
+ * is counted before it is filled, so on failure the caller frees *v with
+ * its usual free (which must accept a half-filled last element). */
+int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, size_t *n,
+                  store_row_fn read_row, const char *what);
+
+/* The rows of one game (sql binds ?1 = game) through store_collect into a
+ * malloc'd array; on failure *v is NULL and *n 0. For arrays whose elements
+ * own nothing (a plain free() releases them). */
+int store_collect_game(struct store *st, void **v, size_t *n, const char *sql, int64_t game,
+                       size_t elem, store_row_fn read_row, const char *what);
+
 int store_group_begin(struct store *st, struct store_group *g);
 /* Ends the group: commits (or releases) when rc is STORE_OK, else undoes it.
  * Returns rc, or the commit's failure when rc was STORE_OK. */
