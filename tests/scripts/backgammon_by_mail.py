@@ -8,7 +8,8 @@ position from the last mail, pick a legal play (from `tabula moves`, with a
 fixed seed) and reply. Checks:
   - game 1: a double taken, a later double dropped (issue 3, must-show 4);
   - game 2: played to the last checker borne off, with standing "roll"
-    answers, forced and no-move turns played by the referee;
+    answers (rules-spec §1.6), forced and no-move turns played by the
+    referee (§1.5);
   - the dice of both games verify with tools/tabula-verify-dice.py from the
     outbox mails alone, and by the "verify" command; a tampered face or key
     fails and names the roll (issue 4, must-show 2);
@@ -181,6 +182,14 @@ def main():
             check("game %s: the standalone verifier passes on the outbox mails" % g,
                   p.returncode == 0 and p.stdout.strip() == "all %d rolls verify" % nrolls[g],
                   p.stdout + p.stderr)
+
+        # rules-spec §1.5: forced and impossible turns are played by the
+        # referee and shown (two whole games give dozens of them).
+        forced = len(re.findall(r"had one legal play, .*; it was made automatically", text))
+        nomove = len(re.findall(r"cannot move with that roll; the turn passes", text))
+        print("     (%d forced plays and %d no-move turns shown)" % (forced, nomove))
+        check("§1.5: forced and no-move turns were played by the referee and shown",
+              forced + nomove > 0, "none in %d mails" % len(outbox))
 
         # Tamper with a copy: one face, then one key, in a roll mid-game.
         target = sorted(set(re.findall(r"Dice roll: game 1 chain 1 roll (\d+) .*", text)),
