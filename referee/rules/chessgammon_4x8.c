@@ -1,0 +1,1281 @@
+/*
+ * chessgammon_4x8.c: Diceless 4x8 Chessgammon (game "chessgammon4x8"),
+ * docs/rules-spec.md §5.3: four files, eight ranks, two pieces per square
+ * at the start; stacks, blots and blocks as in backgammon.
+ *
+ * Rules = Diceless Chessgammon (chessgammon.c: no check, castling or
+ * promotion; bar, bring-in, rank-9 bear-off, passes, CG-10, CG-11, CG-12)
+ * with these changes:
+ * - V4-2: any number of friendly pieces may share a square; option
+ *   max_stack=N (2..16) limits stacks.
+ * - V4-3: one enemy piece on a square (a blot) may be captured (hit); two
+ *   or more (a block) may not be entered at all.
+ * - Moving onto friendly pieces stacks. Sliders pass only empty squares;
+ *   knights leap. A pawn's straight step lands on an empty or friendly
+ *   square, its two-step needs an empty middle square, its diagonal
+ *   capture an enemy blot. V4-12: e.p. only against a pawn that stands
+ *   alone after its two-step.
+ * - A move out of a stack names the piece; identical pieces are
+ *   interchangeable, so one move per type, origin and destination.
+ * - Appropriate squares: White R a1,d1; N a1,d1; B b1,c1; Q b1; K c1;
+ *   P a2-d2; Black likewise on ranks 8 and 7.
+ * - V4-7: bringing in onto an appropriate square that is empty or holds
+ *   only friendly pieces, never onto enemy pieces.
+ * - V4-8 (seed: "If you allow multiple pieces per square, discard this
+ *   rule", said of both permissions): with a piece on the bar the only
+ *   moves are bring-ins; if none is possible the side passes.
+ * - Bearing off lands on a9-d9 only (CG-2 on four files).
+ * - V4-13: no Doublemove combination (the seed: "probably a bad idea").
+ * Record: FEN-like rows of four squares, a stack in parentheses
+ * ("(RN)(QB)(KB)(RN)", letters in the order KQRBNP), then as in §5.1.
+ *
+ * The board lives on files a-d of the chess core's 8x8 bitboards: the
+ * chess attack tables and sliding attacks (chess_int.h) serve here with
+ * files e-h treated as a wall. The stacks need their own representation:
+ * counts per square and type, one colour per square.
+ */
+#include "chessgammon_int.h"
+
+#include <assert.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BIT(s) (1ull << (s))
+#define WHITE REF_CH_WHITE
+#define BLACK REF_CH_BLACK
+#define NO_SQ REF_CH_NO_SQ
+#define EMPTY 2
+#define FILES_ABCD 0x0F0F0F0F0F0F0F0Full
+#define V4_MAGIC 0x43473438u /* "CG48": bump when the layout changes */
+#define V4_HIST_MAX 200
+#define V4_MAX_HALVES 256
+
+/* 4x8 squares 0..31 (a1 = 0, d1 = 3, a2 = 4, ...) and their chess index. */
+#define SQ(f, r) ((r) * 4 + (f))
+#define FILE_OF(s) ((s) & 3)
+#define RANK_OF(s) ((s) >> 2)
+#define TO64(s) (RANK_OF(s) * 8 + FILE_OF(s))
+#define FROM64(b) (((b) >> 3) * 4 + ((b) & 7))
+
+static const char piece_letters[] = "PNBRQK";
+static const char stack_order[] = "KQRBNP";
+static const uint8_t start_count[6] = {8, 2, 2, 2, 1, 1};
+
+/* Appropriate squares (§5.3) as 4x8 bit masks, [colour][type]. */
+static const uint32_t appropriate[2][6] = {
+  {0x000000F0u, 0x00000009u, 0x00000006u, 0x00000009u, 0x00000002u, 0x00000004u},
+  {0x0F000000u, 0x90000000u, 0x60000000u, 0x90000000u, 0x20000000u, 0x40000000u},
+};
+
+static const char start_position[] = "(rn)(qb)(kb)(rn)/(pp)(pp)(pp)(pp)/4/4/4/4/(PP)(PP)(PP)(PP)/"
+                                     "(RN)(QB)(KB)(RN) w bar:- off:0/0 ep:- 1";
+
+struct v4_state {
+  uint32_t magic;
+  uint8_t max_stack; /* V4-2: 0 unlimited */
+  uint8_t fifty;     /* CG-12 */
+  uint8_t over;
+  int8_t winner;
+  uint8_t end;
+  uint8_t side;
+  uint8_t ep; /* V4-12 target (4x8 square) or NO_SQ */
+  uint8_t last_from, last_to;
+  uint8_t color[32]; /* WHITE, BLACK or EMPTY */
+  uint8_t n[32][6];  /* pieces per square and type */
+  uint8_t bar[2][6];
+  uint8_t off[2];
+  uint16_t nhist;
+  uint32_t fullmove;
+  uint32_t plies;
+  uint64_t hist[V4_HIST_MAX];
+};
+
+static bool v4_ok(const struct ref_state *s);
+
+static struct v4_state *state_of(struct ref_state *s)
+{
+  return (struct v4_state *)(void *)s;
+}
+
+static const struct v4_state *cstate_of(const struct ref_state *s)
+{
+  return (const struct v4_state *)(const void *)s;
+}
+
+static int count_at(const struct v4_state *st, int sq)
+{
+  int t, k = 0;
+  for(t = 0; t < 6; t++)
+    k += st->n[sq][t];
+  return k;
+}
+
+static uint64_t occ64(const struct v4_state *st)
+{
+  uint64_t b = ~FILES_ABCD;
+  int sq;
+  for(sq = 0; sq < 32; sq++)
+    if(st->color[sq] != EMPTY)
+      b |= BIT(TO64(sq));
+  return b;
+}
+
+/* FNV-1a over what makes a position (CG-12 repetition). */
+static uint64_t v4_key(const struct v4_state *st)
+{
+  uint64_t h = 0xcbf29ce484222325ull;
+  const uint8_t *parts[4] = {st->color, &st->n[0][0], &st->bar[0][0], &st->side};
+  size_t lens[4] = {sizeof(st->color), sizeof(st->n), sizeof(st->bar), 1};
+  size_t i, k;
+  for(i = 0; i < 4; i++)
+    for(k = 0; k < lens[i]; k++) {
+      h ^= parts[i][k];
+      h *= 0x100000001b3ull;
+    }
+  h ^= st->ep;
+  return h * 0x100000001b3ull;
+}
+
+static int bar_total(const struct v4_state *st, int c)
+{
+  int t, k = 0;
+  for(t = 0; t < 6; t++)
+    k += st->bar[c][t];
+  return k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Moves */
+
+/* May a piece of colour us end its move on sq (V4-2, V4-3)? 1 plain, 2 a
+ * hit, 0 no. */
+static int landing(const struct v4_state *st, int us, int sq)
+{
+  int k;
+  if(st->color[sq] == EMPTY)
+    return 1;
+  k = count_at(st, sq);
+  if(st->color[sq] == us)
+    return !st->max_stack || k < st->max_stack ? 1 : 0;
+  return k == 1 ? 2 : 0;
+}
+
+/* Bear-off targets (CG-2, CG-3 on files a-d) of a piece of type t at sq. */
+static int gen_off(const struct v4_state *st, int us, int t, int sq, uint32_t *out, int n)
+{
+  int f = FILE_OF(sq), r = RANK_OF(sq), dr = us == WHITE ? 1 : -1, last = us == WHITE ? 7 : 0;
+  int beyond = last + dr, df, d;
+  static const int two[4] = {-2, -1, 1, 2};
+
+  switch(t) {
+  case REF_CH_PAWN:
+    if(r == last)
+      out[n++] = ref_cg_half(REF_CG_K_OFF, sq, f, t);
+    break;
+  case REF_CH_KING:
+    if(r == last)
+      for(df = -1; df <= 1; df++)
+        if(f + df >= 0 && f + df < 4)
+          out[n++] = ref_cg_half(REF_CG_K_OFF, sq, f + df, t);
+    break;
+  case REF_CH_KNIGHT:
+    for(d = 0; d < 4; d++) {
+      int step = two[d] == -2 || two[d] == 2 ? 1 : 2;
+      if(r + step * dr == beyond && f + two[d] >= 0 && f + two[d] < 4)
+        out[n++] = ref_cg_half(REF_CG_K_OFF, sq, f + two[d], t);
+    }
+    break;
+  default:
+    for(df = -1; df <= 1; df++) {
+      int k;
+      if((t == REF_CH_ROOK && df) || (t == REF_CH_BISHOP && !df))
+        continue;
+      for(k = 1;; k++) {
+        int ff = f + k * df, rr = r + k * dr;
+        if(rr == beyond) {
+          if(ff >= 0 && ff < 4)
+            out[n++] = ref_cg_half(REF_CG_K_OFF, sq, ff, t);
+          break;
+        }
+        if(ff < 0 || ff > 3 || st->color[SQ(ff, rr)] != EMPTY)
+          break;
+      }
+    }
+    break;
+  }
+  return n;
+}
+
+/* Every legal half of the side to move (V4-8 first). */
+static int gen(const struct v4_state *st, uint32_t *out)
+{
+  int us = st->side, them = us ^ 1, n = 0, sq, t;
+  uint64_t occ = occ64(st), b;
+
+  if(st->off[us] == 16)
+    return 0;
+  if(bar_total(st, us)) {
+    /* V4-8, V4-7: bring-ins only, onto empty or own appropriate squares */
+    for(t = 0; t < 6; t++) {
+      uint32_t m = appropriate[us][t];
+      if(!st->bar[us][t])
+        continue;
+      for(sq = 0; sq < 32; sq++)
+        if((m & (1u << sq)) && st->color[sq] != them && landing(st, us, sq) == 1)
+          out[n++] = ref_cg_half(REF_CG_K_DROP, 0, sq, t);
+    }
+    return n;
+  }
+  for(sq = 0; sq < 32; sq++) {
+    int b64 = TO64(sq);
+    if(st->color[sq] != us)
+      continue;
+    for(t = 0; t < 6; t++) {
+      uint64_t targets = 0;
+      if(!st->n[sq][t])
+        continue;
+      switch(t) {
+      case REF_CH_KNIGHT:
+        targets = ref_chess_knight_att[b64];
+        break;
+      case REF_CH_KING:
+        targets = ref_chess_king_att[b64];
+        break;
+      case REF_CH_BISHOP:
+        targets = ref_chess_bishop_att(b64, occ);
+        break;
+      case REF_CH_ROOK:
+        targets = ref_chess_rook_att(b64, occ);
+        break;
+      case REF_CH_QUEEN:
+        targets = ref_chess_queen_att(b64, occ);
+        break;
+      default: {
+        int up = us == WHITE ? 4 : -4, one = sq + up, r = RANK_OF(sq);
+        if(one >= 0 && one < 32 && st->color[one] != them && landing(st, us, one) == 1) {
+          out[n++] = ref_cg_half(REF_CG_K_NORMAL, sq, one, t);
+          /* two-step from the second rank over an empty square (rule 5) */
+          if(r == (us == WHITE ? 1 : 6) && st->color[one] == EMPTY &&
+             st->color[one + up] != them && landing(st, us, one + up) == 1)
+            out[n++] = ref_cg_half(REF_CG_K_NORMAL, sq, one + up, t);
+        }
+        for(b = ref_chess_pawn_att[us][b64] & FILES_ABCD; b; b &= b - 1) {
+          int to = FROM64(ref_chess_lsb(b));
+          if(st->color[to] == them && landing(st, us, to) == 2)
+            out[n++] = ref_cg_half(REF_CG_K_NORMAL, sq, to, t);
+          else if(to == st->ep)
+            out[n++] = ref_cg_half(REF_CG_K_EP, sq, to, t);
+        }
+        break;
+      }
+      }
+      for(b = targets & FILES_ABCD; b; b &= b - 1) {
+        int to = FROM64(ref_chess_lsb(b));
+        if(landing(st, us, to))
+          out[n++] = ref_cg_half(REF_CG_K_NORMAL, sq, to, t);
+      }
+      n = gen_off(st, us, t, sq, out, n);
+    }
+  }
+  return n;
+}
+
+static bool half_legal(const struct v4_state *st, uint32_t h)
+{
+  uint32_t v[V4_MAX_HALVES];
+  int i, n = gen(st, v);
+  for(i = 0; i < n; i++)
+    if(v[i] == h)
+      return true;
+  return false;
+}
+
+static void put(struct v4_state *st, int c, int t, int sq)
+{
+  st->color[sq] = (uint8_t)c;
+  st->n[sq][t]++;
+}
+
+static void take(struct v4_state *st, int t, int sq)
+{
+  st->n[sq][t]--;
+  if(!count_at(st, sq))
+    st->color[sq] = EMPTY;
+}
+
+static void play(struct v4_state *st, uint32_t h)
+{
+  int us = st->side, them = us ^ 1, kind = ref_cg_half_kind(h), t = ref_cg_half_type(h);
+  int from = ref_cg_half_from(h), to = ref_cg_half_to(h);
+
+  st->ep = NO_SQ;
+  switch(kind) {
+  case REF_CG_K_NORMAL:
+  case REF_CG_K_EP: {
+    int hit = kind == REF_CG_K_EP ? (us == WHITE ? to - 4 : to + 4) : to;
+    bool capture = st->color[hit] == them;
+    if(capture) {
+      int ht;
+      for(ht = 0; ht < 6 && !st->n[hit][ht]; ht++)
+        ;
+      take(st, ht, hit);
+      st->bar[them][ht]++; /* V4-3: the blot is hit, to its owner's bar */
+    }
+    take(st, t, from);
+    put(st, us, t, to);
+    st->plies = capture || t == REF_CH_PAWN ? 0 : st->plies + 1;
+    /* V4-12: e.p. only against a pawn alone on its square */
+    if(t == REF_CH_PAWN && (from ^ to) == 8 && count_at(st, to) == 1) {
+      int mid = (from + to) / 2;
+      uint64_t att = ref_chess_pawn_att[us][TO64(mid)] & FILES_ABCD, b;
+      for(b = att; b; b &= b - 1) {
+        int sq = FROM64(ref_chess_lsb(b));
+        if(st->color[sq] == them && st->n[sq][REF_CH_PAWN])
+          st->ep = (uint8_t)mid;
+      }
+    }
+    st->last_from = (uint8_t)from;
+    st->last_to = (uint8_t)to;
+    break;
+  }
+  case REF_CG_K_DROP:
+    st->bar[us][t]--;
+    put(st, us, t, to);
+    st->plies = 0;
+    st->last_from = NO_SQ;
+    st->last_to = (uint8_t)to;
+    break;
+  case REF_CG_K_OFF:
+    take(st, t, from);
+    st->off[us]++;
+    st->plies = 0;
+    st->last_from = (uint8_t)from;
+    st->last_to = NO_SQ;
+    break;
+  default:
+    st->last_from = st->last_to = NO_SQ;
+    break;
+  }
+}
+
+static void finish(struct v4_state *st, int winner, enum ref_end end)
+{
+  st->over = 1;
+  st->winner = (int8_t)winner;
+  st->end = (uint8_t)end;
+}
+
+/* The result after a turn, as in chessgammon.c: CG-10, CG-11. */
+static void settle(struct v4_state *st)
+{
+  int mover = st->side ^ 1;
+  bool w = st->off[WHITE] == 16, b = st->off[BLACK] == 16;
+  uint32_t v[V4_MAX_HALVES];
+
+  st->over = 0;
+  st->winner = -1;
+  st->end = REF_END_NONE;
+  if(mover == BLACK) {
+    if(w && b)
+      finish(st, -1, REF_END_SAME_MOVE_NUMBER);
+    else if(b)
+      finish(st, BLACK, REF_END_BORNE_OFF);
+    else if(w)
+      finish(st, WHITE, REF_END_BORNE_OFF);
+  }
+  else if(b) {
+    finish(st, BLACK, REF_END_BORNE_OFF);
+  }
+  if(st->over || gen(st, v))
+    return;
+  if(w) {
+    finish(st, WHITE, REF_END_BORNE_OFF);
+  }
+  else {
+    struct v4_state c;
+    memcpy(&c, st, offsetof(struct v4_state, hist));
+    c.side ^= 1;
+    c.ep = NO_SQ;
+    if(!gen(&c, v))
+      finish(st, -1, REF_END_NO_MOVES);
+  }
+}
+
+static void end_turn(struct v4_state *st)
+{
+  if(st->side == BLACK)
+    st->fullmove++;
+  st->side ^= 1;
+  if(st->nhist == V4_HIST_MAX) {
+    memmove(st->hist, st->hist + 2, (V4_HIST_MAX - 2) * sizeof(st->hist[0]));
+    st->nhist -= 2;
+  }
+  st->hist[st->nhist++] = v4_key(st);
+  settle(st);
+}
+
+static int repetitions(const struct v4_state *st)
+{
+  int i, k = 0;
+  for(i = 0; i < st->nhist; i++)
+    k += st->hist[i] == st->hist[st->nhist - 1];
+  return k;
+}
+
+/* ------------------------------------------------------------------------ */
+/* The position string */
+
+static void square_name(int sq, char *out)
+{
+  out[0] = (char)('a' + FILE_OF(sq));
+  out[1] = (char)('1' + RANK_OF(sq));
+  out[2] = '\0';
+}
+
+static int v4_encode(const struct ref_state *s, char *buf, size_t cap)
+{
+  const struct v4_state *st = cstate_of(s);
+  char out[400], sq[3];
+  size_t k = 0;
+  int rank, file, i, c, t, nbar = 0;
+  static const char order[] = "BKNPQRbknpqr";
+
+  for(rank = 7; rank >= 0; rank--) {
+    int empty = 0;
+    for(file = 0; file < 4; file++) {
+      int x = SQ(file, rank), total = count_at(st, x);
+      if(!total) {
+        empty++;
+        continue;
+      }
+      if(empty)
+        out[k++] = (char)('0' + empty);
+      empty = 0;
+      if(total > 1)
+        out[k++] = '(';
+      for(i = 0; stack_order[i]; i++) {
+        int j, tt = (int)(strchr(piece_letters, stack_order[i]) - piece_letters);
+        for(j = 0; j < st->n[x][tt]; j++)
+          out[k++] = st->color[x] == BLACK ? (char)(stack_order[i] - 'A' + 'a') : stack_order[i];
+      }
+      if(total > 1)
+        out[k++] = ')';
+    }
+    if(empty)
+      out[k++] = (char)('0' + empty);
+    if(rank)
+      out[k++] = '/';
+  }
+  k += (size_t)snprintf(out + k, sizeof(out) - k, " %c bar:", st->side == WHITE ? 'w' : 'b');
+  for(i = 0; order[i]; i++) {
+    c = order[i] >= 'a' ? BLACK : WHITE;
+    t = (int)(strchr(piece_letters, c == BLACK ? order[i] - 'a' + 'A' : order[i]) - piece_letters);
+    for(int j = 0; j < st->bar[c][t]; j++, nbar++)
+      out[k++] = order[i];
+  }
+  if(!nbar)
+    out[k++] = '-';
+  k += (size_t)snprintf(out + k, sizeof(out) - k, " off:%d/%d ep:", st->off[0], st->off[1]);
+  if(st->ep == NO_SQ) {
+    out[k++] = '-';
+  }
+  else {
+    square_name(st->ep, sq);
+    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s", sq);
+  }
+  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u", (unsigned)st->fullmove);
+  if(k + 1 > cap)
+    return REF_EINVAL;
+  memcpy(buf, out, k + 1);
+  return REF_OK;
+}
+
+static int type_of_letter(int c)
+{
+  const char *hit;
+  if(c >= 'a' && c <= 'z')
+    c = c - 'a' + 'A';
+  hit = c ? strchr(piece_letters, c) : NULL;
+  return hit ? (int)(hit - piece_letters) : -1;
+}
+
+/* Reads one square's content at *p: a letter or a parenthesised stack of
+ * one colour. Returns false on a malformed or mixed stack. */
+static bool read_stack(struct v4_state *st, const char **p, int sq)
+{
+  const char *s = *p;
+  bool paren = *s == '(';
+  int c = -1, k = 0;
+
+  if(paren)
+    s++;
+  do {
+    int t = type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
+    if(t < 0 || (c >= 0 && cc != c))
+      return false;
+    c = cc;
+    put(st, c, t, sq);
+    s++;
+    k++;
+  } while(paren && *s && *s != ')');
+  if(paren) {
+    if(*s != ')' || k < 1)
+      return false;
+    s++;
+  }
+  *p = s;
+  return true;
+}
+
+static int read_position(struct v4_state *st, const char *text, const char **reason)
+{
+  char buf[400], *field[8], *s;
+  int nfield = 0, rank = 7, file = 0, c, t, i, offw = -1, offb = -1, sq;
+  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
+  size_t len;
+  const char *q;
+
+  *reason = "cg-position-syntax";
+  if(!text || (len = strlen(text)) >= sizeof(buf))
+    return REF_EINVAL;
+  memcpy(buf, text, len + 1);
+  /* '_' stands for a space, so a position fits in one word of a mail
+   * command ("new chessgammon fen=8/8/8/8/8/8/8/r2R4_w with ..."). */
+  for(s = buf; *s; s++)
+    if(*s == '_')
+      *s = ' ';
+  for(s = buf; *s;) {
+    while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+      *s++ = '\0';
+    if(!*s)
+      break;
+    if(nfield == 8)
+      return REF_EINVAL;
+    field[nfield++] = s;
+    while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+      s++;
+  }
+  if(nfield < 2)
+    return REF_EINVAL;
+  memset(st->color, EMPTY, sizeof(st->color));
+  for(q = field[0]; *q;) {
+    if(*q == '/') {
+      if(file != 4 || rank == 0)
+        return REF_EINVAL;
+      rank--;
+      file = 0;
+      q++;
+    }
+    else if(*q >= '1' && *q <= '4') {
+      file += *q - '0';
+      q++;
+      if(file > 4)
+        return REF_EINVAL;
+    }
+    else {
+      if(file > 3 || !read_stack(st, &q, SQ(file, rank)))
+        return REF_EINVAL;
+      file++;
+    }
+  }
+  if(rank != 0 || file != 4)
+    return REF_EINVAL;
+  if(!strcmp(field[1], "w"))
+    st->side = WHITE;
+  else if(!strcmp(field[1], "b"))
+    st->side = BLACK;
+  else
+    return REF_EINVAL;
+  for(i = 2; i < nfield; i++) {
+    char *f = field[i];
+    if(!strncmp(f, "bar:", 4) && !seen_bar) {
+      seen_bar = true;
+      if(strcmp(f + 4, "-"))
+        for(s = f + 4; *s; s++) {
+          t = type_of_letter(*s);
+          if(t < 0)
+            return REF_EINVAL;
+          st->bar[*s >= 'a' ? BLACK : WHITE][t]++;
+        }
+    }
+    else if(!strncmp(f, "off:", 4) && !seen_off) {
+      char *slash = strchr(f + 4, '/');
+      seen_off = true;
+      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
+        return REF_EINVAL;
+      for(s = f + 4; *s; s++)
+        if((*s < '0' || *s > '9') && s != slash)
+          return REF_EINVAL;
+      offw = atoi(f + 4);
+      offb = atoi(slash + 1);
+    }
+    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
+      seen_ep = true;
+      if(strcmp(f + 3, "-")) {
+        if(strlen(f + 3) != 2 || f[3] < 'a' || f[3] > 'd' || f[4] < '1' || f[4] > '8')
+          return REF_EINVAL;
+        st->ep = (uint8_t)SQ(f[3] - 'a', f[4] - '1');
+      }
+    }
+    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
+            strspn(f, "0123456789") == strlen(f)) {
+      seen_num = true;
+      st->fullmove = (uint32_t)atoi(f);
+    }
+    else {
+      return REF_EINVAL;
+    }
+  }
+  for(c = 0; c < 2; c++) {
+    int total = 0;
+    for(t = 0; t < 6; t++) {
+      int k = st->bar[c][t];
+      for(sq = 0; sq < 32; sq++)
+        if(st->color[sq] == c)
+          k += st->n[sq][t];
+      if(k > start_count[t]) {
+        *reason = "cg-too-many-pieces";
+        return REF_EINVAL;
+      }
+      total += k;
+    }
+    st->off[c] = (uint8_t)(16 - total);
+  }
+  if((offw >= 0 && offw != st->off[WHITE]) || (offb >= 0 && offb != st->off[BLACK])) {
+    *reason = "cg-off-mismatch";
+    return REF_EINVAL;
+  }
+  for(sq = 0; sq < 4; sq++)
+    if((st->color[sq] == WHITE && st->n[sq][REF_CH_PAWN]) ||
+       (st->color[28 + sq] == BLACK && st->n[28 + sq][REF_CH_PAWN])) {
+      *reason = "cg-pawn-on-first-rank";
+      return REF_EINVAL;
+    }
+  for(sq = 0; sq < 32 && st->max_stack; sq++)
+    if(count_at(st, sq) > st->max_stack) {
+      *reason = "v4-stack-too-high";
+      return REF_EINVAL;
+    }
+  if(st->ep != NO_SQ) {
+    int mover = st->side ^ 1, e = st->ep, pawn = mover == WHITE ? e + 4 : e - 4;
+    if(RANK_OF(e) != (mover == WHITE ? 2 : 5) || st->color[e] != EMPTY ||
+       st->color[pawn] != mover || count_at(st, pawn) != 1 || !st->n[pawn][REF_CH_PAWN]) {
+      *reason = "cg-bad-ep";
+      return REF_EINVAL;
+    }
+  }
+  *reason = NULL;
+  return REF_OK;
+}
+
+static int state_from(struct v4_state *st, const char *text, int max_stack, int fifty,
+                      struct ref_err *err)
+{
+  struct v4_state fresh;
+  const char *reason = NULL;
+
+  memset(&fresh, 0, sizeof(fresh));
+  fresh.magic = V4_MAGIC;
+  fresh.max_stack = (uint8_t)max_stack;
+  fresh.fifty = (uint8_t)fifty;
+  fresh.ep = fresh.last_from = fresh.last_to = NO_SQ;
+  fresh.fullmove = 1;
+  if(read_position(&fresh, text, &reason) != REF_OK) {
+    ref_err_set(err, REF_EINVAL, reason, NULL);
+    return REF_EINVAL;
+  }
+  fresh.hist[0] = v4_key(&fresh);
+  fresh.nhist = 1;
+  settle(&fresh);
+  memcpy(st, &fresh, sizeof(fresh));
+  return REF_OK;
+}
+
+/* ------------------------------------------------------------------------ */
+/* Notation */
+
+static int format_half(const struct v4_state *st, uint32_t h, enum ref_notation style, char *buf,
+                       size_t cap)
+{
+  int kind = ref_cg_half_kind(h), t = ref_cg_half_type(h);
+  int from = ref_cg_half_from(h), to = ref_cg_half_to(h);
+  char out[24], a[3], b[3], letter = t == REF_CH_PAWN ? '\0' : piece_letters[t];
+
+  square_name(from, a);
+  square_name(to, b);
+  switch(kind) {
+  case REF_CG_K_NORMAL:
+  case REF_CG_K_EP: {
+    bool capture = kind == REF_CG_K_EP || st->color[to] == (st->side ^ 1);
+    if(style == REF_NOTATION_COMPUTER)
+      snprintf(out, sizeof(out), "%c%s%s", piece_letters[t], a, b);
+    else if(letter)
+      snprintf(out, sizeof(out), "%c%s%c%s", letter, a, capture ? ':' : '-', b);
+    else
+      snprintf(out, sizeof(out), "%s%c%s", a, capture ? ':' : '-', b);
+    break;
+  }
+  case REF_CG_K_DROP:
+    if(style == REF_NOTATION_COMPUTER)
+      snprintf(out, sizeof(out), "%c@%s", piece_letters[t], b);
+    else if(!letter)
+      snprintf(out, sizeof(out), "%c0-%s", b[0], b);
+    else
+      snprintf(out, sizeof(out), "%c%c0-%s", letter, b[0], b);
+    break;
+  case REF_CG_K_OFF:
+    if(style == REF_NOTATION_COMPUTER)
+      snprintf(out, sizeof(out), "%c%s%c9", piece_letters[t], a, 'a' + to);
+    else if(letter)
+      snprintf(out, sizeof(out), "%c%s-%c9", letter, a, 'a' + to);
+    else
+      snprintf(out, sizeof(out), "%s-%c9", a, 'a' + to);
+    break;
+  case REF_CG_K_PASS:
+    snprintf(out, sizeof(out), "%s", style == REF_NOTATION_COMPUTER ? "0000" : "--");
+    break;
+  default:
+    return REF_EINVAL;
+  }
+  if(strlen(out) + 1 > cap)
+    return REF_EINVAL;
+  memcpy(buf, out, strlen(out) + 1);
+  return REF_OK;
+}
+
+enum match { MATCH_NONE, MATCH_FULL, MATCH_NOT_CAPTURE };
+
+static enum match pattern_match(const struct v4_state *st, const struct ref_cg_pattern *pt,
+                                uint32_t h)
+{
+  int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
+  int t = ref_cg_half_type(h);
+  bool capture;
+
+  if(kind == REF_CG_K_PASS)
+    return MATCH_NONE;
+  if(kind == REF_CG_K_DROP) {
+    if(!pt->drop || (pt->piece >= 0 && t != pt->piece) || pt->tr != RANK_OF(to) + 1 ||
+       pt->tf != FILE_OF(to) || (pt->ff >= 0 && pt->ff != FILE_OF(to)))
+      return MATCH_NONE;
+    return pt->capture && !pt->star ? MATCH_NOT_CAPTURE : MATCH_FULL;
+  }
+  if((pt->drop && !pt->star) || pt->fr == 0)
+    return MATCH_NONE;
+  if(kind == REF_CG_K_OFF) {
+    if(pt->tr != 9 || (pt->tf >= 0 && pt->tf != to))
+      return MATCH_NONE;
+  }
+  else if(pt->tr != RANK_OF(to) + 1 || pt->tf != FILE_OF(to)) {
+    return MATCH_NONE;
+  }
+  if(pt->piece >= 0 && t != pt->piece)
+    return MATCH_NONE;
+  if((pt->ff >= 0 && FILE_OF(from) != pt->ff) || (pt->fr > 0 && RANK_OF(from) + 1 != pt->fr))
+    return MATCH_NONE;
+  capture = kind == REF_CG_K_EP || (kind == REF_CG_K_NORMAL && st->color[to] == (st->side ^ 1));
+  if(pt->piece == REF_CH_PAWN && pt->ff < 0 && !pt->capture && capture)
+    return MATCH_NONE;
+  if(pt->capture && !capture)
+    return pt->star && pt->drop ? MATCH_NONE : MATCH_NOT_CAPTURE;
+  return MATCH_FULL;
+}
+
+/* The legal halves as suggestions (§1.4): those sharing destination or
+ * origin with what was read first, or all when few. */
+static void suggest(const struct v4_state *st, const struct ref_cg_pattern *pt, struct ref_err *err)
+{
+  uint32_t v[V4_MAX_HALVES];
+  int i, n = gen(st, v), kept = 0, pass;
+
+  if(!err)
+    return;
+  if(!n) {
+    /* rule 8: nothing to offer but the pass */
+    snprintf(err->suggest[0], REF_NOTATION_MAX, "--");
+    err->nsuggest = 1;
+    return;
+  }
+  for(pass = 0; pass < 2 && kept < REF_SUGGEST_MAX; pass++)
+    for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
+      int from = ref_cg_half_from(v[i]), to = ref_cg_half_to(v[i]), kind = ref_cg_half_kind(v[i]);
+      bool related = pt && kind != REF_CG_K_DROP &&
+                     ((pt->tf == FILE_OF(to) && pt->tr == RANK_OF(to) + 1) ||
+                      (pt->ff == FILE_OF(from) && pt->fr == RANK_OF(from) + 1));
+      if(pass == 0 ? !related : related || (n > REF_SUGGEST_MAX && kept))
+        continue;
+      format_half(st, v[i], REF_NOTATION_CANONICAL, err->suggest[kept++], REF_NOTATION_MAX);
+    }
+  err->nsuggest = kept;
+}
+
+static int fail(const struct v4_state *st, struct ref_err *err, enum ref_code code,
+                const char *reason, const char *detail, const struct ref_cg_pattern *pt)
+{
+  ref_err_set(err, code, reason, detail);
+  suggest(st, pt, err);
+  return code;
+}
+
+static int v4_parse(const struct ref_state *s, const char *text, struct ref_move *out,
+                    struct ref_err *err)
+{
+  const struct v4_state *st = cstate_of(s);
+  struct ref_cg_pattern pats[2];
+  uint32_t v[V4_MAX_HALVES], found = 0, not_capture = 0;
+  char in[32], sq[3];
+  int npat = 0, nfound = 0, n, i, k, sh, us = st->side;
+  bool has_lower = false;
+
+  if(st->over) {
+    ref_err_set(err, REF_EPHASE, "game-over", NULL);
+    return REF_EPHASE;
+  }
+  if(!text || !ref_cg_clean_input(text, in, sizeof(in)))
+    return fail(st, err, REF_EPARSE, "unreadable", NULL, NULL);
+  n = gen(st, v);
+  for(i = 0; in[i]; i++)
+    has_lower |= in[i] >= 'a' && in[i] <= 'z';
+  if(!strcmp(in, "--") || !strcmp(in, "pass") || !strcmp(in, "PASS") || !strcmp(in, "0000")) {
+    if(n)
+      return fail(st, err, REF_EILLEGAL, "cg-cannot-pass", NULL, NULL);
+    memset(out, 0, sizeof(*out));
+    out->w[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
+    return REF_OK;
+  }
+  if(strchr(in, ','))
+    return fail(st, err, REF_EILLEGAL, "cg-one-move-per-turn", NULL, NULL); /* V4-13 */
+  sh = ref_cg_read_pattern(in, false, &pats[0]);
+  if(sh == REF_CG_SHAPE_CASTLE)
+    return fail(st, err, REF_EILLEGAL, "cg-no-castling", NULL, NULL);
+  if(sh == REF_CG_SHAPE_PROMO)
+    return fail(st, err, REF_EILLEGAL, "cg-no-promotion", NULL, NULL);
+  if(sh == REF_CG_SHAPE_OK)
+    npat++;
+  if(in[0] == 'B' && !has_lower && ref_cg_read_pattern(in, true, &pats[npat]) == REF_CG_SHAPE_OK)
+    npat++;
+  if(!npat)
+    return fail(st, err, REF_EPARSE, "unreadable", in, NULL);
+  for(i = 0; i < n; i++) {
+    bool full = false;
+    for(k = 0; k < npat; k++) {
+      enum match m = pattern_match(st, &pats[k], v[i]);
+      if(m == MATCH_FULL)
+        full = true;
+      else if(m == MATCH_NOT_CAPTURE)
+        not_capture = v[i];
+    }
+    if(full) {
+      found = v[i];
+      nfound++;
+    }
+  }
+  if(nfound > 1 && pats[0].piece == REF_CG_PIECE_ANY && npat == 1) {
+    /* "b7-b6" out of a stack holding a pawn and a rook: without a letter
+     * it is the pawn, as the canonical form writes pawns (stacks make the
+     * letterless long form of chess ambiguous). */
+    int pawns = 0;
+    for(i = 0; i < n; i++)
+      if(pattern_match(st, &pats[0], v[i]) == MATCH_FULL &&
+         ref_cg_half_type(v[i]) == REF_CH_PAWN) {
+        found = v[i];
+        pawns++;
+      }
+    if(pawns == 1)
+      nfound = 1;
+  }
+  if(nfound == 1) {
+    memset(out, 0, sizeof(*out));
+    out->w[0] = found;
+    return REF_OK;
+  }
+  if(nfound > 1)
+    return fail(st, err, REF_EAMBIGUOUS, "ambiguous", in, &pats[0]);
+  if(not_capture) {
+    square_name(ref_cg_half_to(not_capture), sq);
+    return fail(st, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
+  }
+  /* Readable, not legal: the most specific reason. */
+  for(k = 0; k < npat; k++) {
+    const struct ref_cg_pattern *pt = &pats[k];
+    if((pt->tf > 3 && pt->tf >= 0) || (pt->ff > 3 && pt->ff >= 0))
+      return fail(st, err, REF_EILLEGAL, "v4-no-such-square", NULL, pt);
+    if(bar_total(st, us) && !pt->drop)
+      return fail(st, err, REF_EILLEGAL, "v4-bar-first", NULL, pt);
+    if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
+      int to = SQ(pt->tf, pt->tr - 1);
+      square_name(to, sq);
+      if(!st->bar[us][pt->piece])
+        return fail(st, err, REF_EILLEGAL, "cg-not-on-bar", NULL, pt);
+      if(!(appropriate[us][pt->piece] & (1u << to)))
+        return fail(st, err, REF_EILLEGAL, "cg-not-appropriate", sq, pt);
+      if(st->color[to] == (us ^ 1))
+        return fail(st, err, REF_EILLEGAL, "v4-enemy-there", sq, pt);
+    }
+    if(pt->tr >= 1 && pt->tr <= 8 && !pt->drop) {
+      int to = SQ(pt->tf, pt->tr - 1);
+      square_name(to, sq);
+      if(st->color[to] == (us ^ 1) && count_at(st, to) > 1)
+        return fail(st, err, REF_EILLEGAL, "v4-blocked", sq, pt);
+      if(st->color[to] == us && st->max_stack && count_at(st, to) >= st->max_stack)
+        return fail(st, err, REF_EILLEGAL, "v4-stack-full", sq, pt);
+    }
+    if(pt->ff >= 0 && pt->fr > 0) {
+      int from = SQ(pt->ff, pt->fr - 1);
+      square_name(from, sq);
+      if(st->color[from] == EMPTY)
+        return fail(st, err, REF_EILLEGAL, "no-piece-there", sq, pt);
+      if(st->color[from] != us)
+        return fail(st, err, REF_EILLEGAL, "not-your-piece", sq, pt);
+    }
+    if(pt->tr == 9)
+      return fail(st, err, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt);
+  }
+  return fail(st, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+}
+
+static bool turn_of(const struct v4_state *st, const struct ref_move *m)
+{
+  uint32_t v[V4_MAX_HALVES];
+  int i;
+  for(i = 1; i < REF_MOVE_WORDS; i++)
+    if(m->w[i])
+      return false;
+  if(ref_cg_half_kind(m->w[0]) == REF_CG_K_PASS)
+    return m->w[0] == ref_cg_half(REF_CG_K_PASS, 0, 0, 0) && !gen(st, v);
+  return half_legal(st, m->w[0]);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Ops */
+
+static int v4_init(struct ref_state *s, const char *options, struct ref_err *err)
+{
+  char fen[400];
+  const char *b = options ? options : "";
+  int max_stack = 0, fifty = 0;
+  bool seen_fen = false, seen_max = false, seen_fifty = false;
+
+  snprintf(fen, sizeof(fen), "%s", start_position);
+  while(*b) {
+    const char *e = strchr(b, ';'), *eq;
+    char key[32], val[400];
+    size_t kl, vl;
+    if(!e)
+      e = b + strlen(b);
+    eq = memchr(b, '=', (size_t)(e - b));
+    while(b < e && *b == ' ')
+      b++;
+    kl = (size_t)((eq ? eq : e) - b);
+    while(kl && b[kl - 1] == ' ')
+      kl--;
+    snprintf(key, sizeof(key), "%.*s", (int)kl, b);
+    vl = eq ? (size_t)(e - eq - 1) : 0;
+    snprintf(val, sizeof(val), "%.*s", (int)vl, eq ? eq + 1 : "");
+    if(!kl && !eq) {
+      /* an empty segment */
+    }
+    else if(!strcmp(key, "fen") && eq && !seen_fen) {
+      seen_fen = true;
+      snprintf(fen, sizeof(fen), "%s", val);
+    }
+    else if(!strcmp(key, "max_stack") && eq && !seen_max) {
+      /* V4-2: 2 .. 16, or "unlimited" (the default) */
+      seen_max = true;
+      if(!strcmp(val, "unlimited"))
+        max_stack = 0;
+      else if(strspn(val, "0123456789") == strlen(val) && strlen(val) <= 2 && atoi(val) >= 2 &&
+              atoi(val) <= 16)
+        max_stack = atoi(val);
+      else {
+        ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
+        return REF_EINVAL;
+      }
+    }
+    else if(!strcmp(key, "fifty_moves") && eq && !seen_fifty &&
+            (!strcmp(val, "on") || !strcmp(val, "off"))) {
+      seen_fifty = true;
+      fifty = !strcmp(val, "on");
+    }
+    else if(!strcmp(key, "fifty_moves") || !strcmp(key, "fen") || !strcmp(key, "max_stack")) {
+      ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
+      return REF_EINVAL;
+    }
+    else {
+      /* V4-13: balanced_start and the like (Doublemove) are not options here */
+      ref_err_set(err, REF_EINVAL, "cg-unknown-option", key);
+      return REF_EINVAL;
+    }
+    b = *e ? e + 1 : e;
+  }
+  return state_from(state_of(s), fen, max_stack, fifty, err);
+}
+
+static int v4_decode(struct ref_state *s, const char *text, struct ref_err *err)
+{
+  const struct v4_state *old = cstate_of(s);
+  bool ours = old->magic == V4_MAGIC;
+  return state_from(state_of(s), text, ours ? old->max_stack : 0, ours ? old->fifty : 0, err);
+}
+
+static int v4_legal(const struct ref_state *s, struct ref_movelist *out)
+{
+  const struct v4_state *st = cstate_of(s);
+  uint32_t v[V4_MAX_HALVES];
+  struct ref_move m;
+  int i, n = gen(st, v);
+
+  memset(&m, 0, sizeof(m));
+  if(!n) {
+    v[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
+    n = 1;
+  }
+  for(i = 0; i < n; i++) {
+    m.w[0] = v[i];
+    if(ref_movelist_push(out, &m) != REF_OK)
+      return REF_ENOMEM;
+  }
+  return REF_OK;
+}
+
+static int v4_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
+                     char *buf, size_t cap)
+{
+  const struct v4_state *st = cstate_of(s);
+  if(!turn_of(st, m))
+    return REF_EINVAL;
+  return format_half(st, m->w[0], style, buf, cap);
+}
+
+static int v4_apply(struct ref_state *s, const struct ref_move *m)
+{
+  struct v4_state *st = state_of(s);
+  if(st->over)
+    return REF_EPHASE;
+  if(!turn_of(st, m))
+    return REF_EILLEGAL;
+  play(st, m->w[0]);
+  end_turn(st);
+  assert(v4_ok(s));
+  return REF_OK;
+}
+
+static int v4_act(struct ref_state *s, int seat, enum ref_action action, int arg,
+                  struct ref_err *err)
+{
+  struct v4_state *st = state_of(s);
+
+  (void)arg;
+  if(seat != 0 && seat != 1) {
+    ref_err_set(err, REF_EINVAL, "ch-no-such-seat", NULL);
+    return REF_EINVAL;
+  }
+  if(action == REF_ACT_DOUBLE || action == REF_ACT_TAKE || action == REF_ACT_DROP) {
+    ref_err_set(err, REF_EPHASE, "ch-no-cube", NULL);
+    return REF_EPHASE;
+  }
+  if(action != REF_ACT_RESIGN && action != REF_ACT_DRAW_AGREED && action != REF_ACT_DRAW_CLAIM) {
+    ref_err_set(err, REF_EINVAL, "ch-unknown-action", NULL);
+    return REF_EINVAL;
+  }
+  if(st->over) {
+    ref_err_set(err, REF_EPHASE, "game-over", NULL);
+    return REF_EPHASE;
+  }
+  if(action == REF_ACT_RESIGN)
+    finish(st, seat ^ 1, REF_END_RESIGNATION);
+  else if(action == REF_ACT_DRAW_AGREED)
+    finish(st, -1, REF_END_AGREEMENT);
+  else if(repetitions(st) >= 3)
+    finish(st, -1, REF_END_THREEFOLD);
+  else if(st->fifty && st->plies >= 100)
+    finish(st, -1, REF_END_FIFTY_MOVES);
+  else {
+    ref_err_set(err, REF_EILLEGAL, "draw-not-claimable", NULL);
+    return REF_EILLEGAL;
+  }
+  assert(v4_ok(s));
+  return REF_OK;
+}
+
+static void v4_status(const struct ref_state *s, struct ref_status *out)
+{
+  const struct v4_state *st = cstate_of(s);
+
+  memset(out, 0, sizeof(*out));
+  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
+  out->turn = st->over ? -1 : st->side;
+  out->winner = st->over ? st->winner : -1;
+  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
+  out->points = st->over && st->winner >= 0 ? 1 : 0;
+  out->move_number = (int)st->fullmove;
+  out->draw_claimable = !st->over && (repetitions(st) >= 3 || (st->fifty && st->plies >= 100));
+  out->cube_owner = -1;
+}
+
+/*
+ * The board from `seat`'s side: each square eight columns wide, showing its
+ * stack (up to five letters, else two and "+N"), the last move's squares
+ * in brackets; then both bars and the borne-off counts. 40 columns.
+ */
+static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
+{
+  const struct v4_state *st = cstate_of(s);
+  char out[1200];
+  size_t k = 0;
+  int row, col, c, t, i;
+  bool flip = seat == 1;
+
+  k += (size_t)snprintf(out + k, sizeof(out) - k, "   ");
+  for(col = 0; col < 4; col++)
+    k += (size_t)snprintf(out + k, sizeof(out) - k, " %c      ", 'a' + (flip ? 3 - col : col));
+  out[k++] = '\n';
+  for(row = 0; row < 8; row++) {
+    int rank = flip ? row : 7 - row;
+    k += (size_t)snprintf(out + k, sizeof(out) - k, " %d ", rank + 1);
+    for(col = 0; col < 4; col++) {
+      int file = flip ? 3 - col : col, sq = SQ(file, rank), total = count_at(st, sq), shown = 0;
+      int room = total > 5 ? 2 : 5;
+      bool mark = sq == st->last_from || sq == st->last_to;
+      char cell[9];
+      memset(cell, ' ', sizeof(cell));
+      if(!total)
+        cell[1] = '.';
+      for(i = 0; stack_order[i] && shown < room; i++) {
+        int tt = (int)(strchr(piece_letters, stack_order[i]) - piece_letters), j;
+        for(j = 0; j < st->n[sq][tt] && shown < room; j++)
+          cell[1 + shown++] =
+            st->color[sq] == BLACK ? (char)(stack_order[i] - 'A' + 'a') : stack_order[i];
+      }
+      if(total > 5) {
+        /* at most 16 pieces a square: "+14" fits columns 3-5 */
+        int more = total - 2;
+        cell[3] = '+';
+        cell[4] = (char)(more >= 10 ? '0' + more / 10 : '0' + more);
+        if(more >= 10)
+          cell[5] = (char)('0' + more % 10);
+      }
+      if(mark) {
+        cell[0] = '[';
+        cell[6] = ']';
+      }
+      memcpy(out + k, cell, 8);
+      k += 8;
+    }
+    k += (size_t)snprintf(out + k, sizeof(out) - k, " %d\n", rank + 1);
+  }
+  for(c = 0; c < 2; c++) {
+    int who = flip ? c ^ 1 : c, nb = 0;
+    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s bar:", who == WHITE ? "White" : "Black");
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < st->bar[who][t]; i++, nb++)
+        k += (size_t)snprintf(out + k, sizeof(out) - k, " %c",
+                              who == BLACK ? piece_letters[t] - 'A' + 'a' : piece_letters[t]);
+    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of 16\n", nb ? "" : " -",
+                          st->off[who]);
+  }
+  if(k + 1 > cap || k + 1 > sizeof(out))
+    return REF_EINVAL;
+  memcpy(buf, out, k + 1);
+  return REF_OK;
+}
+
+/* The invariant checker: colours and counts agree square by square, 16
+ * pieces a side between board, bar and off (stacks included), no more of a
+ * type than started, the stack limit, no pawn on its own first rank, the
+ * e.p. target, the history, and a result the position agrees with. */
+static bool v4_ok(const struct ref_state *s)
+{
+  const struct v4_state *st = cstate_of(s);
+  struct v4_state again;
+  int sq, c, t;
+
+  if(st->magic != V4_MAGIC || st->over > 1 || st->side > 1 || st->fifty > 1 ||
+     st->max_stack == 1 || st->max_stack > 16 || st->fullmove < 1)
+    return false;
+  for(sq = 0; sq < 32; sq++) {
+    int total = count_at(st, sq);
+    if(st->color[sq] > EMPTY || (total == 0) != (st->color[sq] == EMPTY))
+      return false;
+    if(st->max_stack && total > st->max_stack)
+      return false;
+  }
+  for(c = 0; c < 2; c++) {
+    int all = st->off[c];
+    for(t = 0; t < 6; t++) {
+      int k = st->bar[c][t];
+      for(sq = 0; sq < 32; sq++)
+        if(st->color[sq] == c)
+          k += st->n[sq][t];
+      if(k > start_count[t])
+        return false;
+      all += k;
+    }
+    if(all != 16)
+      return false;
+  }
+  for(sq = 0; sq < 4; sq++)
+    if((st->color[sq] == WHITE && st->n[sq][REF_CH_PAWN]) ||
+       (st->color[28 + sq] == BLACK && st->n[28 + sq][REF_CH_PAWN]))
+      return false;
+  if(st->ep != NO_SQ) {
+    int mover = st->side ^ 1, e = st->ep, pawn = mover == WHITE ? e + 4 : e - 4;
+    if(e > 31 || RANK_OF(e) != (mover == WHITE ? 2 : 5) || st->color[e] != EMPTY ||
+       st->color[pawn] != mover || count_at(st, pawn) != 1 || !st->n[pawn][REF_CH_PAWN])
+      return false;
+  }
+  if((st->last_from > 31 && st->last_from != NO_SQ) || (st->last_to > 31 && st->last_to != NO_SQ))
+    return false;
+  if(st->nhist < 1 || st->nhist > V4_HIST_MAX || st->hist[st->nhist - 1] != v4_key(st))
+    return false;
+  memcpy(&again, st, sizeof(again));
+  settle(&again);
+  if(!st->over)
+    return st->end == REF_END_NONE && st->winner == -1 && !again.over;
+  if(st->winner < -1 || st->winner > 1)
+    return false;
+  switch(st->end) {
+  case REF_END_BORNE_OFF:
+  case REF_END_SAME_MOVE_NUMBER:
+  case REF_END_NO_MOVES:
+    return again.over && again.end == st->end && again.winner == st->winner;
+  case REF_END_RESIGNATION:
+    return st->winner >= 0;
+  case REF_END_AGREEMENT:
+    return st->winner == -1;
+  case REF_END_THREEFOLD:
+    return st->winner == -1 && repetitions(st) >= 3;
+  case REF_END_FIFTY_MOVES:
+    return st->winner == -1 && st->fifty && st->plies >= 100;
+  default:
+    return false;
+  }
+}
+
+static const struct ref_game_ops chessgammon_4x8_ops = {
+  v4_init,    /* init */
+  v4_decode,  /* decode */
+  v4_encode,  /* encode */
+  v4_legal,   /* legal */
+  v4_parse,   /* parse */
+  v4_format,  /* format */
+  v4_apply,   /* apply */
+  NULL,       /* roll: diceless */
+  v4_act,     /* act */
+  v4_status,  /* status */
+  v4_render,  /* render */
+  NULL,       /* perft: the generic walk */
+  v4_ok,      /* ok */
+};
+
+const struct ref_game_desc ref_game_chessgammon_4x8 = {
+  "chessgammon4x8",               /* name */
+  "Diceless 4x8 Chessgammon",     /* title */
+  1,                              /* version: bump when any ruling changes */
+  2,                              /* seats */
+  {"White", "Black"},             /* seat_names */
+  REF_GAME_DRAWS,                 /* flags */
+  sizeof(struct v4_state),        /* state_size */
+  &chessgammon_4x8_ops,           /* ops */
+};

@@ -1,0 +1,185 @@
+/*
+ * chessgammon_int.h: the Diceless Chessgammon machinery (chessgammon.c)
+ * shared with the 8x8 variants of rules-spec.md §5 (Doublemove, Racing
+ * Kings, Hans Bodlaender's), inside tabula_rules only.
+ *
+ * The board is the chess core's (chess_int.h): bitboards, mailbox, Zobrist
+ * key, and its pseudo-legal generator for the piece moves (§5.2 rule 1:
+ * "standard chess rules apply"). What Chessgammon adds lives here: the two
+ * bars, the borne-off counts, bringing in (from rank 0), bearing off (to
+ * rank 9), the bar restriction (CG-4), passes, and the same-move-number end
+ * (CG-10).
+ *
+ * A turn is one or more "halves" (single moves): one in Chessgammon, two in
+ * Doublemove (DM-1). A half is a 32-bit word: from (bits 0-5), to (6-11;
+ * for a bear-off the target file 0-7), kind (12-15), piece type (16-18, for
+ * a bring-in). A struct ref_move holds the halves of one turn in w[0],
+ * w[1]; the pass is one CG_K_PASS half. No half encodes as 0.
+ */
+#ifndef TABULA_CHESSGAMMON_INT_H
+#define TABULA_CHESSGAMMON_INT_H
+
+#include <stdbool.h>
+#include <stddef.h>
+#include <stdint.h>
+
+#include "chess_int.h"
+#include "rules.h"
+
+enum {
+  REF_CG_K_NORMAL = 1, /* a chess move on the board, capture or not */
+  REF_CG_K_EP = 2,     /* en passant (CG-9) */
+  REF_CG_K_DROP = 3,   /* bringing in from the bar (rule 6) */
+  REF_CG_K_OFF = 4,    /* bearing off to rank 9 (CG-2) */
+  REF_CG_K_PASS = 5    /* no legal move: the turn passes (rule 8) */
+};
+
+static inline uint32_t ref_cg_half(int kind, int from, int to, int type)
+{
+  return (uint32_t)from | ((uint32_t)to << 6) | ((uint32_t)kind << 12) | ((uint32_t)type << 16);
+}
+static inline int ref_cg_half_from(uint32_t h)
+{
+  return (int)(h & 63);
+}
+static inline int ref_cg_half_to(uint32_t h)
+{
+  return (int)((h >> 6) & 63);
+}
+static inline int ref_cg_half_kind(uint32_t h)
+{
+  return (int)((h >> 12) & 15);
+}
+static inline int ref_cg_half_type(uint32_t h)
+{
+  return (int)((h >> 16) & 7);
+}
+
+/* Most single moves of one side: the chess pseudo-legal bound, plus bear-
+ * offs (16 pieces x 3 files) and bring-ins (16 squares). */
+#define REF_CG_MAX_HALVES 400
+
+/* Variant identities, stored in the state (states hold no pointers). */
+enum {
+  REF_CG_PLAIN = 0,
+  REF_CG_DOUBLEMOVE = 1,
+  REF_CG_RACING_KINGS = 2,
+  REF_CG_BODLAENDER = 3,
+  REF_CG_VARIANTS
+};
+
+/* What one variant changes in the shared rules: its rule hooks. */
+struct ref_cg_rules {
+  int id;
+  const struct ref_game_desc *desc;
+  int halves_per_turn; /* 2 in Doublemove (DM-1) */
+  bool bar;            /* false in Bodlaender's: captured pieces count as off (HB-1) */
+  /* RK-2: may this position stand after a half? NULL: any. */
+  bool (*position_ok)(const struct ref_chess_pos *p);
+  /* Option keys beyond fen= and fifty_moves= (DM-2 balanced_start). */
+  bool balanced_option;
+};
+
+extern const struct ref_cg_rules ref_cg_rules_plain;
+extern const struct ref_cg_rules ref_cg_rules_doublemove;
+extern const struct ref_cg_rules ref_cg_rules_racing_kings;
+extern const struct ref_cg_rules ref_cg_rules_bodlaender;
+const struct ref_cg_rules *ref_cg_rules_of(int id);
+
+#define REF_CG_MAGIC 0x43474d31u /* "CGM1": bump when the layout changes */
+#define REF_CG_HIST_MAX 200
+
+/*
+ * The game state (rules-spec §9): the chess position (board, side, move
+ * number; its own e.p. field and castling rights stay empty), the bars,
+ * the borne-off counts, the e.p. targets open to the side to move, where a
+ * turn stands (which half), the result, and repetition keys for CG-12.
+ */
+struct ref_cg_state {
+  uint32_t magic;
+  uint8_t variant;  /* REF_CG_* */
+  uint8_t fifty;    /* CG-12: fifty-move claim on (1) or off (0, default) */
+  uint8_t balanced; /* DM-2: White's first turn has one move */
+  uint8_t over;
+  int8_t winner; /* seat, -1 for a draw (when over) */
+  uint8_t end;   /* enum ref_end (when over) */
+  uint8_t ep[2]; /* e.p. targets for the side to move, REF_CH_NO_SQ if none */
+  uint8_t pend[2];  /* two-steps made in this turn (become ep[] of the next) */
+  uint8_t half;     /* 0, or 1 while the second half of a Doublemove turn is due */
+  uint8_t first_ep; /* the first half of this turn was an e.p. capture (DM-4) */
+  uint8_t bar[2][6]; /* [colour][type] */
+  uint8_t off[2];
+  uint8_t last_from, last_to; /* the last half on the board, for render */
+  uint8_t fresh;              /* this turn reset the fifty-move count (CG-12) */
+  uint8_t pad;
+  uint16_t nhist;
+  uint32_t plies; /* turns since a capture, pawn move, bring-in or bear-off */
+  struct ref_chess_pos pos;
+  uint64_t hist[REF_CG_HIST_MAX];
+};
+
+/* ---- the half-move layer (chessgammon.c) ---- */
+
+/* Every legal half for the side to move in this position, full rules:
+ * bar restriction (rule 7, CG-4), e.p. (CG-9, DM-4), the variant's
+ * position test (RK-2). OUT: out, room for REF_CG_MAX_HALVES. Returns the
+ * count; 0 means the side must pass. */
+int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out);
+/* Plays a legal half; the side stays (see ref_cg_end_turn). Settles a
+ * finish that happens at once (HB-4). */
+void ref_cg_play(struct ref_cg_state *st, uint32_t h);
+/* Ends the turn of the side to move (after its halves, or as a pass) and
+ * settles the result (CG-10, CG-11, HB-4). */
+void ref_cg_end_turn(struct ref_cg_state *st);
+/* Reads one half of player input (rules-spec §5.1 notation). REF_OK or a
+ * negative code with err filled (reason, suggestions). */
+int ref_cg_parse_half(const struct ref_cg_state *st, const char *text, uint32_t *out,
+                      struct ref_err *err);
+/* Canonical (long, Betza's style) or computer notation of a legal half. */
+int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notation style,
+                       char *buf, size_t cap);
+/* Is h one of the legal halves now? */
+bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h);
+
+/* ---- reading notation (shared with the 4x8 game) ---- */
+
+/* Strips what rules-spec §1.1 ignores (move numbers, glyphs, check marks,
+ * surrounding punctuation). OUT: out. False when nothing is left, it is
+ * too long, or a space remains inside. */
+bool ref_cg_clean_input(const char *text, char *out, size_t cap);
+
+#define REF_CG_PIECE_ANY (-1)
+/* One reading of a half: [piece] [origin] [- x : * @] destination. */
+struct ref_cg_pattern {
+  int piece;    /* type; REF_CG_PIECE_ANY for a full origin square without a letter */
+  int ff, fr;   /* origin file, rank (0 = the bar, 1-8), -1 unwritten */
+  int tf, tr;   /* destination file (-1: "off" without one), rank 1-9 */
+  bool drop;    /* from the bar: @, rank 0, or a bare * after the letter */
+  bool star;    /* that * could also be a capture mark (§1.2) */
+  bool capture; /* x : * written */
+};
+enum { REF_CG_SHAPE_OK, REF_CG_SHAPE_BAD, REF_CG_SHAPE_CASTLE, REF_CG_SHAPE_PROMO };
+/* Reads cleaned text; with b_is_file a capital B is the b-file. Returns a
+ * REF_CG_SHAPE_*: castling and promotion are recognised to be refused. */
+int ref_cg_read_pattern(const char *s, bool b_is_file, struct ref_cg_pattern *pt);
+
+/* ---- ops shared by the 8x8 variants ---- */
+
+int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
+                const struct ref_cg_rules *rules);
+int ref_cg_decode(struct ref_state *s, const char *text, struct ref_err *err,
+                  const struct ref_cg_rules *rules);
+int ref_cg_encode(const struct ref_state *s, char *buf, size_t cap);
+int ref_cg_legal(const struct ref_state *s, struct ref_movelist *out);
+int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *out,
+                 struct ref_err *err);
+int ref_cg_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
+                  char *buf, size_t cap);
+int ref_cg_apply(struct ref_state *s, const struct ref_move *m);
+int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
+               struct ref_err *err);
+void ref_cg_status(const struct ref_state *s, struct ref_status *out);
+int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap);
+bool ref_cg_ok(const struct ref_state *s);
+
+#endif /* TABULA_CHESSGAMMON_INT_H */

@@ -1,0 +1,79 @@
+/*
+ * chessgammon_racing_kings.c: Racing Kings Chessgammon (game "racingkings"),
+ * docs/rules-spec.md §5.5: Diceless Chessgammon (chessgammon.c) in which no
+ * king may ever stand attacked.
+ *
+ * The seed: "The King may not be checked, nor may he move into check.
+ * Chessgammon capture and rules of bringing-in are used. You win by bearing
+ * off all your pieces."
+ * - RK-1: the standard Chessgammon array, Black bearing off beyond rank 1
+ *   (the seed mixes rules, not setups). The Racing Kings array (rk_array)
+ *   is not offered: it makes both sides bear off upwards, which the shared
+ *   geometry does not do.
+ * - RK-2: a half (ordinary, capture, bring-in, bear-off) is illegal if
+ *   after it either king is attacked. Attack is ordinary chess capture
+ *   geometry; the bar restriction is ignored for it (the attacker could
+ *   always capture under rule 7 (2)). Rule 7's "can" means can legally: the
+ *   shared generator filters before it falls back to vacating (CG-4).
+ * - Consequences: kings are never captured, so never on the bar; a king
+ *   borne off is immune. RK-6: a side without a legal move passes.
+ */
+#include "chessgammon_int.h"
+
+/* RK-2: neither king (when on the board) attacked. */
+static bool kings_safe(const struct ref_chess_pos *p)
+{
+  int c;
+  for(c = 0; c < 2; c++) {
+    uint64_t k = p->pieces[c][REF_CH_KING];
+    if(k && ref_chess_attacked(p, ref_chess_lsb(k), c ^ 1))
+      return false;
+  }
+  return true;
+}
+
+static int rk_init(struct ref_state *s, const char *options, struct ref_err *err)
+{
+  return ref_cg_init(s, options, err, &ref_cg_rules_racing_kings);
+}
+
+static int rk_decode(struct ref_state *s, const char *text, struct ref_err *err)
+{
+  return ref_cg_decode(s, text, err, &ref_cg_rules_racing_kings);
+}
+
+static const struct ref_game_ops racing_kings_ops = {
+  rk_init,        /* init */
+  rk_decode,      /* decode */
+  ref_cg_encode,  /* encode */
+  ref_cg_legal,   /* legal */
+  ref_cg_parse,   /* parse */
+  ref_cg_format,  /* format */
+  ref_cg_apply,   /* apply */
+  NULL,           /* roll: diceless */
+  ref_cg_act,     /* act */
+  ref_cg_status,  /* status */
+  ref_cg_render,  /* render */
+  NULL,           /* perft: the generic walk */
+  ref_cg_ok,      /* ok: includes RK-2 through the hook */
+};
+
+const struct ref_game_desc ref_game_racing_kings_chessgammon = {
+  "racingkings",                  /* name */
+  "Racing Kings Chessgammon",     /* title */
+  1,                              /* version: bump when any ruling changes */
+  2,                              /* seats */
+  {"White", "Black"},             /* seat_names */
+  REF_GAME_DRAWS,                 /* flags */
+  sizeof(struct ref_cg_state),    /* state_size */
+  &racing_kings_ops,              /* ops */
+};
+
+const struct ref_cg_rules ref_cg_rules_racing_kings = {
+  REF_CG_RACING_KINGS,                 /* id */
+  &ref_game_racing_kings_chessgammon,  /* desc */
+  1,                                   /* halves_per_turn */
+  true,                                /* bar */
+  kings_safe,                          /* position_ok: RK-2 */
+  false,                               /* balanced_option */
+};
