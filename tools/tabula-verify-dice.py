@@ -12,7 +12,8 @@ LINES = {  # the grammar of tools/README.md, matched after stripping quote marks
     'C': rf'Dice commitment: +tabula-dice-1{G} +chain +{NUM} +N +{NUM} +commitment +{HEX}',
     'E': rf'Dice entropy:{G} +E +{HEX}',
     'e': rf'Dice entropy:{G} +e{NUM}(?: (.*))?',
-    'R': rf'Dice roll:{G} +chain +{NUM} +roll +{NUM} +key +{HEX} +faces((?: +[0-9]){{1,16}})'}
+    'R': rf'Dice roll:{G} +chain +{NUM} +roll +{NUM} +key +{HEX} +faces((?: +[0-9]){{1,16}})',
+    'P': rf'Dice preview:{G} +roll +{NUM} +faces((?: +[0-9]){{1,16}})'}
 LINES = {kind: re.compile(rx) for kind, rx in LINES.items()}
 
 class Fail(Exception):
@@ -32,7 +33,8 @@ def parse(sources):
     for name, data in sources:
         for no, line in enumerate(data.split(b'\n'), 1):
             line = line.lstrip(b' \t>').rstrip(b' \t\r').decode('utf-8', 'surrogateescape')
-            if not line.startswith(('Dice commitment:', 'Dice entropy:', 'Dice roll:')):
+            if not line.startswith(('Dice commitment:', 'Dice entropy:', 'Dice roll:',
+                                    'Dice preview:')):
                 continue
             match = [(kind, m.groups()) for kind, rx in LINES.items() if (m := rx.fullmatch(line))]
             if not match:
@@ -44,6 +46,8 @@ def parse(sources):
                 key, val = 0, v[0]
             elif kind == 'e':  # K: the e_K string, as bytes
                 key, val = int(v[0]), (v[1] or '').encode('utf-8', 'surrogateescape')
+            elif kind == 'P':  # i: faces shown in advance (Lag, LG-1)
+                key, val = int(v[0]), [int(f) for f in v[1].split()]
             else:              # i: (chain, key, faces)
                 key, val = int(v[1]), (int(v[0]), v[2], [int(f) for f in v[3].split()])
             games.setdefault(g, {}).setdefault((kind, key), []).append(val)
@@ -91,6 +95,20 @@ def verify(facts, game):
         prev = key
     return rolls
 
+def previews(facts):
+    """Faces mailed privately before a roll (Lag Backgammon Chess, LG-1) must be
+    the faces of that roll once it is played; returns how many were checked."""
+    checked = 0
+    for k in sorted(k for k in facts if k[0] == 'P'):
+        shown = one(facts, k, f'roll {k[1]} preview')
+        if ('R', k[1]) in facts:
+            played = facts[('R', k[1])][0][2]
+            if played[:len(shown)] != shown:
+                raise Fail(f'roll {k[1]}: preview faces {" ".join(map(str, shown))}, '
+                           f'played {" ".join(map(str, played))}')
+            checked += 1
+    return checked
+
 def main(argv):
     game = None
     if argv[:1] == ['--game'] and len(argv) > 1:
@@ -108,7 +126,11 @@ def main(argv):
         if game is not None and game not in games:
             raise Fail(f'no dice lines for game {game}')
         game = game or next(iter(games))
-        print(f'all {verify(games[game], game)} rolls verify')
+        n = verify(games[game], game)
+        if any(k[0] == 'P' for k in games[game]):
+            print(f'all {n} rolls verify; {previews(games[game])} private previews match')
+        else:
+            print(f'all {n} rolls verify')
         return 0
     except (Fail, OSError) as e:
         print(e)

@@ -720,6 +720,11 @@ static int move_to_play(const struct ref_move *m, struct ref_bg_play *p)
   return REF_OK;
 }
 
+int ref_bg_move_to_play(const struct ref_move *m, struct ref_bg_play *p)
+{
+  return move_to_play(m, p);
+}
+
 /* The roller's turn starts: section 1.6, the cube question comes before
  * the roll and is asked only when a double is legal. */
 static void start_turn(struct bg_state *st, int seat)

@@ -120,6 +120,13 @@ void ref_bg_playlist_free(struct ref_bg_playlist *list);
 int ref_bg_play_format(const struct ref_bg_board *b, int side, const struct ref_bg_play *p,
                        char *buf, size_t cap);
 
+/* The play in a ref_move made by backgammon.c's game ops: how a game
+ * standing on this board (Backgammon Chess, section 6) reads what the
+ * backgammon game's parser returned. REF_EINVAL (rules.h) when m is not
+ * such a move. */
+struct ref_move;
+int ref_bg_move_to_play(const struct ref_move *m, struct ref_bg_play *p);
+
 /* Position ID (14 characters + NUL): `onroll`'s opponent first, as gnubg. */
 void ref_bg_position_id(const struct ref_bg_board *b, int onroll, char out[15]);
 /* Decode a Position ID into b, side `onroll` being the one on roll.
