@@ -11,11 +11,29 @@
 extern const struct ref_game_desc ref_game_chess;
 extern const struct ref_game_desc ref_game_checkers;
 extern const struct ref_game_desc ref_game_backgammon;
+extern const struct ref_game_desc ref_game_backgammon_chess;
+extern const struct ref_game_desc ref_game_lag_backgammon_chess;
+extern const struct ref_game_desc ref_game_backtoback;
+extern const struct ref_game_desc ref_game_tables_chess;
+extern const struct ref_game_desc ref_game_chessgammon;
+extern const struct ref_game_desc ref_game_chessgammon_4x8;
+extern const struct ref_game_desc ref_game_doublemove_chessgammon;
+extern const struct ref_game_desc ref_game_racing_kings_chessgammon;
+extern const struct ref_game_desc ref_game_bodlaender_chessgammon;
 
 static const struct ref_game_desc *const games[] = {
   &ref_game_chess,
   &ref_game_checkers,
   &ref_game_backgammon,
+  &ref_game_backgammon_chess,
+  &ref_game_lag_backgammon_chess,
+  &ref_game_backtoback,
+  &ref_game_tables_chess,
+  &ref_game_chessgammon,
+  &ref_game_chessgammon_4x8,
+  &ref_game_doublemove_chessgammon,
+  &ref_game_racing_kings_chessgammon,
+  &ref_game_bodlaender_chessgammon,
 };
 
 const struct ref_game_desc *ref_game_find(const char *name)
@@ -125,6 +143,8 @@ const char *ref_end_name(enum ref_end end)
     "none", "checkmate", "stalemate", "resignation", "agreement", "threefold",
     "fifty-moves", "fivefold", "seventy-five-moves", "dead-position", "no-moves",
     "borne-off", "cube-dropped", "repetition", "forty-moves", "time", "adjudicated",
+    "same-move-number",
+    "king-home",
   };
   return (unsigned)end < REF_END_LAST ? names[end] : "unknown";
 }

@@ -102,6 +102,8 @@ enum ref_end {
   REF_END_FORTY_MOVES,  /* checkers CK-2, automatic */
   REF_END_TIME,         /* service: loss on time */
   REF_END_ADJUDICATED,  /* service: the operator decided */
+  REF_END_SAME_MOVE_NUMBER, /* Chessgammon CG-10: both finished in one move number, a draw */
+  REF_END_KING_HOME,    /* Tables Chess TC-9: a king landed on its last point */
   REF_END_LAST
 };
 const char *ref_end_name(enum ref_end end);
