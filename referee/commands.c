@@ -18,6 +18,7 @@ static const struct word table[] = {
   {"draw accept", REF_CMD_DRAW_ACCEPT}, {"accept draw", REF_CMD_DRAW_ACCEPT},
   {"draw decline", REF_CMD_DRAW_DECLINE}, {"decline draw", REF_CMD_DRAW_DECLINE},
   {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
+  {"claim time", REF_CMD_CLAIM_TIME},   {"time claim", REF_CMD_CLAIM_TIME},
   {"no double", REF_CMD_ROLL},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
   {"reject", REF_CMD_DECLINE},
@@ -25,12 +26,16 @@ static const struct word table[] = {
   {"resign", REF_CMD_RESIGN}, {"draw", REF_CMD_DRAW_OFFER}, {"double", REF_CMD_DOUBLE},
   {"take", REF_CMD_TAKE},     {"drop", REF_CMD_DROP},     {"roll", REF_CMD_ROLL},
   {"verify", REF_CMD_VERIFY}, {"games", REF_CMD_GAMES},   {"help", REF_CMD_HELP},
+  {"preview", REF_CMD_PREVIEW}, {"observe", REF_CMD_OBSERVE},
+  {"unobserve", REF_CMD_UNOBSERVE},
+  {"vacation", REF_CMD_VACATION}, {"digest", REF_CMD_DIGEST},
 };
 
 static const char *const names[REF_CMD_LAST] = {
   "new", "accept", "decline", "board", "legal", "history", "resign", "draw offer",
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
-  "verify", "games", "help",
+  "verify", "games", "help", "preview", "observe", "unobserve",
+  "vacation", "digest", "claim time",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)
@@ -77,38 +82,77 @@ static size_t match_phrase(const char *line, const char *words)
   return (size_t)(p - line);
 }
 
-/* new GAME [key=value ...] with ADDRESS [, ADDRESS ...] */
+static void add_option(struct ref_cmd *c, const char *word)
+{
+  size_t used = strlen(c->options);
+  if(used + strlen(word) + 2 > sizeof(c->options))
+    c->options_cut = 1; /* do_new refuses rather than set up a cut position */
+  snprintf(c->options + used, sizeof(c->options) - used, "%s%s", used ? ";" : "", word);
+}
+
+/* new GAME [as SEAT] [key=value ...] with ADDRESS [, ADDRESS ...]
+ *
+ * Options are split on white space only, so a value may hold commas (a PDN
+ * position, B:W18,24:B12) and, quoted or simply continued, spaces: a FEN's
+ * six fields after "fen=" are one value up to the next key=value, "as" or
+ * "with". Keys are lower-cased (any case, issue 6); values are kept as
+ * written (a FEN is case-sensitive). */
 static void parse_new(struct ref_cmd *c, const char *rest)
 {
-  char buf[256], *save = NULL, *tok;
-  int seen_with = 0;
-
-  int pending_as = 0;
+  char buf[256], tok[256];
+  const char *p;
+  int seen_with = 0, pending_as = 0, open_value = 0;
 
   copy_trim(buf, sizeof(buf), rest, strlen(rest));
-  for(tok = strtok_r(buf, " \t,;", &save); tok; tok = strtok_r(NULL, " \t,;", &save)) {
-    size_t i;
+  p = buf;
+  for(;;) {
+    size_t n = 0, i;
+    int quoted = 0;
+    while(*p && (isspace((unsigned char)*p) || (seen_with && (*p == ',' || *p == ';'))))
+      p++;
+    if(!*p)
+      break;
+    /* one token; key="a b c" keeps its spaces, the quotes are dropped */
+    while(*p && n + 1 < sizeof(tok)) {
+      if(*p == '"') {
+        quoted = !quoted;
+        p++;
+        continue;
+      }
+      if(!quoted && (isspace((unsigned char)*p) || (seen_with && (*p == ',' || *p == ';'))))
+        break;
+      tok[n++] = *p++;
+    }
+    tok[n] = '\0';
+    /* "fide_draws=off," : a list comma is not part of the value */
+    while(n && !seen_with && (tok[n - 1] == ',' || tok[n - 1] == ';'))
+      tok[--n] = '\0';
+    if(!n)
+      continue;
     if(!seen_with && !strcasecmp(tok, "with")) {
       seen_with = 1;
+      open_value = 0;
       continue;
     }
     /* "as black" may stand before or after the addresses */
     if(!strcasecmp(tok, "as") || pending_as) {
-      size_t used = strlen(c->options);
-      snprintf(c->options + used, sizeof(c->options) - used, "%s%s", used ? ";" : "", tok);
+      add_option(c, tok);
       pending_as = !pending_as;
+      open_value = 0;
       continue;
     }
     if(seen_with) {
-      if(!strcasecmp(tok, "and"))
+      char *t = tok;
+      if(!strcasecmp(t, "and"))
         continue;
       if(c->nwith < REF_WITH_MAX) {
         /* <addr> and mailto: forms are common when clients autolink */
-        if(*tok == '<')
-          tok++;
-        if(!strncasecmp(tok, "mailto:", 7))
-          tok += 7;
-        copy_trim(c->with[c->nwith], sizeof(c->with[0]), tok, strcspn(tok, ">"));
+        if(*t == '<')
+          t++;
+        if(!strncasecmp(t, "mailto:", 7))
+          t += 7;
+        /* ...and Outlook's plain text writes a link as "a@b.c<mailto:a@b.c>" */
+        copy_trim(c->with[c->nwith], sizeof(c->with[0]), t, strcspn(t, "<>"));
         for(i = 0; c->with[c->nwith][i]; i++)
           c->with[c->nwith][i] = (char)tolower((unsigned char)c->with[c->nwith][i]);
         c->nwith++;
@@ -119,16 +163,46 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       for(i = 0; tok[i]; i++)
         tok[i] = (char)tolower((unsigned char)tok[i]);
       snprintf(c->arg, sizeof(c->arg), "%s", tok);
+      continue;
     }
-    else if(strchr(tok, '=')) {
+    if(strchr(tok, '=')) {
+      for(i = 0; tok[i] != '='; i++)
+        tok[i] = (char)tolower((unsigned char)tok[i]);
+      add_option(c, tok);
+      open_value = 1;
+      continue;
+    }
+    if(open_value) {
+      /* the next field of a value with spaces: fen=8/8/... w - - 0 1 */
       size_t used = strlen(c->options);
-      snprintf(c->options + used, sizeof(c->options) - used, "%s%s", used ? ";" : "", tok);
+      if(used + strlen(tok) + 2 > sizeof(c->options))
+        c->options_cut = 1;
+      snprintf(c->options + used, sizeof(c->options) - used, " %s", tok);
+      continue;
     }
-    else {
-      /* "as black" and the like: kept as an option word */
-      size_t used = strlen(c->options);
-      snprintf(c->options + used, sizeof(c->options) - used, "%s%s", used ? ";" : "", tok);
-    }
+    add_option(c, tok); /* an unknown word: do_new refuses it by name */
+  }
+}
+
+/* "#N" as a word anywhere in the line: the move-number guard. Taken out
+ * of the line; "Qxf7#" is mate, not a guard (no space before the '#'). */
+static void take_guard(struct ref_cmds *out, char *buf)
+{
+  size_t i;
+  for(i = 0; buf[i]; i++) {
+    size_t j = i + 1;
+    long n = 0;
+    if(buf[i] != '#' || (i && !isspace((unsigned char)buf[i - 1])) ||
+       !isdigit((unsigned char)buf[j]))
+      continue;
+    while(isdigit((unsigned char)buf[j]) && n < 1000000)
+      n = n * 10 + (buf[j++] - '0');
+    if(isalnum((unsigned char)buf[j])) /* "#3x" is not a number word */
+      continue;
+    if(out->guard >= 0 && out->guard != (int)n)
+      out->guard_conflict = 1;
+    out->guard = (int)n;
+    memset(buf + i, ' ', j - i);
   }
 }
 
@@ -138,6 +212,12 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
   size_t i, m = 0;
 
   copy_trim(buf, sizeof(buf), line, len);
+  take_guard(out, buf);
+  {
+    char tmp[256];
+    memcpy(tmp, buf, sizeof(tmp));
+    copy_trim(buf, sizeof(buf), tmp, strlen(tmp));
+  }
   if(!buf[0])
     return;
   for(i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
@@ -229,6 +309,7 @@ static void subject_payload(char *dst, size_t cap, const char *subject)
 void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subject)
 {
   memset(out, 0, sizeof(*out));
+  out->guard = -1;
   if(text)
     parse_text(out, text);
   if(!out->ncmd && !out->ncand && subject) {

@@ -6,6 +6,8 @@
  * command; any other short line is a move candidate, judged later by the
  * game's own parser. The subject is read only when the body holds nothing.
  * Nothing is guessed: unknown words stay unknown and are answered with help.
+ * A word "#N" (N digits, at the start of a line or after a space) anywhere
+ * is the move-number guard, as in pbmserv: it is taken out of its line.
  */
 #ifndef TABULA_COMMANDS_H
 #define TABULA_COMMANDS_H
@@ -31,6 +33,12 @@ enum ref_cmd_kind {
   REF_CMD_VERIFY,
   REF_CMD_GAMES,
   REF_CMD_HELP,         /* help [GAME] */
+  REF_CMD_PREVIEW,      /* preview MOVE: the board after it, nothing stored */
+  REF_CMD_OBSERVE,      /* observe GAME: board mails of its moves, read-only */
+  REF_CMD_UNOBSERVE,    /* unobserve [GAME] */
+  REF_CMD_VACATION,     /* vacation FROM TO (YYYY-MM-DD): the clock stops (clock.c) */
+  REF_CMD_DIGEST,       /* digest on|off: one daily mail instead of one per event */
+  REF_CMD_CLAIM_TIME,   /* claim time | time claim: the opponent's time is up */
   REF_CMD_LAST
 };
 
@@ -42,6 +50,7 @@ struct ref_cmd {
   enum ref_cmd_kind kind;
   char arg[256];                    /* GAME for new/help; level for resign */
   char options[256];                /* new: "key=value;..." */
+  int options_cut;                  /* new: the options did not fit in options[] */
   char with[REF_WITH_MAX][256];     /* new: invitees as written */
   int nwith;
   char entropy[256];                /* accept: the entropy text, trimmed */
@@ -54,6 +63,9 @@ struct ref_cmds {
   char cand[REF_CAND_MAX][128];     /* move candidates, in order */
   int ncand;
   int from_subject;                 /* 1 when read from the subject */
+  int guard;                        /* "#N" anywhere: the move number the sender
+                                       saw (ops->status move_number); -1 none */
+  int guard_conflict;               /* two different #N in one mail */
 };
 
 /* Reads the commands of a mail. Never fails: a mail with nothing readable

@@ -38,7 +38,36 @@ static const struct option_def options[] = {
   STR(templates_dir, "", "directory overriding the built-in templates/"),
   INT(poll_ms, "500", 10, 600000, "inbox poll interval in milliseconds"),
   INT(log_level, "2", 0, 3, "0 error, 1 warn, 2 info, 3 debug"),
-  INT(auth_from, "1", 0, 1, "1: the token AND the From address must match the seat"),
+  STR(auth, "token+from", "who may act for a seat: token+from (the key AND the seat's From) or token"),
+  INT(rate_limit, "60", 0, 100000, "mails per hour read from one sender; more are recorded, not answered (0: no limit)"),
+  STR(recipient_delimiter, "+", "the character between local part and key in reply addresses: + - = or _"),
+  STR(source, "maildir", "where mail comes from: maildir (inbox), imap or pop3"),
+  STR(in_host, "", "IMAP or POP3 server host name (checked against its certificate)"),
+  INT(in_port, "0", 0, 65535, "IMAP/POP3 port; 0: 993/995 for implicit TLS, else 143/110"),
+  STR(in_tls, "implicit", "IMAP/POP3 TLS: implicit, starttls or none"),
+  STR(in_user, "", "IMAP/POP3 user name"),
+  STR(in_password, "", "IMAP/POP3 password (sent only after the certificate is verified)"),
+  STR(imap_mailbox, "INBOX", "IMAP folder read"),
+  STR(imap_move_to, "", "IMAP: after commit, MOVE handled mail to this folder (empty: flag it \\Seen)"),
+  STR(sink, "maildir", "where replies go: maildir (outbox), smtp or sendmail"),
+  STR(smtp_host, "", "SMTP submission server host name"),
+  INT(smtp_port, "0", 0, 65535, "SMTP port; 0: 465 for implicit TLS, else 587"),
+  STR(smtp_tls, "starttls", "SMTP TLS: starttls, implicit or none"),
+  STR(smtp_user, "", "SMTP AUTH user name (empty: no AUTH)"),
+  STR(smtp_password, "", "SMTP AUTH password"),
+  STR(sendmail_path, "/usr/sbin/sendmail", "the sendmail sink's program (absolute path)"),
+  STR(tls_cafile, "", "PEM file of trusted CAs for IMAP/POP3/SMTP (empty: the system's)"),
+  INT(tls_verify, "1", 0, 1, "1: verify servers' certificates and host names"),
+  INT(net_timeout_s, "30", 1, 600, "seconds a network operation may take"),
+  INT(batch_max, "256", 1, 100000, "messages per transaction: one commit (fsync) per batch"),
+  INT(retry_base_s, "60", 1, 86400, "first outbox retry after this many seconds, doubling"),
+  INT(days_per_move, "7", 1, 365, "days per move unless a game says days=N"),
+  INT(weekends, "1", 0, 1, "1: Saturdays and Sundays count toward the time (weekends=off per game)"),
+  STR(timeout, "auto", "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),
+  INT(vacation_days, "30", 0, 366, "vacation days each player may book per calendar year"),
+  INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
+  INT(digest_hour, "6", 0, 23, "UTC hour at which daily digests are sent"),
+  STR(test_clock_file, "", "TESTS ONLY: take the time (epoch seconds) from this file"),
 };
 
 static int set_option(struct ref_config *cfg, const struct option_def *o, const char *value,
@@ -124,6 +153,21 @@ int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size
     snprintf(errbuf, errcap, "%s:%d: %s", path, rc, inner[0] ? inner : "syntax error");
     return -1;
   }
+  if(ref_config_check_mail(cfg, errbuf, errcap)) /* transport.c */
+    return -1;
+  if(strcmp(cfg->auth, "token+from") && strcmp(cfg->auth, "token")) {
+    snprintf(errbuf, errcap, "%s: auth: '%s' is neither token+from nor token", path, cfg->auth);
+    return -1;
+  }
+  if(strlen(cfg->recipient_delimiter) != 1 || !strchr("+-=_", cfg->recipient_delimiter[0])) {
+    snprintf(errbuf, errcap, "%s: recipient_delimiter: '%s' is not one of + - = _", path,
+             cfg->recipient_delimiter);
+    return -1;
+  }
+  if(strcmp(cfg->timeout, "auto") && strcmp(cfg->timeout, "claim")) {
+    snprintf(errbuf, errcap, "%s: timeout: '%s' is neither auto nor claim", path, cfg->timeout);
+    return -1;
+  }
   return 0;
 }
 
@@ -135,7 +179,9 @@ void ref_config_dump(FILE *out, const struct ref_config *cfg)
     const struct option_def *o = &options[i];
     const char *field = (const char *)cfg + o->offset;
     fprintf(out, "; %s (default: %s)\n", o->help, o->deflt[0] ? o->deflt : "empty");
-    if(o->type == OPT_STRING)
+    if(o->type == OPT_STRING && strstr(o->name, "password") && field[0])
+      fprintf(out, "%s = (set, not shown)\n", o->name); /* check-config output gets pasted */
+    else if(o->type == OPT_STRING)
       fprintf(out, "%s = %s\n", o->name, field);
     else
       fprintf(out, "%s = %d\n", o->name, *(const int *)field);

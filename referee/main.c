@@ -6,9 +6,12 @@
  *   tabula deliver [-c FILE]          process one message from stdin (MTA pipe)
  *   tabula poll [-c FILE]             one pass over the inbox, then exit (cron)
  *   tabula flush [-c FILE]            send the outbox once
+ *   tabula tick [-c FILE]             the time-driven work once (clock.c), then flush
  *   tabula games [-c FILE]            list the games in the store
  *   tabula show [-c FILE] GAME        one game: players, board, journal
  *   tabula check [-c FILE]            replay every journal and compare
+ *   tabula adjudicate [-c FILE] GAME RESULT   the operator decides a game
+ *   tabula export [-c FILE] GAME      the game's record: PGN (chess) or transcript
  *   tabula verify [-c FILE] GAME      check every dice roll of a game
  *   tabula check-config [-c FILE]     print the configuration in effect
  *   tabula perft [-g GAME] POS DEPTH  leaf count of the legal-move tree
@@ -43,9 +46,15 @@ static void usage(FILE *out)
         "  deliver [-c FILE]            process one message from standard input\n"
         "  poll [-c FILE]               one pass over the inbox Maildir, then exit\n"
         "  flush [-c FILE]              send what the outbox holds\n"
+        "  tick [-c FILE]               reminders, losses on time, expired invitations,\n"
+        "                               digests due now; then the outbox (cron)\n"
         "  games [-c FILE]              list the games in the store\n"
         "  show [-c FILE] GAME          one game: seats, board, journal\n"
         "  check [-c FILE]              replay every journal, compare with the store\n"
+        "  adjudicate [-c FILE] GAME RESULT  decide a running game: RESULT is a side\n"
+        "                               (white, black), 1-0, 0-1 or draw; players are mailed\n"
+        "  export [-c FILE] GAME        the game's record: PGN for chess, else a\n"
+        "                               transcript with the dice lines\n"
         "  verify [-c FILE] GAME        check every dice roll of a game (tabula-dice-1)\n"
         "  check-config [-c FILE]       print the configuration in effect\n"
         "  perft [-g GAME] POS DEPTH    leaf count of the legal-move tree\n"
@@ -259,6 +268,14 @@ int main(int argc, char **argv)
     size_t processed = 0;
     rc = ref_service_poll(svc, &processed) ? 1 : 0;
   }
+  else if(!strcmp(cmd, "tick")) {
+    /* the daemon's time-driven work once, then the outbox (cron) */
+    size_t actions = 0, sent = 0;
+    rc = ref_service_tick(svc, &actions) ? 1 : 0;
+    if(ref_service_flush_outbox(svc, &sent))
+      rc = 1;
+    printf("%zu action(s), %zu sent\n", actions, sent);
+  }
   else if(!strcmp(cmd, "flush")) {
     size_t sent = 0;
     rc = ref_service_flush_outbox(svc, &sent) ? 1 : 0;
@@ -282,6 +299,27 @@ int main(int argc, char **argv)
     }
     else
       rc = ref_service_verify(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
+  }
+  else if(!strcmp(cmd, "adjudicate")) {
+    size_t sent = 0;
+    if(argc < 2) {
+      usage(stderr);
+      rc = 2;
+    }
+    else {
+      rc = ref_service_adjudicate(svc, stdout, strtoll(argv[0], NULL, 10), argv[1]) ? 1 : 0;
+      /* the players hear of it now, not at the daemon's next pass */
+      if(!rc && ref_service_flush_outbox(svc, &sent))
+        rc = 1;
+    }
+  }
+  else if(!strcmp(cmd, "export")) {
+    if(argc < 1) {
+      usage(stderr);
+      rc = 2;
+    }
+    else
+      rc = ref_service_export(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
   }
   else if(!strcmp(cmd, "check")) {
     rc = ref_service_check(svc, stdout) ? 1 : 0;

@@ -27,13 +27,49 @@ struct ref_config {
   char templates_dir[512]; /* override for templates/, "" = the embedded ones */
   int poll_ms;             /* inbox poll interval of `serve` */
   int log_level;           /* 0 error .. 3 debug */
-  int auth_from;           /* 1: token and From must both match the seat (default) */
+  char auth[16];           /* "token+from": key and From must both match the seat
+                              (default); "token": the key alone, the seat's player of
+                              record is copied on what another address did */
+  int rate_limit;          /* mails per hour per sender; 0 = no limit */
+  char recipient_delimiter[2]; /* local+GAME.KEY@domain: "+" (or - = _ as the MTA uses) */
+  /* Mail transports (transport.c, issue 5): where mail comes from and goes. */
+  char source[16];         /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
+  char in_host[256];       /* IMAP or POP3 server */
+  int in_port;             /* 0: 993/143 or 995/110 after in_tls */
+  char in_tls[16];         /* implicit | starttls | none */
+  char in_user[256];
+  char in_password[256];
+  char imap_mailbox[256];  /* the folder read, INBOX */
+  char imap_move_to[256];  /* "" : flag \Seen after commit; else MOVE there */
+  char sink[16];           /* maildir | smtp | sendmail */
+  char smtp_host[256];
+  int smtp_port;           /* 0: 587 (starttls, none) or 465 (implicit) */
+  char smtp_tls[16];       /* starttls | implicit | none */
+  char smtp_user[256];
+  char smtp_password[256];
+  char sendmail_path[256]; /* the sendmail sink's program */
+  char tls_cafile[512];    /* PEM trust anchors; "" = the system store */
+  int tls_verify;          /* 1: servers' certificates and names are checked */
+  int net_timeout_s;       /* per network operation */
+  int batch_max;           /* messages per transaction (one fsync group) */
+  int retry_base_s;        /* first outbox retry after this; doubles each time */
+  /* Time (clock.c, issue 6). */
+  int days_per_move;       /* default time per move, game option days=N */
+  int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
+  char timeout[16];        /* "auto": the late player loses; "claim": the opponent may claim */
+  int vacation_days;       /* vacation allowance per player per calendar year */
+  int invite_days;         /* an invitation not accepted by then is cancelled */
+  int digest_hour;         /* UTC hour at which daily digests go out */
+  char test_clock_file[512]; /* TESTS ONLY: epoch seconds read from this file */
 };
 
 void ref_config_defaults(struct ref_config *cfg);
 /* Reads an INI file over the current values; unknown keys are errors. */
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap);
 void ref_config_dump(FILE *out, const struct ref_config *cfg);
+/* The transport options (source, sink, TLS words, hosts) hang together:
+ * 0 when they do, else -1 with the reason (transport.c). */
+int ref_config_check_mail(const struct ref_config *cfg, char *errbuf, size_t errcap);
 
 /* What became of one message. */
 enum ref_outcome {
@@ -57,6 +93,11 @@ void ref_service_set_clock(struct ref_service *svc, int64_t (*now)(void *arg), v
  * temporary failure (store busy, disk full): keep it and retry. */
 int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
                         enum ref_outcome *outcome);
+/* The time-driven work (clock.c): invitations expired, reminders, loss on
+ * time, daily digests; one transaction per game or player, idempotent
+ * (a second call at the same time sends nothing). *actions counts what was
+ * done. Does not flush the outbox. */
+int ref_service_tick(struct ref_service *svc, size_t *actions);
 /* The MTA-pipe mode: one message from fd, processed, outbox flushed. */
 int ref_service_deliver_fd(struct ref_service *svc, int fd);
 /* One pass over inbox/new: process, acknowledge after commit, flush. */
@@ -72,6 +113,13 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game);
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
 int ref_service_check(struct ref_service *svc, FILE *out);
+/* The operator decides a running game: RESULT is a seat's name (it wins),
+ * 1-0 / 0-1, or draw. Journaled, every player mailed (REF_END_ADJUDICATED). */
+int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
+                           const char *result);
+/* The game's record: PGN for chess, a transcript with the dice lines for
+ * the other games (so tools/tabula-verify-dice.py checks it). */
+int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 

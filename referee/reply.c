@@ -15,15 +15,16 @@
 
 /* local+GAME.TOKEN@domain from the referee's own address: replying is all a
  * player does, and the tag tells the game and the seat. */
-static int tokened_address(char *buf, size_t cap, const char *address, int64_t game,
-                           const char *token)
+static int tokened_address(char *buf, size_t cap, const char *address, char delim,
+                           int64_t game, const char *token)
 {
   const char *at = strrchr(address, '@');
   int n;
   if(!at)
     return -1;
-  n = snprintf(buf, cap, "%.*s+%lld.%s%s", (int)(at - address), address, (long long)game,
-               token, at);
+  /* the delimiter is the MTA's (config recipient_delimiter, "+" by default) */
+  n = snprintf(buf, cap, "%.*s%c%lld.%s%s", (int)(at - address), address,
+               delim ? delim : '+', (long long)game, token, at);
   return n > 0 && (size_t)n < cap ? 0 : -1;
 }
 
@@ -50,13 +51,24 @@ int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const cha
   if(g && seat >= 0 && (size_t)seat < g->nseats) {
     snprintf(full_subject, sizeof(full_subject), "[tabula %lld %s] %s", (long long)g->row.id,
              g->seats[seat].token, subject);
-    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address, g->row.id,
-                       g->seats[seat].token) == 0)
+    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
+                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
       out.reply_to = reply_to;
   }
+  else if(g)
+    /* observers: the game's number, never a key */
+    snprintf(full_subject, sizeof(full_subject), "[tabula %lld] %s", (long long)g->row.id,
+             subject);
   else
     snprintf(full_subject, sizeof(full_subject), "%s", subject);
   out.subject = full_subject;
+  /* A player who asked for a daily digest gets news of others' moves there
+   * (clock.c decides which mails may wait). */
+  switch(ref_digest_hold(m, g, to, tmpl, subject, out.reply_to, body)) {
+  case 1: rc = 0; goto out;
+  case -1: goto out;
+  default: break;
+  }
   /* Thread under the mail being answered (RFC 5322 §3.6.4). */
   if(m->mail && m->mail->message_id[0] && !strcmp(to, m->mail->from)) {
     out.in_reply_to = m->mail->message_id;

@@ -80,6 +80,8 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
   svc->cfg = *cfg;
   svc->clock = system_clock;
   ref_log_set_level((enum ref_log_level)cfg->log_level);
+  if(cfg->test_clock_file[0] && ref_clock_use_file(svc, errbuf, errcap))
+    goto fail;
   if(!mail_addr_valid(cfg->address)) {
     snprintf(errbuf, errcap, "address '%s' is not a mail address", cfg->address);
     goto fail;
@@ -111,6 +113,7 @@ void ref_service_close(struct ref_service *svc)
 {
   if(!svc)
     return;
+  ref_transport_close(svc); /* transport.c: IMAP LOGOUT, SMTP QUIT */
   store_close(svc->st);
   free(svc);
 }
@@ -126,8 +129,8 @@ void ref_game_free(struct ref_game_ctx *g)
   memset(g, 0, sizeof(*g));
 }
 
-/* Replays one journal entry into g->state. */
-static int replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,
+/* Replays one journal entry into g->state (also used by record.c). */
+int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,
                         size_t cap)
 {
   const struct ref_game_ops *ops = g->desc->ops;
@@ -207,7 +210,7 @@ int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, c
   if(store_journal_load(svc->st, &entries, &n, id) != STORE_OK)
     goto out;
   for(i = 0; i < n; i++)
-    if(replay_entry(g, &entries[i], why, cap))
+    if(ref_game_replay_entry(g, &entries[i], why, cap))
       goto out;
   g->journal_len = n;
   rc = 0;

@@ -200,3 +200,11 @@ void tpl_reason(char *buf, size_t cap, const char *dir, const char *key, const c
   struct tpl_var v = {"detail", detail};
   tpl_line(buf, cap, dir, "reasons.txt", key, &v, 1);
 }
+
+int tpl_exists(const char *dir, const char *name)
+{
+  char *text = load(dir, name);
+  int found = text != NULL;
+  free(text);
+  return found;
+}

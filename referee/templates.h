@@ -27,6 +27,8 @@ struct tpl_var {
  * exists, else the embedded one. Renders subject and body (malloc'd). */
 int tpl_render(char **subject, char **body, const char *dir, const char *name,
                const struct tpl_var *vars, size_t nvars);
+/* Whether a template of that name exists (override or embedded). */
+int tpl_exists(const char *dir, const char *name);
 /* The line `key = text` of a phrase file (reasons.txt, phrases.txt),
  * expanded with vars; an unknown key yields the key itself, so nothing is
  * ever silently empty. */

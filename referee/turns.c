@@ -200,11 +200,9 @@ int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_b
     }
     /* REF_PHASE_MOVE: a player decides, unless there is only one play
      * (dice games only: in chess a single legal move is still the
-     * player's to make). */
-    if(!(g->desc->flags & REF_GAME_DICE)) {
-      rc = 0;
-      break;
-    }
+     * player's to make) or the only move is a pass, "--" (rules-spec.md
+     * §1.5: forced passes are automatic in every game, e.g. Chessgammon's
+     * rule 8). */
     ref_movelist_clear(&list);
     if(ops->legal(g->state, &list) != REF_OK)
       break;
@@ -215,7 +213,12 @@ int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_b
     {
       char canon[REF_NOTATION_MAX], line[256];
       struct tpl_var vars[2];
+      int dice = (g->desc->flags & REF_GAME_DICE) != 0;
       ops->format(g->state, &list.v[0], REF_NOTATION_CANONICAL, canon, sizeof(canon));
+      if(!dice && strcmp(canon, "--")) {
+        rc = 0;
+        break;
+      }
       ref_move_label(g, canon, g->last_move, sizeof(g->last_move));
       ops->apply(g->state, &list.v[0]);
       if(ref_journal(m->svc, g, s.turn, "move", canon, NULL))
@@ -225,7 +228,8 @@ int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_b
       vars[1].name = "move";
       vars[1].value = canon;
       tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
-               strcmp(canon, "--") ? "forced-play" : "no-play", vars, 2);
+               strcmp(canon, "--") ? "forced-play" : dice ? "no-play" : "no-move-pass", vars,
+               2);
       ref_buf_printf(shown, "%s\n", line);
     }
   }
@@ -233,6 +237,9 @@ int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_b
     ref_log_error("game %lld: more than %d automatic steps", (long long)g->row.id,
                   ADVANCE_MAX);
   ref_movelist_free(&list);
+  /* Lag Backgammon Chess: the private faces of the rolls now due (lag.c). */
+  if(!rc && ref_lag_mail(m, g))
+    rc = -1;
   return rc;
 }
 

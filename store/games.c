@@ -105,7 +105,7 @@ int store_game_create(struct store *st, int64_t *id, const struct store_game *g)
     rc = store_step_done(st, stmt, "game_create");
   if(rc == STORE_OK)
     *id = sqlite3_last_insert_rowid(st->db);
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -156,7 +156,7 @@ int store_game_load(struct store *st, struct store_game *out, int64_t id)
   out->deadline = sqlite3_column_int64(stmt, 10);
   out->draw_offer_seat = sqlite3_column_int64(stmt, 11);
 out:
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -179,7 +179,7 @@ int store_game_update(struct store *st, const struct store_game *g)
     rc = store_step_done(st, stmt, "game_update");
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "game_update: no game %lld", (long long)g->id);
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -193,7 +193,7 @@ int store_game_list(struct store *st, int64_t **ids, size_t *n)
   rc = store_prepare(st, &stmt, "SELECT id FROM games ORDER BY id", "game_list");
   if(rc == STORE_OK)
     rc = collect_ids(st, ids, n, stmt, "game_list");
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -250,8 +250,8 @@ int store_seat_put(struct store *st, const struct store_seat *s)
   if(rc == STORE_OK)
     rc = store_step_done(st, seat, "seat_put");
 out:
-  sqlite3_finalize(player);
-  sqlite3_finalize(seat);
+  store_finish(st, player);
+  store_finish(st, seat);
   return store_group_end(st, &group, rc);
 }
 
@@ -298,7 +298,7 @@ int store_games_of(struct store *st, int64_t **ids, size_t *n, const char *addre
     rc = store_bind_text(st, stmt, 1, address, "games_of: address");
   if(rc == STORE_OK)
     rc = collect_ids(st, ids, n, stmt, "games_of");
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -335,7 +335,7 @@ int store_dice_put(struct store *st, const struct store_dice *d)
     rc = store_bind_int64(st, stmt, 8, d->roll_count, "dice.roll_count");
   if(rc == STORE_OK)
     rc = store_step_done(st, stmt, "dice_put");
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -379,7 +379,7 @@ int store_dice_load(struct store *st, struct store_dice *out, int64_t game)
     rc = dice_row(st, out, stmt, "dice_load");
   if(rc)
     memset(out, 0, sizeof(*out));
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -401,6 +401,6 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
     rc = dice_row(st, out, stmt, "dice_load_chain");
   if(rc)
     memset(out, 0, sizeof(*out));
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }

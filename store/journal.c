@@ -183,8 +183,8 @@ int store_journal_append(struct store *st, int64_t *out_seq, const struct store_
   if(rc == STORE_OK)
     rc = store_step_done(st, ins, "journal_append");
 out:
-  sqlite3_finalize(head);
-  sqlite3_finalize(ins);
+  store_finish(st, head);
+  store_finish(st, ins);
   rc = store_group_end(st, &group, rc);
   if(rc == STORE_OK && out_seq)
     *out_seq = seq;
@@ -301,6 +301,6 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
   }
   rc = STORE_OK;
 out:
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }

@@ -41,7 +41,7 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
     rc = store_step_done(st, stmt, "outbox_add");
   if(rc == STORE_OK && id)
     *id = sqlite3_last_insert_rowid(st->db);
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -129,7 +129,7 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
     v = raw;
   }
 out:
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   if(rc) {
     store_outbox_free(v, count);
     v = NULL;
@@ -166,7 +166,7 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now)
     rc = store_step_done(st, stmt, "outbox_sent");
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_sent: no row %lld", (long long)id);
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -208,7 +208,7 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
     rc = store_step_done(st, stmt, "outbox_retry");
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_retry: no row %lld", (long long)id);
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -234,6 +234,6 @@ int store_outbox_count(struct store *st, size_t *n, enum store_outbox_state stat
   *n = (size_t)sqlite3_column_int64(stmt, 0);
   rc = STORE_OK;
 out:
-  sqlite3_finalize(stmt);
+  store_finish(st, stmt);
   return rc;
 }

@@ -46,6 +46,20 @@ int store_begin(struct store *st);
 int store_commit(struct store *st);
 int store_rollback(struct store *st); /* safe to call when no transaction is open */
 
+/* A batch: one outer transaction (BEGIN IMMEDIATE) holding many messages,
+ * so a batch costs one commit, one fsync group, instead of one per message.
+ * While a batch is open, store_begin/store_commit/store_rollback work on a
+ * savepoint each: a message that fails rolls back alone, and what the
+ * others did stays for the batch's commit. Nothing is durable, so nothing
+ * may be acknowledged to a mail source, before store_batch_commit returns
+ * STORE_OK. store_batch_rollback drops the whole batch. */
+int store_batch_begin(struct store *st);
+int store_batch_commit(struct store *st);
+int store_batch_rollback(struct store *st);
+/* true while the batch's transaction is still open (SQLite rolls a whole
+ * transaction back by itself on some I/O errors). */
+bool store_batch_open(struct store *st);
+
 /* ---- messages: exactly-once processing ---- */
 
 /* *seen = whether a message with this Message-ID was already processed. */
@@ -173,6 +187,69 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
 /* ---- small key/value table for the service (mail UIDs, schema notes) ---- */
 int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
 int store_kv_set(struct store *st, const char *key, const char *value);
+
+/* ---- time (clocks.c, issue 6): clocks, vacations, the digest ---- */
+
+/* A game's clock. Days are whole UTC days since 1970-01-01. */
+struct store_clock {
+  int64_t game;
+  int days;          /* time per move, in counted days */
+  bool weekends;     /* Saturdays and Sundays count toward it */
+  int seat;          /* seat whose time runs, -1 none (invited, over) */
+  int64_t moves;     /* "move" journal entries when it started */
+  int64_t started;   /* unix seconds */
+  int64_t deadline;  /* unix seconds, as last computed (for display) */
+  int reminded;      /* bits: 1 half time, 2 last day, 4 time up told */
+};
+
+int store_clock_put(struct store *st, const struct store_clock *c); /* insert or replace */
+int store_clock_load(struct store *st, struct store_clock *out, int64_t game); /* ENOTFOUND */
+/* Clocks that run (seat >= 0) in active games, by game; free() *clocks. */
+int store_clock_running(struct store *st, struct store_clock **clocks, size_t *n);
+/* Games still "invited" that were created at or before `before`; free() *ids. */
+int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64_t before);
+/* How many journal entries of a game have this kind. */
+int store_journal_count(struct store *st, int64_t *n, int64_t game, const char *kind);
+
+struct store_vacation {
+  int64_t first_day, last_day; /* inclusive */
+  int64_t created;
+};
+
+int store_vacation_add(struct store *st, const char *address, int64_t first_day,
+                       int64_t last_day, int64_t created);
+/* A player's vacations by first day; free() *vacs. */
+int store_vacation_list(struct store *st, struct store_vacation **vacs, size_t *n,
+                        const char *address);
+
+/* Whether a player takes one daily digest instead of one mail per event
+ * (false when never set). */
+int store_digest_pref_get(struct store *st, bool *on, const char *address);
+int store_digest_pref_set(struct store *st, const char *address, bool on);
+
+/* A mail held for a player's digest. */
+int store_digest_add(struct store *st, const char *address, int64_t game, int64_t created,
+                     const char *subject, const char *reply_to, const char *body);
+
+struct store_digest_due {
+  char address[256];
+  int64_t oldest; /* created time of the oldest held mail */
+};
+/* Players with held mails; free() *due. */
+int store_digest_waiting(struct store *st, struct store_digest_due **due, size_t *n);
+
+struct store_digest_item {
+  int64_t id, game, created;
+  char subject[600];
+  char reply_to[256];
+  char *body;
+};
+/* A player's held mails, oldest first; free with store_digest_free. */
+int store_digest_items(struct store *st, struct store_digest_item **items, size_t *n,
+                       const char *address);
+void store_digest_free(struct store_digest_item *items, size_t n);
+/* Drops a player's held mails up to and including id `upto_id`. */
+int store_digest_clear(struct store *st, const char *address, int64_t upto_id);
 
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);

@@ -12,6 +12,9 @@ with a line holding only "."):
   reply ADDRESS         ADDRESS answers the last mail tabula sent it, the way
                         a mail client does: To = its Reply-To, "Re: " subject,
                         In-Reply-To, and the original quoted below the text
+  reply ADDRESS GAME    the same, to the last mail about game GAME
+  reply-headers ADDRESS the same as reply, with more header fields: the block
+                        is header lines, a blank line, then the body
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
@@ -19,7 +22,7 @@ with a line holding only "."):
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
                         (default) or `tabula deliver` on standard input
   expect N mails        the last delivery produced exactly N mails
-  expect ADDRESS subject ~ TEXT / body ~ TEXT / body !~ TEXT
+  expect ADDRESS subject ~ TEXT / body ~ TEXT / body !~ TEXT / reply-to ~ TEXT
                         a mail of the last delivery to ADDRESS has (or has
                         not) TEXT in its subject or body
   games ~ TEXT          `tabula games` prints TEXT
@@ -27,11 +30,34 @@ with a line holding only "."):
   unchanged             the store's games and journal are as before the last
                         delivery (a refusal changed nothing)
 
+Time (issue 6). A case that uses `clock` or `tick` runs on a test clock
+(the config's test_clock_file, a file of epoch seconds; never used in
+production) starting Monday 2026-11-23 09:00 UTC:
+
+  clock +3d12h          move the clock forward (d, h, m; any combination)
+  clock 2026-11-28T10:00
+                        set it to that UTC time (only forward)
+  tick                  `tabula tick`: reminders, losses on time, expired
+                        invitations, digests; its mails count as a delivery
+                        for `expect`
+  config KEY = VALUE    add an option to the case's tabula.ini
+
+The operator (issue 6):
+
+  admin ARGS...         `tabula ARGS...` must succeed; its mails count as a
+                        delivery for `expect`, its output is kept
+  admin-fails ARGS...   the same, but it must fail (exit status not 0)
+  output ~ TEXT / output !~ TEXT
+                        the last `admin` printed (or did not print) TEXT
+  log ~ TEXT            the last delivery's log (standard error) has TEXT
+
 Prints one line per case and "N passed, M failed".
 """
+import calendar
 import email
 import email.policy
 import os
+import re
 import shutil
 import sqlite3
 import subprocess
@@ -40,6 +66,7 @@ import tempfile
 import time
 
 REFEREE = "referee@example.org"
+CLOCK_START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
 
 
 class CaseError(Exception):
@@ -57,14 +84,49 @@ class Conversation:
         self.mode = "poll"
         self.seen_out = set()
         self.last_to = {}       # address -> last mail tabula sent it
+        self.game_mail = {}     # (address, game) -> last mail about that game
         self.step_mails = []    # mails produced by the last delivery
         self.last_raw = None
         self.before = None
         self.counter = 0
+        self.clock = None
+        self.last_output = self.last_log = ""
         with open(self.config, "w") as f:
             f.write("[tabula]\nstore_path = %s\ninbox = %s\noutbox = %s\n"
                     "address = %s\ndomain = example.org\nlog_level = 1\n"
                     % (self.db, self.inbox, self.outbox, REFEREE))
+
+    def use_clock(self):
+        self.clock_path = os.path.join(self.dir, "clock")
+        self.set_clock(CLOCK_START)
+        with open(self.config, "a") as f:
+            f.write("test_clock_file = %s\n" % self.clock_path)
+
+    def set_clock(self, t):
+        if self.clock is not None and t < self.clock:
+            raise CaseError("the clock only goes forward")
+        self.clock = t
+        with open(self.clock_path, "w") as f:
+            f.write("%d\n" % t)
+
+    def move_clock(self, spec):
+        if spec.startswith("+"):
+            parts = re.fullmatch(r"\+(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?", spec)
+            if not parts or spec == "+":
+                raise CaseError("clock: write +3d, +12h, +30m or a combination")
+            d, h, m = (int(x or 0) for x in parts.groups())
+            self.set_clock(self.clock + d * 86400 + h * 3600 + m * 60)
+        else:
+            t = time.strptime(spec, "%Y-%m-%dT%H:%M")
+            self.set_clock(calendar.timegm(t))
+
+    def tick(self):
+        self.before = self.snapshot()
+        p = self.run("tick")
+        if p.returncode != 0:
+            raise CaseError("tabula tick failed (%d): %s" % (p.returncode,
+                                                             p.stderr.decode(errors="replace")))
+        self.collect()
 
     def run(self, *args, stdin=None):
         p = subprocess.run([self.tabula, args[0], "-c", self.config] + list(args[1:]),
@@ -102,6 +164,7 @@ class Conversation:
         if p.returncode != 0:
             raise CaseError("tabula %s failed (%d): %s" % (self.mode, p.returncode,
                                                            p.stderr.decode(errors="replace")))
+        self.last_log = p.stderr.decode(errors="replace")
         if self.mode == "poll" and os.listdir(os.path.join(self.inbox, "new")):
             raise CaseError("inbox/new not empty after poll")
         self.collect()
@@ -118,10 +181,12 @@ class Conversation:
             msg = email.message_from_bytes(raw, policy=email.policy.default)
             to = str(msg["To"]).strip().lower()
             mail = {"to": to, "subject": str(msg["Subject"]),
+                    "reply-to": str(msg["Reply-To"] or ""),
                     "body": msg.get_content().replace("\r\n", "\n"), "msg": msg, "raw": raw}
             check_outgoing(mail)
             self.step_mails.append(mail)
             self.last_to[to] = mail
+            self.game_mail[(to, game_of(mail["subject"]))] = mail
 
     def compose(self, sender, body, to=REFEREE, subject="", extra=""):
         self.counter += 1
@@ -136,8 +201,11 @@ class Conversation:
                 % (sender, to, subject, mid, extra))
         return (head + body.replace("\n", "\r\n") + "\r\n").encode()
 
-    def reply(self, sender, body, victim=None):
-        last = self.last_to.get((victim or sender).lower())
+    def reply(self, sender, body, victim=None, game=None, headers=""):
+        if game is not None:
+            last = self.game_mail.get((sender.lower(), game))
+        else:
+            last = self.last_to.get((victim or sender).lower())
         if last is None:
             raise CaseError("no mail to %s to reply to" % sender)
         msg = last["msg"]
@@ -146,7 +214,14 @@ class Conversation:
         quoted = "\n".join("> " + line for line in last["body"].split("\n"))
         text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
         extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
+        extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
         return self.compose(sender, text, to=to, subject=subject, extra=extra)
+
+
+def game_of(subject):
+    """The game number of a "[tabula N TOKEN]" subject, or None."""
+    m = re.search(r"\[tabula (\d+) ", subject)
+    return m.group(1) if m else None
 
 
 def check_outgoing(mail):
@@ -194,6 +269,8 @@ def run_case(tabula, path):
         lines = f.read().split("\n")
     workdir = tempfile.mkdtemp(prefix="tabula-case-")
     conv = Conversation(tabula, workdir)
+    if any(l.strip() == "tick" or l.strip().startswith("clock ") for l in lines):
+        conv.use_clock()
     i = 0
     try:
         while i < len(lines):
@@ -209,7 +286,13 @@ def run_case(tabula, path):
                     conv.deliver(conv.compose(words[1], body))
                 elif words[0] == "reply":
                     body, i = read_block(lines, i)
-                    conv.deliver(conv.reply(words[1], body))
+                    conv.deliver(conv.reply(words[1], body,
+                                            game=words[2] if len(words) > 2 else None))
+                elif words[0] == "reply-headers":
+                    # header lines, a blank line, the body (RFC 3834 cases)
+                    block, i = read_block(lines, i)
+                    headers, _, body = block.partition("\n\n")
+                    conv.deliver(conv.reply(words[1], body, headers=headers))
                 elif words[0] == "reply-as":
                     body, i = read_block(lines, i)
                     conv.deliver(conv.reply(words[1], body, victim=words[2]))
@@ -220,6 +303,13 @@ def run_case(tabula, path):
                     conv.deliver(conv.last_raw)
                 elif words[0] == "mode":
                     conv.mode = words[1]
+                elif words[0] == "clock" and len(words) == 2:
+                    conv.move_clock(words[1])
+                elif words[0] == "tick":
+                    conv.tick()
+                elif words[0] == "config" and "=" in line:
+                    with open(conv.config, "a") as f:
+                        f.write(line.split(None, 1)[1] + "\n")
                 elif words[0] == "expect" and len(words) == 3 and words[2] == "mails":
                     if len(conv.step_mails) != int(words[1]):
                         raise CaseError("%d mails, to %s" % (
@@ -242,6 +332,20 @@ def run_case(tabula, path):
                     p = conv.run("check")
                     if p.returncode != 0:
                         raise CaseError("`tabula check` failed:\n%s" % p.stdout.decode())
+                elif words[0] in ("admin", "admin-fails"):
+                    conv.before = conv.snapshot()
+                    p = conv.run(*words[1:])
+                    conv.last_output = (p.stdout + p.stderr).decode(errors="replace")
+                    if (p.returncode == 0) != (words[0] == "admin"):
+                        raise CaseError("exit status %d:\n%s" % (p.returncode,
+                                                                  conv.last_output))
+                    conv.collect()
+                elif words[0] in ("output", "log") and words[1] in ("~", "!~"):
+                    text = line.split(words[1], 1)[1].strip()
+                    have = conv.last_output if words[0] == "output" else conv.last_log
+                    if (text in have) != (words[1] == "~"):
+                        raise CaseError("%s %s %r:\n%s" % (
+                            words[0], "lacks" if words[1] == "~" else "has", text, have))
                 elif words[0] == "unchanged":
                     if conv.snapshot() != conv.before:
                         raise CaseError("the store changed")

@@ -18,6 +18,9 @@
 #include <time.h>
 #include <unistd.h>
 
+/* The newest schema version: the last step of store.c migrations[]. */
+#define SCHEMA_LATEST 2
+
 static char tmpdir[256];
 static char dbpath[300];
 
@@ -268,7 +271,7 @@ START_TEST(test_store_open_creates_schema)
   struct store *st = open_ok(dbpath);
   size_t i;
 
-  ck_assert_int_eq(store_schema_version(st), 1);
+  ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
   ck_assert_str_eq(store_errmsg(st), "");
   for(i = 0; i < sizeof(tables) / sizeof(tables[0]); i++) {
     snprintf(sql, sizeof(sql),
@@ -282,7 +285,7 @@ START_TEST(test_store_open_creates_schema)
   /* WAL is recorded in the file itself, so another connection sees it. */
   raw_text(mode, sizeof(mode), dbpath, "PRAGMA journal_mode");
   ck_assert_str_eq(mode, "wal");
-  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), 1);
+  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), SCHEMA_LATEST);
   store_close(st);
 }
 END_TEST
@@ -293,7 +296,7 @@ START_TEST(test_store_open_memory)
   int64_t id = create_game(st, "chess", 10);
   struct store_game g;
 
-  ck_assert_int_eq(store_schema_version(st), 1);
+  ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
   ck_assert_int_eq(store_game_load(st, &g, id), STORE_OK);
   store_close(st);
 }
@@ -310,7 +313,7 @@ START_TEST(test_store_open_reopen_keeps_data)
   store_close(st);
 
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 1);
+  ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
   ck_assert_int_eq(store_game_load(st, &g, id), STORE_OK);
   ck_assert_str_eq(g.kind, "checkers");
   ck_assert_int_eq(store_kv_get(st, buf, sizeof(buf), "imap.uidnext"), STORE_OK);
@@ -329,7 +332,7 @@ START_TEST(test_store_open_migrates_old)
   raw_exec(dbpath, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('kept');"
                    " PRAGMA user_version = 0;");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 1);
+  ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
   store_close(st);
   ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM notes WHERE x = 'kept'"), 1);
   ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM sqlite_schema WHERE name = 'outbox'"),
@@ -343,13 +346,13 @@ START_TEST(test_store_open_refuses_newer)
   char err[256], mode[32];
   int rc;
 
-  raw_exec(dbpath, "CREATE TABLE future(x); PRAGMA user_version = 2;");
+  raw_exec(dbpath, "CREATE TABLE future(x); PRAGMA user_version = 1000;");
   rc = store_open(&st, dbpath, err, sizeof(err));
   ck_assert_int_eq(rc, STORE_ECORRUPT);
   ck_assert_ptr_null(st);
-  ck_assert_msg(strstr(err, "newer") && strstr(err, "2"), "message: %s", err);
+  ck_assert_msg(strstr(err, "newer") && strstr(err, "1000"), "message: %s", err);
   /* Refused untouched: version, tables and journal mode as they were. */
-  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), 2);
+  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), 1000);
   ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM sqlite_schema WHERE name = 'games'"),
                    0);
   raw_text(mode, sizeof(mode), dbpath, "PRAGMA journal_mode");

@@ -1,0 +1,60 @@
+#!/usr/bin/env bash
+# Issue 6: `tabula serve` does the time-driven work by itself (clock.c, at
+# most once a minute of the service's clock): with the test clock jumped
+# past an invitation's 14 days, the running daemon cancels it and mails
+# each player once; jumped again, it mails nobody twice.
+# usage: clock_daemon.sh TABULA SOURCE_DIR
+set -u
+tabula=$1
+dir=$(mktemp -d /tmp/tabula-clockd.XXXXXX)
+pass=0 fail=0
+ok() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*"; fi; }
+start=1795424400 # Monday 2026-11-23 09:00 UTC
+echo $start >"$dir/clock"
+cat >"$dir/t.ini" <<INI
+[tabula]
+store_path = $dir/db
+inbox = $dir/in
+outbox = $dir/out
+address = referee@example.org
+domain = example.org
+poll_ms = 50
+test_clock_file = $dir/clock
+INI
+set_clock() { echo "$1" >"$dir/clock.tmp" && mv "$dir/clock.tmp" "$dir/clock"; }
+count() { ls "$1" 2>/dev/null | wc -l; }
+wait_for() { # wait_for SECONDS CMD...: polls until CMD succeeds
+  local limit=$(($1 * 10)); shift
+  while ! "$@"; do limit=$((limit - 1)); [ $limit -gt 0 ] || return 1; sleep 0.1; done
+}
+expired() { grep -l "invitation has expired" "$dir"/out/new/* 2>/dev/null | wc -l; }
+"$tabula" serve -c "$dir/t.ini" 2>"$dir/log" &
+pid=$!
+wait_for 5 test -d "$dir/in/new"
+printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <cd-1@example.org>\n\nnew chess with bob@example.org\n' \
+  >"$dir/in/tmp/m1"
+mv "$dir/in/tmp/m1" "$dir/in/new/m1"
+ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 2 ]"
+# 14 days on: the daemon notices within its next tick (a minute of the clock).
+set_clock $((start + 14 * 86400 + 60))
+ok wait_for 10 bash -c "[ \$(grep -l 'invitation has expired' '$dir'/out/new/* | wc -l) -eq 2 ]"
+set_clock $((start + 20 * 86400))
+sleep 1
+ok test "$(expired)" -eq 2
+ok test "$(count "$dir/out/new")" -eq 4
+ok grep -q "test_clock_file" "$dir/log"
+kill -TERM "$pid"
+wait "$pid"
+ok test $? -eq 0
+# The clock options: shown by check-config, a bad timeout refused by name.
+ok bash -c "'$tabula' check-config -c '$dir/t.ini' | grep -q '^timeout = auto'"
+ok bash -c "'$tabula' check-config -c '$dir/t.ini' | grep -q '^invite_days = 14'"
+printf '[tabula]\ntimeout = never\n' >"$dir/bad.ini"
+ok bash -c "! '$tabula' check-config -c '$dir/bad.ini' 2>'$dir/err'"
+ok grep -q "timeout: 'never' is neither auto nor claim" "$dir/err"
+printf '[tabula]\ntest_clock_file = %s/none\n' "$dir" >"$dir/bad.ini"
+ok bash -c "! '$tabula' games -c '$dir/bad.ini' 2>'$dir/err'"
+ok grep -q "does not hold epoch seconds" "$dir/err"
+echo "$pass passed, $fail failed"
+[ "$fail" -eq 0 ] && rm -rf "$dir"
+[ "$fail" -eq 0 ]

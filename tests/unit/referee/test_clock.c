@@ -1,0 +1,198 @@
+/*
+ * test_clock.c: the date and deadline arithmetic of referee/clock.c (issue 6:
+ * days per move, weekends counted or not, vacations pausing the clock).
+ * Deadlines come from tests/data/clock/deadlines.txt, made by an
+ * independent brute-force oracle (tests/oracles/clock_deadlines.py, a
+ * minute-by-minute walk with Python's datetime); day numbers and weekdays
+ * below were computed with Python's calendar.timegm.
+ */
+#include "service_int.h"
+
+#include <check.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- dates ---- */
+
+static const struct {
+  const char *text;
+  int64_t day; /* -1: must be refused */
+} dates[] = {
+  {"1970-01-01", 0},       {"2026-11-23", 20780},   {"2024-02-29", 19782},
+  {"2026-12-31", 20818},   {"2027-01-01", 20819},   {"2025-02-29", -1},
+  {"2026-02-30", -1},      {"2026-13-01", -1},      {"2026-00-10", -1},
+  {"2026-11-00", -1},      {"1969-12-31", -1},      {"2026-2-3", -1},
+  {"2026/11/23", -1},      {"2026-11-23x", -1},     {"", -1},
+  {"2026-11-2", -1},       {"next week", -1},       {"2100-02-29", -1},
+  {"2000-02-29", 11016},
+};
+
+START_TEST(test_clock_date_parse_and_text)
+{
+  size_t i;
+  for(i = 0; i < sizeof(dates) / sizeof(dates[0]); i++) {
+    int64_t day = 12345;
+    int rc = ref_date_parse(dates[i].text, &day);
+    if(dates[i].day < 0) {
+      ck_assert_msg(rc == -1, "'%s' accepted as a date", dates[i].text);
+      ck_assert_int_eq(day, 12345); /* bad input changes nothing */
+    }
+    else {
+      char back[16];
+      ck_assert_msg(rc == 0, "'%s' refused", dates[i].text);
+      ck_assert_int_eq(day, dates[i].day);
+      ref_date_text(back, sizeof(back), day);
+      ck_assert_str_eq(back, dates[i].text);
+    }
+  }
+}
+END_TEST
+
+START_TEST(test_clock_weekday_and_time_text)
+{
+  char buf[40];
+  ck_assert_int_eq(ref_weekday(0), 4);      /* 1970-01-01, a Thursday */
+  ck_assert_int_eq(ref_weekday(20780), 1);  /* 2026-11-23, a Monday */
+  ck_assert_int_eq(ref_weekday(20785), 6);  /* Saturday */
+  ck_assert_int_eq(ref_weekday(20786), 0);  /* Sunday */
+  ck_assert_int_eq(ref_year_of_day(20818), 2026);
+  ck_assert_int_eq(ref_year_of_day(20819), 2027);
+  /* replies give times in UTC, ISO 8601 dates */
+  ref_time_text(buf, sizeof(buf), 1795424400);
+  ck_assert_str_eq(buf, "2026-11-23 09:00 UTC");
+  ref_time_text(buf, sizeof(buf), 1795424400 + 86399 - 9 * 3600);
+  ck_assert_str_eq(buf, "2026-11-23 23:59 UTC");
+  ck_assert_int_eq(ref_day_of(-1), -1);
+  ck_assert_int_eq(ref_day_of(86400), 1);
+}
+END_TEST
+
+/* ---- the options of `new` ---- */
+
+static const struct {
+  const char *word;
+  int rc, days, weekends; /* days/weekends after the call (start 0 / -1) */
+} options[] = {
+  {"days=3", 1, 3, -1},          {"DAYS=14", 1, 14, -1},      {"days=365", 1, 365, -1},
+  {"days=0", -1, 0, -1},         {"days=366", -1, 0, -1},     {"days=", -1, 0, -1},
+  {"days=3x", -1, 0, -1},        {"days=-2", -1, 0, -1},      {"weekends=off", 1, 0, 0},
+  {"weekends=ON", 1, 0, 1},      {"weekends=no", 1, 0, 0},    {"weekends=maybe", -1, 0, -1},
+  {"fide_draws=off", 0, 0, -1},  {"fen=8/8/8 w", 0, 0, -1},   {"dayss=3", 0, 0, -1},
+};
+
+START_TEST(test_clock_new_options)
+{
+  size_t i;
+  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+    int days = 0, weekends = -1;
+    ck_assert_msg(ref_clock_option(options[i].word, &days, &weekends) == options[i].rc,
+                  "%s", options[i].word);
+    ck_assert_msg(days == options[i].days && weekends == options[i].weekends, "%s: %d %d",
+                  options[i].word, days, weekends);
+  }
+}
+END_TEST
+
+/* ---- deadlines against the oracle ---- */
+
+/* "2026-11-23T09:00" -> unix seconds */
+static int64_t parse_time(const char *s)
+{
+  char date[11];
+  int h, m;
+  int64_t day;
+  ck_assert_msg(strlen(s) == 16 && s[10] == 'T', "bad time '%s' in the data", s);
+  memcpy(date, s, 10);
+  date[10] = '\0';
+  ck_assert_int_eq(ref_date_parse(date, &day), 0);
+  ck_assert_int_eq(sscanf(s + 11, "%d:%d", &h, &m), 2);
+  return day * 86400 + h * 3600 + m * 60;
+}
+
+START_TEST(test_clock_deadlines_match_oracle)
+{
+  FILE *f = fopen(TABULA_TEST_DATA "/clock/deadlines.txt", "r");
+  char line[512];
+  int rows = 0, with_vacations = 0, weekends_off = 0;
+
+  ck_assert_ptr_nonnull(f);
+  while(fgets(line, sizeof(line), f)) {
+    char start[32], wk[8], vac[256], end[32];
+    struct store_vacation v[8];
+    struct ref_clock_rules r;
+    int days;
+    int64_t t0, want, got, need;
+    size_t nv = 0;
+    if(line[0] == '#' || line[0] == '\n')
+      continue;
+    ck_assert_int_eq(sscanf(line, "%31s %d %7s %255s %31s", start, &days, wk, vac, end), 5);
+    if(strcmp(vac, "-")) {
+      char *save = NULL, *tok;
+      for(tok = strtok_r(vac, ",", &save); tok; tok = strtok_r(NULL, ",", &save)) {
+        char a[11], b[11];
+        ck_assert_uint_lt(nv, 8);
+        ck_assert_int_eq(sscanf(tok, "%10[0-9-]..%10[0-9-]", a, b), 2);
+        ck_assert_int_eq(ref_date_parse(a, &v[nv].first_day), 0);
+        ck_assert_int_eq(ref_date_parse(b, &v[nv].last_day), 0);
+        nv++;
+      }
+      with_vacations++;
+    }
+    r.weekends = !strcmp(wk, "on");
+    weekends_off += !r.weekends;
+    r.vac = v;
+    r.nvac = nv;
+    t0 = parse_time(start);
+    want = parse_time(end);
+    need = (int64_t)days * 86400;
+    got = ref_clock_reach(&r, t0, need);
+    ck_assert_msg(got == want, "%s%s: got %lld, want %lld", line, "", (long long)got,
+                  (long long)want);
+    /* counting back from the deadline gives the full time, and a minute
+     * before it the time is not yet up */
+    ck_assert_int_eq(ref_clock_counted(&r, t0, got), need);
+    ck_assert_int_lt(ref_clock_counted(&r, t0, got - 60), need);
+    rows++;
+  }
+  fclose(f);
+  ck_assert_int_ge(rows, 60);
+  ck_assert_int_ge(with_vacations, 10);
+  ck_assert_int_ge(weekends_off, 10);
+}
+END_TEST
+
+/* Weekends off and the vacation pause the clock: nothing is counted on
+ * those days, whatever the hour. */
+START_TEST(test_clock_counted_pauses)
+{
+  struct store_vacation v = {20782, 20782, 0}; /* Wednesday 2026-11-25 */
+  struct ref_clock_rules off = {0, NULL, 0}, vac = {1, &v, 1};
+  int64_t sat = 20785 * 86400LL, wed = 20782 * 86400LL;
+  ck_assert_int_eq(ref_clock_counted(&off, sat, sat + 2 * 86400), 0);
+  ck_assert_int_eq(ref_clock_counted(&off, sat - 3600, sat + 2 * 86400 + 60), 3660);
+  ck_assert_int_eq(ref_clock_counted(&vac, wed + 600, wed + 86400 + 600), 600);
+  ck_assert_int_eq(ref_clock_reach(&vac, wed + 600, 60), wed + 86400 + 60);
+  ck_assert_int_eq(ref_clock_reach(&off, sat + 5, 0), sat + 5);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("clock");
+  TCase *tc = tcase_create("clock");
+  SRunner *sr;
+  int failed;
+
+  tcase_add_test(tc, test_clock_date_parse_and_text);
+  tcase_add_test(tc, test_clock_weekday_and_time_text);
+  tcase_add_test(tc, test_clock_new_options);
+  tcase_add_test(tc, test_clock_deadlines_match_oracle);
+  tcase_add_test(tc, test_clock_counted_pauses);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}

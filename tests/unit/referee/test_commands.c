@@ -1,0 +1,291 @@
+/*
+ * test_commands.c: the command language of issue 6 (referee/commands.c).
+ *
+ *  - every command word, in any case, reads as its command (a table);
+ *  - "#N" anywhere is the move-number guard, "Qxf7#" is not;
+ *  - `new GAME [options] with ADDRESS`: for EVERY registered game, its start
+ *    position string given as fen=... (spaces, commas, colons, slashes and
+ *    all) reaches ops->init unchanged, so every game's position option is
+ *    reachable by mail; plus each game's switches from a table.
+ */
+#include "commands.h"
+#include "rules.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- the words ---- */
+
+static const struct {
+  const char *line;
+  enum ref_cmd_kind kind;
+  const char *arg;
+} words[] = {
+  {"new chess with b@example.org", REF_CMD_NEW, "chess"},
+  {"ACCEPT", REF_CMD_ACCEPT, ""},
+  {"Decline", REF_CMD_DECLINE, ""},
+  {"board", REF_CMD_BOARD, ""},
+  {"legal", REF_CMD_LEGAL, ""},
+  {"History", REF_CMD_HISTORY, ""},
+  {"games", REF_CMD_GAMES, ""},
+  {"resign gammon", REF_CMD_RESIGN, "gammon"},
+  {"resign backgammon", REF_CMD_RESIGN, "backgammon"},
+  {"draw offer", REF_CMD_DRAW_OFFER, ""},
+  {"Draw Accept", REF_CMD_DRAW_ACCEPT, ""},
+  {"draw decline", REF_CMD_DRAW_DECLINE, ""},
+  {"DRAW CLAIM", REF_CMD_DRAW_CLAIM, ""},
+  {"double", REF_CMD_DOUBLE, ""},
+  {"take", REF_CMD_TAKE, ""},
+  {"drop", REF_CMD_DROP, ""},
+  {"roll", REF_CMD_ROLL, ""},
+  {"verify", REF_CMD_VERIFY, ""},
+  {"preview Nf3", REF_CMD_PREVIEW, "Nf3"},
+  {"PREVIEW 13/7 8/7", REF_CMD_PREVIEW, "13/7 8/7"},
+  {"observe 12", REF_CMD_OBSERVE, "12"},
+  {"Observe game 12", REF_CMD_OBSERVE, "game 12"},
+  {"unobserve", REF_CMD_UNOBSERVE, ""},
+  {"help backgammon", REF_CMD_HELP, "backgammon"},
+  {"help", REF_CMD_HELP, ""},
+};
+
+START_TEST(test_every_word)
+{
+  size_t i;
+  for(i = 0; i < sizeof(words) / sizeof(words[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, words[i].line, NULL);
+    ck_assert_msg(c.ncmd == 1 && c.ncand == 0, "'%s': %d commands, %d candidates",
+                  words[i].line, c.ncmd, c.ncand);
+    ck_assert_msg(c.cmd[0].kind == words[i].kind, "'%s' read as '%s'", words[i].line,
+                  ref_cmd_name(c.cmd[0].kind));
+    ck_assert_msg(!strcmp(c.cmd[0].arg, words[i].arg), "'%s': arg '%s'", words[i].line,
+                  c.cmd[0].arg);
+  }
+}
+END_TEST
+
+/* Unknown words are never guessed: they stay move candidates, which the
+ * game's parser refuses and the refusal lists the commands. */
+START_TEST(test_unknown_words_not_guessed)
+{
+  static const char *const lines[] = {"boards", "resigns", "previewe4", "helpme", "observer"};
+  size_t i;
+  for(i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, lines[i], NULL);
+    ck_assert_msg(c.ncmd == 0 && c.ncand == 1 && !strcmp(c.cand[0], lines[i]),
+                  "'%s' was read as a command", lines[i]);
+  }
+}
+END_TEST
+
+/* ---- the "#N" guard (as in pbmserv) ---- */
+
+static const struct {
+  const char *text;
+  int guard, conflict;
+  const char *cand; /* the one candidate left, or NULL for none */
+} guards[] = {
+  {"e4 #12", 12, 0, "e4"},
+  {"#12 e4", 12, 0, "e4"},
+  {"#7", 7, 0, NULL},
+  {"Qxf7#", -1, 0, "Qxf7#"},    /* mate, not a guard */
+  {"Qxf7# #9", 9, 0, "Qxf7#"},
+  {"e4 #3\n#4", 4, 1, "e4"},    /* two different numbers */
+  {"e4 #3\n#3", 3, 0, "e4"},
+  {"e4 #3x", -1, 0, "e4 #3x"},  /* not a number word */
+  {"e4 # 3", -1, 0, "e4 # 3"},
+};
+
+START_TEST(test_guard)
+{
+  size_t i;
+  for(i = 0; i < sizeof(guards) / sizeof(guards[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, guards[i].text, NULL);
+    ck_assert_msg(c.guard == guards[i].guard && c.guard_conflict == guards[i].conflict,
+                  "'%s': guard %d conflict %d", guards[i].text, c.guard, c.guard_conflict);
+    if(guards[i].cand)
+      ck_assert_msg(c.ncand == 1 && !strcmp(c.cand[0], guards[i].cand), "'%s': cand '%s'",
+                    guards[i].text, c.ncand ? c.cand[0] : "(none)");
+    else
+      ck_assert_msg(c.ncand == 0, "'%s': %d candidates", guards[i].text, c.ncand);
+  }
+}
+END_TEST
+
+START_TEST(test_guard_in_subject)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, "", "Re: [tabula 4 abcdefgh] Nf3 #5");
+  /* the text after a leading tag; the tag's number is not a guard */
+  ck_assert_int_eq(c.guard, 5);
+  ck_assert_str_eq(c.cand[0], "Nf3");
+  ref_commands_parse(&c, "", "e4 #5");
+  ck_assert_int_eq(c.guard, 5);
+  ck_assert_int_eq(c.from_subject, 1);
+  ck_assert_str_eq(c.cand[0], "e4");
+}
+END_TEST
+
+/* ---- new GAME [options] with ADDRESS, for every registered game ---- */
+
+/* Each game's switches, beyond its position (rules-spec.md; the games'
+ * init comments). A game missing here still has its position checked; a
+ * game here that is not registered (yet) is skipped. */
+static const struct {
+  const char *game, *option;
+} switches[] = {
+  {"chess", "fide_draws=off"},
+  {"checkers", "auto_draws=off"},
+  {"bgchess", "lag=3"},                 /* section 6.9 */
+  {"bgchess", "draws=on"},              /* BC-8 */
+  {"chessgammon", "fifty_moves=on"},    /* CG-12 */
+  {"doublemove", "balanced_start=on"},  /* DM-2 */
+  {"chessgammon4x8", "max_stack=4"},    /* V4-2 */
+  {"backtoback", "b2b_board=corners"},  /* BB-1 */
+  {"backtoback", "fide_draws=off"},
+};
+
+static void parse_new(struct ref_cmds *c, const char *fmt, const char *a, const char *b)
+{
+  char line[256];
+  snprintf(line, sizeof(line), fmt, a, b);
+  ref_commands_parse(c, line, NULL);
+  ck_assert_msg(c->ncmd == 1 && c->cmd[0].kind == REF_CMD_NEW, "'%s' is not a new", line);
+  ck_assert_msg(c->cmd[0].nwith == 1 && !strcmp(c->cmd[0].with[0], "bob@example.org"),
+                "'%s': invitee '%s'", line, c->cmd[0].with[0]);
+}
+
+START_TEST(test_new_every_game)
+{
+  const struct ref_game_desc *d;
+  size_t i, with_position = 0;
+
+  for(i = 0; (d = ref_game_at(i)); i++) {
+    struct ref_state *s = ref_state_new(d), *t = ref_state_new(d);
+    struct ref_cmds c;
+    struct ref_err err;
+    char pos[600], again[600], upper[64], want[640];
+    size_t k;
+
+    ck_assert(s && t);
+    /* the name, in any case */
+    for(k = 0; d->name[k] && k + 1 < sizeof(upper); k++)
+      upper[k] = (char)toupper((unsigned char)d->name[k]);
+    upper[k] = '\0';
+    parse_new(&c, "NEW %s WITH <mailto:Bob@Example.org>%s", upper, "");
+    ck_assert_str_eq(c.cmd[0].arg, d->name);
+    ck_assert_str_eq(c.cmd[0].options, "");
+
+    /* the start position as fen=..., plain and quoted: the options reach
+     * the rules exactly as the game wrote them */
+    ck_assert_int_eq(d->ops->init(s, NULL, &err), REF_OK);
+    ck_assert_int_eq(d->ops->encode(s, pos, sizeof(pos)), REF_OK);
+    if(strlen(pos) > 150)
+      continue; /* longer than a mail line can carry in a 256-byte command */
+    snprintf(want, sizeof(want), "fen=%s", pos);
+    parse_new(&c, "new %s fen=%s with bob@example.org", d->name, pos);
+    /* unquoted, a value runs to the next key=value: a position string
+     * holding "=" itself (lag=2) must be quoted, as below */
+    if(!strchr(pos, '='))
+      ck_assert_msg(!strcmp(c.cmd[0].options, want), "%s: options '%s', want '%s'", d->name,
+                    c.cmd[0].options, want);
+    parse_new(&c, "new %s FEN=\"%s\" as black with bob@example.org", d->name, pos);
+    snprintf(want, sizeof(want), "fen=%s;as;black", pos);
+    ck_assert_msg(!strcmp(c.cmd[0].options, want), "%s: options '%s', want '%s'", d->name,
+                  c.cmd[0].options, want);
+    memset(&err, 0, sizeof(err));
+    snprintf(want, sizeof(want), "fen=%s", pos);
+    if(d->ops->init(t, want, &err) == REF_OK) {
+      /* the game takes positions: the one given is the one it starts from */
+      ck_assert_int_eq(d->ops->encode(t, again, sizeof(again)), REF_OK);
+      ck_assert_msg(!strcmp(again, pos), "%s: fen=%s started from %s", d->name, pos, again);
+      with_position++;
+    }
+    free(s);
+    free(t);
+  }
+  /* chess (FEN with spaces) and checkers (PDN with commas) at least */
+  ck_assert_msg(with_position >= 2, "only %zu games take fen=", with_position);
+}
+END_TEST
+
+START_TEST(test_new_switches)
+{
+  size_t i;
+  for(i = 0; i < sizeof(switches) / sizeof(switches[0]); i++) {
+    const struct ref_game_desc *d = ref_game_find(switches[i].game);
+    struct ref_state *s;
+    struct ref_cmds c;
+    struct ref_err err;
+    char upper[64];
+    size_t k;
+    if(!d)
+      continue;
+    /* KEY=value in capitals: keys are read in any case */
+    for(k = 0; switches[i].option[k] && k + 1 < sizeof(upper); k++)
+      upper[k] = switches[i].option[k] == '=' ? '=' : (char)toupper((unsigned char)switches[i].option[k]);
+    upper[k] = '\0';
+    {
+      char *eq = strchr(upper, '=');
+      strcpy(eq + 1, strchr(switches[i].option, '=') + 1); /* values as written */
+    }
+    parse_new(&c, "new %s %s, with bob@example.org", d->name, upper);
+    ck_assert_str_eq(c.cmd[0].options, switches[i].option);
+    s = ref_state_new(d);
+    ck_assert_msg(d->ops->init(s, c.cmd[0].options, &err) == REF_OK, "%s: %s refused: %s",
+                  d->name, c.cmd[0].options, err.reason);
+    free(s);
+  }
+}
+END_TEST
+
+START_TEST(test_new_addresses)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, "new chess with bob@example.org, carol@example.org and "
+                         "<mailto:Dave@Example.org>", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, 3);
+  ck_assert_str_eq(c.cmd[0].with[0], "bob@example.org");
+  ck_assert_str_eq(c.cmd[0].with[1], "carol@example.org");
+  ck_assert_str_eq(c.cmd[0].with[2], "dave@example.org");
+  /* a chess FEN continues its value until the next key, "as" or "with" */
+  ref_commands_parse(&c,
+                     "new chess fen=8/8/8/4k3/8/8/4P3/4K3 w - - 0 1 fide_draws=off with "
+                     "bob@example.org as black",
+                     NULL);
+  ck_assert_str_eq(c.cmd[0].options, "fen=8/8/8/4k3/8/8/4P3/4K3 w - - 0 1;fide_draws=off;as;black");
+}
+END_TEST
+
+static Suite *commands_suite(void)
+{
+  Suite *s = suite_create("commands");
+  TCase *tc = tcase_create("words");
+  tcase_add_test(tc, test_every_word);
+  tcase_add_test(tc, test_unknown_words_not_guessed);
+  tcase_add_test(tc, test_guard);
+  tcase_add_test(tc, test_guard_in_subject);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("new");
+  tcase_add_test(tc, test_new_every_game);
+  tcase_add_test(tc, test_new_switches);
+  tcase_add_test(tc, test_new_addresses);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(commands_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
