@@ -6,7 +6,7 @@
  * Specs: RFC 5322 §3.4.1 (addr-spec: dot-atom local part, domain or domain
  * literal), §3.6.4 (msg-id), RFC 3834 §2 and §5 (automatic responses),
  * RFC 2369/2919 (List-* headers), RFC 3464/5321 §4.5.5 (bounces: the null
- * reverse-path).
+ * reverse-path), RFC 6522 (multipart/report).
  *
  * The checks are deliberately narrower than the grammar: quoted local parts,
  * comments and folding are refused, because a value that passes is written
@@ -166,9 +166,13 @@ bool mail_is_automatic(const struct mail_msg *m, const char *own_address, const 
     reason = "null sender"; /* RFC 5321 §4.5.5: a bounce or report */
   else if(is_daemon(m->from) || is_daemon(m->sender))
     reason = "mailer-daemon";
+  else if(m->report)
+    reason = "report"; /* RFC 6522: DSNs and MDNs, also when a forwarder rewrote the sender */
   else if(first_token_is(m->precedence, "bulk") || first_token_is(m->precedence, "list") ||
-          first_token_is(m->precedence, "junk"))
+          first_token_is(m->precedence, "junk") || first_token_is(m->precedence, "auto_reply"))
     reason = "precedence"; /* RFC 3834 §2: common practice */
+  else if(m->autoreply)
+    reason = "x-autoreply"; /* vacation programs older than RFC 3834 */
   else if(m->list)
     reason = "mailing list"; /* RFC 2369/2919 headers */
   else if(is_own(m->from, own_address))

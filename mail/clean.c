@@ -7,7 +7,9 @@
  * attributions ("On <date>, <name> wrote:" and the localized forms common
  * clients write, also wrapped over two lines), Outlook's
  * "-----Original Message-----" line or its "From:/Sent:/To:/Subject:"
- * header block and everything after them, and "Sent from my ..." taglines.
+ * header block, the forward separators (Gmail's "---------- Forwarded
+ * message ---------", Thunderbird's, Apple Mail's "Begin forwarded
+ * message:") and everything after them, and "Sent from my ..." taglines.
  * Trailing blank lines are trimmed. Everything else is kept byte for byte:
  * deciding what is a command is the command parser's job, not this one's.
  *
@@ -191,34 +193,74 @@ static bool is_wrapped_attribution(struct span t, const char *text, size_t len, 
 }
 
 /* "-----Original Message-----" (Outlook), also with spaces inside the
- * dashes (Outlook Express) and in the languages Outlook ships. */
+ * dashes (Outlook Express) and in the languages Outlook ships, and the
+ * forward separators: "---------- Forwarded message ---------" (Gmail),
+ * "-------- Forwarded Message --------" (Thunderbird), "-------- Original
+ * message --------" (Samsung). Text after the closing dashes is allowed: a
+ * format=flowed sender (Windows Live Mail) leaves a space after them, which
+ * joins the next line on (RFC 3676 §4.2). */
 static bool is_original_message(struct span t)
 {
   static const char *const names[] = {"original message",
+                                      "forwarded message",
                                       "urspr\xc3\xbcngliche nachricht",
+                                      "weitergeleitete nachricht",
                                       "message d'origine",
+                                      "message transf\xc3\xa9r\xc3\xa9",
                                       "mensaje original",
+                                      "mensaje reenviado",
                                       "messaggio originale",
+                                      "messaggio inoltrato",
                                       "oorspronkelijk bericht",
+                                      "doorgestuurd bericht",
                                       "originalmeddelande",
                                       "mensagem original",
+                                      "mensagem encaminhada",
                                       NULL};
   size_t lead = 0;
-  size_t trail = 0;
-  struct span mid;
   size_t i;
 
   while(lead < t.n && t.p[lead] == '-')
     lead++;
-  while(trail < t.n - lead && t.p[t.n - 1 - trail] == '-')
-    trail++;
-  if(lead < 3 || trail < 3)
+  if(lead < 3)
     return false;
-  mid.p = t.p + lead;
-  mid.n = t.n - lead - trail;
-  mid = trimmed(mid);
+  while(lead < t.n && t.p[lead] == ' ')
+    lead++;
   for(i = 0; names[i]; i++) {
-    if(mid.n == strlen(names[i]) && !strncasecmp(mid.p, names[i], mid.n))
+    size_t k = strlen(names[i]);
+    size_t j = lead + k;
+    size_t dashes = 0;
+    if(t.n - lead < k || strncasecmp(t.p + lead, names[i], k))
+      continue;
+    while(j < t.n && t.p[j] == ' ')
+      j++;
+    while(j < t.n && t.p[j] == '-') {
+      j++;
+      dashes++;
+    }
+    if(dashes >= 3)
+      return true;
+  }
+  return false;
+}
+
+/* Apple Mail's forward: "Begin forwarded message:" on a line of its own
+ * (localized as Apple ships it), the forwarded headers and text below. */
+static bool is_forward_intro(struct span t)
+{
+  static const char *const intros[] = {"Begin forwarded message:",
+                                       "Anfang der weitergeleiteten Nachricht:",
+                                       "D\xc3\xa9"
+                                       "but du message r\xc3\xa9"
+                                       "exp\xc3\xa9"
+                                       "di\xc3\xa9 :",
+                                       "Inicio del mensaje reenviado:",
+                                       "Inizio messaggio inoltrato:",
+                                       NULL};
+  size_t i;
+
+  for(i = 0; intros[i]; i++) {
+    if(t.n == strlen(intros[i]) && !strncasecmp(t.p, intros[i], t.n))
       return true;
   }
   return false;
@@ -377,7 +419,7 @@ char *mail_clean_text(const char *text)
 
     if(is_quoted(t))
       continue;
-    if(is_signature(l) || is_original_message(t))
+    if(is_signature(l) || is_original_message(t) || is_forward_intro(t))
       break;
     if(is_outlook_block(t, text, len, pos)) {
       rule = true;

@@ -86,6 +86,13 @@ static bool in_list(const char *name, const char *const *list)
 
 static void put_newline(struct html *h)
 {
+  const struct mail_buf *b = h->out;
+
+  /* "-- <br>": the blank before the break is the separator's own (RFC 3676
+   * §4.3), not white space to collapse. */
+  if(h->space && b->len >= 2 && !memcmp(b->data + b->len - 2, "--", 2) &&
+     (b->len == 2 || b->data[b->len - 3] == '\n'))
+    mail_buf_addc(h->out, ' ');
   mail_buf_addc(h->out, '\n');
   h->bol = true;
   h->space = false;
@@ -315,7 +322,8 @@ static bool tag(struct html *h)
 }
 
 /* Trailing blanks go, runs of blank lines shrink to one, and blank lines at
- * either end go. */
+ * either end go; but a signature separator keeps its space ("-- ", RFC 3676
+ * §4.3), which HTML signatures write as "-- <br>" or "--&nbsp;<br>". */
 static int tidy(struct mail_buf *out, const char *s, size_t n)
 {
   size_t i = 0;
@@ -329,6 +337,8 @@ static int tidy(struct mail_buf *out, const char *s, size_t n)
 
     while(end > 0 && (s[i + end - 1] == ' ' || s[i + end - 1] == '\t'))
       end--;
+    if(end == 2 && len > 2 && s[i] == '-' && s[i + 1] == '-')
+      end = 3;
     if(!end)
       blank++;
     else {

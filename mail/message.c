@@ -17,7 +17,8 @@
  *
  * libetpan recurses on nested multiparts and nested comments, so a message
  * built to nest deeply could exhaust the stack; both are counted before
- * libetpan sees the message (see too_deep()).
+ * libetpan sees the message (see too_complex()), and so are the header
+ * fields, MIME parts and parameters that cost libetpan memory.
  */
 #include "mail_int.h"
 
@@ -34,6 +35,16 @@
 #define MAX_COMMENT_DEPTH 200
 /* How deep the body search descends into the MIME tree. */
 #define MIME_MAX_DEPTH 40
+/* libetpan builds a structure for every header field, MIME part and
+ * parameter, 30 to 40 times the bytes they take: a 10 MiB message of tiny
+ * fields, parts or parameters cost 300-430 MB (measured). Real mail stays
+ * far below these counts: most header fields in the message's own header
+ * (long Received/DKIM/ARC chains are ~200), most lines starting with "--"
+ * (MIME delimiters; also signatures and separators), most parameters in one
+ * Content-* field. */
+#define MAIL_MAX_FIELDS 1000
+#define MIME_MAX_DELIMITERS 5000
+#define MIME_MAX_PARAMS 100
 /* Zero bytes after the copy of the message libetpan parses: its
  * quoted-printable decoder (mailmime_part_parse, libetpan 1.9.4) reads two
  * bytes past the end of a part that ends in "=X"; found by the truncation
@@ -53,32 +64,58 @@ static bool ci_at(const char *s, size_t n, size_t i, const char *word)
   return n - i >= k && !strncasecmp(s + i, word, k);
 }
 
-/* Guards libetpan's recursion: true when raw nests MIME entities or
- * header comments deeper than is sane. A logical line is a line plus its
- * continuation lines (RFC 5322 §2.2.3), which is where comments live. */
-static bool too_deep(const char *raw, size_t len)
+/* Guards libetpan's recursion and memory: a reason when raw nests MIME
+ * entities or header comments deeper than is sane, or holds more header
+ * fields, MIME delimiters or parameters than the limits above; NULL when
+ * it is fine. A logical line is a line plus its continuation lines (RFC
+ * 5322 §2.2.3), which is where comments and parameters live. */
+static const char *too_complex(const char *raw, size_t len)
 {
   size_t composite = 0;
   size_t depth = 0;
+  size_t fields = 0;
+  size_t delimiters = 0;
+  size_t params = 0;
+  bool in_header = true; /* the message's own header, up to the first blank line */
+  bool content = false;  /* the logical line is a Content-* field */
   size_t i;
 
   for(i = 0; i < len; i++) {
     char c = raw[i];
+    if(i == 0 || raw[i - 1] == '\n') {
+      bool cont = c == ' ' || c == '\t';
+      if(!cont) {
+        content = ci_at(raw, len, i, "content-");
+        params = 0;
+      }
+      if(in_header && (c == '\n' || (c == '\r' && i + 1 < len && raw[i + 1] == '\n')))
+        in_header = false;
+      else if(in_header && !cont && ++fields > MAIL_MAX_FIELDS)
+        return "too many header fields";
+      if(c == '-' && i + 1 < len && raw[i + 1] == '-' && ++delimiters > MIME_MAX_DELIMITERS)
+        return "too many MIME parts";
+    }
     if(c == '(') {
       depth++;
       if(depth > MAX_COMMENT_DEPTH)
-        return true;
+        return "comments nested too deep";
     } else if(c == ')') {
       if(depth)
         depth--;
+    } else if(c == ';') {
+      if(content && ++params > MIME_MAX_PARAMS)
+        return "too many MIME parameters";
     } else if(c == '\n' && (i + 1 >= len || (raw[i + 1] != ' ' && raw[i + 1] != '\t')))
       depth = 0;
-    else if((c == 'm' || c == 'M') && ci_at(raw, len, i, "multipart"))
-      composite++;
-    else if((c == 'r' || c == 'R') && ci_at(raw, len, i, "rfc822"))
-      composite++;
+    else if((c == 'm' || c == 'M') && ci_at(raw, len, i, "multipart")) {
+      if(++composite > MIME_MAX_COMPOSITE)
+        return "MIME structure nested too deep";
+    } else if((c == 'r' || c == 'R') && ci_at(raw, len, i, "rfc822")) {
+      if(++composite > MIME_MAX_COMPOSITE)
+        return "MIME structure nested too deep";
+    }
   }
-  return composite > MIME_MAX_COMPOSITE;
+  return NULL;
 }
 
 /* ---- header values ---- */
@@ -111,6 +148,32 @@ static bool is_c1(const unsigned char *u, size_t n, size_t i)
   return u[i] == 0xc2 && i + 1 < n && u[i + 1] >= 0x80 && u[i + 1] < 0xa0;
 }
 
+/* Invisible and non-breaking spaces mail clients put into typed text: the
+ * no-break spaces (U+00A0 from Apple Mail and Outlook, U+202F that Gmail
+ * writes before "AM", U+2007) become a plain space, so "O-O" followed by
+ * one still reads as a move; the zero-width ones (U+200B, U+2060, U+FEFF
+ * inside the text) and the soft hyphen U+00AD go. Returns the length of
+ * such a sequence at u[i] (0 for none); *space tells which kind. */
+static size_t odd_space(const unsigned char *u, size_t n, size_t i, bool *space)
+{
+  *space = true;
+  if(u[i] == 0xc2 && i + 1 < n && (u[i + 1] == 0xa0 || u[i + 1] == 0xad)) {
+    *space = u[i + 1] == 0xa0;
+    return 2;
+  }
+  if(i + 2 >= n)
+    return 0;
+  if(u[i] == 0xe2 && u[i + 1] == 0x80 && (u[i + 2] == 0xaf || u[i + 2] == 0x87))
+    return 3;
+  if((u[i] == 0xe2 && u[i + 1] == 0x80 && u[i + 2] == 0x8b) ||
+     (u[i] == 0xe2 && u[i + 1] == 0x81 && u[i + 2] == 0xa0) ||
+     (u[i] == 0xef && u[i + 1] == 0xbb && u[i + 2] == 0xbf)) {
+    *space = false;
+    return 3;
+  }
+  return 0;
+}
+
 /* One line of text from UTF-8 s: CR and LF go (they are what is left of
  * folding, RFC 5322 §2.2.3), so do the other C0 and C1 controls and DEL;
  * tabs become spaces; blanks at either end are trimmed. */
@@ -124,13 +187,19 @@ static void one_line(char *dst, size_t cap, const char *s, size_t n)
 
   mail_buf_init(&b, n + 1);
   for(i = 0; i < n && !b.err; i++) {
+    bool space;
+    size_t k;
     if(u[i] == '\t')
       mail_buf_addc(&b, ' ');
     else if(u[i] < 0x20 || u[i] == 0x7f)
       continue;
     else if(is_c1(u, n, i))
       i++;
-    else
+    else if((k = odd_space(u, n, i, &space)) != 0) {
+      if(space)
+        mail_buf_addc(&b, ' ');
+      i += k - 1;
+    } else
       mail_buf_addc(&b, (char)u[i]);
   }
   if(b.err || !b.data) {
@@ -146,16 +215,32 @@ out:
 
 /* Decodes RFC 2047 encoded words of an unstructured value or phrase into
  * one clean line. Text outside encoded words is taken as UTF-8 when it is
- * valid UTF-8 (RFC 6532), else as windows-1252. */
+ * valid UTF-8 (RFC 6532), else as windows-1252.
+ *
+ * Only the first WORDS_MAX bytes are decoded (cut at a blank, so no encoded
+ * word is split): libetpan joins adjacent encoded words by reallocating the
+ * whole result for each one, which is quadratic, and a Subject of a million
+ * "=?utf-8?q?a?=" took minutes (found by the limit tests). Twenty times the
+ * longest field kept (512 bytes) is far more than its decoding can fill. */
+#define WORDS_MAX (20u * 512u)
+
 static int decode_words(char *dst, size_t cap, const char *value)
 {
   struct mail_buf b;
   size_t n = strlen(value);
-  const char *fallback = mail_utf8_valid(value, n) ? "utf-8" : "windows-1252";
+  const char *fallback;
   char *dec = NULL;
   size_t idx = 0;
   int r;
 
+  if(n > WORDS_MAX) {
+    n = WORDS_MAX;
+    while(n > 0 && value[n] != ' ' && value[n] != '\t' && value[n] != '\r' && value[n] != '\n')
+      n--;
+    if(!n)
+      n = WORDS_MAX;
+  }
+  fallback = mail_utf8_valid(value, n) ? "utf-8" : "windows-1252";
   mail_buf_init(&b, 0);
   r = mailmime_encoded_phrase_parse(fallback, value, n, &idx, "utf-8", &dec);
   if(r == MAILIMF_ERROR_MEMORY) {
@@ -383,18 +468,50 @@ static struct mailimf_mailbox *first_mailbox(struct mailimf_address_list *list)
 
 /* ---- body ---- */
 
+/* A parameter name that is "base" or one of its RFC 2231 forms ("base*",
+ * "base*0", "base*0*"). */
+static bool param_named(const char *name, const char *base)
+{
+  size_t k = strlen(base);
+
+  return name && !strncasecmp(name, base, k) && (name[k] == '\0' || name[k] == '*');
+}
+
+/* RFC 2183: a part with Content-Disposition: attachment is not the text.
+ * Inside a multipart, neither is a part with a file name (the disposition's
+ * filename, or Content-Type's older name parameter): Apple Mail sends an
+ * attached text file as "inline; filename=notes.txt", wherever the player
+ * dropped it, even before the text they typed. */
 static bool is_attachment(struct mailmime *m)
 {
+  bool in_multipart = m->mm_parent_type == MAILMIME_MULTIPLE;
   clistiter *it;
+  clistiter *p;
 
+  if(in_multipart && m->mm_content_type && m->mm_content_type->ct_parameters) {
+    for(p = clist_begin(m->mm_content_type->ct_parameters); p; p = clist_next(p)) {
+      struct mailmime_parameter *pa = clist_content(p);
+      if(param_named(pa->pa_name, "name"))
+        return true;
+    }
+  }
   if(!m->mm_mime_fields)
     return false;
   for(it = clist_begin(m->mm_mime_fields->fld_list); it; it = clist_next(it)) {
     struct mailmime_field *f = clist_content(it);
-    if(f->fld_type == MAILMIME_FIELD_DISPOSITION && f->fld_data.fld_disposition &&
-       f->fld_data.fld_disposition->dsp_type &&
-       f->fld_data.fld_disposition->dsp_type->dsp_type == MAILMIME_DISPOSITION_TYPE_ATTACHMENT)
+    struct mailmime_disposition *d;
+    if(f->fld_type != MAILMIME_FIELD_DISPOSITION || !f->fld_data.fld_disposition)
+      continue;
+    d = f->fld_data.fld_disposition;
+    if(d->dsp_type && d->dsp_type->dsp_type == MAILMIME_DISPOSITION_TYPE_ATTACHMENT)
       return true;
+    for(p = in_multipart && d->dsp_parms ? clist_begin(d->dsp_parms) : NULL; p; p = clist_next(p)) {
+      struct mailmime_disposition_parm *dp = clist_content(p);
+      if(dp->pa_type == MAILMIME_DISPOSITION_PARM_FILENAME ||
+         (dp->pa_type == MAILMIME_DISPOSITION_PARM_PARAMETER && dp->pa_data.pa_parameter &&
+          param_named(dp->pa_data.pa_parameter->pa_name, "filename")))
+        return true;
+    }
   }
   return false;
 }
@@ -453,15 +570,15 @@ static bool param_is(struct mailmime *m, const char *name, const char *value)
 }
 
 /* Line ends to LF (CRLF and lone CR), C0 controls other than TAB and LF,
- * DEL and C1 controls dropped, a leading byte order mark dropped. s is
- * valid UTF-8. */
+ * DEL and C1 controls dropped, byte order marks dropped and the odd spaces
+ * made plain (odd_space). s is valid UTF-8. */
 static int normalize(struct mail_buf *out, const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
+  size_t k;
+  bool space;
 
-  if(n >= 3 && u[0] == 0xef && u[1] == 0xbb && u[2] == 0xbf)
-    i = 3;
   for(; i < n && !out->err; i++) {
     if(u[i] == '\r') {
       mail_buf_addc(out, '\n');
@@ -473,7 +590,11 @@ static int normalize(struct mail_buf *out, const char *s, size_t n)
       continue;
     else if(is_c1(u, n, i))
       i++;
-    else
+    else if((k = odd_space(u, n, i, &space)) != 0) {
+      if(space)
+        mail_buf_addc(out, ' ');
+      i += k - 1;
+    } else
       mail_buf_addc(out, (char)u[i]);
   }
   return out->err;
@@ -641,7 +762,9 @@ static int read_fields(struct mail_msg *m, struct mailimf_fields *fields,
     rc = decode_words(m->subject, sizeof(m->subject), v);
   token_value(m->auto_submitted, sizeof(m->auto_submitted), raw_field(raw, "Auto-Submitted", NULL));
   token_value(m->precedence, sizeof(m->precedence), raw_field(raw, "Precedence", NULL));
-  m->list = raw_field(raw, "List-Id", NULL) || raw_field(raw, "List-Unsubscribe", NULL);
+  m->list = raw_field(raw, "List-Id", NULL) || raw_field(raw, "List-Unsubscribe", NULL) ||
+            raw_field(raw, "List-Post", NULL);
+  m->autoreply = raw_field(raw, "X-Autoreply", NULL) || raw_field(raw, "X-Autorespond", NULL);
   if(rc)
     set_err(errbuf, errcap, "out of memory");
 out:
@@ -694,9 +817,12 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
     raw += skip;
     len -= skip;
   }
-  if(too_deep(raw, len)) {
-    set_err(errbuf, errcap, "MIME structure or comments nested too deep");
-    goto out;
+  {
+    const char *why = too_complex(raw, len);
+    if(why) {
+      set_err(errbuf, errcap, why);
+      goto out;
+    }
   }
   /* libetpan keeps pointers into what it parses: the copy lives until
    * mailmime_free. */
@@ -731,6 +857,13 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
   rc = read_fields(m, mime->mm_data.mm_message.mm_fields, rawf, errbuf, errcap);
   if(rc)
     goto out;
+  {
+    /* RFC 6522: a report is machine-made whoever its envelope names. */
+    struct mailmime *top = mime->mm_data.mm_message.mm_msg_mime;
+    struct mailmime_content *ct = top ? top->mm_content_type : NULL;
+    m->report = top && top->mm_type == MAILMIME_MULTIPLE && ct && ct->ct_subtype &&
+                !strcasecmp(ct->ct_subtype, "report");
+  }
   part = find_text(mime, "plain", 0);
   if(!part) {
     part = find_text(mime, "html", 0);
