@@ -29,7 +29,11 @@ enum mail_code {
   MAIL_EPARSE = -1, /* not a usable message (no From, broken headers) */
   MAIL_ETOOBIG = -2,
   MAIL_EIO = -3,
-  MAIL_ENOMEM = -4
+  MAIL_ENOMEM = -4,
+  MAIL_ENET = -5,    /* network or server trouble: try again later */
+  MAIL_ETLS = -6,    /* TLS failed or the server's certificate is not trusted */
+  MAIL_EAUTH = -7,   /* the server refused the user name or password */
+  MAIL_EREFUSED = -8 /* the server refused this message for good (SMTP 5xx) */
 };
 
 /* A parsed inbound message. */
@@ -45,7 +49,11 @@ struct mail_msg {
   char subject[512];           /* decoded (RFC 2047) to UTF-8, control chars removed */
   char auto_submitted[64];     /* value of Auto-Submitted, lower-cased */
   char precedence[32];         /* value of Precedence, lower-cased */
-  bool list;                   /* List-Id or List-Unsubscribe present */
+  bool list;                   /* List-Id, List-Unsubscribe or List-Post present */
+  bool autoreply;              /* X-Autoreply or X-Autorespond present (responders that
+                                  predate RFC 3834) */
+  bool report;                 /* the message is a multipart/report (RFC 6522: delivery
+                                  and disposition notifications) */
   char *text;                  /* the body decoded to UTF-8 (text/plain preferred) */
   char *clean;                 /* text less quotes, signatures, reply headers */
 };
@@ -55,9 +63,11 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
 void mail_msg_free(struct mail_msg *m); /* NULL is fine */
 
 /* RFC 3834 §2 and common practice: true when tabula must not answer m
- * (Auto-Submitted other than "no", null or MAILER-DAEMON sender,
- * Precedence bulk/list/junk, list headers, or mail from own_address).
- * *why gets a short reason. */
+ * (Auto-Submitted other than "no", null or MAILER-DAEMON sender, a
+ * multipart/report, Precedence bulk/list/junk/auto_reply, X-Autoreply,
+ * list headers, or mail from own_address). *why gets a short reason:
+ * "auto-submitted", "null sender", "mailer-daemon", "report", "precedence",
+ * "x-autoreply", "mailing list", "own address" (or "" when false). */
 bool mail_is_automatic(const struct mail_msg *m, const char *own_address, const char **why);
 
 /* Removes reply clutter from text: lines quoted with '>', a "-- " signature
@@ -111,5 +121,106 @@ int mail_maildir_deliver(const char *dir, const char *data, size_t len, char *na
 /* Reads a whole message from fd (the MTA-pipe mode) into *data, bounded by
  * MAIL_MAX_MESSAGE. */
 int mail_read_fd(int fd, char **data, size_t *len);
+/* mail_maildir_ack for a batch: every rename, then one fsync of cur/.
+ * Returns the number of names that could not be moved. */
+size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
+/* Group delivery: mail_maildir_deliver without its two fsyncs, for many
+ * messages; then one mail_maildir_sync(dir) (syncfs(2): one flush of the
+ * file system) makes all of them durable. Nothing delivered this way may be
+ * reported as sent before mail_maildir_sync returned 0. */
+int mail_maildir_deliver_nosync(const char *dir, const char *data, size_t len, char *name_out,
+                                size_t cap);
+int mail_maildir_sync(const char *dir);
+
+/* ---- network transports (imap.c, pop3.c, smtp.c, sendmail.c, tls.c) ----
+ *
+ * The promise of docs/architecture.md holds for each: a message is
+ * acknowledged to its server (IMAP \Seen or MOVE, POP3 DELE) only when the
+ * caller says so, after its transaction committed; an outgoing message
+ * counts as sent only on the server's 250 (or sendmail's exit 0). */
+
+enum mail_tls {
+  MAIL_TLS_NONE,     /* plain text (loopback or a trusted network only) */
+  MAIL_TLS_STARTTLS, /* RFC 3207 / RFC 2595: upgrade after the greeting */
+  MAIL_TLS_IMPLICIT  /* IMAPS 993, POP3S 995, SMTPS 465 (RFC 8314) */
+};
+
+/* "none" | "starttls" | "implicit"; -1 when word is none of them. */
+int mail_tls_parse(const char *word, enum mail_tls *out);
+
+struct mail_server {
+  const char *host;
+  int port;             /* 0: the protocol's usual port for `tls` */
+  enum mail_tls tls;
+  const char *user;
+  const char *password;
+  const char *cafile;   /* PEM trust anchors; "" or NULL: the system's store */
+  bool verify;          /* certificate and host name checked (default true) */
+  int timeout_s;        /* per network operation */
+};
+
+/* libetpan's GnuTLS build does no certificate verification, so tabula
+ * checks the server's certificate (DER) against the trust anchors and
+ * the host name itself, after the handshake and before a password is sent. */
+int mail_tls_verify_der(const unsigned char *der, size_t len, const char *cafile,
+                        const char *host, char *err, size_t errcap);
+
+/* IMAP4rev1 (RFC 3501) with IDLE (RFC 2177), MOVE (RFC 6851), UIDPLUS. */
+struct mail_imap;
+int mail_imap_open(struct mail_imap **out, const struct mail_server *srv, const char *mailbox,
+                   char *err, size_t errcap);
+void mail_imap_close(struct mail_imap *im); /* NULL is fine; LOGOUT when connected */
+uint32_t mail_imap_uidvalidity(const struct mail_imap *im);
+bool mail_imap_has_idle(const struct mail_imap *im);
+/* Messages to look at, UIDs ascending: every unseen one, and when after > 0
+ * every one with a UID above after (seen or not). Free *uids with free(). */
+int mail_imap_search(struct mail_imap *im, uint32_t after, uint32_t **uids, size_t *n);
+/* RFC822.SIZE of one message. */
+int mail_imap_size(struct mail_imap *im, uint32_t uid, size_t *size);
+/* UID FETCH BODY.PEEK[]: the message stays \Unseen (RFC 3501 6.4.5). */
+int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len);
+/* Acknowledges: UID STORE +FLAGS (\Seen), or UID MOVE to move_to when
+ * move_to is non-empty (COPY + \Deleted + EXPUNGE where MOVE is missing). */
+int mail_imap_ack(struct mail_imap *im, const uint32_t *uids, size_t n, const char *move_to);
+/* Waits up to timeout_ms for the mailbox to change: IDLE where the server
+ * has it, else a plain wait. stop() is asked every 200 ms; true ends the
+ * wait. 1 = the server spoke, 0 = timeout or stop, <0 = connection lost. */
+int mail_imap_wait(struct mail_imap *im, int timeout_ms, bool (*stop)(void *), void *arg);
+const char *mail_imap_error(const struct mail_imap *im);
+
+/* POP3 (RFC 1939) with UIDL and STLS (RFC 2595). DELE takes effect at QUIT. */
+struct mail_pop3;
+struct mail_pop3_item {
+  unsigned int index; /* message number in this session */
+  size_t size;
+  char uidl[72];      /* RFC 1939: 1 to 70 printable characters */
+};
+int mail_pop3_open(struct mail_pop3 **out, const struct mail_server *srv, char *err,
+                   size_t errcap);
+/* The maildrop's messages; free *items with free(). */
+int mail_pop3_list(struct mail_pop3 *p, struct mail_pop3_item **items, size_t *n);
+int mail_pop3_retr(struct mail_pop3 *p, unsigned int index, char **data, size_t *len);
+int mail_pop3_dele(struct mail_pop3 *p, unsigned int index);
+/* QUIT: the deletions take effect only when this returns 0. */
+int mail_pop3_quit(struct mail_pop3 *p);
+void mail_pop3_close(struct mail_pop3 *p); /* without QUIT: nothing deleted */
+const char *mail_pop3_error(const struct mail_pop3 *p);
+
+/* SMTP submission (RFC 6409) through libcurl: STARTTLS or implicit TLS,
+ * AUTH, the connection kept for the next message. */
+struct mail_smtp;
+int mail_smtp_open(struct mail_smtp **out, const struct mail_server *srv, const char *helo,
+                   char *err, size_t errcap);
+void mail_smtp_close(struct mail_smtp *s);
+/* Sends one message (CRLF line ends). 0 on the server's 250 after DATA;
+ * MAIL_EREFUSED when the server refused it with a 5xx reply; MAIL_ENET,
+ * MAIL_ETLS, MAIL_EAUTH otherwise. err gets the server's words. */
+int mail_smtp_send(struct mail_smtp *s, const char *from, const char *rcpt, const char *data,
+                   size_t len, char *err, size_t errcap);
+
+/* The sendmail pipe: `path -i -f from -- rcpt` (no shell), the message on
+ * its standard input; exit 0 means accepted. */
+int mail_sendmail(const char *path, const char *from, const char *rcpt, const char *data,
+                  size_t len, char *err, size_t errcap);
 
 #endif /* TABULA_MAIL_H */

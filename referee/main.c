@@ -262,7 +262,10 @@ int main(int argc, char **argv)
     rc = ref_service_run(svc, &stop_requested) ? 1 : 0;
   }
   else if(!strcmp(cmd, "deliver")) {
-    rc = ref_service_deliver_fd(svc, 0) ? 75 : 0; /* 75 = EX_TEMPFAIL: the MTA retries */
+    /* sysexits.h: 75 EX_TEMPFAIL, the MTA offers the mail again later;
+     * 65 EX_DATAERR, it returns the mail to its sender with our reason. */
+    int d = ref_service_deliver_fd(svc, 0);
+    rc = d == 0 ? 0 : d > 0 ? 65 : 75;
   }
   else if(!strcmp(cmd, "poll")) {
     size_t processed = 0;

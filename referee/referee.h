@@ -98,7 +98,10 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
  * (a second call at the same time sends nothing). *actions counts what was
  * done. Does not flush the outbox. */
 int ref_service_tick(struct ref_service *svc, size_t *actions);
-/* The MTA-pipe mode: one message from fd, processed, outbox flushed. */
+/* The MTA-pipe mode: one message from fd, processed, outbox flushed.
+ * Returns 0 when done, 1 when the message can never be taken (over the size
+ * limit: the MTA should return it to its sender), -1 when it should be
+ * offered again later (nothing was changed). */
 int ref_service_deliver_fd(struct ref_service *svc, int fd);
 /* One pass over inbox/new: process, acknowledge after commit, flush. */
 int ref_service_poll(struct ref_service *svc, size_t *processed);

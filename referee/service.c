@@ -226,11 +226,16 @@ out:
 void ref_move_label(struct ref_game_ctx *g, const char *canon, char *buf, size_t cap)
 {
   struct ref_status s;
+  int n;
   g->desc->ops->status(g->state, &s);
   if(g->desc->flags & REF_GAME_DICE)
-    snprintf(buf, cap, "%s", canon);
+    n = snprintf(buf, cap, "%s", canon);
   else
-    snprintf(buf, cap, "%d.%s %s", s.move_number, s.turn == 0 ? "" : "..", canon);
+    n = snprintf(buf, cap, "%d.%s %s", s.move_number, s.turn == 0 ? "" : "..", canon);
+  /* Notation fits REF_NOTATION_MAX, so this never happens; if a game ever
+   * writes longer, the mails show it cut, and the log says so. */
+  if(n < 0 || (size_t)n >= cap)
+    ref_log_error("move label cut short: %s", canon);
 }
 
 /* ---- journal and state ---- */

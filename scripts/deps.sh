@@ -5,13 +5,28 @@
 # As root it runs apt-get itself; otherwise it prints the command to run.
 set -euo pipefail
 want=(cmake make gcc pkg-config libsqlite3-dev libjansson-dev libinih-dev check
-      nettle-dev libcurl4-gnutls-dev libetpan-dev)
+      nettle-dev libcurl4-gnutls-dev libetpan-dev libgnutls28-dev)
 if [ "${1:-build}" = test ]; then
   # clang: the second compiler CI builds with; python3: the mail-case runner
   # and the dice verifier; stockfish, gnubg, node: the live oracle checks.
   want+=(clang python3 sqlite3 stockfish gnubg)
   # node may come from elsewhere (nodesource bundles npm): only when absent
   command -v npm >/dev/null || want+=(nodejs npm)
+  # The mail servers of tests/scripts/mail_servers.py (Dovecot, Postfix,
+  # openssl for their certificate): installed by the harness, which
+  # preseeds Postfix's "No configuration" and keeps both from starting
+  # system-wide (tests/harness/mailharness.sh install).
+  servers=(dovecot-imapd dovecot-pop3d dovecot-lmtpd dovecot-submissiond postfix openssl)
+  for p in "${servers[@]}"; do
+    if ! dpkg-query -W -f='${Status}' "$p" 2>/dev/null | grep -q "ok installed"; then
+      if [ "$(id -u)" -ne 0 ]; then
+        echo "the mail tests need: ${servers[*]} (run tests/harness/mailharness.sh install as root)" >&2
+        exit 1
+      fi
+      bash "$(dirname "$0")/../tests/harness/mailharness.sh" install </dev/null >/dev/null
+      break
+    fi
+  done
 fi
 missing=()
 for p in "${want[@]}"; do

@@ -39,6 +39,21 @@ for sig in TERM INT; do
   ok test "$rc" -eq 0
   ok grep -q "stopping" "$dir/log.$sig"
 done
+
+# The MTA-pipe mode (`tabula deliver`): a mail over the size limit can never
+# be taken, so the exit is 65 (EX_DATAERR: the MTA returns it to its sender
+# with the reason) rather than 75 (EX_TEMPFAIL: retried for days); nothing
+# is stored and nothing is sent. A normal mail exits 0.
+rm -rf "$dir/in" "$dir/out" "$dir/db"*
+{ printf 'From: alice@example.org\nTo: referee@example.org\nSubject: big\nMessage-ID: <big@example.org>\n\n'
+  head -c 12000000 /dev/zero | tr '\0' 'x'; } | "$tabula" deliver -c "$dir/t.ini" 2>"$dir/log.big"
+ok test $? -eq 65
+ok grep -q "size limit" "$dir/log.big"
+ok test "$(count "$dir/out/new")" -eq 0
+printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <d1@example.org>\n\nnew chess with bob@example.org\n' |
+  "$tabula" deliver -c "$dir/t.ini" 2>>"$dir/log.big"
+ok test $? -eq 0
+ok test "$(count "$dir/out/new")" -eq 2
 echo "$pass passed, $fail failed"
 [ "$fail" -eq 0 ] && rm -rf "$dir"
 [ "$fail" -eq 0 ]

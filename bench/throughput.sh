@@ -1,0 +1,114 @@
+#!/usr/bin/env bash
+# Throughput: 10,000 move mails over 1,000 chess games, read from a Maildir,
+# durably (issue 5, "It must show" 4; goal >= 5,000 moves/s).
+#
+# usage: bench/throughput.sh [TABULA=./build/referee/tabula] [RUNS=3]
+#   env: GAMES (1000), PLIES (10 per game), BATCH (batch_max, 256)
+# Point it at a Release/RelWithDebInfo build (not the ASan one).
+#
+# Durable means: no mail leaves inbox/new (its acknowledgement) before the
+# transaction holding it is on disk. tabula keeps synchronous=FULL and
+# groups the syncs instead: each batch of up to BATCH mails is one SQLite
+# transaction (one WAL fsync), each mail a savepoint inside it, and the
+# batch's Maildir renames are followed by one fsync of cur/.
+#
+# Set-up (not timed): 1,000 invitations and 1,000 acceptances through the
+# same inbox, then 10,000 move mails (e4 e5 Nf3 Nc6 Bc4 Bc5 c3 Nf6 d3 d6 in
+# every game) addressed with each seat's key, named so that Maildir order
+# is ply order. Timed: `tabula poll`, which processes every mail and then
+# writes the 20,000 replies into the outbox Maildir; the table shows the
+# processing (moves, commit, acknowledgement) and the outbox flush apart,
+# from tabula's own log, and the whole poll.
+set -u
+here=$(cd "$(dirname "$0")" && pwd)
+tabula=$(realpath "${1:-./build/referee/tabula}")
+runs=${2:-3}
+[ -x "$tabula" ] || { echo "no tabula binary at $tabula (build it first)" >&2; exit 2; }
+exec python3 - "$tabula" "$runs" <<'PY'
+import os, sqlite3, statistics, subprocess, sys, tempfile, time, shutil
+tabula, runs = sys.argv[1], int(sys.argv[2])
+GAMES = int(os.environ.get("GAMES", 1000))
+PLIES = int(os.environ.get("PLIES", 10))
+BATCH = os.environ.get("BATCH", "256")
+MOVES = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6"][:PLIES]
+
+def write(inbox, seq, frm, to, subject, body):
+    # <seconds>.M<n>: tabula reads new/ in delivery order (seconds, then M)
+    name = "1700000000.M%dP1_0.bench" % seq
+    data = ("From: %s\nTo: %s\nSubject: %s\nMessage-ID: <b%d@bench.example.org>\n"
+            "Date: Sun, 22 Nov 2026 10:00:00 +0000\n\n%s\n" % (frm, to, subject, seq, body))
+    with open(os.path.join(inbox, "tmp", name), "w") as f:
+        f.write(data)
+    os.rename(os.path.join(inbox, "tmp", name), os.path.join(inbox, "new", name))
+
+def poll(cfg):
+    t0 = time.time()
+    p = subprocess.run([tabula, "poll", "-c", cfg], capture_output=True, text=True)
+    if p.returncode:
+        sys.exit("poll failed: " + p.stderr[-2000:])
+    return time.time() - t0, p.stderr
+
+def one_run():
+    d = tempfile.mkdtemp(prefix="tabula-tp.", dir=os.environ.get("TMPDIR", "/tmp"))
+    cfg = os.path.join(d, "t.ini")
+    with open(cfg, "w") as f:
+        f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
+                "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
+                "batch_max = %s\nrate_limit = 0\n" % (d, d, d, BATCH))
+    for sub in ("tmp", "new", "cur"):
+        os.makedirs(os.path.join(d, "in", sub))
+    seq = 0
+    for g in range(GAMES):
+        seq += 1
+        write(d + "/in", seq, "w%d@example.org" % g, "referee@example.org", "game",
+              "new chess with b%d@example.org" % g)
+    poll(cfg)
+    con = sqlite3.connect(d + "/db")
+    seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}
+    games = [r[0] for r in con.execute("select id from games order by id")]
+    con.close()
+    for i, g in enumerate(games):
+        seq += 1
+        write(d + "/in", seq, "b%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 1)]),
+              "Re: game", "accept")
+    poll(cfg)
+    shutil.rmtree(d + "/out"); os.makedirs(d + "/out/new"); os.makedirs(d + "/out/tmp"); os.makedirs(d + "/out/cur")
+    for ply, mv in enumerate(MOVES):
+        for g in games:
+            seat = ply % 2
+            frm = ("w%d@example.org" if seat == 0 else "b%d@example.org") % (g - 1)
+            seq += 1
+            write(d + "/in", seq, frm, "referee+%d.%s@example.org" % (g, seats[(g, seat)]),
+                  "Re: game", mv)
+    subprocess.run(["sync"])
+    total, log = poll(cfg)
+    import re
+    m = re.search(r"pass: (\d+) message\(s\) processed in ([0-9.]+) s \(cpu ([0-9.]+) s\), (\d+) repl\(ies\) sent in ([0-9.]+) s", log)
+    proc, cpu, flush = (float(m.group(2)), float(m.group(3)), float(m.group(5))) if m else (float("nan"),) * 3
+    con = sqlite3.connect(d + "/db")
+    moves = con.execute("select count(*) from journal where kind = 'move'").fetchone()[0]
+    sent = con.execute("select count(*) from outbox where state = 'sent'").fetchone()[0]
+    con.close()
+    left = len(os.listdir(d + "/in/new"))
+    shutil.rmtree(d)
+    return total, moves, sent, left, proc, cpu, flush
+
+res = [one_run() for _ in range(runs)]
+n = GAMES * len(MOVES)
+ts = [r[0] for r in res]
+med = statistics.median(ts)
+print("throughput: %d move mails over %d games from a Maildir, durable (synchronous=FULL,"
+      " batch_max=%s), %d runs, %d cores" % (n, GAMES, BATCH, runs, os.cpu_count()))
+print("%-34s %10s %12s %8s" % ("", "median s", "moves/s", "goal"))
+mp = statistics.median(r[4] for r in res)
+mc = statistics.median(r[5] for r in res)
+mf = statistics.median(r[6] for r in res)
+print("%-34s %10.2f %12.0f %8s" % ("moves: read, applied, committed, acked", mp, n / mp, "5000"))
+print("%-34s %10.2f %12.0f %8s" % ("  of which CPU time", mc, n / mc, ""))
+print("%-34s %10.2f %12.0f %8s" % ("outbox: %d replies to a Maildir" % (2 * n), mf, 2 * n / mf, ""))
+print("%-34s %10.2f %12.0f %8s" % ("whole poll (process start to exit)", med, n / med, ""))
+print("ratio to the goal (5,000 moves/s), moves alone: %.2f; whole poll: %.2f" % (n / mp / 5000, n / med / 5000))
+for r in res:
+    print("  run: %.2f s, %d moves journaled, %d replies sent, %d mails left in new/;"
+          " moves %.2f s (cpu %.2f s), outbox %.2f s" % r)
+PY

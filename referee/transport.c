@@ -1,0 +1,633 @@
+/*
+ * transport.c: where mail comes from (Maildir, IMAP, POP3) and where replies
+ * go (Maildir, SMTP, sendmail), chosen by the configuration (source, sink).
+ *
+ * The promise of docs/architecture.md, for every source:
+ *   process (ref_service_process, one savepoint per message)
+ *   -> COMMIT the batch (one fsync group for up to batch_max messages)
+ *   -> only then acknowledge to the source: Maildir new/ -> cur/, IMAP
+ *      \Seen or MOVE, POP3 DELE + QUIT.
+ * A crash before the commit leaves every message unacknowledged at its
+ * source; a crash after it leaves the source's bookkeeping in the store
+ * (IMAP: UIDVALIDITY and the last committed UID; POP3: the UIDLs committed
+ * but not yet deleted), so those messages are acknowledged without being
+ * read again, and the Message-ID check makes any repeat a no-op anyway.
+ *
+ * A batch stops at the first message that fails for a temporary reason
+ * (store busy, disk full): what follows waits, so moves are never applied
+ * out of their order of arrival, and the IMAP "last UID" never passes a
+ * message that was not committed.
+ *
+ * Tests may set TABULA_TEST_CRASH=before-commit|after-commit: the process
+ * then dies (_exit) at that point of the first batch, as a power cut would.
+ */
+#include "service_int.h"
+
+#include "log.h"
+#include "mail.h"
+
+#include <errno.h>
+#include <inttypes.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <time.h>
+#include <unistd.h>
+
+struct ref_transport {
+  struct mail_imap *imap;
+  struct mail_smtp *smtp;
+  bool more; /* the last pass left mail for the next batch: do not wait */
+};
+
+/* ---- configuration ---- */
+
+static bool one_of(const char *v, const char *a, const char *b, const char *c)
+{
+  return !strcmp(v, a) || !strcmp(v, b) || (c && !strcmp(v, c));
+}
+
+int ref_config_check_mail(const struct ref_config *cfg, char *errbuf, size_t errcap)
+{
+  enum mail_tls t;
+
+  if(!one_of(cfg->source, "maildir", "imap", "pop3")) {
+    snprintf(errbuf, errcap, "source: '%s' is not maildir, imap or pop3", cfg->source);
+    return -1;
+  }
+  if(!one_of(cfg->sink, "maildir", "smtp", "sendmail")) {
+    snprintf(errbuf, errcap, "sink: '%s' is not maildir, smtp or sendmail", cfg->sink);
+    return -1;
+  }
+  if(mail_tls_parse(cfg->in_tls, &t) || mail_tls_parse(cfg->smtp_tls, &t)) {
+    snprintf(errbuf, errcap, "in_tls and smtp_tls take implicit, starttls or none");
+    return -1;
+  }
+  if(strcmp(cfg->source, "maildir") && !cfg->in_host[0]) {
+    snprintf(errbuf, errcap, "source = %s needs in_host", cfg->source);
+    return -1;
+  }
+  if(!strcmp(cfg->sink, "smtp") && !cfg->smtp_host[0]) {
+    snprintf(errbuf, errcap, "sink = smtp needs smtp_host");
+    return -1;
+  }
+  if(!strcmp(cfg->sink, "sendmail") && cfg->sendmail_path[0] != '/') {
+    snprintf(errbuf, errcap, "sendmail_path must be an absolute path");
+    return -1;
+  }
+  return 0;
+}
+
+static void server_of(const struct ref_config *cfg, bool in, struct mail_server *s)
+{
+  memset(s, 0, sizeof(*s));
+  s->host = in ? cfg->in_host : cfg->smtp_host;
+  s->port = in ? cfg->in_port : cfg->smtp_port;
+  mail_tls_parse(in ? cfg->in_tls : cfg->smtp_tls, &s->tls);
+  s->user = in ? cfg->in_user : cfg->smtp_user;
+  s->password = in ? cfg->in_password : cfg->smtp_password;
+  s->cafile = cfg->tls_cafile;
+  s->verify = cfg->tls_verify != 0;
+  s->timeout_s = cfg->net_timeout_s;
+}
+
+static struct ref_transport *transport(struct ref_service *svc)
+{
+  if(!svc->transport)
+    svc->transport = calloc(1, sizeof(*svc->transport));
+  return svc->transport;
+}
+
+void ref_transport_close(struct ref_service *svc)
+{
+  if(!svc || !svc->transport)
+    return;
+  mail_imap_close(svc->transport->imap);
+  mail_smtp_close(svc->transport->smtp);
+  free(svc->transport);
+  svc->transport = NULL;
+}
+
+/* ---- test hook: a crash at a chosen point ---- */
+
+static void crash_point(const char *where)
+{
+  const char *want = getenv("TABULA_TEST_CRASH");
+  if(want && !strcmp(want, where)) {
+    ref_log_warn("TABULA_TEST_CRASH: dying %s", where);
+    _exit(86);
+  }
+}
+
+/* ---- one batch: process each message, commit once ---- */
+
+struct item {
+  char *data;
+  size_t len;
+  bool ack;  /* to be acknowledged once committed (false: unreadable, left) */
+};
+
+static void items_free(struct item *v, size_t n)
+{
+  size_t i;
+  for(i = 0; v && i < n; i++)
+    free(v[i].data);
+  free(v);
+}
+
+/* Processes v[0..n) in one outer transaction; before the commit, extra()
+ * (if any) writes the source's bookkeeping into the same transaction, told
+ * how many leading items went through. Returns how many leading items are
+ * committed: 0..n, all-or-none with respect to the commit. */
+static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
+                        int (*extra)(struct ref_service *, size_t, void *), void *arg)
+{
+  size_t i, good = 0;
+
+  if(!n)
+    return 0;
+  if(store_batch_begin(svc->st) != STORE_OK) {
+    ref_log_error("cannot begin a batch: %s", store_errmsg(svc->st));
+    return 0;
+  }
+  for(i = 0; i < n; i++) {
+    enum ref_outcome outcome;
+    if(v[i].data && ref_service_process(svc, v[i].data, v[i].len, &outcome) != 0)
+      break; /* temporary: it and everything after it wait for the next pass */
+    good++;
+  }
+  if(!store_batch_open(svc->st)) {
+    /* The whole transaction is gone: nothing of the batch is kept, and
+     * the source's bookkeeping must not move on either. */
+    ref_log_error("batch rolled back by the store (%s); will retry", store_errmsg(svc->st));
+    store_batch_rollback(svc->st);
+    return 0;
+  }
+  if(extra && extra(svc, good, arg)) {
+    ref_log_error("cannot record the mail source's state: %s", store_errmsg(svc->st));
+    store_batch_rollback(svc->st);
+    return 0;
+  }
+  crash_point("before-commit");
+  if(store_batch_commit(svc->st) != STORE_OK) {
+    ref_log_error("batch of %zu message(s) not committed (%s); will retry", n,
+                  store_errmsg(svc->st));
+    return 0;
+  }
+  crash_point("after-commit");
+  return good;
+}
+
+/* ---- Maildir source ---- */
+
+static int pass_maildir(struct ref_service *svc, size_t *processed)
+{
+  char **names = NULL, **acks = NULL;
+  size_t n = 0, start, m, k, i, good, nack, failed;
+  int rc = 0;
+
+  if(mail_maildir_list_new(svc->cfg.inbox, &names, &n) != MAIL_OK) {
+    ref_log_error("cannot read %s/new", svc->cfg.inbox);
+    return -1;
+  }
+  acks = calloc(n + 1, sizeof(*acks));
+  if(!acks) {
+    mail_names_free(names, n);
+    return -1;
+  }
+  for(start = 0; start < n && rc == 0; start += m) {
+    struct item *v;
+    m = n - start < (size_t)svc->cfg.batch_max ? n - start : (size_t)svc->cfg.batch_max;
+    v = calloc(m, sizeof(*v));
+    if(!v) {
+      rc = -1;
+      break;
+    }
+    for(k = 0; k < m; k++) {
+      int r = mail_maildir_read(svc->cfg.inbox, names[start + k], &v[k].data, &v[k].len);
+      v[k].ack = r == MAIL_OK || r == MAIL_ETOOBIG;
+      if(r == MAIL_ETOOBIG) /* too big to be a move: set aside unread, never lost */
+        ref_log_warn("message %s is larger than %u bytes: set aside unread", names[start + k],
+                     MAIL_MAX_MESSAGE);
+      /* else vanished or unreadable now: left where it is for the next pass */
+    }
+    good = run_batch(svc, v, m, NULL, NULL);
+    for(i = 0, nack = 0; i < good; i++) {
+      if(v[i].ack)
+        acks[nack++] = names[start + i];
+      if(v[i].data)
+        (*processed)++;
+    }
+    failed = mail_maildir_ack_batch(svc->cfg.inbox, acks, nack);
+    if(failed)
+      ref_log_warn("cannot move %zu message(s) to cur/; the repeat will be a no-op", failed);
+    items_free(v, m);
+    if(good < m)
+      rc = -1;
+  }
+  free(acks);
+  mail_names_free(names, n);
+  return rc;
+}
+
+/* ---- IMAP source ---- */
+
+/* kv: "imap <user>@<host>/<mailbox>" = "<uidvalidity> <last committed uid>" */
+static void imap_key(const struct ref_config *cfg, char *key, size_t cap)
+{
+  snprintf(key, cap, "imap %s@%s/%s", cfg->in_user, cfg->in_host, cfg->imap_mailbox);
+}
+
+struct imap_pass {
+  uint32_t uidvalidity;
+  const uint32_t *uids; /* of the batch's items */
+};
+
+static int imap_record(struct ref_service *svc, size_t good, void *arg)
+{
+  struct imap_pass *p = arg;
+  char key[800], val[64];
+
+  if(!good)
+    return 0;
+  imap_key(&svc->cfg, key, sizeof(key));
+  snprintf(val, sizeof(val), "%" PRIu32 " %" PRIu32, p->uidvalidity, p->uids[good - 1]);
+  return store_kv_set(svc->st, key, val) == STORE_OK ? 0 : -1;
+}
+
+static void imap_drop(struct ref_transport *t, const char *why)
+{
+  ref_log_warn("%s", why);
+  mail_imap_close(t->imap);
+  t->imap = NULL;
+}
+
+static int pass_imap(struct ref_service *svc, size_t *processed)
+{
+  struct ref_transport *t = transport(svc);
+  struct mail_server srv;
+  struct imap_pass pass;
+  struct item *v = NULL;
+  uint32_t *uids = NULL, *batch_uids = NULL, *acks = NULL;
+  uint32_t last = 0, validity = 0;
+  size_t n = 0, nold = 0, nnew = 0, k = 0, good, i;
+  char key[800], val[64], err[300];
+  bool state = false;
+  int rc = -1;
+
+  if(!t)
+    return -1;
+  if(!t->imap) {
+    server_of(&svc->cfg, true, &srv);
+    if(mail_imap_open(&t->imap, &srv, svc->cfg.imap_mailbox, err, sizeof(err))) {
+      ref_log_error("%s", err);
+      return -1;
+    }
+    ref_log_info("IMAP %s: %s selected, UIDVALIDITY %" PRIu32 "%s", svc->cfg.in_host,
+                 svc->cfg.imap_mailbox, mail_imap_uidvalidity(t->imap),
+                 mail_imap_has_idle(t->imap) ? ", IDLE" : ", no IDLE: polling");
+  }
+  imap_key(&svc->cfg, key, sizeof(key));
+  if(store_kv_get(svc->st, val, sizeof(val), key) == STORE_OK &&
+     sscanf(val, "%" SCNu32 " %" SCNu32, &validity, &last) == 2) {
+    if(validity == mail_imap_uidvalidity(t->imap))
+      state = true;
+    else
+      /* RFC 3501 2.3.1.1: new UIDVALIDITY, old UIDs mean nothing. What is
+       * unseen is what was not acknowledged; Message-IDs catch repeats. */
+      ref_log_warn("IMAP %s: UIDVALIDITY changed (%" PRIu32 " -> %" PRIu32 "): reading unseen mail",
+                   key, validity, mail_imap_uidvalidity(t->imap));
+  }
+  if(!state)
+    last = 0;
+  if(mail_imap_search(t->imap, last, &uids, &n)) {
+    imap_drop(t, mail_imap_error(t->imap));
+    return -1;
+  }
+  acks = malloc((n + 1) * sizeof(*acks));
+  batch_uids = malloc((n + 1) * sizeof(*batch_uids));
+  v = calloc(n + 1, sizeof(*v));
+  if(!acks || !batch_uids || !v)
+    goto out;
+  /* At or below the last committed UID: processed before a crash or a
+   * lost connection kept it from being acknowledged. Not read again. */
+  for(i = 0; i < n && uids[i] <= last; i++)
+    acks[nold++] = uids[i];
+  if(nold && mail_imap_ack(t->imap, acks, nold, svc->cfg.imap_move_to)) {
+    imap_drop(t, mail_imap_error(t->imap));
+    goto out;
+  }
+  if(nold)
+    ref_log_info("IMAP: %zu message(s) committed before were acknowledged now", nold);
+  pass.uidvalidity = mail_imap_uidvalidity(t->imap); /* before a fetch may drop the session */
+  for(; i < n && nnew < (size_t)svc->cfg.batch_max; i++) {
+    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len);
+    v[nnew].ack = true;
+    if(r == MAIL_ETOOBIG)
+      ref_log_warn("IMAP UID %" PRIu32 " is larger than %u bytes: left unread", uids[i],
+                   MAIL_MAX_MESSAGE);
+    else if(r) {
+      imap_drop(t, mail_imap_error(t->imap));
+      break;
+    }
+    batch_uids[nnew++] = uids[i];
+  }
+  /* IDLE reports only what is new: mail beyond this batch needs a pass
+   * of its own without waiting. */
+  t->more = i < n;
+  pass.uids = batch_uids;
+  good = run_batch(svc, v, nnew, imap_record, &pass);
+  for(i = 0; i < good; i++)
+    if(v[i].data)
+      (*processed)++;
+  /* Too-big ones are acknowledged with the rest (they stay in the
+   * mailbox, flagged, for a human). */
+  if(good && t->imap && mail_imap_ack(t->imap, batch_uids, good, svc->cfg.imap_move_to))
+    imap_drop(t, mail_imap_error(t->imap));
+  rc = good == nnew && t->imap ? 0 : -1;
+  k = nnew;
+out:
+  items_free(v, k);
+  free(uids);
+  free(acks);
+  free(batch_uids);
+  return rc;
+}
+
+/* ---- POP3 source ---- */
+
+/* kv: "pop3 <user>@<host>" = the UIDLs committed but not yet deleted, each
+ * followed by one space. POP3 sessions are short: one per pass. */
+static void pop3_key(const struct ref_config *cfg, char *key, size_t cap)
+{
+  snprintf(key, cap, "pop3 %s@%s", cfg->in_user, cfg->in_host);
+}
+
+#define POP3_PENDING_MAX (256u * 1024u)
+
+static bool in_list(const char *list, const char *uidl)
+{
+  size_t n = strlen(uidl);
+  const char *p = list;
+  while(p && *p) {
+    const char *sp = strchr(p, ' ');
+    size_t k = sp ? (size_t)(sp - p) : strlen(p);
+    if(k == n && !memcmp(p, uidl, n))
+      return true;
+    p = sp ? sp + 1 : NULL;
+  }
+  return false;
+}
+
+struct pop3_pass {
+  struct mail_pop3_item *items;
+  size_t *batch_idx; /* item index of each batch entry */
+  char *pending;     /* in/out: UIDLs to delete */
+};
+
+/* UIDLs are printable and space-free (RFC 1939 §7), so a space list works. */
+static bool uidl_ok(const char *u)
+{
+  if(!u[0])
+    return false;
+  for(; *u; u++)
+    if(*u <= 0x20 || *u >= 0x7f)
+      return false;
+  return true;
+}
+
+static int pop3_record(struct ref_service *svc, size_t good, void *arg)
+{
+  struct pop3_pass *p = arg;
+  char key[600];
+  size_t i, len = strlen(p->pending);
+
+  for(i = 0; i < good; i++) {
+    const char *u = p->items[p->batch_idx[i]].uidl;
+    size_t ul = strlen(u);
+    if(!uidl_ok(u) || in_list(p->pending, u) || len + ul + 2 >= POP3_PENDING_MAX)
+      continue;
+    memcpy(p->pending + len, u, ul);
+    len += ul;
+    p->pending[len++] = ' ';
+    p->pending[len] = '\0';
+  }
+  pop3_key(&svc->cfg, key, sizeof(key));
+  return store_kv_set(svc->st, key, p->pending) == STORE_OK ? 0 : -1;
+}
+
+static int pass_pop3(struct ref_service *svc, size_t *processed)
+{
+  struct mail_server srv;
+  struct mail_pop3 *pop = NULL;
+  struct mail_pop3_item *items = NULL;
+  struct pop3_pass pass = {NULL, NULL, NULL};
+  struct item *v = NULL;
+  size_t n = 0, k = 0, good = 0, i;
+  char key[600], err[300];
+  int rc = -1;
+
+  server_of(&svc->cfg, true, &srv);
+  if(mail_pop3_open(&pop, &srv, err, sizeof(err))) {
+    ref_log_error("%s", err);
+    return -1;
+  }
+  pass.pending = calloc(1, POP3_PENDING_MAX);
+  if(!pass.pending)
+    goto out;
+  pop3_key(&svc->cfg, key, sizeof(key));
+  if(store_kv_get(svc->st, pass.pending, POP3_PENDING_MAX, key) != STORE_OK)
+    pass.pending[0] = '\0';
+  if(mail_pop3_list(pop, &items, &n)) {
+    ref_log_error("%s", mail_pop3_error(pop));
+    goto out;
+  }
+  pass.items = items;
+  v = calloc(n + 1, sizeof(*v));
+  pass.batch_idx = calloc(n + 1, sizeof(*pass.batch_idx));
+  if(!v || !pass.batch_idx)
+    goto out;
+  for(i = 0; i < n && k < (size_t)svc->cfg.batch_max; i++) {
+    int r;
+    if(uidl_ok(items[i].uidl) && in_list(pass.pending, items[i].uidl))
+      continue; /* committed before: deleted below, not read again */
+    if(items[i].size > MAIL_MAX_MESSAGE) {
+      ref_log_warn("POP3 message %s is larger than %u bytes: left on the server",
+                   items[i].uidl, MAIL_MAX_MESSAGE);
+      continue;
+    }
+    r = mail_pop3_retr(pop, items[i].index, &v[k].data, &v[k].len);
+    if(r) {
+      ref_log_error("%s", mail_pop3_error(pop));
+      break;
+    }
+    pass.batch_idx[k++] = i;
+  }
+  good = run_batch(svc, v, k, pop3_record, &pass);
+  *processed += good;
+  if(transport(svc))
+    svc->transport->more = i < n && good == k;
+  /* RFC 1939 §6: deletions happen at QUIT, after the commit above. */
+  for(i = 0; i < n; i++) {
+    bool done = uidl_ok(items[i].uidl) && in_list(pass.pending, items[i].uidl);
+    size_t j;
+    for(j = 0; !done && j < good; j++)
+      done = pass.batch_idx[j] == i;
+    if(done && mail_pop3_dele(pop, items[i].index)) {
+      ref_log_error("%s", mail_pop3_error(pop));
+      goto out;
+    }
+  }
+  if(mail_pop3_quit(pop)) {
+    ref_log_warn("%s: the deletions wait for the next pass", mail_pop3_error(pop));
+    goto out;
+  }
+  /* Deleted for good: nothing pending any more. */
+  if(pass.pending[0] && store_kv_set(svc->st, key, "") != STORE_OK)
+    ref_log_warn("cannot clear the POP3 list: %s", store_errmsg(svc->st));
+  rc = good == k ? 0 : -1;
+out:
+  mail_pop3_close(pop);
+  items_free(v, k);
+  free(items);
+  free(pass.batch_idx);
+  free(pass.pending);
+  return rc;
+}
+
+int ref_inbound_pass(struct ref_service *svc, size_t *processed)
+{
+  *processed = 0;
+  if(!strcmp(svc->cfg.source, "imap"))
+    return pass_imap(svc, processed);
+  if(!strcmp(svc->cfg.source, "pop3"))
+    return pass_pop3(svc, processed);
+  return pass_maildir(svc, processed);
+}
+
+struct stop_arg {
+  volatile sig_atomic_t *stop;
+};
+
+static bool should_stop(void *arg)
+{
+  struct stop_arg *s = arg;
+  return s->stop && *s->stop;
+}
+
+int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop)
+{
+  struct ref_transport *t = svc->transport;
+  struct stop_arg sa = {stop};
+  struct timespec pause;
+
+  if(t && t->more && !(stop && *stop)) {
+    t->more = false;
+    return 0;
+  }
+  if(!strcmp(svc->cfg.source, "imap") && t && t->imap && mail_imap_has_idle(t->imap)) {
+    /* IDLE: woken by the server at once. Renewed at least every minute,
+     * which also lets queued replies be retried on time. */
+    int ms = svc->cfg.retry_base_s < 60 ? svc->cfg.retry_base_s * 1000 : 60000;
+    int r = mail_imap_wait(t->imap, ms, should_stop, &sa);
+    if(r < 0)
+      imap_drop(t, mail_imap_error(t->imap));
+    return r < 0 ? -1 : 0;
+  }
+  pause.tv_sec = svc->cfg.poll_ms / 1000;
+  pause.tv_nsec = (long)(svc->cfg.poll_ms % 1000) * 1000000L;
+  nanosleep(&pause, NULL); /* a signal cuts it short; the loop checks */
+  return 0;
+}
+
+/* ---- the sinks ---- */
+
+/* Maildir files hold LF line ends (the form mail readers and Dovecot
+ * expect on disk); the stored message keeps CRLF for SMTP. */
+static char *lf_copy(const char *s, size_t *len)
+{
+  size_t n = strlen(s);
+  char *out = malloc(n + 1), *w = out;
+  if(!out)
+    return NULL;
+  for(; *s; s++)
+    if(!(s[0] == '\r' && s[1] == '\n'))
+      *w++ = *s;
+  *w = '\0';
+  *len = (size_t)(w - out);
+  return out;
+}
+
+static char *crlf_copy(const char *s, size_t *len)
+{
+  size_t n = strlen(s), extra = 0, i;
+  char *out, *w;
+  for(i = 0; i < n; i++)
+    if(s[i] == '\n' && (i == 0 || s[i - 1] != '\r'))
+      extra++;
+  out = malloc(n + extra + 1);
+  if(!out)
+    return NULL;
+  for(w = out, i = 0; i < n; i++) {
+    if(s[i] == '\n' && (i == 0 || s[i - 1] != '\r'))
+      *w++ = '\r';
+    *w++ = s[i];
+  }
+  *w = '\0';
+  *len = (size_t)(w - out);
+  return out;
+}
+
+int ref_outbound_send(struct ref_service *svc, const struct store_outbox *row, char *err,
+                      size_t cap)
+{
+  struct ref_transport *t;
+  struct mail_server srv;
+  size_t len = 0;
+  char *msg;
+  int rc;
+
+  err[0] = '\0';
+  if(!strcmp(svc->cfg.sink, "smtp")) {
+    t = transport(svc);
+    if(!t)
+      return MAIL_ENOMEM;
+    if(!t->smtp) {
+      server_of(&svc->cfg, false, &srv);
+      rc = mail_smtp_open(&t->smtp, &srv, svc->cfg.domain, err, cap);
+      if(rc)
+        return rc;
+    }
+    msg = crlf_copy(row->message, &len);
+    if(!msg)
+      return MAIL_ENOMEM;
+    rc = mail_smtp_send(t->smtp, svc->cfg.address, row->recipient, msg, len, err, cap);
+    free(msg);
+    if(rc && rc != MAIL_EREFUSED) {
+      /* A fresh connection for the next attempt. */
+      mail_smtp_close(t->smtp);
+      t->smtp = NULL;
+    }
+    return rc;
+  }
+  msg = lf_copy(row->message, &len);
+  if(!msg)
+    return MAIL_ENOMEM;
+  if(!strcmp(svc->cfg.sink, "sendmail"))
+    rc = mail_sendmail(svc->cfg.sendmail_path, svc->cfg.address, row->recipient, msg, len, err,
+                       cap);
+  else {
+    rc = mail_maildir_deliver_nosync(svc->cfg.outbox, msg, len, NULL, 0); /* + sync below */
+    if(rc)
+      snprintf(err, cap, "cannot write to %s: %s", svc->cfg.outbox, strerror(errno));
+  }
+  free(msg);
+  return rc;
+}
+
+int ref_outbound_sync(struct ref_service *svc)
+{
+  if(!strcmp(svc->cfg.sink, "maildir"))
+    return mail_maildir_sync(svc->cfg.outbox) ? -1 : 0;
+  return 0; /* sendmail took each message when it exited 0; SMTP on its 250 */
+}

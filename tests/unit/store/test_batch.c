@@ -1,0 +1,201 @@
+/*
+ * test_batch.c: the store's batches (store_batch_begin/commit/rollback),
+ * which let the daemon commit many messages with one fsync group
+ * (issue 5, throughput "durable"; docs/architecture.md "The store").
+ *
+ * What must hold:
+ * - inside a batch, each store_begin..store_commit is a savepoint: a
+ *   message that fails (store_rollback) is undone alone, the others stay;
+ * - nothing of a batch is visible to another connection, i.e. on disk,
+ *   before store_batch_commit; after it, everything committed is;
+ * - store_batch_rollback (or a process that dies) drops the whole batch;
+ * - outside a batch the single-message transactions work as before.
+ * A second connection (plain sqlite3) plays the part of a power cut: it
+ * sees only what a commit made durable.
+ */
+#include "store.h"
+
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+static char dbpath[300];
+
+static void setup(void)
+{
+  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-batch-XXXXXX", P_tmpdir);
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
+}
+
+static void teardown(void)
+{
+  char path[400];
+  static const char *const files[] = {"tabula.db", "tabula.db-wal", "tabula.db-shm"};
+  size_t i;
+  for(i = 0; i < 3; i++) {
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, files[i]);
+    unlink(path);
+  }
+  rmdir(tmpdir);
+}
+
+static struct store *open_ok(void)
+{
+  char err[256];
+  struct store *st = NULL;
+  ck_assert_msg(store_open(&st, dbpath, err, sizeof(err)) == STORE_OK, "open: %s", err);
+  return st;
+}
+
+/* What another process would read: messages recorded, by id. */
+static int seen_elsewhere(const char *id)
+{
+  sqlite3 *db;
+  sqlite3_stmt *stmt;
+  int found;
+  ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT 1 FROM messages WHERE message_id = ?1", -1,
+                                      &stmt, NULL),
+                   SQLITE_OK);
+  sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
+  found = sqlite3_step(stmt) == SQLITE_ROW;
+  sqlite3_finalize(stmt);
+  sqlite3_close(db);
+  return found;
+}
+
+/* One "message": store_begin, record, then commit or roll back. */
+static void message(struct store *st, const char *id, int keep)
+{
+  ck_assert_int_eq(store_begin(st), STORE_OK);
+  ck_assert_int_eq(store_message_record(st, id, "00", 1, "applied"), STORE_OK);
+  if(keep)
+    ck_assert_int_eq(store_commit(st), STORE_OK);
+  else
+    ck_assert_int_eq(store_rollback(st), STORE_OK);
+}
+
+START_TEST(test_batch_savepoint_per_message)
+{
+  struct store *st = open_ok();
+  bool seen;
+
+  ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+  message(st, "<a@x>", 1);
+  message(st, "<b@x>", 0); /* fails: undone alone */
+  message(st, "<c@x>", 1);
+  /* Inside the batch the store sees its own work... */
+  ck_assert_int_eq(store_message_seen(st, "<a@x>", &seen), STORE_OK);
+  ck_assert(seen);
+  ck_assert_int_eq(store_message_seen(st, "<b@x>", &seen), STORE_OK);
+  ck_assert(!seen);
+  /* ...and nothing is durable before the batch commits. */
+  ck_assert(!seen_elsewhere("<a@x>"));
+  ck_assert_int_eq(store_batch_commit(st), STORE_OK);
+  ck_assert(seen_elsewhere("<a@x>"));
+  ck_assert(!seen_elsewhere("<b@x>"));
+  ck_assert(seen_elsewhere("<c@x>"));
+  store_close(st);
+}
+END_TEST
+
+START_TEST(test_batch_rollback_drops_all)
+{
+  struct store *st = open_ok();
+
+  ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+  message(st, "<a@x>", 1);
+  message(st, "<b@x>", 1);
+  ck_assert_int_eq(store_batch_rollback(st), STORE_OK);
+  ck_assert(!seen_elsewhere("<a@x>"));
+  ck_assert(!seen_elsewhere("<b@x>"));
+  /* Single-message transactions work again afterwards. */
+  message(st, "<d@x>", 1);
+  ck_assert(seen_elsewhere("<d@x>"));
+  store_close(st);
+}
+END_TEST
+
+START_TEST(test_batch_dies_before_commit)
+{
+  struct store *st = open_ok();
+
+  /* A process killed before store_batch_commit: closing without a commit
+   * is what SQLite sees then. */
+  ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+  message(st, "<a@x>", 1);
+  store_close(st);
+  ck_assert(!seen_elsewhere("<a@x>"));
+}
+END_TEST
+
+START_TEST(test_batch_misuse_refused)
+{
+  struct store *st = open_ok();
+
+  ck_assert_int_eq(store_batch_commit(st), STORE_EIO); /* none open */
+  ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+  ck_assert_int_eq(store_batch_begin(st), STORE_EIO); /* no nesting */
+  ck_assert_int_eq(store_begin(st), STORE_OK);
+  ck_assert_int_eq(store_begin(st), STORE_EIO); /* one message at a time */
+  ck_assert_int_eq(store_commit(st), STORE_OK);
+  ck_assert_int_eq(store_commit(st), STORE_EIO);
+  /* A message left open when the batch commits is not kept. */
+  ck_assert_int_eq(store_begin(st), STORE_OK);
+  ck_assert_int_eq(store_message_record(st, "<open@x>", "00", 1, "applied"), STORE_OK);
+  ck_assert_int_eq(store_batch_commit(st), STORE_OK);
+  ck_assert(!seen_elsewhere("<open@x>"));
+  store_close(st);
+}
+END_TEST
+
+START_TEST(test_batch_kv_with_messages)
+{
+  struct store *st = open_ok();
+  char v[64];
+
+  /* The IMAP "last UID" is written in the batch, beside its messages. */
+  ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+  message(st, "<a@x>", 1);
+  ck_assert_int_eq(store_kv_set(st, "imap u@h/INBOX", "7 42"), STORE_OK);
+  ck_assert_int_eq(store_batch_rollback(st), STORE_OK);
+  ck_assert_int_eq(store_kv_get(st, v, sizeof(v), "imap u@h/INBOX"), STORE_ENOTFOUND);
+  ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+  message(st, "<a@x>", 1);
+  ck_assert_int_eq(store_kv_set(st, "imap u@h/INBOX", "7 42"), STORE_OK);
+  ck_assert_int_eq(store_batch_commit(st), STORE_OK);
+  ck_assert_int_eq(store_kv_get(st, v, sizeof(v), "imap u@h/INBOX"), STORE_OK);
+  ck_assert_str_eq(v, "7 42");
+  ck_assert(seen_elsewhere("<a@x>"));
+  store_close(st);
+}
+END_TEST
+
+static Suite *batch_suite(void)
+{
+  Suite *s = suite_create("store batches");
+  TCase *tc = tcase_create("batch");
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_batch_savepoint_per_message);
+  tcase_add_test(tc, test_batch_rollback_drops_all);
+  tcase_add_test(tc, test_batch_dies_before_commit);
+  tcase_add_test(tc, test_batch_misuse_refused);
+  tcase_add_test(tc, test_batch_kv_with_messages);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(batch_suite());
+  int failed;
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
