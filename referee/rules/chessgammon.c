@@ -52,6 +52,37 @@ static const uint64_t appropriate[2][6] = {
 static const char start_position[] =
   "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w bar:- off:0/0 ep:- 1";
 
+/*
+ * RK-1 config rk_array (Racing Kings Chessgammon only): the Racing Kings
+ * array 8/8/8/8/8/8/krbnNBRK/qrbnNBRQ [src: lichess], eight pieces a side
+ * and no pawns; both sides move up and bear off beyond rank 8. Rule 6 then
+ * reads this array: a piece comes back where one of its colour and type
+ * started in it. The position string records the array ("array:rk").
+ */
+static const uint8_t rk_start_count[6] = {0, 2, 2, 2, 1, 1};
+static const uint64_t rk_appropriate[2][6] = {
+  {0, 0x1010ull, 0x2020ull, 0x4040ull, 0x80ull, 0x8000ull},
+  {0, 0x0808ull, 0x0404ull, 0x0202ull, 0x01ull, 0x0100ull},
+};
+static const char rk_start_position[] =
+  "8/8/8/8/8/8/krbnNBRK/qrbnNBRQ w bar:- off:0/0 ep:- 1 array:rk";
+
+static const uint8_t *start_count_of(const struct ref_cg_state *st)
+{
+  return st->rk_array ? rk_start_count : start_count;
+}
+
+/* The army: 16 pieces, 8 in the Racing Kings array (RK-1). */
+static int army_of(const struct ref_cg_state *st)
+{
+  return st->rk_array ? 8 : 16;
+}
+
+static uint64_t appropriate_of(const struct ref_cg_state *st, int c, int t)
+{
+  return st->rk_array ? rk_appropriate[c][t] : appropriate[c][t];
+}
+
 const struct ref_cg_rules *ref_cg_rules_of(int id)
 {
   switch(id) {
@@ -117,6 +148,13 @@ static uint16_t chess_of(uint32_t h)
                         kind == REF_CG_K_EP ? REF_CH_MV_EP : REF_CH_MV_NORMAL, 0);
 }
 
+/* Does the side to move bear off beyond rank 8? White always; Black too
+ * in the Racing Kings array (RK-1: "both sides moving up"). */
+static bool up_of(const struct ref_cg_state *st)
+{
+  return st->pos.side == WHITE || st->rk_array;
+}
+
 /* The board effect of a half alone (no bars, no counters), for the
  * variant's position test (RK-2). */
 static void board_make(struct ref_chess_pos *p, uint32_t h)
@@ -160,11 +198,12 @@ static int filter(const struct ref_cg_state *st, uint32_t *v, int n)
  * movement, would land one rank beyond the far edge (White: rank 9 above
  * rank 8; Black: below rank 1, also written 9), on files a-h only, every
  * board square crossed being empty. Pawns: a single straight step from the
- * last rank only (CG-3). Appends to out; returns the new count.
+ * last rank only (CG-3). up: the side to move leaves beyond rank 8 (White;
+ * both sides in the RK-1 array). Appends to out; returns the new count.
  */
-static int gen_off(const struct ref_chess_pos *p, uint32_t *out, int n)
+static int gen_off(const struct ref_chess_pos *p, bool up, uint32_t *out, int n)
 {
-  int us = p->side, dr = us == WHITE ? 1 : -1, last = us == WHITE ? 7 : 0;
+  int us = p->side, dr = up ? 1 : -1, last = up ? 7 : 0;
   int beyond = last + dr;
   uint64_t occ = p->occ[0] | p->occ[1], b;
 
@@ -249,7 +288,7 @@ static int gen_drops(const struct ref_cg_state *st, uint32_t *out, int n)
 
   for(t = 0; t < 6; t++)
     if(st->bar[us][t])
-      for(b = appropriate[us][t] & empty; b; b &= b - 1)
+      for(b = appropriate_of(st, us, t) & empty; b; b &= b - 1)
         out[n++] = ref_cg_half(REF_CG_K_DROP, 0, ref_chess_lsb(b), t);
   return n;
 }
@@ -278,7 +317,7 @@ static void gen_families(const struct ref_cg_state *st, struct families *f)
       f->quiet[f->nquiet++] = h;
   }
   f->ncap = gen_ep(st, f->cap, f->ncap);
-  f->noff = gen_off(p, f->off, 0);
+  f->noff = gen_off(p, up_of(st), f->off, 0);
   if(rules_of(st)->bar)
     f->ndrop = gen_drops(st, f->drop, 0);
 }
@@ -296,7 +335,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
   struct families f;
   uint64_t need = 0;
 
-  if(st->off[us] == 16)
+  if(st->off[us] == army_of(st))
     return 0;
   if(!bar_total(st, us)) {
     /* The common case, straight into out: every piece move, e.p. and
@@ -307,7 +346,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
       out[n++] = ref_cg_half(REF_CG_K_NORMAL, ref_chess_move_from(cm[i]),
                              ref_chess_move_to(cm[i]), 0);
     n = gen_ep(st, out, n);
-    n = gen_off(p, out, n);
+    n = gen_off(p, up_of(st), out, n);
     return filter(st, out, n);
   }
   gen_families(st, &f);
@@ -323,7 +362,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
    * any piece on the bar. */
   for(i = 0; i < 6; i++)
     if(st->bar[us][i])
-      need |= appropriate[us][i];
+      need |= appropriate_of(st, us, i);
   need &= p->occ[us];
   for(k = 0; k < f.nquiet; k++)
     if(need & BIT(ref_cg_half_from(f.quiet[k])))
@@ -451,11 +490,16 @@ static void finish(struct ref_cg_state *st, int winner, enum ref_end end)
  *   finished means Black still replies (and loses at once if it cannot
  *   move); Black finished (only by being captured out, HB-4) wins at once.
  * - rule 8, CG-11: no legal move passes, unless neither side can move.
+ * RK-1 rk_array keeps CG-10 as it is: both sides then race up the same
+ * distance from mirrored arrays and White moves first, so Black's reply in
+ * the same move number is exactly Racing Kings' own "Black reaches on the
+ * next move: draw" [src: lichess] (rules-spec §5.5 End). Finishing means
+ * the whole army off: 8 pieces in that array.
  */
 static void settle(struct ref_cg_state *st)
 {
   int mover = st->pos.side ^ 1;
-  bool w = st->off[WHITE] == 16, b = st->off[BLACK] == 16;
+  bool w = st->off[WHITE] == army_of(st), b = st->off[BLACK] == army_of(st);
   uint32_t v[REF_CG_MAX_HALVES];
 
   st->over = 0;
@@ -533,7 +577,8 @@ void ref_cg_end_turn(struct ref_cg_state *st)
 
 /* ------------------------------------------------------------------------ */
 /* The position string (§5.1): FEN-like board, side, "bar:" (upper case
- * White, letters in ASCII order), "off:W/B", "ep:" targets, move number. */
+ * White, letters in ASCII order), "off:W/B", "ep:" targets, move number,
+ * and "array:rk" for the Racing Kings array (RK-1 rk_array). */
 
 static void square_name(int sq, char *out)
 {
@@ -546,7 +591,7 @@ int ref_cg_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   const struct ref_chess_pos *p = &st->pos;
-  char out[160], sq[3];
+  char out[192], sq[3];
   size_t k = 0;
   int rank, file, empty, c, t, i, nbar = 0;
   static const char order[] = "BKNPQRbknpqr"; /* ASCII order */
@@ -594,7 +639,8 @@ int ref_cg_encode(const struct ref_state *s, char *buf, size_t cap)
       k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%s", i ? "," : "", sq);
     }
   }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u", (unsigned)p->fullmove);
+  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u%s", (unsigned)p->fullmove,
+                        st->rk_array ? " array:rk" : "");
   if(k + 1 > cap)
     return REF_EINVAL;
   memcpy(buf, out, k + 1);
@@ -626,7 +672,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
   char buf[200], *field[8], *s;
   int nfield = 0, rank = 7, file = 0, c, t, i, offw = -1, offb = -1;
   struct ref_chess_pos *p = &st->pos;
-  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
+  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false, seen_arr = false;
   size_t len;
 
   *reason = "cg-position-syntax";
@@ -718,6 +764,10 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
           s++;
       }
     }
+    else if(!strcmp(f, "array:rk") && !seen_arr && r->id == REF_CG_RACING_KINGS) {
+      seen_arr = true; /* RK-1 config rk_array */
+      st->rk_array = 1;
+    }
     else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
             strspn(f, "0123456789") == strlen(f)) {
       seen_num = true;
@@ -733,13 +783,13 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
     int total = 0;
     for(t = 0; t < 6; t++) {
       int n = ref_chess_popcount(p->pieces[c][t]) + st->bar[c][t];
-      if(n > start_count[t]) {
+      if(n > start_count_of(st)[t]) {
         *reason = "cg-too-many-pieces";
         return REF_EINVAL;
       }
       total += n;
     }
-    st->off[c] = (uint8_t)(16 - total);
+    st->off[c] = (uint8_t)(army_of(st) - total);
   }
   if((offw >= 0 && offw != st->off[WHITE]) || (offb >= 0 && offb != st->off[BLACK])) {
     *reason = "cg-off-mismatch";
@@ -778,7 +828,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
 
 /* A fresh state around a position read by read_position. */
 static int state_from(struct ref_cg_state *st, const char *text, const struct ref_cg_rules *r,
-                      int fifty, int balanced, struct ref_err *err)
+                      int fifty, int balanced, int rk_array, struct ref_err *err)
 {
   struct ref_cg_state fresh;
   const char *reason = NULL;
@@ -788,6 +838,7 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
   fresh.variant = (uint8_t)r->id;
   fresh.fifty = (uint8_t)fifty;
   fresh.balanced = (uint8_t)balanced;
+  fresh.rk_array = (uint8_t)rk_array; /* or "array:rk" in the text */
   fresh.ep[0] = fresh.ep[1] = fresh.pend[0] = fresh.pend[1] = NO_SQ;
   fresh.last_from = fresh.last_to = NO_SQ;
   if(read_position(&fresh, text, r, &reason) != REF_OK) {
@@ -1191,7 +1242,7 @@ static int explain(const struct ref_cg_state *st, const struct pattern *pats, in
         return fail(st, err, REF_EILLEGAL, "hb-no-bar", NULL, pt);
       if(!st->bar[us][pt->piece])
         return fail(st, err, REF_EILLEGAL, "cg-not-on-bar", NULL, pt);
-      if(!(appropriate[us][pt->piece] & BIT(to)))
+      if(!(appropriate_of(st, us, pt->piece) & BIT(to)))
         return fail(st, err, REF_EILLEGAL, "cg-not-appropriate", sq, pt);
       if(p->board[to] != REF_CH_EMPTY)
         return fail(st, err, REF_EILLEGAL, "cg-square-occupied", sq, pt);
@@ -1308,18 +1359,20 @@ static bool span_is(const char *b, const char *e, const char *word)
 
 /*
  * Options "key=value;...": fen=POSITION (the §5.1 record), fifty_moves=
- * on|off (CG-12, default off), and in Doublemove balanced_start=on|off
- * (DM-2, default off). Unknown or repeated keys are REF_EINVAL.
+ * on|off (CG-12, default off), in Doublemove balanced_start=on|off
+ * (DM-2, default off), and in Racing Kings rk_array=on|off (RK-1, default
+ * off: the Racing Kings array; with fen= the position is read in that
+ * array). Unknown or repeated keys are REF_EINVAL.
  */
 int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
                 const struct ref_cg_rules *rules)
 {
   char fen[200];
   const char *b = options ? options : "";
-  int fifty = 0, balanced = 0;
-  bool seen_fen = false, seen_fifty = false, seen_bal = false;
+  int fifty = 0, balanced = 0, rk_array = 0, rc;
+  bool seen_fen = false, seen_fifty = false, seen_bal = false, seen_arr = false;
+  bool rk = rules->id == REF_CG_RACING_KINGS;
 
-  snprintf(fen, sizeof(fen), "%s", start_position);
   while(*b) {
     const char *e = strchr(b, ';'), *eq, *kb = b, *ke, *vb, *ve;
     char key[32];
@@ -1340,7 +1393,8 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
       snprintf(fen, sizeof(fen), "%.*s", (int)(ve - vb), vb);
     }
     else if((span_is(kb, ke, "fifty_moves") && !seen_fifty) ||
-            (rules->balanced_option && span_is(kb, ke, "balanced_start") && !seen_bal)) {
+            (rules->balanced_option && span_is(kb, ke, "balanced_start") && !seen_bal) ||
+            (rk && span_is(kb, ke, "rk_array") && !seen_arr)) {
       int on = span_is(vb, ve, "on");
       if(!eq || (!on && !span_is(vb, ve, "off"))) {
         ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
@@ -1349,6 +1403,10 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
       if(span_is(kb, ke, "fifty_moves")) {
         seen_fifty = true;
         fifty = on;
+      }
+      else if(span_is(kb, ke, "rk_array")) {
+        seen_arr = true;
+        rk_array = on;
       }
       else {
         seen_bal = true;
@@ -1361,7 +1419,15 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
     }
     b = *e ? e + 1 : e;
   }
-  return state_from(state_of(s), fen, rules, fifty, balanced, err);
+  if(!seen_fen)
+    snprintf(fen, sizeof(fen), "%s", rk_array ? rk_start_position : start_position);
+  rc = state_from(state_of(s), fen, rules, fifty, balanced, rk_array, err);
+  if(rc == REF_OK && seen_arr && !rk_array && state_of(s)->rk_array) {
+    /* rk_array=off with a position in the Racing Kings array */
+    ref_err_set(err, REF_EINVAL, "cg-bad-option", "rk_array");
+    return REF_EINVAL;
+  }
+  return rc;
 }
 
 /* Decoding keeps the options of a state made by init (they are not part of
@@ -1372,7 +1438,8 @@ int ref_cg_decode(struct ref_state *s, const char *text, struct ref_err *err,
   const struct ref_cg_state *old = cstate_of(s);
   bool ours = old->magic == REF_CG_MAGIC && old->variant == rules->id;
 
-  return state_from(state_of(s), text, rules, ours ? old->fifty : 0, ours ? old->balanced : 0,
+  /* the array (RK-1) is the position string's ("array:rk") */
+  return state_from(state_of(s), text, rules, ours ? old->fifty : 0, ours ? old->balanced : 0, 0,
                     err);
 }
 
@@ -1580,8 +1647,8 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
                               who == BLACK ? ch - 'A' + 'a' : ch);
         nb++;
       }
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of 16\n", nb ? "" : " -",
-                          st->off[who]);
+    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of %d\n", nb ? "" : " -",
+                          st->off[who], army_of(st));
   }
   if(k + 1 > cap || k + 1 > sizeof(out))
     return REF_EINVAL;
@@ -1605,7 +1672,8 @@ bool ref_cg_ok(const struct ref_state *s)
   int sq, c, t, i;
 
   if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || st->fifty > 1 ||
-     st->balanced > 1 || st->over > 1 || st->half || st->first_ep || st->fresh)
+     st->balanced > 1 || st->over > 1 || st->half || st->first_ep || st->fresh ||
+     st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;
   r = rules_of(st);
   if(p->side > 1 || p->castle || p->ep != NO_SQ || p->fullmove < 1 || st->pend[0] != NO_SQ ||
@@ -1629,11 +1697,11 @@ bool ref_cg_ok(const struct ref_state *s)
     int total = st->off[c];
     for(t = 0; t < 6; t++) {
       int n = ref_chess_popcount(pieces[c][t]) + st->bar[c][t];
-      if(n > start_count[t] || (!r->bar && st->bar[c][t]))
+      if(n > start_count_of(st)[t] || (!r->bar && st->bar[c][t]))
         return false;
       total += n;
     }
-    if(total != 16)
+    if(total != army_of(st))
       return false;
   }
   if((pieces[WHITE][REF_CH_PAWN] & 0xFFull) || (pieces[BLACK][REF_CH_PAWN] & (0xFFull << 56)))

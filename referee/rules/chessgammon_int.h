@@ -111,7 +111,7 @@ struct ref_cg_state {
   uint8_t off[2];
   uint8_t last_from, last_to; /* the last half on the board, for render */
   uint8_t fresh;              /* this turn reset the fifty-move count (CG-12) */
-  uint8_t pad;
+  uint8_t rk_array; /* RK-1 config rk_array: the Racing Kings array, both sides bear off up */
   uint16_t nhist;
   uint32_t plies; /* turns since a capture, pawn move, bring-in or bear-off */
   struct ref_chess_pos pos;

@@ -7,9 +7,13 @@
  * Chessgammon capture and rules of bringing-in are used. You win by bearing
  * off all your pieces."
  * - RK-1: the standard Chessgammon array, Black bearing off beyond rank 1
- *   (the seed mixes rules, not setups). The Racing Kings array (rk_array)
- *   is not offered: it makes both sides bear off upwards, which the shared
- *   geometry does not do.
+ *   (the seed mixes rules, not setups). Option rk_array=on: the Racing
+ *   Kings array 8/8/8/8/8/8/krbnNBRK/qrbnNBRQ [src: lichess], eight pieces
+ *   a side, both sides moving up and bearing off beyond rank 8, bringing
+ *   in onto the squares of that array; recorded as "array:rk" in the
+ *   position string. CG-10 (same move number) stands unchanged: it is
+ *   Racing Kings' own draw rule. The geometry lives in chessgammon.c
+ *   (ref_cg_state.rk_array).
  * - RK-2: a half (ordinary, capture, bring-in, bear-off) is illegal if
  *   after it either king is attacked. Attack is ordinary chess capture
  *   geometry; the bar restriction is ignored for it (the attacker could

@@ -99,7 +99,11 @@ static void check_invariants(const struct ref_game_desc *g, const struct ref_sta
       REQUIRE(st->variant != REF_CG_BODLAENDER || st->bar[c][t] == 0,
               "a piece on the bar in Bodlaender's (%s)", where);
     }
-    REQUIRE(total == 16, "colour %d has %d pieces, not 16 (%s)", c, total, where);
+    /* RK-1 rk_array: an army of 8 (no pawns) */
+    REQUIRE(total == (st->rk_array ? 8 : 16), "colour %d has %d pieces (%s)", c, total, where);
+    REQUIRE(!st->rk_array ||
+                (st->variant == REF_CG_RACING_KINGS && !st->pos.pieces[c][0] && !st->bar[c][0]),
+            "rk_array: pawns, or not Racing Kings (%s)", where);
     /* RK-2: no king attacked after any move */
     REQUIRE(st->variant != REF_CG_RACING_KINGS || !st->pos.pieces[c][REF_CH_KING] ||
               !ref_chess_attacked(&st->pos, ref_chess_lsb(st->pos.pieces[c][REF_CH_KING]), c ^ 1),
@@ -679,7 +683,7 @@ struct tally {
   long games, capped, wins[2], draws, ends[REF_END_LAST], turns;
 };
 
-static void playouts(const char *name, int cap, struct tally *t)
+static void playouts(const char *name, const char *options, int games, int cap, struct tally *t)
 {
   const struct ref_game_desc *g = ref_game_find(name);
   struct ref_state *s;
@@ -691,9 +695,9 @@ static void playouts(const char *name, int cap, struct tally *t)
   ck_assert_ptr_nonnull(g);
   s = ref_state_new(g);
   memset(t, 0, sizeof(*t));
-  for(game = 0; game < PLAYOUT_GAMES; game++) {
+  for(game = 0; game < games; game++) {
     rng_state = (uint64_t)game * 1000003u + 17;
-    REQUIRE(g->ops->init(s, NULL, &err) == REF_OK, "init");
+    REQUIRE(g->ops->init(s, options, &err) == REF_OK, "init");
     for(turn = 0; turn < cap; turn++) {
       const struct ref_move *m;
       g->ops->status(s, &st);
@@ -706,6 +710,8 @@ static void playouts(const char *name, int cap, struct tally *t)
       m = &list.v[rng_below((int)list.n)];
       REQUIRE(g->ops->apply(s, m) == REF_OK, "%s game %d turn %d: apply", name, game, turn);
       check_invariants(g, s, name);
+      if(options)
+        check_roundtrip(g, s); /* RK-1: "array:rk" survives decode */
     }
     g->ops->status(s, &st);
     t->games++;
@@ -741,7 +747,7 @@ static void run_playouts(const char *name, int cap)
 {
   struct tally t;
   clock_t c0 = clock();
-  playouts(name, cap, &t);
+  playouts(name, NULL, PLAYOUT_GAMES, cap, &t);
   print_tally(name, cap, &t, (double)(clock() - c0) / CLOCKS_PER_SEC);
   ck_assert_int_eq(t.games, PLAYOUT_GAMES);
 }
@@ -761,6 +767,32 @@ END_TEST
 START_TEST(test_playouts_racingkings)
 {
   run_playouts("racingkings", 1000);
+}
+END_TEST
+
+/* RK-1 rk_array: a short seeded set in the Racing Kings array, every
+ * state through ops->ok and the invariants above (8 a side, RK-2), the
+ * position string round-tripping with its "array:rk". */
+START_TEST(test_playouts_racingkings_rk_array)
+{
+  const struct ref_game_desc *g = ref_game_find("racingkings");
+  struct ref_state *s = ref_state_new(g);
+  struct ref_err err;
+  struct tally t;
+  long ended;
+  int e;
+  clock_t c0;
+
+  ck_assert_int_eq(g->ops->init(s, "rk_array=on", &err), REF_OK);
+  check_roundtrip(g, s);
+  free(s);
+  c0 = clock();
+  playouts("racingkings", "rk_array=on", 200, 1000, &t);
+  print_tally("rk_array", 1000, &t, (double)(clock() - c0) / CLOCKS_PER_SEC);
+  ck_assert_int_eq(t.games, 200);
+  for(ended = 0, e = 1; e < REF_END_LAST; e++)
+    ended += t.ends[e];
+  ck_assert_int_eq(ended + t.capped, 200);
 }
 END_TEST
 
@@ -913,6 +945,7 @@ static Suite *chessgammon_suite(void)
   tcase_add_test(tc, test_playouts_chessgammon);
   tcase_add_test(tc, test_playouts_doublemove);
   tcase_add_test(tc, test_playouts_racingkings);
+  tcase_add_test(tc, test_playouts_racingkings_rk_array);
   tcase_add_test(tc, test_playouts_bodlaender);
   tcase_add_test(tc, test_playouts_4x8);
   suite_add_tcase(suite, tc);
