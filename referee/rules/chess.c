@@ -1424,49 +1424,21 @@ static int chess_act(struct ref_state *s, int seat, enum ref_action action, int 
                      struct ref_err *err)
 {
   struct chess_state *st = state_of(s);
+  enum ref_end claim = REF_END_NONE, end;
+  int winner, rc;
 
-  if(seat != 0 && seat != 1) {
-    ref_err_set(err, REF_EINVAL, "ch-no-such-seat", NULL);
-    return REF_EINVAL;
-  }
-  if(action == REF_ACT_DOUBLE || action == REF_ACT_TAKE || action == REF_ACT_DROP) {
-    ref_err_set(err, REF_EPHASE, "ch-no-cube", NULL);
-    return REF_EPHASE;
-  }
-  if(action != REF_ACT_RESIGN && action != REF_ACT_DRAW_AGREED && action != REF_ACT_DRAW_CLAIM) {
-    ref_err_set(err, REF_EINVAL, "ch-unknown-action", NULL);
-    return REF_EINVAL;
-  }
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(action == REF_ACT_RESIGN) {
-    st->winner = (int8_t)(seat ^ 1);
-    st->end = REF_END_RESIGNATION;
-  }
-  else if(action == REF_ACT_DRAW_AGREED) {
-    st->winner = -1;
-    st->end = REF_END_AGREEMENT;
-  }
-  else {
-    /* CH-2: threefold and fifty moves are draws only when claimed; either
-     * player may claim (the one to move, or the one who just moved and so
-     * made the position appear). */
-    if(!st->fide_draws) {
-      ref_err_set(err, REF_EILLEGAL, "draw-rules-off", NULL);
-      return REF_EILLEGAL;
-    }
-    if(repetitions(st) >= 3)
-      st->end = REF_END_THREEFOLD;
-    else if(st->pos.halfmove >= 100)
-      st->end = REF_END_FIFTY_MOVES;
-    else {
-      ref_err_set(err, REF_EILLEGAL, "draw-not-claimable", NULL);
-      return REF_EILLEGAL;
-    }
-    st->winner = -1;
-  }
+  /* CH-2: threefold and fifty moves are draws only when claimed; either
+   * player may claim (the one to move, or the one who just moved and so
+   * made the position appear). */
+  if(st->fide_draws)
+    claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
+          : st->pos.halfmove >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
+  rc = ref_plain_act(seat, action, st->over, claim,
+                     st->fide_draws ? "draw-not-claimable" : "draw-rules-off", &winner, &end, err);
+  if(rc)
+    return rc;
+  st->winner = (int8_t)winner;
+  st->end = (uint8_t)end;
   st->over = 1;
   assert(chess_ok(s));
   return REF_OK;

@@ -1543,41 +1543,17 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                struct ref_err *err)
 {
   struct ref_cg_state *st = state_of(s);
+  enum ref_end claim, end;
+  int winner, rc;
 
   (void)arg;
-  if(seat != 0 && seat != 1) {
-    ref_err_set(err, REF_EINVAL, "ch-no-such-seat", NULL);
-    return REF_EINVAL;
-  }
-  if(action == REF_ACT_DOUBLE || action == REF_ACT_TAKE || action == REF_ACT_DROP) {
-    ref_err_set(err, REF_EPHASE, "ch-no-cube", NULL);
-    return REF_EPHASE;
-  }
-  if(action != REF_ACT_RESIGN && action != REF_ACT_DRAW_AGREED && action != REF_ACT_DRAW_CLAIM) {
-    ref_err_set(err, REF_EINVAL, "ch-unknown-action", NULL);
-    return REF_EINVAL;
-  }
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(action == REF_ACT_RESIGN) {
-    finish(st, seat ^ 1, REF_END_RESIGNATION);
-  }
-  else if(action == REF_ACT_DRAW_AGREED) {
-    finish(st, -1, REF_END_AGREEMENT);
-  }
-  else if(repetitions(st) >= 3) {
-    finish(st, -1, REF_END_THREEFOLD);
-  }
-  else if(st->fifty && st->plies >= 100) {
-    /* CG-12: 100 turns, fifty moves of each side */
-    finish(st, -1, REF_END_FIFTY_MOVES);
-  }
-  else {
-    ref_err_set(err, REF_EILLEGAL, "draw-not-claimable", NULL);
-    return REF_EILLEGAL;
-  }
+  /* CG-12: the fifty-move claim counts 100 turns, fifty moves of each side */
+  claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
+        : st->fifty && st->plies >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
+  rc = ref_plain_act(seat, action, st->over, claim, "draw-not-claimable", &winner, &end, err);
+  if(rc)
+    return rc;
+  finish(st, winner, end);
   assert(ref_cg_ok(s));
   return REF_OK;
 }

@@ -136,6 +136,41 @@ void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason, co
     strncpy(err->detail, detail, sizeof(err->detail) - 1);
 }
 
+int ref_plain_act(int seat, enum ref_action action, bool over, enum ref_end claim,
+                  const char *no_claim, int *winner, enum ref_end *end, struct ref_err *err)
+{
+  if(seat != 0 && seat != 1) {
+    ref_err_set(err, REF_EINVAL, "ch-no-such-seat", NULL);
+    return REF_EINVAL;
+  }
+  if(action == REF_ACT_DOUBLE || action == REF_ACT_TAKE || action == REF_ACT_DROP) {
+    ref_err_set(err, REF_EPHASE, "ch-no-cube", NULL);
+    return REF_EPHASE;
+  }
+  if(action != REF_ACT_RESIGN && action != REF_ACT_DRAW_AGREED && action != REF_ACT_DRAW_CLAIM) {
+    ref_err_set(err, REF_EINVAL, "ch-unknown-action", NULL);
+    return REF_EINVAL;
+  }
+  if(over) {
+    ref_err_set(err, REF_EPHASE, "game-over", NULL);
+    return REF_EPHASE;
+  }
+  *winner = -1;
+  if(action == REF_ACT_RESIGN) {
+    *winner = seat ^ 1;
+    *end = REF_END_RESIGNATION;
+  }
+  else if(action == REF_ACT_DRAW_AGREED)
+    *end = REF_END_AGREEMENT;
+  else if(claim != REF_END_NONE)
+    *end = claim; /* CH-2: claimed by either player */
+  else {
+    ref_err_set(err, REF_EILLEGAL, no_claim, NULL);
+    return REF_EILLEGAL;
+  }
+  return REF_OK;
+}
+
 const char *ref_end_name(enum ref_end end)
 {
   /* Keys for templates/ (results.txt); keep in enum order. */

@@ -210,5 +210,14 @@ struct ref_state *ref_state_dup(const struct ref_game_desc *g, const struct ref_
 uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int depth);
 void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason,
                  const char *detail);
+/*
+ * The actions of a two-player game with no cube and no dice (chess and the
+ * games built on its rules, CH-2): resignation, an agreed draw, or a draw
+ * claim. `claim` is the end a claim would give now (REF_END_THREEFOLD,
+ * REF_END_FIFTY_MOVES) or REF_END_NONE, refused with `no_claim` as reason.
+ * On REF_OK *winner and *end say how the game ends; the caller ends it.
+ */
+int ref_plain_act(int seat, enum ref_action action, bool over, enum ref_end claim,
+                  const char *no_claim, int *winner, enum ref_end *end, struct ref_err *err);
 
 #endif /* TABULA_RULES_H */
