@@ -489,7 +489,8 @@ static void finish(struct ref_cg_state *st, int winner, enum ref_end end)
  *   both finished is a draw, one finished wins. After White's: White
  *   finished means Black still replies (and loses at once if it cannot
  *   move); Black finished (only by being captured out, HB-4) wins at once.
- * - rule 8, CG-11: no legal move passes, unless neither side can move.
+ * - rule 8, CG-11, CG-14: no legal move passes (being "stalemated" is
+ *   passing), unless neither side can move.
  * RK-1 rk_array keeps CG-10 as it is: both sides then race up the same
  * distance from mirrored arrays and White moves first, so Black's reply in
  * the same move number is exactly Racing Kings' own "Black reaches on the
@@ -1453,7 +1454,8 @@ int ref_cg_legal(const struct ref_state *s, struct ref_movelist *out)
   memset(&m, 0, sizeof(m));
   n = ref_cg_gen(st, v);
   if(!n) {
-    /* Rule 8: the pass is the one move (the service plays it, §1.5). */
+    /* Rule 8, CG-14: a side with no legal move (a "stalemate") passes;
+     * the pass is the one move (the service plays it, §1.5). */
     v[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
     n = 1;
   }
