@@ -382,10 +382,14 @@ static int do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   probe = ref_state_new(d);
   if(!probe)
     return -1;
+  memset(&err, 0, sizeof(err));
   if(d->ops->init(probe, opts[0] ? opts : NULL, &err) != REF_OK) {
     free(probe);
-    return refuse(m, NULL, -1, c->line, "bad-option", err.detail[0] ? err.detail : opts,
-                  NULL);
+    /* The rules' own reason (a bad position says what is wrong with it,
+     * issue 20), or the option the rules did not know. */
+    if(err.reason[0])
+      return refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
+    return refuse(m, NULL, -1, c->line, "bad-option", opts, NULL);
   }
   free(probe);
 

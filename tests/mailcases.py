@@ -18,6 +18,8 @@ with a line holding only "."):
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
+  hold                  the next mail is only put into the inbox; the one
+                        after it is delivered together with it, in one pass
   redeliver             the previous inbound mail again, byte for byte
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
                         (default) or `tabula deliver` on standard input
@@ -82,6 +84,7 @@ class Conversation:
         self.config = os.path.join(workdir, "tabula.ini")
         self.db = os.path.join(workdir, "tabula.db")
         self.mode = "poll"
+        self.hold = False  # the next mail waits in the inbox for the one after
         self.seen_out = set()
         self.last_to = {}       # address -> last mail tabula sent it
         self.game_mail = {}     # (address, game) -> last mail about that game
@@ -160,6 +163,9 @@ class Conversation:
             with open(tmp, "wb") as f:
                 f.write(raw)
             os.rename(tmp, os.path.join(self.inbox, "new", name))
+            if self.hold:  # delivered with the next mail, in the same pass
+                self.hold = False
+                return
             p = self.run("poll")
         if p.returncode != 0:
             raise CaseError("tabula %s failed (%d): %s" % (self.mode, p.returncode,
@@ -299,6 +305,8 @@ def run_case(tabula, path):
                 elif words[0] == "raw":
                     body, i = read_block(lines, i)
                     conv.deliver(body.replace("\n", "\r\n").encode())
+                elif words[0] == "hold":
+                    conv.hold = True
                 elif words[0] == "redeliver":
                     conv.deliver(conv.last_raw)
                 elif words[0] == "mode":

@@ -815,8 +815,11 @@ static int read_side(const char *p, const char *end, struct ref_tc_board *b, int
     }
     if(!nt || p == end || !isdigit((unsigned char)*p))
       return bad_position(err, "each group is piece letters and a point");
+    /* At most two digits are read, so the number cannot overflow (issue 20:
+     * "K2222222222" used to). */
     for(pt = 0, i = 0; p < end && isdigit((unsigned char)*p); p++, i++)
-      pt = pt * 10 + (*p - '0');
+      if(i < 2)
+        pt = pt * 10 + (*p - '0');
     if(i > 2 || pt > 24)
       return bad_position(err, "points are 1 to 24, 0 the bar");
     if(seen[pt])
@@ -863,11 +866,13 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     text++;
   for(p = text, f[0] = text;; p++) {
     if(*p == ':' || !*p || isspace((unsigned char)*p)) {
-      if(nf == 5)
-        return bad_position(err, "too many fields");
       fe[nf++] = p;
       if(*p != ':')
         break;
+      /* Bound checked before the store (issue 20): f[5] would be one past
+       * the array on a sixth field. */
+      if(nf == (int)(sizeof(f) / sizeof(f[0])))
+        return bad_position(err, "too many fields");
       f[nf] = p + 1;
     }
   }

@@ -1,0 +1,45 @@
+#!/usr/bin/env python3
+"""Hostile position strings through the command line (issue 20).
+
+usage: hostile_positions.py TABULA SOURCE_DIR
+
+Every line of tests/data/positions/hostile.txt names a game, a position
+string and a text: `tabula moves -g GAME POS` and `tabula board -g GAME POS`
+must each refuse it, exiting non-zero with the text on standard error, and
+print no sanitizer report (the suite runs the ASan+UBSan build, which
+aborts on an out-of-bounds write or a signed overflow).
+Prints one line per check and "N passed, M failed".
+"""
+import os
+import subprocess
+import sys
+
+TABULA, SRC = sys.argv[1], sys.argv[2]
+passed = failed = 0
+with open(os.path.join(SRC, "tests", "data", "positions", "hostile.txt"),
+          encoding="utf-8") as f:
+    for line in f:
+        line = line.rstrip("\n")
+        if not line or line.startswith("#"):
+            continue
+        game, pos, want = line.split("\t")
+        for cmd in ("moves", "board"):
+            p = subprocess.run([TABULA, cmd, "-g", game, pos], capture_output=True,
+                               stdin=subprocess.DEVNULL, timeout=60)
+            err = p.stderr.decode(errors="replace")
+            problems = []
+            if p.returncode == 0:
+                problems.append("accepted")
+            if want not in err:
+                problems.append("no %r in %r" % (want, err))
+            if "runtime error" in err or "AddressSanitizer" in err or p.returncode < 0:
+                problems.append("sanitizer or signal: %r" % err)
+            name = "%s %s -g %s %r" % ("refused", cmd, game, pos)
+            if problems:
+                failed += 1
+                print("FAIL %s\n    %s" % (name, "; ".join(problems)))
+            else:
+                passed += 1
+                print("ok   %s" % name)
+print("%d passed, %d failed" % (passed, failed))
+sys.exit(1 if failed else 0)
