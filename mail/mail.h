@@ -30,10 +30,13 @@ enum mail_code {
   MAIL_ETOOBIG = -2,
   MAIL_EIO = -3,
   MAIL_ENOMEM = -4,
-  MAIL_ENET = -5,    /* network or server trouble: try again later */
-  MAIL_ETLS = -6,    /* TLS failed or the server's certificate is not trusted */
-  MAIL_EAUTH = -7,   /* the server refused the user name or password */
-  MAIL_EREFUSED = -8 /* the server refused this message for good (SMTP 5xx) */
+  MAIL_ENET = -5,     /* network or server trouble: try again later */
+  MAIL_ETLS = -6,     /* TLS failed or the server's certificate is not trusted */
+  MAIL_EAUTH = -7,    /* the server refused the user name or password */
+  MAIL_EREFUSED = -8, /* the server refused this message for good (SMTP 5xx) */
+  MAIL_ELIMIT = -9    /* mail_parse: the MIME structure is past a limit (nesting,
+                         parts, header fields, parameters, comment depth) or cannot
+                         be taken apart safely; the header may still be readable */
 };
 
 /* A parsed inbound message. */
@@ -56,10 +59,40 @@ struct mail_msg {
                                   and disposition notifications) */
   char *text;                  /* the body decoded to UTF-8 (text/plain preferred) */
   char *clean;                 /* text less quotes, signatures, reply headers */
+  bool head_only;              /* from mail_parse_header: the body was not read,
+                                  text and clean are "" */
 };
 
-/* Parses raw (len bytes, at most MAIL_MAX_MESSAGE). */
+/* Parses raw (len bytes, at most MAIL_MAX_MESSAGE). 0 and *out set, or:
+ *   MAIL_ETOOBIG  over MAIL_MAX_MESSAGE, or its text would be;
+ *   MAIL_ELIMIT   the MIME structure is past a limit: more than 40 levels
+ *                 of nesting, 5,000 body parts, 1,000 fields in one header
+ *                 or 10,000 in all, 100 parameters in one field or 10,000
+ *                 in all, 200 nested comments, 64 KiB of Content-* fields
+ *                 in one header, or a boundary libetpan cannot take. Only
+ *                 structure counts, as libetpan parses it: words in the
+ *                 text ("multipart", "(", lines starting with "--") never do
+ *                 (issue 13);
+ *   MAIL_EPARSE   no usable message: no From or more than one, an address
+ *                 that fails its check, no header at all;
+ *   MAIL_ENOMEM.
+ * errbuf gets a short reason ("too many MIME parts", "no From field"). */
 int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf, size_t errcap);
+
+/* What can be read of a message mail_parse refused, so that the service
+ * can still answer a player whose From and key match (and no one else):
+ * the message's own header alone, with the same checks as mail_parse:
+ * from, from_name, sender, to (with its +tag), delivered_to, message_id,
+ * in_reply_to, references, subject (with its [tabula ...] tag),
+ * auto_submitted, precedence, list, autoreply and report (so that
+ * mail_is_automatic answers as for a full parse); text and clean are ""
+ * and head_only is true. Looks at no more than the first MiB, so it may
+ * be given the start of a message over MAIL_MAX_MESSAGE. 0 and *out set;
+ * MAIL_EPARSE when the header has no usable From (mail_parse's reasons);
+ * MAIL_ELIMIT when the header itself is past the limits on one header;
+ * MAIL_ENOMEM. */
+int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
+                      size_t errcap);
 void mail_msg_free(struct mail_msg *m); /* NULL is fine */
 
 /* RFC 3834 §2 and common practice: true when tabula must not answer m
