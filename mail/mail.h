@@ -108,6 +108,25 @@ bool mail_is_automatic(const struct mail_msg *m, const char *own_address, const 
  * and "From: ... Sent: ..." blocks, "Sent from my ..." taglines. New string. */
 char *mail_clean_text(const char *text);
 
+/* ---- arrival (issue 13) ----
+ *
+ * A mail counts at the time it reached the referee's mailbox, whenever
+ * tabula reads it: each source gives that time with each message (Maildir:
+ * mail_maildir_arrival; IMAP: INTERNALDATE from mail_imap_fetch; POP3,
+ * which has none: mail_received_time of the message; tabula deliver: the
+ * moment it runs). Never the sender's Date:, which the sender writes. A
+ * time in the future is the caller's to treat as now (it alone knows its
+ * clock). All in Unix seconds, -1 for "not known". */
+
+/* RFC 5322 §3.3 date-time (and the obsolete forms of §4.3: two-digit
+ * years, zone names, comments) in the n bytes of s: Unix seconds, or -1
+ * when s holds anything else. */
+int64_t mail_date_parse(const char *s, size_t n);
+/* The date of raw's top Received: field, after its last ';' (RFC 5321
+ * §4.4): written by the server that put the message into the mailbox,
+ * i.e. the operator's own. -1 when the top one has none that parses. */
+int64_t mail_received_time(const char *raw, size_t len);
+
 /* addr-spec sanity for use in a header: local@domain, printable ASCII, no
  * spaces, no CR/LF, no angle brackets, at most MAIL_ADDR_MAX-1 bytes. */
 bool mail_addr_valid(const char *addr);
@@ -141,6 +160,16 @@ int mail_maildir_init(const char *dir);
  * mail_names_free. */
 int mail_maildir_list_new(const char *dir, char ***names, size_t *n);
 void mail_names_free(char **names, size_t n);
+/* When dir/new/name was delivered: the seconds its unique name starts
+ * with ("1700000000.M12P34.host", cr.yp.to/proto/maildir.html: the time
+ * the delivering program began), else the file's modification time; -1
+ * when neither is there. The name first, because it is set once, by the
+ * program that delivered the message, and goes wherever the file goes
+ * (new/ to cur/, a copy to a new server, a restore from a backup), while
+ * a copy without -p, a touch or an IMAP server's APPEND with a date of
+ * the client's choice change the modification time. A name time before
+ * 2001-09-09 (fewer than ten digits) is not taken for one. */
+int64_t mail_maildir_arrival(const char *dir, const char *name);
 /* Reads dir/new/name (at most MAIL_MAX_MESSAGE bytes) into *data (free()). */
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len);
 /* Acknowledges a processed message: renames dir/new/name to
@@ -206,12 +235,22 @@ void mail_imap_close(struct mail_imap *im); /* NULL is fine; LOGOUT when connect
 uint32_t mail_imap_uidvalidity(const struct mail_imap *im);
 bool mail_imap_has_idle(const struct mail_imap *im);
 /* Messages to look at, UIDs ascending: every unseen one, and when after > 0
- * every one with a UID above after (seen or not). Free *uids with free(). */
-int mail_imap_search(struct mail_imap *im, uint32_t after, uint32_t **uids, size_t *n);
+ * every one with a UID above after (seen or not); with handled (and after
+ * > 0) every message of the mailbox, so that those at or below after, all
+ * committed, can be acknowledged at once: with imap_move_to, a kill
+ * between \Seen and MOVE leaves them there, and without handled only the
+ * highest ("after+1:*" matches it, RFC 3501 6.4.8) came back, one a pass
+ * (issue 13). Free *uids with free(). */
+int mail_imap_search(struct mail_imap *im, uint32_t after, bool handled, uint32_t **uids,
+                     size_t *n);
 /* RFC822.SIZE of one message. */
 int mail_imap_size(struct mail_imap *im, uint32_t uid, size_t *size);
-/* UID FETCH BODY.PEEK[]: the message stays \Unseen (RFC 3501 6.4.5). */
-int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len);
+/* UID FETCH (INTERNALDATE BODY.PEEK[]): the message stays \Unseen (RFC
+ * 3501 6.4.5). *arrived (may be NULL) gets its INTERNALDATE (RFC 3501
+ * 2.3.3: when the server received it) in Unix seconds, -1 when the server
+ * sent none that is a valid date. */
+int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len,
+                    int64_t *arrived);
 /* Acknowledges: UID STORE +FLAGS (\Seen), or UID MOVE to move_to when
  * move_to is non-empty (COPY + \Deleted + EXPUNGE where MOVE is missing). */
 int mail_imap_ack(struct mail_imap *im, const uint32_t *uids, size_t n, const char *move_to);

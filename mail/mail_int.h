@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mail.h"
 
@@ -90,6 +91,14 @@ const char *mail_structure_check(const char *raw, size_t len, struct mail_shape 
  * them, as libetpan reads them) when it is within the limits on one
  * header: NULL and *end set; else the reason as above. */
 const char *mail_header_span(const char *raw, size_t len, size_t *end, int *err);
+
+/* ---- date.c ---- */
+
+/* Unix seconds of a UTC-offset civil time (zone_minutes east of UTC, as
+ * +0130 is 90); -1 when a field is out of its range (years 1970-9999,
+ * seconds up to 60 for a leap second). */
+int64_t mail_civil_time(int year, int month, int day, int hour, int minute, int second,
+                        int zone_minutes);
 
 /* ---- clean.c ---- */
 

@@ -292,6 +292,26 @@ int mail_read_fd(int fd, char **data, size_t *len)
   return read_all(fd, data, len);
 }
 
+int64_t mail_maildir_arrival(const char *dir, const char *name)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  const char *end;
+  unsigned long long t;
+
+  if(!dir || !name_ok(name))
+    return -1;
+  /* ten to nineteen digits, then the '.' of "time.unique.host" (number()
+   * stops at nineteen, so a longer run is no time and cannot wrap) */
+  t = number(name, &end);
+  if(end - name >= 10 && *end == '.' && t <= (unsigned long long)INT64_MAX)
+    return (int64_t)t;
+  if(path_of(path, sizeof(path), dir, "new", name) || lstat(path, &st) || !S_ISREG(st.st_mode) ||
+     st.st_mtime < 0)
+    return -1;
+  return (int64_t)st.st_mtime;
+}
+
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len)
 {
   char path[PATH_MAX];
@@ -528,10 +548,10 @@ int mail_maildir_sync(const char *dir)
   fd = open(newdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if(fd < 0)
     return MAIL_EIO;
-  /* One flush of the file system holding the Maildir (Linux syncfs(2))
-   * covers every message written since, instead of one fsync each.
-   * Elsewhere sync(2), which waits on the BSDs and Linux (POSIX allows
-   * it to return early). Then new/ itself. */
+    /* One flush of the file system holding the Maildir (Linux syncfs(2))
+     * covers every message written since, instead of one fsync each.
+     * Elsewhere sync(2), which waits on the BSDs and Linux (POSIX allows
+     * it to return early). Then new/ itself. */
 #ifdef __linux__
   if(syncfs(fd))
     rc = MAIL_EIO;

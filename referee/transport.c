@@ -300,7 +300,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   }
   if(!state)
     last = 0;
-  if(mail_imap_search(t->imap, last, &uids, &n)) {
+  if(mail_imap_search(t->imap, last, false, &uids, &n)) {
     imap_drop(t, mail_imap_error(t->imap));
     return -1;
   }
@@ -321,7 +321,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
     ref_log_info("IMAP: %zu message(s) committed before were acknowledged now", nold);
   pass.uidvalidity = mail_imap_uidvalidity(t->imap); /* before a fetch may drop the session */
   for(; i < n && nnew < (size_t)svc->cfg.batch_max; i++) {
-    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len);
+    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len, NULL);
     v[nnew].ack = true;
     if(r == MAIL_ETOOBIG)
       ref_log_warn("IMAP UID %" PRIu32 " is larger than %u bytes: left unread", uids[i],

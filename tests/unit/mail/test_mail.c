@@ -1201,6 +1201,100 @@ START_TEST(test_mail_parse_floods)
 }
 END_TEST
 
+/* Issue 13: a mail counts when it reached the mailbox; for POP3 that is the
+ * top Received: field's date (RFC 5321 §4.4), an RFC 5322 date-time. Each
+ * number is read with a bound on its digits and checked for its range
+ * (issue 20): a date that fails is no date (-1), never a guess. */
+START_TEST(test_mail_date_parse)
+{
+  static const struct {
+    const char *s;
+    int64_t t;
+  } dates[] = {
+      {"Tue, 24 Nov 2026 08:00:00 +0000", 1795507200},
+      {"24 Nov 2026 08:00:00 +0000", 1795507200},
+      {"Tue, 24 Nov 2026 09:30:00 +0130", 1795507200},
+      {"Tue, 24 Nov 2026 03:00:00 -0500 (EST)", 1795507200},
+      {"  Tue,\r\n 24 Nov 2026 08:00 GMT\r\n", 1795507200},
+      {"Tue, 24 Nov 2026 03:00:00 EST", 1795507200},
+      {"Tue, 24 Nov 2026 00:00:00 PST", 1795507200},
+      {"Tue, 24 nov 26 08:00:00 UT", 1795507200},  /* two-digit year, §4.3 */
+      {"Tue, 24 Nov 2026 08:00:00 X", 1795507200}, /* military: no information */
+      {"Thu, 1 Jan 1970 00:00:00 +0000", 0},
+      {"Mon, 29 Feb 2028 12:00:00 +0000", 1835438400},
+      {"Wed, 31 Dec 2025 23:59:60 +0000", 1767225599}, /* a leap second */
+      /* not dates */
+      {"", -1},
+      {"Tue, 24 Nov 2026", -1},
+      {"Tue, 24 Nov 2026 08:00:00", -1},
+      {"Tue 24 Nov 2026 08:00:00 +0000", -1},
+      {"Tue, 32 Nov 2026 08:00:00 +0000", -1},
+      {"Tue, 29 Feb 2026 08:00:00 +0000", -1},
+      {"Tue, 24 Nox 2026 08:00:00 +0000", -1},
+      {"Tue, 24 Nov 2026 24:00:00 +0000", -1},
+      {"Tue, 24 Nov 2026 08:60:00 +0000", -1},
+      {"Tue, 24 Nov 2026 08:00:61 +0000", -1},
+      {"Tue, 24 Nov 2026 08:00:00 +0060", -1},
+      {"Tue, 24 Nov 2026 08:00:00 +01", -1},
+      {"Tue, 24 Nov 1969 08:00:00 +0000", -1},
+      {"Tue, 24 Nov 2026 08:00:00 +0000 trailing", -1},
+      /* digits without end: a bound, no wrap-around into a plausible date */
+      {"Tue, 4294967320 Nov 2026 08:00:00 +0000", -1},
+      {"Tue, 24 Nov 18446744073709553642 08:00:00 +0000", -1},
+      {"Tue, 24 Nov 2026 4294967304:00:00 +0000", -1},
+      {"Tue, 24 Nov 2026 08:00:00 +4294967296", -1},
+      {"Tue, 24 Nov 12026 08:00:00 +0000", -1},
+      {"Tuesdayyyyyyyyyyyyyyyyy, 24 Nov 2026 08:00:00 +0000", -1},
+      {"Tue, 24 Novemberrrrrr 2026 08:00:00 +0000", -1},
+  };
+  size_t i;
+
+  for(i = 0; i < sizeof(dates) / sizeof(dates[0]); i++)
+    ck_assert_msg(mail_date_parse(dates[i].s, strlen(dates[i].s)) == dates[i].t, "'%s': %lld",
+                  dates[i].s, (long long)mail_date_parse(dates[i].s, strlen(dates[i].s)));
+  /* n bytes only: no read past them */
+  ck_assert_int_eq(mail_date_parse("24 Nov 2026 08:00:00 +0000junk", 26), 1795507200);
+}
+END_TEST
+
+START_TEST(test_mail_received_time)
+{
+  static const struct {
+    const char *raw;
+    int64_t t;
+  } mails[] = {
+      /* the top one, the operator's own server; the sender's Date: never */
+      {"Received: from mx.example.test by pop.example.test with LMTP;\r\n"
+       " Tue, 24 Nov 2026 08:00:00 +0000\r\n"
+       "Received: from sender.test by mx.example.test; Mon, 23 Nov 2026 22:00:00 +0000\r\n"
+       "Date: Sun, 01 Jan 2026 00:00:00 +0000\r\nFrom: a@b.test\r\n\r\ne4\r\n",
+       1795507200},
+      /* the date after the last ';' (a "for <a;b@c>" before it) */
+      {"RECEIVED : by x.test (Postfix, from userid 0) id 1;\r\n\tTue, 24 Nov 2026 09:00:00 +0100 "
+       "(CET)\r\nFrom: a@b.test\r\n\r\nx\r\n",
+       1795507200},
+      {"From a@b.test Tue Nov 24 08:00:00 2026\nReceived: by x.test; 24 Nov 2026 08:00 +0000\n"
+       "From: a@b.test\n\nx\n",
+       1795507200},
+      /* no date on the top one: -1, even when a lower one has one */
+      {"Received: by x.test\r\nReceived: by y.test; 24 Nov 2026 08:00 +0000\r\n\r\nx\r\n", -1},
+      {"Received: by x.test; yesterday\r\n\r\nx\r\n", -1},
+      /* none in the header: not the body's, not X-Received */
+      {"X-Received: by x.test; 24 Nov 2026 08:00 +0000\r\nFrom: a@b.test\r\n\r\n"
+       "Received: by x.test; 24 Nov 2026 08:00 +0000\r\n",
+       -1},
+      {"", -1},
+  };
+  size_t i;
+
+  for(i = 0; i < sizeof(mails) / sizeof(mails[0]); i++)
+    ck_assert_msg(mail_received_time(mails[i].raw, strlen(mails[i].raw)) == mails[i].t,
+                  "mail %zu: %lld", i,
+                  (long long)mail_received_time(mails[i].raw, strlen(mails[i].raw)));
+  ck_assert_int_eq(mail_received_time(NULL, 0), -1);
+}
+END_TEST
+
 /* Parses a message made of a header block and a body. */
 static struct mail_msg *parse_simple(const char *headers, const char *body)
 {
@@ -2313,6 +2407,8 @@ static Suite *mail_suite(void)
   tcase_add_test(tc, test_mail_parse_bodies);
   tcase_add_test(tc, test_mail_parse_headers);
   tcase_add_test(tc, test_mail_parse_header_only);
+  tcase_add_test(tc, test_mail_date_parse);
+  tcase_add_test(tc, test_mail_received_time);
   suite_add_tcase(s, tc);
   tc = tcase_create("hostile");
   tcase_set_timeout(tc, 600);
