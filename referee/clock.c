@@ -297,6 +297,10 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
     return 0; /* the same decision is still awaited: the clock runs on */
   c.seat = seat;
   c.moves = moves;
+  /* The next decision's time starts when its player is told of this one,
+   * i.e. now, not at the mail's arrival: a referee that was down costs no
+   * player time, neither the one who moved (judged at arrival, see
+   * ref_clock_overdue) nor the one who answers (issue 13). */
   c.started = ref_now(svc);
   c.reminded = 0;
   if(clock_state(svc, &c, g->seats[seat].address, c.started, &used, &c.deadline))
@@ -370,10 +374,12 @@ int ref_clock_overdue(struct ref_msg_ctx *m, struct ref_game_ctx *g)
     return -1;
   if(fresh || c.seat != seat)
     return 0;
-  if(clock_state(svc, &c, g->seats[seat].address, ref_now(svc), &used, &deadline))
+  if(clock_state(svc, &c, g->seats[seat].address, m->arrived, &used, &deadline))
     return -1;
   /* A mail that arrives after the deadline finds the game lost on time,
-   * even if no tick has run since: the ruling may not depend on timing. */
+   * even if no tick has run since; one that arrived before it is on time
+   * however late it is read (issue 13: its arrival, not "now"): the ruling
+   * may not depend on when the daemon looked. */
   if(used >= (int64_t)c.days * DAY)
     return end_on_time(m, g, seat, deadline, 0);
   return 0;
@@ -563,7 +569,8 @@ static int do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     return -1;
   if(fresh || k.seat != late)
     return ref_refuse(m, g, seat, c->line, "time-not-running", "", NULL);
-  if(clock_state(svc, &k, g->seats[late].address, ref_now(svc), &used, &deadline))
+  /* judged when the claim arrived (issue 13) */
+  if(clock_state(svc, &k, g->seats[late].address, m->arrived, &used, &deadline))
     return -1;
   /* Once the time-up notice went out the time stays up: a vacation
    * booked afterwards cannot take back a claim the opponent was offered. */

@@ -156,7 +156,8 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd)
     return -1;
   }
   rc = -1;
-  if(ref_service_process(svc, data, len, &outcome) == 0)
+  /* An MTA pipe runs at delivery: the mail arrives now (issue 13). */
+  if(ref_service_process(svc, data, len, ref_now(svc), &outcome) == 0)
     rc = 0;
   free(data);
   ref_service_flush_outbox(svc, &sent);

@@ -1371,7 +1371,7 @@ static int over_rate(struct ref_service *svc, const char *from)
   return count > svc->cfg.rate_limit ? 1 : 0;
 }
 
-int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
+int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
                         enum ref_outcome *outcome)
 {
   struct mail_msg *mail = NULL;
@@ -1386,6 +1386,10 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
   *outcome = REF_MSG_IGNORED;
   memset(&m, 0, sizeof(m));
   m.svc = svc;
+  /* issue 13: a mail counts when it reached the mailbox; a claimed
+   * arrival in the future counts as now, and so does none (<= 0: no mail
+   * arrived in 1970) */
+  m.arrived = arrived <= 0 || arrived > ref_now(svc) ? ref_now(svc) : arrived;
   ref_buf_init(&m.events, 64 * 1024);
   store_sha256_hex(digest, raw, len);
   if(mail_parse(&mail, raw, len, err, sizeof(err)) != MAIL_OK) {

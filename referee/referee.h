@@ -88,10 +88,15 @@ void ref_service_close(struct ref_service *svc); /* NULL is fine */
 /* The clock, injectable for tests (seconds since the epoch). */
 void ref_service_set_clock(struct ref_service *svc, int64_t (*now)(void *arg), void *arg);
 
-/* Processes one raw message in one transaction. Returns 0 when the message
- * may be acknowledged to its source (whatever the outcome), -1 on a
- * temporary failure (store busy, disk full): keep it and retry. */
-int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
+/* Processes one raw message in one transaction. arrived: when it reached
+ * the referee's mailbox (Unix seconds; the source's time: Maildir delivery,
+ * IMAP INTERNALDATE, the top Received: for POP3, now for deliver), -1 when
+ * unknown; a time in the future counts as now. The clock's rulings on the
+ * mail (loss on time, a time claim) are made at that time (issue 13).
+ * Returns 0 when the message may be acknowledged to its source (whatever
+ * the outcome), -1 on a temporary failure (store busy, disk full): keep it
+ * and retry. */
+int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
                         enum ref_outcome *outcome);
 /* The time-driven work (clock.c): invitations expired, reminders, loss on
  * time, daily digests; one transaction per game or player, idempotent

@@ -124,6 +124,7 @@ static void crash_point(const char *where)
 struct item {
   char *data;
   size_t len;
+  int64_t arrived; /* when it reached the mailbox (issue 13), -1 unknown */
   bool ack;  /* to be acknowledged once committed (false: unreadable, left) */
 };
 
@@ -152,7 +153,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
   }
   for(i = 0; i < n; i++) {
     enum ref_outcome outcome;
-    if(v[i].data && ref_service_process(svc, v[i].data, v[i].len, &outcome) != 0)
+    if(v[i].data && ref_service_process(svc, v[i].data, v[i].len, v[i].arrived, &outcome) != 0)
       break; /* temporary: it and everything after it wait for the next pass */
     good++;
   }
@@ -205,6 +206,7 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
     }
     for(k = 0; k < m; k++) {
       int r = mail_maildir_read(svc->cfg.inbox, names[start + k], &v[k].data, &v[k].len);
+      v[k].arrived = mail_maildir_arrival(svc->cfg.inbox, names[start + k]);
       v[k].ack = r == MAIL_OK || r == MAIL_ETOOBIG;
       if(r == MAIL_ETOOBIG) /* too big to be a move: set aside unread, never lost */
         ref_log_warn("message %s is larger than %u bytes: set aside unread", names[start + k],
@@ -300,7 +302,9 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   }
   if(!state)
     last = 0;
-  if(mail_imap_search(t->imap, last, false, &uids, &n)) {
+  /* with imap_move_to, every message: those committed before a kill
+   * between \Seen and MOVE all move now, not one a pass (issue 13) */
+  if(mail_imap_search(t->imap, last, svc->cfg.imap_move_to[0] != '\0', &uids, &n)) {
     imap_drop(t, mail_imap_error(t->imap));
     return -1;
   }
@@ -321,7 +325,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
     ref_log_info("IMAP: %zu message(s) committed before were acknowledged now", nold);
   pass.uidvalidity = mail_imap_uidvalidity(t->imap); /* before a fetch may drop the session */
   for(; i < n && nnew < (size_t)svc->cfg.batch_max; i++) {
-    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len, NULL);
+    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len, &v[nnew].arrived);
     v[nnew].ack = true;
     if(r == MAIL_ETOOBIG)
       ref_log_warn("IMAP UID %" PRIu32 " is larger than %u bytes: left unread", uids[i],
@@ -461,6 +465,9 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
       ref_log_error("%s", mail_pop3_error(pop));
       break;
     }
+    /* POP3 has no arrival time: the top Received: of the operator's own
+     * server has it (issue 13); without one, now */
+    v[k].arrived = mail_received_time(v[k].data, v[k].len);
     pass.batch_idx[k++] = i;
   }
   good = run_batch(svc, v, k, pop3_record, &pass);
