@@ -798,6 +798,28 @@ START_TEST(test_mail_parse_hostile)
   ck_assert_int_eq(rc, MAIL_ELIMIT);
   ck_assert_str_eq(errbuf, "comments nested too deep");
   free(buf);
+  /* ... wherever libetpan reads comments: a part's header, a message/rfc822
+   * header, between a field's name and its colon, and in a comment that a
+   * backslash carries over line ends. */
+  {
+    static const char *const where[][3] = {
+        {"From: a@b.test\r\nContent-Type: multipart/mixed; boundary=b\r\n\r\n--b\r\n"
+         "Content-Type: text/plain; x=",
+         "(", "\r\n\r\ne4\r\n--b--\r\n"},
+        {"From: a@b.test\r\nContent-Type: message/rfc822\r\n\r\nFrom: c@d.test ", "(",
+         "\r\n\r\ne4\r\n"},
+        {"From: a@b.test\r\nX-Anything ", "(", ": x\r\n\r\ne4\r\n"},
+        {"From: a@b.test (", "(\\\n", ")\r\n\r\ne4\r\n"},
+    };
+    size_t w;
+    for(w = 0; w < sizeof(where) / sizeof(where[0]); w++) {
+      buf = repeat(where[w][0], where[w][1], 1000000, where[w][2], &len);
+      rc = mail_parse(&m, buf, len, errbuf, sizeof(errbuf));
+      ck_assert_msg(rc == MAIL_ELIMIT && !strcmp(errbuf, "comments nested too deep"),
+                    "comments %zu: %d %s", w, rc, errbuf);
+      free(buf);
+    }
+  }
   /* Moderate nesting is fine. */
   head = repeat("From: a@b.test ", "(x", 50, "", &len);
   buf = repeat(head, ")", 50, "\r\nSubject: x\r\n\r\nbody\r\n", &len);
