@@ -18,6 +18,7 @@ with a line holding only "."):
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
+  (in any block, a line "@repeat N TEXT" stands for N lines TEXT)
   hold                  the next mail is only put into the inbox; the one
                         after it is delivered together with it, in one pass
   poll                  `tabula poll` now: what hold left in the inbox
@@ -283,7 +284,8 @@ def raw_lines(raw):
 def read_block(lines, i):
     block = []
     while i < len(lines) and lines[i] != ".":
-        block.append(lines[i])
+        rep = re.fullmatch(r"@repeat (\d+) (.*)", lines[i])
+        block.extend([rep.group(2)] * int(rep.group(1)) if rep else [lines[i]])
         i += 1
     if i == len(lines):
         raise CaseError("block not closed by '.'")
