@@ -1090,8 +1090,7 @@ START_TEST(test_mail_parse_header_only)
   {
     static const char *const machine[] = {
         "From: a@b.test\r\nAuto-Submitted: auto-replied\r\n\r\n",
-        "From: a@b.test\r\nContent-Type: multipart/report; report-type=delivery-status;"
-        " boundary=\"\\\"\"\r\n\r\n",
+        "From: a@b.test\r\nContent-Type: multipart/report; boundary=\"\\\"\"\r\n\r\n",
         "From: a@b.test\r\nList-Id: <l.example.test>\r\nPrecedence: list\r\n\r\n",
         "From: a@b.test\r\nX-Autoreply: yes\r\n\r\n",
         "From: a@b.test\r\nReturn-Path: <>\r\n\r\n",
