@@ -5,6 +5,7 @@
 #ifndef TABULA_SERVICE_INT_H
 #define TABULA_SERVICE_INT_H
 
+#include "calendar_int.h"
 #include "referee.h"
 #include "rules.h"
 #include "store.h"
@@ -105,22 +106,7 @@ int ref_process_commands(struct ref_msg_ctx *m);
 int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
                const char *reason, const char *detail, const struct ref_err *err);
 
-/* Time (clock.c): dates are whole UTC days since 1970-01-01. */
-struct ref_clock_rules {
-  int weekends;                     /* Saturdays and Sundays count */
-  const struct store_vacation *vac; /* days that never count */
-  size_t nvac;
-};
-int64_t ref_day_of(int64_t t);
-int ref_weekday(int64_t day); /* 0 Sunday .. 6 Saturday */
-int ref_year_of_day(int64_t day);
-int ref_date_parse(const char *s, int64_t *day); /* exactly YYYY-MM-DD; 0 or -1 */
-void ref_date_text(char *buf, size_t cap, int64_t day);
-void ref_time_text(char *buf, size_t cap, int64_t t); /* "2026-11-30 09:00 UTC" */
-/* Counted seconds in [from, to); the moment `need` counted seconds after from
- * (INT64_MAX if never). */
-int64_t ref_clock_counted(const struct ref_clock_rules *r, int64_t from, int64_t to);
-int64_t ref_clock_reach(const struct ref_clock_rules *r, int64_t from, int64_t need);
+/* Time (clock.c); dates and counted time in calendar_int.h. */
 /* A `new` option word: 1 taken (days=N, weekends=on|off), 0 not a clock
  * option, -1 a clock option with a bad value. */
 int ref_clock_option(const char *tok, int *days, int *weekends);
