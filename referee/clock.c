@@ -550,14 +550,6 @@ static enum due clock_due(const struct ref_service *svc, const struct store_cloc
   return DUE_NONE;
 }
 
-static void msg_init(struct ref_msg_ctx *m, struct ref_service *svc)
-{
-  memset(m, 0, sizeof(*m));
-  m->svc = svc;
-  m->message_id = "";
-  ref_buf_init(&m->events, 64 * 1024);
-}
-
 /* One game's due clock action, inside the caller's transaction. The game
  * and its clock are read again here, so what was decided outside the
  * transaction is decided again on the current facts. */
@@ -577,7 +569,7 @@ static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *d
     ref_log_warn("tick: %s", why);
     return 0;
   }
-  msg_init(&m, svc);
+  ref_msg_init(&m, svc);
   seat = running_seat(&g);
   if(clock_get(svc, &c, game, &fresh))
     goto out;
@@ -641,7 +633,7 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
     ref_game_free(&g);
     return 0;
   }
-  msg_init(&m, svc);
+  ref_msg_init(&m, svc);
   snprintf(days, sizeof(days), "%d", svc->cfg.invite_days);
   g.row.phase = STORE_GAME_CANCELLED;
   snprintf(g.row.result, sizeof(g.row.result), "invitation expired");
@@ -720,7 +712,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
     struct ref_msg_ctx m;
     if(next_digest_time(svc, due[i].oldest) > now)
       continue;
-    msg_init(&m, svc);
+    ref_msg_init(&m, svc);
     if(store_begin(svc->st) != STORE_OK) {
       rc = -1;
     }
@@ -736,59 +728,4 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
   }
   free(due);
   return rc;
-}
-
-/* ---- the test clock ---- */
-
-static int read_clock_file(const char *path, int64_t *t)
-{
-  char buf[64], *end;
-  FILE *f = fopen(path, "r");
-  size_t n;
-  long long v;
-  if(!f)
-    return -1;
-  n = fread(buf, 1, sizeof(buf) - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  errno = 0;
-  v = strtoll(buf, &end, 10);
-  while(*end == '\n' || *end == ' ' || *end == '\r')
-    end++;
-  if(end == buf || *end || errno || v < 0)
-    return -1;
-  *t = v;
-  return 0;
-}
-
-static int64_t file_clock(void *arg)
-{
-  struct timespec pause = {0, 5000000L};
-  int64_t t;
-  int tries = 0;
-  /* a test rewriting the file may be caught half-way: look again */
-  while(read_clock_file(arg, &t) && ++tries < 100)
-    nanosleep(&pause, NULL);
-  if(tries == 100) {
-    /* Tests only: a broken test clock must stop the run, never fall back
-     * to another time silently. */
-    ref_log_error("test_clock_file %s is unreadable", (const char *)arg);
-    abort();
-  }
-  return t;
-}
-
-int ref_clock_use_file(struct ref_service *svc, char *errbuf, size_t errcap)
-{
-  int64_t t;
-  if(read_clock_file(svc->cfg.test_clock_file, &t)) {
-    snprintf(errbuf, errcap, "test_clock_file %s does not hold epoch seconds",
-             svc->cfg.test_clock_file);
-    return -1;
-  }
-  svc->clock = file_clock;
-  svc->clock_arg = svc->cfg.test_clock_file;
-  ref_log_warn("the time comes from %s (test_clock_file): for tests only",
-               svc->cfg.test_clock_file);
-  return 0;
 }

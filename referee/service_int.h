@@ -6,70 +6,7 @@
 #define TABULA_SERVICE_INT_H
 
 #include "calendar_int.h"
-#include "referee.h"
-#include "rules.h"
-#include "store.h"
-#include "templates.h"
-
-struct mail_msg;
-
-struct ref_service {
-  struct ref_config cfg;
-  struct store *st;
-  int64_t (*clock)(void *arg);
-  void *clock_arg;
-  struct ref_transport *transport; /* transport.c: live IMAP/SMTP sessions, or NULL */
-};
-
-/* A game rebuilt from its journal. */
-struct ref_game_ctx {
-  struct store_game row;
-  struct store_seat *seats;
-  size_t nseats;
-  const struct ref_game_desc *desc;
-  struct ref_state *state; /* valid once started */
-  int started;
-  size_t journal_len;
-  char last_move[160]; /* "12. Nf3", as the last move mail showed it */
-  char played[160];    /* the move this message made ("" if none): its mails name it,
-                        * not a forced play or pass that followed it */
-};
-
-#include "buf.h"
-
-/* One inbound message being processed. */
-struct ref_msg_ctx {
-  struct ref_buf events;  /* rolls and automatic plays made for it: shown in its mails */
-  struct ref_service *svc;
-  const struct mail_msg *mail;
-  const char *message_id; /* the mail's, or a digest-derived stand-in */
-  int replied;            /* replies queued */
-  int changed;            /* state changed */
-  int refused;
-  int observed;           /* a change observers are shown (observe GAME) */
-};
-
-int64_t ref_now(struct ref_service *svc);
-int ref_make_token(char *out, size_t cap);
-void ref_move_label(struct ref_game_ctx *g, const char *canon, char *buf, size_t cap);
-int ref_mkdirs(const char *path);
-
-int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
-                  size_t cap);
-void ref_game_free(struct ref_game_ctx *g);
-int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g);
-int ref_journal(struct ref_service *svc, struct ref_game_ctx *g, int seat, const char *kind,
-                const char *text, const char *dice);
-void ref_result_text(char *buf, size_t cap, const struct ref_game_desc *d,
-                     const struct ref_status *s);
-void ref_action_text(char *buf, size_t cap, enum ref_action a, int arg);
-int ref_action_parse(const char *text, enum ref_action *a, int *arg);
-
-/* Replies (reply.c). `m` non-NULL and `to` equal to its sender makes the
- * reply thread under the inbound message. `g`/`seat` give the subject tag
- * and the tokened Reply-To; seat -1 for none. */
-int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
-              const char *tmpl, const struct tpl_var *vars, size_t nvars);
+#include "game_int.h"
 
 /* Between decisions (turns.c): roll, play forced turns, until a player
  * must decide. Lines for the mails go to `shown`. */
@@ -129,7 +66,6 @@ int ref_clock_command(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
                     const char *tmpl, const char *subject, const char *reply_to,
                     const char *body);
-int ref_clock_use_file(struct ref_service *svc, char *errbuf, size_t errcap);
 /* Mails to the players of g and to its observers (process.c): the seat's
  * view of the game plus `extra`; observers get the view from the first
  * seat's side, no key, nothing that lets them act. */
