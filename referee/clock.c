@@ -437,45 +437,7 @@ int ref_clock_command(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
 }
 
-/* ---- the digest ---- */
-
-/* Mails that may wait for a player's daily digest: news of what others
- * did. Never held: answers to the player's own mail (confirmations and
- * refusals), invitations, forgery notices, anything about time running out
- * (reminders, time up, the loss on time), the end of a game, and private
- * dice (lag-faces.txt, LG-1): those must arrive when they happen. An
- * allow-list, so a new kind of mail is sent at once until listed here. */
-static const char *const digestible[] = {
-  "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
-  "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
-  "resign-rejected.txt",
-};
-
-int ref_digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
-                    const char *tmpl, const char *subject, const char *reply_to,
-                    const char *body)
-{
-  size_t i;
-  bool on = false;
-  if(!g)
-    return 0;
-  if(m->mail && !strcasecmp(to, m->mail->from))
-    return 0;
-  for(i = 0; i < sizeof(digestible) / sizeof(digestible[0]); i++)
-    if(!strcmp(tmpl, digestible[i]))
-      break;
-  if(i == sizeof(digestible) / sizeof(digestible[0]))
-    return 0;
-  if(store_digest_pref_get(m->svc->st, &on, to) != STORE_OK)
-    return -1;
-  if(!on)
-    return 0;
-  if(store_digest_add(m->svc->st, to, g->row.id, ref_now(m->svc), subject,
-                      reply_to ? reply_to : "", body) != STORE_OK)
-    return -1;
-  ref_log_debug("game %lld: %s to %s held for the digest", (long long)g->row.id, tmpl, to);
-  return 1;
-}
+/* ---- the digest (held mails: reply.c) ---- */
 
 /* The first digest hour strictly after t. */
 static int64_t next_digest_time(const struct ref_service *svc, int64_t t)

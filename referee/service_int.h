@@ -62,10 +62,6 @@ struct ref_cmd;
 int ref_clock_is_command(int kind);
 int ref_clock_command(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                       const struct ref_cmd *c);
-/* 1 when the mail was held for the player's daily digest (reply.c). */
-int ref_digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
-                    const char *tmpl, const char *subject, const char *reply_to,
-                    const char *body);
 /* Mails to the players of g and to its observers (process.c): the seat's
  * view of the game plus `extra`; observers get the view from the first
  * seat's side, no key, nothing that lets them act. */
