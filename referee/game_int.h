@@ -27,4 +27,25 @@ void ref_action_text(char *buf, size_t cap, enum ref_action a, int arg);
 int ref_action_parse(const char *text, enum ref_action *a, int *arg);
 int ref_seat_of(const struct ref_game_ctx *g, const char *address);
 
+/* The game's dice chain in the store (dicechain.c, tabula-dice-1). The
+ * lines the mails show go to `shown`. */
+int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls);
+int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
+int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown);
+/* Rolls `need` faces: the rules get them, the journal and `shown` the proof. */
+int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
+                  struct ref_buf *shown);
+int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                        int *nrolls);
+
+/* The record of a game (record.c): `history` by mail, `tabula export`. */
+int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
+int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
+
+/* Observers (observers.c): the list, addresses separated by spaces.
+ * ref_observer_set: 0 done, 1 nothing to do (already / not an observer),
+ * -2 full, -1 error. */
+int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap);
+int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on);
+
 #endif

@@ -16,11 +16,6 @@ int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_
  * the faces of their next L rolls not yet mailed. 0 for other games. */
 int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
-int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls);
-int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
-int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown);
-int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
-                        int *nrolls);
 
 /* Mail sources and sinks (transport.c). ref_inbound_pass: one batch-wise
  * pass over the configured source (process, commit, then acknowledge);
@@ -71,16 +66,5 @@ int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl
                  const struct tpl_var *extra, size_t nextra);
 int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                        const struct tpl_var *extra, size_t nextra);
-
-/* The record of a game (record.c): `history`, `tabula export`, observers. */
-int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,
-                          size_t cap);
-int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
-int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
-int ref_adjudication_parse(const char *text, int *winner);
-int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap);
-/* 0 done, 1 nothing to do (already / not an observer), -2 full, -1 error */
-int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on);
-int ref_is_observer(struct ref_service *svc, int64_t game, const char *address);
 
 #endif
