@@ -1129,9 +1129,12 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       continue;
     }
     /* vacation and digest are the player's, in any phase; claim time
-     * checks the phase itself (clock.c) */
-    if(ref_clock_is_command(c->kind)) {
-      rc = ref_clock_command(m, g, seat, c);
+     * checks the phase itself (cmd_time.c) */
+    if(c->kind == REF_CMD_VACATION || c->kind == REF_CMD_DIGEST ||
+       c->kind == REF_CMD_CLAIM_TIME) {
+      rc = c->kind == REF_CMD_VACATION ? ref_do_vacation(m, g, seat, c)
+           : c->kind == REF_CMD_DIGEST ? ref_do_digest(m, g, seat, c)
+                                       : ref_do_claim_time(m, g, seat, c);
       if(rc || m->refused || g->row.phase == STORE_GAME_FINISHED)
         return rc;
       continue;
@@ -1319,7 +1322,13 @@ int ref_process_commands(struct ref_msg_ctx *m)
     return rc;
   }
   /* Time first: a mail after the deadline finds the game lost on time. */
-  rc = ref_clock_overdue(m, &g);
+  {
+    int late;
+    int64_t deadline;
+    rc = ref_clock_overdue(svc, &g, &late, &deadline);
+    if(rc == 1)
+      rc = ref_lost_on_time(m, &g, late, deadline, 0);
+  }
   if(!rc)
     rc = game_commands(m, &g, seat, &cmds);
   if(!rc && m->changed)
