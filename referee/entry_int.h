@@ -9,4 +9,8 @@
 
 #include "handlers_int.h"
 
+/* dispatch.c: the commands of the mail m->mail, run (inside message.c's
+ * transaction). */
+int ref_dispatch(struct ref_msg_ctx *m);
+
 #endif

@@ -1,6 +1,9 @@
 /*
- * service_int.h: what the service's files share (not exported beyond
- * tabula_service). The public face is referee.h.
+ * service_int.h: layer 8 of the service, the top (docs/architecture.md):
+ * the transports (transport.c), the daemon loop and the outbox flush
+ * (daemon.c), the operator's commands (admin.c), opening and closing
+ * (service.c). It sees every layer below (entry_int.h and what that
+ * includes); nothing below includes it. The public face is referee.h.
  */
 #ifndef TABULA_SERVICE_INT_H
 #define TABULA_SERVICE_INT_H
@@ -22,7 +25,5 @@ int ref_outbound_send(struct ref_service *svc, const struct store_outbox *row, c
 int ref_outbound_sync(struct ref_service *svc);
 void ref_transport_close(struct ref_service *svc);
 
-/* The message path (process.c). */
-int ref_process_commands(struct ref_msg_ctx *m);
 
 #endif

@@ -8,7 +8,7 @@
  * and automatic play is journaled, so the game still replays exactly.
  * Layer 4, "turns and time" (docs/architecture.md).
  */
-#include "service_int.h"
+#include "lifecycle_int.h"
 
 #include "buf.h"
 #include "log.h"
