@@ -11,8 +11,8 @@ defines. Fails, printing what it found, when
     a file of a lower layer to a file of a higher one;
   * a file of such a group has no row in the table, or a row names a file
     that was not compiled (the table must stay true to the code);
-  * with --sources DIR, a file of DIR includes a header the table puts in a
-    higher layer than the file itself.
+  * with --sources DIR, a file of DIR (a .c or .h) has no row, or includes
+    a header the table puts in a higher layer than the file itself.
 
 The layer table is the one in docs/architecture.md ("The service", issue
 14) whose header row is `| layer | file | what |`: one row a file, the
@@ -20,10 +20,13 @@ first column "N name" with N counted from the bottom. Calls inside a layer
 are allowed as long as they make no cycle.
 
 Usage (tests/CMakeLists.txt runs it on the build tree's objects):
-  check-layers.py [--nm NM] --group NAME [--layers DOC] [--sources DIR] OBJ|DIR ...
-                            [--group NAME ...]
+  check-layers.py [--nm NM] [--graph] --group NAME [--layers DOC] [--sources DIR]
+                  OBJ|DIR ... [--group NAME ...]
 A DIR argument stands for every *.o in it (handy by hand: CMake keeps a
-target's objects in BUILD/<folder>/CMakeFiles/<target>.dir).
+target's objects in BUILD/<folder>/CMakeFiles/<target>.dir; a file deleted
+from the sources may leave a stale object there). --graph also prints, for
+every file, the files it uses and the files that use it: what else may move
+when it changes.
 """
 import collections
 import os
@@ -44,9 +47,14 @@ def fail_usage(msg):
 def parse_args(argv):
     nm = os.environ.get("NM", "nm")
     groups = []
+    show = False
     i = 0
     while i < len(argv):
         a = argv[i]
+        if a == "--graph":
+            show = True
+            i += 1
+            continue
         if a == "--nm":
             nm = argv[i + 1]
             i += 2
@@ -77,7 +85,7 @@ def parse_args(argv):
         i += 1
     if not groups:
         fail_usage("nothing to check: give --group NAME OBJECTS...")
-    return nm, groups
+    return nm, groups, show
 
 
 def source_name(obj):
@@ -219,10 +227,24 @@ def read_layers(doc):
     return layers
 
 
-def check_group(nm, g):
+def print_graph(name, edges, layers):
+    users = collections.defaultdict(list)
+    for a in edges:
+        for b in edges[a]:
+            users[b].append(a)
+    for f in sorted(edges, key=lambda f: (-layers.get(f, (0, ""))[0], f)):
+        where = " (%d %s)" % layers[f] if f in layers else ""
+        print("%s: %s%s" % (name, f, where))
+        print("    uses:    %s" % (" ".join(sorted(edges[f])) or "-"))
+        print("    used by: %s" % (" ".join(sorted(users[f])) or "-"))
+
+
+def check_group(nm, g, show):
     problems = 0
     edges = graph(nm, g["objects"])
     name = g["name"]
+    if show:
+        print_graph(name, edges, read_layers(g["layers"]) if g["layers"] else {})
     nedges = sum(len(v) for v in edges.values())
     comps = strongly_connected(edges)
     for comp in comps:
@@ -268,7 +290,11 @@ def check_includes(name, srcdir, layers):
     """A file may include the headers of its own layer and those below."""
     problems = 0
     for f in sorted(os.listdir(srcdir)):
-        if f not in layers or not f.endswith((".c", ".h")):
+        if not f.endswith((".c", ".h")):
+            continue
+        if f not in layers:
+            problems += 1
+            print("%s: %s has no row in the layer table" % (name, f))
             continue
         with open(os.path.join(srcdir, f), encoding="utf-8") as fh:
             for h in INCLUDE.findall(fh.read()):
@@ -280,12 +306,12 @@ def check_includes(name, srcdir, layers):
 
 
 def main():
-    nm, groups = parse_args(sys.argv[1:])
+    nm, groups, show = parse_args(sys.argv[1:])
     problems = 0
     for g in groups:
         if not g["objects"]:
             fail_usage("group %s has no objects" % g["name"])
-        problems += check_group(nm, g)
+        problems += check_group(nm, g, show)
     if problems:
         print("check-layers: %d problem(s); see docs/architecture.md, \"The service\"" % problems)
         return 1
