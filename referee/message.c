@@ -59,9 +59,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
   int rc = -1;
 
   *outcome = REF_MSG_IGNORED;
-  memset(&m, 0, sizeof(m));
-  m.svc = svc;
-  ref_buf_init(&m.events, 64 * 1024);
+  ref_msg_init(&m, svc);
   store_sha256_hex(digest, raw, len);
   if(mail_parse(&mail, raw, len, err, sizeof(err)) != MAIL_OK) {
     /* Unreadable: nothing to answer, nothing to change; the source keeps
