@@ -98,7 +98,7 @@ void ref_service_set_clock(struct ref_service *svc, int64_t (*now)(void *arg), v
  * and retry. */
 int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
                         enum ref_outcome *outcome);
-/* The time-driven work (clock.c): invitations expired, reminders, loss on
+/* The time-driven work (tick.c): invitations expired, reminders, loss on
  * time, daily digests; one transaction per game or player, idempotent
  * (a second call at the same time sends nothing). *actions counts what was
  * done. Does not flush the outbox. */
