@@ -27,6 +27,9 @@ struct ref_config {
   char templates_dir[512]; /* override for templates/, "" = the embedded ones */
   int poll_ms;             /* inbox poll interval of `serve` */
   int log_level;           /* 0 error .. 3 debug */
+  char log_file[512];      /* "" : standard error only; else lines appended here too (log.c) */
+  char log_format[16];     /* auto | journal | plain (issue 16: priorities for the journal) */
+  char help_url[256];      /* a page of rules and help named in help mails; "" = none */
   char auth[16];           /* "token+from": key and From must both match the seat
                               (default); "token": the key alone, the seat's player of
                               record is copied on what another address did */
@@ -64,9 +67,22 @@ struct ref_config {
 };
 
 void ref_config_defaults(struct ref_config *cfg);
-/* Reads an INI file over the current values; unknown keys are errors. */
+/* Reads an INI file over the current values; unknown keys are errors.
+ * 0 when loaded; REF_CONFIG_EREAD when the file cannot be read at all;
+ * REF_CONFIG_EINVALID when it holds an error (errbuf says which line). */
+#define REF_CONFIG_EREAD (-1)
+#define REF_CONFIG_EINVALID (-2)
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap);
 void ref_config_dump(FILE *out, const struct ref_config *cfg);
+/* Which file configures every command (tabula(1), FILES): the -c FILE
+ * given (option_path), else $TABULA_CONFIG, else the system file
+ * (REF_CONFIG_SYSTEM_FILE) when it exists, else none: the built-in
+ * defaults, which keep everything in ./tabula-data. Returns the path or
+ * NULL for the defaults; *origin says how it was chosen, in words. */
+const char *ref_config_locate(const char *option_path, const char **origin);
+/* The system configuration file: SYSCONFDIR/tabula/tabula.ini of the
+ * installation (/etc/tabula/tabula.ini for the Debian package). */
+extern const char ref_config_system_file[];
 /* The transport options (source, sink, TLS words, hosts) hang together:
  * 0 when they do, else -1 with the reason (transport.c). */
 int ref_config_check_mail(const struct ref_config *cfg, char *errbuf, size_t errcap);
