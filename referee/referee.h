@@ -126,16 +126,26 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent);
 /* The daemon loop: poll until *stop is set (SIGTERM/SIGINT). */
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop);
 
-/* Operator views. */
+/* Operator views. What each found, for tabula(1)'s exit status. */
+enum ref_admin_rc {
+  REF_ADMIN_OK = 0,
+  REF_ADMIN_FAULT = 1,   /* it ran and found a fault (a roll that does not verify) */
+  REF_ADMIN_NO_GAME = 2, /* no game of that number in the store */
+  REF_ADMIN_REFUSED = 3, /* not for that game: not running, not one of its results */
+  REF_ADMIN_FAILED = 4   /* the store failed or was busy: nothing changed */
+};
+/* Every game: number, kind, phase, the side to move, the players by side,
+ * the result; columns aligned. */
 int ref_service_print_games(struct ref_service *svc, FILE *out);
 int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game);
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
 int ref_service_check(struct ref_service *svc, FILE *out);
 /* The operator decides a running game: RESULT is a seat's name (it wins),
- * 1-0 / 0-1, or draw. Journaled, every player mailed (REF_END_ADJUDICATED). */
+ * 1-0 / 0-1, or draw. Journaled (with the reason, when given), every
+ * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
 int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
-                           const char *result);
+                           const char *result, const char *reason);
 /* The game's record: PGN for chess, a transcript with the dice lines for
  * the other games (so tools/tabula-verify-dice.py checks it). */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
