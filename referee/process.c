@@ -27,6 +27,7 @@ struct view {
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
   char commitment[200], guard[24];
   char time_control[96], move_deadline[40]; /* clock.c */
+  char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   struct tpl_var vars[24];
   size_t n;
 };
@@ -130,6 +131,11 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                  sizeof(v->move_deadline));
   add_var(v, "time_control", v->time_control);
   add_var(v, "move_deadline", v->move_deadline);
+  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
+     ref_autoroll_get(m->svc, g->row.id, seat) == 1)
+    tpl_line(v->autoroll, sizeof(v->autoroll), m->svc->cfg.templates_dir, "phrases.txt",
+             "autoroll-standing", NULL, 0);
+  add_var(v, "autoroll", v->autoroll);
 }
 
 /* Sends template `tmpl` to one seat with that seat's view, plus extras. */
@@ -302,6 +308,7 @@ static int do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, cons
   const struct ref_game_desc *d = NULL;
   char name[80], word[40] = "";
   const char *tmpl = "help.txt";
+  struct tpl_var help_url[1];
   size_t i;
   for(i = 0; arg && arg[i] && !isspace((unsigned char)arg[i]) && i + 1 < sizeof(word); i++)
     word[i] = (char)tolower((unsigned char)arg[i]);
@@ -313,9 +320,11 @@ static int do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, cons
     if(tpl_exists(m->svc->cfg.templates_dir, name))
       tmpl = name;
   }
+  help_url[0].name = "help_url"; /* issue 16: the operator's page, if any */
+  help_url[0].value = m->svc->cfg.help_url;
   if(g && seat >= 0)
-    return tell_seat(m, g, seat, tmpl, NULL, 0);
-  return ref_reply(m, NULL, -1, m->mail->from, tmpl, NULL, 0);
+    return tell_seat(m, g, seat, tmpl, help_url, 1);
+  return ref_reply(m, NULL, -1, m->mail->from, tmpl, help_url, 1);
 }
 
 /* new GAME [as SEAT] [key=value...] with ADDRESS: an invitation. The game
@@ -404,6 +413,7 @@ static int do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   if(store_game_create(svc->st, &id, &g.row) != STORE_OK)
     goto out;
   g.row.id = id;
+  m->game = id;
   if(ref_clock_create(svc, id, days, weekends))
     goto out;
   g.desc = d;
@@ -1106,10 +1116,34 @@ static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
 }
 
 /* Commands addressed to one game by one seat. */
+/* A play and "roll" in one mail (rules-spec §1.6, issue 16): the standing
+ * answer to the next cube question is kept only when the play is (a
+ * refusal changes nothing), and the play's mail confirms it. */
+static int move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                          const struct ref_cmds *cmds)
+{
+  int before = ref_autoroll_get(m->svc, g->row.id, seat), rc;
+  if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
+    return -1;
+  rc = do_move(m, g, seat, cmds, 1);
+  if(!rc && m->refused && !before)
+    rc = ref_autoroll_set(m->svc, g->row.id, seat, 0);
+  return rc;
+}
+
+static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+{
+  struct ref_status st;
+  if(!g->started || !cmds->ncand)
+    return 0;
+  g->desc->ops->status(g->state, &st);
+  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && move_like(g, cmds);
+}
+
 static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmds *cmds)
 {
-  int i, moved = 0, stale = 0;
+  int i, moved = 0, stale = 0, roll_with_play = 0;
 
   /* "#N" first: a mail written for another position does nothing */
   if(guard_refused(m, g, seat, cmds, &stale))
@@ -1181,6 +1215,12 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_DECLINE)
           kind = REF_CMD_DROP;
       }
+      /* "roll" with a play, not at this player's cube decision: the
+       * standing answer goes with the play (move_then_roll) */
+      if(kind == REF_CMD_ROLL && !moved && roll_goes_with_play(g, seat, cmds)) {
+        roll_with_play = 1;
+        continue;
+      }
       if(kind == REF_CMD_DOUBLE || kind == REF_CMD_TAKE || kind == REF_CMD_DROP ||
          kind == REF_CMD_ROLL) {
         rc = do_cube(m, g, seat, c, kind, cmds->ncand > 0);
@@ -1230,7 +1270,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
      !move_like(g, cmds))
     return 0;
   if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
-    return do_move(m, g, seat, cmds, 1);
+    return roll_with_play ? move_then_roll(m, g, seat, cmds) : do_move(m, g, seat, cmds, 1);
   /* a move before the start or after the end is answered, not dropped */
   if(cmds->ncand && !moved && !cmds->ncmd)
     return refuse(m, g, seat, cmds->cand[0],
@@ -1290,6 +1330,7 @@ int ref_process_commands(struct ref_msg_ctx *m)
     m->refused = 1;
     return 0;
   }
+  m->game = game;
   if(ref_game_load(svc, &g, game, why, sizeof(why))) {
     ref_log_warn("mail %s names game %lld: %s", m->message_id, (long long)game, why);
     m->refused = 1;
@@ -1446,6 +1487,12 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
     goto rollback;
   if(store_commit(svc->st) != STORE_OK)
     goto rollback;
+  /* issue 16: one line per mail, whatever became of it */
+  if(m.game)
+    ref_log_info("mail %s from %s: game %lld, %s", key, mail ? mail->from : "?",
+                 (long long)m.game, result);
+  else
+    ref_log_info("mail %s from %s: %s", key, mail ? mail->from : "?", result);
   rc = 0;
   goto out;
 rollback:

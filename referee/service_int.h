@@ -46,6 +46,7 @@ struct ref_msg_ctx {
   int changed;            /* state changed */
   int refused;
   int observed;           /* a change observers are shown (observe GAME) */
+  int64_t game;           /* the game it was about, 0 for none: the log's line per mail */
 };
 
 int64_t ref_now(struct ref_service *svc);
@@ -78,6 +79,7 @@ int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_
  * the faces of their next L rolls not yet mailed. 0 for other games. */
 int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
+int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
 int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls);
 int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown);
