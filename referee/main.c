@@ -413,6 +413,11 @@ static int open_store(struct cli *cli)
 
   store_words(cli, where, sizeof(where));
   exists = stat(cli->cfg.store_path, &st) == 0;
+  if(!exists && errno != ENOENT) { /* a folder on the way this user may not search */
+    fprintf(stderr, "tabula: cannot open the store %s: %s; run tabula as the user who owns it\n",
+            where, strerror(errno));
+    return EX_NOPERM;
+  }
   if(!exists && cli->cmd->store == NEEDS_STORE) {
     /* issue 16: never an empty store, which would look like lost games */
     fprintf(stderr,
@@ -533,16 +538,9 @@ static int run_adjudicate(struct cli *cli)
 {
   int64_t id;
   size_t sent = 0;
-  const unsigned char *r;
-  int rc = game_number(cli, cli->args[0], &id);
+  int rc = game_number(cli, cli->args[0], &id); /* checked by check_arguments */
   if(rc >= 0)
     return rc;
-  /* one line of text for the journal entry (256 bytes) and the mail */
-  if(cli->reason && strlen(cli->reason) > 255)
-    return usage_error(cli, "--reason: %s", "at most 255 bytes");
-  for(r = (const unsigned char *)cli->reason; r && *r; r++)
-    if(*r < 0x20 || *r == 0x7f)
-      return usage_error(cli, "--reason: %s", "one line of text, no control characters");
   rc = admin_status(ref_service_adjudicate(cli->svc, stdout, id, cli->args[1], cli->reason));
   /* the players hear of it now, not at the daemon's next pass */
   if(rc == EX_OK && ref_service_flush_outbox(cli->svc, &sent)) {
@@ -719,6 +717,24 @@ out:
   return rc;
 }
 
+/* The arguments' form, before any file is read: a usage error is said as
+ * one, whatever the configuration. */
+static int check_arguments(struct cli *cli)
+{
+  const unsigned char *r;
+  int64_t id;
+  int rc;
+  if(!strncmp(cli->cmd->args, "GAME", 4) && (rc = game_number(cli, cli->args[0], &id)) >= 0)
+    return rc;
+  /* --reason: one line of text, for the journal entry (256 bytes) and the mail */
+  if(cli->reason && strlen(cli->reason) > 255)
+    return usage_error(cli, "--reason: %s", "at most 255 bytes");
+  for(r = (const unsigned char *)cli->reason; r && *r; r++)
+    if(*r < 0x20 || *r == 0x7f)
+      return usage_error(cli, "--reason: %s", "one line of text, no control characters");
+  return -1;
+}
+
 int main(int argc, char **argv)
 {
   struct cli cli;
@@ -726,6 +742,8 @@ int main(int argc, char **argv)
 
   memset(&cli, 0, sizeof(cli));
   rc = parse_line(&cli, argc, argv);
+  if(rc < 0)
+    rc = check_arguments(&cli);
   if(rc >= 0)
     return rc;
   if(cli.cmd->opts & OPT_CONFIG) {
