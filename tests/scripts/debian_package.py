@@ -167,13 +167,14 @@ def play_scholars_mate(base, user):
         os.rename(tmp, os.path.join(inbox, "new", "m%d" % n[0]))
 
     try:
-        end = time.time() + 20
-        while not os.path.isdir(os.path.join(inbox, "new")) and time.time() < end:
+        end = time.time() + 30  # the Maildirs first, then the store (ref_service_open)
+        db = os.path.join(scratch, "data", "tabula.db")
+        while not (os.path.isdir(os.path.join(inbox, "new")) and os.path.exists(db)) and \
+                time.time() < end:
             time.sleep(0.05)
         check("serve made its store and Maildirs as tabula",
-              os.path.isdir(os.path.join(inbox, "new")) and
-              os.stat(os.path.join(scratch, "data", "tabula.db")).st_uid ==
-              int(sh(["id", "-u", user]).stdout), open(log.name).read())
+              os.path.isdir(os.path.join(inbox, "new")) and os.path.exists(db) and
+              os.stat(db).st_uid == int(sh(["id", "-u", user]).stdout), open(log.name).read())
         send("alice", "new chess with bob@example.org", reply=False)
         check("the invitation and its notice", len(collect(2)) == 2)
         send("bob", "accept")
