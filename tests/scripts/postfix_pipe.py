@@ -153,9 +153,13 @@ def locked_delivery(db, a):
     ok(a2 is not None and b2 is not None, "retried by Postfix once the lock was gone: answered",
        postfix_log()[len(before):][-1500:])
     ok(moves(db).count("Bc4") == 1, "Bc4 applied exactly once", moves(db))
+    # the replies may land before pipe(8) has logged the command's exit
+    sent = r"relay=tabula, .*status=sent \(delivered via tabula service\)"
+    deadline = time.time() + 20
+    while time.time() < deadline and not re.search(sent, postfix_log()[len(before):]):
+        time.sleep(0.2)
     log = postfix_log()[len(before):]
-    ok(re.search(r"relay=tabula, .*status=sent \(delivered via tabula service\)", log),
-       "Postfix logged the retry as delivered", log[-1500:])
+    ok(re.search(sent, log), "Postfix logged the retry as delivered", log[-1500:])
     ok("referee+1." not in queue(), "the queue is empty again", queue())
     return a2, b2
 
