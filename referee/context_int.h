@@ -50,6 +50,7 @@ struct ref_msg_ctx {
   int changed;            /* state changed */
   int refused;
   int observed;           /* a change observers are shown (observe GAME) */
+  int64_t game;           /* the game it was about, 0 for none: the log's line per mail */
 };
 
 /* context.c */

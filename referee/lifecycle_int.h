@@ -18,6 +18,9 @@ int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_
 /* A player's standing "roll" (rules-spec §1.6), used at their next cube
  * question. */
 int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
+/* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
+ * store error. */
+int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
 
 /* Lag Backgammon Chess (lag.c, rules-spec 6.9): mails each player, privately,
  * the faces of their next L rolls not yet mailed. 0 for other games. */

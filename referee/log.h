@@ -1,7 +1,11 @@
 /*
  * log.h: the service's one log module (OpenSMTPD-style). Lines go to stderr
- * as "LEVEL message"; the level is checked before formatting. Nothing secret
- * (a dice chain's secret end, a player's token) is ever passed to it.
+ * as "TIME tabula LEVEL: message", or, when standard error is systemd's
+ * journal, as "<PRIORITY>message" (sd-daemon(3) prefixes, read by the
+ * journal under SyslogLevelPrefix=yes, its default), so `journalctl -p err`
+ * finds the errors (issue 16). With log_file set, lines are appended there
+ * and only errors still go to stderr too. Nothing secret (a dice chain's
+ * secret end, a player's token) is ever passed to it.
  */
 #ifndef TABULA_LOG_H
 #define TABULA_LOG_H
@@ -11,6 +15,10 @@
 enum ref_log_level { REF_LOG_ERROR, REF_LOG_WARN, REF_LOG_INFO, REF_LOG_DEBUG };
 
 void ref_log_set_level(enum ref_log_level level);
+/* format: "auto" (journal prefixes when JOURNAL_STREAM names our stderr),
+ * "journal" or "plain"; file: "" or a path (config log_file). -1 for an
+ * unknown format. */
+int ref_log_setup(const char *format, const char *file);
 /* Where lines go; default stderr. Tests point it at a file to scan it. */
 void ref_log_set_stream(FILE *stream);
 void ref_log(enum ref_log_level level, const char *fmt, ...)

@@ -124,6 +124,12 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     goto rollback;
   if(store_commit(svc->st) != STORE_OK)
     goto rollback;
+  /* issue 16: one line per mail, whatever became of it */
+  if(m.game)
+    ref_log_info("mail %s from %s: game %lld, %s", key, mail ? mail->from : "?",
+                 (long long)m.game, result);
+  else
+    ref_log_info("mail %s from %s: %s", key, mail ? mail->from : "?", result);
   rc = 0;
   goto out;
 rollback:
