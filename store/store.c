@@ -158,6 +158,66 @@ static const struct migration migrations[] = {
       "  body TEXT NOT NULL"
       ") STRICT;"
       "CREATE INDEX digest_by_address ON digest(address, id);"},
+  /* v3 (issue 19, compete.c): competition. `ratings` is derived data, one
+   * Glicko-2 rating per player per game system, rebuilt from the journals
+   * on demand (`tabula check` compares); REAL columns keep the doubles
+   * exactly. A backgammon match is its games in order (match_games), its
+   * score recounted from their journals; phase and winner are set when it
+   * ends. A round robin is its players (by starting number) and its games,
+   * all created at once; `finished` is when the final table went out (0
+   * before), so it goes out once. */
+  {3, "CREATE TABLE ratings("
+      "  kind TEXT NOT NULL,"
+      "  address TEXT NOT NULL,"
+      "  rating REAL NOT NULL,"
+      "  rd REAL NOT NULL,"
+      "  volatility REAL NOT NULL,"
+      "  games INTEGER NOT NULL,"
+      "  wins INTEGER NOT NULL,"
+      "  draws INTEGER NOT NULL,"
+      "  losses INTEGER NOT NULL,"
+      "  last_ended INTEGER NOT NULL,"
+      "  last_unit INTEGER NOT NULL,"
+      "  PRIMARY KEY(kind, address)"
+      ") STRICT;"
+      "CREATE TABLE matches("
+      "  id INTEGER PRIMARY KEY,"
+      "  length INTEGER NOT NULL CHECK(length >= 1),"
+      "  phase TEXT NOT NULL CHECK(phase IN ('playing', 'finished')),"
+      "  winner INTEGER NOT NULL,"
+      "  created INTEGER NOT NULL"
+      ") STRICT;"
+      "CREATE TABLE match_games("
+      "  match INTEGER NOT NULL REFERENCES matches(id),"
+      "  number INTEGER NOT NULL CHECK(number >= 1),"
+      "  game INTEGER NOT NULL UNIQUE REFERENCES games(id),"
+      "  PRIMARY KEY(match, number)"
+      ") STRICT;"
+      "CREATE TABLE tournaments("
+      "  id INTEGER PRIMARY KEY,"
+      "  name TEXT NOT NULL UNIQUE,"
+      "  kind TEXT NOT NULL,"
+      "  options TEXT NOT NULL,"
+      "  cycles INTEGER NOT NULL CHECK(cycles IN (1, 2)),"
+      "  organizer TEXT NOT NULL,"
+      "  phase TEXT NOT NULL"
+      "    CHECK(phase IN ('invited', 'playing', 'finished', 'cancelled')),"
+      "  created INTEGER NOT NULL,"
+      "  finished INTEGER NOT NULL DEFAULT 0"
+      ") STRICT;"
+      "CREATE TABLE tournament_players("
+      "  tournament INTEGER NOT NULL REFERENCES tournaments(id),"
+      "  number INTEGER NOT NULL CHECK(number >= 1),"
+      "  address TEXT NOT NULL,"
+      "  PRIMARY KEY(tournament, number),"
+      "  UNIQUE(tournament, address)"
+      ") STRICT;"
+      "CREATE TABLE tournament_games("
+      "  tournament INTEGER NOT NULL REFERENCES tournaments(id),"
+      "  game INTEGER NOT NULL UNIQUE REFERENCES games(id),"
+      "  round INTEGER NOT NULL,"
+      "  PRIMARY KEY(tournament, game)"
+      ") STRICT;"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)

@@ -251,6 +251,90 @@ void store_digest_free(struct store_digest_item *items, size_t n);
 /* Drops a player's held mails up to and including id `upto_id`. */
 int store_digest_clear(struct store *st, const char *address, int64_t upto_id);
 
+/* ---- competition (compete.c, issue 19): ratings, matches, round robins ---- */
+
+/* One Glicko-2 rating of one player in one game system: derived data,
+ * rebuilt from the journals on demand. last_ended/last_unit: the rating
+ * period (a finished game or match) that last changed it. */
+struct store_rating {
+  char kind[32];
+  char address[256];
+  double rating, rd, volatility;
+  int games, wins, draws, losses;
+  int64_t last_ended, last_unit;
+};
+
+int store_rating_get(struct store *st, struct store_rating *out, const char *kind,
+                     const char *address); /* ENOTFOUND if unrated */
+int store_rating_put(struct store *st, const struct store_rating *r); /* insert or replace */
+/* One system's table (kind NULL: every system's), by kind, then rating
+ * from the highest, then address; free() *rows. */
+int store_rating_list(struct store *st, struct store_rating **rows, size_t *n, const char *kind);
+/* Forgets a system's ratings (kind NULL: all) before a rebuild. */
+int store_rating_clear(struct store *st, const char *kind);
+
+/* A backgammon match to `length` points: its games in order. */
+enum store_match_phase { STORE_MATCH_PLAYING, STORE_MATCH_FINISHED };
+struct store_match {
+  int64_t id;
+  int length;
+  enum store_match_phase phase;
+  int winner; /* seat, -1 while playing */
+  int64_t created;
+};
+
+int store_match_create(struct store *st, int64_t *id, int length, int64_t created);
+int store_match_load(struct store *st, struct store_match *out, int64_t id);
+int store_match_update(struct store *st, const struct store_match *m); /* phase, winner */
+int store_match_add_game(struct store *st, int64_t match, int number, int64_t game);
+/* The games of a match by number (1, 2, ...); free() *games. */
+int store_match_games(struct store *st, int64_t **games, size_t *n, int64_t match);
+/* The match a game belongs to and its number in it; ENOTFOUND for none. */
+int store_match_of_game(struct store *st, int64_t *match, int *number, int64_t game);
+/* Every match id, ascending; free() *ids. */
+int store_match_list(struct store *st, int64_t **ids, size_t *n);
+
+/* A round-robin tournament: every pairing created at once, once or twice
+ * (cycles 2: colours swapped). */
+enum store_tournament_phase {
+  STORE_TOURNAMENT_INVITED,  /* waiting for every player to accept */
+  STORE_TOURNAMENT_PLAYING,
+  STORE_TOURNAMENT_FINISHED, /* the final table went out */
+  STORE_TOURNAMENT_CANCELLED
+};
+struct store_tournament {
+  int64_t id;
+  char name[64];
+  char kind[32];
+  char options[256];   /* the games' options, as `new` takes them */
+  int cycles;          /* 1 single, 2 double round robin */
+  char organizer[256]; /* the player who asked, or the referee's address */
+  enum store_tournament_phase phase;
+  int64_t created, finished;
+};
+struct store_tournament_player {
+  int number; /* starting number, 1-based */
+  char address[256];
+};
+
+int store_tournament_create(struct store *st, int64_t *id, const struct store_tournament *t);
+int store_tournament_load(struct store *st, struct store_tournament *out, int64_t id);
+/* By name (exact, case-insensitive); ENOTFOUND for none. */
+int store_tournament_find(struct store *st, struct store_tournament *out, const char *name);
+int store_tournament_update(struct store *st, const struct store_tournament *t);
+int store_tournament_add_player(struct store *st, int64_t tournament, int number,
+                                const char *address);
+/* By starting number; free() *players. */
+int store_tournament_players(struct store *st, struct store_tournament_player **players,
+                             size_t *n, int64_t tournament);
+int store_tournament_add_game(struct store *st, int64_t tournament, int64_t game, int round);
+/* The games by id; free() *games. */
+int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t tournament);
+/* The tournament a game belongs to; ENOTFOUND for none. */
+int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game);
+/* Tournaments `address` plays in (NULL: all), ascending; free() *ids. */
+int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char *address);
+
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);
 
