@@ -6,6 +6,8 @@
  */
 #include "service_int.h"
 
+#include "compete_int.h"
+
 #include "dice.h"
 #include "log.h"
 
@@ -197,6 +199,12 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   }
   fprintf(out, "%zu game(s) checked, %zu bad\n", n, bad);
   free(ids);
+  /* issue 19: the stored ratings are what the journals give */
+  switch(ref_ratings_check(svc, out)) {
+  case 0: break;
+  case 1: bad++; break;
+  default: fprintf(out, "ratings: %s\n", store_errmsg(svc->st)); bad++; break;
+  }
   return bad ? -1 : 0;
 }
 
@@ -311,7 +319,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
   extra[1].name = "reason"; /* adjudicated.txt: a line only when given */
   extra[1].value = reason ? reason : "";
   if(ref_tell_all(&m, &g, "adjudicated.txt", extra, 2) ||
-     ref_tell_observers(&m, &g, "adjudicated.txt", extra, 2))
+     ref_tell_observers(&m, &g, "adjudicated.txt", extra, 2) || ref_compete_game_over(&m, &g))
     goto fail_store;
   if(store_commit(svc->st) != STORE_OK)
     goto fail_store;

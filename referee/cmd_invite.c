@@ -24,7 +24,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_state *probe = NULL;
   struct ref_err err;
   char opts[256] = "", *save = NULL, *tok, copy[256], text[600];
-  int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1;
+  int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1, unrated = 0;
   int64_t id;
 
   memset(&g, 0, sizeof(g));
@@ -57,6 +57,12 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
       if(!found)
         return ref_refuse(m, NULL, -1, c->line, "bad-seat", tok, NULL);
       pending_as = 0;
+      continue;
+    }
+    /* unrated: the game counts for nobody's rating (issue 19, ratings.c
+     * reads the word in the "create" entry) */
+    if(!strcasecmp(tok, "unrated")) {
+      unrated = 1;
       continue;
     }
     if(!strchr(tok, '='))
@@ -128,13 +134,13 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
    * any player accepts. */
   if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
     goto out;
-  snprintf(text, sizeof(text), "new %s%s%s by %s", d->name, opts[0] ? " " : "", opts,
-           m->mail->from);
+  snprintf(text, sizeof(text), "new %s%s%s%s by %s", d->name, unrated ? " unrated" : "",
+           opts[0] ? " " : "", opts, m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL))
     goto out;
   for(i = 0; i < d->seats; i++) {
-    struct tpl_var extra[1] = {{"inviter", m->mail->from}};
-    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 1))
+    struct tpl_var extra[2] = {{"inviter", m->mail->from}, {"unrated", unrated ? "yes" : ""}};
+    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 2))
       goto out;
   }
   m->changed = 1;

@@ -39,6 +39,11 @@ enum ref_cmd_kind {
   REF_CMD_VACATION,     /* vacation FROM TO (YYYY-MM-DD): the clock stops (clock.c) */
   REF_CMD_DIGEST,       /* digest on|off: one daily mail instead of one per event */
   REF_CMD_CLAIM_TIME,   /* claim time | time claim: the opponent's time is up */
+  /* issue 19, cmd_compete.c */
+  REF_CMD_RATINGS,      /* ratings [GAME]: the rating table */
+  REF_CMD_RATING,       /* rating: the sender's ratings */
+  REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
+  REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_LAST
 };
 

@@ -75,7 +75,10 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_GAMES:
     case REF_CMD_PREVIEW:
     case REF_CMD_OBSERVE:
-    case REF_CMD_UNOBSERVE: break;
+    case REF_CMD_UNOBSERVE:
+    case REF_CMD_RATINGS:
+    case REF_CMD_RATING:
+    case REF_CMD_STANDINGS: break;
     default: return 1;
     }
   return 0;
@@ -166,6 +169,14 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
        c->kind == REF_CMD_UNOBSERVE) {
       rc = c->kind == REF_CMD_GAMES ? ref_do_games(m, g, seat, g->seats[seat].address)
                                     : ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
+    /* competition (issue 19): about no one game, in any phase */
+    if(c->kind == REF_CMD_RATINGS || c->kind == REF_CMD_RATING) {
+      rc = c->kind == REF_CMD_RATINGS ? ref_do_ratings(m, g, seat, c)
+                                      : ref_do_rating(m, g, seat, c);
       if(rc || m->refused)
         return rc;
       continue;
@@ -322,6 +333,10 @@ int ref_dispatch(struct ref_msg_ctx *m)
         return ref_do_games(m, NULL, -1, mail->from);
       if(c->kind == REF_CMD_OBSERVE || c->kind == REF_CMD_UNOBSERVE)
         return ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
+      if(c->kind == REF_CMD_RATINGS)
+        return ref_do_ratings(m, NULL, -1, c);
+      if(c->kind == REF_CMD_RATING)
+        return ref_do_rating(m, NULL, -1, c);
     }
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))

@@ -63,4 +63,15 @@ int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);
 
+/* cmd_compete.c (issue 19): ratings [GAME], rating. Without a game (g
+ * NULL, seat -1) the sender is answered when it plays somewhere. */
+int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c);
+int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c);
+/* compete.c: after a game ended and its result was mailed, in the same
+ * transaction: the rating period it closes. Every handler that ends a game
+ * calls it. */
+int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+
 #endif

@@ -51,6 +51,17 @@ enum {
   OPT_GAME = 1 << 1,   /* -g GAME (the rules tools) */
   OPT_SEAT = 1 << 2,   /* -s SEAT */
   OPT_REASON = 1 << 3, /* --reason TEXT */
+  OPT_REBUILD = 1 << 4, /* --rebuild (ratings) */
+  OPT_DOUBLE = 1 << 5,  /* --double (tournament new) */
+};
+
+/* Options without a value (issue 19). */
+static const struct {
+  const char *longname;
+  unsigned opt;
+} flags[] = {
+  {"rebuild", OPT_REBUILD},
+  {"double", OPT_DOUBLE},
 };
 
 enum store_use {
@@ -77,7 +88,8 @@ struct cli {
   const char *game;        /* -g GAME */
   const char *seat;        /* -s SEAT */
   const char *reason;      /* --reason TEXT */
-  char *args[8];
+  unsigned flags;          /* --rebuild, --double */
+  char *args[24];
   int nargs;
   struct ref_config cfg;
   const char *config_path; /* the file in effect, NULL for the defaults */
@@ -96,6 +108,7 @@ static int run_check(struct cli *cli);
 static int run_adjudicate(struct cli *cli);
 static int run_export(struct cli *cli);
 static int run_verify(struct cli *cli);
+static int run_ratings(struct cli *cli);
 static int run_check_config(struct cli *cli);
 static int run_rules(struct cli *cli);
 static int run_help(struct cli *cli);
@@ -164,6 +177,14 @@ static const struct command commands[] = {
    "Checks every dice roll of game GAME against its commitment and the\n"
    "players' entropy (tabula-dice-1). Exit status 1 when a roll fails.",
    run_verify},
+  {"ratings", "[GAME]", 0, 1, OPT_CONFIG | OPT_REBUILD, NEEDS_STORE,
+   "the Glicko-2 ratings, of one game or of all",
+   "Prints the Glicko-2 ratings of game system GAME (chess, backgammon, ...),\n"
+   "or of every system: rating, deviation (RD), volatility, rated games won,\n"
+   "drawn and lost, best first. The ratings are derived from the journals of\n"
+   "finished games; --rebuild rewrites the stored table from them first\n"
+   "(tabula check says whether it differs).",
+   run_ratings},
   {"check-config", "", 0, 0, OPT_CONFIG, NO_STORE,
    "the configuration in effect, every option explained",
    "Reads the configuration the other commands would use and prints every\n"
@@ -202,9 +223,10 @@ static const struct command *find_command(const char *name)
 
 static void options_text(char *buf, size_t cap, unsigned opts)
 {
-  snprintf(buf, cap, "%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
+  snprintf(buf, cap, "%s%s%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
            opts & OPT_GAME ? " [-g GAME]" : "", opts & OPT_SEAT ? " [-s SEAT]" : "",
-           opts & OPT_REASON ? " [--reason TEXT]" : "");
+           opts & OPT_REASON ? " [--reason TEXT]" : "", opts & OPT_REBUILD ? " [--rebuild]" : "",
+           opts & OPT_DOUBLE ? " [--double]" : "");
 }
 
 static void usage(FILE *out)
@@ -226,6 +248,8 @@ static void usage(FILE *out)
           "  -g, --game GAME        the game of the rules tools (chess by default)\n"
           "  -s, --seat SEAT        the side the board is drawn for\n"
           "      --reason TEXT      adjudicate: the operator's reason, mailed to the players\n"
+          "      --rebuild          ratings: rewrite the stored table from the journals\n"
+          "      --double           tournament new: each pairing twice, colours swapped\n"
           "  -h, --help             this text;  -V, --version  the version\n"
           "See tabula(1) and tabula.ini(5).\n",
           ref_config_system_file);
@@ -284,7 +308,7 @@ static int parse_line(struct cli *cli, int argc, char **argv)
     {'s', "seat", OPT_SEAT},
     {0, "reason", OPT_REASON},
   };
-  const char *positional[16];
+  const char *positional[24];
   unsigned seen = 0;
   int npos = 0, i, k, only_args = 0, help = 0;
   size_t v;
@@ -303,6 +327,14 @@ static int parse_line(struct cli *cli, int argc, char **argv)
     }
     if(!strcmp(a, "-h") || !strcmp(a, "--help")) {
       help = 1;
+      continue;
+    }
+    for(v = 0; v < sizeof(flags) / sizeof(flags[0]); v++)
+      if(!strncmp(a, "--", 2) && !strcmp(a + 2, flags[v].longname))
+        break;
+    if(v < sizeof(flags) / sizeof(flags[0])) {
+      cli->flags |= flags[v].opt;
+      seen |= flags[v].opt;
       continue;
     }
     if(!strcmp(a, "-V") || !strcmp(a, "--version")) {
@@ -348,6 +380,12 @@ static int parse_line(struct cli *cli, int argc, char **argv)
         snprintf(name, sizeof(name), "-%c", valued[v].shortname);
       else
         snprintf(name, sizeof(name), "--%s", valued[v].longname);
+      return usage_error(cli, "%s does not apply to this command", name);
+    }
+  for(v = 0; v < sizeof(flags) / sizeof(flags[0]); v++)
+    if((seen & flags[v].opt) && !(cli->cmd->opts & flags[v].opt)) {
+      char name[32];
+      snprintf(name, sizeof(name), "--%s", flags[v].longname);
       return usage_error(cli, "%s does not apply to this command", name);
     }
   if(npos - 1 < cli->cmd->min_args)
@@ -548,6 +586,12 @@ static int run_adjudicate(struct cli *cli)
     rc = EX_TEMPFAIL;
   }
   return rc;
+}
+
+static int run_ratings(struct cli *cli)
+{
+  return admin_status(ref_service_ratings(cli->svc, stdout, cli->nargs ? cli->args[0] : NULL,
+                                          (cli->flags & OPT_REBUILD) != 0));
 }
 
 static int run_check_config(struct cli *cli)

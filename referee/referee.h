@@ -156,5 +156,9 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
+/* The Glicko-2 ratings of one game system (kind NULL: every system), after
+ * rebuilding the stored table from the journals when `rebuild` (issue 19,
+ * admin_compete.c). */
+int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild);
 
 #endif /* TABULA_REFEREE_H */

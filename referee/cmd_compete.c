@@ -1,0 +1,195 @@
+/*
+ * cmd_compete.c: the commands of competition by mail (issue 19): `ratings
+ * [GAME]` (a system's Glicko-2 table, the sender's line marked), `rating`
+ * (the sender's own). They change nothing and are answered to players
+ * only: a stranger hears nothing. Layer 6, "handlers"
+ * (docs/architecture.md); the tables are ratings.c's.
+ */
+#include "handlers_int.h"
+
+#include "compete_int.h"
+#include "mail.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The answer: in the game's thread when the mail named one, else to the
+ * sender, who must hold a seat somewhere (no backscatter). */
+static int answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *tmpl,
+                  const struct tpl_var *extra, size_t nextra)
+{
+  if(g && seat >= 0)
+    return ref_tell_seat(m, g, seat, tmpl, extra, nextra);
+  if(!ref_known_player(m->svc, m->mail->from)) {
+    m->refused = 1;
+    return 0;
+  }
+  return ref_reply(m, NULL, -1, m->mail->from, tmpl, extra, nextra);
+}
+
+static const char *sender(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+{
+  return g && seat >= 0 ? g->seats[seat].address : m->mail->from;
+}
+
+/* One system's table: its title line, the heading, a row per player. */
+static int ratings_table(struct ref_msg_ctx *m, const struct ref_game_desc *d, const char *mark,
+                         struct ref_buf *out)
+{
+  const char *dir = m->svc->cfg.templates_dir;
+  struct ref_buf rows;
+  char line[200], count[24];
+  size_t n = 0;
+  struct tpl_var vars[2] = {{"title", d->title}, {"count", count}};
+  ref_buf_init(&rows, 1024u * 1024u);
+  if(ref_ratings_rows(m->svc, d->name, mark, &rows, &n)) {
+    ref_buf_free(&rows);
+    return -1;
+  }
+  snprintf(count, sizeof(count), "%zu", n);
+  tpl_line(line, sizeof(line), dir, "phrases.txt", n ? "ratings-title" : "ratings-nobody", vars,
+           2);
+  ref_buf_printf(out, "%s%s\n", out->len ? "\n" : "", line);
+  if(n) {
+    tpl_line(line, sizeof(line), dir, "phrases.txt", "ratings-head", NULL, 0);
+    ref_buf_printf(out, "%s\n%s", line, rows.s);
+  }
+  ref_buf_free(&rows);
+  return 0;
+}
+
+/* ratings [GAME]: GAME's table; without it, the table of the game the mail
+ * is about, else every system the sender is rated in (every rated system
+ * when none). */
+int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c)
+{
+  const char *who = sender(m, g, seat);
+  const struct ref_game_desc *d = NULL;
+  struct store_rating *rows = NULL;
+  struct ref_buf tables;
+  struct tpl_var extra[2];
+  char word[40] = "", what[80] = "";
+  size_t n = 0, i, k, shown = 0;
+  int rc = 0;
+
+  for(i = 0; c->arg[i] && !isspace((unsigned char)c->arg[i]) && i + 1 < sizeof(word); i++)
+    word[i] = (char)tolower((unsigned char)c->arg[i]);
+  if(word[0] && !(d = ref_game_find(word))) {
+    if(g && seat >= 0)
+      return ref_refuse(m, g, seat, c->line, "unknown-game", word, NULL);
+    return ref_refuse_player(m, c->line, "unknown-game", word);
+  }
+  if(!d && g)
+    d = g->desc;
+  ref_buf_init(&tables, 4u * 1024u * 1024u);
+  if(d) {
+    rc = ratings_table(m, d, who, &tables);
+    snprintf(what, sizeof(what), "%s", d->title);
+  }
+  else if(store_rating_list(m->svc->st, &rows, &n, NULL) != STORE_OK)
+    rc = -1;
+  else {
+    /* the systems the sender is rated in; all of them if none */
+    int mine = 0;
+    for(i = 0; i < n; i++)
+      mine |= !strcasecmp(rows[i].address, who);
+    for(i = 0; i < n && !rc; i++) {
+      const struct ref_game_desc *s = ref_game_find(rows[i].kind);
+      int first = 1, has = 0;
+      for(k = 0; k < i; k++)
+        first &= strcmp(rows[k].kind, rows[i].kind) != 0;
+      for(k = 0; k < n; k++)
+        has |= !strcmp(rows[k].kind, rows[i].kind) && !strcasecmp(rows[k].address, who);
+      if(s && first && (has || !mine)) {
+        rc = ratings_table(m, s, who, &tables);
+        shown++;
+      }
+    }
+    tpl_line(what, sizeof(what), m->svc->cfg.templates_dir, "phrases.txt", "ratings-all",
+             NULL, 0);
+    if(!shown) {
+      char none[200];
+      tpl_line(none, sizeof(none), m->svc->cfg.templates_dir, "phrases.txt", "ratings-empty",
+               NULL, 0);
+      ref_buf_printf(&tables, "%s", none);
+    }
+  }
+  free(rows);
+  if(!rc) {
+    while(tables.len && tables.s[tables.len - 1] == '\n') /* the template places it */
+      tables.s[--tables.len] = '\0';
+    extra[0].name = "tables";
+    extra[0].value = tables.s;
+    extra[1].name = "what";
+    extra[1].value = what;
+    rc = answer(m, g, seat, "ratings.txt", extra, 2);
+  }
+  ref_buf_free(&tables);
+  return rc;
+}
+
+/* rating: the sender's ratings, each with its deviation, record and rank. */
+int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c)
+{
+  const char *who = sender(m, g, seat), *dir = m->svc->cfg.templates_dir;
+  struct store_rating *rows = NULL;
+  struct ref_buf text;
+  struct tpl_var extra[1];
+  size_t n = 0, i, k;
+  int rc = 0;
+  (void)c;
+
+  if(store_rating_list(m->svc->st, &rows, &n, NULL) != STORE_OK)
+    return -1;
+  ref_buf_init(&text, 1024u * 1024u);
+  for(i = 0; i < n; i++) {
+    const struct ref_game_desc *d = ref_game_find(rows[i].kind);
+    char line[400], v[8][24];
+    size_t rank = 1, count = 0;
+    struct tpl_var vars[9];
+    if(strcasecmp(rows[i].address, who))
+      continue;
+    /* rows come by system, the best first */
+    for(k = 0; k < n; k++)
+      if(!strcmp(rows[k].kind, rows[i].kind)) {
+        count++;
+        rank += k < i;
+      }
+    snprintf(v[0], sizeof(v[0]), "%.0f", rows[i].rating);
+    snprintf(v[1], sizeof(v[1]), "%.0f", rows[i].rd);
+    snprintf(v[2], sizeof(v[2]), "%d", rows[i].games);
+    snprintf(v[3], sizeof(v[3]), "%d", rows[i].wins);
+    snprintf(v[4], sizeof(v[4]), "%d", rows[i].draws);
+    snprintf(v[5], sizeof(v[5]), "%d", rows[i].losses);
+    snprintf(v[6], sizeof(v[6]), "%zu", rank);
+    snprintf(v[7], sizeof(v[7]), "%zu", count);
+    vars[0] = (struct tpl_var){"title", d ? d->title : rows[i].kind};
+    vars[1] = (struct tpl_var){"rating", v[0]};
+    vars[2] = (struct tpl_var){"rd", v[1]};
+    vars[3] = (struct tpl_var){"games", v[2]};
+    vars[4] = (struct tpl_var){"won", v[3]};
+    vars[5] = (struct tpl_var){"drawn", v[4]};
+    vars[6] = (struct tpl_var){"lost", v[5]};
+    vars[7] = (struct tpl_var){"rank", v[6]};
+    vars[8] = (struct tpl_var){"count", v[7]};
+    tpl_line(line, sizeof(line), dir, "phrases.txt", "rating-line", vars, 9);
+    ref_buf_printf(&text, "%s\n", line);
+  }
+  free(rows);
+  if(!text.len) {
+    char none[200];
+    tpl_line(none, sizeof(none), dir, "phrases.txt", "rating-none", NULL, 0);
+    ref_buf_printf(&text, "%s", none);
+  }
+  while(text.len && text.s[text.len - 1] == '\n')
+    text.s[--text.len] = '\0';
+  extra[0].name = "ratings";
+  extra[0].value = text.s;
+  rc = answer(m, g, seat, "rating.txt", extra, 1);
+  ref_buf_free(&text);
+  return rc;
+}

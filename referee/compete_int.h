@@ -1,0 +1,77 @@
+/*
+ * compete_int.h: competition at layer 3, "games" (docs/architecture.md,
+ * issue 19): what a finished game's journal says of its result
+ * (result.c), Glicko-2 ratings rebuilt from the journals (ratings.c),
+ * backgammon matches recounted from their games (match.c) and round-robin
+ * tournaments' pairings and standings (tournament.c). Calls only layers 1
+ * to 3; the handlers above mail what these answer (compete.c,
+ * cmd_compete.c).
+ */
+#ifndef TABULA_COMPETE_INT_H
+#define TABULA_COMPETE_INT_H
+
+#include "game_int.h"
+
+/* ---- result.c: a game's result, from its journal ---- */
+
+enum ref_result_how {
+  REF_RESULT_RULES,         /* the rules ended it (mate, bear-off, a drop, an agreed draw ...) */
+  REF_RESULT_TIME,          /* lost on time ("timeout") */
+  REF_RESULT_OPERATOR,      /* `tabula adjudicate` ("adjudicate") */
+  REF_RESULT_MATCH_RESIGNED /* `resign match` ("resign-match"): the match is over too */
+};
+
+struct ref_result {
+  int over;           /* the game is finished (not cancelled, not running) */
+  int winner;         /* with over: the winning seat, -1 a draw */
+  int points;         /* with over, by the rules: their points (cube x gammons); else 1 */
+  enum ref_result_how how;
+  int moves;          /* moves journaled for the players */
+  int unrated;        /* created with the word "unrated" */
+  int64_t ended;      /* with over: the time of its last journal entry */
+};
+
+/* The result of g (loaded: its state replayed from the journal). */
+int ref_game_result(struct ref_service *svc, struct ref_game_ctx *g, struct ref_result *r);
+/* The journal word of `resign match`, and whether a create entry's text
+ * (`new GAME [words] [options] by ADDRESS`) carries the word `word`. */
+#define REF_JOURNAL_RESIGN_MATCH "resign-match"
+int ref_create_has_word(const char *create_text, const char *word);
+
+/* ---- ratings.c: Glicko-2 ratings, one per player per game system ---- */
+
+/* One rating period: a finished rated game or match between two players
+ * (docs/architecture.md, "Ratings": each is a period of its own). */
+struct ref_rated {
+  char kind[32];
+  char player[2][256];
+  double score;    /* the first player's: 1, 0.5 or 0 */
+  int64_t ended;   /* when it ended (the last journal entry) */
+  int64_t unit;    /* the game that ended it: the order among equal times */
+};
+
+/* The rating period g makes now that it is over, if any: 1 with *u filled
+ * when it is rated, 0 when it is not (unrated, cancelled before the first
+ * move, a game of a match: the match is rated, not its games), -1 on a
+ * store error. */
+int ref_rated_game(struct ref_service *svc, struct ref_game_ctx *g, struct ref_rated *u);
+/* Applies one rating period to the stored table (a game or match that has
+ * just ended). When an already rated period of the same system sorts after
+ * it (a clock set back, two endings in one second), the system is rebuilt
+ * instead, so the table is always what the rebuild gives. */
+int ref_ratings_apply(struct ref_service *svc, const struct ref_rated *u);
+/* The table rebuilt from the journals (kind NULL: every system): *rows in
+ * store_rating_list's order; free() them. */
+int ref_ratings_rebuild(struct ref_service *svc, const char *kind, struct store_rating **rows,
+                        size_t *n);
+/* Rebuilds and writes the stored table (kind NULL: every system). */
+int ref_ratings_store(struct ref_service *svc, const char *kind);
+/* Compares the stored table with the rebuild, a line per difference on
+ * `out`; 0 when they agree, 1 when not, -1 on error. */
+int ref_ratings_check(struct ref_service *svc, FILE *out);
+/* The rows of one system's table for a mail, ranked, `mark`'s line marked
+ * with "*" (the columns ratings.txt heads). */
+int ref_ratings_rows(struct ref_service *svc, const char *kind, const char *mark,
+                     struct ref_buf *out, size_t *nrows);
+
+#endif
