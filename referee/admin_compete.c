@@ -1,12 +1,17 @@
 /*
  * admin_compete.c: the operator's commands of competition (issue 19):
- * `tabula ratings [GAME] [--rebuild]`. Layer 8, the top
- * (docs/architecture.md); the tables are ratings.c's.
+ * `tabula ratings [GAME] [--rebuild]`, `tabula tournament new GAME NAME
+ * PLAYER... [--double]` (the players are invited by mail, as by a
+ * player's `tournament`) and `tabula tournament show NAME`. Layer 8, the
+ * top (docs/architecture.md); the work is ratings.c's, tournament.c's
+ * and compete.c's.
  */
 #include "service_int.h"
 
 #include "compete_int.h"
+#include "mail.h"
 
+#include <ctype.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -55,4 +60,152 @@ fail:
   fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
   free(rows);
   return REF_ADMIN_FAILED;
+}
+
+/* ---- tabula tournament new GAME NAME PLAYER... [--double] | show NAME ---- */
+
+int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *kind,
+                               const char *name, char *const *words, int nwords, int cycles)
+{
+  struct ref_tournament_spec *spec = calloc(1, sizeof(*spec));
+  struct ref_msg_ctx m;
+  struct ref_state *probe = NULL;
+  struct ref_err err;
+  int64_t id = 0;
+  int i, k, rc = REF_ADMIN_REFUSED;
+
+  ref_msg_init(&m, svc);
+  if(!spec)
+    goto done;
+  spec->d = ref_game_find(kind);
+  spec->weekends = -1;
+  spec->cycles = cycles;
+  spec->organizer = svc->cfg.address;
+  snprintf(spec->name, sizeof(spec->name), "%s", name);
+  if(!ref_tournament_name_ok(name)) {
+    fprintf(stderr, "tabula: '%s' cannot name a tournament: letters, digits, - and _ (at most "
+                    "32, not only digits)\n", name);
+    goto done;
+  }
+  if(!spec->d || spec->d->seats != 2) {
+    fprintf(stderr, "tabula: no two-player game called '%s'\n", kind);
+    goto done;
+  }
+  /* PLAYER words, and key=value options and "unrated" as `new` takes them */
+  for(i = 0; i < nwords; i++) {
+    if(!strcasecmp(words[i], "unrated")) {
+      spec->unrated = 1;
+      continue;
+    }
+    if(strchr(words[i], '=')) {
+      int c = ref_clock_option(words[i], &spec->days, &spec->weekends);
+      if(c < 0 || strlen(spec->opts) + strlen(words[i]) + 2 > sizeof(spec->opts)) {
+        fprintf(stderr, "tabula: option '%s' refused\n", words[i]);
+        goto done;
+      }
+      if(!c)
+        snprintf(spec->opts + strlen(spec->opts), sizeof(spec->opts) - strlen(spec->opts),
+                 "%s%s", spec->opts[0] ? ";" : "", words[i]);
+      continue;
+    }
+    if(!mail_addr_valid(words[i])) {
+      fprintf(stderr, "tabula: '%s' is not a mail address\n", words[i]);
+      goto done;
+    }
+    for(k = 0; k < spec->nplayers; k++)
+      if(!strcasecmp(spec->players[k], words[i]))
+        break;
+    if(k < spec->nplayers)
+      continue;
+    if(spec->nplayers == REF_TOURNAMENT_MAX) {
+      fprintf(stderr, "tabula: at most %d players\n", REF_TOURNAMENT_MAX);
+      goto done;
+    }
+    snprintf(spec->players[spec->nplayers], sizeof(spec->players[0]), "%s", words[i]);
+    for(k = 0; spec->players[spec->nplayers][k]; k++)
+      spec->players[spec->nplayers][k] =
+        (char)tolower((unsigned char)spec->players[spec->nplayers][k]);
+    spec->nplayers++;
+  }
+  if(spec->nplayers < 3) {
+    fprintf(stderr, "tabula: a round robin needs 3 to %d players\n", REF_TOURNAMENT_MAX);
+    goto done;
+  }
+  if(!(probe = ref_state_new(spec->d))) {
+    rc = REF_ADMIN_FAILED;
+    goto done;
+  }
+  memset(&err, 0, sizeof(err));
+  if(spec->d->ops->init(probe, spec->opts[0] ? spec->opts : NULL, &err) != REF_OK) {
+    fprintf(stderr, "tabula: the options '%s' make no game of %s: %s\n", spec->opts, kind,
+            err.reason);
+    goto done;
+  }
+  if(store_begin(svc->st) != STORE_OK) {
+    rc = REF_ADMIN_FAILED;
+    goto done;
+  }
+  switch(ref_tournament_create(&m, spec, &id)) {
+  case 0:
+    if(store_commit(svc->st) != STORE_OK) {
+      store_rollback(svc->st);
+      rc = REF_ADMIN_FAILED;
+      break;
+    }
+    fprintf(out, "tournament %lld (%s): %s, %s round robin of %d players; every player is "
+                 "invited\n",
+            (long long)id, spec->name, spec->d->name, cycles == 2 ? "double" : "single",
+            spec->nplayers);
+    rc = REF_ADMIN_OK;
+    break;
+  case 1:
+    store_rollback(svc->st);
+    fprintf(stderr, "tabula: there is already a tournament called '%s'\n", name);
+    break;
+  default:
+    store_rollback(svc->st);
+    fprintf(stderr, "tabula: the tournament was not made: %s\n", store_errmsg(svc->st));
+    rc = REF_ADMIN_FAILED;
+  }
+done:
+  free(probe);
+  free(spec);
+  ref_buf_free(&m.events);
+  return rc;
+}
+
+int ref_service_standings(struct ref_service *svc, FILE *out, const char *name)
+{
+  struct store_tournament t;
+  struct ref_buf table;
+  char counts[3][24];
+  int rc = store_tournament_find(svc->st, &t, name);
+
+  if(rc == STORE_ENOTFOUND) {
+    char *end;
+    long long n = strtoll(name, &end, 10);
+    if(!*end && n > 0)
+      rc = store_tournament_load(svc->st, &t, n);
+  }
+  if(rc == STORE_ENOTFOUND) {
+    fprintf(stderr, "tabula: no tournament called '%s'\n", name);
+    return REF_ADMIN_NO_GAME;
+  }
+  if(rc != STORE_OK) {
+    fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  ref_buf_init(&table, 1024u * 1024u);
+  if(ref_tournament_standings_vars(svc, &t, &table, counts)) {
+    ref_buf_free(&table);
+    return REF_ADMIN_FAILED;
+  }
+  {
+    static const char *const phases[] = {"invited", "playing", "finished", "cancelled"};
+    fprintf(out, "tournament %lld (%s): %s, %s round robin, %s; %s of %s games decided\n\n%s\n",
+            (long long)t.id, t.name, t.kind, t.cycles == 2 ? "double" : "single",
+            phases[t.phase], counts[1], counts[0], table.s ? table.s : "");
+  }
+  ref_buf_free(&table);
+  return REF_ADMIN_OK;
 }

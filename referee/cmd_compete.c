@@ -1,9 +1,11 @@
 /*
  * cmd_compete.c: the commands of competition by mail (issue 19): `ratings
  * [GAME]` (a system's Glicko-2 table, the sender's line marked), `rating`
- * (the sender's own). They change nothing and are answered to players
- * only: a stranger hears nothing. Layer 6, "handlers"
- * (docs/architecture.md); the tables are ratings.c's.
+ * (the sender's own), `standings [NAME]` (a round robin's crosstable):
+ * they change nothing and are answered to players only, a stranger hears
+ * nothing; and `tournament GAME ... with ...`, which makes a round robin
+ * the way `new` makes a game (compete.c). Layer 6, "handlers"
+ * (docs/architecture.md); the tables are ratings.c's and tournament.c's.
  */
 #include "handlers_int.h"
 
@@ -191,5 +193,195 @@ int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   extra[0].value = text.s;
   rc = answer(m, g, seat, "rating.txt", extra, 1);
   ref_buf_free(&text);
+  return rc;
+}
+
+/* ---- round robins ---- */
+
+/* An address as written after "with": <a@b>, mailto:a@b, a@b, (list
+ * commas already split), lower case. */
+static void address_word(char *dst, size_t cap, const char *word)
+{
+  size_t i;
+  if(*word == '<')
+    word++;
+  if(!strncasecmp(word, "mailto:", 7))
+    word += 7;
+  snprintf(dst, cap, "%.*s", (int)strcspn(word, "<>"), word);
+  for(i = 0; dst[i]; i++)
+    dst[i] = (char)tolower((unsigned char)dst[i]);
+}
+
+/* tournament GAME [NAME] [double|single] [unrated] [key=value...] with
+ * ADDRESS...: a round robin of the sender and the addresses, every pairing
+ * created at once (compete.c); each invitee accepts once for all of its
+ * games. */
+int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
+{
+  struct ref_tournament_spec *spec = calloc(1, sizeof(*spec));
+  struct ref_state *probe = NULL;
+  struct ref_err err;
+  char copy[256], *save = NULL, *tok, who[256];
+  int seen_with = 0, rc = -1, i;
+  int64_t id = 0;
+
+  if(!spec)
+    return -1;
+  spec->weekends = -1;
+  spec->cycles = 1;
+  spec->organizer = m->mail->from;
+  spec->organizer_plays = 1;
+  snprintf(spec->players[spec->nplayers++], sizeof(spec->players[0]), "%s", m->mail->from);
+  snprintf(copy, sizeof(copy), "%s", c->arg);
+  for(tok = strtok_r(copy, " \t,;", &save); tok; tok = strtok_r(NULL, " \t,;", &save)) {
+    if(!spec->d) {
+      char word[40];
+      size_t k;
+      for(k = 0; tok[k] && k + 1 < sizeof(word); k++)
+        word[k] = (char)tolower((unsigned char)tok[k]);
+      word[k] = '\0';
+      if(!(spec->d = ref_game_find(word)) || spec->d->seats != 2) {
+        rc = ref_refuse(m, NULL, -1, c->line, "unknown-game", word, NULL);
+        goto out;
+      }
+      continue;
+    }
+    if(!seen_with && !strcasecmp(tok, "with")) {
+      seen_with = 1;
+      continue;
+    }
+    if(seen_with) {
+      if(!strcasecmp(tok, "and"))
+        continue;
+      address_word(who, sizeof(who), tok);
+      if(!mail_addr_valid(who)) {
+        rc = ref_refuse(m, NULL, -1, c->line, "bad-address", who, NULL);
+        goto out;
+      }
+      for(i = 0; i < spec->nplayers && strcasecmp(spec->players[i], who); i++)
+        ;
+      if(i < spec->nplayers)
+        continue; /* named twice, or the sender: one player */
+      if(spec->nplayers == REF_TOURNAMENT_MAX) {
+        rc = ref_refuse(m, NULL, -1, c->line, "tournament-players", "", NULL);
+        goto out;
+      }
+      snprintf(spec->players[spec->nplayers++], sizeof(spec->players[0]), "%s", who);
+      continue;
+    }
+    if(!strcasecmp(tok, "double") || !strcasecmp(tok, "single")) {
+      spec->cycles = !strcasecmp(tok, "double") ? 2 : 1;
+      continue;
+    }
+    if(!strcasecmp(tok, "unrated")) {
+      spec->unrated = 1;
+      continue;
+    }
+    if(strchr(tok, '=')) {
+      switch(ref_clock_option(tok, &spec->days, &spec->weekends)) {
+      case 1: continue;
+      case -1: rc = ref_refuse(m, NULL, -1, c->line, "bad-clock-option", tok, NULL); goto out;
+      default: break;
+      }
+      if(strlen(spec->opts) + strlen(tok) + 2 > sizeof(spec->opts)) {
+        rc = ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL);
+        goto out;
+      }
+      snprintf(spec->opts + strlen(spec->opts), sizeof(spec->opts) - strlen(spec->opts), "%s%s",
+               spec->opts[0] ? ";" : "", tok);
+      continue;
+    }
+    if(spec->name[0] || !ref_tournament_name_ok(tok)) {
+      rc = ref_refuse(m, NULL, -1, c->line, spec->name[0] ? "bad-option" : "tournament-name",
+                      tok, NULL);
+      goto out;
+    }
+    snprintf(spec->name, sizeof(spec->name), "%s", tok);
+  }
+  if(!spec->d) {
+    rc = ref_refuse(m, NULL, -1, c->line, "unknown-game", "", NULL);
+    goto out;
+  }
+  if(spec->nplayers < 3) {
+    rc = ref_refuse(m, NULL, -1, c->line, "tournament-players", "", NULL);
+    goto out;
+  }
+  /* the options must make a game before anyone is invited to one */
+  if(!(probe = ref_state_new(spec->d)))
+    goto out;
+  memset(&err, 0, sizeof(err));
+  if(spec->d->ops->init(probe, spec->opts[0] ? spec->opts : NULL, &err) != REF_OK) {
+    rc = ref_refuse(m, NULL, -1, c->line, err.reason[0] ? err.reason : "bad-option",
+                    err.reason[0] ? err.detail : spec->opts, NULL);
+    goto out;
+  }
+  rc = ref_tournament_create(m, spec, &id);
+  if(rc == 1)
+    rc = ref_refuse(m, NULL, -1, c->line, "tournament-name-taken", spec->name, NULL);
+out:
+  free(probe);
+  free(spec);
+  return rc;
+}
+
+/* standings [NAME]: the crosstable of a round robin the sender plays in:
+ * NAME (or its number), else the one of the game the mail is about, else
+ * the sender's latest. */
+int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
+{
+  const char *who = sender(m, g, seat);
+  struct store_tournament t;
+  struct store_tournament_player *p = NULL;
+  struct ref_buf table;
+  char name[64] = "", counts[3][24], form[80];
+  size_t np = 0, i;
+  int rc, found = 0, plays = 0;
+  int64_t id = 0;
+
+  sscanf(c->arg, "%63s", name);
+  if(name[0]) {
+    char *end;
+    long long n = strtoll(name, &end, 10);
+    rc = !*end && n > 0 ? store_tournament_load(m->svc->st, &t, n)
+                        : store_tournament_find(m->svc->st, &t, name);
+    found = rc == STORE_OK;
+    if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+      return -1;
+  }
+  else {
+    int64_t *ids = NULL;
+    size_t n = 0;
+    if(g && store_tournament_of_game(m->svc->st, &id, g->row.id) == STORE_OK)
+      found = store_tournament_load(m->svc->st, &t, id) == STORE_OK;
+    else if(store_tournament_list(m->svc->st, &ids, &n, who) == STORE_OK && n)
+      found = store_tournament_load(m->svc->st, &t, ids[n - 1]) == STORE_OK;
+    free(ids);
+  }
+  /* only its players see a tournament: anyone else is told there is none */
+  if(found && store_tournament_players(m->svc->st, &p, &np, t.id) != STORE_OK)
+    return -1;
+  for(i = 0; i < np; i++)
+    plays |= !strcasecmp(p[i].address, who);
+  free(p);
+  if(!found || !plays) {
+    const char *why = name[0] ? "no-tournament" : "no-tournaments";
+    if(g && seat >= 0)
+      return ref_refuse(m, g, seat, c->line, why, name, NULL);
+    return ref_refuse_player(m, c->line, why, name);
+  }
+  ref_buf_init(&table, 1024u * 1024u);
+  rc = ref_tournament_standings_vars(m->svc, &t, &table, counts);
+  if(!rc) {
+    const struct ref_game_desc *d = ref_game_find(t.kind);
+    struct tpl_var extra[7] = {{"name", t.name},     {"table", table.s},
+                               {"games", counts[0]}, {"finished", counts[1]},
+                               {"to_play", counts[2]}, {"form", form},
+                               {"kind", d ? d->title : t.kind}};
+    tpl_line(form, sizeof(form), m->svc->cfg.templates_dir, "phrases.txt",
+             t.cycles == 2 ? "tournament-double" : "tournament-single", NULL, 0);
+    rc = answer(m, g, seat, "standings.txt", extra, 7);
+  }
+  ref_buf_free(&table);
   return rc;
 }

@@ -161,6 +161,9 @@ int ref_do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
   if(g->row.phase != STORE_GAME_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
+  /* a round robin's game: one accept for all of the player's games */
+  if((i = (size_t)ref_tournament_answer(m, g, seat, c, 1)) != 1)
+    return (int)i;
   if(s->accepted)
     return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
   s->accepted = true;
@@ -196,8 +199,12 @@ int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c)
 {
   struct tpl_var extra[1] = {{"decliner", g->seats[seat].address}};
+  int t;
   if(g->row.phase != STORE_GAME_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
+  /* a round robin's game: the whole tournament is cancelled */
+  if((t = ref_tournament_answer(m, g, seat, c, 0)) != 1)
+    return t;
   g->row.phase = STORE_GAME_CANCELLED;
   snprintf(g->row.result, sizeof(g->row.result), "declined by %s", g->desc->seat_names[seat]);
   if(ref_journal(m->svc, g, seat, "decline", "", NULL) || ref_game_save(m->svc, g))

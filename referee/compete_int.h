@@ -74,4 +74,45 @@ int ref_ratings_check(struct ref_service *svc, FILE *out);
 int ref_ratings_rows(struct ref_service *svc, const char *kind, const char *mark,
                      struct ref_buf *out, size_t *nrows);
 
+/* ---- tournament.c: round robins ---- */
+
+#define REF_TOURNAMENT_MAX 16 /* players */
+
+/* One game of a round robin: its round and the players' starting numbers. */
+struct ref_pairing {
+  int round, white, black;
+};
+/* Every pairing of `players` players, once (cycles 1) or twice with the
+ * colours swapped (cycles 2), round by round; -1 when it does not fit. */
+int ref_round_robin(int players, int cycles, struct ref_pairing *out, size_t cap, size_t *n);
+
+/* What a round robin is made of, as `tournament` by mail or `tabula
+ * tournament new` asked for it (compete.c makes it). */
+struct ref_tournament_spec {
+  const struct ref_game_desc *d;
+  char name[64];           /* "" : GAME-N */
+  char opts[256];          /* the rules' options of every game */
+  int days, weekends;      /* the clock's (0 and -1: the configuration's) */
+  int unrated, cycles;     /* cycles 2: double round robin */
+  const char *organizer;   /* who asked: a player by mail, or the referee */
+  int organizer_plays;     /* by mail: the organizer is one of the players */
+  char players[REF_TOURNAMENT_MAX][256];
+  int nplayers;
+};
+
+/* Letters, digits, '-' and '_', not only digits, at most 32. */
+int ref_tournament_name_ok(const char *name);
+
+struct ref_tournament_count {
+  size_t games, finished, cancelled;
+};
+/* The standings of t, recounted from its games' journals: a heading
+ * (phrases.txt standings-head), a line per player from the first place
+ * (place, starting number, points, Sonneborn-Berger, the crosstable: per
+ * opponent the results of their games, "1" "0" "=" or "." not yet, "**"
+ * oneself), then the players by number. *count: its games, how many
+ * finished, how many cancelled. */
+int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
+                         struct ref_buf *out, struct ref_tournament_count *count);
+
 #endif

@@ -174,9 +174,12 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       continue;
     }
     /* competition (issue 19): about no one game, in any phase */
-    if(c->kind == REF_CMD_RATINGS || c->kind == REF_CMD_RATING) {
-      rc = c->kind == REF_CMD_RATINGS ? ref_do_ratings(m, g, seat, c)
-                                      : ref_do_rating(m, g, seat, c);
+    if(c->kind == REF_CMD_RATINGS || c->kind == REF_CMD_RATING ||
+       c->kind == REF_CMD_STANDINGS || c->kind == REF_CMD_TOURNAMENT) {
+      rc = c->kind == REF_CMD_RATINGS     ? ref_do_ratings(m, g, seat, c)
+           : c->kind == REF_CMD_RATING    ? ref_do_rating(m, g, seat, c)
+           : c->kind == REF_CMD_STANDINGS ? ref_do_standings(m, g, seat, c)
+                                          : ref_do_tournament(m, c);
       if(rc || m->refused)
         return rc;
       continue;
@@ -337,6 +340,10 @@ int ref_dispatch(struct ref_msg_ctx *m)
         return ref_do_ratings(m, NULL, -1, c);
       if(c->kind == REF_CMD_RATING)
         return ref_do_rating(m, NULL, -1, c);
+      if(c->kind == REF_CMD_STANDINGS)
+        return ref_do_standings(m, NULL, -1, c);
+      if(c->kind == REF_CMD_TOURNAMENT)
+        return ref_do_tournament(m, c);
     }
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))

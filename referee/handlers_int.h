@@ -9,6 +9,7 @@
 #define TABULA_HANDLERS_INT_H
 
 #include "commands.h"
+#include "compete_int.h"
 #include "views_int.h"
 
 /* cmd_invite.c: new GAME [as SEAT] [key=value...] with ADDRESS; accept
@@ -69,9 +70,31 @@ int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c);
 int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c);
+/* cmd_compete.c: tournament GAME [NAME] [double] [unrated] [options] with
+ * ADDRESS..., standings [NAME]. */
+int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c);
+int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c);
+
 /* compete.c: after a game ended and its result was mailed, in the same
- * transaction: the rating period it closes. Every handler that ends a game
- * calls it. */
+ * transaction: the rating period it closes, the end of its round robin.
+ * Every handler that ends a game calls it. */
 int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+/* A round robin: its games created and its players invited, one mail
+ * each. 0 done (*id), 1 the name is taken, -1 error. */
+int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spec *spec,
+                          int64_t *id);
+/* `accept` (accept 1) or `decline` of g when g belongs to a round robin:
+ * for all of the player's games at once. 1 when g is no tournament's (the
+ * caller goes on), else 0 or -1. */
+int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                          const struct ref_cmd *c, int accept);
+/* An expired invitation of a round robin's game: the whole tournament
+ * cancelled, each player told once. 1 when g is no tournament's. */
+int ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+/* The standings of t as a mail's extras: the table; counts: games,
+ * finished, still to play. */
+int ref_tournament_standings_vars(struct ref_service *svc, const struct store_tournament *t,
+                                  struct ref_buf *table, char counts[3][24]);
 
 #endif

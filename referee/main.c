@@ -109,6 +109,7 @@ static int run_adjudicate(struct cli *cli);
 static int run_export(struct cli *cli);
 static int run_verify(struct cli *cli);
 static int run_ratings(struct cli *cli);
+static int run_tournament(struct cli *cli);
 static int run_check_config(struct cli *cli);
 static int run_rules(struct cli *cli);
 static int run_help(struct cli *cli);
@@ -185,6 +186,19 @@ static const struct command commands[] = {
    "finished games; --rebuild rewrites the stored table from them first\n"
    "(tabula check says whether it differs).",
    run_ratings},
+  {"tournament", "new|show ...", 2, 20, OPT_CONFIG | OPT_DOUBLE,
+   NEEDS_STORE, "a round robin: make one, or show its standings",
+   "tournament new GAME NAME PLAYER... makes a round-robin tournament of game\n"
+   "system GAME called NAME between the players (3 to 16 mail addresses):\n"
+   "every pairing is created at once as a game, twice with the colours\n"
+   "swapped with --double. key=value words set the games' options as `new`\n"
+   "takes them (days=3, weekends=off), \"unrated\" keeps them out of the\n"
+   "ratings. Every player is invited by mail and accepts once for all of\n"
+   "their games; the games start when all have accepted, and the final table\n"
+   "is mailed to every player when the last game ends.\n"
+   "tournament show NAME prints the standings (NAME or its number): points,\n"
+   "Sonneborn-Berger, the crosstable.",
+   run_tournament},
   {"check-config", "", 0, 0, OPT_CONFIG, NO_STORE,
    "the configuration in effect, every option explained",
    "Reads the configuration the other commands would use and prints every\n"
@@ -592,6 +606,25 @@ static int run_ratings(struct cli *cli)
 {
   return admin_status(ref_service_ratings(cli->svc, stdout, cli->nargs ? cli->args[0] : NULL,
                                           (cli->flags & OPT_REBUILD) != 0));
+}
+
+static int run_tournament(struct cli *cli)
+{
+  size_t sent = 0;
+  int rc;
+  if(!strcmp(cli->args[0], "show") && cli->nargs == 2 && !(cli->flags & OPT_DOUBLE))
+    return admin_status(ref_service_standings(cli->svc, stdout, cli->args[1]));
+  if(strcmp(cli->args[0], "new") || cli->nargs < 4)
+    return usage_error(cli, "%s", "tournament new GAME NAME PLAYER... | tournament show NAME");
+  rc = admin_status(ref_service_tournament_new(cli->svc, stdout, cli->args[1], cli->args[2],
+                                               cli->args + 3, cli->nargs - 3,
+                                               cli->flags & OPT_DOUBLE ? 2 : 1));
+  /* the invitations go now, not at the daemon's next pass */
+  if(rc == EX_OK && ref_service_flush_outbox(cli->svc, &sent)) {
+    fprintf(stderr, "tabula: the mails stay queued: serve or flush sends them\n");
+    rc = EX_TEMPFAIL;
+  }
+  return rc;
 }
 
 static int run_check_config(struct cli *cli)

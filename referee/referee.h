@@ -160,5 +160,12 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
  * rebuilding the stored table from the journals when `rebuild` (issue 19,
  * admin_compete.c). */
 int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild);
+/* A round robin made by the operator: GAME, NAME, the players (and
+ * key=value options, "unrated"), once or twice (cycles 2); every player is
+ * invited by mail and accepts (issue 19). */
+int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *kind,
+                               const char *name, char *const *words, int nwords, int cycles);
+/* A round robin's standings, by name or number. */
+int ref_service_standings(struct ref_service *svc, FILE *out, const char *name);
 
 #endif /* TABULA_REFEREE_H */

@@ -147,6 +147,14 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
     return 0;
   }
   ref_msg_init(&m, svc);
+  /* a round robin's game: the whole tournament, its players told once */
+  if((rc = ref_tournament_expire(&m, &g)) != 1) {
+    *did = !rc;
+    ref_buf_free(&m.events);
+    ref_game_free(&g);
+    return rc;
+  }
+  rc = -1;
   snprintf(days, sizeof(days), "%d", svc->cfg.invite_days);
   g.row.phase = STORE_GAME_CANCELLED;
   snprintf(g.row.result, sizeof(g.row.result), "invitation expired");

@@ -20,23 +20,20 @@ one resigned before anyone moved. Then:
     fail and name the player; `tabula ratings --rebuild` mends it.
 Prints "N passed, M failed".
 """
-import calendar
-import email
-import email.policy
-import glob
 import math
 import os
 import random
 import re
 import shutil
 import sqlite3
-import subprocess
 import sys
 import tempfile
 
-TABULA = sys.argv[1]
+TABULA, SRC = sys.argv[1], sys.argv[2]
+sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
+from club import Club  # noqa: E402  (tests/harness/club.py)
+
 results = []
-START = calendar.timegm((2026, 11, 23, 9, 0, 0))
 
 
 def check(name, ok, detail=""):
@@ -100,70 +97,6 @@ def expected_table(games):
     return table
 
 
-# ---- the mail table ----
-
-class Club:
-    def __init__(self, root):
-        self.root = root
-        self.conf = os.path.join(root, "t.ini")
-        self.clock_file = os.path.join(root, "clock")
-        self.now = START
-        self.set_clock(START)
-        with open(self.conf, "w") as f:
-            f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
-                    "address=referee@example.org\ndomain=example.org\nrate_limit=0\n"
-                    "test_clock_file=%s\n" % (root, root, root, self.clock_file))
-        self.seen = set()
-        self.last = {}
-        self.game_mail = {}
-        self.n = 0
-
-    def set_clock(self, t):
-        self.now = t
-        with open(self.clock_file, "w") as f:
-            f.write("%d\n" % t)
-
-    def tabula(self, *args):
-        return subprocess.run([TABULA, args[0], "-c", self.conf] + list(args[1:]),
-                              capture_output=True, text=True, timeout=120)
-
-    def deliver(self, sender, body, reply=None):
-        self.n += 1
-        to, subject, extra = "referee@example.org", "hi", ""
-        if reply is not None:
-            to = str(reply["Reply-To"])
-            subject = "Re: " + str(reply["Subject"])
-            extra = "In-Reply-To: %s\r\n" % reply["Message-ID"]
-        raw = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: <r%d@%s>\r\n%s\r\n%s\r\n"
-               % (sender, to, subject, self.n, sender.split("@")[1], extra,
-                  body.replace("\n", "\r\n")))
-        p = subprocess.run([TABULA, "deliver", "-c", self.conf], input=raw.encode(),
-                           capture_output=True, timeout=120)
-        if p.returncode != 0:
-            raise RuntimeError("deliver failed: %s" % p.stderr.decode(errors="replace"))
-        return self.collect()
-
-    def collect(self):
-        new = []
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            to = str(msg["To"]).strip("<> ").lower()
-            self.last[to] = msg
-            m = re.search(r"\[tabula (\d+) ", str(msg["Subject"]))
-            if m:
-                self.game_mail[(to, int(m.group(1)))] = msg
-            new.append((to, msg))
-        return new
-
-    def play(self, sender, game, body):
-        """sender answers the last mail it had about game"""
-        return self.deliver(sender, body, reply=self.game_mail[(sender, game)])
-
-
 def new_game(club, white, black, words=""):
     """white invites black; returns the game number (black accepts)."""
     club.deliver(white, "new chess %swith %s" % (words, black))
@@ -186,15 +119,9 @@ def end_game(club, game, white, black, result):
     elif result == "time":
         # Black's 7 days run out (timeout = auto): the tick ends the game
         club.set_clock(club.now + 8 * 86400)
-        p = club.tabula("tick")
-        if p.returncode != 0:
-            raise RuntimeError("tick: " + p.stderr)
-        club.collect()
+        club.run("tick")
     elif result.startswith("adjudicate-"):
-        p = club.tabula("adjudicate", str(game), result.split("-")[1])
-        if p.returncode != 0:
-            raise RuntimeError("adjudicate: " + p.stderr)
-        club.collect()
+        club.run("adjudicate", str(game), result.split("-")[1])
     else:
         raise ValueError(result)
 
@@ -209,7 +136,7 @@ def table_rows(body):
 
 def main():
     root = tempfile.mkdtemp(prefix="tabula-ratings-")
-    club = Club(root)
+    club = Club(TABULA, root)
     players = ["alice@example.org", "bob@example.org", "carol@example.org", "dave@example.org"]
     rng = random.Random(19)
     kinds = (["white"] * 6 + ["black"] * 4 + ["draw"] * 4 + ["time"] * 2 +

@@ -1,0 +1,113 @@
+"""club.py: players who answer tabula's mails, for the competition tests
+(tests/scripts/ratings_by_mail.py, tournament_by_mail.py, match_by_mail.py;
+issue 19). Not a test itself: the scripts import it from SOURCE_DIR.
+
+A Club is a fresh store, Maildirs and configuration in a temporary folder,
+with a test clock (the config's test_clock_file: epoch seconds in a file).
+Each mail goes in through `tabula deliver`; every reply tabula writes to
+the outbox Maildir is read back, and the last one each player received,
+overall and per game, is kept, so a player can answer it the way a mail
+client's "Reply" does (To = its Reply-To, "Re: " + its subject).
+"""
+import calendar
+import email
+import email.policy
+import glob
+import os
+import re
+import subprocess
+
+START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
+
+
+def game_of(subject):
+    m = re.search(r"\[tabula (\d+) ", str(subject))
+    return int(m.group(1)) if m else None
+
+
+class Club:
+    def __init__(self, tabula, root, extra_config=""):
+        self.tabula_path = tabula
+        self.root = root
+        self.conf = os.path.join(root, "t.ini")
+        self.clock_file = os.path.join(root, "clock")
+        self.set_clock(START)
+        # rate_limit=0: a scripted club sends hundreds of mails a minute
+        with open(self.conf, "w") as f:
+            f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
+                    "address=referee@example.org\ndomain=example.org\nrate_limit=0\n"
+                    "test_clock_file=%s\n%s" % (root, root, root, self.clock_file, extra_config))
+        self.seen = set()
+        self.mails = []        # every mail tabula sent: (to, message), in order
+        self.last = {}         # address -> the last mail it received
+        self.game_mail = {}    # (address, game) -> the last mail about that game
+        self.n = 0
+
+    def set_clock(self, t):
+        self.now = t
+        with open(self.clock_file, "w") as f:
+            f.write("%d\n" % t)
+
+    def tabula(self, *args):
+        return subprocess.run([self.tabula_path, args[0], "-c", self.conf] + list(args[1:]),
+                              capture_output=True, text=True, timeout=300)
+
+    def raw(self, sender, body, reply=None, message_id=None):
+        self.n += 1
+        to, subject, extra = "referee@example.org", "hi", ""
+        if reply is not None:
+            to = str(reply["Reply-To"])
+            subject = "Re: " + str(reply["Subject"])
+            extra = "In-Reply-To: %s\r\n" % reply["Message-ID"]
+        mid = message_id or "<c%d.%d@%s>" % (self.n, os.getpid(), sender.split("@")[1])
+        return ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n%s\r\n%s\r\n"
+                % (sender, to, subject, mid, extra, body.replace("\n", "\r\n"))).encode()
+
+    def deliver_raw(self, raw):
+        p = subprocess.run([self.tabula_path, "deliver", "-c", self.conf], input=raw,
+                           capture_output=True, timeout=300)
+        if p.returncode != 0:
+            raise RuntimeError("deliver failed: %s" % p.stderr.decode(errors="replace"))
+        return self.collect()
+
+    def deliver(self, sender, body, reply=None):
+        """A mail from sender; returns the mails tabula wrote for it."""
+        self.last_raw = self.raw(sender, body, reply)
+        return self.deliver_raw(self.last_raw)
+
+    def play(self, sender, game, body):
+        """sender answers the last mail it had about game."""
+        return self.deliver(sender, body, reply=self.game_mail[(sender, game)])
+
+    def answer(self, sender, body):
+        """sender answers the last mail it had."""
+        return self.deliver(sender, body, reply=self.last[sender])
+
+    def run(self, *args):
+        """An operator's command that must succeed; returns its output."""
+        p = self.tabula(*args)
+        if p.returncode != 0:
+            raise RuntimeError("tabula %s: %s%s" % (" ".join(args), p.stdout, p.stderr))
+        self.collect()
+        return p.stdout
+
+    def collect(self):
+        new = []
+        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
+            if path in self.seen:
+                continue
+            self.seen.add(path)
+            with open(path, "rb") as f:
+                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
+            to = str(msg["To"]).strip("<> ").lower()
+            self.last[to] = msg
+            game = game_of(msg["Subject"])
+            if game is not None:
+                self.game_mail[(to, game)] = msg
+            self.mails.append((to, msg))
+            new.append((to, msg))
+        return new
+
+
+def body(msg):
+    return msg.get_content().replace("\r\n", "\n")
