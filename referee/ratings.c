@@ -120,7 +120,8 @@ static int collect(struct ref_service *svc, const char *kind, struct ref_rated *
     *n = 0;
     return -1;
   }
-  qsort(*units, *n, sizeof(**units), unit_cmp);
+  if(*n) /* qsort wants an array, even of none */
+    qsort(*units, *n, sizeof(**units), unit_cmp);
   return 0;
 }
 
@@ -218,7 +219,8 @@ int ref_ratings_rebuild(struct ref_service *svc, const char *kind, struct store_
     period(&(*rows)[a], &(*rows)[b], &units[i]);
   }
   free(units);
-  qsort(*rows, *n, sizeof(**rows), row_cmp);
+  if(*n)
+    qsort(*rows, *n, sizeof(**rows), row_cmp);
   return 0;
 }
 

@@ -200,7 +200,8 @@ int ref_tournament_table(struct ref_service *svc, const struct store_tournament 
     lines[g->white - 1].sb += g->score * lines[g->black - 1].points;
     lines[g->black - 1].sb += (1 - g->score) * lines[g->white - 1].points;
   }
-  qsort(lines, np, sizeof(*lines), by_standing);
+  if(np)
+    qsort(lines, np, sizeof(*lines), by_standing);
   for(i = 0; i < np; i++)
     lines[i].place = i && lines[i].points == lines[i - 1].points && lines[i].sb == lines[i - 1].sb
                        ? lines[i - 1].place
