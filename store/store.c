@@ -18,6 +18,7 @@
  */
 #include "store_int.h"
 
+#include <errno.h>
 #include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
@@ -158,6 +159,17 @@ static const struct migration migrations[] = {
       "  body TEXT NOT NULL"
       ") STRICT;"
       "CREATE INDEX digest_by_address ON digest(address, id);"},
+  /* v3 (issue 13, every reply exactly once): outbox.claim is the token of
+   * the process that holds the row to send it (lock.c: that process holds
+   * byte 1 + claim of PATH.lock while it lives), NULL when nobody does;
+   * in_doubt marks a row taken over from a process that died holding it,
+   * which may have sent it. The store's random id names replies uniquely
+   * across stores (the Maildir sink's file names). */
+  {3, "ALTER TABLE outbox ADD COLUMN claim INTEGER;"
+      "ALTER TABLE outbox ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0"
+      "  CHECK(in_doubt IN (0, 1));"
+      "CREATE INDEX outbox_claimed ON outbox(claim) WHERE claim IS NOT NULL;"
+      "INSERT OR IGNORE INTO kv(key, value) VALUES('store id', lower(hex(randomblob(8))));"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)
@@ -177,6 +189,8 @@ int store_fail(struct store *st, int rc, const char *fmt, ...)
 static int map_sqlite_rc(int sqlite_rc)
 {
   switch(sqlite_rc & 0xff) {
+  case SQLITE_FULL:
+    return STORE_EFULL;
   case SQLITE_OK:
   case SQLITE_DONE:
   case SQLITE_ROW:
@@ -197,11 +211,26 @@ static int map_sqlite_rc(int sqlite_rc)
 int store_fail_sql(struct store *st, int sqlite_rc, const char *what)
 {
   int rc = map_sqlite_rc(sqlite_rc);
+  int primary = sqlite_rc & 0xff;
+  /* The errno of SQLite's last failed system call, meaningful only when
+   * this failure is one of the file's. */
+  int sys = st->db && (primary == SQLITE_IOERR || primary == SQLITE_FULL ||
+                       primary == SQLITE_CANTOPEN)
+              ? sqlite3_system_errno(st->db)
+              : 0;
+  const char *msg = st->db ? sqlite3_errmsg(st->db) : "no database";
 
   /* A caller may hand us SQLITE_ROW/DONE where neither was expected. */
   if(rc == STORE_OK)
     rc = STORE_EIO;
-  return store_fail(st, rc, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
+  /* SQLite says "disk I/O error" when a write of its -wal or -shm file
+   * fails for want of space (issue 13): the operator needs the cause. */
+  if(rc == STORE_EFULL || sys == ENOSPC || sys == EDQUOT)
+    return store_fail(st, STORE_EFULL, "%s: the disk is full (%s; SQLite: %s)", what,
+                      strerror(sys == EDQUOT ? EDQUOT : ENOSPC), msg);
+  if(sys)
+    return store_fail(st, rc, "%s: %s (%s)", what, msg, strerror(sys));
+  return store_fail(st, rc, "%s: %s", what, msg);
 }
 
 int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what)
@@ -588,6 +617,15 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
   if(errbuf && errcap)
     errbuf[0] = '\0';
   st = calloc(1, sizeof(*st));
+  if(st) {
+    st->lock_fd = -1;
+    /* lock.c's PATH.lock lies beside a real file only */
+    if(path[0] && strcmp(path, ":memory:") && strncmp(path, "file:", 5) &&
+       !(st->path = strdup(path))) {
+      free(st);
+      st = NULL;
+    }
+  }
   if(!st) {
     if(errbuf && errcap)
       snprintf(errbuf, errcap, "out of memory");
@@ -620,6 +658,8 @@ void store_close(struct store *st)
   while(st->ncache)
     sqlite3_finalize(st->cache[--st->ncache].stmt);
   sqlite3_close(st->db);
+  store_lock_close(st);
+  free(st->path);
   free(st);
 }
 
@@ -638,6 +678,60 @@ int store_schema_version(struct store *st)
   if(rc)
     return rc;
   return version;
+}
+
+const char *store_id(struct store *st)
+{
+  if(!st->id[0] && store_kv_get(st, st->id, sizeof(st->id), "store id") != STORE_OK)
+    st->id[0] = '\0';
+  return st->id[0] ? st->id : "0000000000000000";
+}
+
+int store_integrity_check(struct store *st, char **problems)
+{
+  sqlite3_stmt *stmt = NULL;
+  char *out = NULL;
+  size_t len = 0, cap = 0;
+  int rc;
+
+  *problems = NULL;
+  /* Not cached: run once, and a damaged file may fail to prepare it. */
+  rc = sqlite3_prepare_v2(st->db, "PRAGMA integrity_check(100)", -1, &stmt, NULL);
+  if(rc != SQLITE_OK)
+    return store_fail_sql(st, rc, "integrity check");
+  while((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
+    const char *line = (const char *)sqlite3_column_text(stmt, 0);
+    size_t n = line ? strlen(line) : 0;
+    char *p;
+    if(!line || !strcmp(line, "ok"))
+      continue;
+    if(len + n + 2 > cap) {
+      cap = (len + n + 2) * 2;
+      p = realloc(out, cap);
+      if(!p) {
+        rc = SQLITE_NOMEM;
+        break;
+      }
+      out = p;
+    }
+    memcpy(out + len, line, n);
+    len += n;
+    out[len++] = '\n';
+    out[len] = '\0';
+  }
+  if(rc != SQLITE_DONE) {
+    rc = store_fail_sql(st, rc, "integrity check");
+    sqlite3_finalize(stmt);
+    free(out);
+    return rc;
+  }
+  sqlite3_finalize(stmt);
+  if(!out && !(out = calloc(1, 1)))
+    return store_fail(st, STORE_ENOMEM, "integrity check: out of memory");
+  if(len)
+    out[len - 1] = '\0'; /* no newline after the last line */
+  *problems = out;
+  return STORE_OK;
 }
 
 /* ---- transactions ---- */
