@@ -543,3 +543,65 @@ int mail_maildir_sync(const char *dir)
   close(fd);
   return rc;
 }
+
+/* Whether cur/ holds NAME, moved there by a reader as NAME:2,FLAGS (or
+ * without info). One pass over the directory: only a message that may have
+ * been delivered before a crash is looked for. */
+static bool in_cur(const char *dir, const char *name)
+{
+  char cur[PATH_MAX];
+  size_t n = strlen(name);
+  struct dirent *e;
+  bool found = false;
+  DIR *d;
+
+  if(path_of(cur, sizeof(cur), dir, "cur", NULL) || !(d = opendir(cur)))
+    return false;
+  while(!found && (e = readdir(d)))
+    found = !strncmp(e->d_name, name, n) && (e->d_name[n] == '\0' || e->d_name[n] == ':');
+  closedir(d);
+  return found;
+}
+
+int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len,
+                     bool look_in_cur, bool sync, bool *already)
+{
+  char tmp[PATH_MAX], dst[PATH_MAX], newdir[PATH_MAX];
+  struct stat st;
+  int fd, rc = MAIL_EIO;
+
+  *already = false;
+  if(!dir || !name_ok(name) || strchr(name, ':') || (!data && len))
+    return MAIL_EIO;
+  if(len > MAIL_MAX_MESSAGE)
+    return MAIL_ETOOBIG;
+  if(path_of(tmp, sizeof(tmp), dir, "tmp", name) || path_of(dst, sizeof(dst), dir, "new", name) ||
+     path_of(newdir, sizeof(newdir), dir, "new", NULL))
+    return MAIL_EIO;
+  if((!lstat(dst, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == len) ||
+     (look_in_cur && in_cur(dir, name))) {
+    *already = true;
+    return 0;
+  }
+  /* The caller holds the message's claim, so nobody else writes this
+   * name: a tmp/ file left by a crash is overwritten. */
+  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if(fd < 0)
+    return MAIL_EIO;
+  if(write_all(fd, data, len) || (sync && fsync(fd))) {
+    close(fd);
+    goto out;
+  }
+  if(close(fd))
+    goto out;
+  /* rename, not link + unlink: it also replaces a copy cut short, and the
+   * name is the message's own, so nothing else can be replaced. */
+  if(rename(tmp, dst))
+    goto out;
+  if(sync && sync_dir(newdir))
+    return MAIL_EIO;
+  return 0;
+out:
+  unlink(tmp);
+  return rc;
+}
