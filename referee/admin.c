@@ -22,17 +22,25 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
 {
   int64_t *ids = NULL;
   size_t n = 0, i;
+  int rc = 0;
 
-  if(store_game_list(svc->st, &ids, &n) != STORE_OK)
+  /* issue 13: no command fails without saying why */
+  if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
+    fprintf(stderr, "tabula: cannot list the games: %s\n", store_errmsg(svc->st));
     return -1;
+  }
   fprintf(out, "%-6s %-12s %-10s %-8s %s\n", "game", "kind", "phase", "to move", "players");
   for(i = 0; i < n; i++) {
     struct store_game g;
     struct store_seat *seats = NULL;
     size_t ns = 0, s;
-    if(store_game_load(svc->st, &g, ids[i]) != STORE_OK)
+    if(store_game_load(svc->st, &g, ids[i]) != STORE_OK ||
+       store_seat_list(svc->st, &seats, &ns, ids[i]) != STORE_OK) {
+      fprintf(stderr, "tabula: game %lld cannot be read: %s\n", (long long)ids[i],
+              store_errmsg(svc->st));
+      rc = -1;
       continue;
-    store_seat_list(svc->st, &seats, &ns, ids[i]);
+    }
     fprintf(out, "%-6lld %-12s %-10s %-8d ", (long long)g.id, g.kind, phase_name(g.phase),
             g.turn);
     for(s = 0; s < ns; s++)
@@ -41,7 +49,7 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
     free(seats);
   }
   free(ids);
-  return 0;
+  return rc;
 }
 
 int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t id)
@@ -74,20 +82,61 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t id)
   return 0;
 }
 
+/* SQLite's own check of the file (issue 13: a flipped byte in an index
+ * passes every journal replay). Prints each problem as "store: ..." and
+ * returns how many there are; index-only damage gets the repair. */
+static size_t check_file(struct ref_service *svc, FILE *out)
+{
+  char *problems = NULL, *line, *save = NULL;
+  size_t bad = 0;
+  bool only_indexes = true;
+
+  if(store_integrity_check(svc->st, &problems) != STORE_OK) {
+    fprintf(out, "store: SQLite's integrity check cannot run: %s\n", store_errmsg(svc->st));
+    return 1;
+  }
+  for(line = strtok_r(problems, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    fprintf(out, "store: %s\n", line);
+    if(!strstr(line, " index "))
+      only_indexes = false;
+    bad++;
+  }
+  free(problems);
+  if(bad && only_indexes)
+    fprintf(out, "store: only indexes are damaged; with the daemon stopped, "
+                 "`sqlite3 %s REINDEX` rebuilds them\n",
+            svc->cfg.store_path);
+  else if(bad)
+    fprintf(out, "store: the file is damaged; stop the daemon and restore the store "
+                 "from a backup\n");
+  return bad;
+}
+
 int ref_service_check(struct ref_service *svc, FILE *out)
 {
   int64_t *ids = NULL;
-  size_t n = 0, i, bad = 0;
+  size_t n = 0, i, bad = 0, damaged;
 
-  if(store_game_list(svc->st, &ids, &n) != STORE_OK)
+  damaged = check_file(svc, out);
+  if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
+    fprintf(out, "store: cannot list the games: %s\n", store_errmsg(svc->st));
+    fprintf(out, "no game checked: the store is damaged\n");
     return -1;
+  }
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256], pos[600];
     int64_t bad_seq = 0;
-    if(store_journal_verify(svc->st, &bad_seq, ids[i]) != STORE_OK) {
+    int rc = store_journal_verify(svc->st, &bad_seq, ids[i]);
+    if(rc == STORE_ECORRUPT && bad_seq > 0) {
       fprintf(out, "game %lld: journal hash chain broken at entry %lld\n", (long long)ids[i],
               (long long)bad_seq);
+      bad++;
+      continue;
+    }
+    if(rc != STORE_OK) {
+      fprintf(out, "game %lld: the journal cannot be read: %s\n", (long long)ids[i],
+              store_errmsg(svc->st));
       bad++;
       continue;
     }
@@ -112,8 +161,10 @@ int ref_service_check(struct ref_service *svc, FILE *out)
     ref_game_free(&g);
   }
   fprintf(out, "%zu game(s) checked, %zu bad\n", n, bad);
+  if(damaged)
+    fprintf(out, "the store file has %zu problem(s) (store: lines above)\n", damaged);
   free(ids);
-  return bad ? -1 : 0;
+  return bad || damaged ? -1 : 0;
 }
 
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)

@@ -18,6 +18,7 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
 
@@ -157,4 +158,55 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
   ref_transport_close(svc);
   ref_log_info("stopping: signal received");
   return 0;
+}
+
+/* Whether a store that cannot be opened may come back by itself (a full
+ * disk, a busy or unreadable file) rather than never (a newer schema, not
+ * a database, a bad configuration). The same open, once more, says which:
+ * ref_service_open does not pass the store's code on. Only for a file that
+ * exists, so the probe never creates one (the failure may not have been
+ * the store's at all). */
+static bool store_may_come_back(const char *path)
+{
+  struct store *st = NULL;
+  struct stat sb;
+  char err[64];
+  int rc;
+
+  if(stat(path, &sb) || !S_ISREG(sb.st_mode))
+    return false;
+  rc = store_open(&st, path, err, sizeof(err));
+  store_close(st);
+  return rc == STORE_EFULL || rc == STORE_EBUSY || rc == STORE_EIO;
+}
+
+int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop)
+{
+  struct ref_service *svc = NULL;
+  char err[512];
+  int wait_ms = STORE_WAIT_FIRST_MS, rc;
+
+  ref_log_set_level((enum ref_log_level)cfg->log_level);
+  while(ref_service_open(&svc, cfg, err, sizeof(err))) {
+    if(!store_may_come_back(cfg->store_path)) {
+      ref_log_error("%s", err);
+      return -1;
+    }
+    /* issue 13: the daemon waits for its store instead of exiting */
+    if(wait_ms == STORE_WAIT_FIRST_MS)
+      ref_log_error("store unavailable (%s): waiting for it, trying again after 1 s, then "
+                    "less often, at most every %d minutes",
+                    err, STORE_WAIT_MAX_MS / 60000);
+    sleep_ms(wait_ms, stop);
+    if(*stop) {
+      ref_log_info("stopping: signal received");
+      return 0;
+    }
+    wait_ms = wait_ms < STORE_WAIT_MAX_MS / 2 ? 2 * wait_ms : STORE_WAIT_MAX_MS;
+  }
+  if(wait_ms != STORE_WAIT_FIRST_MS)
+    ref_log_info("store available again: starting");
+  rc = ref_service_run(svc, stop);
+  ref_service_close(svc);
+  return rc;
 }

@@ -251,17 +251,27 @@ int main(int argc, char **argv)
     return 0;
   }
 
-  if(open_service(&svc, config_path))
-    return 1;
   if(!strcmp(cmd, "serve")) {
+    /* opens the service itself: it waits for a store that is down */
+    struct ref_config cfg;
     struct sigaction sa;
+    char err[512];
+    ref_config_defaults(&cfg);
+    if(config_path && ref_config_load(&cfg, config_path, err, sizeof(err)) != 0) {
+      fprintf(stderr, "tabula: %s\n", err);
+      return 1;
+    }
     memset(&sa, 0, sizeof(sa));
     sa.sa_handler = on_signal;
     sigaction(SIGTERM, &sa, NULL);
     sigaction(SIGINT, &sa, NULL);
-    rc = ref_service_run(svc, &stop_requested) ? 1 : 0;
+    return ref_service_serve(&cfg, &stop_requested) ? 1 : 0;
   }
-  else if(!strcmp(cmd, "deliver")) {
+  if(open_service(&svc, config_path))
+    /* an MTA's pipe: EX_TEMPFAIL, the mail waits at the MTA (issue 13: a
+     * store on a full disk must not bounce it) */
+    return !strcmp(cmd, "deliver") ? 75 : 1;
+  if(!strcmp(cmd, "deliver")) {
     /* sysexits.h: 75 EX_TEMPFAIL, the MTA offers the mail again later;
      * 65 EX_DATAERR, it returns the mail to its sender with our reason. */
     int d = ref_service_deliver_fd(svc, 0);

@@ -687,50 +687,104 @@ const char *store_id(struct store *st)
   return st->id[0] ? st->id : "0000000000000000";
 }
 
-int store_integrity_check(struct store *st, char **problems)
+/* A growing text of lines for store_integrity_check. */
+struct lines {
+  char *s;
+  size_t len, cap;
+  bool nomem;
+};
+
+static void add_line(struct lines *l, const char *prefix, const char *line)
+{
+  size_t need = l->len + strlen(prefix) + strlen(line) + 2;
+  char *p;
+
+  if(need > l->cap) {
+    p = realloc(l->s, need * 2);
+    if(!p) {
+      l->nomem = true;
+      return;
+    }
+    l->s = p;
+    l->cap = need * 2;
+  }
+  l->len += (size_t)sprintf(l->s + l->len, "%s%s\n", prefix, line);
+}
+
+/* The rows of an integrity_check that are not "ok", after prefix; returns
+ * the SQLite code that ended it (SQLITE_DONE when it ran through). */
+static int integrity_rows(struct store *st, const char *sql, const char *prefix,
+                          struct lines *l)
 {
   sqlite3_stmt *stmt = NULL;
-  char *out = NULL;
-  size_t len = 0, cap = 0;
+  int rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
+
+  while(rc == SQLITE_OK || rc == SQLITE_ROW) {
+    const char *line;
+    rc = sqlite3_step(stmt);
+    if(rc != SQLITE_ROW)
+      break;
+    line = (const char *)sqlite3_column_text(stmt, 0);
+    /* a row may hold several lines, headed "*** in database main ***" */
+    while(line && *line && strcmp(line, "ok")) {
+      const char *nl = strchr(line, '\n');
+      size_t n = nl ? (size_t)(nl - line) : strlen(line);
+      char one[600];
+      snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), line);
+      if(strncmp(one, "*** in database", 15))
+        add_line(l, prefix, one);
+      line = nl ? nl + 1 : NULL;
+    }
+  }
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+int store_integrity_check(struct store *st, char **problems)
+{
+  struct lines l = {NULL, 0, 0, false};
+  sqlite3_stmt *stmt = NULL;
   int rc;
 
   *problems = NULL;
-  /* Not cached: run once, and a damaged file may fail to prepare it. */
-  rc = sqlite3_prepare_v2(st->db, "PRAGMA integrity_check(100)", -1, &stmt, NULL);
-  if(rc != SQLITE_OK)
-    return store_fail_sql(st, rc, "integrity check");
-  while((rc = sqlite3_step(stmt)) == SQLITE_ROW) {
-    const char *line = (const char *)sqlite3_column_text(stmt, 0);
-    size_t n = line ? strlen(line) : 0;
-    char *p;
-    if(!line || !strcmp(line, "ok"))
-      continue;
-    if(len + n + 2 > cap) {
-      cap = (len + n + 2) * 2;
-      p = realloc(out, cap);
-      if(!p) {
-        rc = SQLITE_NOMEM;
-        break;
-      }
-      out = p;
-    }
-    memcpy(out + len, line, n);
-    len += n;
-    out[len++] = '\n';
-    out[len] = '\0';
-  }
+  rc = integrity_rows(st, "PRAGMA integrity_check(100)", "", &l);
   if(rc != SQLITE_DONE) {
-    rc = store_fail_sql(st, rc, "integrity check");
+    l.len = 0; /* partial: the tables one by one say it better */
+    /* The check itself stumbled on a damaged page: check each table with
+     * its indexes alone (SQLite 3.33+), so the operator learns which. */
+    rc = sqlite3_prepare_v2(st->db,
+                            "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+                            -1, &stmt, NULL);
+    while(rc == SQLITE_OK || rc == SQLITE_ROW) {
+      char sql[200], prefix[160];
+      const char *name;
+      rc = sqlite3_step(stmt);
+      if(rc != SQLITE_ROW)
+        break;
+      name = (const char *)sqlite3_column_text(stmt, 0);
+      /* names come from our own schema: plain words, no quotes */
+      if(!name || strlen(name) > 100 || strchr(name, '"'))
+        continue;
+      snprintf(sql, sizeof(sql), "PRAGMA integrity_check(\"%s\")", name);
+      snprintf(prefix, sizeof(prefix), "table %s: ", name);
+      if(integrity_rows(st, sql, prefix, &l) != SQLITE_DONE)
+        add_line(&l, prefix, sqlite3_errmsg(st->db)); /* its pages cannot be walked */
+    }
+    if(rc != SQLITE_DONE) {
+      rc = store_fail_sql(st, rc, "integrity check: reading the schema");
+      sqlite3_finalize(stmt);
+      free(l.s);
+      return rc;
+    }
     sqlite3_finalize(stmt);
-    free(out);
-    return rc;
   }
-  sqlite3_finalize(stmt);
-  if(!out && !(out = calloc(1, 1)))
+  if(l.nomem || (!l.s && !(l.s = calloc(1, 1)))) {
+    free(l.s);
     return store_fail(st, STORE_ENOMEM, "integrity check: out of memory");
-  if(len)
-    out[len - 1] = '\0'; /* no newline after the last line */
-  *problems = out;
+  }
+  if(l.len)
+    l.s[l.len - 1] = '\0'; /* no newline after the last line */
+  *problems = l.s;
   return STORE_OK;
 }
 

@@ -148,10 +148,12 @@ class SMTPCounter(socketserver.ThreadingTCPServer):
         super().__init__(("127.0.0.1", 0), SMTPHandler)
         self.received = []
         self.lock = threading.Lock()
+        self.refuse_rcpt = None
 
 
 class SMTPHandler(socketserver.StreamRequestHandler):
-    """Just enough SMTP (RFC 5321) for libcurl: EHLO, MAIL, RCPT, DATA, QUIT."""
+    """Just enough SMTP (RFC 5321) for libcurl: EHLO, MAIL, RCPT, DATA, QUIT.
+    With server.refuse_rcpt set, RCPT gets that reply instead."""
 
     def handle(self):
         self.wfile.write(b"220 test ESMTP\r\n")
@@ -162,6 +164,8 @@ class SMTPHandler(socketserver.StreamRequestHandler):
             cmd = line.decode("latin-1").strip().upper()
             if cmd.startswith("EHLO") or cmd.startswith("HELO"):
                 self.wfile.write(b"250-test\r\n250 8BITMIME\r\n")
+            elif cmd.startswith("RCPT") and self.server.refuse_rcpt:
+                self.wfile.write(self.server.refuse_rcpt.encode() + b"\r\n")
             elif cmd.startswith("MAIL") or cmd.startswith("RCPT") or cmd.startswith("RSET") \
                     or cmd.startswith("NOOP"):
                 self.wfile.write(b"250 ok\r\n")
@@ -199,6 +203,31 @@ def part_smtp_crash(root):
         with srv.lock:
             got = [msgid_of(m) for m in srv.received]
         compare("smtp crash", [msgid_of(m) for _, _, m in r], got, extra_allowed=1)
+    finally:
+        srv.shutdown()
+        srv.server_close()
+
+
+def part_server_words(root):
+    """issue 13: last_error keeps the server's own words; the rows not tried
+    after a failure say so once ("not tried: not tried: ..." before)."""
+    srv = SMTPCounter()
+    srv.refuse_rcpt = "451 4.3.2 tabula-test: the queue is full, come back later"
+    threading.Thread(target=srv.serve_forever, daemon=True).start()
+    try:
+        cfg = config(root, sink="smtp", smtp_host="127.0.0.1",
+                     smtp_port=str(srv.server_address[1]), smtp_tls="none")
+        drop(root, 10)
+        run("poll", cfg)
+        con = sqlite3.connect(root + "/db")
+        errs = [r[0] for r in con.execute("select last_error from outbox order by id")]
+        con.close()
+        words = "tabula-test: the queue is full"
+        check("server words: every row keeps them (%d rows)" % len(errs),
+              errs and all(words in e for e in errs), errs[:3])
+        check("server words: no nested 'not tried'",
+              not any("not tried: not tried" in e for e in errs), errs[-1:])
+        print("     first: %s\n     rest:  %s" % (errs[0], errs[-1]))
     finally:
         srv.shutdown()
         srv.server_close()
@@ -314,8 +343,8 @@ def part_parallel_deliver(root):
 
 
 def main():
-    parts = [part_maildir_crash, part_smtp_crash, part_parallel_flush, part_two_daemons,
-             part_parallel_deliver]
+    parts = [part_maildir_crash, part_smtp_crash, part_server_words, part_parallel_flush,
+             part_two_daemons, part_parallel_deliver]
     only = sys.argv[3:]
     for part in parts:
         if only and part.__name__[5:] not in only:
