@@ -844,7 +844,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
       r = outbound_send(svc, &rows[i], err, sizeof(err));
       /* (a Maildir that cannot be written, e.g. a full disk, is down too) */
       if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH || (grouped && r == MAIL_EIO))
-        snprintf(down, sizeof(down), "%s", err[0] ? err : "server unavailable");
+        snprintf(down, sizeof(down), "%.299s", err[0] ? err : "server unavailable");
       if(r != MAIL_OK) {
         failed_row(svc, &rows[i], r, err, true);
         rc = -1;
