@@ -25,7 +25,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-#define STORE_BUSY_TIMEOUT_MS 5000
+/* How long a process waits for another's write transaction: a daemon's
+ * batch of batch_max mails can take seconds on a slow machine, and a
+ * `deliver` run by an MTA beside it should wait rather than defer the mail
+ * (issue 13); bounded, so nothing waits forever. */
+#define STORE_BUSY_TIMEOUT_MS 15000
 
 struct migration {
   int version; /* user_version after this step */
