@@ -69,7 +69,7 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd)
   if(ref_service_process(svc, data, len, &outcome) == 0)
     rc = 0;
   else
-    ref_log_forget(0, false);
+    ref_log_forget(0, REF_LOG_INFO, REF_LOG_DEBUG);
   ref_log_release();
   free(data);
   /* Only what this process queued, or what nobody holds: a deliver run in
@@ -119,7 +119,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
   ref_service_flush_outbox(svc, &sent);
   while(!*stop) {
     /* While the store is down, a try that fails the same way again has
-     * nothing new to say: its lines are held and dropped. */
+     * nothing new to say: its lines are held, and its errors dropped. */
     if(wait_ms)
       ref_log_hold();
     if(ref_service_poll(svc, &processed) == 0 && processed)
@@ -132,7 +132,9 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     }
     if(ref_transport_fault(svc, fault, sizeof(fault))) {
       if(wait_ms) {
-        ref_log_forget(0, true);
+        /* what this try did stays (a batch may have committed); its
+         * failure, the same as before, is not said again */
+        ref_log_forget(0, REF_LOG_ERROR, REF_LOG_WARN);
         ref_log_release();
         wait_ms = wait_ms < STORE_WAIT_MAX_MS / 2 ? 2 * wait_ms : STORE_WAIT_MAX_MS;
       }

@@ -90,7 +90,7 @@ size_t ref_log_held(void)
   return held_len;
 }
 
-void ref_log_forget(size_t mark, bool all)
+void ref_log_forget(size_t mark, enum ref_log_level from, enum ref_log_level to)
 {
   size_t r, w;
 
@@ -98,7 +98,7 @@ void ref_log_forget(size_t mark, bool all)
     return;
   for(r = w = mark; r < held_len;) {
     size_t len = (size_t)((char *)memchr(held + r, '\n', held_len - r) - (held + r)) + 1;
-    if(!all && held[r] <= (char)REF_LOG_WARN) {
+    if(held[r] < (char)from || held[r] > (char)to) {
       memmove(held + w, held + r, len);
       w += len;
     }

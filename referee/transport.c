@@ -186,7 +186,7 @@ static void items_free(struct item *v, size_t n)
 static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
                         int (*extra)(struct ref_service *, size_t, void *), void *arg)
 {
-  size_t i, good = 0;
+  size_t i, good = 0, base;
 
   if(!n)
     return 0;
@@ -196,11 +196,12 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
     return 0;
   }
   ref_log_hold();
+  base = ref_log_held(); /* what an outer hold kept before is not ours */
   for(i = 0; i < n && !stopping(svc); i++) {
     enum ref_outcome outcome;
     size_t mark = ref_log_held();
     if(v[i].data && ref_service_process(svc, v[i].data, v[i].len, &outcome) != 0) {
-      ref_log_forget(mark, false);
+      ref_log_forget(mark, REF_LOG_INFO, REF_LOG_DEBUG);
       store_fault(svc, "a message could not be processed");
       break; /* temporary: it and everything after it wait for the next pass */
     }
@@ -210,7 +211,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
     /* The whole transaction is gone: nothing of the batch is kept, and
      * the source's bookkeeping must not move on either. */
     store_fault(svc, "batch rolled back");
-    ref_log_forget(0, false);
+    ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("batch rolled back by the store (%s); will retry", store_errmsg(svc->st));
     store_batch_rollback(svc->st);
     ref_log_release();
@@ -218,7 +219,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
   }
   if(extra && extra(svc, good, arg)) {
     store_fault(svc, "cannot record the mail source's state");
-    ref_log_forget(0, false);
+    ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("cannot record the mail source's state: %s", store_errmsg(svc->st));
     store_batch_rollback(svc->st);
     ref_log_release();
@@ -227,7 +228,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
   ref_test_crash("before-commit");
   if(store_batch_commit(svc->st) != STORE_OK) {
     store_fault(svc, "batch not committed");
-    ref_log_forget(0, false);
+    ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("batch of %zu message(s) not committed (%s); will retry", n,
                   store_errmsg(svc->st));
     ref_log_release();
