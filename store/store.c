@@ -24,6 +24,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
 /* How long a process waits for another's write transaction: a daemon's
  * batch of batch_max mails can take seconds on a slow machine, and a
@@ -615,7 +616,7 @@ static int configure(struct store *st)
 int store_open(struct store **out, const char *path, char *errbuf, size_t errcap)
 {
   struct store *st = NULL;
-  int rc;
+  int rc, waited;
 
   *out = NULL;
   if(errbuf && errcap)
@@ -640,7 +641,18 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
     rc = store_fail_sql(st, rc, "opening the database");
     goto out;
   }
-  rc = configure(st);
+  /* SQLite does not always call the busy handler while a connection sets
+   * itself up (a WAL index being rebuilt or checkpointed away by another
+   * process's close): a `deliver` started by an MTA beside others would
+   * fail with "database is locked" (issue 13). configure() only reads and
+   * sets up, so it is tried again, up to the busy timeout. */
+  for(waited = 0;; waited += 20) {
+    struct timespec pause = {0, 20 * 1000000L};
+    rc = configure(st);
+    if(rc != STORE_EBUSY || waited >= STORE_BUSY_TIMEOUT_MS)
+      break;
+    nanosleep(&pause, NULL);
+  }
 out:
   if(rc) {
     if(errbuf && errcap)
