@@ -700,9 +700,9 @@ static int outbound_send(struct ref_service *svc, const struct store_outbox *row
   else if(maildir_name(svc, row, name, sizeof(name)))
     rc = MAIL_EIO;
   else {
-    /* A row taken over from a process that died may already be there, or
-     * read and moved to cur/ by now: look before writing it again. */
-    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len, row->in_doubt, false, &already);
+    /* Here already when a sync failed after the write (rows in doubt were
+     * looked for before: in_doubt_found). */
+    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len, false, &already);
     if(rc)
       snprintf(err, cap, "cannot write to %.300s: %s", svc->cfg.outbox, strerror(errno));
     else if(already)
@@ -735,6 +735,55 @@ static int64_t backoff(int base, int attempts)
 }
 
 #define OUTBOX_CHUNK 256
+
+/* The length of lf_copy(s) without making it. */
+static size_t lf_len(const char *s)
+{
+  size_t n = 0;
+  for(; *s; s++)
+    if(!(s[0] == '\r' && s[1] == '\n'))
+      n++;
+  return n;
+}
+
+/* Maildir sink: which rows of a chunk taken over from a process that died
+ * (in_doubt) are in the outbox already, written before the crash and
+ * perhaps moved to cur/ by a reader since: found[i]. One look at new/ and
+ * cur/ for the whole chunk. */
+static int in_doubt_found(struct ref_service *svc, const struct store_outbox *rows, size_t n,
+                          bool *found)
+{
+  char **names = calloc(n + 1, sizeof(*names));
+  size_t *lens = calloc(n + 1, sizeof(*lens));
+  bool *hit = calloc(n + 1, sizeof(*hit));
+  size_t i, k = 0;
+  int rc = -1;
+
+  if(!names || !lens || !hit)
+    goto out;
+  for(i = 0; i < n; i++) {
+    found[i] = false;
+    if(!rows[i].in_doubt)
+      continue;
+    names[k] = malloc(128);
+    if(!names[k] || maildir_name(svc, &rows[i], names[k], 128))
+      goto out;
+    lens[k++] = lf_len(rows[i].message);
+  }
+  rc = 0;
+  if(k && mail_maildir_find(svc->cfg.outbox, names, lens, k, hit))
+    rc = -1;
+  for(i = 0, k = 0; rc == 0 && i < n; i++)
+    if(rows[i].in_doubt)
+      found[i] = hit[k++];
+out:
+  for(i = 0; names && i < n; i++)
+    free(names[i]);
+  free(names);
+  free(lens);
+  free(hit);
+  return rc;
+}
 
 /* Records t->unrecorded as sent: one transaction, so a Maildir chunk costs
  * one commit. On failure they stay listed (and claimed by this process:
@@ -811,6 +860,8 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
    * SMTP and sendmail: each row marked as the server takes it, so a crash
    * repeats at most the one in flight. */
   bool grouped = !strcmp(svc->cfg.sink, "maildir");
+  bool *found = NULL; /* rows found in the outbox already (in_doubt_found) */
+  bool keep_claims = false; /* written, not synced: nobody else may take them */
   char down[300] = "";
   size_t untried = 0;
   int rc = 0;
@@ -830,10 +881,23 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     }
     if(!n)
       break;
+    if(!(found = calloc(n, sizeof(*found))) ||
+       (grouped && in_doubt_found(svc, rows, n, found))) {
+      ref_log_error("outbox: cannot look into %s for replies written before a crash: %s",
+                    svc->cfg.outbox, strerror(errno));
+      free(found);
+      store_outbox_free(rows, n);
+      return -1; /* still claimed: looked for again on the next try */
+    }
     for(i = 0; i < n && !stopping(svc); i++) {
       char err[512];
       int r;
-      if(down[0]) {
+      if(found[i]) {
+        ref_log_info("outbox %lld: in %s already, written before a crash: not again",
+                     (long long)rows[i].id, svc->cfg.outbox);
+        r = MAIL_OK;
+      }
+      else if(down[0]) {
         /* The server is down or refuses us: the rest wait their turn
          * instead of each paying a connection timeout or AUTH delay. */
         snprintf(err, sizeof(err), "not tried: %s", down);
@@ -842,10 +906,12 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
         rc = -1;
         continue;
       }
-      r = outbound_send(svc, &rows[i], err, sizeof(err));
-      /* (a Maildir that cannot be written, e.g. a full disk, is down too) */
-      if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH || (grouped && r == MAIL_EIO))
-        snprintf(down, sizeof(down), "%.299s", err[0] ? err : "server unavailable");
+      else {
+        r = outbound_send(svc, &rows[i], err, sizeof(err));
+        /* (a Maildir that cannot be written, e.g. a full disk, is down too) */
+        if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH || (grouped && r == MAIL_EIO))
+          snprintf(down, sizeof(down), "%.299s", err[0] ? err : "server unavailable");
+      }
       if(r != MAIL_OK) {
         failed_row(svc, &rows[i], r, err, true);
         rc = -1;
@@ -875,6 +941,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
       ref_log_error("outbox: cannot sync %s: %s; %zu repl(ies) wait", svc->cfg.outbox,
                     strerror(errno), chunk);
       t->nunrecorded = 0;
+      keep_claims = true;
       rc = -1;
     }
     else if(grouped && chunk) {
@@ -888,10 +955,17 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     }
     /* Stopped early: what this process will not send now is free for
      * another (none of it was handed to the sink). */
-    if(i < n && !t->nunrecorded && store_outbox_release(svc->st) != STORE_OK)
+    if(i < n && !t->nunrecorded && !keep_claims && store_outbox_release(svc->st) != STORE_OK)
       ref_log_warn("outbox: cannot give back the claims: %s", store_errmsg(svc->st));
     store_outbox_free(rows, n);
+    free(found);
+    found = NULL;
   }
+  /* Stopping: the replies this process queued and will not send now go
+   * back to the queue, so whoever sends them next need not look for them
+   * in the outbox as it must for those of a process that died. */
+  if(stopping(svc) && !t->nunrecorded && !keep_claims && store_outbox_release(svc->st) != STORE_OK)
+    ref_log_warn("outbox: cannot give back the claims: %s", store_errmsg(svc->st));
   if(untried)
     ref_log_warn("outbox: %zu more repl(ies) not tried now: %s", untried, down);
   return rc;
