@@ -645,7 +645,10 @@ static char *crlf_copy(const char *s, size_t *len)
  * seconds first, as Maildir names go and readers sort; the row id padded so
  * the text order is the order of composition; the store's random id keeps
  * two stores writing into one Maildir (or a store made anew beside an old
- * outbox) apart. No host name: the name must not change with the host. */
+ * outbox) apart. No host name: the name must not change with the host.
+ * Whoever prunes sent rows (issue 15) must keep row ids from being reused
+ * (SQLite reuses the highest id once its row is gone), or a new reply
+ * could be taken for an old one's file. */
 static int maildir_name(struct ref_service *svc, const struct store_outbox *row, char *buf,
                         size_t cap)
 {
