@@ -6,7 +6,7 @@ usage: operator_faults.py TABULA SOURCE_DIR [PART...]
   damaged   A store with damaged pages (an index, a table, the journal):
             `tabula check` fails and names what SQLite's integrity check
             finds; no command exits non-zero without saying why.
-  flips     Random bytes flipped in copies of a store (fixed seed): whenever
+  flips     Random bytes flipped in 16 copies of a store (fixed seed): whenever
             SQLite's own integrity_check finds a problem, `tabula check`
             fails and shows it; no command fails in silence.
   diskfull  The store on a tiny tmpfs that fills up: `deliver` says the
@@ -15,7 +15,7 @@ usage: operator_faults.py TABULA SOURCE_DIR [PART...]
             goes and once when it comes back, tries less and less often,
             logs each move once, after its commit, and answers every mail
             once the space is back.
-  sigterm   SIGTERM to `serve` with thousands of mails waiting: it stops
+  sigterm   SIGTERM to `serve` with 2,000 mails waiting: it stops
             within a second, at a message boundary: every mail it
             acknowledged is committed, every committed one acknowledged.
 Prints "N passed, M failed".
@@ -122,10 +122,12 @@ def commands(cfg):
             ("poll",), ("flush",), ("tick",), ("adjudicate", "1", "draw"), ("deliver", mail)]
 
 
-def silent_failures(cfg):
+def silent_failures(cfg, only=None):
     """Commands that exit non-zero printing nothing (stdout or stderr)."""
     silent = []
     for c in commands(cfg):
+        if only and c[0] not in only:
+            continue
         if c[0] == "deliver":
             p = run("deliver", cfg, stdin=c[1])
         else:
@@ -215,7 +217,7 @@ def part_flips(root):
     size = os.path.getsize(db)
     rng = random.Random(1313)
     found_any = 0
-    for trial in range(24):
+    for trial in range(16):
         restore(root, db)
         with open(db, "r+b") as f:
             for _ in range(6):
@@ -232,9 +234,9 @@ def part_flips(root):
                   % (trial, len(found), p.returncode),
                   p.returncode != 0 and ("store:" in p.stdout or p.stderr.strip()),
                   "sqlite: %s\ntabula: %s%s" % (found[:3], p.stdout[-1500:], p.stderr))
-        silent = silent_failures(cfg)
+        silent = silent_failures(cfg, ("check", "games", "show", "poll", "deliver"))
         check("flips %d: no command fails in silence" % trial, not silent, silent)
-    print("     (%d of 24 flipped stores damaged in SQLite's eyes)" % found_any)
+    print("     (%d of 16 flipped stores damaged in SQLite's eyes)" % found_any)
 
 
 # ---- a full disk ----
@@ -354,7 +356,7 @@ def diskfull_in(root, fs):
         t0 = time.time()
         drop(root, "b0@example.org", "referee+1.%s@example.org" % tok[(1, 1)], "e5")
         drop(root, "b1@example.org", "referee+2.%s@example.org" % tok[(2, 1)], "d5")
-        time.sleep(8)
+        time.sleep(7)
         down = time.time() - t0
         text = open(log2).read()
         check("diskfull: filled under it, serve stays up and says so once",
@@ -396,7 +398,7 @@ def diskfull_in(root, fs):
 
 def part_sigterm(root):
     cfg = config(root, batch_max="256")
-    n = 3000
+    n = 2000
     for i in range(n):
         drop(root, "w%d@example.org" % i, "referee@example.org", "new chess with b%d@example.org" % i)
     log = open(root + "/serve.log", "w")
