@@ -193,6 +193,23 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
 int mail_maildir_deliver_nosync(const char *dir, const char *data, size_t len, char *name_out,
                                 size_t cap);
 int mail_maildir_sync(const char *dir);
+/* Delivery under a name the caller derives from the message itself (an
+ * outbox row: issue 13, every reply exactly once), so a second delivery of
+ * the same message is recognised instead of made: *already is set and
+ * nothing written when new/NAME holds it whole (a file cut short by a
+ * power loss is written again). Written to tmp/NAME, then renamed into
+ * new/. sync as mail_maildir_deliver; without it the caller's
+ * mail_maildir_sync makes the message durable. NAME: one path component,
+ * no ':' and no leading '.'. */
+int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len, bool sync,
+                     bool *already);
+/* Which of the messages names[0..n) (lens[i] bytes each) a Maildir holds
+ * already, for messages that may have been delivered before a crash:
+ * found[i] when new/NAME holds it whole or a reader moved it to
+ * cur/NAME:2,... . new/ is looked at first, then cur/ in one pass, so a
+ * message moved meanwhile is seen in one or the other. */
+int mail_maildir_find(const char *dir, char *const *names, const size_t *lens, size_t n,
+                      bool *found);
 
 /* ---- network transports (imap.c, pop3.c, smtp.c, sendmail.c, tls.c) ----
  *

@@ -59,8 +59,9 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
   char **cells;
   int rc = REF_ADMIN_OK;
 
+  /* issue 13: no command fails without saying why */
   if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
-    fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+    fprintf(stderr, "tabula: cannot list the games: %s\n", store_errmsg(svc->st));
     return REF_ADMIN_FAILED;
   }
   cells = calloc((n + 1) * NCOLS, sizeof(*cells));
@@ -79,7 +80,8 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
     size_t ns = 0, s;
     if(store_game_load(svc->st, &g, ids[i]) != STORE_OK ||
        store_seat_list(svc->st, &seats, &ns, ids[i]) != STORE_OK) {
-      fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+      fprintf(stderr, "tabula: game %lld cannot be read: %s\n", (long long)ids[i],
+              store_errmsg(svc->st));
       rc = REF_ADMIN_FAILED;
       break;
     }
@@ -160,20 +162,61 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t id)
   return rc;
 }
 
+/* SQLite's own check of the file (issue 13: a flipped byte in an index
+ * passes every journal replay). Prints each problem as "store: ..." and
+ * returns how many there are; index-only damage gets the repair. */
+static size_t check_file(struct ref_service *svc, FILE *out)
+{
+  char *problems = NULL, *line, *save = NULL;
+  size_t bad = 0;
+  bool only_indexes = true;
+
+  if(store_integrity_check(svc->st, &problems) != STORE_OK) {
+    fprintf(out, "store: SQLite's integrity check cannot run: %s\n", store_errmsg(svc->st));
+    return 1;
+  }
+  for(line = strtok_r(problems, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    fprintf(out, "store: %s\n", line);
+    if(!strstr(line, " index "))
+      only_indexes = false;
+    bad++;
+  }
+  free(problems);
+  if(bad && only_indexes)
+    fprintf(out, "store: only indexes are damaged; with the daemon stopped, "
+                 "`sqlite3 %s REINDEX` rebuilds them\n",
+            svc->cfg.store_path);
+  else if(bad)
+    fprintf(out, "store: the file is damaged; stop the daemon and restore the store "
+                 "from a backup\n");
+  return bad;
+}
+
 int ref_service_check(struct ref_service *svc, FILE *out)
 {
   int64_t *ids = NULL;
-  size_t n = 0, i, bad = 0;
+  size_t n = 0, i, bad = 0, damaged;
 
-  if(store_game_list(svc->st, &ids, &n) != STORE_OK)
+  damaged = check_file(svc, out);
+  if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
+    fprintf(out, "store: cannot list the games: %s\n", store_errmsg(svc->st));
+    fprintf(out, "no game checked: the store is damaged\n");
     return -1;
+  }
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256], pos[600];
     int64_t bad_seq = 0;
-    if(store_journal_verify(svc->st, &bad_seq, ids[i]) != STORE_OK) {
+    int rc = store_journal_verify(svc->st, &bad_seq, ids[i]);
+    if(rc == STORE_ECORRUPT && bad_seq > 0) {
       fprintf(out, "game %lld: journal hash chain broken at entry %lld\n", (long long)ids[i],
               (long long)bad_seq);
+      bad++;
+      continue;
+    }
+    if(rc != STORE_OK) {
+      fprintf(out, "game %lld: the journal cannot be read: %s\n", (long long)ids[i],
+              store_errmsg(svc->st));
       bad++;
       continue;
     }
@@ -198,6 +241,8 @@ int ref_service_check(struct ref_service *svc, FILE *out)
     ref_game_free(&g);
   }
   fprintf(out, "%zu game(s) checked, %zu bad\n", n, bad);
+  if(damaged)
+    fprintf(out, "the store file has %zu problem(s) (store: lines above)\n", damaged);
   free(ids);
   /* issue 19: the stored ratings are what the journals give */
   switch(ref_ratings_check(svc, out)) {
@@ -205,7 +250,7 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   case 1: bad++; break;
   default: fprintf(out, "ratings: %s\n", store_errmsg(svc->st)); bad++; break;
   }
-  return bad ? -1 : 0;
+  return bad || damaged ? -1 : 0;
 }
 
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)

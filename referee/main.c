@@ -504,7 +504,9 @@ static int run_serve(struct cli *cli)
   sigaction(SIGINT, &sa, NULL);
   ref_log_info("configuration: %s (%s)",
                cli->config_path ? cli->config_path : "built-in defaults", cli->config_origin);
-  return ref_service_run(cli->svc, &stop_requested) ? EX_TEMPFAIL : EX_OK;
+  /* opens the store itself: it waits for a store that is down (issue 13),
+   * and refuses to run beside another serve on the same store */
+  return ref_service_serve(&cli->cfg, &stop_requested) ? EX_TEMPFAIL : EX_OK;
 }
 
 static int run_deliver(struct cli *cli)
@@ -831,7 +833,7 @@ int main(int argc, char **argv)
     ref_log_set_level((enum ref_log_level)cli.cfg.log_level);
     ref_log_setup(cli.cfg.log_format, cli.cfg.log_file);
   }
-  if(cli.cmd->store != NO_STORE) {
+  if(cli.cmd->store != NO_STORE && cli.cmd->run != run_serve) {
     rc = open_store(&cli);
     if(rc >= 0)
       return cli.cmd->run == run_deliver ? EX_TEMPFAIL : rc;

@@ -128,8 +128,12 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd);
 int ref_service_poll(struct ref_service *svc, size_t *processed);
 /* Writes every due outbox row to the outbox Maildir, marking each sent. */
 int ref_service_flush_outbox(struct ref_service *svc, size_t *sent);
-/* The daemon loop: poll until *stop is set (SIGTERM/SIGINT). */
+/* The daemon loop: poll until *stop is set (SIGTERM/SIGINT). Takes the
+ * store's daemon lock first: -1 when another daemon holds it. */
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop);
+/* `tabula serve`: opens the service, waiting (with backoff) while the
+ * store is unavailable, then ref_service_run, then closes. */
+int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop);
 
 /* Operator views. What each found, for tabula(1)'s exit status. */
 enum ref_admin_rc {
