@@ -1,9 +1,11 @@
 /*
- * backgammon.c: money-game backgammon with the doubling cube, and the
- * reusable backgammon helpers declared in backgammon_int.h.
+ * backgammon.c: backgammon with the doubling cube, a money game or one
+ * game of a match (options match=N, score=A-B, crawford=on; jacoby=on for
+ * money play: issue 19), and the reusable backgammon helpers declared in
+ * backgammon_int.h.
  *
  * Rules: docs/rules-spec.md section 4 (BG-1 opening roll, BG-2 must-play,
- * BG-3 backgammon, BG-4 cube options off, BG-5 resignation levels, BG-6
+ * BG-3 backgammon, BG-4 optional cube rules, BG-5 resignation levels, BG-6
  * partial moves in any legal order) and section 1 (conventions). Position
  * strings, notation and the set of legal plays follow GNU Backgammon 1.07
  * (Position ID, Match ID, FormatMove); tests/unit/rules/test_backgammon.c
@@ -631,12 +633,20 @@ void ref_bg_cube_init(struct ref_bg_cube *c)
 {
   c->log2 = 0;
   c->owner = -1;
+  c->crawford = 0;
+  c->jacoby = 0;
 }
 
 bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side)
 {
-  /* Section 4.3: centred or own cube, and no double beyond 64. */
-  return (c->owner < 0 || c->owner == side) && c->log2 < REF_BG_CUBE_MAX_LOG2;
+  /* Section 4.3: centred or own cube, and no double beyond 64; the
+   * Crawford rule: none at all in the Crawford game (issue 19) */
+  return !c->crawford && (c->owner < 0 || c->owner == side) && c->log2 < REF_BG_CUBE_MAX_LOG2;
+}
+
+int ref_bg_cube_points(const struct ref_bg_cube *c, int multiplier)
+{
+  return (c->jacoby && c->log2 == 0 ? 1 : multiplier) * ref_bg_cube_value(c);
 }
 
 void ref_bg_cube_take(struct ref_bg_cube *c, int taker)
@@ -674,6 +684,8 @@ struct bg_state {
   uint8_t end;       /* enum ref_end */
   uint8_t resigned;  /* REF_END_RESIGNATION: level 1-3 */
   int16_t points;
+  uint8_t match_len;   /* issue 19: a game of a match to this many points, 0 money */
+  uint8_t score[2];    /* the match score before this game */
   int16_t move_number; /* plays made so far + 1 */
   int8_t last_seat;    /* -1: no play yet */
   uint8_t last_dice[2];
@@ -745,17 +757,68 @@ static void finish(struct bg_state *st, int winner, enum ref_end end, int points
   st->dice[0] = st->dice[1] = 0;
 }
 
-static int bg_init(struct ref_state *s, const char *options, struct ref_err *err)
+/* Options (issue 19): match=N (a game of a match to N points, 1 to 64),
+ * score=A-B (the match score before it, each below N), crawford=on (the
+ * Crawford game: exactly one player at N-1, no cube), jacoby=on (money
+ * games only). BG-4's other cube rules stay off. */
+static int bg_options(struct bg_state *st, const char *options, struct ref_err *err)
 {
-  struct bg_state *st = st_of(s);
-  if(options && *options) {
-    /* No options yet (BG-4: Jacoby, beavers, Crawford are off). */
-    ref_err_set(err, REF_EINVAL, "bad-option", options);
+  const char *p = options ? options : "";
+  int len = 0, a = 0, b = 0, crawford = 0, jacoby = 0, seen = 0;
+  while(*p) {
+    char one[64], word[8], end;
+    size_t n = strcspn(p, ";");
+    int bit;
+    snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), p);
+    if(sscanf(one, "match=%d%c", &len, &end) == 1)
+      bit = 1;
+    else if(sscanf(one, "score=%d-%d%c", &a, &b, &end) == 2)
+      bit = 2;
+    else if(sscanf(one, "crawford=%7[a-z]%c", word, &end) == 1 &&
+            (!strcmp(word, "on") || !strcmp(word, "off")))
+      bit = 4, crawford = !strcmp(word, "on");
+    else if(sscanf(one, "jacoby=%7[a-z]%c", word, &end) == 1 &&
+            (!strcmp(word, "on") || !strcmp(word, "off")))
+      bit = 8, jacoby = !strcmp(word, "on");
+    else
+      bit = 0;
+    if(!bit || (seen & bit) || n >= sizeof(one)) {
+      ref_err_set(err, REF_EINVAL, "bad-option", one);
+      return REF_EINVAL;
+    }
+    seen |= bit;
+    p += n + (p[n] == ';');
+  }
+  if((seen & 1) && (len < 1 || len > 64)) {
+    ref_err_set(err, REF_EINVAL, "bg-match-length", NULL);
     return REF_EINVAL;
   }
-  memset(st, 0, sizeof(*st));
+  if(((seen & 6) && !len) || a < 0 || b < 0 || (len && (a >= len || b >= len)) ||
+     (crawford && (a == len - 1) == (b == len - 1))) {
+    ref_err_set(err, REF_EINVAL, "bg-match-score", NULL);
+    return REF_EINVAL;
+  }
+  if(jacoby && len) {
+    ref_err_set(err, REF_EINVAL, "bg-jacoby-money", NULL);
+    return REF_EINVAL;
+  }
+  st->match_len = (uint8_t)len;
+  st->score[0] = (uint8_t)a;
+  st->score[1] = (uint8_t)b;
+  st->cube.crawford = (uint8_t)crawford;
+  st->cube.jacoby = (uint8_t)jacoby;
+  return REF_OK;
+}
+
+static int bg_init(struct ref_state *s, const char *options, struct ref_err *err)
+{
+  struct bg_state *st = st_of(s), nst;
+  memset(&nst, 0, sizeof(nst));
+  ref_bg_cube_init(&nst.cube);
+  if(bg_options(&nst, options, err) != REF_OK)
+    return REF_EINVAL;
+  *st = nst;
   ref_bg_board_start(&st->b);
-  ref_bg_cube_init(&st->cube);
   st->opening = 1;
   st->phase = REF_PHASE_ROLL;
   st->turn = 0;
@@ -789,6 +852,11 @@ static int bg_encode(const struct ref_state *s, char *buf, size_t cap)
   memset(&m, 0, sizeof(m));
   m.cube_log2 = st->cube.log2;
   m.cube_owner = st->cube.owner;
+  m.match_len = st->match_len;
+  m.score[0] = st->score[0];
+  m.score[1] = st->score[1];
+  m.crawford = st->cube.crawford;
+  m.jacoby = st->cube.jacoby;
   if(st->phase == REF_PHASE_OVER) {
     view = st->winner;
     m.state = st->end == REF_END_BORNE_OFF ? 2 : st->end == REF_END_RESIGNATION ? 3 : 4;
@@ -841,17 +909,26 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
     return bad_position(err, "Match ID");
   if(ref_bg_match_decode(&m, mid) != REF_OK)
     return bad_position(err, "Match ID");
-  /* A money game: no match length, no Crawford game. gnubg keeps its
-   * session score in the score fields; one game ignores it. The Jacoby bit
-   * is ignored too: the manual's IDs predate it (BG-4: Jacoby is off). */
-  if(m.match_len || m.crawford)
-    return bad_position(err, "money game only");
+  /* A money game: gnubg keeps its session score in the score fields, one
+   * game ignores them. A game of a match (issue 19): the length, the score
+   * before it, the Crawford flag (one player at N-1, no cube turned). The
+   * Jacoby bit is ignored: the manual's IDs predate it (a Jacoby game's
+   * position reads back as a game without). */
+  if(m.match_len > 64 ||
+     (m.match_len && (m.score[0] >= m.match_len || m.score[1] >= m.match_len)) ||
+     (m.crawford && (!m.match_len || m.cube_log2 ||
+                     (m.score[0] == m.match_len - 1) == (m.score[1] == m.match_len - 1))))
+    return bad_position(err, "match");
   if(m.cube_log2 > REF_BG_CUBE_MAX_LOG2 || (m.cube_owner < 0) != (m.cube_log2 == 0))
     return bad_position(err, "cube");
 
   memset(&nst, 0, sizeof(nst));
   nst.cube.log2 = (int8_t)m.cube_log2;
   nst.cube.owner = (int8_t)m.cube_owner;
+  nst.cube.crawford = (uint8_t)m.crawford;
+  nst.match_len = (uint8_t)(m.match_len);
+  nst.score[0] = (uint8_t)(m.match_len ? m.score[0] : 0);
+  nst.score[1] = (uint8_t)(m.match_len ? m.score[1] : 0);
   nst.winner = -1;
   nst.move_number = 1;
   nst.last_seat = -1;
@@ -894,11 +971,11 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
       if(nst.b.pt[m.on_roll][REF_BG_OFF] != REF_BG_CHECKERS)
         return bad_position(err, "game over");
       finish(&nst, m.on_roll, REF_END_BORNE_OFF,
-             ref_bg_game_multiplier(&nst.b, m.on_roll) * ref_bg_cube_value(&nst.cube));
+             ref_bg_cube_points(&nst.cube, ref_bg_game_multiplier(&nst.b, m.on_roll)));
     }
     else if(m.state == 3) {
       nst.resigned = (uint8_t)m.resigned;
-      finish(&nst, m.on_roll, REF_END_RESIGNATION, m.resigned * ref_bg_cube_value(&nst.cube));
+      finish(&nst, m.on_roll, REF_END_RESIGNATION, ref_bg_cube_points(&nst.cube, m.resigned));
     }
     else
       finish(&nst, m.on_roll, REF_END_CUBE_DROPPED, ref_bg_cube_value(&nst.cube));
@@ -966,7 +1043,9 @@ static int bg_act(struct ref_state *s, int seat, enum ref_action action, int arg
       st->turn = (int8_t)!seat;
       return REF_OK;
     }
-    if(st->phase == REF_PHASE_CUBE_REPLY && seat == st->turn)
+    if(st->cube.crawford)
+      why = "bg-crawford"; /* issue 19: the Crawford game has no cube */
+    else if(st->phase == REF_PHASE_CUBE_REPLY && seat == st->turn)
       why = "bg-take-or-drop"; /* BG-4: no beavers */
     else if(seat != st->turn && !st->opening)
       why = "not-your-turn";
@@ -993,13 +1072,14 @@ static int bg_act(struct ref_state *s, int seat, enum ref_action action, int arg
     st->phase = REF_PHASE_ROLL;
     return REF_OK;
   case REF_ACT_RESIGN:
-    /* BG-5: the service has negotiated the level; points = level x cube. */
+    /* BG-5: the service has negotiated the level; points = level x cube
+     * (a single game's under Jacoby with the cube not turned) */
     if(arg < 1 || arg > 3) {
       ref_err_set(err, REF_EINVAL, "bg-resign-level", NULL);
       return REF_EINVAL;
     }
     st->resigned = (uint8_t)arg;
-    finish(st, !seat, REF_END_RESIGNATION, arg * ref_bg_cube_value(&st->cube));
+    finish(st, !seat, REF_END_RESIGNATION, ref_bg_cube_points(&st->cube, arg));
     return REF_OK;
   case REF_ACT_DRAW_AGREED:
   case REF_ACT_DRAW_CLAIM:
@@ -1097,7 +1177,7 @@ static int bg_apply(struct ref_state *s, const struct ref_move *m)
   if(st->b.pt[mover][REF_BG_OFF] == REF_BG_CHECKERS) {
     /* Section 4.3: single, gammon or backgammon, times the cube. */
     finish(st, mover, REF_END_BORNE_OFF,
-           ref_bg_game_multiplier(&st->b, mover) * ref_bg_cube_value(&st->cube));
+           ref_bg_cube_points(&st->cube, ref_bg_game_multiplier(&st->b, mover)));
     return REF_OK;
   }
   start_turn(st, !mover);
@@ -1136,18 +1216,26 @@ static bool bg_ok(const struct ref_state *s)
     return false;
   if(st->onroll < 0 || st->onroll > 1)
     return false;
+  /* issue 19: the Crawford game is a match's, with one player at N-1 and
+   * no cube turned; Jacoby is money play's */
+  if((st->cube.crawford && (!st->match_len || st->cube.log2 ||
+                            (st->score[0] == st->match_len - 1) ==
+                              (st->score[1] == st->match_len - 1))) ||
+     (st->cube.jacoby && st->match_len) ||
+     (st->match_len && (st->score[0] >= st->match_len || st->score[1] >= st->match_len)))
+    return false;
   switch(st->phase) {
   case REF_PHASE_OVER:
     if(st->turn != -1 || st->winner < 0 || st->winner > 1)
       return false;
     if(st->end == REF_END_BORNE_OFF)
       return (st->winner ? off1 : off0) == REF_BG_CHECKERS &&
-             st->points == ref_bg_game_multiplier(&st->b, st->winner) * ref_bg_cube_value(&st->cube);
+             st->points == ref_bg_cube_points(&st->cube, ref_bg_game_multiplier(&st->b, st->winner));
     if(off0 == REF_BG_CHECKERS || off1 == REF_BG_CHECKERS)
       return false;
     if(st->end == REF_END_RESIGNATION)
       return st->resigned >= 1 && st->resigned <= 3 &&
-             st->points == st->resigned * ref_bg_cube_value(&st->cube);
+             st->points == ref_bg_cube_points(&st->cube, st->resigned);
     return st->end == REF_END_CUBE_DROPPED && st->points == ref_bg_cube_value(&st->cube);
   case REF_PHASE_MOVE:
     if(st->dice[0] < 1 || st->dice[0] > 6 || st->dice[1] < 1 || st->dice[1] > 6 ||

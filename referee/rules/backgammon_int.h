@@ -158,18 +158,27 @@ void ref_bg_match_id(const struct ref_bg_match *m, char out[13]);
 int ref_bg_match_decode(struct ref_bg_match *m, const char *id);
 
 /*
- * The doubling cube (section 4.3, BG-4: no Jacoby, beaver, Crawford). The
- * cube starts at 1 centred. `side` may double when the cube is centred or
- * its own and below 64; a take doubles it and gives it to the taker.
+ * The doubling cube (section 4.3; BG-4: no beavers, no automatic
+ * doubles). The cube starts at 1 centred. `side` may double when the cube
+ * is centred or its own and below 64, and never in a match's Crawford
+ * game (issue 19); a take doubles it and gives it to the taker. With the
+ * Jacoby rule (money games, issue 19) gammons and backgammons count only
+ * once the cube was turned.
  */
 struct ref_bg_cube {
-  int8_t log2;  /* value = 1 << log2 */
-  int8_t owner; /* -1 centred, else the side owning it */
+  int8_t log2;      /* value = 1 << log2 */
+  int8_t owner;     /* -1 centred, else the side owning it */
+  uint8_t crawford; /* the Crawford game of a match: no double at all */
+  uint8_t jacoby;   /* gammons count only after a double */
 };
 void ref_bg_cube_init(struct ref_bg_cube *c);
 bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side);
 void ref_bg_cube_take(struct ref_bg_cube *c, int taker);
 int ref_bg_cube_value(const struct ref_bg_cube *c);
+/* What a game won with `multiplier` (1 single, 2 gammon, 3 backgammon) is
+ * worth: multiplier x the cube, the multiplier 1 under Jacoby with the
+ * cube not yet turned. */
+int ref_bg_cube_points(const struct ref_bg_cube *c, int multiplier);
 
 /* How many times the stake a finished game is worth to the winner, who has
  * borne off everything: 1 single, 2 gammon (loser has none off), 3

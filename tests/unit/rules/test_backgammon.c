@@ -467,7 +467,6 @@ START_TEST(test_ids)
     "4HPwATDgc/ABMB:AAAAAAAAAAAA",  /* a padding bit */
     "//////////////:AAAAAAAAAAAA",  /* too many checkers */
     "4HPwATDgc/ABMA:AAAAAAAAAAA",   /* Match ID 11 */
-    "4HPwATDgc/ABMA:QYkqASAAIAAA",  /* a 9-point match */
     "4HPwATDgc/ABMA:cAgAAAAAAAAA+", /* trailing junk */
     "4HPwATDgc/ABMA",               /* no Match ID */
   };
@@ -483,7 +482,7 @@ START_TEST(test_ids)
     {0, -1, 0, 0, 5, 0, 0, 0, 0, 0, 0}, /* game state 5 */
     {0, -1, 0, 0, 1, 0, 0, 0, 7, 1, 0}, /* a die of 7 */
     {0, -1, 0, 0, 1, 0, 0, 0, 3, 0, 0}, /* one die */
-    {0, -1, 0, 0, 1, 0, 0, 0, 0, 0, 5}, /* a 5-point match */
+    {0, -1, 0, 1, 1, 0, 0, 0, 0, 0, 5}, /* a Crawford game at 0-0 */
     {0, -1, 0, 1, 1, 0, 0, 0, 0, 0, 0}, /* Crawford */
     {0, -1, 0, 0, 1, 1, 1, 0, 3, 1, 0}, /* a double with dice rolled */
     {1, 1, 0, 0, 1, 1, 1, 0, 0, 0, 0},  /* a double by the non-owner */
@@ -718,6 +717,88 @@ START_TEST(test_scoring)
     ck_assert_int_eq(status(s).winner, 0);
     free(s);
   }
+}
+END_TEST
+
+/* Match play (issue 19): the match length and score travel in the Match
+ * ID; the Crawford game has no cube and says why a double is refused;
+ * after it doubling is back; gammons count in a match; the Jacoby rule
+ * (money play) counts them only after a double. */
+START_TEST(test_match_play)
+{
+  static const char *const refused[] = {
+    "match=0", "match=65", "match=3;match=5", "score=1-0", "match=3;score=3-0",
+    "match=3;score=1-1;crawford=on", "match=3;score=2-2;crawford=on", "match=3;jacoby=on",
+    "match=3;score=2-0;crawford=yes", "match=3x",
+  };
+  struct ref_state *s = ref_state_new(G), *t = ref_state_new(G);
+  struct ref_bg_match m;
+  struct ref_status st;
+  struct ref_err err;
+  char enc[40], enc2[40];
+  size_t i;
+
+  for(i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+    ck_assert_msg(G->ops->init(s, refused[i], &err) == REF_EINVAL, "accepted %s", refused[i]);
+  /* The Crawford game of a match to 3: White 2, Black 0. */
+  ck_assert_int_eq(G->ops->init(s, "match=3;score=2-0;crawford=on", &err), REF_OK);
+  ck_assert(G->ops->ok(s));
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  /* Black would be asked about the cube in any other game: not here */
+  st = status(s);
+  ck_assert_int_eq(st.phase, REF_PHASE_ROLL);
+  ck_assert_int_eq(st.turn, 1);
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-crawford");
+  ck_assert_int_eq(G->ops->encode(s, enc, sizeof(enc)), REF_OK);
+  ck_assert_int_eq(ref_bg_match_decode(&m, enc + 15), REF_OK);
+  ck_assert_int_eq(m.match_len, 3);
+  ck_assert_int_eq(m.score[0], 2);
+  ck_assert_int_eq(m.score[1], 0);
+  ck_assert_int_eq(m.crawford, 1);
+  ck_assert_int_eq(G->ops->decode(t, enc, &err), REF_OK);
+  ck_assert(G->ops->ok(t));
+  ck_assert_int_eq(G->ops->encode(t, enc2, sizeof(enc2)), REF_OK);
+  ck_assert_str_eq(enc, enc2);
+  ck_assert_int_eq(G->ops->act(t, 1, REF_ACT_DOUBLE, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-crawford");
+  /* A gammon resigned in the Crawford game is worth 2 */
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_RESIGN, 2, &err), REF_OK);
+  ck_assert_int_eq(status(s).points, 2);
+
+  /* Post-Crawford (2-1, no flag): Black may double at once */
+  ck_assert_int_eq(G->ops->init(s, "match=3;score=2-1", &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(status(s).phase, REF_PHASE_CUBE);
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_OK);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_TAKE, 0, &err), REF_OK);
+  ck_assert(G->ops->ok(s));
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 2, &err), REF_OK);
+  ck_assert_int_eq(status(s).points, 4); /* a gammon on a 2-cube */
+  ck_assert_int_eq(G->ops->encode(s, enc, sizeof(enc)), REF_OK);
+  ck_assert_int_eq(G->ops->decode(t, enc, &err), REF_OK);
+  ck_assert_int_eq(status(t).points, 4);
+
+  /* Jacoby: a gammon with the cube centred is a single game ... */
+  ck_assert_int_eq(G->ops->init(s, "jacoby=on", &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 2, &err), REF_OK);
+  ck_assert_int_eq(status(s).points, 1);
+  ck_assert(G->ops->ok(s));
+  /* ... and counts once the cube was turned */
+  ck_assert_int_eq(G->ops->init(s, "jacoby=on", &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_OK);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_TAKE, 0, &err), REF_OK);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 2, &err), REF_OK);
+  ck_assert_int_eq(status(s).points, 4);
+  ck_assert(G->ops->ok(s));
+  free(s);
+  free(t);
 }
 END_TEST
 
@@ -1155,7 +1236,8 @@ START_TEST(test_registry)
   ck_assert_uint_eq(g->flags, REF_GAME_DICE | REF_GAME_CUBE);
   {
     struct ref_state *s = ref_state_new(G);
-    ck_assert_int_eq(G->ops->init(s, "jacoby=on", NULL), REF_EINVAL);
+    ck_assert_int_eq(G->ops->init(s, "jacoby=maybe", NULL), REF_EINVAL);
+    ck_assert_int_eq(G->ops->init(s, "beaver=on", NULL), REF_EINVAL);
     free(s);
   }
 }
@@ -1211,6 +1293,7 @@ static Suite *bg_suite(void)
   tcase_add_test(tc, test_cube);
   tcase_add_test(tc, test_scoring);
   tcase_add_test(tc, test_resign);
+  tcase_add_test(tc, test_match_play);
   tcase_add_test(tc, test_no_move);
   tcase_add_test(tc, test_input);
   tcase_add_test(tc, test_render);
