@@ -244,7 +244,13 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   if(damaged)
     fprintf(out, "the store file has %zu problem(s) (store: lines above)\n", damaged);
   free(ids);
-  /* issue 19: the stored ratings are what the journals give */
+  /* issue 19: every match's games start from the score the games before
+   * them made, and the stored ratings are what the journals give */
+  switch(ref_match_check(svc, out)) {
+  case 0: break;
+  case 1: bad++; break;
+  default: fprintf(out, "matches: %s\n", store_errmsg(svc->st)); bad++; break;
+  }
   switch(ref_ratings_check(svc, out)) {
   case 0: break;
   case 1: bad++; break;
@@ -257,7 +263,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
   struct ref_buf t;
-  char why[256], game[24];
+  char why[256], game[24], dice[24];
   int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
 
   if(rc)
@@ -265,11 +271,13 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   rc = REF_ADMIN_FAULT;
   ref_buf_init(&t, 64u * 1024u * 1024u);
   snprintf(game, sizeof(game), "%lld", (long long)id);
+  /* a backgammon match's dice are its first game's (issue 19) */
+  snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
   if(ref_dice_transcript(svc, &g, &t, &made)) {
     fprintf(out, "game %s has no dice\n", game);
     rc = REF_ADMIN_REFUSED;
   }
-  else if(made && ref_dice_verify_game(t.s, game, &nrolls, why, sizeof(why)))
+  else if(made && ref_dice_verify_game(t.s, dice, &nrolls, why, sizeof(why)))
     fprintf(out, "game %s: %s\n", game, why);
   else if(nrolls != made)
     fprintf(out, "game %s: %d rolls made, %d verified\n", game, made, nrolls);

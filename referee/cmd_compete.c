@@ -385,3 +385,37 @@ int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ref_buf_free(&table);
   return rc;
 }
+
+/* ---- resign match ---- */
+
+/* resign match: the whole backgammon match, at once (no answer asked: the
+ * opponent can only gain by it). The game in play ends there, its
+ * position as the rules have it, and the match goes to the opponent
+ * (match.c reads the "resign-match" entry). */
+int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmd *c)
+{
+  struct ref_match_state ms;
+  char text[96];
+  int rc = ref_match_of(m->svc, g, &ms);
+
+  if(rc < 0)
+    return -1;
+  if(!rc)
+    return ref_refuse(m, g, seat, c->line, "no-match", "", NULL);
+  snprintf(text, sizeof(text), "%s resigns the match", g->desc->seat_names[seat]);
+  snprintf(g->row.result, sizeof(g->row.result), "%s won: %s resigned the match",
+           g->desc->seat_names[1 - seat], g->desc->seat_names[seat]);
+  g->row.phase = STORE_GAME_FINISHED;
+  g->row.draw_offer_seat = -1;
+  if(ref_journal(m->svc, g, seat, REF_JOURNAL_RESIGN_MATCH, text, NULL) ||
+     ref_journal(m->svc, g, -1, "end", g->row.result, NULL) || ref_game_save(m->svc, g))
+    return -1;
+  /* the rules' position is not over, so ref_game_save kept the turn */
+  g->row.turn = -1;
+  if(store_game_update(m->svc->st, &g->row) != STORE_OK || ref_clock_sync(m->svc, g))
+    return -1;
+  m->changed = 1;
+  m->observed = 1;
+  return ref_tell_all(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+}

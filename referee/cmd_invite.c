@@ -136,7 +136,8 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     goto out;
   snprintf(text, sizeof(text), "new %s%s%s%s by %s", d->name, unrated ? " unrated" : "",
            opts[0] ? " " : "", opts, m->mail->from);
-  if(ref_journal(svc, &g, inviter_seat, "create", text, NULL))
+  if(ref_journal(svc, &g, inviter_seat, "create", text, NULL) ||
+     ref_match_begin(svc, &g)) /* match=N: the first game of a match (issue 19) */
     goto out;
   for(i = 0; i < d->seats; i++) {
     struct tpl_var extra[2] = {{"inviter", m->mail->from}, {"unrated", unrated ? "yes" : ""}};

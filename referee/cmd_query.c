@@ -150,7 +150,8 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(!(g->desc->flags & REF_GAME_DICE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
   ref_buf_init(&t, 8u * 1024u * 1024u);
-  snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
+  /* a backgammon match's dice are its first game's (issue 19) */
+  snprintf(game, sizeof(game), "%lld", (long long)ref_dice_game(m->svc, g->row.id));
   if(ref_dice_transcript(m->svc, g, &t, &made))
     snprintf(verdict, sizeof(verdict), "no dice have been committed for this game");
   else if(made == 0)

@@ -30,11 +30,14 @@
  * `new` makes one (cmd_invite.c): the row (invited), the clock, the seats
  * with their keys, the dice chain drawn before anyone accepts, the
  * "create" entry. A seat whose address is `accepted_by` has accepted
- * already, with `entropy`. g is filled; free it with ref_game_free. */
+ * already, with `entropy`; with `same` every seat has, as in those seats
+ * (the next game of a match, whose dice are the match's: no chain of its
+ * own). g is filled; free it with ref_game_free. */
 static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
                        const struct ref_game_desc *d, const char *opts, int days, int weekends,
                        const char *const addresses[2], const char *accepted_by,
-                       const char *entropy, const char *create_text)
+                       const char *entropy, const struct store_seat *same,
+                       const char *create_text)
 {
   int i;
   memset(g, 0, sizeof(*g));
@@ -61,31 +64,39 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
       s->accepted = true;
       snprintf(s->entropy, sizeof(s->entropy), "%s", entropy);
     }
+    if(same) {
+      s->accepted = true;
+      snprintf(s->entropy, sizeof(s->entropy), "%s", same[i].entropy);
+    }
     if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
       return -1;
   }
   /* dice-protocol.md: the chain is drawn and committed before any accept */
-  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, g->row.id, 1, 0))
+  if((d->flags & REF_GAME_DICE) && !same && ref_dice_new_chain(svc, g->row.id, 1, 0))
     return -1;
   return ref_journal(svc, g, -1, "create", create_text, NULL);
 }
 
 /* Starts g, whose every seat has accepted, as ref_do_accept does: the
- * rules' start position, E fixed, the first rolls, the clock; everyone
- * told (start.txt). The rolls go into this game's mails only. */
-static int game_start(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+ * rules' start position, E fixed (unless its dice are a match's, fixed
+ * long ago), the first rolls, the clock; everyone told (start.txt). The
+ * rolls go into this game's mails only, after `prelude`. */
+static int game_start(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude)
 {
   struct ref_err err;
   struct ref_buf others = m->events;
+  int own_dice = (g->desc->flags & REF_GAME_DICE) && ref_dice_game(m->svc, g->row.id) == g->row.id;
   int rc = -1;
 
   ref_buf_init(&m->events, 64 * 1024);
+  if(prelude)
+    ref_buf_printf(&m->events, "%s", prelude);
   if(g->desc->ops->init(g->state, g->row.options[0] ? g->row.options : NULL, &err) != REF_OK)
     goto out;
   g->started = 1;
   g->row.phase = STORE_GAME_ACTIVE;
   if(ref_journal(m->svc, g, -1, "start", "", NULL) ||
-     ((g->desc->flags & REF_GAME_DICE) && ref_dice_fix_entropy(m->svc, g, &m->events)) ||
+     (own_dice && ref_dice_fix_entropy(m->svc, g, &m->events)) ||
      ref_game_advance(m, g, &m->events) || ref_game_save(m->svc, g) ||
      ref_clock_sync(m->svc, g) || ref_tell_all(m, g, "start.txt", NULL, 0))
     goto out;
@@ -288,7 +299,7 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
              spec->d->name, spec->unrated ? " unrated" : "", spec->opts[0] ? " " : "",
              spec->opts, spec->organizer, t.name, pairs[i].round);
     rc = game_create(svc, &g, spec->d, spec->opts, spec->days, spec->weekends, both,
-                     spec->organizer_plays ? spec->organizer : NULL, m->message_id, text);
+                     spec->organizer_plays ? spec->organizer : NULL, m->message_id, NULL, text);
     if(!rc && store_tournament_add_game(svc->st, t.id, g.row.id, pairs[i].round) != STORE_OK)
       rc = -1;
     ref_game_free(&g);
@@ -361,7 +372,7 @@ static int accept_seats(struct ref_msg_ctx *m, struct ref_game_ctx *g, void *arg
 static int start_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, void *arg)
 {
   (void)arg;
-  return g->row.phase == STORE_GAME_INVITED ? game_start(m, g) : 0;
+  return g->row.phase == STORE_GAME_INVITED ? game_start(m, g, NULL) : 0;
 }
 
 struct cancelling {
@@ -517,6 +528,79 @@ static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
   return rc ? -1 : 0;
 }
 
+/* ---- backgammon matches ---- */
+
+/* The next game of g's match: the same seats, already accepted, the score
+ * after g in its options, the match's dice (a "Dice match" line in its
+ * first mail says from which roll), g's time control and observers;
+ * started at once. */
+static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
+                      const struct ref_match_state *ms, const struct ref_match_after *a)
+{
+  struct ref_service *svc = m->svc;
+  struct ref_game_ctx ng;
+  struct store_clock ck;
+  struct ref_buf prelude;
+  const char *both[2] = {g->seats[0].address, g->seats[1].address};
+  char opts[256], text[1024], observers[32 * 260], *save = NULL, *tok;
+  int rc = -1;
+
+  ref_match_options(opts, sizeof(opts), ms->length, a->score, a->next_crawford);
+  snprintf(text, sizeof(text), "new %s %s by %s for match %lld game %d", g->desc->name, opts,
+           svc->cfg.address, (long long)ms->match, ms->number + 1);
+  ref_buf_init(&prelude, 4096);
+  if(store_clock_load(svc->st, &ck, g->row.id) != STORE_OK ||
+     game_create(svc, &ng, g->desc, opts, ck.days, ck.weekends, both, NULL, NULL, g->seats, text) ||
+     store_match_add_game(svc->st, ms->match, ms->number + 1, ng.row.id) != STORE_OK ||
+     ref_observers(svc, g->row.id, observers, sizeof(observers)))
+    goto out;
+  for(tok = strtok_r(observers, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+    if(ref_observer_set(svc, ng.row.id, tok, 1) < 0)
+      goto out;
+  if(ref_dice_match_line(svc, &ng, ms->number + 1, &prelude) ||
+     game_start(m, &ng, prelude.s))
+    goto out;
+  ref_log_info("match %lld: game %d is game %lld (%s)", (long long)ms->match, ms->number + 1,
+               (long long)ng.row.id, opts);
+  rc = 0;
+out:
+  ref_buf_free(&prelude);
+  ref_game_free(&ng);
+  return rc;
+}
+
+/* After a game of a match: the match decided (its row, its rating), or its
+ * next game. */
+static int match_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+{
+  struct ref_match_state ms;
+  struct ref_match_after a;
+  struct store_match row;
+  struct ref_rated u;
+  int rc = ref_match_of(m->svc, g, &ms), rated;
+
+  if(rc <= 0 || !ms.last)
+    return rc < 0 ? -1 : 0;
+  if(store_match_load(m->svc->st, &row, ms.match) != STORE_OK)
+    return -1;
+  if(row.phase == STORE_MATCH_FINISHED)
+    return 0;
+  if(ref_match_after(m->svc, g, &ms, &a))
+    return -1;
+  if(!a.decided)
+    return 0;
+  if(!a.over)
+    return match_next(m, g, &ms, &a);
+  row.phase = STORE_MATCH_FINISHED;
+  row.winner = a.winner;
+  if(store_match_update(m->svc->st, &row) != STORE_OK)
+    return -1;
+  ref_log_info("match %lld: won by %s, %d-%d", (long long)ms.match, g->seats[a.winner].address,
+               a.score[0], a.score[1]);
+  rated = ref_rated_match(m->svc, ms.match, &u);
+  return rated < 0 || (rated && ref_ratings_apply(m->svc, &u)) ? -1 : 0;
+}
+
 /* ---- the end of a game ---- */
 
 int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
@@ -527,7 +611,7 @@ int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   if(g->row.phase != STORE_GAME_FINISHED)
     return 0;
   rated = ref_rated_game(m->svc, g, &u);
-  if(rated < 0 || (rated && ref_ratings_apply(m->svc, &u)))
+  if(rated < 0 || (rated && ref_ratings_apply(m->svc, &u)) || match_game_over(m, g))
     return -1;
   return tournament_game_over(m, g->row.id);
 }

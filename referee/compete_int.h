@@ -55,6 +55,9 @@ struct ref_rated {
  * move, a game of a match: the match is rated, not its games), -1 on a
  * store error. */
 int ref_rated_game(struct ref_service *svc, struct ref_game_ctx *g, struct ref_rated *u);
+/* The same for a match (recounted from its games' journals): 1 when it is
+ * over and rated (its first game not "unrated", some move made). */
+int ref_rated_match(struct ref_service *svc, int64_t match, struct ref_rated *u);
 /* Applies one rating period to the stored table (a game or match that has
  * just ended). When an already rated period of the same system sorts after
  * it (a clock set back, two endings in one second), the system is rebuilt
@@ -114,5 +117,48 @@ struct ref_tournament_count {
  * finished, how many cancelled. */
 int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
                          struct ref_buf *out, struct ref_tournament_count *count);
+
+/* ---- match.c: backgammon matches ---- */
+
+/* A game's place in its match: the score before it, from its options. */
+struct ref_match_state {
+  int64_t match, first; /* the match, and its first game (whose dice it plays) */
+  int number, last;     /* the game's number in it; whether it is the latest */
+  int length, score[2], crawford;
+};
+/* The match after a finished game. */
+struct ref_match_after {
+  int score[2];
+  int decided, game_winner, points; /* the game's result (points: by the rules) */
+  enum ref_result_how how;
+  int over, winner;                 /* the match is decided, for whom */
+  int next_crawford;                /* the next game is the Crawford game */
+};
+/* A match recounted from its games' journals. */
+struct ref_match_count {
+  int length, score[2], next_crawford, over, winner, games, moves, unrated;
+  int inconsistent;  /* the number of a game whose options do not agree, 0 none */
+  int64_t last_game, ended;
+  char player[2][256];
+};
+
+/* A game's options for a match: match=N;score=A-B[;crawford=on]. */
+void ref_match_options(char *buf, size_t cap, int length, const int score[2], int crawford);
+/* After `new` created g: with match=N in its options, the match it begins. */
+int ref_match_begin(struct ref_service *svc, struct ref_game_ctx *g);
+/* 1 when g is a game of a match (*ms), 0 when not, -1 on error. */
+int ref_match_of(struct ref_service *svc, const struct ref_game_ctx *g,
+                 struct ref_match_state *ms);
+/* The score after g, finished, and what follows it. */
+int ref_match_after(struct ref_service *svc, struct ref_game_ctx *g,
+                    const struct ref_match_state *ms, struct ref_match_after *a);
+/* "Match to 3: alice 2, bob 0; Crawford game" for every mail of a match
+ * game ("" for other games). */
+int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, char *buf, size_t cap);
+/* The match recounted from the journals of its games. */
+int ref_match_recount(struct ref_service *svc, int64_t match, struct ref_match_count *c);
+/* Every match: its games' options against the recount, its stored phase
+ * and winner against the journals; 0 all agree, 1 not, -1 error. */
+int ref_match_check(struct ref_service *svc, FILE *out);
 
 #endif

@@ -18,11 +18,27 @@
 #include <stdlib.h>
 #include <string.h>
 
+/* Whose chain a game's dice come from: its own, or for the later games of
+ * a backgammon match the match's first game's (docs/dice-protocol.md,
+ * "Matches": one commitment for the whole match, issue 19). */
+int64_t ref_dice_game(struct ref_service *svc, int64_t game)
+{
+  int64_t match, *games = NULL, first = game;
+  size_t n = 0;
+  int number;
+  if(store_match_of_game(svc->st, &match, &number, game) == STORE_OK && number > 1 &&
+     store_match_games(svc->st, &games, &n, match) == STORE_OK && n)
+    first = games[0];
+  free(games);
+  return first;
+}
+
 /* "Dice commitment: ..." for the newest chain (invitations, chain 2 ...). */
 int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap)
 {
   struct store_dice d;
   buf[0] = '\0';
+  game = ref_dice_game(svc, game);
   if(store_dice_load(svc->st, &d, game) != STORE_OK)
     return -1;
   snprintf(buf, cap, "Dice commitment: %s game %lld chain %d N %d commitment %s",
@@ -87,19 +103,20 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   uint8_t secret[32], key[32];
   char game[24], keyhex[65], line[200], text[64];
   int faces[REF_DICE_MAX_FACES], i, rc = -1;
+  int64_t owner = ref_dice_game(svc, g->row.id); /* a match's later games: its first's */
   size_t used;
 
   if(need < 1 || need > REF_DICE_MAX_FACES)
     return -1;
-  if(store_dice_load(svc->st, &d, g->row.id) != STORE_OK)
+  if(store_dice_load(svc->st, &d, owner) != STORE_OK)
     return -1;
   if(d.next_index > d.n) {
     /* The chain is used up: a fresh one, its commitment shown before its
      * first use (dice-protocol.md). */
-    if(ref_dice_new_chain(svc, g->row.id, d.chain + 1, d.roll_count) ||
-       store_dice_load(svc->st, &d, g->row.id) != STORE_OK)
+    if(ref_dice_new_chain(svc, owner, d.chain + 1, d.roll_count) ||
+       store_dice_load(svc->st, &d, owner) != STORE_OK)
       return -1;
-    ref_dice_commitment_line(svc, g->row.id, line, sizeof(line));
+    ref_dice_commitment_line(svc, owner, line, sizeof(line));
     ref_buf_printf(shown, "%s\n", line);
   }
   if(ref_dice_unhex(secret, 32, d.secret))
@@ -108,7 +125,7 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   memset(secret, 0, sizeof(secret));
   ref_dice_key(key, &c, d.next_index);
   memset(&c, 0, sizeof(c));
-  snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
+  snprintf(game, sizeof(game), "%lld", (long long)owner);
   if(ref_dice_faces(faces, need, key, game, (long)(d.roll_count + 1), d.entropy))
     goto out;
   ref_dice_hex(keyhex, key, 32);
@@ -139,34 +156,61 @@ out:
 }
 
 /* Every dice line of a game, in the order the mails showed them: the
- * chains' commitments, the entropy, and each roll from the journal. */
+ * chains' commitments, the entropy, and each roll from the journal. For a
+ * later game of a match: the match's chain and entropy (its first game's),
+ * and the rolls of every game of the match up to this one. */
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                         int *nrolls)
 {
   struct store_entry *e = NULL;
+  struct store_seat *seats = NULL;
   struct store_dice d;
-  size_t n = 0, i;
-  int chain;
-  const char *es[8];
+  int64_t owner = ref_dice_game(svc, g->row.id), *games = &g->row.id, match;
+  size_t n = 0, i, ns = 0, ngames = 1, k;
+  int chain, number, rc = -1;
 
   *nrolls = 0;
-  for(chain = 1; store_dice_load_chain(svc->st, &d, g->row.id, chain) == STORE_OK; chain++)
+  for(chain = 1; store_dice_load_chain(svc->st, &d, owner, chain) == STORE_OK; chain++)
     ref_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
-                   REF_DICE_PROTOCOL, (long long)g->row.id, d.chain, d.n, d.commitment);
-  if(chain == 1)
+                   REF_DICE_PROTOCOL, (long long)owner, d.chain, d.n, d.commitment);
+  if(chain == 1 || store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
     return -1;
-  for(i = 0; i < g->nseats && i < 8; i++) {
-    es[i] = g->seats[i].entropy;
-    ref_buf_printf(out, "Dice entropy: game %lld e%zu %s\n", (long long)g->row.id, i + 1,
-                   es[i]);
+  for(i = 0; i < ns && i < 8; i++)
+    ref_buf_printf(out, "Dice entropy: game %lld e%zu %s\n", (long long)owner, i + 1,
+                   seats[i].entropy);
+  free(seats);
+  if(owner != g->row.id && (store_match_of_game(svc->st, &match, &number, g->row.id) != STORE_OK ||
+                            store_match_games(svc->st, &games, &ngames, match) != STORE_OK))
+    return -1;
+  for(k = 0; k < ngames && (k == 0 || games[k - 1] != g->row.id); k++) {
+    if(store_journal_load(svc->st, &e, &n, games[k]) != STORE_OK)
+      goto out;
+    for(i = 0; i < n; i++)
+      if(!strcmp(e[i].kind, "roll")) {
+        ref_buf_printf(out, "%s\n", e[i].dice);
+        (*nrolls)++;
+      }
+    free(e);
+    e = NULL;
   }
-  if(store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
+  rc = 0;
+out:
+  if(games != &g->row.id)
+    free(games);
+  return rc;
+}
+
+/* The line that ties a later game of a match to the match's dice:
+ * "Dice match: game D part K played as game G from roll I" (D the first
+ * game, whose chain it is; I the number its first roll will have). */
+int ref_dice_match_line(struct ref_service *svc, struct ref_game_ctx *g, int part,
+                        struct ref_buf *shown)
+{
+  struct store_dice d;
+  int64_t owner = ref_dice_game(svc, g->row.id);
+  if(store_dice_load(svc->st, &d, owner) != STORE_OK)
     return -1;
-  for(i = 0; i < n; i++)
-    if(!strcmp(e[i].kind, "roll")) {
-      ref_buf_printf(out, "%s\n", e[i].dice);
-      (*nrolls)++;
-    }
-  free(e);
+  ref_buf_printf(shown, "Dice match: game %lld part %d played as game %lld from roll %lld\n",
+                 (long long)owner, part, (long long)g->row.id, (long long)(d.roll_count + 1));
   return 0;
 }

@@ -273,6 +273,11 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat); break;
     case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
     case REF_CMD_RESIGN:
+      /* issue 19: "resign match" gives up a backgammon match at once */
+      if(!strcasecmp(c->arg, "match")) {
+        rc = ref_do_resign_match(m, g, seat, c);
+        break;
+      }
       /* BG-5: "resign gammon" / "resign backgammon" offer more */
       rc = ref_do_resign(m, g, seat, c,
                          !strcasecmp(c->arg, "backgammon") ? 3 : !strcasecmp(c->arg, "gammon") ? 2

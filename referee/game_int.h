@@ -37,6 +37,13 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
                   struct ref_buf *shown);
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                         int *nrolls);
+/* Whose chain a game's dice come from: itself, or the first game of its
+ * backgammon match (one commitment a match, issue 19). */
+int64_t ref_dice_game(struct ref_service *svc, int64_t game);
+/* "Dice match: game D part K played as game G from roll I" into `shown`:
+ * where a later game of a match takes up the match's dice. */
+int ref_dice_match_line(struct ref_service *svc, struct ref_game_ctx *g, int part,
+                        struct ref_buf *shown);
 
 /* The record of a game (record.c): `history` by mail, `tabula export`. */
 int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);

@@ -75,6 +75,9 @@ int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c);
 int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                      const struct ref_cmd *c);
+/* cmd_compete.c: resign match (a backgammon match, at once). */
+int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmd *c);
 
 /* compete.c: after a game ended and its result was mailed, in the same
  * transaction: the rating period it closes, the end of its round robin.

@@ -62,6 +62,37 @@ int ref_rated_game(struct ref_service *svc, struct ref_game_ctx *g, struct ref_r
   return 1;
 }
 
+int ref_rated_match(struct ref_service *svc, int64_t match, struct ref_rated *u)
+{
+  struct ref_match_count c;
+  if(ref_match_recount(svc, match, &c))
+    return -1;
+  if(!c.over || c.unrated || !c.moves)
+    return 0;
+  memset(u, 0, sizeof(*u));
+  snprintf(u->kind, sizeof(u->kind), "backgammon");
+  snprintf(u->player[0], sizeof(u->player[0]), "%s", c.player[0]);
+  snprintf(u->player[1], sizeof(u->player[1]), "%s", c.player[1]);
+  u->score = c.winner == 0 ? 1.0 : 0.0;
+  u->ended = c.ended;
+  u->unit = c.last_game;
+  return 1;
+}
+
+/* One more period in the growing array; -1 when memory runs out. */
+static int push_unit(struct ref_rated **units, size_t *n, size_t *cap, const struct ref_rated *u)
+{
+  if(*n == *cap) {
+    struct ref_rated *grown = realloc(*units, (*cap * 2 + 16) * sizeof(*u));
+    if(!grown)
+      return -1;
+    *units = grown;
+    *cap = *cap * 2 + 16;
+  }
+  (*units)[(*n)++] = *u;
+  return 0;
+}
+
 static int unit_cmp(const void *a, const void *b)
 {
   const struct ref_rated *x = a, *y = b;
@@ -101,17 +132,20 @@ static int collect(struct ref_service *svc, const char *kind, struct ref_rated *
     }
     got = ref_rated_game(svc, &g, &u);
     ref_game_free(&g);
-    if(got < 0)
+    if(got < 0 || (got && push_unit(units, n, &cap, &u)))
       rc = -1;
-    else if(got) {
-      struct ref_rated *grown = *n < cap ? *units : realloc(*units, (cap = cap * 2 + 16) * sizeof(u));
-      if(!grown) {
-        rc = -1;
-        break;
-      }
-      *units = grown;
-      (*units)[(*n)++] = u;
-    }
+  }
+  free(ids);
+  /* a backgammon match is one period, recounted from its games */
+  ids = NULL;
+  if(!rc && (!kind || !strcmp(kind, "backgammon")) &&
+     store_match_list(svc->st, &ids, &nids) != STORE_OK)
+    rc = -1;
+  for(i = 0; !rc && ids && i < nids; i++) {
+    struct ref_rated u;
+    int got = ref_rated_match(svc, ids[i], &u);
+    if(got < 0 || (got && push_unit(units, n, &cap, &u)))
+      rc = -1;
   }
   free(ids);
   if(rc) {

@@ -11,6 +11,8 @@
  */
 #include "views_int.h"
 
+#include "compete_int.h"
+
 #include "mail.h"
 
 #include <stdio.h>
@@ -27,7 +29,8 @@ struct view {
   char commitment[200], guard[24];
   char time_control[96], move_deadline[40]; /* clock.c */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
-  struct tpl_var vars[24];
+  char match[600];                          /* a backgammon match's score (match.c, issue 19) */
+  struct tpl_var vars[32];
   size_t n;
 };
 
@@ -126,6 +129,9 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
   add_var(v, "dice_commitment", v->commitment);
   add_var(v, "guard", v->guard);
+  /* issue 19: every mail of a match game shows the match score */
+  ref_match_line(m->svc, g, v->match, sizeof(v->match));
+  add_var(v, "match", v->match);
   ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
                  sizeof(v->move_deadline));
   add_var(v, "time_control", v->time_control);

@@ -13,7 +13,8 @@ LINES = {  # the grammar of tools/README.md, matched after stripping quote marks
     'E': rf'Dice entropy:{G} +E +{HEX}',
     'e': rf'Dice entropy:{G} +e{NUM}(?: (.*))?',
     'R': rf'Dice roll:{G} +chain +{NUM} +roll +{NUM} +key +{HEX} +faces((?: +[0-9]){{1,16}})',
-    'P': rf'Dice preview:{G} +roll +{NUM} +faces((?: +[0-9]){{1,16}})'}
+    'P': rf'Dice preview:{G} +roll +{NUM} +faces((?: +[0-9]){{1,16}})',
+    'M': rf'Dice match:{G} +part +{NUM} +played +as +game +([0-9]{{1,20}}) +from +roll +{NUM}'}
 LINES = {kind: re.compile(rx) for kind, rx in LINES.items()}
 
 class Fail(Exception):
@@ -34,7 +35,7 @@ def parse(sources):
         for no, line in enumerate(data.split(b'\n'), 1):
             line = line.lstrip(b' \t>').rstrip(b' \t\r').decode('utf-8', 'surrogateescape')
             if not line.startswith(('Dice commitment:', 'Dice entropy:', 'Dice roll:',
-                                    'Dice preview:')):
+                                    'Dice preview:', 'Dice match:')):
                 continue
             match = [(kind, m.groups()) for kind, rx in LINES.items() if (m := rx.fullmatch(line))]
             if not match:
@@ -48,6 +49,8 @@ def parse(sources):
                 key, val = int(v[0]), (v[1] or '').encode('utf-8', 'surrogateescape')
             elif kind == 'P':  # i: faces shown in advance (Lag, LG-1)
                 key, val = int(v[0]), [int(f) for f in v[1].split()]
+            elif kind == 'M':  # part K of a match: (the game playing it, its first roll)
+                key, val = int(v[0]), (v[1], int(v[2]))
             else:              # i: (chain, key, faces)
                 key, val = int(v[1]), (int(v[0]), v[2], [int(f) for f in v[3].split()])
             games.setdefault(g, {}).setdefault((kind, key), []).append(val)
@@ -109,6 +112,25 @@ def previews(facts):
             checked += 1
     return checked
 
+def match_parts(facts, rolls):
+    """A backgammon match's later games play on with its first game's dice
+    (docs/dice-protocol.md, "Matches"): part K's first roll comes after
+    part K-1's, parts 2, 3, ... without a gap, each played as a game of its
+    own. Returns how many games the dice cover (1 without such lines)."""
+    parts = sorted(k[1] for k in facts if k[0] == 'M')
+    prev_game, prev_roll = 0, 1
+    for n, part in enumerate(parts, 2):
+        game, first = one(facts, ('M', part), f'match part {part}')
+        if part != n:
+            raise Fail(f'match part {n} missing')
+        if first <= prev_roll or first > rolls + 1:
+            raise Fail(f'match part {part}: from roll {first}, after roll {prev_roll} '
+                       f'of part {part - 1}, of {rolls} rolls')
+        if int(game) <= prev_game:
+            raise Fail(f'match part {part}: game {game} is not after the part before it')
+        prev_game, prev_roll = int(game), first
+    return len(parts) + 1
+
 def main(argv):
     game = None
     if argv[:1] == ['--game'] and len(argv) > 1:
@@ -127,7 +149,10 @@ def main(argv):
             raise Fail(f'no dice lines for game {game}')
         game = game or next(iter(games))
         n = verify(games[game], game)
-        if any(k[0] == 'P' for k in games[game]):
+        parts = match_parts(games[game], n)
+        if parts > 1:
+            print(f'all {n} rolls verify; the {parts} games of the match share them')
+        elif any(k[0] == 'P' for k in games[game]):
             print(f'all {n} rolls verify; {previews(games[game])} private previews match')
         else:
             print(f'all {n} rolls verify')

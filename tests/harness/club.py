@@ -4,10 +4,13 @@ issue 19). Not a test itself: the scripts import it from SOURCE_DIR.
 
 A Club is a fresh store, Maildirs and configuration in a temporary folder,
 with a test clock (the config's test_clock_file: epoch seconds in a file).
-Each mail goes in through `tabula deliver`; every reply tabula writes to
-the outbox Maildir is read back, and the last one each player received,
-overall and per game, is kept, so a player can answer it the way a mail
-client's "Reply" does (To = its Reply-To, "Re: " + its subject).
+Each mail goes in through `tabula deliver`, or, after start_daemon(),
+into the inbox Maildir of a running `tabula serve`, and is waited for
+until the daemon has taken it (new/ -> cur/) and sent what it queued.
+Every reply tabula writes to the outbox Maildir is read back, and the last
+one each player received, overall and per game, is kept, so a player can
+answer it the way a mail client's "Reply" does (To = its Reply-To, "Re: "
++ its subject).
 """
 import calendar
 import email
@@ -15,7 +18,10 @@ import email.policy
 import glob
 import os
 import re
+import signal
+import sqlite3
 import subprocess
+import time
 
 START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
 
@@ -42,6 +48,42 @@ class Club:
         self.last = {}         # address -> the last mail it received
         self.game_mail = {}    # (address, game) -> the last mail about that game
         self.n = 0
+        self.daemon = None
+
+    def start_daemon(self):
+        """`tabula serve` on the inbox Maildir from now on."""
+        with open(self.conf, "a") as f:
+            f.write("poll_ms=50\n")
+        self.daemon_log = open(os.path.join(self.root, "serve.log"), "wb")
+        self.daemon = subprocess.Popen([self.tabula_path, "serve", "-c", self.conf],
+                                       stderr=self.daemon_log)
+        self.wait(lambda: os.path.isdir(os.path.join(self.root, "in", "new")), "serve to start")
+
+    def stop_daemon(self):
+        if self.daemon:
+            self.daemon.send_signal(signal.SIGTERM)
+            rc = self.daemon.wait(timeout=60)
+            self.daemon = None
+            self.daemon_log.close()
+            return rc
+        return 0
+
+    def wait(self, ready, what, limit=120):
+        end = time.time() + limit
+        while not ready():
+            if self.daemon and self.daemon.poll() is not None:
+                raise RuntimeError("tabula serve ended (%s) waiting for %s"
+                                   % (self.daemon.returncode, what))
+            if time.time() > end:
+                raise RuntimeError("timed out waiting for " + what)
+            time.sleep(0.05)
+
+    def queued(self):
+        con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
+        try:
+            return con.execute("SELECT count(*) FROM outbox WHERE state = 'queued'").fetchone()[0]
+        finally:
+            con.close()
 
     def set_clock(self, t):
         self.now = t
@@ -64,6 +106,17 @@ class Club:
                 % (sender, to, subject, mid, extra, body.replace("\n", "\r\n"))).encode()
 
     def deliver_raw(self, raw):
+        if self.daemon:
+            self.n += 1
+            name = "%d.M%d.club" % (self.now, self.n)
+            inbox = os.path.join(self.root, "in")
+            with open(os.path.join(inbox, "tmp", name), "wb") as f:
+                f.write(raw)
+            os.rename(os.path.join(inbox, "tmp", name), os.path.join(inbox, "new", name))
+            cur = os.path.join(inbox, "cur")
+            self.wait(lambda: any(n.startswith(name) for n in os.listdir(cur)) and
+                      not self.queued(), "the daemon to answer a mail")
+            return self.collect()
         p = subprocess.run([self.tabula_path, "deliver", "-c", self.conf], input=raw,
                            capture_output=True, timeout=300)
         if p.returncode != 0:
