@@ -64,6 +64,7 @@
  */
 #include "backgammon_int.h"
 #include "checkers_int.h"
+#include "game_text_int.h"
 #include "chess_int.h"
 #include "rules.h"
 
@@ -101,19 +102,13 @@ struct bc_state {
   uint64_t dbl[2];    /* the doubled ones (X), a subset */
   struct ref_bg_board b;
   struct ref_bg_cube cube;
-  uint8_t phase; /* enum ref_phase */
-  uint8_t stage; /* enum stage, in REF_PHASE_MOVE */
-  int8_t turn;   /* seat to act, -1 when over */
-  int8_t onroll; /* seat whose turn it is */
-  uint8_t dice[2];
+  struct ref_bg_turn t; /* phase, seats, dice, result (no opening roll: BC-1) */
+  uint8_t stage;   /* enum stage, in REF_PHASE_MOVE */
   uint8_t pending; /* stones still to place (stage ST_PLACE) */
   uint8_t first;   /* White's first turn: chess only (6.2.1) */
   uint8_t ep;      /* e.p. target or NO_SQ */
   uint8_t lag;
   uint8_t draws;
-  int8_t winner;
-  uint8_t end;
-  int16_t points;
   uint8_t last_from, last_to; /* the last chess move, for render */
   char bgtext[48];
 };
@@ -468,25 +463,21 @@ static bool cm_same(const struct cmove *a, const struct cmove *b)
 
 static void finish(struct bc_state *st, int winner, enum ref_end end, int points)
 {
-  st->phase = REF_PHASE_OVER;
+  ref_bg_turn_finish(&st->t, winner, end, points);
   st->stage = ST_NONE;
-  st->turn = -1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->points = (int16_t)points;
 }
 
 /* Section 1.6 / 4.3: the cube question comes before the roll, and only
  * when a double is legal. */
 static void start_turn(struct bc_state *st, int seat)
 {
-  st->onroll = st->turn = (int8_t)seat;
-  st->dice[0] = st->dice[1] = 0;
+  st->t.onroll = st->t.turn = (int8_t)seat;
+  st->t.dice[0] = st->t.dice[1] = 0;
   st->stage = ST_NONE;
   st->pending = 0;
   st->first = 0;
   st->bgtext[0] = '\0';
-  st->phase = ref_bg_cube_may_double(&st->cube, seat) ? REF_PHASE_CUBE : REF_PHASE_ROLL;
+  st->t.phase = ref_bg_cube_may_double(&st->cube, seat) ? REF_PHASE_CUBE : REF_PHASE_ROLL;
 }
 
 /* 6.2e: before the chess move. The opponent's king attacked and a legal
@@ -496,7 +487,7 @@ static void start_turn(struct bc_state *st, int seat)
 static int enter_chess(struct bc_state *st)
 {
   struct cmlist l = {0};
-  int us = st->onroll, rc = gen_chess(st, &l), n = l.n;
+  int us = st->t.onroll, rc = gen_chess(st, &l), n = l.n;
   int cube = ref_bg_cube_value(&st->cube);
 
   cm_free(&l);
@@ -520,7 +511,7 @@ static int after_backgammon(struct bc_state *st, bool played)
     /* 6.2f: no die played, no chess move; the chess side passes too. */
     st->ep = NO_SQ;
     flip_side(&st->pos);
-    start_turn(st, !st->onroll);
+    start_turn(st, !st->t.onroll);
     return REF_OK;
   }
   return enter_chess(st);
@@ -533,9 +524,9 @@ static int do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
 {
   struct ref_bg_playlist list = {0};
   struct ref_bg_board nb = st->b;
-  int mover = st->onroll, i, off = 0, rc;
+  int mover = st->t.onroll, i, off = 0, rc;
 
-  if(st->phase != REF_PHASE_MOVE || st->stage != ST_BG)
+  if(st->t.phase != REF_PHASE_MOVE || st->stage != ST_BG)
     return REF_EPHASE;
   for(i = 0; i < p->n; i++) {
     int to;
@@ -546,7 +537,7 @@ static int do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
     ref_bg_step_apply(&nb, mover, p->from[i], p->to[i]);
     off += p->to[i] == REF_BG_OFF;
   }
-  rc = check ? ref_bg_plays(&st->b, mover, st->dice[0], st->dice[1], &list) : REF_OK;
+  rc = check ? ref_bg_plays(&st->b, mover, st->t.dice[0], st->t.dice[1], &list) : REF_OK;
   if(!rc && check && ref_bg_playlist_find(&list, &nb) < 0)
     rc = REF_EILLEGAL;
   if(!rc && ref_bg_play_format(&st->b, mover, p, st->bgtext, sizeof(st->bgtext)) < 0)
@@ -575,7 +566,7 @@ static int do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
  * single stone making it doubled), or NULL. */
 static const char *place_refusal(const struct bc_state *st, int sq)
 {
-  int us = st->onroll;
+  int us = st->t.onroll;
   if(sq < 0 || sq > 63)
     return "bc-bad-square";
   if(st->pos.board[sq] != REF_CH_EMPTY || (st->stones[!us] & BIT(sq)))
@@ -587,8 +578,8 @@ static const char *place_refusal(const struct bc_state *st, int sq)
 
 static int do_place(struct bc_state *st, int sq)
 {
-  int us = st->onroll;
-  if(st->phase != REF_PHASE_MOVE || st->stage != ST_PLACE || !st->pending)
+  int us = st->t.onroll;
+  if(st->t.phase != REF_PHASE_MOVE || st->stage != ST_PLACE || !st->pending)
     return REF_EPHASE;
   if(place_refusal(st, sq))
     return REF_EILLEGAL;
@@ -605,10 +596,10 @@ static int do_place(struct bc_state *st, int sq)
 static int do_chess(struct bc_state *st, const struct cmove *cm)
 {
   struct cmlist l = {0};
-  int i, rc, us = st->onroll;
+  int i, rc, us = st->t.onroll;
   bool found = false;
 
-  if(st->phase != REF_PHASE_MOVE || st->stage != ST_CHESS)
+  if(st->t.phase != REF_PHASE_MOVE || st->stage != ST_CHESS)
     return REF_EPHASE;
   rc = gen_chess(st, &l);
   for(i = 0; !rc && i < l.n && !found; i++)
@@ -630,7 +621,7 @@ static int do_chess(struct bc_state *st, const struct cmove *cm)
     cm_free(&l);
     if(rc)
       return rc;
-    if(st->phase == REF_PHASE_OVER)
+    if(st->t.phase == REF_PHASE_OVER)
       return REF_OK;
   }
   start_turn(st, !us);
@@ -719,9 +710,9 @@ static int do_turn(struct bc_state *st, const struct turn *t)
   if(t->has_bg)
     rc = do_bg(st, &t->play, true);
   for(i = 0; !rc && i < t->nplace; i++)
-    rc = st->phase == REF_PHASE_OVER ? REF_EILLEGAL : do_place(st, t->place[i]);
+    rc = st->t.phase == REF_PHASE_OVER ? REF_EILLEGAL : do_place(st, t->place[i]);
   /* A chess part after a win before the chess move (6.2d, 6.2e) is moot. */
-  if(!rc && t->has_chess && st->phase != REF_PHASE_OVER)
+  if(!rc && t->has_chess && st->t.phase != REF_PHASE_OVER)
     rc = do_chess(st, &t->cm);
   return rc;
 }
@@ -830,7 +821,7 @@ static void bg_format(const struct bc_state *st, const struct turn *t, char *out
   int used = 0;
 
   out[0] = '\0';
-  if(ref_bg_play_format(&st->b, st->onroll, &t->play, raw, sizeof(raw)) < 0)
+  if(ref_bg_play_format(&st->b, st->t.onroll, &t->play, raw, sizeof(raw)) < 0)
     return;
   for(tok = strtok_r(raw, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     char *off = strstr(tok, "/off"), *rep;
@@ -868,7 +859,7 @@ static bool turn_format(const struct bc_state *st, const struct turn *t, char *o
     bg_format(st, t, bgpart, sizeof(bgpart));
     if(t->play.n == 0)
       snprintf(bgpart, sizeof(bgpart), "--");
-    snprintf(roll, sizeof(roll), "(roll %d-%d) ", st->dice[0], st->dice[1]);
+    snprintf(roll, sizeof(roll), "(roll %d-%d) ", st->t.dice[0], st->t.dice[1]);
     /* The position after it matters only for a chess part's SAN. */
     if(t->has_chess && do_bg(&c, &t->play, false))
       return false;
@@ -879,10 +870,10 @@ static bool turn_format(const struct bc_state *st, const struct turn *t, char *o
     if(!t->has_bg) /* placements alone: `@e4 @d5` */
       snprintf(places + strlen(places), sizeof(places) - strlen(places), "%s@%s", i ? " " : "",
                sq);
-    if(t->has_chess && c.phase == REF_PHASE_MOVE && c.stage == ST_PLACE)
+    if(t->has_chess && c.t.phase == REF_PHASE_MOVE && c.stage == ST_PLACE)
       do_place(&c, t->place[i]);
   }
-  if(t->has_chess && c.phase == REF_PHASE_MOVE && c.stage == ST_CHESS)
+  if(t->has_chess && c.t.phase == REF_PHASE_MOVE && c.stage == ST_CHESS)
     cm_format(&c, NULL, &t->cm, chess, sizeof(chess));
   snprintf(whole, sizeof(whole), "%s%s%s%s", bgpart, places,
            (bgpart[0] || places[0]) && chess[0] ? " ; " : "", chess);
@@ -916,12 +907,12 @@ static void match_of(const struct bc_state *st, struct ref_bg_match *m)
   m->cube_log2 = st->cube.log2;
   m->cube_owner = st->cube.owner;
   m->state = 1;
-  m->on_roll = st->onroll;
-  m->turn = st->turn < 0 ? st->onroll : st->turn;
-  m->doubled = st->phase == REF_PHASE_CUBE_REPLY;
-  if(st->phase == REF_PHASE_MOVE && !st->first) {
-    m->dice[0] = st->dice[0];
-    m->dice[1] = st->dice[1];
+  m->on_roll = st->t.onroll;
+  m->turn = st->t.turn < 0 ? st->t.onroll : st->t.turn;
+  m->doubled = st->t.phase == REF_PHASE_CUBE_REPLY;
+  if(st->t.phase == REF_PHASE_MOVE && !st->first) {
+    m->dice[0] = st->t.dice[0];
+    m->dice[1] = st->t.dice[1];
   }
 }
 
@@ -974,14 +965,14 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
   cast[k] = '\0';
   if(st->ep != NO_SQ)
     sq_name(st->ep, ep);
-  ref_bg_position_id(&st->b, st->onroll, pid);
+  ref_bg_position_id(&st->b, st->t.onroll, pid);
   match_of(st, &m);
   ref_bg_match_id(&m, mid);
-  switch(st->phase) {
+  switch(st->t.phase) {
   case REF_PHASE_OVER:
     snprintf(stage, sizeof(stage), "over:%s:%s:%d",
-             st->winner < 0 ? "-" : st->winner ? "b" : "w", ref_end_name((enum ref_end)st->end),
-             st->points);
+             st->t.winner < 0 ? "-" : st->t.winner ? "b" : "w",
+             ref_end_name((enum ref_end)st->t.end), st->t.points);
     break;
   case REF_PHASE_CUBE:
   case REF_PHASE_ROLL:
@@ -1001,7 +992,7 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
       snprintf(stage, sizeof(stage), "chess");
     break;
   }
-  n = snprintf(buf, cap, "%s %c %s %s %u %s:%s %s", board, st->onroll ? 'b' : 'w', cast, ep,
+  n = snprintf(buf, cap, "%s %c %s %s %u %s:%s %s", board, st->t.onroll ? 'b' : 'w', cast, ep,
                (unsigned)st->pos.fullmove, pid, mid, stage);
   if(n < 0 || (size_t)n >= cap)
     return REF_EINVAL;
@@ -1068,7 +1059,7 @@ static bool bc_ok(const struct ref_state *s)
   for(side = 0; side < 2; side++) {
     /* Stones still owed: in the placing stage, or when the game ended
      * there (the 15th checker off, a resignation). */
-    int owed = side == st->onroll && (st->stage == ST_PLACE || st->phase == REF_PHASE_OVER)
+    int owed = side == st->t.onroll && (st->stage == ST_PLACE || st->t.phase == REF_PHASE_OVER)
                  ? st->pending
                  : 0;
     /* Conservation: what is off the backgammon board is on the chess board
@@ -1078,10 +1069,7 @@ static bool bc_ok(const struct ref_state *s)
        st->b.pt[side][REF_BG_OFF] != stone_checkers(st, side) + owed)
       return false;
   }
-  if(st->cube.log2 < 0 || st->cube.log2 > REF_BG_CUBE_MAX_LOG2 || st->cube.owner < -1 ||
-     st->cube.owner > 1 || (st->cube.owner < 0) != (st->cube.log2 == 0))
-    return false;
-  if(st->onroll < 0 || st->onroll > 1)
+  if(!ref_bg_cube_ok(&st->cube) || st->t.onroll < 0 || st->t.onroll > 1)
     return false;
   if(st->ep != NO_SQ) {
     int pusher = st->pos.side ^ 1, front = pusher ? st->ep - 8 : st->ep + 8;
@@ -1091,47 +1079,47 @@ static bool bc_ok(const struct ref_state *s)
        st->pos.board[pusher ? st->ep + 8 : st->ep - 8] != REF_CH_EMPTY)
       return false;
   }
-  if(st->phase == REF_PHASE_OVER) {
+  if(st->t.phase == REF_PHASE_OVER) {
     int cube = ref_bg_cube_value(&st->cube);
-    if(st->turn != -1 || st->winner < -1 || st->winner > 1 || st->stage != ST_NONE)
+    if(st->t.turn != -1 || st->t.winner < -1 || st->t.winner > 1 || st->stage != ST_NONE)
       return false;
-    switch(st->end) {
+    switch(st->t.end) {
     case REF_END_BORNE_OFF:
-      return st->winner >= 0 && st->b.pt[st->winner][REF_BG_OFF] == REF_BG_CHECKERS &&
-             st->points == ref_bg_game_multiplier(&st->b, st->winner) * cube;
+      return st->t.winner >= 0 && st->b.pt[st->t.winner][REF_BG_OFF] == REF_BG_CHECKERS &&
+             st->t.points == ref_bg_game_multiplier(&st->b, st->t.winner) * cube;
     case REF_END_STALEMATE:
     case REF_END_AGREEMENT:
-      return st->winner == -1 && st->points == 0;
+      return st->t.winner == -1 && st->t.points == 0;
     case REF_END_CHECKMATE:
     case REF_END_CUBE_DROPPED:
-      return st->winner >= 0 && st->points == cube;
+      return st->t.winner >= 0 && st->t.points == cube;
     case REF_END_RESIGNATION:
-      return st->winner >= 0 && st->points % cube == 0 && st->points / cube >= 1 &&
-             st->points / cube <= 3;
+      return st->t.winner >= 0 && st->t.points % cube == 0 && st->t.points / cube >= 1 &&
+             st->t.points / cube <= 3;
     default:
       return false;
     }
   }
   if(st->b.pt[0][REF_BG_OFF] == REF_BG_CHECKERS || st->b.pt[1][REF_BG_OFF] == REF_BG_CHECKERS)
     return false;
-  if(st->pos.side != st->onroll)
+  if(st->pos.side != st->t.onroll)
     return false;
-  switch(st->phase) {
+  switch(st->t.phase) {
   case REF_PHASE_CUBE:
   case REF_PHASE_ROLL:
-    return st->turn == st->onroll && !st->dice[0] && !st->dice[1] && !st->first &&
+    return st->t.turn == st->t.onroll && !st->t.dice[0] && !st->t.dice[1] && !st->first &&
            st->stage == ST_NONE &&
-           (st->phase == REF_PHASE_CUBE) == ref_bg_cube_may_double(&st->cube, st->onroll);
+           (st->t.phase == REF_PHASE_CUBE) == ref_bg_cube_may_double(&st->cube, st->t.onroll);
   case REF_PHASE_CUBE_REPLY:
-    return st->turn == !st->onroll && !st->dice[0] && !st->first && st->stage == ST_NONE &&
-           ref_bg_cube_may_double(&st->cube, st->onroll);
+    return st->t.turn == !st->t.onroll && !st->t.dice[0] && !st->first && st->stage == ST_NONE &&
+           ref_bg_cube_may_double(&st->cube, st->t.onroll);
   case REF_PHASE_MOVE:
-    if(st->turn != st->onroll)
+    if(st->t.turn != st->t.onroll)
       return false;
     if(st->first)
-      return st->onroll == 0 && !st->dice[0] && !st->dice[1] && st->stage == ST_CHESS &&
+      return st->t.onroll == 0 && !st->t.dice[0] && !st->t.dice[1] && st->stage == ST_CHESS &&
              st->cube.log2 == 0;
-    if(st->dice[0] < 1 || st->dice[0] > 6 || st->dice[1] < 1 || st->dice[1] > 6)
+    if(st->t.dice[0] < 1 || st->t.dice[0] > 6 || st->t.dice[1] < 1 || st->t.dice[1] > 6)
       return false;
     if(st->stage == ST_PLACE)
       return st->pending >= 1 && st->pending <= 4;
@@ -1140,7 +1128,7 @@ static bool bc_ok(const struct ref_state *s)
     if(st->stage == ST_CHESS) {
       /* 6.2e has been judged: the opponent's king is safe, a move exists. */
       struct cmlist l = {0};
-      bool ok = st->pending == 0 && !king_attacked(st, !st->onroll) &&
+      bool ok = st->pending == 0 && !king_attacked(st, !st->t.onroll) &&
                 gen_chess(st, &l) == REF_OK && l.n > 0;
       cm_free(&l);
       return ok;
@@ -1236,7 +1224,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   nst.magic = BC_MAGIC;
   ref_chess_clear(&nst.pos);
   nst.ep = NO_SQ;
-  nst.winner = -1;
+  nst.t.winner = -1;
   nst.last_from = nst.last_to = NO_SQ;
   nst.lag = (uint8_t)lag;
   nst.draws = (uint8_t)draws;
@@ -1244,8 +1232,8 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     return bad_position(err, "board");
   if(strcmp(field[1], "w") && strcmp(field[1], "b"))
     return bad_position(err, "side");
-  nst.onroll = (int8_t)(field[1][0] == 'b');
-  nst.pos.side = (uint8_t)nst.onroll;
+  nst.t.onroll = (int8_t)(field[1][0] == 'b');
+  nst.pos.side = (uint8_t)nst.t.onroll;
   if(strcmp(field[2], "-")) {
     for(i = 0; field[2][i]; i++) {
       const char *c = strchr("KQkq", field[2][i]);
@@ -1274,10 +1262,10 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   if(!colon || colon - field[5] != 14 || strlen(colon + 1) != 12)
     return bad_position(err, "Position ID:Match ID");
   *colon = '\0';
-  if(ref_bg_position_decode(&nst.b, nst.onroll, field[5]) != REF_OK ||
+  if(ref_bg_position_decode(&nst.b, nst.t.onroll, field[5]) != REF_OK ||
      ref_bg_match_decode(&m, colon + 1) != REF_OK)
     return bad_position(err, "Position ID:Match ID");
-  if(m.match_len || m.crawford || m.resigned || m.state != 1 || m.on_roll != nst.onroll ||
+  if(m.match_len || m.crawford || m.resigned || m.state != 1 || m.on_roll != nst.t.onroll ||
      m.cube_log2 > REF_BG_CUBE_MAX_LOG2 || (m.cube_owner < 0) != (m.cube_log2 == 0))
     return bad_position(err, "Match ID");
   nst.cube.log2 = (int8_t)m.cube_log2;
@@ -1285,33 +1273,33 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
 
   /* The stage, checked against the Match ID's dice and double bit. */
   if(!strcmp(field[6], "first")) {
-    if(m.dice[0] || m.doubled || m.turn != 0 || nst.onroll != 0)
+    if(m.dice[0] || m.doubled || m.turn != 0 || nst.t.onroll != 0)
       return bad_position(err, "first");
     nst.first = 1;
-    nst.phase = REF_PHASE_MOVE;
+    nst.t.phase = REF_PHASE_MOVE;
     nst.stage = ST_CHESS;
-    nst.turn = 0;
+    nst.t.turn = 0;
   }
   else if(!strcmp(field[6], "turn")) {
-    if(m.dice[0] || m.doubled || m.turn != nst.onroll)
+    if(m.dice[0] || m.doubled || m.turn != nst.t.onroll)
       return bad_position(err, "turn");
-    start_turn(&nst, nst.onroll);
+    start_turn(&nst, nst.t.onroll);
   }
   else if(!strcmp(field[6], "reply")) {
-    if(m.dice[0] || !m.doubled || m.turn == nst.onroll ||
-       !ref_bg_cube_may_double(&nst.cube, nst.onroll))
+    if(m.dice[0] || !m.doubled || m.turn == nst.t.onroll ||
+       !ref_bg_cube_may_double(&nst.cube, nst.t.onroll))
       return bad_position(err, "reply");
-    nst.phase = REF_PHASE_CUBE_REPLY;
-    nst.turn = (int8_t)!nst.onroll;
+    nst.t.phase = REF_PHASE_CUBE_REPLY;
+    nst.t.turn = (int8_t)!nst.t.onroll;
   }
   else if(!strcmp(field[6], "bg") || !strcmp(field[6], "chess") ||
           !strncmp(field[6], "place:", 6)) {
-    if(!m.dice[0] || m.doubled || m.turn != nst.onroll)
+    if(!m.dice[0] || m.doubled || m.turn != nst.t.onroll)
       return bad_position(err, field[6]);
-    nst.phase = REF_PHASE_MOVE;
-    nst.turn = nst.onroll;
-    nst.dice[0] = (uint8_t)m.dice[0];
-    nst.dice[1] = (uint8_t)m.dice[1];
+    nst.t.phase = REF_PHASE_MOVE;
+    nst.t.turn = nst.t.onroll;
+    nst.t.dice[0] = (uint8_t)m.dice[0];
+    nst.t.dice[1] = (uint8_t)m.dice[1];
     nst.stage = field[6][0] == 'b' ? ST_BG : field[6][0] == 'c' ? ST_CHESS : ST_PLACE;
     if(nst.stage == ST_PLACE) {
       if(field[6][6] < '1' || field[6][6] > '4' || field[6][7])
@@ -1337,7 +1325,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
        m.doubled)
       return bad_position(err, "over");
     finish(&nst, *w == '-' ? -1 : *w == 'b', (enum ref_end)endv, (int)points);
-    i = nst.b.pt[nst.onroll][REF_BG_OFF] - stone_checkers(&nst, nst.onroll);
+    i = nst.b.pt[nst.t.onroll][REF_BG_OFF] - stone_checkers(&nst, nst.t.onroll);
     if(i < 0 || i > 4)
       return bad_position(err, "stones");
     nst.pending = (uint8_t)i;
@@ -1345,7 +1333,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   else {
     return bad_position(err, "stage");
   }
-  if(nst.pos.side != nst.onroll)
+  if(nst.pos.side != nst.t.onroll)
     return bad_position(err, "side");
   if(!bc_ok((struct ref_state *)(void *)&nst))
     return bad_position(err, "inconsistent");
@@ -1367,13 +1355,13 @@ static void start_position(struct bc_state *st)
   ref_bg_board_start(&st->b);
   ref_bg_cube_init(&st->cube);
   st->ep = NO_SQ;
-  st->winner = -1;
+  st->t.winner = -1;
   st->last_from = st->last_to = NO_SQ;
   /* 6.2.1: White's first turn is a chess move only. */
   st->first = 1;
-  st->phase = REF_PHASE_MOVE;
+  st->t.phase = REF_PHASE_MOVE;
   st->stage = ST_CHESS;
-  st->turn = st->onroll = 0;
+  st->t.turn = st->t.onroll = 0;
 }
 
 static int init_with(struct ref_state *s, const char *options, int lag_default,
@@ -1442,97 +1430,30 @@ static int lag_init(struct ref_state *s, const char *options, struct ref_err *er
 static int bc_roll(struct ref_state *s, const int *faces, int nfaces, struct ref_err *err)
 {
   struct bc_state *st = st_of(s);
-  if(st->phase != REF_PHASE_ROLL && st->phase != REF_PHASE_CUBE) {
-    ref_err_set(err, REF_EPHASE, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-now",
-                NULL);
-    return REF_EPHASE;
-  }
-  if(nfaces != 2 || faces[0] < 1 || faces[0] > 6 || faces[1] < 1 || faces[1] > 6) {
-    ref_err_set(err, REF_EINVAL, "bg-bad-dice", NULL);
-    return REF_EINVAL;
-  }
-  /* BC-1: an ordinary two-dice roll, doubles count; the turn order is the
-   * chess game's. A roll in REF_PHASE_CUBE means "no double". */
-  st->dice[0] = (uint8_t)faces[0];
-  st->dice[1] = (uint8_t)faces[1];
-  st->phase = REF_PHASE_MOVE;
-  st->stage = ST_BG;
-  return REF_OK;
+  /* BC-1: an ordinary two-dice roll, doubles count (no opening roll: the
+   * turn order is the chess game's). */
+  int rc = ref_bg_turn_roll(&st->t, faces, nfaces, "bg-no-roll-now", true, err);
+
+  if(rc == REF_OK)
+    st->stage = ST_BG;
+  return rc;
 }
 
+/* 6.2.2a with 4.3: the cube before one's own roll (none on White's first
+ * turn); 6.8: resignation single, gammon or backgammon (section 4.3
+ * levels) x cube; BC-8: "no draw other than stalemate", agreement only by
+ * option; 6.6: the chess draws (repetition, fifty moves) do not count. */
 static int bc_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
   struct bc_state *st = st_of(s);
-  const char *why;
+  struct ref_bg_acts a = {st->draws ? NULL : "bc-no-draw-agreement", "bc-no-draw-claim", NULL,
+                          NULL, st->first ? "bc-no-cube-first-turn" : NULL};
+  int rc = ref_bg_turn_act(&st->t, &st->cube, seat, action, arg, &a, err);
 
-  if(seat < 0 || seat > 1) {
-    ref_err_set(err, REF_EINVAL, "bad-seat", NULL);
-    return REF_EINVAL;
-  }
-  if(st->phase == REF_PHASE_OVER) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  switch(action) {
-  case REF_ACT_DOUBLE:
-    /* 6.2.2a with 4.3: before one's own roll, cube centred or one's own. */
-    if(st->phase == REF_PHASE_CUBE && seat == st->turn) {
-      st->phase = REF_PHASE_CUBE_REPLY;
-      st->turn = (int8_t)!seat;
-      return REF_OK;
-    }
-    if(st->phase == REF_PHASE_CUBE_REPLY && seat == st->turn)
-      why = "bg-take-or-drop";
-    else if(seat != st->turn)
-      why = "not-your-turn";
-    else if(st->phase != REF_PHASE_ROLL)
-      why = st->first ? "bc-no-cube-first-turn" : "bg-double-before-roll";
-    else if(st->cube.log2 >= REF_BG_CUBE_MAX_LOG2)
-      why = "bg-cube-max";
-    else
-      why = "bg-not-your-cube";
-    break;
-  case REF_ACT_TAKE:
-  case REF_ACT_DROP:
-    if(st->phase != REF_PHASE_CUBE_REPLY || seat != st->turn) {
-      why = "bg-no-double";
-      break;
-    }
-    if(action == REF_ACT_DROP) {
-      finish(st, st->onroll, REF_END_CUBE_DROPPED, ref_bg_cube_value(&st->cube));
-      return REF_OK;
-    }
-    ref_bg_cube_take(&st->cube, seat);
-    st->turn = st->onroll;
-    st->phase = REF_PHASE_ROLL;
-    return REF_OK;
-  case REF_ACT_RESIGN:
-    /* 6.8: single, gammon or backgammon (section 4.3 levels) x cube. */
-    if(arg < 1 || arg > 3) {
-      ref_err_set(err, REF_EINVAL, "bg-resign-level", NULL);
-      return REF_EINVAL;
-    }
-    finish(st, !seat, REF_END_RESIGNATION, arg * ref_bg_cube_value(&st->cube));
-    return REF_OK;
-  case REF_ACT_DRAW_AGREED:
-    /* BC-8: "no draw other than stalemate"; agreement only by option. */
-    if(!st->draws) {
-      ref_err_set(err, REF_EINVAL, "bc-no-draw-agreement", NULL);
-      return REF_EINVAL;
-    }
-    finish(st, -1, REF_END_AGREEMENT, 0);
-    return REF_OK;
-  case REF_ACT_DRAW_CLAIM:
-    /* 6.6: the chess draws (repetition, fifty moves) do not count. */
-    ref_err_set(err, REF_EINVAL, "bc-no-draw-claim", NULL);
-    return REF_EINVAL;
-  default:
-    ref_err_set(err, REF_EINVAL, "bad-option", NULL);
-    return REF_EINVAL;
-  }
-  ref_err_set(err, REF_EPHASE, why, !strcmp(why, "not-your-turn") ? seat_name[st->turn] : NULL);
-  return REF_EPHASE;
+  if(rc == REF_OK && st->t.phase == REF_PHASE_OVER)
+    st->stage = ST_NONE;
+  return rc;
 }
 
 static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
@@ -1542,13 +1463,13 @@ static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
   struct turn t;
   int rc = REF_OK, i;
 
-  if(st->phase != REF_PHASE_MOVE)
+  if(st->t.phase != REF_PHASE_MOVE)
     return REF_EPHASE;
   memset(&t, 0, sizeof(t));
   if(st->stage == ST_BG) {
     struct ref_bg_playlist list = {0};
     size_t k;
-    rc = ref_bg_plays(&st->b, st->onroll, st->dice[0], st->dice[1], &list);
+    rc = ref_bg_plays(&st->b, st->t.onroll, st->t.dice[0], st->t.dice[1], &list);
     t.has_bg = true;
     for(k = 0; !rc && k < list.n; k++) {
       t.play = list.v[k];
@@ -1587,7 +1508,7 @@ static int bc_apply(struct ref_state *s, const struct ref_move *m)
   struct turn t;
   int rc;
 
-  if(st->phase != REF_PHASE_MOVE)
+  if(st->t.phase != REF_PHASE_MOVE)
     return REF_EPHASE;
   if(move_to_turn(m, &t) != REF_OK)
     return REF_EILLEGAL;
@@ -1610,21 +1531,12 @@ static int bc_format(const struct ref_state *s, const struct ref_move *m, enum r
 static void bc_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct bc_state *st = cst_of(s);
-  memset(out, 0, sizeof(*out));
-  out->phase = (enum ref_phase)st->phase;
-  out->turn = st->turn;
-  out->need_faces = st->phase == REF_PHASE_ROLL || st->phase == REF_PHASE_CUBE ? 2 : 0;
-  out->winner = st->phase == REF_PHASE_OVER ? st->winner : -1;
-  out->end = st->phase == REF_PHASE_OVER ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->phase == REF_PHASE_OVER ? st->points : 0;
+  ref_bg_turn_status(&st->t, &st->cube, out);
   out->move_number = (int)st->pos.fullmove;
-  out->in_check = st->phase != REF_PHASE_OVER && king_attacked(st, st->onroll);
-  out->cube = ref_bg_cube_value(&st->cube);
-  out->cube_owner = st->cube.owner;
-  if(st->phase == REF_PHASE_MOVE && !st->first) {
-    out->dice[0] = st->dice[0];
-    out->dice[1] = st->dice[1];
-    out->ndice = 2;
+  out->in_check = st->t.phase != REF_PHASE_OVER && king_attacked(st, st->t.onroll);
+  if(st->first) { /* 6.2.1: no dice on White's first turn */
+    out->dice[0] = out->dice[1] = 0;
+    out->ndice = 0;
   }
 }
 
@@ -1647,7 +1559,7 @@ static int parse_bg(const struct bc_state *st, const char *text, struct ref_bg_p
 
   if(!tmp)
     return REF_ENOMEM;
-  ref_bg_position_id(&st->b, st->onroll, pid);
+  ref_bg_position_id(&st->b, st->t.onroll, pid);
   match_of(st, &m);
   ref_bg_match_id(&m, mid);
   snprintf(id, sizeof(id), "%s:%s", pid, mid);
@@ -2040,8 +1952,8 @@ static int bc_parse(const struct ref_state *s, const char *text, struct ref_move
   char buf[256], left[256], chess[256] = "", norm_a[128], norm_b[128], *semi;
   int rc, i, n;
 
-  if(st->phase != REF_PHASE_MOVE)
-    return fail_with(REF_EPHASE, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
+  if(st->t.phase != REF_PHASE_MOVE)
+    return fail_with(REF_EPHASE, st->t.phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
                      NULL, err);
   if(!text || strlen(text) >= sizeof(buf))
     return fail_with(REF_EPARSE, "unreadable", NULL, err);
@@ -2055,9 +1967,10 @@ static int bc_parse(const struct ref_state *s, const char *text, struct ref_move
     if(!close || sscanf(buf + 5, " %d - %d", &a, &b) != 2)
       return fail_with(REF_EPARSE, "unreadable", NULL, err);
     if(st->first || st->stage != ST_BG ||
-       !((a == st->dice[0] && b == st->dice[1]) || (a == st->dice[1] && b == st->dice[0]))) {
+       !((a == st->t.dice[0] && b == st->t.dice[1]) ||
+         (a == st->t.dice[1] && b == st->t.dice[0]))) {
       char d[16];
-      snprintf(d, sizeof(d), "%d-%d", st->dice[0], st->dice[1]);
+      snprintf(d, sizeof(d), "%d-%d", st->t.dice[0], st->t.dice[1]);
       return fail_with(REF_EILLEGAL, st->stage == ST_BG ? "bc-wrong-roll" : "bc-backgammon-done",
                        st->stage == ST_BG ? d : st->bgtext, err);
     }
@@ -2167,7 +2080,7 @@ static int bc_parse(const struct ref_state *s, const char *text, struct ref_move
   for(i = 0; i < t.nplace; i++) {
     const char *why;
     char name[3];
-    if(sim.phase == REF_PHASE_OVER) {
+    if(sim.t.phase == REF_PHASE_OVER) {
       t.nplace = i; /* 6.2d: the backgammon game is won; nothing to place */
       break;
     }
@@ -2182,15 +2095,15 @@ static int bc_parse(const struct ref_state *s, const char *text, struct ref_move
     }
     do_place(&sim, t.place[i]);
   }
-  if(chess[0] && sim.phase != REF_PHASE_OVER) {
-    if(sim.phase == REF_PHASE_MOVE && sim.stage == ST_PLACE) {
+  if(chess[0] && sim.t.phase != REF_PHASE_OVER) {
+    if(sim.t.phase == REF_PHASE_MOVE && sim.stage == ST_PLACE) {
       char d[8];
       snprintf(d, sizeof(d), "%d", sim.pending);
       rc = fail_with(REF_EILLEGAL, "bc-placement-missing", d, err);
       suggest_places(&sim, err);
       return rc;
     }
-    if(sim.phase != REF_PHASE_MOVE || sim.stage != ST_CHESS)
+    if(sim.t.phase != REF_PHASE_MOVE || sim.stage != ST_CHESS)
       return fail_with(REF_EILLEGAL, "bc-no-chess-move", NULL, err);
     rc = parse_chess(&sim, chess, &t.cm, err);
     if(rc)
@@ -2207,33 +2120,9 @@ static int bc_parse(const struct ref_state *s, const char *text, struct ref_move
 /* The boards                                                              */
 /* ---------------------------------------------------------------------- */
 
-struct out {
-  char *buf;
-  size_t cap, len;
-  bool full;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-  if(o->full)
-    return;
-  va_start(ap, fmt);
-  n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-  va_end(ap);
-  if(n < 0 || (size_t)n >= o->cap - o->len) {
-    o->full = true;
-    return;
-  }
-  o->len += (size_t)n;
-}
-
 /* The backgammon board as the backgammon game draws it (its rows only: the
  * IDs and its own status lines are not this game's). */
-static void render_bg(const struct bc_state *st, int seat, struct out *o)
+static void render_bg(const struct bc_state *st, int seat, struct ref_text *o)
 {
   const struct ref_game_desc *bg = &ref_game_backgammon;
   struct ref_state *tmp = ref_state_new(bg);
@@ -2247,7 +2136,7 @@ static void render_bg(const struct bc_state *st, int seat, struct out *o)
   m.cube_log2 = st->cube.log2;
   m.cube_owner = st->cube.owner;
   m.state = 1;
-  m.on_roll = m.turn = st->onroll;
+  m.on_roll = m.turn = st->t.onroll;
   for(s = 0; s < 2; s++)
     if(st->b.pt[s][REF_BG_OFF] == REF_BG_CHECKERS)
       done = s;
@@ -2263,7 +2152,7 @@ static void render_bg(const struct bc_state *st, int seat, struct out *o)
     goto out;
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
     if(!strncmp(line, " +", 2) || !strncmp(line, " |", 2))
-      emit(o, "%s\n", line);
+      ref_text_emit(o, "%s\n", line);
 out:
   free(text);
   free(tmp);
@@ -2279,19 +2168,19 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
   const struct bc_state *st = cst_of(s);
-  struct out o = {buf, cap, 0, false};
+  struct ref_text o;
   bool flip = seat == 1;
-  int row, col, side = st->onroll;
+  int row, col, side = st->t.onroll;
 
   if(!cap)
     return REF_EINVAL;
-  buf[0] = '\0';
+  ref_text_init(&o, buf, cap);
   for(row = 0; row < 8; row++) {
     int rank = flip ? row : 7 - row;
-    emit(&o, " %d ", rank + 1);
+    ref_text_emit(&o, " %d ", rank + 1);
     for(col = 0; col < 8; col++) {
       int file = flip ? 7 - col : col, sq = rank * 8 + file, code = st->pos.board[sq];
-      bool mark = st->phase != REF_PHASE_OVER && (sq == st->last_from || sq == st->last_to);
+      bool mark = st->t.phase != REF_PHASE_OVER && (sq == st->last_from || sq == st->last_to);
       char c = '.';
       if(code != REF_CH_EMPTY)
         c = letters[REF_CH_COLOR(code)][REF_CH_TYPE(code)];
@@ -2299,52 +2188,39 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
         c = (st->dbl[0] & BIT(sq)) ? 'X' : 'V';
       else if(st->stones[1] & BIT(sq))
         c = (st->dbl[1] & BIT(sq)) ? 'x' : 'v';
-      emit(&o, "%c%c%c", mark ? '[' : ' ', c, mark ? ']' : ' ');
+      ref_text_emit(&o, "%c%c%c", mark ? '[' : ' ', c, mark ? ']' : ' ');
     }
-    emit(&o, " %d", rank + 1);
+    ref_text_emit(&o, " %d", rank + 1);
     if(row == 1)
-      emit(&o, "    stones: V X White, v x Black");
+      ref_text_emit(&o, "    stones: V X White, v x Black");
     if(row == 2)
-      emit(&o, "    in jail: White %d, Black %d", st->b.pt[0][REF_BG_BAR],
+      ref_text_emit(&o, "    in jail: White %d, Black %d", st->b.pt[0][REF_BG_BAR],
            st->b.pt[1][REF_BG_BAR]);
-    emit(&o, "\n");
+    ref_text_emit(&o, "\n");
   }
-  emit(&o, "   ");
+  ref_text_emit(&o, "   ");
   for(col = 0; col < 8; col++)
-    emit(&o, col < 7 ? " %c " : " %c", 'a' + (flip ? 7 - col : col));
-  emit(&o, "\n\n");
+    ref_text_emit(&o, col < 7 ? " %c " : " %c", 'a' + (flip ? 7 - col : col));
+  ref_text_emit(&o, "\n\n");
   render_bg(st, seat == 1 ? 1 : 0, &o);
-  switch(st->phase) {
-  case REF_PHASE_CUBE:
-    emit(&o, " %s to double or roll.\n", seat_name[side]);
-    break;
-  case REF_PHASE_ROLL:
-    emit(&o, " %s to roll.\n", seat_name[side]);
-    break;
-  case REF_PHASE_CUBE_REPLY:
-    emit(&o, " %s doubles to %d: %s to take or drop.\n", seat_name[side],
-         2 * ref_bg_cube_value(&st->cube), seat_name[!side]);
-    break;
-  case REF_PHASE_MOVE:
+  if(st->t.phase == REF_PHASE_MOVE) {
     if(st->first)
-      emit(&o, " %s to move: on the first turn a chess move only.\n", seat_name[side]);
+      ref_text_emit(&o, " %s to move: on the first turn a chess move only.\n", seat_name[side]);
     else if(st->stage == ST_BG)
-      emit(&o, " %s to play %d-%d, then a chess move (\"PLAY ; MOVE\").\n", seat_name[side],
-           st->dice[0], st->dice[1]);
+      ref_text_emit(&o, " %s to play %d-%d, then a chess move (\"PLAY ; MOVE\").\n",
+                    seat_name[side], st->t.dice[0], st->t.dice[1]);
     else if(st->stage == ST_PLACE)
-      emit(&o, " %s to place %d borne-off stone%s: \"@e4\".\n", seat_name[side], st->pending,
-           st->pending == 1 ? "" : "s");
+      ref_text_emit(&o, " %s to place %d borne-off stone%s: \"@e4\".\n", seat_name[side],
+                    st->pending, st->pending == 1 ? "" : "s");
     else
-      emit(&o, " %s (roll %d-%d) to make a chess move%s.\n", seat_name[side], st->dice[0],
-           st->dice[1], king_attacked(st, side) ? ", in check" : "");
-    break;
-  default:
-    if(st->winner < 0)
-      emit(&o, " Drawn (%s).\n", ref_end_name((enum ref_end)st->end));
-    else
-      emit(&o, " %s wins %d point%s (%s).\n", seat_name[st->winner], st->points,
-           st->points == 1 ? "" : "s", ref_end_name((enum ref_end)st->end));
-    break;
+      ref_text_emit(&o, " %s (roll %d-%d) to make a chess move%s.\n", seat_name[side],
+                    st->t.dice[0], st->t.dice[1], king_attacked(st, side) ? ", in check" : "");
+  }
+  else {
+    /* The last chess move is marked on the board itself. */
+    struct ref_bg_turn t = st->t;
+    t.last_seat = -1;
+    ref_bg_turn_render(&o, &t, &st->cube, "");
   }
   return o.full ? REF_EINVAL : REF_OK;
 }
