@@ -64,6 +64,7 @@
  */
 #include "backgammon_int.h"
 #include "checkers_int.h"
+#include "chess_notation_int.h"
 #include "game_text_int.h"
 #include "chess_int.h"
 #include "rules.h"
@@ -114,7 +115,8 @@ struct bc_state {
 };
 
 /* One chess-board move: a piece move (the chess core's 16 bits) or a stone
- * path (the checkers generator's). */
+ * path (the checkers generator's). A stone's "piece type" in notation: */
+#define BC_STONE 6
 struct cmove {
   uint8_t stone;
   uint16_t m;
@@ -1572,262 +1574,174 @@ static int parse_bg(const struct bc_state *st, const char *text, struct ref_bg_p
   return rc;
 }
 
-/* Chess-part suggestions: legal moves sharing the destination, origin or
- * piece with what was read, best first (section 1.4). */
-static void suggest_chess(const struct bc_state *st, const struct cmlist *l, int to, int from,
-                          int piece, struct ref_err *err)
+/* The chess-board moves of a position while its chess part is read; a
+ * move is its index in l. */
+struct bc_moves {
+  const struct bc_state *st;
+  struct cmlist l;
+};
+
+/* Chess-board move i as notation sees it: a piece as in chess, a stone as
+ * a move of its own kind from its square to where its path ends. */
+static void describe(const void *ctx, uint32_t i, struct ref_cn_move *d)
 {
-  int score[512], i, k, n = l->n < 512 ? l->n : 512;
-  if(!err)
-    return;
-  for(i = 0; i < n; i++) {
-    const struct cmove *c = &l->v[i];
-    int f = c->stone ? c->path.from : ref_chess_move_from(c->m);
-    int t = c->stone ? c->path.to[c->path.nhops - 1] : ref_chess_move_to(c->m);
-    int type = c->stone ? 6 : REF_CH_TYPE(st->pos.board[f]);
-    score[i] = (t == to) * 4 + (f == from) * 2 + (type == piece);
-  }
-  err->nsuggest = 0;
-  for(k = 0; k < REF_SUGGEST_MAX && k < n; k++) {
-    int best = -1;
-    for(i = 0; i < n; i++)
-      if(score[i] >= 0 && (best < 0 || score[i] > score[best]))
-        best = i;
-    if(best < 0 || (n > REF_SUGGEST_MAX && score[best] == 0 && k > 0))
-      break;
-    cm_format(st, l, &l->v[best], err->suggest[k], REF_NOTATION_MAX);
-    score[best] = -1;
-    err->nsuggest = k + 1;
-  }
+  const struct bc_moves *bm = ctx;
+  const struct bc_state *st = bm->st;
+  const struct cmove *c = &bm->l.v[i];
+  int from = c->stone ? c->path.from : ref_chess_move_from(c->m);
+  int to = c->stone ? c->path.to[c->path.nhops - 1] : ref_chess_move_to(c->m);
+  int kind = c->stone ? REF_CH_MV_NORMAL : ref_chess_move_kind(c->m);
+
+  memset(d, 0, sizeof(*d));
+  d->kind = kind == REF_CH_MV_CASTLE ? REF_CN_CASTLE : REF_CN_NORMAL;
+  d->piece = (int8_t)(c->stone ? BC_STONE : REF_CH_TYPE(st->pos.board[from]));
+  d->ff = (int8_t)(from % 8);
+  d->fr = (int8_t)(from / 8 + 1);
+  d->tf = (int8_t)(to % 8);
+  d->tr = (int8_t)(to / 8 + 1);
+  d->promo = (int8_t)(kind == REF_CH_MV_PROMO ? ref_chess_move_promo(c->m) : -1);
+  d->capture = c->stone ? c->path.capture
+                        : st->pos.board[to] != REF_CH_EMPTY ||
+                            (st->stones[!st->pos.side] & BIT(to)) || kind == REF_CH_MV_EP;
+  d->castle = to > from ? 1 : 2;
+  d->by_squares = 1;
 }
 
-static int chess_fail(const struct bc_state *st, const struct cmlist *l, enum ref_code code,
-                      const char *reason, const char *detail, int to, int from, int piece,
-                      struct ref_err *err)
+static void cm_text(const void *ctx, uint32_t i, char *buf, size_t cap)
 {
-  ref_err_set(err, code, reason, detail);
-  suggest_chess(st, l, to, from, piece, err);
-  return code;
+  const struct bc_moves *bm = ctx;
+  cm_format(bm->st, &bm->l, &bm->l.v[i], buf, cap);
+}
+
+/* Readable, not legal: castling has one reason here (a stone attacks only
+ * what it can jump, BC-7, so the chess reasons would mislead). */
+static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
+                   const char *in, struct ref_err *err)
+{
+  if(npat && pats[0].castle)
+    return ref_cn_refuse(g, REF_EILLEGAL, "bc-cannot-castle", NULL, &pats[0], err);
+  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
 }
 
 /*
- * The chess part: SAN or long algebraic for pieces (`e5`, `Nf3`, `exd5`,
- * `O-O`, `e7e8=Q`, `e2-e4`), stone moves `Vc3-d4`, `Vc3xe5xc7`, `Xd4-c3`
- * (also without the letter, and a jump as origin x destination when only
- * one path joins them). Move numbers, check marks and glyphs are ignored.
+ * A stone's move as 6.5 writes it: `Vc3-d4`, `Vc3xe5xc7` (every landing),
+ * `Xd4-c3`, or the squares alone from a square holding one of our stones;
+ * a jump as origin x destination when only one path joins them. Returns 1
+ * when s is no stone move (the chess reader's), else REF_OK or a refusal.
  */
-static int parse_chess(const struct bc_state *st, const char *text, struct cmove *out,
-                       struct ref_err *err)
+static int read_stone(const struct ref_cn_game *g, const char *s, struct cmove *out,
+                      struct ref_err *err)
 {
-  static const char pieces[] = "PNBRQK";
-  struct cmlist l = {0};
-  char s[64];
-  int n = 0, i, sqs[REF_CK_HOPS_MAX + 1], nsq = 0, piece = -1, promo = -1, ff = -1, fr = -1;
-  int to, nfound = 0, found = -1, exact = -1, castle = 0, rc;
-  bool capture = false, stone_letter = false, promo_missing = false;
-  const char *p;
+  const struct bc_moves *bm = g->ctx;
+  const struct bc_state *st = bm->st;
+  const struct cmlist *l = &bm->l;
+  int sqs[REF_CK_HOPS_MAX + 1], nsq = 0, from, to, i, exact = -1, found = -1, nfound = 0;
+  bool letter = (*s == 'V' || *s == 'X' || *s == 'v') && sq_read(s + 1) >= 0;
+  const char *p = s + letter;
+  char a[3], b[3], detail[16];
+  struct ref_cn_pattern pt;
 
-  rc = gen_chess(st, &l);
-  if(rc)
-    return rc;
-  /* Clean: leading move numbers and dots, trailing marks and glyphs. */
-  while(isspace((unsigned char)*text) || isdigit((unsigned char)*text) || *text == '.')
-    text++;
-  for(p = text; *p && n < (int)sizeof(s) - 1; p++)
-    if(!isspace((unsigned char)*p))
-      s[n++] = *p;
-  s[n] = '\0';
-  while(n && strchr("+#!?", s[n - 1]))
-    s[--n] = '\0';
-  if(!n) {
-    rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, -1, -1, -1, err);
-    goto out;
-  }
-  for(i = 0, castle = 0; s[i]; i++) {
-    if(s[i] == 'O' || s[i] == 'o' || s[i] == '0')
-      castle++;
-    else if(s[i] != '-') {
-      castle = 0;
-      break;
-    }
-  }
-  if(castle == 2 || castle == 3) {
-    for(i = 0; i < l.n; i++)
-      if(!l.v[i].stone && ref_chess_move_kind(l.v[i].m) == REF_CH_MV_CASTLE &&
-         (ref_chess_move_to(l.v[i].m) > ref_chess_move_from(l.v[i].m)) == (castle == 2))
-        found = i;
-    if(found < 0) {
-      rc = chess_fail(st, &l, REF_EILLEGAL, "bc-cannot-castle", NULL, -1, -1, REF_CH_KING, err);
-      goto out;
-    }
-    *out = l.v[found];
-    goto out;
-  }
-
-  p = s;
-  if((*p == 'V' || *p == 'X' || *p == 'v') && sq_read(p + 1) >= 0) {
-    stone_letter = true;
-    p++;
-  }
-  else if(*p == 'K' && (p[1] == 't' || p[1] == 'n')) {
-    piece = REF_CH_KNIGHT;
-    p += 2;
-  }
-  else if(strchr("KQRNB", *p) && *p) {
-    piece = (int)(strchr(pieces, *p) - pieces);
-    p++;
-  }
-  else if(strchr("kqrn", *p) && *p && !(p[1] >= '1' && p[1] <= '8')) {
-    piece = (int)(strchr(pieces, toupper((unsigned char)*p)) - pieces);
-    p++;
-  }
-  /* The rest: squares and separators, maybe an origin file or rank, maybe a
-   * promotion. */
+  if(!letter && (sq_read(p) < 0 || !(st->stones[st->pos.side] & BIT(sq_read(p)))))
+    return 1;
   while(*p) {
-    int sq = sq_read(p);
-    if(sq >= 0 && nsq <= REF_CK_HOPS_MAX) {
-      sqs[nsq++] = sq;
+    if(sq_read(p) >= 0 && nsq <= REF_CK_HOPS_MAX) {
+      sqs[nsq++] = sq_read(p);
       p += 2;
     }
     else if(strchr("-xX:*", *p)) {
-      if(*p != '-')
-        capture = true;
       p++;
-    }
-    else if(nsq == 0 && *p >= 'a' && *p <= 'h' && ff < 0) {
-      ff = *p++ - 'a';
-    }
-    else if(nsq == 0 && *p >= '1' && *p <= '8' && fr < 0) {
-      fr = *p++ - '1';
-    }
-    else if(nsq && (*p == '=' || *p == '/' || *p == '(')) {
-      p++;
-    }
-    else if(nsq && promo < 0 && strchr("QRBNqrbn", *p) && *p) {
-      promo = (int)(strchr(pieces, toupper((unsigned char)*p)) - pieces);
-      p++;
-      if(*p == ')')
-        p++;
     }
     else {
-      rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, nsq ? sqs[nsq - 1] : -1, -1,
-                      piece, err);
-      goto out;
+      if(!letter)
+        return 1;
+      return ref_cn_refuse(g, REF_EPARSE, "unreadable", NULL, NULL, err);
     }
   }
-  if(!nsq) {
-    rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, -1, -1, piece, err);
-    goto out;
-  }
+  if(nsq < 2)
+    return letter ? ref_cn_refuse(g, REF_EPARSE, "unreadable", NULL, NULL, err) : 1;
+  from = sqs[0];
   to = sqs[nsq - 1];
-  /* A path from a square holding one of our stones is a stone move. */
-  if(stone_letter || (nsq >= 2 && piece < 0 && ff < 0 && fr < 0 &&
-                      (st->stones[st->pos.side] & BIT(sqs[0])))) {
-    int from = sqs[0];
-    if(nsq < 2 || promo >= 0) {
-      rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, to, from, 6, err);
-      goto out;
-    }
-    for(i = 0; i < l.n; i++) {
-      const struct ref_ck_path *pa = &l.v[i].path;
-      int j;
-      bool all;
-      if(!l.v[i].stone || pa->from != from || pa->to[pa->nhops - 1] != to)
-        continue;
-      /* Every landing written (6.5), or origin and end when one path fits. */
-      all = pa->nhops == nsq - 1;
-      for(j = 0; all && j < pa->nhops; j++)
-        all = pa->to[j] == sqs[j + 1];
-      if(all) {
-        exact = i;
-      }
-      else if(nsq == 2) {
-        nfound++;
-        found = i;
-      }
-    }
-    if(exact >= 0 || nfound == 1) {
-      *out = l.v[exact >= 0 ? exact : found];
-      goto out;
-    }
-    if(nfound > 1) {
-      char from_s[3], to_s[3], detail[16];
-      sq_name(from, from_s);
-      sq_name(to, to_s);
-      snprintf(detail, sizeof(detail), "%s-%s", from_s, to_s);
-      rc = chess_fail(st, &l, REF_EAMBIGUOUS, "bc-stone-path-ambiguous", detail, to, from, 6,
-                      err);
-      goto out;
-    }
-    {
-      char sq[3];
-      sq_name(from, sq);
-      if(!(st->stones[st->pos.side] & BIT(from)))
-        rc = chess_fail(st, &l, REF_EILLEGAL, "bc-no-stone", sq, to, from, 6, err);
-      else
-        rc = chess_fail(st, &l, REF_EILLEGAL, "bc-stone-cannot", sq, to, from, 6, err);
-    }
-    goto out;
-  }
-  if(nsq > 2) {
-    rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, to, -1, piece, err);
-    goto out;
-  }
-  if(nsq == 2) {
-    ff = sqs[0] % 8;
-    fr = sqs[0] / 8;
-  }
-  for(i = 0; i < l.n; i++) {
-    const struct cmove *c = &l.v[i];
-    int f, type, kind;
-    bool cap;
-    if(c->stone || ref_chess_move_to(c->m) != to)
+  for(i = 0; i < l->n; i++) {
+    const struct ref_ck_path *pa = &l->v[i].path;
+    int j;
+    bool all;
+    if(!l->v[i].stone || pa->from != from || pa->to[pa->nhops - 1] != to)
       continue;
-    f = ref_chess_move_from(c->m);
-    kind = ref_chess_move_kind(c->m);
-    type = REF_CH_TYPE(st->pos.board[f]);
-    cap = st->pos.board[to] != REF_CH_EMPTY || (st->stones[!st->pos.side] & BIT(to)) ||
-          kind == REF_CH_MV_EP;
-    if(piece >= 0 ? type != piece : (nsq == 1 && type != REF_CH_PAWN))
-      continue;
-    if((ff >= 0 && f % 8 != ff) || (fr >= 0 && f / 8 != fr))
-      continue;
-    /* SAN names a pawn capture by its file: a bare "e4" is the push. */
-    if(nsq == 1 && piece < 0 && ff < 0 && cap)
-      continue;
-    if(capture && !cap)
-      continue;
-    if(kind == REF_CH_MV_PROMO) {
-      if(promo < 0) {
-        promo_missing = true;
-        continue;
-      }
-      if(ref_chess_move_promo(c->m) != promo)
-        continue;
+    /* Every landing written (6.5), or origin and end when one path fits. */
+    all = pa->nhops == nsq - 1;
+    for(j = 0; all && j < pa->nhops; j++)
+      all = pa->to[j] == sqs[j + 1];
+    if(all) {
+      exact = i;
     }
-    else if(promo >= 0) {
-      continue;
+    else if(nsq == 2) {
+      nfound++;
+      found = i;
     }
-    nfound++;
-    found = i;
   }
-  if(nfound == 1) {
-    *out = l.v[found];
-    goto out;
+  if(exact >= 0 || nfound == 1) {
+    *out = l->v[exact >= 0 ? exact : found];
+    return REF_OK;
   }
-  {
-    char sq[3];
-    sq_name(to, sq);
-    if(nfound > 1)
-      rc = chess_fail(st, &l, REF_EAMBIGUOUS, "ambiguous", s, to, -1, piece, err);
-    else if(promo_missing)
-      rc = chess_fail(st, &l, REF_EILLEGAL, "promotion-piece-missing", sq, to, -1, piece, err);
-    else
-      rc = chess_fail(st, &l, REF_EILLEGAL, "no-such-move", s, to,
-                      ff >= 0 && fr >= 0 ? fr * 8 + ff : -1, piece, err);
+  /* Refused: the stone moves from or to these squares are the nearest. */
+  memset(&pt, 0, sizeof(pt));
+  pt.piece = BC_STONE;
+  pt.ff = from % 8;
+  pt.fr = from / 8 + 1;
+  pt.tf = to % 8;
+  pt.tr = to / 8 + 1;
+  pt.promo = -1;
+  sq_name(from, a);
+  sq_name(to, b);
+  if(nfound > 1) {
+    snprintf(detail, sizeof(detail), "%s-%s", a, b);
+    return ref_cn_refuse(g, REF_EAMBIGUOUS, "bc-stone-path-ambiguous", detail, &pt, err);
   }
-out:
-  cm_free(&l);
+  return ref_cn_refuse(g, REF_EILLEGAL,
+                       st->stones[st->pos.side] & BIT(from) ? "bc-stone-cannot" : "bc-no-stone", a,
+                       &pt, err);
+}
+
+/* The chess part (6.5): a stone's path, or a piece's move in SAN or long
+ * algebraic (`e5`, `Nf3`, `exd5`, `O-O`, `e7e8=Q`, `e2-e4`) read by
+ * chess_notation.c. */
+static const struct ref_cn_dialect bc_dialect = {8, 8, false, false, false, NULL};
+static const struct ref_cn_rules bc_reader = {&bc_dialect, describe, cm_text, explain};
+
+static int parse_chess(const struct bc_state *st, const char *text, struct cmove *out,
+                       struct ref_err *err)
+{
+  struct bc_moves bm = {st, {0, 0, NULL}};
+  struct ref_cn_move *v = NULL;
+  struct ref_cn_game g = {&bc_reader, &bm, NULL, NULL, 0};
+  struct ref_move m;
+  uint32_t *moves = NULL;
+  char s[32];
+  bool figurine;
+  int i, rc = gen_chess(st, &bm.l);
+
+  if(rc)
+    return rc;
+  moves = malloc((size_t)(bm.l.n + 1) * sizeof(*moves));
+  v = malloc((size_t)(bm.l.n + 1) * sizeof(*v));
+  rc = moves && v ? 1 : REF_ENOMEM;
+  for(i = 0; rc == 1 && i < bm.l.n; i++) {
+    moves[i] = (uint32_t)i;
+    describe(&bm, moves[i], &v[i]);
+  }
+  g.moves = moves;
+  g.v = v;
+  g.n = bm.l.n;
+  if(rc == 1 && ref_cn_clean(text, s, sizeof(s), &figurine) && !figurine)
+    rc = read_stone(&g, s, out, err);
+  if(rc == 1) {
+    rc = ref_cn_parse(&bc_reader, &bm, false, moves, bm.l.n, text, &m, err);
+    if(rc == REF_OK)
+      *out = bm.l.v[m.w[0]];
+  }
+  free(moves);
+  free(v);
+  cm_free(&bm.l);
   return rc;
 }
 

@@ -50,6 +50,7 @@
  *         king move: files run to n, so "Kn4-m5" is the king from n4.
  */
 #include "board_geometry_int.h"
+#include "chess_notation_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -696,278 +697,10 @@ static bool bb_ok(const struct ref_state *s)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The tolerant parser (§1.1-1.4, §8.4). The cleaned input is read in every
- * way it can be read (a leading capital K, N or B is a piece, or, in an
- * all-capitals move, a file: files run a-n here), each reading is matched
- * against the legal moves, and the input is accepted only when exactly one
- * legal move fits. Nothing is guessed. */
-
-#define PIECE_ANY (-1) /* a full origin square without a letter: any piece */
-
-struct pattern {
-  int castle;   /* 0, 1 for O-O, 2 for O-O-O */
-  int piece;    /* piece type, or PIECE_ANY */
-  int ff, fr;   /* origin file and row, -1 when not written */
-  int to;       /* destination cell (may be a hole), -1 for castling */
-  int promo;    /* promotion piece, -1 when none written */
-  bool capture; /* a capture mark was written */
-};
-
-enum match { MATCH_NONE, MATCH_FULL, MATCH_PROMO_MISSING, MATCH_NOT_CAPTURE };
-
-static bool is_space(int c)
-{
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-static bool is_digit(int c)
-{
-  return c >= '0' && c <= '9';
-}
-
-static int file_of(int c)
-{
-  if(c >= 'a' && c <= 'n')
-    return c - 'a';
-  if(c >= 'A' && c <= 'N')
-    return c - 'A';
-  return -1;
-}
-
-static int rank_of(int c)
-{
-  return c >= '1' && c <= '8' ? c - '1' : -1;
-}
-
-static int promo_of(int c)
-{
-  switch(c) {
-  case 'Q':
-  case 'q':
-    return REF_GEO_QUEEN;
-  case 'R':
-  case 'r':
-    return REF_GEO_ROOK;
-  case 'B':
-  case 'b':
-    return REF_GEO_BISHOP;
-  case 'N':
-  case 'n':
-    return REF_GEO_KNIGHT;
-  default:
-    return -1;
-  }
-}
-
-static bool ends_with_ci(const unsigned char *b, const unsigned char *e, const char *suffix)
-{
-  size_t n = strlen(suffix), i;
-  if((size_t)(e - b) < n)
-    return false;
-  for(i = 0; i < n; i++) {
-    int c = e[(ptrdiff_t)i - (ptrdiff_t)n];
-    if(c >= 'A' && c <= 'Z')
-      c += 'a' - 'A';
-    if(c != suffix[i])
-      return false;
-  }
-  return true;
-}
-
-/* §1.1: drops surrounding punctuation, a move number, glyphs, check marks
- * and "e.p.". False when nothing is left, it is too long, or a space is
- * left inside (two words are not one move). */
-static bool clean_input(const char *text, char *out, size_t cap)
-{
-  const unsigned char *b = (const unsigned char *)text, *e = b + strlen(text), *q;
-  bool changed = true;
-  size_t len;
-
-  while(changed) {
-    changed = false;
-    while(b < e && (is_space(*b) || *b >= 0x80 || strchr("\"'`.,;:([{<", *b))) {
-      b++;
-      changed = true;
-    }
-    q = b;
-    while(q < e && is_digit(*q))
-      q++;
-    if(q > b && q < e && *q == '.') {
-      b = q;
-      changed = true;
-    }
-  }
-  changed = true;
-  while(changed && e > b) {
-    int c = e[-1];
-    if(is_space(c) || c >= 0x80 || strchr("!?+#.,;:\"'`]}>", c))
-      e--;
-    else if(c == ')' && !memchr(b, '(', (size_t)(e - b)))
-      e--;
-    else if(ends_with_ci(b, e, "e.p") && (e - b == 3 || is_digit(e[-4]) || is_space(e[-4])))
-      e -= 3;
-    else if(ends_with_ci(b, e, "ep") && e - b > 2 && (is_digit(e[-3]) || is_space(e[-3])))
-      e -= 2;
-    else if(ends_with_ci(b, e, "ch") && e - b > 2 &&
-            (is_digit(e[-3]) || (e[-3] && strchr("QRBNqrbn)", e[-3]))))
-      e -= 2;
-    else
-      changed = false;
-  }
-  len = (size_t)(e - b);
-  if(!len || len + 1 > cap)
-    return false;
-  for(q = b; q < e; q++)
-    if(is_space(*q))
-      return false;
-  memcpy(out, b, len);
-  out[len] = '\0';
-  return true;
-}
-
-static int castle_kind(const char *s)
-{
-  int os = 0;
-  for(; *s; s++) {
-    if(*s == 'O' || *s == 'o' || *s == '0')
-      os++;
-    else if(*s != '-')
-      return 0;
-  }
-  return os == 2 ? 1 : os == 3 ? 2 : 0;
-}
-
-/* Ways to read the first character(s). */
-enum prefix { PFX_NONE, PFX_PIECE, PFX_KNIGHT2, PFX_COUNT };
-
-/*
- * One reading of a cleaned move: [piece] [origin file] [origin row]
- * [- x : *] destination [promotion]. With PFX_NONE a full origin square
- * matches any piece (long algebraic, computer notation), anything less is a
- * pawn (SAN). `caps` says the input has no lower-case letter, which lets a
- * capital K/N/B be a file (§1.3: lower case means the file).
- */
-static bool parse_reading(const char *s, enum prefix pfx, bool caps, struct pattern *pt)
-{
-  size_t n = strlen(s), i = 0, end;
-  int c = (unsigned char)s[0], nsep = 0;
-
-  memset(pt, 0, sizeof(*pt));
-  pt->ff = pt->fr = pt->to = pt->promo = -1;
-  pt->piece = REF_GEO_PAWN;
-  if(pfx == PFX_PIECE) {
-    /* Upper-case piece letters; lower case only where not a file. */
-    const char *hit = strchr("PNBRQK", c);
-    if(c && hit)
-      pt->piece = (int)(hit - "PNBRQK");
-    else if(c == 'q' || c == 'r' || c == 'p')
-      pt->piece = c == 'q' ? REF_GEO_QUEEN : c == 'r' ? REF_GEO_ROOK : REF_GEO_PAWN;
-    else
-      return false;
-    i = 1;
-  }
-  else if(pfx == PFX_KNIGHT2) {
-    /* Kn / Kt: the knight (§1.3; seed 003's Table II writes Kn). */
-    if(c != 'K' || n < 2 || !strchr("nNtT", s[1]))
-      return false;
-    pt->piece = REF_GEO_KNIGHT;
-    i = 2;
-  }
-  else if((c == 'K' || c == 'N' || c == 'B') && !caps) {
-    return false; /* §1.3: beside lower case, a capital K, N, B is a piece */
-  }
-
-  end = n;
-  if(end >= i + 5 && s[end - 1] == ')' && s[end - 3] == '(' && promo_of(s[end - 2]) >= 0) {
-    pt->promo = promo_of(s[end - 2]);
-    end -= 3;
-  }
-  else if(end >= i + 3 && promo_of(s[end - 1]) >= 0 &&
-          (s[end - 2] == '=' || s[end - 2] == '/' || rank_of(s[end - 2]) >= 0)) {
-    pt->promo = promo_of(s[end - 1]);
-    end--;
-    if(s[end - 1] == '=' || s[end - 1] == '/')
-      end--;
-  }
-  else if(end >= i + 3 && (s[end - 1] == '=' || s[end - 1] == '/')) {
-    end--;
-  }
-
-  if(end < i + 2 || file_of(s[end - 2]) < 0 || rank_of(s[end - 1]) < 0)
-    return false;
-  pt->to = rank_of(s[end - 1]) * REF_GEO_ROW + file_of(s[end - 2]);
-  end -= 2;
-  while(end > i && strchr("-xX:*", s[end - 1])) {
-    if(s[end - 1] != '-')
-      pt->capture = true;
-    end--;
-    if(++nsep > 2)
-      return false;
-  }
-  if(end - i == 2) {
-    pt->ff = file_of(s[i]);
-    pt->fr = rank_of(s[i + 1]);
-    if(pt->ff < 0 || pt->fr < 0)
-      return false;
-    if(pfx == PFX_NONE)
-      pt->piece = PIECE_ANY;
-  }
-  else if(end - i == 1) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0) {
-      pt->fr = rank_of(s[i]);
-      if(pt->fr < 0)
-        return false;
-    }
-  }
-  else if(end != i) {
-    return false;
-  }
-  return true;
-}
-
-static enum match pattern_match(const struct ref_geo *g, const struct ref_geo_pos *p,
-                                const struct pattern *pt, uint32_t m)
-{
-  int from = ref_geo_move_from(m), to = ref_geo_move_to(m), kind = ref_geo_move_kind(m);
-  int type = REF_GEO_TYPE(p->board[from]);
-  bool capture = p->board[to] != REF_GEO_EMPTY || kind == REF_GEO_MV_EP;
-
-  if(kind == REF_GEO_MV_CASTLE) {
-    const struct ref_geo_castle *c = ref_geo_castle_of(g, m);
-    bool kingside = c->letter == 'K' || c->letter == 'k';
-    int k;
-    if(pt->castle)
-      return kingside == (pt->castle == 1) ? MATCH_FULL : MATCH_NONE;
-    /* BB-D4: the king's squares name castling too (seed 003 writes H1-H3),
-     * unless they are also a king's step (O-O-O's H1-G2 is the step). */
-    for(k = 0; k < 8; k++)
-      if(g->step[from][k] == to)
-        return MATCH_NONE;
-  }
-  else if(pt->castle) {
-    return MATCH_NONE;
-  }
-  if(to != pt->to || (pt->piece >= 0 && type != pt->piece))
-    return MATCH_NONE;
-  if((pt->ff >= 0 && ref_geo_col(from) != pt->ff) || (pt->fr >= 0 && ref_geo_row(from) != pt->fr))
-    return MATCH_NONE;
-  /* SAN names a pawn capture by its file: a bare "d4" is a step only. */
-  if(pt->piece == REF_GEO_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(kind == REF_GEO_MV_PROMO) {
-    if(pt->promo < 0)
-      return MATCH_PROMO_MISSING;
-    if(ref_geo_move_promo(m) != pt->promo)
-      return MATCH_NONE;
-  }
-  else if(pt->promo >= 0) {
-    return MATCH_NONE;
-  }
-  if(pt->capture && !capture)
-    return MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
-}
+/* Reading a move (§1.1-1.4, §8.4): chess_notation.c reads and matches
+ * (files run a-n here, so a capital K, N or B of an all-capitals move may
+ * be a file); here are the legal moves as it sees them and the rules'
+ * reasons for a readable move that matches none. */
 
 /* Why castling that way is refused (§8.3, CH-1). */
 static const char *castle_refusal(const struct ref_geo *g, const struct ref_geo_pos *p,
@@ -1044,140 +777,97 @@ static const char *shape_refusal(const struct ref_geo *g, const struct ref_geo_p
   return NULL;
 }
 
-/* Best-effort reading of unreadable text for suggestions. */
-static void hint_pattern(const char *text, struct pattern *pt)
+/* Move m as notation sees it. */
+static void describe(const void *ctx, uint32_t m, struct ref_cn_move *d)
 {
-  const char *s;
-  int last = -1, prev = -1;
+  const struct bb_state *st = ctx;
+  const struct ref_geo *g = &st->geo;
+  const struct ref_geo_pos *p = &st->pos;
+  int from = ref_geo_move_from(m), to = ref_geo_move_to(m), kind = ref_geo_move_kind(m), k;
+  const struct ref_geo_castle *c = ref_geo_castle_of(g, m);
 
-  memset(pt, 0, sizeof(*pt));
-  pt->piece = PIECE_ANY;
-  pt->ff = pt->fr = pt->promo = -1;
-  for(s = text; *s && s[1]; s++) {
-    if(file_of(*s) >= 0 && rank_of(s[1]) >= 0) {
-      prev = last;
-      last = rank_of(s[1]) * REF_GEO_ROW + file_of(*s);
-    }
-  }
-  pt->to = last;
-  if(prev >= 0) {
-    pt->ff = ref_geo_col(prev);
-    pt->fr = ref_geo_row(prev);
+  memset(d, 0, sizeof(*d));
+  d->kind = c ? REF_CN_CASTLE : REF_CN_NORMAL;
+  d->piece = (int8_t)REF_GEO_TYPE(p->board[from]);
+  d->ff = (int8_t)ref_geo_col(from);
+  d->fr = (int8_t)(ref_geo_row(from) + 1);
+  d->tf = (int8_t)ref_geo_col(to);
+  d->tr = (int8_t)(ref_geo_row(to) + 1);
+  d->promo = (int8_t)(kind == REF_GEO_MV_PROMO ? ref_geo_move_promo(m) : -1);
+  d->capture = p->board[to] != REF_GEO_EMPTY || kind == REF_GEO_MV_EP;
+  if(c) {
+    d->castle = c->letter == 'K' || c->letter == 'k' ? 1 : 2;
+    /* BB-D4: the king's squares name castling too (seed 003 writes H1-H3),
+     * unless they are also a king's step (O-O-O's H1-G2 is the step). */
+    d->by_squares = 1;
+    for(k = 0; k < 8; k++)
+      if(g->step[from][k] == to)
+        d->by_squares = 0;
   }
 }
 
-struct suggestion {
-  int score;
+static void long_of(const void *ctx, uint32_t m, char *buf, size_t cap)
+{
+  const struct bb_state *st = ctx;
   char text[REF_NOTATION_MAX];
-};
-
-static int cmp_suggestion(const void *a, const void *b)
-{
-  const struct suggestion *x = a, *y = b;
-  if(x->score != y->score)
-    return y->score - x->score;
-  return strcmp(x->text, y->text);
-}
-
-/* err->suggest (§1.4): `only` exactly, else the legal moves sharing the
- * destination, origin or piece with what was read, or all when few. */
-static void suggest(const struct ref_geo *g, const struct ref_geo_pos *p, const struct pattern *pt,
-                    const uint32_t *only, int nonly, struct ref_err *err)
-{
-  struct suggestion *sg;
-  uint32_t moves[REF_GEO_MAX_MOVES];
-  int i, n, kept = 0;
-
-  if(!err)
-    return;
-  if(only) {
-    n = nonly;
-    memcpy(moves, only, (size_t)n * sizeof(moves[0]));
-  }
-  else {
-    n = ref_geo_gen_legal(g, p, moves);
-  }
-  sg = calloc((size_t)(n ? n : 1), sizeof(*sg));
-  if(!sg)
-    return;
-  for(i = 0; i < n; i++) {
-    int from = ref_geo_move_from(moves[i]), score = 0;
-    if(pt && !only) {
-      if(pt->castle && ref_geo_move_kind(moves[i]) == REF_GEO_MV_CASTLE)
-        score += 4;
-      if(ref_geo_move_to(moves[i]) == pt->to)
-        score += 4;
-      if((pt->ff >= 0 || pt->fr >= 0) && (pt->ff < 0 || ref_geo_col(from) == pt->ff) &&
-         (pt->fr < 0 || ref_geo_row(from) == pt->fr))
-        score += 2;
-      if(pt->piece >= 0 && REF_GEO_TYPE(p->board[from]) == pt->piece)
-        score += 1;
-    }
-    sg[i].score = score;
-    long_algebraic(g, p, moves[i], sg[i].text);
-  }
-  qsort(sg, (size_t)n, sizeof(sg[0]), cmp_suggestion);
-  for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
-    if(!only && n > REF_SUGGEST_MAX && sg[i].score == 0 && sg[0].score > 0)
-      break;
-    memcpy(err->suggest[kept++], sg[i].text, sizeof(sg[i].text));
-  }
-  err->nsuggest = kept;
-  free(sg);
-}
-
-static int parse_fail(const struct ref_geo *g, const struct ref_geo_pos *p, struct ref_err *err,
-                      enum ref_code code, const char *reason, const char *detail,
-                      const struct pattern *pt)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest(g, p, pt, NULL, 0, err);
-  return code;
+  long_algebraic(&st->geo, &st->pos, m, text);
+  snprintf(buf, cap, "%s", text);
 }
 
 /* Why nothing legal matched (REF_EILLEGAL), most specific first. */
-static int illegal_reason(const struct ref_geo *g, const struct ref_geo_pos *p,
-                          const struct pattern *pats, int npat, const char *in, struct ref_err *err)
+static int explain(const struct ref_cn_game *cg, const struct ref_cn_pattern *pats, int npat,
+                   const char *in, struct ref_err *err)
 {
+  const struct bb_state *st = cg->ctx;
+  const struct ref_geo *g = &st->geo;
+  const struct ref_geo_pos *p = &st->pos;
   uint32_t moves[REF_GEO_MAX_MOVES];
+  struct ref_cn_move d;
   char sq[4], detail[8];
   int i, k, n;
 
   for(k = 0; k < npat; k++)
     if(pats[k].castle)
-      return parse_fail(g, p, err, REF_EILLEGAL, castle_refusal(g, p, pats[k].castle == 1), NULL,
-                        &pats[k]);
+      return ref_cn_refuse(cg, REF_EILLEGAL, castle_refusal(g, p, pats[k].castle == 1), NULL,
+                           &pats[k], err);
   n = ref_geo_gen_pseudo(g, p, moves);
-  for(i = 0; i < n; i++)
+  for(i = 0; i < n; i++) {
+    describe(st, moves[i], &d);
     for(k = 0; k < npat; k++)
-      if(pattern_match(g, p, &pats[k], moves[i]) != MATCH_NONE)
-        return parse_fail(g, p, err, REF_EILLEGAL, "king-in-check", NULL, &pats[k]);
+      if(ref_cn_fits(&pats[k], &d, false))
+        return ref_cn_refuse(cg, REF_EILLEGAL, "king-in-check", NULL, &pats[k], err);
+  }
   for(k = 0; k < npat; k++) {
-    const struct pattern *pt = &pats[k];
-    int from = pt->ff >= 0 && pt->fr >= 0 ? pt->fr * REF_GEO_ROW + pt->ff : -1;
+    const struct ref_cn_pattern *pt = &pats[k];
+    int from = pt->ff >= 0 && pt->fr > 0 ? (pt->fr - 1) * REF_GEO_ROW + pt->ff : -1;
+    int to = (pt->tr - 1) * REF_GEO_ROW + pt->tf;
     if(from >= 0) {
       ref_geo_square_name(from, sq);
       if(!g->exists[from] || ref_geo_col(from) >= g->cols)
-        return parse_fail(g, p, err, REF_EILLEGAL, "bb-no-square", sq, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, "bb-no-square", sq, pt, err);
       if(p->board[from] == REF_GEO_EMPTY)
-        return parse_fail(g, p, err, REF_EILLEGAL, "no-piece-there", sq, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(REF_GEO_COLOR(p->board[from]) != p->side)
-        return parse_fail(g, p, err, REF_EILLEGAL, "not-your-piece", sq, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, "not-your-piece", sq, pt, err);
     }
-    if(!g->exists[pt->to]) {
-      ref_geo_square_name(pt->to, sq);
-      return parse_fail(g, p, err, REF_EILLEGAL, "bb-no-square", sq, pt);
+    if(!g->exists[to]) {
+      ref_geo_square_name(to, sq);
+      return ref_cn_refuse(cg, REF_EILLEGAL, "bb-no-square", sq, pt, err);
     }
     if(from >= 0) {
       const char *why;
       detail[0] = '\0';
-      why = shape_refusal(g, p, from, pt->to, detail);
+      why = shape_refusal(g, p, from, to, detail);
       if(why)
-        return parse_fail(g, p, err, REF_EILLEGAL, why, detail, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, why, detail, pt, err);
     }
   }
-  return parse_fail(g, p, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  return ref_cn_refuse(cg, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
 }
+
+/* Files a-n, rows 1-8, long algebraic (§8.4). */
+static const struct ref_cn_dialect bb_dialect = {REF_GEO_MAX_COLS, 8, false, true, false, NULL};
+static const struct ref_cn_rules bb_reader = {&bb_dialect, describe, long_of, explain};
 
 /*
  * Reads one move of player input (§1, §8.4). OUT: out (REF_OK only). On
@@ -1191,97 +881,10 @@ static int bb_parse(const struct ref_state *s, const char *text, struct ref_move
                     struct ref_err *err)
 {
   const struct bb_state *st = cstate_of(s);
-  const struct ref_geo *g = &st->geo;
-  const struct ref_geo_pos *p = &st->pos;
-  struct pattern pats[PFX_COUNT], hint;
-  uint32_t moves[REF_GEO_MAX_MOVES], found[REF_GEO_MAX_MOVES];
-  uint32_t promo_missing = 0, not_capture = 0;
-  char in[32], detail[96], sq[3];
-  int npat = 0, nfound = 0, n, i, k, castle;
-  bool caps = true;
+  uint32_t moves[REF_GEO_MAX_MOVES];
+  int n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
 
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(!text || !clean_input(text, in, sizeof(in))) {
-    hint_pattern(text ? text : "", &hint);
-    return parse_fail(g, p, err, REF_EPARSE, "unreadable", NULL, &hint);
-  }
-  castle = castle_kind(in);
-  if(castle) {
-    memset(&pats[0], 0, sizeof(pats[0]));
-    pats[0].castle = castle;
-    pats[0].piece = REF_GEO_KING;
-    pats[0].ff = pats[0].fr = pats[0].to = pats[0].promo = -1;
-    npat = 1;
-  }
-  else {
-    for(i = 0; in[i]; i++)
-      if(in[i] >= 'a' && in[i] <= 'z')
-        caps = false;
-    for(k = 0; k < PFX_COUNT; k++) {
-      /* BB-D5: n is a file here, so "Kn4-m5" is the king; Kn/Kt name the
-       * knight only where the text is no king move ("Kng3-e4", "Ktg3"). */
-      if(k == PFX_KNIGHT2 && npat && pats[npat - 1].piece == REF_GEO_KING)
-        continue;
-      if(parse_reading(in, (enum prefix)k, caps, &pats[npat]))
-        npat++;
-    }
-  }
-  if(!npat) {
-    hint_pattern(in, &hint);
-    return parse_fail(g, p, err, REF_EPARSE, "unreadable", in, &hint);
-  }
-
-  n = ref_geo_gen_legal(g, p, moves);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(g, p, &pats[k], moves[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_PROMO_MISSING && !promo_missing)
-        promo_missing = moves[i];
-      else if(m == MATCH_NOT_CAPTURE && !not_capture)
-        not_capture = moves[i];
-    }
-    if(full)
-      found[nfound++] = moves[i];
-  }
-  if(nfound == 1) {
-    memset(out, 0, sizeof(*out));
-    out->w[0] = found[0];
-    return REF_OK;
-  }
-  if(nfound > 1) {
-    size_t len = 0;
-    char one[REF_NOTATION_MAX];
-    detail[0] = '\0';
-    for(i = 0; i < nfound; i++) {
-      long_algebraic(g, p, found[i], one);
-      if(len + strlen(one) + 3 < sizeof(detail))
-        len += (size_t)snprintf(detail + len, sizeof(detail) - len, "%s%s", i ? ", " : "", one);
-    }
-    ref_err_set(err, REF_EAMBIGUOUS, "ambiguous", detail);
-    suggest(g, p, NULL, found, nfound, err);
-    return REF_EAMBIGUOUS;
-  }
-  if(promo_missing) {
-    /* No default queen (§2.4): name the move without its piece. */
-    ref_geo_square_name(ref_geo_move_from(promo_missing), sq);
-    snprintf(detail, sizeof(detail), "%s-", sq);
-    ref_geo_square_name(ref_geo_move_to(promo_missing), sq);
-    snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%s", sq);
-    if(p->board[ref_geo_move_to(promo_missing)] != REF_GEO_EMPTY)
-      detail[2] = 'x';
-    return parse_fail(g, p, err, REF_EILLEGAL, "promotion-piece-missing", detail, &pats[0]);
-  }
-  if(not_capture) {
-    ref_geo_square_name(ref_geo_move_to(not_capture), sq);
-    return parse_fail(g, p, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-  return illegal_reason(g, p, pats, npat, in, err);
+  return ref_cn_parse(&bb_reader, st, st->over, moves, n, text, out, err);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -18,6 +18,7 @@
  * the chess-family variants.
  */
 #include "chess_int.h"
+#include "chess_notation_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1523,282 +1524,9 @@ static bool chess_ok(const struct ref_state *s)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The tolerant parser (rules-spec §1.1-1.4, §2.4). Input is cleaned of
- * move numbers, glyphs and check marks, read into one or two patterns
- * (two when an all-capitals "B" could be the bishop or the b-file), and the
- * patterns are matched against the legal moves. Nothing is guessed: no
- * match or several matches is an error that names the reason and offers
- * the nearest legal moves. */
-
-#define PIECE_ANY (-1)   /* origin square written without a letter: UCI/long */
-#define PIECE_UNSET (-2) /* no letter yet */
-
-struct pattern {
-  int castle;   /* 0, 1 for O-O, 2 for O-O-O */
-  int piece;    /* piece type, or PIECE_ANY */
-  int ff, fr;   /* origin file and rank, -1 when not written */
-  int to;       /* destination square, -1 for castling */
-  int promo;    /* promotion piece type, -1 when none written */
-  bool capture; /* a capture mark (x : *) was written */
-};
-
-enum match { MATCH_NONE, MATCH_FULL, MATCH_PROMO_MISSING, MATCH_NOT_CAPTURE };
-
-static bool is_space(int c)
-{
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-static bool is_digit(int c)
-{
-  return c >= '0' && c <= '9';
-}
-
-static int file_of(int c)
-{
-  if(c >= 'a' && c <= 'h')
-    return c - 'a';
-  if(c >= 'A' && c <= 'H')
-    return c - 'A';
-  return -1;
-}
-
-static int rank_of(int c)
-{
-  return c >= '1' && c <= '8' ? c - '1' : -1;
-}
-
-static int promo_of(int c)
-{
-  switch(c) {
-  case 'Q':
-  case 'q':
-    return REF_CH_QUEEN;
-  case 'R':
-  case 'r':
-    return REF_CH_ROOK;
-  case 'B':
-  case 'b':
-    return REF_CH_BISHOP;
-  case 'N':
-  case 'n':
-    return REF_CH_KNIGHT;
-  default:
-    return -1;
-  }
-}
-
-static bool ends_with_ci(const unsigned char *b, const unsigned char *e, const char *suffix)
-{
-  size_t n = strlen(suffix), i;
-  if((size_t)(e - b) < n)
-    return false;
-  for(i = 0; i < n; i++) {
-    int c = e[(ptrdiff_t)i - (ptrdiff_t)n];
-    if(c >= 'A' && c <= 'Z')
-      c += 'a' - 'A';
-    if(c != suffix[i])
-      return false;
-  }
-  return true;
-}
-
-/*
- * Strips what §1.1 says to ignore: surrounding whitespace and punctuation,
- * a move number ("12." or "12..."), annotation glyphs, check marks (+ # ch)
- * and "e.p.". OUT: out, the move proper. False when nothing is left, when
- * it is too long to be a move, or when a space is left inside (two moves in
- * one line are not one move).
- */
-static bool clean_input(const char *text, char *out, size_t cap)
-{
-  const unsigned char *b = (const unsigned char *)text, *e = b + strlen(text), *q;
-  bool changed = true;
-  size_t len;
-
-  while(changed) {
-    changed = false;
-    while(b < e && (is_space(*b) || *b >= 0x80 || strchr("\"'`.,;:([{<", *b))) {
-      b++;
-      changed = true;
-    }
-    q = b;
-    while(q < e && is_digit(*q))
-      q++;
-    if(q > b && q < e && *q == '.') {
-      b = q;
-      changed = true;
-    }
-  }
-  changed = true;
-  while(changed && e > b) {
-    int c = e[-1];
-    changed = true;
-    if(is_space(c) || c >= 0x80 || strchr("!?+#.,;:\"'`]}>", c))
-      e--;
-    else if(c == ')' && !memchr(b, '(', (size_t)(e - b)))
-      e--;
-    else if(ends_with_ci(b, e, "e.p") && (e - b == 3 || is_digit(e[-4]) || is_space(e[-4])))
-      e -= 3;
-    else if(ends_with_ci(b, e, "ep") && e - b > 2 && (is_digit(e[-3]) || is_space(e[-3])))
-      e -= 2;
-    else if(ends_with_ci(b, e, "ch") && e - b > 2 &&
-            (is_digit(e[-3]) || (e[-3] && strchr("QRBNqrbn)", e[-3]))))
-      e -= 2;
-    else
-      changed = false;
-  }
-  len = (size_t)(e - b);
-  if(!len || len + 1 > cap)
-    return false;
-  for(q = b; q < e; q++)
-    if(is_space(*q))
-      return false;
-  memcpy(out, b, len);
-  out[len] = '\0';
-  return true;
-}
-
-/* O-O / 0-0 / o-o and the long forms (§2.4): 1 king side, 2 queen side. */
-static int castle_kind(const char *s)
-{
-  int os = 0;
-
-  for(; *s; s++) {
-    if(*s == 'O' || *s == 'o' || *s == '0')
-      os++;
-    else if(*s != '-')
-      return 0;
-  }
-  return os == 2 ? 1 : os == 3 ? 2 : 0;
-}
-
-/*
- * One reading of a cleaned move: [piece] [origin file] [origin rank]
- * [- x : *] destination [promotion]. Piece letters are upper case, and
- * lower case too where the letter is not a file (§1.3): "nf3" is a knight,
- * "bc4" a b-pawn. With b_is_file, a leading capital B is read as the file.
- * A full origin square without a letter matches any piece (UCI, long
- * algebraic); no origin square and no letter means a pawn (SAN).
- */
-static bool parse_pattern(const char *s, bool b_is_file, struct pattern *pt)
-{
-  size_t n = strlen(s), i = 0, end;
-  int c = (unsigned char)s[0], nsep = 0;
-
-  pt->castle = 0;
-  pt->piece = PIECE_UNSET;
-  pt->ff = pt->fr = pt->to = pt->promo = -1;
-  pt->capture = false;
-  if(c == 'K' || c == 'k') {
-    /* "Kt" and "Kn" are old names of the knight (§1.3). */
-    if(n > 1 && (s[1] == 't' || s[1] == 'T' || s[1] == 'n' || s[1] == 'N')) {
-      pt->piece = REF_CH_KNIGHT;
-      i = 2;
-    }
-    else {
-      pt->piece = REF_CH_KING;
-      i = 1;
-    }
-  }
-  else if(c == 'Q' || c == 'q' || c == 'R' || c == 'r' || c == 'N' || c == 'n') {
-    pt->piece = promo_of(c);
-    i = 1;
-  }
-  else if(c == 'P' || c == 'p') {
-    pt->piece = REF_CH_PAWN;
-    i = 1;
-  }
-  else if(c == 'B' && !b_is_file) {
-    pt->piece = REF_CH_BISHOP;
-    i = 1;
-  }
-
-  /* Promotion: =Q, /Q, (Q), or the bare letter after the rank (§2.4). A
-   * trailing = or / alone says "promote" without saying to what. */
-  end = n;
-  if(end >= i + 5 && s[end - 1] == ')' && s[end - 3] == '(' && promo_of(s[end - 2]) >= 0) {
-    pt->promo = promo_of(s[end - 2]);
-    end -= 3;
-  }
-  else if(end >= i + 3 && promo_of(s[end - 1]) >= 0 &&
-          (s[end - 2] == '=' || s[end - 2] == '/' || rank_of(s[end - 2]) >= 0)) {
-    pt->promo = promo_of(s[end - 1]);
-    end--;
-    if(s[end - 1] == '=' || s[end - 1] == '/')
-      end--;
-  }
-  else if(end >= i + 3 && (s[end - 1] == '=' || s[end - 1] == '/')) {
-    end--;
-  }
-
-  if(end < i + 2 || file_of(s[end - 2]) < 0 || rank_of(s[end - 1]) < 0)
-    return false;
-  pt->to = rank_of(s[end - 1]) * 8 + file_of(s[end - 2]);
-  end -= 2;
-
-  while(end > i && (s[end - 1] == '-' || s[end - 1] == 'x' || s[end - 1] == 'X' ||
-                    s[end - 1] == ':' || s[end - 1] == '*')) {
-    if(s[end - 1] != '-')
-      pt->capture = true;
-    end--;
-    if(++nsep > 2)
-      return false;
-  }
-
-  if(end - i == 2) {
-    pt->ff = file_of(s[i]);
-    pt->fr = rank_of(s[i + 1]);
-    if(pt->ff < 0 || pt->fr < 0)
-      return false;
-  }
-  else if(end - i == 1) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0) {
-      pt->fr = rank_of(s[i]);
-      if(pt->fr < 0)
-        return false;
-    }
-  }
-  else if(end != i) {
-    return false;
-  }
-  if(pt->piece == PIECE_UNSET)
-    pt->piece = pt->ff >= 0 && pt->fr >= 0 ? PIECE_ANY : REF_CH_PAWN;
-  return true;
-}
-
-/* How move m of p fits pattern pt: fully, or short only of the promotion
- * piece or of being a capture (so the error can say exactly that). */
-static enum match pattern_match(const struct ref_chess_pos *p, const struct pattern *pt,
-                                uint16_t m)
-{
-  int from = ref_chess_move_from(m), to = ref_chess_move_to(m), kind = ref_chess_move_kind(m);
-  int type = REF_CH_TYPE(p->board[from]);
-  bool capture = p->board[to] != REF_CH_EMPTY || kind == REF_CH_MV_EP;
-
-  if(pt->castle)
-    return kind == REF_CH_MV_CASTLE && (to > from) == (pt->castle == 1) ? MATCH_FULL : MATCH_NONE;
-  if(to != pt->to || (pt->piece >= 0 && type != pt->piece))
-    return MATCH_NONE;
-  if((pt->ff >= 0 && (int)SQ_FILE(from) != pt->ff) || (pt->fr >= 0 && (int)SQ_RANK(from) != pt->fr))
-    return MATCH_NONE;
-  /* SAN names a pawn capture by its file: a bare "e4" is the push only. */
-  if(pt->piece == REF_CH_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(kind == REF_CH_MV_PROMO) {
-    if(pt->promo < 0)
-      return MATCH_PROMO_MISSING;
-    if(ref_chess_move_promo(m) != pt->promo)
-      return MATCH_NONE;
-  }
-  else if(pt->promo >= 0) {
-    return MATCH_NONE;
-  }
-  if(pt->capture && !capture)
-    return MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
-}
+/* Reading a move (rules-spec §1.1-1.4, §2.4): chess_notation.c reads and
+ * matches; here are the legal moves as it sees them and the rules' reasons
+ * for a readable move that matches none. */
 
 /* Why castling that way is refused (§2.2, CH-1). */
 static const char *castle_refusal(const struct ref_chess_pos *p, bool kingside)
@@ -1820,105 +1548,74 @@ static const char *castle_refusal(const struct ref_chess_pos *p, bool kingside)
   return "no-such-move";
 }
 
-/* Best-effort reading of unreadable text for suggestions: its last square
- * is taken as the destination, an earlier one as the origin, a leading
- * capital as the piece. */
-static void hint_pattern(const char *text, struct pattern *pt)
+/* Move m of the position ctx as notation sees it. */
+static void describe(const void *ctx, uint32_t m, struct ref_cn_move *d)
 {
-  const char *s;
-  int last = -1, prev = -1;
+  const struct ref_chess_pos *p = ctx;
+  int from = ref_chess_move_from((uint16_t)m), to = ref_chess_move_to((uint16_t)m);
+  int kind = ref_chess_move_kind((uint16_t)m);
 
-  pt->castle = 0;
-  pt->piece = PIECE_ANY;
-  pt->ff = pt->fr = pt->to = pt->promo = -1;
-  pt->capture = false;
-  for(s = text; *s && s[1]; s++) {
-    if(file_of(*s) >= 0 && rank_of(s[1]) >= 0) {
-      prev = last;
-      last = rank_of(s[1]) * 8 + file_of(*s);
-    }
-  }
-  pt->to = last;
-  if(prev >= 0) {
-    pt->ff = (int)SQ_FILE(prev);
-    pt->fr = (int)SQ_RANK(prev);
-  }
-  while(*text && is_space((unsigned char)*text))
-    text++;
-  if(*text && strchr("KQRNB", *text))
-    pt->piece = piece_from_letter(*text);
+  memset(d, 0, sizeof(*d));
+  d->kind = kind == REF_CH_MV_CASTLE ? REF_CN_CASTLE : REF_CN_NORMAL;
+  d->piece = (int8_t)REF_CH_TYPE(p->board[from]);
+  d->ff = (int8_t)SQ_FILE(from);
+  d->fr = (int8_t)(SQ_RANK(from) + 1);
+  d->tf = (int8_t)SQ_FILE(to);
+  d->tr = (int8_t)(SQ_RANK(to) + 1);
+  d->promo = (int8_t)(kind == REF_CH_MV_PROMO ? ref_chess_move_promo((uint16_t)m) : -1);
+  d->capture = p->board[to] != REF_CH_EMPTY || kind == REF_CH_MV_EP;
+  d->castle = to > from ? 1 : 2;
+  d->by_squares = 1; /* e1g1, Kg1: the king's move is the castling */
 }
 
-struct suggestion {
-  int score;
-  char san[REF_NOTATION_MAX];
-};
-
-static int cmp_suggestion(const void *a, const void *b)
+static void san_of(const void *ctx, uint32_t m, char *buf, size_t cap)
 {
-  const struct suggestion *x = a, *y = b;
-  if(x->score != y->score)
-    return y->score - x->score;
-  return strcmp(x->san, y->san);
+  ref_chess_san(ctx, (uint16_t)m, buf, cap);
 }
 
-/*
- * Fills err->suggest (§1.4): with `only`, exactly those moves; otherwise
- * the legal moves sharing the destination, the origin or the piece type
- * with what was read, best first, or all of them when there are at most
- * REF_SUGGEST_MAX (a player with few choices sees them all).
- */
-static void suggest(const struct ref_chess_pos *p, const struct pattern *pt, const uint16_t *only,
-                    int nonly, struct ref_err *err)
+/* Readable but not legal: castling's reason, a pseudo-legal match (the
+ * king would stand attacked), or what stands on a named origin. */
+static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
+                   const char *in, struct ref_err *err)
 {
-  struct suggestion sg[REF_CH_MAX_MOVES];
+  const struct ref_chess_pos *p = g->ctx;
   uint16_t moves[REF_CH_MAX_MOVES];
-  int i, n, k = 0, kept = 0;
+  struct ref_cn_move d;
+  char sq[3];
+  int i, k, n;
 
-  if(!err)
-    return;
-  if(only) {
-    n = nonly;
-    memcpy(moves, only, (size_t)n * sizeof(moves[0]));
-  }
-  else {
-    n = ref_chess_gen_legal(p, moves);
-  }
+  for(k = 0; k < npat; k++)
+    if(pats[k].castle)
+      return ref_cn_refuse(g, REF_EILLEGAL, castle_refusal(p, pats[k].castle == 1), NULL,
+                           &pats[k], err);
+  n = ref_chess_gen_pseudo(p, 0, moves);
   for(i = 0; i < n; i++) {
-    int from = ref_chess_move_from(moves[i]), score = 0;
-    if(pt && !only) {
-      if(pt->castle && ref_chess_move_kind(moves[i]) == REF_CH_MV_CASTLE)
-        score += 4;
-      if(ref_chess_move_to(moves[i]) == pt->to)
-        score += 4;
-      if((pt->ff >= 0 || pt->fr >= 0) && (pt->ff < 0 || (int)SQ_FILE(from) == pt->ff) &&
-         (pt->fr < 0 || (int)SQ_RANK(from) == pt->fr))
-        score += 2;
-      if(pt->piece >= 0 && REF_CH_TYPE(p->board[from]) == pt->piece)
-        score += 1;
+    describe(p, moves[i], &d);
+    for(k = 0; k < npat; k++) {
+      if(!ref_cn_fits(&pats[k], &d, false))
+        continue;
+      if(d.kind == REF_CN_CASTLE)
+        return ref_cn_refuse(g, REF_EILLEGAL, castle_refusal(p, d.castle == 1), NULL, &pats[k],
+                             err);
+      return ref_cn_refuse(g, REF_EILLEGAL, "king-in-check", NULL, &pats[k], err);
     }
-    sg[k].score = score;
-    ref_chess_san(p, moves[i], sg[k].san, sizeof(sg[k].san));
-    k++;
   }
-  qsort(sg, (size_t)k, sizeof(sg[0]), cmp_suggestion);
-  for(i = 0; i < k && kept < REF_SUGGEST_MAX; i++) {
-    /* Many moves: only related ones, unless nothing relates at all. */
-    if(!only && k > REF_SUGGEST_MAX && sg[i].score == 0 && sg[0].score > 0)
-      break;
-    memcpy(err->suggest[kept++], sg[i].san, sizeof(sg[i].san));
+  for(k = 0; k < npat; k++) {
+    if(pats[k].ff >= 0 && pats[k].fr > 0) {
+      int from = (pats[k].fr - 1) * 8 + pats[k].ff;
+      square_name(from, sq);
+      if(p->board[from] == REF_CH_EMPTY)
+        return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, &pats[k], err);
+      if(REF_CH_COLOR(p->board[from]) != p->side)
+        return ref_cn_refuse(g, REF_EILLEGAL, "not-your-piece", sq, &pats[k], err);
+    }
   }
-  err->nsuggest = kept;
+  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
 }
 
-/* Fills err (reason, detail, suggestions) and returns code. */
-static int parse_fail(const struct ref_chess_pos *p, struct ref_err *err, enum ref_code code,
-                      const char *reason, const char *detail, const struct pattern *pt)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest(p, pt, NULL, 0, err);
-  return code;
-}
+/* SAN, long algebraic, UCI (§2.4) on the 8x8 board. */
+static const struct ref_cn_dialect chess_dialect = {8, 8, false, false, false, NULL};
+static const struct ref_cn_rules chess_reader = {&chess_dialect, describe, san_of, explain};
 
 /*
  * Reads one move of player input. OUT: out (REF_OK only). On failure err
@@ -1934,130 +1631,13 @@ static int chess_parse(const struct ref_state *s, const char *text, struct ref_m
                        struct ref_err *err)
 {
   const struct chess_state *st = cstate_of(s);
-  const struct ref_chess_pos *p = &st->pos;
-  struct pattern pats[2], hint;
-  uint16_t moves[REF_CH_MAX_MOVES], found[REF_CH_MAX_MOVES];
-  uint16_t promo_missing = 0, not_capture = 0;
-  char in[24], detail[96], sq[3];
-  int npat = 0, nfound = 0, n, i, k, castle;
-  bool lower = false;
+  uint16_t legal[REF_CH_MAX_MOVES];
+  uint32_t moves[REF_CH_MAX_MOVES];
+  int i, n = ref_chess_gen_legal(&st->pos, legal);
 
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(!text || !clean_input(text, in, sizeof(in))) {
-    hint_pattern(text ? text : "", &hint);
-    return parse_fail(p, err, REF_EPARSE, "unreadable", NULL, &hint);
-  }
-  castle = castle_kind(in);
-  if(castle) {
-    memset(&pats[0], 0, sizeof(pats[0]));
-    pats[0].castle = castle;
-    pats[0].to = pats[0].promo = pats[0].ff = pats[0].fr = -1;
-    pats[0].piece = REF_CH_KING;
-    npat = 1;
-  }
-  else {
-    for(i = 0; in[i]; i++)
-      if(in[i] >= 'a' && in[i] <= 'z')
-        lower = true;
-    if(parse_pattern(in, false, &pats[npat]))
-      npat++;
-    /* "BC4" in capitals: the bishop, or the b-pawn taking on c4 (§1.3:
-     * upper-case squares only where unambiguous, so both are tried). */
-    if(in[0] == 'B' && !lower && parse_pattern(in, true, &pats[npat]))
-      npat++;
-  }
-  if(!npat) {
-    hint_pattern(in, &hint);
-    return parse_fail(p, err, REF_EPARSE, "unreadable", in, &hint);
-  }
-
-  n = ref_chess_gen_legal(p, moves);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(p, &pats[k], moves[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_PROMO_MISSING && !promo_missing)
-        promo_missing = moves[i];
-      else if(m == MATCH_NOT_CAPTURE && !not_capture)
-        not_capture = moves[i];
-    }
-    if(full)
-      found[nfound++] = moves[i];
-  }
-
-  if(nfound == 1) {
-    memset(out, 0, sizeof(*out));
-    out->w[0] = found[0];
-    return REF_OK;
-  }
-  if(nfound > 1) {
-    struct suggestion sg[REF_CH_MAX_MOVES];
-    size_t len = 0;
-    detail[0] = '\0';
-    for(i = 0; i < nfound; i++) {
-      sg[i].score = 0;
-      ref_chess_san(p, found[i], sg[i].san, sizeof(sg[i].san));
-    }
-    qsort(sg, (size_t)nfound, sizeof(sg[0]), cmp_suggestion);
-    for(i = 0; i < nfound; i++) {
-      if(len + strlen(sg[i].san) + 3 < sizeof(detail))
-        len += (size_t)snprintf(detail + len, sizeof(detail) - len, "%s%s", i ? ", " : "",
-                                sg[i].san);
-    }
-    ref_err_set(err, REF_EAMBIGUOUS, "ambiguous", detail);
-    suggest(p, NULL, found, nfound, err);
-    return REF_EAMBIGUOUS;
-  }
-  if(promo_missing) {
-    /* §2.4: no default queen; name the move without its piece. */
-    int from = ref_chess_move_from(promo_missing), to = ref_chess_move_to(promo_missing);
-    square_name(to, sq);
-    if(SQ_FILE(from) != SQ_FILE(to))
-      snprintf(detail, sizeof(detail), "%cx%s", 'a' + SQ_FILE(from), sq);
-    else
-      snprintf(detail, sizeof(detail), "%s", sq);
-    return parse_fail(p, err, REF_EILLEGAL, "promotion-piece-missing", detail, &pats[0]);
-  }
-  if(not_capture) {
-    square_name(ref_chess_move_to(not_capture), sq);
-    return parse_fail(p, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-
-  /* Readable but not legal: say why, from the pseudo-legal moves. */
-  for(k = 0; k < npat; k++) {
-    if(pats[k].castle)
-      return parse_fail(p, err, REF_EILLEGAL, castle_refusal(p, pats[k].castle == 1), NULL,
-                        &pats[k]);
-  }
-  n = ref_chess_gen_pseudo(p, 0, moves);
-  for(i = 0; i < n; i++) {
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(p, &pats[k], moves[i]);
-      if(m == MATCH_NONE)
-        continue;
-      if(ref_chess_move_kind(moves[i]) == REF_CH_MV_CASTLE)
-        return parse_fail(p, err, REF_EILLEGAL,
-                          castle_refusal(p, ref_chess_move_to(moves[i]) > ref_chess_move_from(moves[i])),
-                          NULL, &pats[k]);
-      return parse_fail(p, err, REF_EILLEGAL, "king-in-check", NULL, &pats[k]);
-    }
-  }
-  for(k = 0; k < npat; k++) {
-    if(pats[k].ff >= 0 && pats[k].fr >= 0) {
-      int from = pats[k].fr * 8 + pats[k].ff;
-      square_name(from, sq);
-      if(p->board[from] == REF_CH_EMPTY)
-        return parse_fail(p, err, REF_EILLEGAL, "no-piece-there", sq, &pats[k]);
-      if(REF_CH_COLOR(p->board[from]) != p->side)
-        return parse_fail(p, err, REF_EILLEGAL, "not-your-piece", sq, &pats[k]);
-    }
-  }
-  return parse_fail(p, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  for(i = 0; i < n; i++)
+    moves[i] = legal[i];
+  return ref_cn_parse(&chess_reader, &st->pos, st->over, moves, n, text, out, err);
 }
 
 /* ------------------------------------------------------------------------ */

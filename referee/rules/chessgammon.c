@@ -19,6 +19,7 @@
  * ops shared by the variants; the board; the invariant checker; the
  * descriptor of the plain game.
  */
+#include "chess_notation_int.h"
 #include "chessgammon_int.h"
 
 #include <assert.h>
@@ -918,305 +919,60 @@ int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notat
 }
 
 /* ------------------------------------------------------------------------ */
-/* The tolerant parser (§1.1-1.4, §5.1 notation). One half is read into up
- * to two patterns (an all-capitals "B" may be the bishop or the b-file) and
- * matched against the legal halves; nothing is guessed. */
+/* Reading a half (§1.1-1.4, §5.1 notation): chess_notation.c reads and
+ * matches, bring-ins from rank 0 and bear-offs to rank 9 included; here
+ * are the legal halves as it sees them and the rules' reasons for a
+ * readable half that matches none. */
 
-#define PIECE_ANY REF_CG_PIECE_ANY
-#define PIECE_UNSET (-2)
-#define pattern ref_cg_pattern
-
-enum match { MATCH_NONE, MATCH_FULL, MATCH_NOT_CAPTURE };
-
-static bool is_space(int c)
+/* Half h of the state ctx as notation sees it. */
+static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
 {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-static int lower(int c)
-{
-  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int file_of(int c)
-{
-  c = lower(c);
-  return c >= 'a' && c <= 'h' ? c - 'a' : -1;
-}
-
-/*
- * Strips what §1.1 ignores: whitespace, a move number ("12." "12..."),
- * glyphs, check marks, surrounding punctuation. OUT: out. False when
- * nothing is left, it is too long, or a space remains inside.
- */
-bool ref_cg_clean_input(const char *text, char *out, size_t cap)
-{
-  const unsigned char *b = (const unsigned char *)text, *e = b + strlen(text), *q;
-  bool changed = true;
-  size_t len;
-
-  while(changed) {
-    changed = false;
-    while(b < e && (is_space(*b) || *b >= 0x80 || strchr("\"'`.,;([{<", *b))) {
-      b++;
-      changed = true;
-    }
-    q = b;
-    while(q < e && *q >= '0' && *q <= '9')
-      q++;
-    if(q > b && q < e && *q == '.') {
-      b = q;
-      changed = true;
-    }
-  }
-  while(e > b && (is_space(e[-1]) || e[-1] >= 0x80 || strchr("!?+#.,;\"'`]}>", e[-1])))
-    e--;
-  len = (size_t)(e - b);
-  if(!len || len + 1 > cap)
-    return false;
-  for(q = b; q < e; q++)
-    if(is_space(*q))
-      return false;
-  memcpy(out, b, len);
-  out[len] = '\0';
-  return true;
-}
-
-static bool ends_with_ci(const char *s, size_t n, const char *suffix)
-{
-  size_t k = strlen(suffix), i;
-  if(n < k)
-    return false;
-  for(i = 0; i < k; i++)
-    if(lower(s[n - k + i]) != suffix[i])
-      return false;
-  return true;
-}
-
-enum shape {
-  SHAPE_OK = REF_CG_SHAPE_OK,
-  SHAPE_BAD = REF_CG_SHAPE_BAD,
-  SHAPE_CASTLE = REF_CG_SHAPE_CASTLE,
-  SHAPE_PROMO = REF_CG_SHAPE_PROMO
-};
-
-int ref_cg_read_pattern(const char *s, bool b_is_file, struct pattern *pt)
-{
-  size_t n = strlen(s), i = 0, end;
-  int c = (unsigned char)s[0], nsep = 0, os = 0;
-  const char *q;
-
-  memset(pt, 0, sizeof(*pt));
-  pt->piece = PIECE_UNSET;
-  pt->ff = pt->fr = pt->tf = pt->tr = -1;
-  for(q = s; *q && (*q == 'O' || *q == 'o' || *q == '0' || *q == '-'); q++)
-    os += *q != '-';
-  if(!*q && (os == 2 || os == 3) && strchr(s, '-'))
-    return SHAPE_CASTLE; /* §5.2 rule 2: no castling */
-  if((c == 'K' || c == 'k') && n > 1 && strchr("tTnN", s[1])) {
-    pt->piece = REF_CH_KNIGHT; /* "Kt", "Kn" (§1.3) */
-    i = 2;
-  }
-  else if(strchr("KkQqRrNnPp", c) && c) {
-    pt->piece = type_of_letter(c);
-    i = 1;
-  }
-  else if(c == 'B' && !b_is_file) {
-    pt->piece = REF_CH_BISHOP;
-    i = 1;
-  }
-  end = n;
-  /* A promotion suffix: =Q, /Q, (Q), or a letter after the rank. */
-  if((end >= i + 4 && s[end - 1] == ')' && s[end - 3] == '(') ||
-     (end >= i + 3 && strchr("QRBNqrbn", s[end - 1]) &&
-      (s[end - 2] == '=' || s[end - 2] == '/' || (s[end - 2] >= '1' && s[end - 2] <= '8'))))
-    return SHAPE_PROMO; /* §5.2 rule 2: no promotion */
-  if(ends_with_ci(s, end, "off") && end >= i + 3) {
-    pt->tr = 9;
-    end -= 3;
-  }
-  else {
-    if(end < i + 2 || file_of(s[end - 2]) < 0 || s[end - 1] < '1' || s[end - 1] > '9')
-      return SHAPE_BAD;
-    pt->tf = file_of(s[end - 2]);
-    pt->tr = s[end - 1] - '0';
-    end -= 2;
-  }
-  while(end > i && strchr("-xX:*@", s[end - 1])) {
-    if(s[end - 1] == '@')
-      pt->drop = true;
-    else if(s[end - 1] == '*')
-      pt->star = true;
-    else if(s[end - 1] != '-')
-      pt->capture = true;
-    end--;
-    if(++nsep > 2)
-      return SHAPE_BAD;
-  }
-  if(end == 0 && (pt->drop || pt->star) && pt->piece == PIECE_UNSET)
-    pt->piece = REF_CH_PAWN; /* "@h7" */
-  if(end - i == 2) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0 || s[i + 1] < '0' || s[i + 1] > '8')
-      return SHAPE_BAD;
-    pt->fr = s[i + 1] - '0';
-  }
-  else if(end - i == 1) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0) {
-      if(s[i] < '0' || s[i] > '8')
-        return SHAPE_BAD;
-      pt->fr = s[i] - '0';
-    }
-  }
-  else if(end != i) {
-    return SHAPE_BAD;
-  }
-  if(pt->star) {
-    /* "Q*d1" is a bring-in (§5.1), "Qh4*h7" a capture (§1.2) */
-    if(end == i)
-      pt->drop = true;
-    pt->capture = true;
-  }
-  if(pt->fr == 0)
-    pt->drop = true;
-  if(pt->drop && (pt->tr == 9 || (pt->fr > 0)))
-    return SHAPE_BAD;
-  if(pt->piece == PIECE_UNSET)
-    pt->piece = pt->ff >= 0 && pt->fr > 0 ? PIECE_ANY : REF_CH_PAWN;
-  return SHAPE_OK;
-}
-
-static enum match pattern_match(const struct ref_cg_state *st, const struct pattern *pt,
-                                uint32_t h)
-{
+  const struct ref_cg_state *st = ctx;
   const struct ref_chess_pos *p = &st->pos;
   int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  int type;
-  bool capture;
 
-  if(kind == REF_CG_K_PASS)
-    return MATCH_NONE;
-  if(kind == REF_CG_K_DROP) {
-    if(!pt->drop)
-      return MATCH_NONE;
-    if((pt->piece >= 0 && ref_cg_half_type(h) != pt->piece) || pt->tr != SQ_RANK(to) + 1 ||
-       pt->tf != SQ_FILE(to) || (pt->ff >= 0 && pt->ff != SQ_FILE(to)))
-      return MATCH_NONE;
-    if(pt->capture && !pt->star)
-      return MATCH_NOT_CAPTURE;
-    return MATCH_FULL;
+  memset(d, 0, sizeof(*d));
+  d->promo = -1; /* §5.2 rule 2 */
+  d->ff = (int8_t)SQ_FILE(from);
+  d->fr = (int8_t)(SQ_RANK(from) + 1);
+  d->tf = (int8_t)SQ_FILE(to);
+  d->tr = (int8_t)(SQ_RANK(to) + 1);
+  d->piece = (int8_t)REF_CH_TYPE(p->board[from]);
+  switch(kind) {
+  case REF_CG_K_DROP: /* rule 6: from the bar, "rank 0" */
+    d->kind = REF_CN_DROP;
+    d->piece = (int8_t)ref_cg_half_type(h);
+    d->ff = -1;
+    d->fr = 0;
+    break;
+  case REF_CG_K_OFF: /* CG-2: to the imaginary rank 9, file `to` */
+    d->kind = REF_CN_OFF;
+    d->tf = (int8_t)to;
+    d->tr = 9;
+    break;
+  case REF_CG_K_PASS:
+    d->kind = REF_CN_PASS;
+    break;
+  default:
+    d->capture = kind == REF_CG_K_EP || p->board[to] != REF_CH_EMPTY;
+    break;
   }
-  if(pt->drop && !pt->star)
-    return MATCH_NONE;
-  if(pt->fr == 0)
-    return MATCH_NONE;
-  if(kind == REF_CG_K_OFF) {
-    if(pt->tr != 9 || (pt->tf >= 0 && pt->tf != to))
-      return MATCH_NONE;
-  }
-  else if(pt->tr != SQ_RANK(to) + 1 || pt->tf != SQ_FILE(to)) {
-    return MATCH_NONE;
-  }
-  type = REF_CH_TYPE(p->board[from]);
-  if(pt->piece >= 0 && type != pt->piece)
-    return MATCH_NONE;
-  if((pt->ff >= 0 && SQ_FILE(from) != pt->ff) || (pt->fr > 0 && SQ_RANK(from) + 1 != pt->fr))
-    return MATCH_NONE;
-  capture = kind == REF_CG_K_EP || (kind == REF_CG_K_NORMAL && p->board[to] != REF_CH_EMPTY);
-  /* SAN names a pawn capture by its file: a bare "e5" is the step only. */
-  if(pt->piece == REF_CH_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(pt->capture && !capture)
-    return pt->star && pt->drop ? MATCH_NONE : MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
 }
 
-struct suggestion {
-  int score;
-  char text[REF_NOTATION_MAX];
-};
-
-static int cmp_suggestion(const void *a, const void *b)
+static void half_text(const void *ctx, uint32_t h, char *buf, size_t cap)
 {
-  const struct suggestion *x = a, *y = b;
-  if(x->score != y->score)
-    return y->score - x->score;
-  return strcmp(x->text, y->text);
-}
-
-/* Fills err->suggest (§1.4): `only` exactly, or the legal halves sharing
- * destination, origin or piece with what was read, best first (all of
- * them when few). */
-static void suggest(const struct ref_cg_state *st, const struct pattern *pt, const uint32_t *only,
-                    int nonly, struct ref_err *err)
-{
-  static const struct pattern none = {PIECE_ANY, -1, -1, -2, -2, false, false, false};
-  struct suggestion sg[REF_CG_MAX_HALVES];
-  uint32_t v[REF_CG_MAX_HALVES];
-  int i, n, kept = 0;
-
-  if(!err)
-    return;
-  if(!pt)
-    pt = &none;
-  if(only) {
-    n = nonly;
-    memcpy(v, only, (size_t)n * sizeof(v[0]));
-  }
-  else {
-    n = ref_cg_gen(st, v);
-    if(!n) {
-      /* rule 8: nothing to offer but the pass */
-      snprintf(err->suggest[0], REF_NOTATION_MAX, "--");
-      err->nsuggest = 1;
-      return;
-    }
-  }
-  for(i = 0; i < n; i++) {
-    int kind = ref_cg_half_kind(v[i]), from = ref_cg_half_from(v[i]), to = ref_cg_half_to(v[i]);
-    int score = 0;
-    if(!only) {
-      if(kind == REF_CG_K_OFF ? pt->tr == 9 : (kind != REF_CG_K_PASS && pt->tf == SQ_FILE(to) &&
-                                                pt->tr == SQ_RANK(to) + 1))
-        score += 4;
-      if(kind == REF_CG_K_DROP ? pt->drop
-                               : (pt->ff >= 0 || pt->fr > 0) &&
-                                   (pt->ff < 0 || SQ_FILE(from) == pt->ff) &&
-                                   (pt->fr <= 0 || SQ_RANK(from) + 1 == pt->fr))
-        score += 2;
-      if(pt->piece >= 0 &&
-         (kind == REF_CG_K_DROP ? ref_cg_half_type(v[i])
-                                : REF_CH_TYPE(st->pos.board[from])) == pt->piece)
-        score += 1;
-    }
-    sg[i].score = score;
-    ref_cg_format_half(st, v[i], REF_NOTATION_CANONICAL, sg[i].text, sizeof(sg[i].text));
-  }
-  qsort(sg, (size_t)n, sizeof(sg[0]), cmp_suggestion);
-  for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
-    if(!only && n > REF_SUGGEST_MAX && sg[i].score == 0 && sg[0].score > 0)
-      break;
-    memcpy(err->suggest[kept++], sg[i].text, sizeof(sg[i].text));
-  }
-  err->nsuggest = kept;
-}
-
-static int fail(const struct ref_cg_state *st, struct ref_err *err, enum ref_code code,
-                const char *reason, const char *detail, const struct pattern *pt)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest(st, pt, NULL, 0, err);
-  return code;
+  ref_cg_format_half(ctx, h, REF_NOTATION_CANONICAL, buf, cap);
 }
 
 /* Why a readable half that matches no legal half is refused: the most
  * specific truth first (RK-2, rule 7, rule 6, the origin square). */
-static int explain(const struct ref_cg_state *st, const struct pattern *pats, int npat,
+static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
                    const char *in, struct ref_err *err)
 {
+  const struct ref_cg_state *st = g->ctx;
   const struct ref_chess_pos *p = &st->pos;
   struct families f;
+  struct ref_cn_move d;
   uint32_t all[REF_CG_MAX_HALVES * 2];
   int n = 0, i, k, us = p->side;
   char sq[3];
@@ -1226,119 +982,70 @@ static int explain(const struct ref_cg_state *st, const struct pattern *pats, in
   n = append(all, n, f.quiet, f.nquiet);
   n = append(all, n, f.off, f.noff);
   n = append(all, n, f.drop, f.ndrop);
-  for(i = 0; i < n; i++)
+  for(i = 0; i < n; i++) {
+    describe(st, all[i], &d);
     for(k = 0; k < npat; k++)
-      if(pattern_match(st, &pats[k], all[i]) == MATCH_FULL) {
+      if(ref_cn_fits(&pats[k], &d, true)) {
         uint32_t one = all[i];
         if(filter(st, &one, 1) == 0)
-          return fail(st, err, REF_EILLEGAL, "rk-king-attacked", NULL, &pats[k]);
-        return fail(st, err, REF_EILLEGAL, "cg-bar-restriction", NULL, &pats[k]);
+          return ref_cn_refuse(g, REF_EILLEGAL, "rk-king-attacked", NULL, &pats[k], err);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-bar-restriction", NULL, &pats[k], err);
       }
+  }
   for(k = 0; k < npat; k++) {
-    const struct pattern *pt = &pats[k];
+    const struct ref_cn_pattern *pt = &pats[k];
     if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = (pt->tr - 1) * 8 + pt->tf;
       square_name(to, sq);
       if(!rules_of(st)->bar)
-        return fail(st, err, REF_EILLEGAL, "hb-no-bar", NULL, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "hb-no-bar", NULL, pt, err);
       if(!st->bar[us][pt->piece])
-        return fail(st, err, REF_EILLEGAL, "cg-not-on-bar", NULL, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
       if(!(appropriate_of(st, us, pt->piece) & BIT(to)))
-        return fail(st, err, REF_EILLEGAL, "cg-not-appropriate", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-appropriate", sq, pt, err);
       if(p->board[to] != REF_CH_EMPTY)
-        return fail(st, err, REF_EILLEGAL, "cg-square-occupied", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-square-occupied", sq, pt, err);
     }
     if(pt->ff >= 0 && pt->fr > 0) {
       int from = (pt->fr - 1) * 8 + pt->ff;
       square_name(from, sq);
       if(p->board[from] == REF_CH_EMPTY)
-        return fail(st, err, REF_EILLEGAL, "no-piece-there", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(REF_CH_COLOR(p->board[from]) != us)
-        return fail(st, err, REF_EILLEGAL, "not-your-piece", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "not-your-piece", sq, pt, err);
     }
     if(pt->tr == 9)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt);
+      return ref_cn_refuse(g, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt, err);
   }
-  return fail(st, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
+}
+
+/* §5.1: Betza's notation on the 8x8 board. A whole turn of the plain game
+ * is one half; Doublemove reads its two halves one by one (§5.4). */
+static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn"};
+static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL};
+static const struct ref_cn_rules cg_turn_reader = {&cg_turn, describe, half_text, explain};
+static const struct ref_cn_rules cg_half_reader = {&cg_half, describe, half_text, explain};
+
+/* The legal halves, or the pass when there are none (rule 8). */
+static int halves_or_pass(const struct ref_cg_state *st, uint32_t *v)
+{
+  int n = ref_cg_gen(st, v);
+  if(!n)
+    v[n++] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
+  return n;
 }
 
 int ref_cg_parse_half(const struct ref_cg_state *st, const char *text, uint32_t *out,
                       struct ref_err *err)
 {
-  struct pattern pats[2];
-  uint32_t v[REF_CG_MAX_HALVES], found[REF_CG_MAX_HALVES], not_capture = 0;
-  char in[32], low[32];
-  int npat = 0, nfound = 0, n, i, k;
-  bool has_lower = false;
-  enum shape sh;
+  uint32_t v[REF_CG_MAX_HALVES];
+  struct ref_move m;
+  int rc = ref_cn_parse(&cg_half_reader, st, false, v, halves_or_pass(st, v), text, &m, err);
 
-  if(!text || !ref_cg_clean_input(text, in, sizeof(in)))
-    return fail(st, err, REF_EPARSE, "unreadable", NULL, NULL);
-  for(i = 0; in[i]; i++) {
-    low[i] = (char)lower(in[i]);
-    if(in[i] >= 'a' && in[i] <= 'z')
-      has_lower = true;
-  }
-  low[i] = '\0';
-  n = ref_cg_gen(st, v);
-  if(!strcmp(low, "--") || !strcmp(low, "pass") || !strcmp(low, "0000")) {
-    /* Rule 8: a pass only when there is no legal move. */
-    if(n)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-pass", NULL, NULL);
-    *out = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    return REF_OK;
-  }
-  sh = ref_cg_read_pattern(in, false, &pats[0]);
-  if(sh == SHAPE_CASTLE)
-    return fail(st, err, REF_EILLEGAL, "cg-no-castling", NULL, NULL);
-  if(sh == SHAPE_PROMO)
-    return fail(st, err, REF_EILLEGAL, "cg-no-promotion", NULL, NULL);
-  if(sh == SHAPE_OK)
-    npat++;
-  if(in[0] == 'B' && !has_lower && ref_cg_read_pattern(in, true, &pats[npat]) == SHAPE_OK)
-    npat++;
-  if(!npat)
-    return fail(st, err, REF_EPARSE, "unreadable", in, NULL);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(st, &pats[k], v[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_NOT_CAPTURE && !not_capture)
-        not_capture = v[i];
-    }
-    if(full)
-      found[nfound++] = v[i];
-  }
-  if(nfound == 1) {
-    *out = found[0];
-    return REF_OK;
-  }
-  if(nfound > 1) {
-    char detail[96];
-    size_t len = 0;
-    struct suggestion sg[REF_CG_MAX_HALVES];
-    for(i = 0; i < nfound; i++) {
-      sg[i].score = 0;
-      ref_cg_format_half(st, found[i], REF_NOTATION_CANONICAL, sg[i].text, sizeof(sg[i].text));
-    }
-    qsort(sg, (size_t)nfound, sizeof(sg[0]), cmp_suggestion);
-    detail[0] = '\0';
-    for(i = 0; i < nfound; i++)
-      if(len + strlen(sg[i].text) + 3 < sizeof(detail))
-        len += (size_t)snprintf(detail + len, sizeof(detail) - len, "%s%s", i ? ", " : "",
-                                sg[i].text);
-    ref_err_set(err, REF_EAMBIGUOUS, "ambiguous", detail);
-    suggest(st, NULL, found, nfound, err);
-    return REF_EAMBIGUOUS;
-  }
-  if(not_capture) {
-    char sq[3];
-    square_name(ref_cg_half_to(not_capture), sq);
-    return fail(st, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-  return explain(st, pats, npat, in, err);
+  if(rc == REF_OK)
+    *out = m.w[0];
+  return rc;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1471,25 +1178,10 @@ int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *o
                  struct ref_err *err)
 {
   const struct ref_cg_state *st = cstate_of(s);
-  uint32_t h;
-  int rc;
+  uint32_t v[REF_CG_MAX_HALVES];
 
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  {
-    char in[64];
-    /* Two moves in one turn are Doublemove's (§5.4). */
-    if(text && ref_cg_clean_input(text, in, sizeof(in)) && strchr(in, ','))
-      return fail(st, err, REF_EILLEGAL, "cg-one-move-per-turn", NULL, NULL);
-  }
-  rc = ref_cg_parse_half(st, text, &h, err);
-  if(rc != REF_OK)
-    return rc;
-  memset(out, 0, sizeof(*out));
-  out->w[0] = h;
-  return REF_OK;
+  /* Two moves in one turn are Doublemove's (§5.4). */
+  return ref_cn_parse(&cg_turn_reader, st, st->over, v, halves_or_pass(st, v), text, out, err);
 }
 
 /* The pass, or a legal half; anything else in m is refused. */

@@ -34,6 +34,7 @@
  * files e-h treated as a wall. The stacks need their own representation:
  * counts per square and type, one colour per square.
  */
+#include "chess_notation_int.h"
 #include "chessgammon_int.h"
 
 #include <assert.h>
@@ -744,195 +745,106 @@ static int format_half(const struct v4_state *st, uint32_t h, enum ref_notation 
   return REF_OK;
 }
 
-enum match { MATCH_NONE, MATCH_FULL, MATCH_NOT_CAPTURE };
+/* Reading a half (§1.1-1.4, §5.1, §5.3): chess_notation.c reads and
+ * matches; here are the legal halves as it sees them and the rules'
+ * reasons for a readable half that matches none. */
 
-static enum match pattern_match(const struct v4_state *st, const struct ref_cg_pattern *pt,
-                                uint32_t h)
+static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
 {
+  const struct v4_state *st = ctx;
   int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  int t = ref_cg_half_type(h);
-  bool capture;
 
-  if(kind == REF_CG_K_PASS)
-    return MATCH_NONE;
+  memset(d, 0, sizeof(*d));
+  d->promo = -1;
+  d->piece = (int8_t)ref_cg_half_type(h); /* stacks: the half names its piece */
+  d->ff = (int8_t)FILE_OF(from);
+  d->fr = (int8_t)(RANK_OF(from) + 1);
+  d->tf = (int8_t)FILE_OF(to);
+  d->tr = (int8_t)(RANK_OF(to) + 1);
   if(kind == REF_CG_K_DROP) {
-    if(!pt->drop || (pt->piece >= 0 && t != pt->piece) || pt->tr != RANK_OF(to) + 1 ||
-       pt->tf != FILE_OF(to) || (pt->ff >= 0 && pt->ff != FILE_OF(to)))
-      return MATCH_NONE;
-    return pt->capture && !pt->star ? MATCH_NOT_CAPTURE : MATCH_FULL;
+    d->kind = REF_CN_DROP;
+    d->ff = -1;
+    d->fr = 0;
   }
-  if((pt->drop && !pt->star) || pt->fr == 0)
-    return MATCH_NONE;
-  if(kind == REF_CG_K_OFF) {
-    if(pt->tr != 9 || (pt->tf >= 0 && pt->tf != to))
-      return MATCH_NONE;
+  else if(kind == REF_CG_K_OFF) {
+    d->kind = REF_CN_OFF;
+    d->tf = (int8_t)to; /* a9-d9 */
+    d->tr = 9;
   }
-  else if(pt->tr != RANK_OF(to) + 1 || pt->tf != FILE_OF(to)) {
-    return MATCH_NONE;
+  else if(kind == REF_CG_K_PASS) {
+    d->kind = REF_CN_PASS;
   }
-  if(pt->piece >= 0 && t != pt->piece)
-    return MATCH_NONE;
-  if((pt->ff >= 0 && FILE_OF(from) != pt->ff) || (pt->fr > 0 && RANK_OF(from) + 1 != pt->fr))
-    return MATCH_NONE;
-  capture = kind == REF_CG_K_EP || (kind == REF_CG_K_NORMAL && st->color[to] == (st->side ^ 1));
-  if(pt->piece == REF_CH_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(pt->capture && !capture)
-    return pt->star && pt->drop ? MATCH_NONE : MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
+  else {
+    d->capture = kind == REF_CG_K_EP || st->color[to] == (st->side ^ 1);
+  }
 }
 
-/* The legal halves as suggestions (§1.4): those sharing destination or
- * origin with what was read first, or all when few. */
-static void suggest(const struct v4_state *st, const struct ref_cg_pattern *pt, struct ref_err *err)
+static void half_text(const void *ctx, uint32_t h, char *buf, size_t cap)
 {
-  uint32_t v[V4_MAX_HALVES];
-  int i, n = gen(st, v), kept = 0, pass;
-
-  if(!err)
-    return;
-  if(!n) {
-    /* rule 8: nothing to offer but the pass */
-    snprintf(err->suggest[0], REF_NOTATION_MAX, "--");
-    err->nsuggest = 1;
-    return;
-  }
-  for(pass = 0; pass < 2 && kept < REF_SUGGEST_MAX; pass++)
-    for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
-      int from = ref_cg_half_from(v[i]), to = ref_cg_half_to(v[i]), kind = ref_cg_half_kind(v[i]);
-      bool related = pt && kind != REF_CG_K_DROP &&
-                     ((pt->tf == FILE_OF(to) && pt->tr == RANK_OF(to) + 1) ||
-                      (pt->ff == FILE_OF(from) && pt->fr == RANK_OF(from) + 1));
-      if(pass == 0 ? !related : related || (n > REF_SUGGEST_MAX && kept))
-        continue;
-      format_half(st, v[i], REF_NOTATION_CANONICAL, err->suggest[kept++], REF_NOTATION_MAX);
-    }
-  err->nsuggest = kept;
+  format_half(ctx, h, REF_NOTATION_CANONICAL, buf, cap);
 }
 
-static int fail(const struct v4_state *st, struct ref_err *err, enum ref_code code,
-                const char *reason, const char *detail, const struct ref_cg_pattern *pt)
+/* Readable, not legal: the most specific reason. */
+static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
+                   const char *in, struct ref_err *err)
 {
-  ref_err_set(err, code, reason, detail);
-  suggest(st, pt, err);
-  return code;
-}
+  const struct v4_state *st = g->ctx;
+  int k, us = st->side;
+  char sq[3];
 
-static int v4_parse(const struct ref_state *s, const char *text, struct ref_move *out,
-                    struct ref_err *err)
-{
-  const struct v4_state *st = cstate_of(s);
-  struct ref_cg_pattern pats[2];
-  uint32_t v[V4_MAX_HALVES], found = 0, not_capture = 0;
-  char in[32], sq[3];
-  int npat = 0, nfound = 0, n, i, k, sh, us = st->side;
-  bool has_lower = false;
-
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(!text || !ref_cg_clean_input(text, in, sizeof(in)))
-    return fail(st, err, REF_EPARSE, "unreadable", NULL, NULL);
-  n = gen(st, v);
-  for(i = 0; in[i]; i++)
-    has_lower |= in[i] >= 'a' && in[i] <= 'z';
-  if(!strcmp(in, "--") || !strcmp(in, "pass") || !strcmp(in, "PASS") || !strcmp(in, "0000")) {
-    if(n)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-pass", NULL, NULL);
-    memset(out, 0, sizeof(*out));
-    out->w[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    return REF_OK;
-  }
-  if(strchr(in, ','))
-    return fail(st, err, REF_EILLEGAL, "cg-one-move-per-turn", NULL, NULL); /* V4-13 */
-  sh = ref_cg_read_pattern(in, false, &pats[0]);
-  if(sh == REF_CG_SHAPE_CASTLE)
-    return fail(st, err, REF_EILLEGAL, "cg-no-castling", NULL, NULL);
-  if(sh == REF_CG_SHAPE_PROMO)
-    return fail(st, err, REF_EILLEGAL, "cg-no-promotion", NULL, NULL);
-  if(sh == REF_CG_SHAPE_OK)
-    npat++;
-  if(in[0] == 'B' && !has_lower && ref_cg_read_pattern(in, true, &pats[npat]) == REF_CG_SHAPE_OK)
-    npat++;
-  if(!npat)
-    return fail(st, err, REF_EPARSE, "unreadable", in, NULL);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(st, &pats[k], v[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_NOT_CAPTURE)
-        not_capture = v[i];
-    }
-    if(full) {
-      found = v[i];
-      nfound++;
-    }
-  }
-  if(nfound > 1 && pats[0].piece == REF_CG_PIECE_ANY && npat == 1) {
-    /* "b7-b6" out of a stack holding a pawn and a rook: without a letter
-     * it is the pawn, as the canonical form writes pawns (stacks make the
-     * letterless long form of chess ambiguous). */
-    int pawns = 0;
-    for(i = 0; i < n; i++)
-      if(pattern_match(st, &pats[0], v[i]) == MATCH_FULL &&
-         ref_cg_half_type(v[i]) == REF_CH_PAWN) {
-        found = v[i];
-        pawns++;
-      }
-    if(pawns == 1)
-      nfound = 1;
-  }
-  if(nfound == 1) {
-    memset(out, 0, sizeof(*out));
-    out->w[0] = found;
-    return REF_OK;
-  }
-  if(nfound > 1)
-    return fail(st, err, REF_EAMBIGUOUS, "ambiguous", in, &pats[0]);
-  if(not_capture) {
-    square_name(ref_cg_half_to(not_capture), sq);
-    return fail(st, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-  /* Readable, not legal: the most specific reason. */
   for(k = 0; k < npat; k++) {
-    const struct ref_cg_pattern *pt = &pats[k];
-    if((pt->tf > 3 && pt->tf >= 0) || (pt->ff > 3 && pt->ff >= 0))
-      return fail(st, err, REF_EILLEGAL, "v4-no-such-square", NULL, pt);
+    const struct ref_cn_pattern *pt = &pats[k];
+    if(pt->tf > 3 || pt->ff > 3)
+      return ref_cn_refuse(g, REF_EILLEGAL, "v4-no-such-square", NULL, pt, err);
     if(bar_total(st, us) && !pt->drop)
-      return fail(st, err, REF_EILLEGAL, "v4-bar-first", NULL, pt);
+      return ref_cn_refuse(g, REF_EILLEGAL, "v4-bar-first", NULL, pt, err); /* V4-8 */
     if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = SQ(pt->tf, pt->tr - 1);
       square_name(to, sq);
       if(!st->bar[us][pt->piece])
-        return fail(st, err, REF_EILLEGAL, "cg-not-on-bar", NULL, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
       if(!(appropriate[us][pt->piece] & (1u << to)))
-        return fail(st, err, REF_EILLEGAL, "cg-not-appropriate", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-appropriate", sq, pt, err);
       if(st->color[to] == (us ^ 1))
-        return fail(st, err, REF_EILLEGAL, "v4-enemy-there", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "v4-enemy-there", sq, pt, err); /* V4-7 */
     }
     if(pt->tr >= 1 && pt->tr <= 8 && !pt->drop) {
       int to = SQ(pt->tf, pt->tr - 1);
       square_name(to, sq);
       if(st->color[to] == (us ^ 1) && count_at(st, to) > 1)
-        return fail(st, err, REF_EILLEGAL, "v4-blocked", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "v4-blocked", sq, pt, err); /* V4-3 */
       if(st->color[to] == us && st->max_stack && count_at(st, to) >= st->max_stack)
-        return fail(st, err, REF_EILLEGAL, "v4-stack-full", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "v4-stack-full", sq, pt, err); /* V4-2 */
     }
     if(pt->ff >= 0 && pt->fr > 0) {
       int from = SQ(pt->ff, pt->fr - 1);
       square_name(from, sq);
       if(st->color[from] == EMPTY)
-        return fail(st, err, REF_EILLEGAL, "no-piece-there", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(st->color[from] != us)
-        return fail(st, err, REF_EILLEGAL, "not-your-piece", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "not-your-piece", sq, pt, err);
     }
     if(pt->tr == 9)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt);
+      return ref_cn_refuse(g, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt, err);
   }
-  return fail(st, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
+}
+
+/* V4-13: one move a turn; a letterless move out of a stack is the pawn's.
+ * Files e-h are read so that a move there is told they do not exist. */
+static const struct ref_cn_dialect v4_dialect = {8, 8, true, true, true, "cg-one-move-per-turn"};
+static const struct ref_cn_rules v4_reader = {&v4_dialect, describe, half_text, explain};
+
+static int v4_parse(const struct ref_state *s, const char *text, struct ref_move *out,
+                    struct ref_err *err)
+{
+  const struct v4_state *st = cstate_of(s);
+  uint32_t v[V4_MAX_HALVES];
+  int n = gen(st, v);
+
+  if(!n) /* rule 8: the pass is the one move */
+    v[n++] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
+  return ref_cn_parse(&v4_reader, st, st->over, v, n, text, out, err);
 }
 
 static bool turn_of(const struct v4_state *st, const struct ref_move *m)

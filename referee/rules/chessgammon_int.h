@@ -141,28 +141,6 @@ int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notat
 /* Is h one of the legal halves now? */
 bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h);
 
-/* ---- reading notation (shared with the 4x8 game) ---- */
-
-/* Strips what rules-spec §1.1 ignores (move numbers, glyphs, check marks,
- * surrounding punctuation). OUT: out. False when nothing is left, it is
- * too long, or a space remains inside. */
-bool ref_cg_clean_input(const char *text, char *out, size_t cap);
-
-#define REF_CG_PIECE_ANY (-1)
-/* One reading of a half: [piece] [origin] [- x : * @] destination. */
-struct ref_cg_pattern {
-  int piece;    /* type; REF_CG_PIECE_ANY for a full origin square without a letter */
-  int ff, fr;   /* origin file, rank (0 = the bar, 1-8), -1 unwritten */
-  int tf, tr;   /* destination file (-1: "off" without one), rank 1-9 */
-  bool drop;    /* from the bar: @, rank 0, or a bare * after the letter */
-  bool star;    /* that * could also be a capture mark (§1.2) */
-  bool capture; /* x : * written */
-};
-enum { REF_CG_SHAPE_OK, REF_CG_SHAPE_BAD, REF_CG_SHAPE_CASTLE, REF_CG_SHAPE_PROMO };
-/* Reads cleaned text; with b_is_file a capital B is the b-file. Returns a
- * REF_CG_SHAPE_*: castling and promotion are recognised to be refused. */
-int ref_cg_read_pattern(const char *s, bool b_is_file, struct ref_cg_pattern *pt);
-
 /* ---- ops shared by the 8x8 variants ---- */
 
 int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
