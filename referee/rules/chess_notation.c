@@ -45,12 +45,15 @@ void ref_cn_square(int file, int rank, char out[3])
 
 /* The chess symbols U+2654-U+265F (UTF-8 E2 99 94-9F), white and black
  * alike: a figurine shows a piece, whoever writes it (issue 16). */
-static char figurine_at(const unsigned char *p)
+int ref_cn_figurine(const char *text, char *letter)
 {
   static const char letters[] = "KQRBNPKQRBNP";
-  if(p[0] == 0xE2 && p[1] == 0x99 && p[2] >= 0x94 && p[2] <= 0x9F)
-    return letters[p[2] - 0x94];
-  return 0;
+  const unsigned char *p = (const unsigned char *)text;
+  if(p[0] != 0xE2 || p[1] != 0x99 || p[2] < 0x94 || p[2] > 0x9F)
+    return 0;
+  *letter = letters[p[2] - 0x94];
+  /* U+FE0F after it (emoji presentation) goes with it. */
+  return !memcmp(text + 3, "\xEF\xB8\x8F", 3) ? 6 : 3;
 }
 
 static bool ends_with_ci(const unsigned char *b, const unsigned char *e, const char *suffix)
@@ -77,13 +80,12 @@ bool ref_cn_clean(const char *text, char *out, size_t cap, bool *figurine)
   /* Figurines become their letters, a variation selector after one
    * (U+FE0F, emoji presentation) goes with it. */
   for(i = 0; i < n;) {
-    char f = figurine_at((const unsigned char *)text + i);
-    if(f) {
+    char f;
+    int bytes = ref_cn_figurine(text + i, &f);
+    if(bytes) {
       fig[k] = true;
       buf[k++] = (unsigned char)f;
-      i += 3;
-      if(!memcmp(text + i, "\xEF\xB8\x8F", 3))
-        i += 3;
+      i += (size_t)bytes;
       continue;
     }
     fig[k] = false;

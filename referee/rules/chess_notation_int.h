@@ -106,6 +106,11 @@ struct ref_cn_game {
  */
 bool ref_cn_clean(const char *text, char *out, size_t cap, bool *figurine);
 
+/* A figurine at text (U+2654-265F, white or black: the piece it shows,
+ * whoever writes it): its bytes (3, or 6 with an emoji variation
+ * selector), *letter the upper-case piece letter; 0 for anything else. */
+int ref_cn_figurine(const char *text, char *letter);
+
 /* O-O / 0-0 / o-o and the long forms: 1 king side, 2 queen side, else 0. */
 int ref_cn_castle_kind(const char *s);
 

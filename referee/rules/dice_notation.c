@@ -6,6 +6,7 @@
  * among the legal plays and what a player is told when it is not.
  */
 #include "dice_notation_int.h"
+#include "chess_notation_int.h"
 
 #include <assert.h>
 #include <ctype.h>
@@ -150,9 +151,14 @@ int ref_dn_read(const char *text, const struct ref_dn_syntax *sx, struct ref_dn_
 
   memset(in, 0, sizeof(*in));
   *reason = "unreadable";
-  for(i = 0; text[i] && i < (int)sizeof(low) - 1; i++)
-    low[i] = (char)tolower((unsigned char)text[i]);
-  low[i] = '\0';
+  for(i = 0, k = 0; text[i] && k < (int)sizeof(low) - 1; k++) {
+    char f;
+    int len = sx->words ? ref_cn_figurine(text + i, &f) : 0;
+    /* A figurine names the piece it shows (issue 16): ♘ is N. */
+    low[k] = (char)tolower(len ? (unsigned char)f : (unsigned char)text[i]);
+    i += len ? len : 1;
+  }
+  low[k] = '\0';
   if(text[i])
     return REF_EPARSE;
   p = low;
