@@ -51,6 +51,7 @@
  */
 #include "board_geometry_int.h"
 #include "chess_notation_int.h"
+#include "game_end_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -118,23 +119,15 @@ static const struct ref_geo_spec *const specs[BB_NBOARDS] = {&spec_pinwheel, &sp
 /* ------------------------------------------------------------------------ */
 /* The game state */
 
-#define BB_MAGIC 0x42423231u /* "BB21": bump when the layout changes */
-/* Repetition keys since the last capture or pawn move; the 75-move rule
- * (CH-2) ends a game at 150 such plies, so 160 is room enough. */
-#define BB_HIST_MAX 160
+#define BB_MAGIC 0x42423232u /* "BB22": bump when the layout changes */
 
 struct bb_state {
   uint32_t magic;
   uint8_t board_kind; /* BB_PINWHEEL or BB_CORNERS (BB-1) */
   uint8_t fide_draws; /* CH-2 block on (1) or off (0) */
-  uint8_t over;
-  int8_t winner; /* seat, or -1 for a draw (when over) */
-  uint8_t end;   /* enum ref_end (when over) */
   uint8_t last_from, last_to; /* the last move, for render; REF_GEO_NONE if none */
-  uint8_t pad;
-  uint16_t nhist;
   struct ref_geo_pos pos;
-  uint64_t hist[BB_HIST_MAX];
+  struct ref_ge e; /* the result and the repetition keys since the last capture or pawn move */
   struct ref_geo geo; /* tables built from specs[board_kind] */
 };
 
@@ -148,16 +141,6 @@ static struct bb_state *state_of(struct ref_state *s)
 static const struct bb_state *cstate_of(const struct ref_state *s)
 {
   return (const struct bb_state *)(const void *)s;
-}
-
-static int repetitions(const struct bb_state *st)
-{
-  uint64_t key = st->hist[st->nhist - 1];
-  int i, count = 0;
-  for(i = (int)st->nhist - 1; i >= 0; i -= 2)
-    if(st->hist[i] == key)
-      count++;
-  return count;
 }
 
 /* CH-2 dead positions as rules-spec lists them (K v K, K+B v K, K+N v K,
@@ -185,49 +168,14 @@ static bool dead_position(const struct ref_geo_pos *p)
 }
 
 /* The automatic result of the position (§2.3, then CH-2): mate and
- * stalemate, then the automatic FIDE draws; mate first (FIDE 9.6.2).
- * REF_END_NONE while the game goes on; OUT: *winner. */
-static enum ref_end verdict(const struct bb_state *st, int *winner)
-{
-  const struct ref_geo_pos *p = &st->pos;
-
-  *winner = -1;
-  if(!ref_geo_gen_legal(&st->geo, p, NULL)) {
-    if(!ref_geo_in_check(&st->geo, p))
-      return REF_END_STALEMATE;
-    *winner = p->side ^ 1;
-    return REF_END_CHECKMATE;
-  }
-  if(!st->fide_draws)
-    return REF_END_NONE;
-  if(dead_position(p))
-    return REF_END_DEAD_POSITION;
-  if(repetitions(st) >= 5)
-    return REF_END_FIVEFOLD;
-  if(p->halfmove >= 150)
-    return REF_END_SEVENTY_FIVE;
-  return REF_END_NONE;
-}
-
+ * stalemate, then the automatic FIDE draws; mate first (FIDE 9.6.2). */
 static void settle(struct bb_state *st)
 {
-  int winner;
-  enum ref_end end = verdict(st, &winner);
+  const struct ref_geo_pos *p = &st->pos;
+  bool has_moves = ref_geo_gen_legal(&st->geo, p, NULL) != 0;
 
-  st->end = (uint8_t)end;
-  st->winner = (int8_t)winner;
-  st->over = end != REF_END_NONE;
-}
-
-static void history_push(struct bb_state *st)
-{
-  if(st->pos.halfmove == 0)
-    st->nhist = 0;
-  if(st->nhist == BB_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (BB_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = ref_geo_key(&st->pos);
+  ref_ge_fide(&st->e, st->fide_draws, has_moves, !has_moves && ref_geo_in_check(&st->geo, p),
+              has_moves && st->fide_draws && dead_position(p), p->halfmove, p->side ^ 1);
 }
 
 /* The tables belong to this board: its size and its holes (BB-1). */
@@ -337,8 +285,7 @@ static int start_from(struct bb_state *st, int kind, int fide_draws, const char 
   st->fide_draws = (uint8_t)fide_draws;
   st->last_from = st->last_to = REF_GEO_NONE;
   st->pos = pos;
-  st->hist[0] = ref_geo_key(&pos);
-  st->nhist = 1;
+  ref_ge_start(&st->e, ref_geo_key(&pos));
   settle(st);
   return REF_OK;
 }
@@ -472,20 +419,14 @@ static int bb_encode(const struct ref_state *s, char *buf, size_t cap)
 /* ------------------------------------------------------------------------ */
 /* Moves through the interface */
 
+/* None once the game is over (G-1). */
 static int bb_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct bb_state *st = cstate_of(s);
   uint32_t moves[REF_GEO_MAX_MOVES];
-  struct ref_move m;
-  int i, n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
+  int n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
 
-  memset(&m, 0, sizeof(m));
-  for(i = 0; i < n; i++) {
-    m.w[0] = moves[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  return ref_ge_moves(&st->e, moves, n, 0, out);
 }
 
 /* The move inside m if it is legal in st, else 0 (no move encodes as 0). */
@@ -581,7 +522,7 @@ static int bb_apply(struct ref_state *s, const struct ref_move *m)
   struct bb_state *st = state_of(s);
   uint32_t mv;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   mv = legal_move_of(st, m);
   if(!mv)
@@ -589,54 +530,35 @@ static int bb_apply(struct ref_state *s, const struct ref_move *m)
   ref_geo_make(&st->geo, &st->pos, mv);
   st->last_from = (uint8_t)ref_geo_move_from(mv);
   st->last_to = (uint8_t)ref_geo_move_to(mv);
-  history_push(st);
+  ref_ge_push(&st->e, ref_geo_key(&st->pos), st->pos.halfmove == 0);
   settle(st);
   assert(bb_ok(s)); /* the checker after every apply in debug builds */
   return REF_OK;
 }
 
-/* Resignation, agreed draw and draw claims (CH-2), as chess.c. */
+/* Resignation, agreed draw and draw claims (CH-2), as chess.c: threefold
+ * and fifty moves only on claim, by either player. */
 static int bb_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
   struct bb_state *st = state_of(s);
-  enum ref_end claim = REF_END_NONE, end;
-  int winner, rc;
+  int rc = ref_ge_act(&st->e, seat, action,
+                      ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove),
+                      st->fide_draws ? "draw-not-claimable" : "draw-rules-off", err);
 
   (void)arg;
-  /* CH-2: threefold and fifty moves only on claim, by either player. */
-  if(st->fide_draws)
-    claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-          : st->pos.halfmove >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim,
-                     st->fide_draws ? "draw-not-claimable" : "draw-rules-off", &winner, &end, err);
-  if(rc)
-    return rc;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->over = 1;
-  assert(bb_ok(s));
-  return REF_OK;
+  assert(rc || bb_ok(s));
+  return rc;
 }
 
 static void bb_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct bb_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->pos.side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->pos.fullmove;
-  out->in_check = ref_geo_in_check(&st->geo, &st->pos);
-  out->draw_claimable =
-    !st->over && st->fide_draws && (repetitions(st) >= 3 || st->pos.halfmove >= 100);
-  out->cube = 0;
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, ref_geo_in_check(&st->geo, &st->pos),
+                ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove) != REF_END_NONE, out);
 }
 
+/* The move generator's count (G-1), as in chess.c. */
 static uint64_t bb_perft(const struct ref_state *s, int depth)
 {
   const struct bb_state *st = cstate_of(s);
@@ -653,17 +575,16 @@ static uint64_t bb_perft(const struct ref_state *s, int depth)
 static bool bb_ok(const struct ref_state *s)
 {
   const struct bb_state *st = cstate_of(s);
-  enum ref_end end;
-  int winner;
+  struct bb_state *again;
+  bool ok;
 
-  if(st->magic != BB_MAGIC || st->board_kind >= BB_NBOARDS || st->fide_draws > 1 || st->over > 1)
+  if(st->magic != BB_MAGIC || st->board_kind >= BB_NBOARDS || st->fide_draws > 1)
     return false;
   if(!tables_match(st))
     return false;
   if(!ref_geo_pos_ok(&st->geo, &st->pos))
     return false;
-  if(st->nhist < 1 || st->nhist > BB_HIST_MAX || st->hist[st->nhist - 1] != ref_geo_key(&st->pos) ||
-     st->nhist > st->pos.halfmove + 1)
+  if(!ref_ge_hist_ok(&st->e, ref_geo_key(&st->pos)) || st->e.nhist > st->pos.halfmove + 1)
     return false;
   if((st->last_from == REF_GEO_NONE) != (st->last_to == REF_GEO_NONE))
     return false;
@@ -671,29 +592,16 @@ static bool bb_ok(const struct ref_state *s)
      (st->last_to >= REF_GEO_CELLS || st->pos.board[st->last_to] == REF_GEO_EMPTY ||
       REF_GEO_COLOR(st->pos.board[st->last_to]) != (st->pos.side ^ 1)))
     return false;
-  end = verdict(st, &winner);
-  /* A running game must not have missed an automatic ending. */
-  if(!st->over)
-    return st->end == REF_END_NONE && st->winner == -1 && end == REF_END_NONE;
-  switch(st->end) {
-  case REF_END_CHECKMATE:
-  case REF_END_STALEMATE:
-  case REF_END_DEAD_POSITION:
-  case REF_END_FIVEFOLD:
-  case REF_END_SEVENTY_FIVE:
-    /* Automatic results must be exactly what the position says. */
-    return end == st->end && winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner == 0 || st->winner == 1;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && st->fide_draws && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fide_draws && st->pos.halfmove >= 100;
-  default:
+  /* The result the position says, on a copy (the state is large). */
+  again = malloc(sizeof(*again));
+  if(!again)
     return false;
-  }
+  memcpy(again, st, sizeof(*again));
+  settle(again);
+  ok = ref_ge_ok(&st->e, &again->e, st->fide_draws && ref_ge_repetitions(&st->e) >= 3,
+                 st->fide_draws && st->pos.halfmove >= 100);
+  free(again);
+  return ok;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -884,7 +792,7 @@ static int bb_parse(const struct ref_state *s, const char *text, struct ref_move
   uint32_t moves[REF_GEO_MAX_MOVES];
   int n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
 
-  return ref_cn_parse(&bb_reader, st, st->over, moves, n, text, out, err);
+  return ref_cn_parse(&bb_reader, st, st->e.over, moves, n, text, out, err);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -19,6 +19,7 @@
  */
 #include "chess_int.h"
 #include "chess_notation_int.h"
+#include "game_end_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1091,27 +1092,19 @@ bool ref_chess_pos_ok(const struct ref_chess_pos *p)
 /* ------------------------------------------------------------------------ */
 /* The game: a position plus what the rules need beyond it */
 
-#define CHESS_MAGIC 0x43485331u /* "CHS1": bump when the layout changes */
+#define CHESS_MAGIC 0x43485332u /* "CHS2": bump when the layout changes */
 
 /*
  * Repetition (CH-2) compares positions since the last capture or pawn move,
- * so the history holds the Zobrist keys of exactly those. With fide_draws on
- * the 75-move rule ends the game at 150 such plies, bounding it at 151 keys;
- * with the rules off nothing reads it and the oldest keys are dropped.
+ * so the history (game_end_int.h) holds the Zobrist keys of exactly those.
  */
-#define CHESS_HIST_MAX 160
-
 struct chess_state {
   uint32_t magic;
   uint8_t fide_draws; /* CH-2 block on (1) or off (0) */
-  uint8_t over;       /* 1 once the game has ended */
-  int8_t winner;      /* seat, or -1 for a draw (when over) */
-  uint8_t end;        /* enum ref_end (when over) */
   uint8_t last_from;  /* the last move, for render; REF_CH_NO_SQ if none */
   uint8_t last_to;
-  uint16_t nhist; /* keys in hist; hist[nhist - 1] is the current key */
   struct ref_chess_pos pos;
-  uint64_t hist[CHESS_HIST_MAX];
+  struct ref_ge e; /* the result and the repetition history */
 };
 
 static bool chess_ok(const struct ref_state *s);
@@ -1127,19 +1120,6 @@ static const struct chess_state *cstate_of(const struct ref_state *s)
 }
 
 static const char start_fen[] = "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1";
-
-/* How often the current position has occurred, this time included (FIDE
- * 9.2: same side to move, so only every second ply can match). */
-static int repetitions(const struct chess_state *st)
-{
-  int i, count = 0;
-  uint64_t key = st->pos.key;
-
-  for(i = (int)st->nhist - 1; i >= 0; i -= 2)
-    if(st->hist[i] == key)
-      count++;
-  return count;
-}
 
 /*
  * Dead position (CH-2, FIDE 5.2.2) for the material rules-spec lists: K v K,
@@ -1164,47 +1144,14 @@ static bool dead_position(const struct ref_chess_pos *p)
 }
 
 /* Sets the result from the position alone: checkmate and stalemate (§2.3),
- * then the automatic FIDE draws (CH-2). Checkmate comes first, as FIDE
- * 9.6.2 says it does over the 75-move rule. */
+ * then the automatic FIDE draws (CH-2). */
 static void settle(struct chess_state *st)
 {
   const struct ref_chess_pos *p = &st->pos;
+  bool has_moves = ref_chess_count_legal(p) != 0;
 
-  st->over = 0;
-  st->winner = -1;
-  st->end = REF_END_NONE;
-  if(!ref_chess_count_legal(p)) {
-    st->over = 1;
-    if(ref_chess_in_check(p)) {
-      st->end = REF_END_CHECKMATE;
-      st->winner = (int8_t)(p->side ^ 1);
-    }
-    else {
-      st->end = REF_END_STALEMATE;
-    }
-    return;
-  }
-  if(!st->fide_draws)
-    return;
-  if(dead_position(p))
-    st->end = REF_END_DEAD_POSITION;
-  else if(repetitions(st) >= 5)
-    st->end = REF_END_FIVEFOLD;
-  else if(p->halfmove >= 150)
-    st->end = REF_END_SEVENTY_FIVE;
-  if(st->end != REF_END_NONE)
-    st->over = 1;
-}
-
-static void history_push(struct chess_state *st)
-{
-  if(st->pos.halfmove == 0)
-    st->nhist = 0;
-  if(st->nhist == CHESS_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (CHESS_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = st->pos.key;
+  ref_ge_fide(&st->e, st->fide_draws, has_moves, !has_moves && ref_chess_in_check(p),
+              has_moves && st->fide_draws && dead_position(p), p->halfmove, p->side ^ 1);
 }
 
 /* A fresh game state around a validated position. */
@@ -1215,8 +1162,7 @@ static void state_start(struct chess_state *st, const struct ref_chess_pos *p, i
   st->fide_draws = (uint8_t)fide_draws;
   st->pos = *p;
   st->last_from = st->last_to = REF_CH_NO_SQ;
-  st->hist[0] = p->key;
-  st->nhist = 1;
+  ref_ge_start(&st->e, p->key);
   settle(st);
 }
 
@@ -1338,22 +1284,18 @@ static int chess_encode(const struct ref_state *s, char *buf, size_t cap)
   return ref_chess_fen_write(&cstate_of(s)->pos, buf, cap);
 }
 
-/* Every legal move of the position, in generation order. Whether the game
- * still runs is status()'s business: perft, divide and the oracles compare
- * move generation on positions that may be dead or drawn by rule. */
+/* Every legal move of the position, in generation order; none once the
+ * game is over (G-1). */
 static int chess_legal(const struct ref_state *s, struct ref_movelist *out)
 {
-  uint16_t moves[REF_CH_MAX_MOVES];
-  struct ref_move m;
-  int i, n = ref_chess_gen_legal(&cstate_of(s)->pos, moves);
+  const struct chess_state *st = cstate_of(s);
+  uint16_t legal[REF_CH_MAX_MOVES];
+  uint32_t moves[REF_CH_MAX_MOVES];
+  int i, n = ref_chess_gen_legal(&st->pos, legal);
 
-  memset(&m, 0, sizeof(m));
-  for(i = 0; i < n; i++) {
-    m.w[0] = moves[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  for(i = 0; i < n; i++)
+    moves[i] = legal[i];
+  return ref_ge_moves(&st->e, moves, n, 0, out);
 }
 
 /* The 16-bit move inside m if it is one of the legal moves of p, else 0
@@ -1401,7 +1343,7 @@ static int chess_apply(struct ref_state *s, const struct ref_move *m)
   struct chess_state *st = state_of(s);
   uint16_t mv;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   mv = legal_move_of(&st->pos, m);
   if(!mv)
@@ -1409,7 +1351,7 @@ static int chess_apply(struct ref_state *s, const struct ref_move *m)
   ref_chess_make(&st->pos, mv);
   st->last_from = (uint8_t)ref_chess_move_from(mv);
   st->last_to = (uint8_t)ref_chess_move_to(mv);
-  history_push(st);
+  ref_ge_push(&st->e, st->pos.key, st->pos.halfmove == 0);
   settle(st);
   assert(chess_ok(s)); /* style rule 6: the checker after every apply in debug builds */
   return REF_OK;
@@ -1425,24 +1367,16 @@ static int chess_act(struct ref_state *s, int seat, enum ref_action action, int 
                      struct ref_err *err)
 {
   struct chess_state *st = state_of(s);
-  enum ref_end claim = REF_END_NONE, end;
-  int winner, rc;
-
   /* CH-2: threefold and fifty moves are draws only when claimed; either
    * player may claim (the one to move, or the one who just moved and so
    * made the position appear). */
-  if(st->fide_draws)
-    claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-          : st->pos.halfmove >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim,
-                     st->fide_draws ? "draw-not-claimable" : "draw-rules-off", &winner, &end, err);
-  if(rc)
-    return rc;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->over = 1;
-  assert(chess_ok(s));
-  return REF_OK;
+  enum ref_end claim = ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove);
+  int rc = ref_ge_act(&st->e, seat, action, claim,
+                      st->fide_draws ? "draw-not-claimable" : "draw-rules-off", err);
+
+  (void)arg;
+  assert(rc || chess_ok(s));
+  return rc;
 }
 
 /* OUT: out. Points are 1 for a win and 0 for a draw; move_number is the
@@ -1451,21 +1385,13 @@ static int chess_act(struct ref_state *s, int seat, enum ref_action action, int 
 static void chess_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct chess_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->pos.side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->pos.fullmove;
-  out->in_check = ref_chess_in_check(&st->pos);
-  out->draw_claimable =
-    !st->over && st->fide_draws && (repetitions(st) >= 3 || st->pos.halfmove >= 100);
-  out->cube = 0;
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, ref_chess_in_check(&st->pos),
+                ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove) != REF_END_NONE, out);
 }
 
+/* The move generator's count (G-1): perft is the generator's test, and
+ * the oracles (Stockfish, chess.js) count through positions our rules
+ * call dead or drawn. */
 static uint64_t chess_perft(const struct ref_state *s, int depth)
 {
   return ref_chess_perft(&cstate_of(s)->pos, depth);
@@ -1477,13 +1403,11 @@ static bool chess_ok(const struct ref_state *s)
   const struct chess_state *st = cstate_of(s);
   struct chess_state again;
 
-  if(st->magic != CHESS_MAGIC || st->fide_draws > 1 || st->over > 1)
+  if(st->magic != CHESS_MAGIC || st->fide_draws > 1)
     return false;
   if(!ref_chess_pos_ok(&st->pos))
     return false;
-  if(st->nhist < 1 || st->nhist > CHESS_HIST_MAX || st->hist[st->nhist - 1] != st->pos.key)
-    return false;
-  if(st->nhist > st->pos.halfmove + 1)
+  if(!ref_ge_hist_ok(&st->e, st->pos.key) || st->e.nhist > st->pos.halfmove + 1)
     return false;
   if((st->last_from == REF_CH_NO_SQ) != (st->last_to == REF_CH_NO_SQ) ||
      st->last_from > REF_CH_NO_SQ || st->last_to > REF_CH_NO_SQ)
@@ -1492,35 +1416,10 @@ static bool chess_ok(const struct ref_state *s)
      (st->pos.board[st->last_to] == REF_CH_EMPTY ||
       REF_CH_COLOR(st->pos.board[st->last_to]) != (st->pos.side ^ 1)))
     return false;
-  if(!st->over) {
-    /* A running game must not have missed an automatic ending. */
-    memcpy(&again, st, sizeof(again));
-    settle(&again);
-    return st->end == REF_END_NONE && st->winner == -1 && !again.over;
-  }
-  if(st->end == REF_END_NONE || st->end >= REF_END_LAST || st->winner < -1 || st->winner > 1)
-    return false;
-  switch(st->end) {
-  case REF_END_CHECKMATE:
-  case REF_END_STALEMATE:
-  case REF_END_DEAD_POSITION:
-  case REF_END_FIVEFOLD:
-  case REF_END_SEVENTY_FIVE:
-    /* Automatic results must be exactly what the position says. */
-    memcpy(&again, st, sizeof(again));
-    settle(&again);
-    return again.over && again.end == st->end && again.winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner >= 0;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && st->fide_draws && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fide_draws && st->pos.halfmove >= 100;
-  default:
-    return false;
-  }
+  memcpy(&again, st, sizeof(again));
+  settle(&again);
+  return ref_ge_ok(&st->e, &again.e, st->fide_draws && ref_ge_repetitions(&st->e) >= 3,
+                   st->fide_draws && st->pos.halfmove >= 100);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1637,7 +1536,7 @@ static int chess_parse(const struct ref_state *s, const char *text, struct ref_m
 
   for(i = 0; i < n; i++)
     moves[i] = legal[i];
-  return ref_cn_parse(&chess_reader, &st->pos, st->over, moves, n, text, out, err);
+  return ref_cn_parse(&chess_reader, &st->pos, st->e.over, moves, n, text, out, err);
 }
 
 /* ------------------------------------------------------------------------ */

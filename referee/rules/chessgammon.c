@@ -23,6 +23,7 @@
 #include "chessgammon_int.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -449,25 +450,17 @@ void ref_cg_play(struct ref_cg_state *st, uint32_t h)
   st->half++;
 }
 
-/* How often the current position has occurred, this time included. */
-static int repetitions(const struct ref_cg_state *st)
+/* Can the side to move (other false) or the other side move here
+ * (rule 8, CG-11)? */
+static bool can_move(const void *ctx, bool other)
 {
-  int i, count = 0;
-  uint64_t key = st->hist[st->nhist - 1];
-
-  for(i = (int)st->nhist - 1; i >= 0; i--)
-    if(st->hist[i] == key)
-      count++;
-  return count;
-}
-
-/* Can the side that is not to move move here (CG-11)? */
-static bool other_can_move(const struct ref_cg_state *st)
-{
+  const struct ref_cg_state *st = ctx;
   struct ref_cg_state c;
   uint32_t v[REF_CG_MAX_HALVES];
 
-  memcpy(&c, st, offsetof(struct ref_cg_state, hist));
+  if(!other)
+    return ref_cg_gen(st, v) > 0;
+  memcpy(&c, st, offsetof(struct ref_cg_state, e));
   c.pos.side ^= 1;
   c.pos.key ^= ref_chess_zobrist_side;
   c.ep[0] = c.ep[1] = NO_SQ;
@@ -476,23 +469,10 @@ static bool other_can_move(const struct ref_cg_state *st)
   return ref_cg_gen(&c, v) > 0;
 }
 
-static void finish(struct ref_cg_state *st, int winner, enum ref_end end)
-{
-  st->over = 1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-}
-
 /*
- * The result after a completed turn (rule 9), from the position alone so
- * decode and the checker reach the same verdict:
- * - CG-10: a move number is White's half, then Black's. After Black's:
- *   both finished is a draw, one finished wins. After White's: White
- *   finished means Black still replies (and loses at once if it cannot
- *   move); Black finished (only by being captured out, HB-4) wins at once.
- * - rule 8, CG-11, CG-14: no legal move passes (being "stalemated" is
- *   passing), unless neither side can move.
- * RK-1 rk_array keeps CG-10 as it is: both sides then race up the same
+ * The result after a completed turn (rule 9, game_end.c), from the
+ * position alone so decode and the checker reach the same verdict. RK-1
+ * rk_array keeps CG-10 as it is: both sides then race up the same
  * distance from mirrored arrays and White moves first, so Black's reply in
  * the same move number is exactly Racing Kings' own "Black reaches on the
  * next move: draw" [src: lichess] (rules-spec §5.5 End). Finishing means
@@ -500,41 +480,8 @@ static void finish(struct ref_cg_state *st, int winner, enum ref_end end)
  */
 static void settle(struct ref_cg_state *st)
 {
-  int mover = st->pos.side ^ 1;
-  bool w = st->off[WHITE] == army_of(st), b = st->off[BLACK] == army_of(st);
-  uint32_t v[REF_CG_MAX_HALVES];
-
-  st->over = 0;
-  st->winner = -1;
-  st->end = REF_END_NONE;
-  if(mover == BLACK) {
-    if(w && b)
-      finish(st, -1, REF_END_SAME_MOVE_NUMBER);
-    else if(b)
-      finish(st, BLACK, REF_END_BORNE_OFF);
-    else if(w)
-      finish(st, WHITE, REF_END_BORNE_OFF);
-  }
-  else if(b) {
-    finish(st, BLACK, REF_END_BORNE_OFF);
-  }
-  if(st->over)
-    return;
-  if(ref_cg_gen(st, v))
-    return;
-  if(w) /* CG-10: "otherwise (including Black having to pass) White wins" */
-    finish(st, WHITE, REF_END_BORNE_OFF);
-  else if(!other_can_move(st))
-    finish(st, -1, REF_END_NO_MOVES); /* CG-11 */
-}
-
-static void history_push(struct ref_cg_state *st)
-{
-  if(st->nhist == REF_CG_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (REF_CG_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = cg_key(st);
+  bool done[2] = {st->off[WHITE] == army_of(st), st->off[BLACK] == army_of(st)};
+  ref_ge_chessgammon(&st->e, st->pos.side ^ 1, done, can_move, st);
 }
 
 void ref_cg_end_turn(struct ref_cg_state *st)
@@ -573,7 +520,7 @@ void ref_cg_end_turn(struct ref_cg_state *st)
   st->pend[0] = st->pend[1] = NO_SQ;
   st->half = 0;
   st->first_ep = 0;
-  history_push(st);
+  ref_ge_push(&st->e, cg_key(st), false);
   settle(st);
 }
 
@@ -847,8 +794,7 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
     ref_err_set(err, REF_EINVAL, reason, NULL);
     return REF_EINVAL;
   }
-  fresh.hist[0] = cg_key(&fresh);
-  fresh.nhist = 1;
+  ref_ge_start(&fresh.e, cg_key(&fresh));
   settle(&fresh);
   memcpy(st, &fresh, sizeof(fresh));
   return REF_OK;
@@ -1151,27 +1097,14 @@ int ref_cg_decode(struct ref_state *s, const char *text, struct ref_err *err,
                     err);
 }
 
+/* Rule 8, CG-14: a side with no legal move (a "stalemate") passes; the
+ * pass is the one move (the service plays it, §1.5). None once the game
+ * is over (G-1). */
 int ref_cg_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct ref_cg_state *st = cstate_of(s);
   uint32_t v[REF_CG_MAX_HALVES];
-  struct ref_move m;
-  int i, n;
-
-  memset(&m, 0, sizeof(m));
-  n = ref_cg_gen(st, v);
-  if(!n) {
-    /* Rule 8, CG-14: a side with no legal move (a "stalemate") passes;
-     * the pass is the one move (the service plays it, §1.5). */
-    v[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    n = 1;
-  }
-  for(i = 0; i < n; i++) {
-    m.w[0] = v[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  return ref_ge_moves(&st->e, v, ref_cg_gen(st, v), ref_cg_half(REF_CG_K_PASS, 0, 0, 0), out);
 }
 
 int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *out,
@@ -1181,7 +1114,7 @@ int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *o
   uint32_t v[REF_CG_MAX_HALVES];
 
   /* Two moves in one turn are Doublemove's (§5.4). */
-  return ref_cn_parse(&cg_turn_reader, st, st->over, v, halves_or_pass(st, v), text, out, err);
+  return ref_cn_parse(&cg_turn_reader, st, st->e.over, v, halves_or_pass(st, v), text, out, err);
 }
 
 /* The pass, or a legal half; anything else in m is refused. */
@@ -1217,7 +1150,7 @@ int ref_cg_apply(struct ref_state *s, const struct ref_move *m)
   struct ref_cg_state *st = state_of(s);
   uint32_t h;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   if(!turn_of(st, m, &h))
     return REF_EILLEGAL;
@@ -1237,35 +1170,20 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                struct ref_err *err)
 {
   struct ref_cg_state *st = state_of(s);
-  enum ref_end claim, end;
-  int winner, rc;
+  int rc = ref_ge_act(&st->e, seat, action, ref_ge_cg_claim(&st->e, st->fifty, st->plies),
+                      "draw-not-claimable", err);
 
   (void)arg;
-  /* CG-12: the fifty-move claim counts 100 turns, fifty moves of each side */
-  claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-        : st->fifty && st->plies >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim, "draw-not-claimable", &winner, &end, err);
-  if(rc)
-    return rc;
-  finish(st, winner, end);
-  assert(ref_cg_ok(s));
-  return REF_OK;
+  assert(rc || ref_cg_ok(s));
+  return rc;
 }
 
+/* §5.2 rule 2: there is no check. */
 void ref_cg_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct ref_cg_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->pos.side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->pos.fullmove;
-  out->in_check = false; /* §5.2 rule 2: there is no check */
-  out->draw_claimable = !st->over && (repetitions(st) >= 3 || (st->fifty && st->plies >= 100));
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, false,
+                ref_ge_cg_claim(&st->e, st->fifty, st->plies) != REF_END_NONE, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1342,7 +1260,7 @@ bool ref_cg_ok(const struct ref_state *s)
   int sq, c, t, i;
 
   if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || st->fifty > 1 ||
-     st->balanced > 1 || st->over > 1 || st->half || st->first_ep || st->fresh ||
+     st->balanced > 1 || st->half || st->first_ep || st->fresh ||
      st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;
   r = rules_of(st);
@@ -1391,30 +1309,12 @@ bool ref_cg_ok(const struct ref_state *s)
     return false;
   if(st->last_from > NO_SQ || st->last_to > NO_SQ)
     return false;
-  if(st->nhist < 1 || st->nhist > REF_CG_HIST_MAX || st->hist[st->nhist - 1] != cg_key(st))
+  if(!ref_ge_hist_ok(&st->e, cg_key(st)))
     return false;
   memcpy(&again, st, sizeof(again));
   settle(&again);
-  if(!st->over)
-    return st->end == REF_END_NONE && st->winner == -1 && !again.over;
-  if(st->winner < -1 || st->winner > 1)
-    return false;
-  switch(st->end) {
-  case REF_END_BORNE_OFF:
-  case REF_END_SAME_MOVE_NUMBER:
-  case REF_END_NO_MOVES:
-    return again.over && again.end == st->end && again.winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner >= 0;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fifty && st->plies >= 100;
-  default:
-    return false;
-  }
+  return ref_ge_ok(&st->e, &again.e, ref_ge_repetitions(&st->e) >= 3,
+                   st->fifty && st->plies >= 100);
 }
 
 /* ------------------------------------------------------------------------ */

@@ -38,6 +38,7 @@
 #include "chessgammon_int.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -48,8 +49,7 @@
 #define NO_SQ REF_CH_NO_SQ
 #define EMPTY 2
 #define FILES_ABCD 0x0F0F0F0F0F0F0F0Full
-#define V4_MAGIC 0x43473438u /* "CG48": bump when the layout changes */
-#define V4_HIST_MAX 200
+#define V4_MAGIC 0x43473439u /* "CG49": bump when the layout changes */
 #define V4_MAX_HALVES 256
 
 /* 4x8 squares 0..31 (a1 = 0, d1 = 3, a2 = 4, ...) and their chess index. */
@@ -76,9 +76,6 @@ struct v4_state {
   uint32_t magic;
   uint8_t max_stack; /* V4-2: 0 unlimited */
   uint8_t fifty;     /* CG-12 */
-  uint8_t over;
-  int8_t winner;
-  uint8_t end;
   uint8_t side;
   uint8_t ep; /* V4-12 target (4x8 square) or NO_SQ */
   uint8_t last_from, last_to;
@@ -86,10 +83,9 @@ struct v4_state {
   uint8_t n[32][6];  /* pieces per square and type */
   uint8_t bar[2][6];
   uint8_t off[2];
-  uint16_t nhist;
   uint32_t fullmove;
   uint32_t plies;
-  uint64_t hist[V4_HIST_MAX];
+  struct ref_ge e; /* the result and the repetition keys (CG-12); last, not copied for the generator */
 };
 
 static bool v4_ok(const struct ref_state *s);
@@ -360,47 +356,26 @@ static void play(struct v4_state *st, uint32_t h)
   }
 }
 
-static void finish(struct v4_state *st, int winner, enum ref_end end)
+/* Can the side to move (other false) or the other side move here? */
+static bool can_move(const void *ctx, bool other)
 {
-  st->over = 1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-}
-
-/* The result after a turn, as in chessgammon.c: CG-10, CG-11. */
-static void settle(struct v4_state *st)
-{
-  int mover = st->side ^ 1;
-  bool w = st->off[WHITE] == 16, b = st->off[BLACK] == 16;
+  const struct v4_state *st = ctx;
+  struct v4_state c;
   uint32_t v[V4_MAX_HALVES];
 
-  st->over = 0;
-  st->winner = -1;
-  st->end = REF_END_NONE;
-  if(mover == BLACK) {
-    if(w && b)
-      finish(st, -1, REF_END_SAME_MOVE_NUMBER);
-    else if(b)
-      finish(st, BLACK, REF_END_BORNE_OFF);
-    else if(w)
-      finish(st, WHITE, REF_END_BORNE_OFF);
-  }
-  else if(b) {
-    finish(st, BLACK, REF_END_BORNE_OFF);
-  }
-  if(st->over || gen(st, v))
-    return;
-  if(w) {
-    finish(st, WHITE, REF_END_BORNE_OFF);
-  }
-  else {
-    struct v4_state c;
-    memcpy(&c, st, offsetof(struct v4_state, hist));
-    c.side ^= 1;
-    c.ep = NO_SQ;
-    if(!gen(&c, v))
-      finish(st, -1, REF_END_NO_MOVES);
-  }
+  if(!other)
+    return gen(st, v) > 0;
+  memcpy(&c, st, offsetof(struct v4_state, e));
+  c.side ^= 1;
+  c.ep = NO_SQ;
+  return gen(&c, v) > 0;
+}
+
+/* The result after a turn, as in chessgammon.c: CG-10, CG-11 (game_end.c). */
+static void settle(struct v4_state *st)
+{
+  bool done[2] = {st->off[WHITE] == 16, st->off[BLACK] == 16};
+  ref_ge_chessgammon(&st->e, st->side ^ 1, done, can_move, st);
 }
 
 static void end_turn(struct v4_state *st)
@@ -408,20 +383,8 @@ static void end_turn(struct v4_state *st)
   if(st->side == BLACK)
     st->fullmove++;
   st->side ^= 1;
-  if(st->nhist == V4_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (V4_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = v4_key(st);
+  ref_ge_push(&st->e, v4_key(st), false);
   settle(st);
-}
-
-static int repetitions(const struct v4_state *st)
-{
-  int i, k = 0;
-  for(i = 0; i < st->nhist; i++)
-    k += st->hist[i] == st->hist[st->nhist - 1];
-  return k;
 }
 
 /* ------------------------------------------------------------------------ */
@@ -686,8 +649,7 @@ static int state_from(struct v4_state *st, const char *text, int max_stack, int 
     ref_err_set(err, REF_EINVAL, reason, NULL);
     return REF_EINVAL;
   }
-  fresh.hist[0] = v4_key(&fresh);
-  fresh.nhist = 1;
+  ref_ge_start(&fresh.e, v4_key(&fresh));
   settle(&fresh);
   memcpy(st, &fresh, sizeof(fresh));
   return REF_OK;
@@ -844,7 +806,7 @@ static int v4_parse(const struct ref_state *s, const char *text, struct ref_move
 
   if(!n) /* rule 8: the pass is the one move */
     v[n++] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-  return ref_cn_parse(&v4_reader, st, st->over, v, n, text, out, err);
+  return ref_cn_parse(&v4_reader, st, st->e.over, v, n, text, out, err);
 }
 
 static bool turn_of(const struct v4_state *st, const struct ref_move *m)
@@ -931,24 +893,12 @@ static int v4_decode(struct ref_state *s, const char *text, struct ref_err *err)
   return state_from(state_of(s), text, ours ? old->max_stack : 0, ours ? old->fifty : 0, err);
 }
 
+/* Rule 8: the pass when no half is legal; none once over (G-1). */
 static int v4_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct v4_state *st = cstate_of(s);
   uint32_t v[V4_MAX_HALVES];
-  struct ref_move m;
-  int i, n = gen(st, v);
-
-  memset(&m, 0, sizeof(m));
-  if(!n) {
-    v[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    n = 1;
-  }
-  for(i = 0; i < n; i++) {
-    m.w[0] = v[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  return ref_ge_moves(&st->e, v, gen(st, v), ref_cg_half(REF_CG_K_PASS, 0, 0, 0), out);
 }
 
 static int v4_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
@@ -963,7 +913,7 @@ static int v4_format(const struct ref_state *s, const struct ref_move *m, enum r
 static int v4_apply(struct ref_state *s, const struct ref_move *m)
 {
   struct v4_state *st = state_of(s);
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   if(!turn_of(st, m))
     return REF_EILLEGAL;
@@ -973,38 +923,24 @@ static int v4_apply(struct ref_state *s, const struct ref_move *m)
   return REF_OK;
 }
 
+/* CG-12, as in chessgammon.c: the fifty-move claim counts 100 turns. */
 static int v4_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
   struct v4_state *st = state_of(s);
-  enum ref_end claim, end;
-  int winner, rc;
+  int rc = ref_ge_act(&st->e, seat, action, ref_ge_cg_claim(&st->e, st->fifty, st->plies),
+                      "draw-not-claimable", err);
 
   (void)arg;
-  /* CG-12, as in chessgammon.c: the fifty-move claim counts 100 turns */
-  claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-        : st->fifty && st->plies >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim, "draw-not-claimable", &winner, &end, err);
-  if(rc)
-    return rc;
-  finish(st, winner, end);
-  assert(v4_ok(s));
-  return REF_OK;
+  assert(rc || v4_ok(s));
+  return rc;
 }
 
 static void v4_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct v4_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->fullmove;
-  out->draw_claimable = !st->over && (repetitions(st) >= 3 || (st->fifty && st->plies >= 100));
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->side, (int)st->fullmove, false,
+                ref_ge_cg_claim(&st->e, st->fifty, st->plies) != REF_END_NONE, out);
 }
 
 /*
@@ -1084,7 +1020,7 @@ static bool v4_ok(const struct ref_state *s)
   struct v4_state again;
   int sq, c, t;
 
-  if(st->magic != V4_MAGIC || st->over > 1 || st->side > 1 || st->fifty > 1 ||
+  if(st->magic != V4_MAGIC || st->side > 1 || st->fifty > 1 ||
      st->max_stack == 1 || st->max_stack > 16 || st->fullmove < 1)
     return false;
   for(sq = 0; sq < 32; sq++) {
@@ -1120,30 +1056,12 @@ static bool v4_ok(const struct ref_state *s)
   }
   if((st->last_from > 31 && st->last_from != NO_SQ) || (st->last_to > 31 && st->last_to != NO_SQ))
     return false;
-  if(st->nhist < 1 || st->nhist > V4_HIST_MAX || st->hist[st->nhist - 1] != v4_key(st))
+  if(!ref_ge_hist_ok(&st->e, v4_key(st)))
     return false;
   memcpy(&again, st, sizeof(again));
   settle(&again);
-  if(!st->over)
-    return st->end == REF_END_NONE && st->winner == -1 && !again.over;
-  if(st->winner < -1 || st->winner > 1)
-    return false;
-  switch(st->end) {
-  case REF_END_BORNE_OFF:
-  case REF_END_SAME_MOVE_NUMBER:
-  case REF_END_NO_MOVES:
-    return again.over && again.end == st->end && again.winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner >= 0;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fifty && st->plies >= 100;
-  default:
-    return false;
-  }
+  return ref_ge_ok(&st->e, &again.e, ref_ge_repetitions(&st->e) >= 3,
+                   st->fifty && st->plies >= 100);
 }
 
 static const struct ref_game_ops chessgammon_4x8_ops = {

@@ -48,6 +48,8 @@ static int dm_legal(const struct ref_state *s, struct ref_movelist *out)
   int i, j, n1, n2;
 
   memset(&m, 0, sizeof(m));
+  if(st->e.over)
+    return REF_OK; /* G-1: none once the game is over */
   n1 = ref_cg_gen(st, first);
   if(!n1) {
     m.w[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
@@ -59,7 +61,7 @@ static int dm_legal(const struct ref_state *s, struct ref_movelist *out)
     n2 = 0;
     if(!single_turn(st)) {
       /* The history is not read by the generator: copy the rest only. */
-      memcpy(&mid, st, offsetof(struct ref_cg_state, hist));
+      memcpy(&mid, st, offsetof(struct ref_cg_state, e));
       ref_cg_play(&mid, first[i]);
       n2 = ref_cg_gen(&mid, second);
     }
@@ -142,7 +144,7 @@ static int dm_parse(const struct ref_state *s, const char *text, struct ref_move
   uint32_t h1, h2 = 0, v[REF_CG_MAX_HALVES];
   int rc, n2;
 
-  if(st->over) {
+  if(st->e.over) {
     ref_err_set(err, REF_EPHASE, "game-over", NULL);
     return REF_EPHASE;
   }
@@ -241,7 +243,7 @@ static int dm_apply(struct ref_state *s, const struct ref_move *m)
   struct ref_cg_state *st = (struct ref_cg_state *)(void *)s;
   struct ref_cg_state mid;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   if(!turn_ok(st, m, &mid))
     return REF_EILLEGAL;

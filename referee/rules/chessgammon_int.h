@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "chess_int.h"
+#include "game_end_int.h"
 #include "rules.h"
 
 enum {
@@ -86,8 +87,7 @@ extern const struct ref_cg_rules ref_cg_rules_racing_kings;
 extern const struct ref_cg_rules ref_cg_rules_bodlaender;
 const struct ref_cg_rules *ref_cg_rules_of(int id);
 
-#define REF_CG_MAGIC 0x43474d31u /* "CGM1": bump when the layout changes */
-#define REF_CG_HIST_MAX 200
+#define REF_CG_MAGIC 0x43474d32u /* "CGM2": bump when the layout changes */
 
 /*
  * The game state (rules-spec §9): the chess position (board, side, move
@@ -100,9 +100,6 @@ struct ref_cg_state {
   uint8_t variant;  /* REF_CG_* */
   uint8_t fifty;    /* CG-12: fifty-move claim on (1) or off (0, default) */
   uint8_t balanced; /* DM-2: White's first turn has one move */
-  uint8_t over;
-  int8_t winner; /* seat, -1 for a draw (when over) */
-  uint8_t end;   /* enum ref_end (when over) */
   uint8_t ep[2]; /* e.p. targets for the side to move, REF_CH_NO_SQ if none */
   uint8_t pend[2];  /* two-steps made in this turn (become ep[] of the next) */
   uint8_t half;     /* 0, or 1 while the second half of a Doublemove turn is due */
@@ -112,10 +109,9 @@ struct ref_cg_state {
   uint8_t last_from, last_to; /* the last half on the board, for render */
   uint8_t fresh;              /* this turn reset the fifty-move count (CG-12) */
   uint8_t rk_array; /* RK-1 config rk_array: the Racing Kings array, both sides bear off up */
-  uint16_t nhist;
   uint32_t plies; /* turns since a capture, pawn move, bring-in or bear-off */
   struct ref_chess_pos pos;
-  uint64_t hist[REF_CG_HIST_MAX];
+  struct ref_ge e; /* the result and the repetition keys (CG-12); last, not copied for the generator */
 };
 
 /* ---- the half-move layer (chessgammon.c) ---- */
