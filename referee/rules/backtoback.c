@@ -52,6 +52,7 @@
 #include "board_geometry_int.h"
 #include "chess_notation_int.h"
 #include "game_end_int.h"
+#include "game_text_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -59,7 +60,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* ------------------------------------------------------------------------ */
 /* The geometries (BB-1 .. BB-8 as data) */
@@ -293,107 +293,67 @@ static int start_from(struct bb_state *st, int kind, int fide_draws, const char 
 /* ------------------------------------------------------------------------ */
 /* Options */
 
-static void trim(const char **b, const char **e)
-{
-  while(*b < *e && (**b == ' ' || **b == '\t'))
-    (*b)++;
-  while(*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
-    (*e)--;
-}
-
-static bool span_is(const char *b, const char *e, const char *word)
-{
-  return (size_t)(e - b) == strlen(word) && !strncasecmp(b, word, (size_t)(e - b));
-}
-
-struct bb_options {
-  int fide_draws, board;
-  bool seen_fide, seen_board, seen_fen;
-  char fen[256];
-};
-
-/* One "key=value" segment [b, e). A key given twice is refused. */
-static int option_one(struct bb_options *o, const char *b, const char *e, struct ref_err *err)
-{
-  const char *eq = memchr(b, '=', (size_t)(e - b)), *kb = b, *ke = eq ? eq : e, *vb, *ve;
-  char key[32];
-
-  trim(&kb, &ke);
-  snprintf(key, sizeof(key), "%.*s", (int)(ke - kb), kb);
-  if(kb == ke && !eq)
-    return REF_OK;
-  vb = eq ? eq + 1 : e;
-  ve = e;
-  trim(&vb, &ve);
-  if(span_is(kb, ke, "fide_draws")) {
-    if(!eq || o->seen_fide || !(span_is(vb, ve, "on") || span_is(vb, ve, "off")))
-      goto bad;
-    o->seen_fide = true;
-    o->fide_draws = span_is(vb, ve, "on");
-    return REF_OK;
-  }
-  /* BB-1 and BB-D2: the rules-spec name, and a shorter alias. */
-  if(span_is(kb, ke, "b2b_board") || span_is(kb, ke, "geometry")) {
-    if(!eq || o->seen_board)
-      goto bad;
-    if(span_is(vb, ve, "pinwheel"))
-      o->board = BB_PINWHEEL;
-    else if(span_is(vb, ve, "corners") || span_is(vb, ve, "corner"))
-      o->board = BB_CORNERS;
-    else
-      goto bad;
-    o->seen_board = true;
-    return REF_OK;
-  }
-  if(span_is(kb, ke, "fen")) {
-    size_t i;
-    if(!eq || o->seen_fen || (size_t)(ve - vb) >= sizeof(o->fen))
-      goto bad;
-    o->seen_fen = true;
-    /* BB-D2: "_" stands for a space (a mail's "new" line splits at spaces). */
-    for(i = 0; i < (size_t)(ve - vb); i++)
-      o->fen[i] = vb[i] == '_' ? ' ' : vb[i];
-    o->fen[i] = '\0';
-    return REF_OK;
-  }
-  ref_err_set(err, REF_EINVAL, "bb-unknown-option", key);
-  return REF_EINVAL;
-bad:
-  ref_err_set(err, REF_EINVAL, "bb-bad-option", key);
-  return REF_EINVAL;
-}
-
 /*
- * Options (rules.h): b2b_board=pinwheel|corners (BB-1, alias geometry=),
- * fide_draws=on|off (CH-2, default on), fen=POSITION (its holes must fit
- * the board asked for; without b2b_board they choose it). Unknown keys are
- * REF_EINVAL; on failure the state is left as it was.
+ * Options (rules.h, game_text.c): b2b_board=pinwheel|corners (BB-1, alias
+ * geometry=, BB-D2), fide_draws=on|off (CH-2, default on), fen=POSITION
+ * (its holes must fit the board asked for; without b2b_board they choose
+ * it; BB-D2: "_" stands for a space, a mail's "new" line splits at
+ * spaces). Keys and words in any case; unknown keys, and keys given
+ * twice, are REF_EINVAL; on failure the state is left as it was.
  */
 static int bb_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
-  struct bb_options o;
-  const char *b = options ? options : "", *reason = NULL;
-  int rc = REF_OK;
+  struct ref_opt o;
+  const char *b = options, *reason = NULL;
+  char fen[256], key[32];
+  int fide_draws = 1, board = BB_PINWHEEL, rc;
+  bool seen_fide = false, seen_board = false, seen_fen = false;
+  size_t i;
 
-  memset(&o, 0, sizeof(o));
-  o.fide_draws = 1;
-  o.board = BB_PINWHEEL;
-  while(*b && rc == REF_OK) {
-    const char *e = strchr(b, ';');
-    if(!e)
-      e = b + strlen(b);
-    rc = option_one(&o, b, e, err);
-    b = *e ? e + 1 : e;
+  while(ref_opt_next(&b, &o)) {
+    ref_opt_key(&o, key, sizeof(key));
+    if(o.kb == o.ke && !o.has_value)
+      continue;
+    if(ref_opt_is_ci(o.kb, o.ke, "fide_draws")) {
+      if(!o.has_value || seen_fide ||
+         !(ref_opt_is_ci(o.vb, o.ve, "on") || ref_opt_is_ci(o.vb, o.ve, "off")))
+        goto bad;
+      seen_fide = true;
+      fide_draws = ref_opt_is_ci(o.vb, o.ve, "on");
+    }
+    else if(ref_opt_is_ci(o.kb, o.ke, "b2b_board") || ref_opt_is_ci(o.kb, o.ke, "geometry")) {
+      if(!o.has_value || seen_board)
+        goto bad;
+      if(ref_opt_is_ci(o.vb, o.ve, "pinwheel"))
+        board = BB_PINWHEEL;
+      else if(ref_opt_is_ci(o.vb, o.ve, "corners") || ref_opt_is_ci(o.vb, o.ve, "corner"))
+        board = BB_CORNERS;
+      else
+        goto bad;
+      seen_board = true;
+    }
+    else if(ref_opt_is_ci(o.kb, o.ke, "fen")) {
+      if(!o.has_value || seen_fen || (size_t)(o.ve - o.vb) >= sizeof(fen))
+        goto bad;
+      seen_fen = true;
+      for(i = 0; i < (size_t)(o.ve - o.vb); i++)
+        fen[i] = o.vb[i] == '_' ? ' ' : o.vb[i];
+      fen[i] = '\0';
+    }
+    else {
+      ref_err_set(err, REF_EINVAL, "bb-unknown-option", key);
+      return REF_EINVAL;
+    }
   }
-  if(rc != REF_OK)
-    return rc;
-  if(!o.seen_fen)
-    snprintf(o.fen, sizeof(o.fen), "%s", specs[o.board]->start_fen);
-  rc = start_from(state_of(s), o.seen_fen && !o.seen_board ? -1 : o.board, o.fide_draws, o.fen,
-                  &reason);
+  if(!seen_fen)
+    snprintf(fen, sizeof(fen), "%s", specs[board]->start_fen);
+  rc = start_from(state_of(s), seen_fen && !seen_board ? -1 : board, fide_draws, fen, &reason);
   if(rc != REF_OK)
     ref_err_set(err, rc, reason, NULL);
   return rc;
+bad:
+  ref_err_set(err, REF_EINVAL, "bb-bad-option", key);
+  return REF_EINVAL;
 }
 
 /* The board comes from the holes; fide_draws is kept from a state made by

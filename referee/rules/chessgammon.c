@@ -21,6 +21,7 @@
  */
 #include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "game_text_int.h"
 
 #include <assert.h>
 #include <stddef.h>
@@ -998,67 +999,47 @@ int ref_cg_parse_half(const struct ref_cg_state *st, const char *text, uint32_t 
 /* Ops shared by the variants (one half per turn; Doublemove has its own
  * legal, parse, format and apply in chessgammon_doublemove.c). */
 
-static void trim(const char **b, const char **e)
-{
-  while(*b < *e && (**b == ' ' || **b == '\t'))
-    (*b)++;
-  while(*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
-    (*e)--;
-}
-
-static bool span_is(const char *b, const char *e, const char *word)
-{
-  return (size_t)(e - b) == strlen(word) && !strncmp(b, word, (size_t)(e - b));
-}
-
 /*
- * Options "key=value;...": fen=POSITION (the §5.1 record), fifty_moves=
- * on|off (CG-12, default off), in Doublemove balanced_start=on|off
- * (DM-2, default off), and in Racing Kings rk_array=on|off (RK-1, default
- * off: the Racing Kings array; with fen= the position is read in that
- * array). Unknown or repeated keys are REF_EINVAL.
+ * Options "key=value;..." (game_text.c): fen=POSITION (the §5.1 record),
+ * fifty_moves=on|off (CG-12, default off), in Doublemove
+ * balanced_start=on|off (DM-2, default off), and in Racing Kings
+ * rk_array=on|off (RK-1, default off: the Racing Kings array; with fen=
+ * the position is read in that array). Unknown or repeated keys are
+ * REF_EINVAL.
  */
 int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
                 const struct ref_cg_rules *rules)
 {
-  char fen[200];
-  const char *b = options ? options : "";
+  struct ref_opt o;
+  char fen[200], key[32];
+  const char *b = options;
   int fifty = 0, balanced = 0, rk_array = 0, rc;
   bool seen_fen = false, seen_fifty = false, seen_bal = false, seen_arr = false;
   bool rk = rules->id == REF_CG_RACING_KINGS;
 
-  while(*b) {
-    const char *e = strchr(b, ';'), *eq, *kb = b, *ke, *vb, *ve;
-    char key[32];
-    if(!e)
-      e = b + strlen(b);
-    eq = memchr(b, '=', (size_t)(e - b));
-    ke = eq ? eq : e;
-    trim(&kb, &ke);
-    vb = eq ? eq + 1 : e;
-    ve = e;
-    trim(&vb, &ve);
-    snprintf(key, sizeof(key), "%.*s", (int)(ke - kb), kb);
-    if(kb == ke && !eq) {
+  while(ref_opt_next(&b, &o)) {
+    bool fi = ref_opt_is(o.kb, o.ke, "fifty_moves"), ra = ref_opt_is(o.kb, o.ke, "rk_array");
+    ref_opt_key(&o, key, sizeof(key));
+    if(o.kb == o.ke && !o.has_value) {
       /* an empty segment */
     }
-    else if(span_is(kb, ke, "fen") && eq && !seen_fen && (size_t)(ve - vb) < sizeof(fen)) {
+    else if(ref_opt_is(o.kb, o.ke, "fen") && o.has_value && !seen_fen &&
+            (size_t)(o.ve - o.vb) < sizeof(fen)) {
       seen_fen = true;
-      snprintf(fen, sizeof(fen), "%.*s", (int)(ve - vb), vb);
+      snprintf(fen, sizeof(fen), "%.*s", (int)(o.ve - o.vb), o.vb);
     }
-    else if((span_is(kb, ke, "fifty_moves") && !seen_fifty) ||
-            (rules->balanced_option && span_is(kb, ke, "balanced_start") && !seen_bal) ||
-            (rk && span_is(kb, ke, "rk_array") && !seen_arr)) {
-      int on = span_is(vb, ve, "on");
-      if(!eq || (!on && !span_is(vb, ve, "off"))) {
+    else if((fi && !seen_fifty) || (rk && ra && !seen_arr) ||
+            (rules->balanced_option && ref_opt_is(o.kb, o.ke, "balanced_start") && !seen_bal)) {
+      int on = ref_opt_is(o.vb, o.ve, "on");
+      if(!o.has_value || (!on && !ref_opt_is(o.vb, o.ve, "off"))) {
         ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
         return REF_EINVAL;
       }
-      if(span_is(kb, ke, "fifty_moves")) {
+      if(fi) {
         seen_fifty = true;
         fifty = on;
       }
-      else if(span_is(kb, ke, "rk_array")) {
+      else if(ra) {
         seen_arr = true;
         rk_array = on;
       }
@@ -1071,7 +1052,6 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
       ref_err_set(err, REF_EINVAL, "cg-unknown-option", key);
       return REF_EINVAL;
     }
-    b = *e ? e + 1 : e;
   }
   if(!seen_fen)
     snprintf(fen, sizeof(fen), "%s", rk_array ? rk_start_position : start_position);

@@ -36,6 +36,7 @@
  */
 #include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "game_text_int.h"
 
 #include <assert.h>
 #include <stddef.h>
@@ -824,66 +825,55 @@ static bool turn_of(const struct v4_state *st, const struct ref_move *m)
 /* ------------------------------------------------------------------------ */
 /* Ops */
 
+/* Options (game_text.c): fen=POSITION, max_stack=2..16|unlimited (V4-2),
+ * fifty_moves=on|off (CG-12); V4-13: balanced_start and the like
+ * (Doublemove) are not options here. */
 static int v4_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
-  char fen[400];
-  const char *b = options ? options : "";
+  struct ref_opt o;
+  char fen[400], key[32], val[400];
+  const char *b = options;
   int max_stack = 0, fifty = 0;
   bool seen_fen = false, seen_max = false, seen_fifty = false;
 
   snprintf(fen, sizeof(fen), "%s", start_position);
-  while(*b) {
-    const char *e = strchr(b, ';'), *eq;
-    char key[32], val[400];
-    size_t kl, vl;
-    if(!e)
-      e = b + strlen(b);
-    eq = memchr(b, '=', (size_t)(e - b));
-    while(b < e && *b == ' ')
-      b++;
-    kl = (size_t)((eq ? eq : e) - b);
-    while(kl && b[kl - 1] == ' ')
-      kl--;
-    snprintf(key, sizeof(key), "%.*s", (int)kl, b);
-    vl = eq ? (size_t)(e - eq - 1) : 0;
-    snprintf(val, sizeof(val), "%.*s", (int)vl, eq ? eq + 1 : "");
-    if(!kl && !eq) {
+  while(ref_opt_next(&b, &o)) {
+    ref_opt_key(&o, key, sizeof(key));
+    snprintf(val, sizeof(val), "%.*s", (int)(o.ve - o.vb), o.vb);
+    if(o.kb == o.ke && !o.has_value) {
       /* an empty segment */
     }
-    else if(!strcmp(key, "fen") && eq && !seen_fen) {
+    else if(!strcmp(key, "fen") && o.has_value && !seen_fen) {
       seen_fen = true;
       snprintf(fen, sizeof(fen), "%s", val);
     }
-    else if(!strcmp(key, "max_stack") && eq && !seen_max) {
-      /* V4-2: 2 .. 16, or "unlimited" (the default) */
+    else if(!strcmp(key, "max_stack") && o.has_value && !seen_max) {
       seen_max = true;
       if(!strcmp(val, "unlimited"))
         max_stack = 0;
       else if(strspn(val, "0123456789") == strlen(val) && strlen(val) <= 2 && atoi(val) >= 2 &&
               atoi(val) <= 16)
         max_stack = atoi(val);
-      else {
-        ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
-        return REF_EINVAL;
-      }
+      else
+        goto bad;
     }
-    else if(!strcmp(key, "fifty_moves") && eq && !seen_fifty &&
+    else if(!strcmp(key, "fifty_moves") && o.has_value && !seen_fifty &&
             (!strcmp(val, "on") || !strcmp(val, "off"))) {
       seen_fifty = true;
       fifty = !strcmp(val, "on");
     }
     else if(!strcmp(key, "fifty_moves") || !strcmp(key, "fen") || !strcmp(key, "max_stack")) {
-      ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
-      return REF_EINVAL;
+      goto bad;
     }
     else {
-      /* V4-13: balanced_start and the like (Doublemove) are not options here */
       ref_err_set(err, REF_EINVAL, "cg-unknown-option", key);
       return REF_EINVAL;
     }
-    b = *e ? e + 1 : e;
   }
   return state_from(state_of(s), fen, max_stack, fifty, err);
+bad:
+  ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
+  return REF_EINVAL;
 }
 
 static int v4_decode(struct ref_state *s, const char *text, struct ref_err *err)
