@@ -125,6 +125,9 @@ int ref_bg_game_multiplier(const struct ref_bg_board *b, int winner)
 {
   const uint8_t *lo = b->pt[!winner];
   int p;
+  /* A gammon: the loser has borne off none [seed 004]; so must the loser
+   * of a backgammon (BG-7, the standard rule: the seed's sentence does
+   * not say it). */
   if(lo[REF_BG_OFF])
     return 1;
   /* BG-3: a backgammon needs a loser's checker on the bar or in the
@@ -146,6 +149,16 @@ int ref_bg_mustplay_cmp(int dice_a, int pips_a, int dice_b, int pips_b)
   if(pips_a != pips_b)
     return pips_a < pips_b ? -1 : 1;
   return 0;
+}
+
+int ref_bg_mustplay_rank(int *max_dice, int *max_pips, int used, int pips)
+{
+  int c = ref_bg_mustplay_cmp(used, pips, *max_dice, *max_pips);
+  if(c > 0) {
+    *max_dice = used;
+    *max_pips = pips;
+  }
+  return c;
 }
 
 static uint64_t board_hash(const struct ref_bg_board *b)
@@ -246,14 +259,11 @@ static void gen_save(struct gen *g, const struct ref_bg_board *b, int used)
 
   for(i = 0; i < used; i++)
     pips += g->dice[i];
-  c = ref_bg_mustplay_cmp(used, pips, list->max_dice, list->max_pips);
+  c = ref_bg_mustplay_rank(&list->max_dice, &list->max_pips, used, pips);
   if(c < 0)
     return;
-  if(c > 0) {
+  if(c > 0)
     playlist_reset(list);
-    list->max_dice = used;
-    list->max_pips = pips;
-  }
   if(ref_bg_playlist_find(list, b) >= 0)
     return;
   if(playlist_reserve(list) != REF_OK) {

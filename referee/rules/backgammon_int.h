@@ -104,6 +104,12 @@ int ref_bg_play_apply(struct ref_bg_board *b, int side, const struct ref_bg_play
  */
 int ref_bg_mustplay_cmp(int dice_a, int pips_a, int dice_b, int pips_b);
 
+/* Must-play while plays are listed: a complete play of `used` dice and
+ * `pips` pips against the best so far (*max_dice, *max_pips). < 0: drop
+ * it; 0: keep it beside the others; > 0: it is better, the plays kept so
+ * far must go (the maxima are updated). */
+int ref_bg_mustplay_rank(int *max_dice, int *max_pips, int used, int pips);
+
 /*
  * Every legal play of `side` for the roll d1, d2, one per distinct
  * resulting position, in a stable order. With no legal play the list holds

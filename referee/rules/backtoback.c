@@ -293,6 +293,20 @@ static int start_from(struct bb_state *st, int kind, int fide_draws, const char 
 /* ------------------------------------------------------------------------ */
 /* Options */
 
+/* The board comes from the holes; fide_draws is kept from a state made by
+ * init (options are not part of a position string). */
+static int bb_decode(struct ref_state *s, const char *text, struct ref_err *err)
+{
+  struct bb_state *st = state_of(s);
+  const char *reason = NULL;
+  int fide = st->magic == BB_MAGIC ? st->fide_draws : 1;
+  int rc = start_from(st, -1, fide, text, &reason);
+
+  if(rc != REF_OK)
+    ref_err_set(err, rc, reason, NULL);
+  return rc;
+}
+
 /*
  * Options (rules.h, game_text.c): b2b_board=pinwheel|corners (BB-1, alias
  * geometry=, BB-D2), fide_draws=on|off (CH-2, default on), fen=POSITION
@@ -315,11 +329,12 @@ static int bb_init(struct ref_state *s, const char *options, struct ref_err *err
     if(o.kb == o.ke && !o.has_value)
       continue;
     if(ref_opt_is_ci(o.kb, o.ke, "fide_draws")) {
-      if(!o.has_value || seen_fide ||
-         !(ref_opt_is_ci(o.vb, o.ve, "on") || ref_opt_is_ci(o.vb, o.ve, "off")))
+      /* CH-2: on or off, once */
+      int on = ref_opt_is_ci(o.vb, o.ve, "on") ? 1 : ref_opt_is_ci(o.vb, o.ve, "off") ? 0 : -1;
+      if(on < 0 || !o.has_value || seen_fide)
         goto bad;
       seen_fide = true;
-      fide_draws = ref_opt_is_ci(o.vb, o.ve, "on");
+      fide_draws = on;
     }
     else if(ref_opt_is_ci(o.kb, o.ke, "b2b_board") || ref_opt_is_ci(o.kb, o.ke, "geometry")) {
       if(!o.has_value || seen_board)
@@ -356,20 +371,6 @@ bad:
   return REF_EINVAL;
 }
 
-/* The board comes from the holes; fide_draws is kept from a state made by
- * init (options are not part of a position string). */
-static int bb_decode(struct ref_state *s, const char *text, struct ref_err *err)
-{
-  struct bb_state *st = state_of(s);
-  const char *reason = NULL;
-  int fide = st->magic == BB_MAGIC ? st->fide_draws : 1;
-  int rc = start_from(st, -1, fide, text, &reason);
-
-  if(rc != REF_OK)
-    ref_err_set(err, rc, reason, NULL);
-  return rc;
-}
-
 static int bb_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct bb_state *st = cstate_of(s);
@@ -393,16 +394,7 @@ static int bb_legal(const struct ref_state *s, struct ref_movelist *out)
 static uint32_t legal_move_of(const struct bb_state *st, const struct ref_move *m)
 {
   uint32_t moves[REF_GEO_MAX_MOVES];
-  int i, n;
-
-  for(i = 1; i < REF_MOVE_WORDS; i++)
-    if(m->w[i])
-      return 0;
-  n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
-  for(i = 0; i < n; i++)
-    if(moves[i] == m->w[0])
-      return moves[i];
-  return 0;
+  return ref_ge_find(moves, ref_geo_gen_legal(&st->geo, &st->pos, moves), m);
 }
 
 /* §8.4 canonical long algebraic of legal m, with + or # after it. */
@@ -496,6 +488,13 @@ static int bb_apply(struct ref_state *s, const struct ref_move *m)
   return REF_OK;
 }
 
+static void bb_status(const struct ref_state *s, struct ref_status *out)
+{
+  const struct bb_state *st = cstate_of(s);
+  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, ref_geo_in_check(&st->geo, &st->pos),
+                ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove) != REF_END_NONE, out);
+}
+
 /* Resignation, agreed draw and draw claims (CH-2), as chess.c: threefold
  * and fifty moves only on claim, by either player. */
 static int bb_act(struct ref_state *s, int seat, enum ref_action action, int arg,
@@ -509,13 +508,6 @@ static int bb_act(struct ref_state *s, int seat, enum ref_action action, int arg
   (void)arg;
   assert(rc || bb_ok(s));
   return rc;
-}
-
-static void bb_status(const struct ref_state *s, struct ref_status *out)
-{
-  const struct bb_state *st = cstate_of(s);
-  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, ref_geo_in_check(&st->geo, &st->pos),
-                ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove) != REF_END_NONE, out);
 }
 
 /* The move generator's count (G-1), as in chess.c. */
@@ -823,10 +815,7 @@ static int bb_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     out[k++] = '\n';
   }
   out[k] = '\0';
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  return ref_text_copy(out, k, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -847,13 +836,7 @@ static const struct ref_game_ops bb_ops = {
   bb_ok,     /* ok */
 };
 
+/* Two seats, White first; draws as in chess (CH-2). */
 const struct ref_game_desc ref_game_backtoback = {
-  "backtoback",              /* name */
-  "Back-to-Back Chess",      /* title */
-  1,                         /* version: bump when any ruling changes */
-  2,                         /* seats */
-  {"White", "Black"},        /* seat_names */
-  REF_GAME_DRAWS,            /* flags */
-  sizeof(struct bb_state),   /* state_size */
-  &bb_ops,                   /* ops */
-};
+  "backtoback", "Back-to-Back Chess", 1 /* version: bump when any ruling changes */, 2, {"White", "Black"},
+  REF_GAME_DRAWS, sizeof(struct bb_state), &bb_ops};

@@ -265,30 +265,8 @@ int ref_chess_fen_read(struct ref_chess_pos *p, const char *fen, const char **re
 int ref_chess_fen_write(const struct ref_chess_pos *p, char *buf, size_t cap)
 {
   char out[128];
-  size_t k = 0;
-  int rank, file, empty;
+  size_t k = ref_chess_placement_write(p, out);
 
-  for(rank = 7; rank >= 0; rank--) {
-    empty = 0;
-    for(file = 0; file < 8; file++) {
-      int code = p->board[rank * 8 + file];
-      if(code == REF_CH_EMPTY) {
-        empty++;
-        continue;
-      }
-      if(empty)
-        out[k++] = (char)('0' + empty);
-      empty = 0;
-      out[k] = piece_letters[REF_CH_TYPE(code)];
-      if(REF_CH_COLOR(code) == REF_CH_BLACK)
-        out[k] = (char)(out[k] - 'A' + 'a');
-      k++;
-    }
-    if(empty)
-      out[k++] = (char)('0' + empty);
-    if(rank)
-      out[k++] = '/';
-  }
   out[k++] = ' ';
   out[k++] = p->side == REF_CH_WHITE ? 'w' : 'b';
   out[k++] = ' ';
@@ -312,10 +290,7 @@ int ref_chess_fen_write(const struct ref_chess_pos *p, char *buf, size_t cap)
   }
   k += (size_t)snprintf(out + k, sizeof(out) - k, " %u %u", (unsigned)p->halfmove,
                         (unsigned)p->fullmove);
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  return ref_text_copy(out, k, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -529,37 +504,32 @@ static int chess_encode(const struct ref_state *s, char *buf, size_t cap)
   return ref_chess_fen_write(&cstate_of(s)->pos, buf, cap);
 }
 
+/* The legal moves of p as 32-bit words (what game_end.c and
+ * chess_notation.c read). Returns the count. */
+static int legal_words(const struct ref_chess_pos *p, uint32_t *moves)
+{
+  uint16_t legal[REF_CH_MAX_MOVES];
+  int i, n = ref_chess_gen_legal(p, legal);
+  for(i = 0; i < n; i++)
+    moves[i] = legal[i];
+  return n;
+}
+
 /* Every legal move of the position, in generation order; none once the
  * game is over (G-1). */
 static int chess_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct chess_state *st = cstate_of(s);
-  uint16_t legal[REF_CH_MAX_MOVES];
   uint32_t moves[REF_CH_MAX_MOVES];
-  int i, n = ref_chess_gen_legal(&st->pos, legal);
-
-  for(i = 0; i < n; i++)
-    moves[i] = legal[i];
-  return ref_ge_moves(&st->e, moves, n, 0, out);
+  return ref_ge_moves(&st->e, moves, legal_words(&st->pos, moves), 0, out);
 }
 
 /* The 16-bit move inside m if it is one of the legal moves of p, else 0
  * (no legal move encodes as 0: from == to never happens). */
 static uint16_t legal_move_of(const struct ref_chess_pos *p, const struct ref_move *m)
 {
-  uint16_t moves[REF_CH_MAX_MOVES];
-  int i, n;
-
-  for(i = 1; i < REF_MOVE_WORDS; i++)
-    if(m->w[i])
-      return 0;
-  if(m->w[0] > 0xFFFFu)
-    return 0;
-  n = ref_chess_gen_legal(p, moves);
-  for(i = 0; i < n; i++)
-    if(moves[i] == m->w[0])
-      return moves[i];
-  return 0;
+  uint32_t moves[REF_CH_MAX_MOVES];
+  return (uint16_t)ref_ge_find(moves, legal_words(p, moves), m);
 }
 
 /* SAN (canonical, §2.4) or UCI (computer) of m. REF_EINVAL when m is not a
@@ -775,12 +745,9 @@ static int chess_parse(const struct ref_state *s, const char *text, struct ref_m
                        struct ref_err *err)
 {
   const struct chess_state *st = cstate_of(s);
-  uint16_t legal[REF_CH_MAX_MOVES];
   uint32_t moves[REF_CH_MAX_MOVES];
-  int i, n = ref_chess_gen_legal(&st->pos, legal);
+  int n = legal_words(&st->pos, moves);
 
-  for(i = 0; i < n; i++)
-    moves[i] = legal[i];
   return ref_cn_parse(&chess_reader, &st->pos, st->e.over, moves, n, text, out, err);
 }
 
@@ -797,51 +764,9 @@ static int chess_render(const struct ref_state *s, int seat, char *buf, size_t c
 {
   const struct chess_state *st = cstate_of(s);
   char out[512];
-  size_t k = 0;
-  int row, col, i;
-  bool flip = seat == 1;
+  size_t k = ref_chess_diagram(&st->pos, seat, st->last_from, st->last_to, out);
 
-  for(i = 0; i < 2; i++) {
-    if(i == 1) {
-      for(row = 0; row < 8; row++) {
-        int rank = flip ? row : 7 - row;
-        out[k++] = ' ';
-        out[k++] = (char)('1' + rank);
-        out[k++] = ' ';
-        for(col = 0; col < 8; col++) {
-          int file = flip ? 7 - col : col, sq = rank * 8 + file, code = st->pos.board[sq];
-          bool mark = sq == st->last_from || sq == st->last_to;
-          char c = '.';
-          if(code != REF_CH_EMPTY) {
-            c = piece_letters[REF_CH_TYPE(code)];
-            if(REF_CH_COLOR(code) == REF_CH_BLACK)
-              c = (char)(c - 'A' + 'a');
-          }
-          out[k++] = mark ? '[' : ' ';
-          out[k++] = c;
-          out[k++] = mark ? ']' : ' ';
-        }
-        out[k++] = ' ';
-        out[k++] = (char)('1' + rank);
-        out[k++] = '\n';
-      }
-    }
-    out[k++] = ' ';
-    out[k++] = ' ';
-    out[k++] = ' ';
-    for(col = 0; col < 8; col++) {
-      out[k++] = ' ';
-      out[k++] = (char)('a' + (flip ? 7 - col : col));
-      if(col < 7)
-        out[k++] = ' ';
-    }
-    out[k++] = '\n';
-  }
-  out[k] = '\0';
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  return ref_text_copy(out, k, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -862,13 +787,7 @@ static const struct ref_game_ops chess_ops = {
   chess_ok,     /* ok */
 };
 
+/* Two seats, White first (section 1.8); draws exist (CH-2). */
 const struct ref_game_desc ref_game_chess = {
-  "chess",                    /* name */
-  "Chess",                    /* title */
-  1,                          /* version: bump when any ruling changes */
-  2,                          /* seats */
-  {"White", "Black"},         /* seat_names */
-  REF_GAME_DRAWS,             /* flags */
-  sizeof(struct chess_state), /* state_size */
-  &chess_ops,                 /* ops */
-};
+  "chess", "Chess", 1 /* version: bump when any ruling changes */, 2, {"White", "Black"},
+  REF_GAME_DRAWS, sizeof(struct chess_state), &chess_ops};

@@ -7,6 +7,8 @@
  */
 #include "chess_int.h"
 
+#include <stdbool.h>
+
 #include <stdio.h>
 #include <string.h>
 
@@ -740,4 +742,58 @@ int ref_chess_san(const struct ref_chess_pos *p, uint16_t m, char *buf, size_t c
     return REF_EINVAL;
   memcpy(buf, out, k + 1);
   return REF_OK;
+}
+
+size_t ref_chess_placement_write(const struct ref_chess_pos *p, char *out)
+{
+  static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
+  size_t k = 0;
+  int rank, file, empty;
+
+  for(rank = 7; rank >= 0; rank--) {
+    empty = 0;
+    for(file = 0; file < 8; file++) {
+      int code = p->board[rank * 8 + file];
+      if(code == REF_CH_EMPTY) {
+        empty++;
+        continue;
+      }
+      if(empty)
+        out[k++] = (char)('0' + empty);
+      empty = 0;
+      out[k++] = letters[REF_CH_COLOR(code)][REF_CH_TYPE(code)];
+    }
+    if(empty)
+      out[k++] = (char)('0' + empty);
+    if(rank)
+      out[k++] = '/';
+  }
+  out[k] = '\0';
+  return k;
+}
+
+size_t ref_chess_diagram(const struct ref_chess_pos *p, int seat, int from, int to, char *out)
+{
+  static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
+  size_t k = 0;
+  int row, col, i;
+  bool flip = seat == 1;
+
+  for(i = 0; i < 2; i++) {
+    for(row = 0; i == 1 && row < 8; row++) {
+      int rank = flip ? row : 7 - row;
+      k += (size_t)sprintf(out + k, " %d ", rank + 1);
+      for(col = 0; col < 8; col++) {
+        int file = flip ? 7 - col : col, sq = rank * 8 + file, code = p->board[sq];
+        bool mark = sq == from || sq == to;
+        char c = code == REF_CH_EMPTY ? '.' : letters[REF_CH_COLOR(code)][REF_CH_TYPE(code)];
+        k += (size_t)sprintf(out + k, "%c%c%c", mark ? '[' : ' ', c, mark ? ']' : ' ');
+      }
+      k += (size_t)sprintf(out + k, " %d\n", rank + 1);
+    }
+    k += (size_t)sprintf(out + k, "   ");
+    for(col = 0; col < 8; col++)
+      k += (size_t)sprintf(out + k, " %c%s", 'a' + (flip ? 7 - col : col), col < 7 ? " " : "\n");
+  }
+  return k;
 }

@@ -39,6 +39,42 @@ void ref_cn_square(int file, int rank, char out[3])
   out[2] = '\0';
 }
 
+int ref_cn_write_betza(const struct ref_cn_move *m, bool computer, bool letters, char *buf,
+                       size_t cap)
+{
+  char out[24], a[3], b[3], l = piece_letters[m->piece >= 0 && m->piece < 6 ? m->piece : 0];
+  const char *lead = m->piece == REF_CN_PAWN ? "" : (char[2]){l, '\0'};
+  const char *clead = letters ? (char[2]){l, '\0'} : "";
+
+  ref_cn_square(m->ff, m->fr, a);
+  ref_cn_square(m->tf, m->tr, b);
+  switch(m->kind) {
+  case REF_CN_DROP:
+    if(computer)
+      snprintf(out, sizeof(out), "%c@%s", l, b);
+    else
+      snprintf(out, sizeof(out), "%s%c0-%s", lead, b[0], b);
+    break;
+  case REF_CN_OFF:
+    snprintf(out, sizeof(out), computer ? "%s%s%c9" : "%s%s-%c9", computer ? clead : lead, a,
+             b[0]);
+    break;
+  case REF_CN_PASS:
+    snprintf(out, sizeof(out), "%s", computer ? "0000" : "--");
+    break;
+  default:
+    if(computer)
+      snprintf(out, sizeof(out), "%s%s%s", clead, a, b);
+    else
+      snprintf(out, sizeof(out), "%s%s%c%s", lead, a, m->capture ? ':' : '-', b);
+    break;
+  }
+  if(strlen(out) + 1 > cap)
+    return REF_EINVAL;
+  memcpy(buf, out, strlen(out) + 1);
+  return REF_OK;
+}
+
 /* ---------------------------------------------------------------------- */
 /* Cleaning (section 1.1)                                                  */
 /* ---------------------------------------------------------------------- */

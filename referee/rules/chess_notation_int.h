@@ -133,6 +133,17 @@ int ref_cn_refuse(const struct ref_cn_game *g, enum ref_code code, const char *r
  * promotion piece or a capture mark? For explanations over other lists. */
 bool ref_cn_fits(const struct ref_cn_pattern *pt, const struct ref_cn_move *m, bool fully);
 
+/*
+ * Section 5.1's long form of move m, Betza's: the piece letter (none for a
+ * pawn), the origin, ':' for a capture or '-', the destination; a
+ * bring-in from rank 0 (`Qd0-d1`, `h0-h7`), a bear-off to rank 9
+ * (`Bh6-e9`), the pass "--". The computer form: e2e4, P@h7, h6e9, 0000;
+ * with `letters` every computer move starts with its piece's letter (the
+ * 4x8 stacks need it). REF_EINVAL when buf is too small.
+ */
+int ref_cn_write_betza(const struct ref_cn_move *m, bool computer, bool letters, char *buf,
+                       size_t cap);
+
 /* "e4" for file 4, rank 4 (files a-n, rank as written). */
 void ref_cn_square(int file, int rank, char out[3]);
 

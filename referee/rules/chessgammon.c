@@ -115,14 +115,6 @@ static const struct ref_cg_state *cstate_of(const struct ref_state *s)
   return (const struct ref_cg_state *)(const void *)s;
 }
 
-static int bar_total(const struct ref_cg_state *st, int c)
-{
-  int t, n = 0;
-  for(t = 0; t < 6; t++)
-    n += st->bar[c][t];
-  return n;
-}
-
 /* The repetition key (CG-12): the board and side (the chess key), the bars
  * and the open e.p. targets. Borne-off counts follow from board and bar. */
 static uint64_t cg_key(const struct ref_cg_state *st)
@@ -340,7 +332,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
 
   if(st->off[us] == army_of(st))
     return 0;
-  if(!bar_total(st, us)) {
+  if(!ref_cg_bar_count(st->bar[us])) {
     /* The common case, straight into out: every piece move, e.p. and
      * bear-off (no bar, no restriction). */
     uint16_t cm[REF_CH_MAX_MOVES];
@@ -379,12 +371,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
 bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h)
 {
   uint32_t v[REF_CG_MAX_HALVES];
-  int i, n = ref_cg_gen(st, v);
-
-  for(i = 0; i < n; i++)
-    if(v[i] == h)
-      return true;
-  return false;
+  return ref_cg_has(v, ref_cg_gen(st, v), h);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -530,74 +517,24 @@ void ref_cg_end_turn(struct ref_cg_state *st)
  * White, letters in ASCII order), "off:W/B", "ep:" targets, move number,
  * and "array:rk" for the Racing Kings array (RK-1 rk_array). */
 
-static void square_name(int sq, char *out)
-{
-  out[0] = (char)('a' + SQ_FILE(sq));
-  out[1] = (char)('1' + SQ_RANK(sq));
-  out[2] = '\0';
-}
-
 int ref_cg_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   const struct ref_chess_pos *p = &st->pos;
-  char out[192], sq[3];
-  size_t k = 0;
-  int rank, file, empty, c, t, i, nbar = 0;
-  static const char order[] = "BKNPQRbknpqr"; /* ASCII order */
+  char out[192], sq[3], ep[8];
+  size_t k = ref_chess_placement_write(p, out);
+  int i, n;
 
-  for(rank = 7; rank >= 0; rank--) {
-    empty = 0;
-    for(file = 0; file < 8; file++) {
-      int code = p->board[rank * 8 + file];
-      if(code == REF_CH_EMPTY) {
-        empty++;
-        continue;
-      }
-      if(empty)
-        out[k++] = (char)('0' + empty);
-      empty = 0;
-      out[k] = piece_letters[REF_CH_TYPE(code)];
-      if(REF_CH_COLOR(code) == BLACK)
-        out[k] = (char)(out[k] - 'A' + 'a');
-      k++;
-    }
-    if(empty)
-      out[k++] = (char)('0' + empty);
-    if(rank)
-      out[k++] = '/';
+  for(i = 0, n = 0; i < 2 && st->ep[i] != NO_SQ; i++) {
+    ref_cn_square(SQ_FILE(st->ep[i]), SQ_RANK(st->ep[i]) + 1, sq);
+    n += snprintf(ep + n, sizeof(ep) - (size_t)n, "%s%s", i ? "," : "", sq);
   }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %c bar:", p->side == WHITE ? 'w' : 'b');
-  for(i = 0; order[i]; i++) {
-    char ch = order[i];
-    c = ch >= 'a' ? BLACK : WHITE;
-    t = (int)(strchr(piece_letters, c == BLACK ? ch - 'a' + 'A' : ch) - piece_letters);
-    for(int j = 0; j < st->bar[c][t]; j++) {
-      out[k++] = ch;
-      nbar++;
-    }
-  }
-  if(!nbar)
-    out[k++] = '-';
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " off:%d/%d ep:", st->off[0], st->off[1]);
-  if(st->ep[0] == NO_SQ) {
-    out[k++] = '-';
-  }
-  else {
-    for(i = 0; i < 2 && st->ep[i] != NO_SQ; i++) {
-      square_name(st->ep[i], sq);
-      k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%s", i ? "," : "", sq);
-    }
-  }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u%s", (unsigned)p->fullmove,
-                        st->rk_array ? " array:rk" : "");
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  k += ref_cg_write_record(out + k, sizeof(out) - k, p->side, st->bar, st->off, n ? ep : "-",
+                           p->fullmove, st->rk_array ? "array:rk" : NULL);
+  return ref_text_copy(out, k, buf, cap);
 }
 
-static int type_of_letter(int c)
+int ref_cg_type_of_letter(int c)
 {
   const char *hit;
   if(c >= 'a' && c <= 'z')
@@ -614,27 +551,22 @@ static bool read_square(const char *s, int *sq)
   return true;
 }
 
-/* Reads and validates a position string into st (a fresh state for the
- * rules given). On failure returns REF_EINVAL with a reason key. */
-static int read_position(struct ref_cg_state *st, const char *text, const struct ref_cg_rules *r,
-                         const char **reason)
+int ref_cg_read_record(const char *text, size_t max, const char *extra, struct ref_cg_record *r)
 {
-  char buf[200], *field[8], *s;
-  int nfield = 0, rank = 7, file = 0, c, t, i, offw = -1, offb = -1;
-  struct ref_chess_pos *p = &st->pos;
-  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false, seen_arr = false;
+  char *field[8], *s;
+  int nfield = 0, i, t;
+  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
   size_t len;
 
-  *reason = "cg-position-syntax";
-  if(!text || (len = strlen(text)) >= sizeof(buf))
+  memset(r, 0, sizeof(*r));
+  r->offw = r->offb = -1;
+  if(!text || (len = strlen(text)) >= max || len >= sizeof(r->buf))
     return REF_EINVAL;
-  memcpy(buf, text, len + 1);
-  /* '_' stands for a space, so a position fits in one word of a mail
-   * command ("new chessgammon fen=8/8/8/8/8/8/8/r2R4_w with ..."). */
-  for(s = buf; *s; s++)
+  memcpy(r->buf, text, len + 1);
+  for(s = r->buf; *s; s++)
     if(*s == '_')
       *s = ' ';
-  for(s = buf; *s;) {
+  for(s = r->buf; *s;) {
     while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
       *s++ = '\0';
     if(!*s)
@@ -645,10 +577,107 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
     while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
       s++;
   }
-  if(nfield < 2)
+  if(nfield < 2 || (strcmp(field[1], "w") && strcmp(field[1], "b")))
+    return REF_EINVAL;
+  r->board = field[0];
+  r->side = field[1][0] == 'b' ? BLACK : WHITE;
+  for(i = 2; i < nfield; i++) {
+    char *f = field[i];
+    if(!strncmp(f, "bar:", 4) && !seen_bar) {
+      seen_bar = true;
+      for(s = f + 4; strcmp(f + 4, "-") && *s; s++) {
+        t = ref_cg_type_of_letter(*s);
+        if(t < 0)
+          return REF_EINVAL;
+        r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
+      }
+    }
+    else if(!strncmp(f, "off:", 4) && !seen_off) {
+      char *slash = strchr(f + 4, '/');
+      seen_off = true;
+      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
+        return REF_EINVAL;
+      for(s = f + 4; *s; s++)
+        if((*s < '0' || *s > '9') && s != slash)
+          return REF_EINVAL;
+      r->offw = atoi(f + 4);
+      r->offb = atoi(slash + 1);
+    }
+    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
+      seen_ep = true;
+      r->ep = f + 3;
+    }
+    else if(extra && !r->extra && !strcmp(f, extra)) {
+      r->extra = true;
+    }
+    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
+            strspn(f, "0123456789") == strlen(f)) {
+      seen_num = true;
+      r->fullmove = (uint32_t)atoi(f);
+    }
+    else {
+      return REF_EINVAL;
+    }
+  }
+  return REF_OK;
+}
+
+size_t ref_cg_write_record(char *out, size_t cap, int side, const uint8_t bar[2][6],
+                           const uint8_t off[2], const char *ep, uint32_t fullmove,
+                           const char *extra)
+{
+  static const char order[] = "BKNPQRbknpqr"; /* ASCII order */
+  char bars[40];
+  int i, j, n = 0;
+
+  for(i = 0; order[i]; i++) {
+    int c = order[i] >= 'a' ? BLACK : WHITE, t = ref_cg_type_of_letter(order[i]);
+    for(j = 0; j < bar[c][t] && n < (int)sizeof(bars) - 1; j++)
+      bars[n++] = order[i];
+  }
+  if(!n)
+    bars[n++] = '-';
+  bars[n] = '\0';
+  return (size_t)snprintf(out, cap, " %c bar:%s off:%d/%d ep:%s %u%s%s", side == WHITE ? 'w' : 'b',
+                          bars, off[0], off[1], ep, (unsigned)fullmove, extra ? " " : "",
+                          extra ? extra : "");
+}
+
+size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const uint8_t off[2],
+                          int army, int seat)
+{
+  size_t k = 0;
+  int c, t, i;
+
+  for(c = 0; c < 2; c++) {
+    int who = seat == 1 ? c ^ 1 : c, nb = 0;
+    k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s bar:",
+                          who == WHITE ? "White" : "Black");
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < bar[who][t]; i++, nb++)
+        k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, " %c",
+                              who == BLACK ? piece_letters[t] - 'A' + 'a' : piece_letters[t]);
+    k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s   off: %d of %d\n", nb ? "" : " -",
+                          off[who], army);
+  }
+  return k;
+}
+
+/* Reads and validates a position string into st (a fresh state for the
+ * rules given). On failure returns REF_EINVAL with a reason key. */
+static int read_position(struct ref_cg_state *st, const char *text, const struct ref_cg_rules *r,
+                         const char **reason)
+{
+  struct ref_cg_record rec;
+  const char *s;
+  int rank = 7, file = 0, c, t, offw, offb;
+  struct ref_chess_pos *p = &st->pos;
+
+  *reason = "cg-position-syntax";
+  if(ref_cg_read_record(text, 200, r->id == REF_CG_RACING_KINGS ? "array:rk" : NULL, &rec))
     return REF_EINVAL;
   ref_chess_clear(p);
-  for(s = field[0]; *s; s++) {
+  for(s = rec.board; *s; s++) {
     if(*s == '/') {
       if(file != 8 || rank == 0)
         return REF_EINVAL;
@@ -661,7 +690,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
         return REF_EINVAL;
     }
     else {
-      t = type_of_letter(*s);
+      t = ref_cg_type_of_letter(*s);
       if(t < 0 || file > 7)
         return REF_EINVAL;
       ref_chess_put(p, *s >= 'a' ? BLACK : WHITE, t, rank * 8 + file);
@@ -670,63 +699,23 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
   }
   if(rank != 0 || file != 8)
     return REF_EINVAL;
-  if(!strcmp(field[1], "w"))
-    p->side = WHITE;
-  else if(!strcmp(field[1], "b"))
-    p->side = BLACK;
-  else
-    return REF_EINVAL;
-  for(i = 2; i < nfield; i++) {
-    char *f = field[i];
-    if(!strncmp(f, "bar:", 4) && !seen_bar) {
-      seen_bar = true;
-      if(!strcmp(f + 4, "-"))
-        continue;
-      for(s = f + 4; *s; s++) {
-        t = type_of_letter(*s);
-        if(t < 0)
-          return REF_EINVAL;
-        st->bar[*s >= 'a' ? BLACK : WHITE][t]++;
-      }
-    }
-    else if(!strncmp(f, "off:", 4) && !seen_off) {
-      char *slash = strchr(f + 4, '/');
-      seen_off = true;
-      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
-        return REF_EINVAL;
-      offw = atoi(f + 4);
-      offb = atoi(slash + 1);
-      for(s = f + 4; *s; s++)
-        if((*s < '0' || *s > '9') && s != slash)
-          return REF_EINVAL;
-    }
-    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
-      seen_ep = true;
-      if(!strcmp(f + 3, "-"))
-        continue;
-      for(s = f + 3, c = 0; *s; c++) {
-        int sq;
-        if(c == 2 || !read_square(s, &sq))
-          return REF_EINVAL;
-        st->ep[c] = (uint8_t)sq;
-        s += 2;
-        if(*s == ',')
-          s++;
-      }
-    }
-    else if(!strcmp(f, "array:rk") && !seen_arr && r->id == REF_CG_RACING_KINGS) {
-      seen_arr = true; /* RK-1 config rk_array */
-      st->rk_array = 1;
-    }
-    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
-            strspn(f, "0123456789") == strlen(f)) {
-      seen_num = true;
-      p->fullmove = (uint32_t)atoi(f);
-    }
-    else {
+  p->side = (uint8_t)rec.side;
+  memcpy(st->bar, rec.bar, sizeof(st->bar));
+  for(s = rec.ep, c = 0; s && strcmp(s, "-") && *s; c++) {
+    int sq;
+    if(c == 2 || !read_square(s, &sq))
       return REF_EINVAL;
-    }
+    st->ep[c] = (uint8_t)sq;
+    s += 2;
+    if(*s == ',')
+      s++;
   }
+  if(rec.extra)
+    st->rk_array = 1; /* RK-1 config rk_array */
+  if(rec.fullmove)
+    p->fullmove = rec.fullmove;
+  offw = rec.offw;
+  offb = rec.offb;
   /* The armies: 16 a side between board, bar and off; no more of a type
    * than started (no promotion); pawns never on their own first rank. */
   for(c = 0; c < 2; c++) {
@@ -749,7 +738,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
     *reason = "cg-pawn-on-first-rank";
     return REF_EINVAL;
   }
-  if(!r->bar && (bar_total(st, WHITE) || bar_total(st, BLACK))) {
+  if(!r->bar && (ref_cg_bar_count(st->bar[WHITE]) || ref_cg_bar_count(st->bar[BLACK]))) {
     *reason = "cg-no-bar";
     return REF_EINVAL;
   }
@@ -802,74 +791,10 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
 }
 
 /* ------------------------------------------------------------------------ */
-/* Notation out: Betza's long form (§5.1). Captures with ':', bring-ins from
- * rank 0, bear-offs to rank 9, pawns without a letter, a pass "--". The
- * computer form: e2e4, P@h7, h6e9, 0000. */
-
-int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notation style,
-                       char *buf, size_t cap)
-{
-  const struct ref_chess_pos *p = &st->pos;
-  int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  char out[24], a[3], b[3];
-  char letter = '\0';
-
-  if(kind == REF_CG_K_NORMAL || kind == REF_CG_K_EP || kind == REF_CG_K_OFF) {
-    int type = REF_CH_TYPE(p->board[from]);
-    if(p->board[from] == REF_CH_EMPTY)
-      return REF_EINVAL;
-    letter = type == REF_CH_PAWN ? '\0' : piece_letters[type];
-  }
-  else if(kind == REF_CG_K_DROP) {
-    letter = piece_letters[ref_cg_half_type(h)];
-  }
-  square_name(from, a);
-  square_name(to, b);
-  switch(kind) {
-  case REF_CG_K_NORMAL:
-  case REF_CG_K_EP: {
-    bool capture = kind == REF_CG_K_EP || p->board[to] != REF_CH_EMPTY;
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%s%s", a, b);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s%c%s", letter, a, capture ? ':' : '-', b);
-    else
-      snprintf(out, sizeof(out), "%s%c%s", a, capture ? ':' : '-', b);
-    break;
-  }
-  case REF_CG_K_DROP:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c@%s", letter, b);
-    else if(letter == 'P')
-      snprintf(out, sizeof(out), "%c0-%s", b[0], b);
-    else
-      snprintf(out, sizeof(out), "%c%c0-%s", letter, b[0], b);
-    break;
-  case REF_CG_K_OFF:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%s%c9", a, 'a' + to);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s-%c9", letter, a, 'a' + to);
-    else
-      snprintf(out, sizeof(out), "%s-%c9", a, 'a' + to);
-    break;
-  case REF_CG_K_PASS:
-    snprintf(out, sizeof(out), "%s", style == REF_NOTATION_COMPUTER ? "0000" : "--");
-    break;
-  default:
-    return REF_EINVAL;
-  }
-  if(strlen(out) + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, strlen(out) + 1);
-  return REF_OK;
-}
-
-/* ------------------------------------------------------------------------ */
-/* Reading a half (§1.1-1.4, §5.1 notation): chess_notation.c reads and
- * matches, bring-ins from rank 0 and bear-offs to rank 9 included; here
- * are the legal halves as it sees them and the rules' reasons for a
- * readable half that matches none. */
+/* Notation out: Betza's long form (§5.1), written by chess_notation.c.
+ * Captures with ':', bring-ins from rank 0, bear-offs to rank 9, pawns
+ * without a letter, a pass "--". The computer form: e2e4, P@h7, h6e9,
+ * 0000. */
 
 /* Half h of the state ctx as notation sees it. */
 static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
@@ -905,6 +830,26 @@ static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
     break;
   }
 }
+
+int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notation style,
+                       char *buf, size_t cap)
+{
+  int kind = ref_cg_half_kind(h);
+  struct ref_cn_move d;
+
+  if(kind < REF_CG_K_NORMAL || kind > REF_CG_K_PASS ||
+     ((kind == REF_CG_K_NORMAL || kind == REF_CG_K_EP || kind == REF_CG_K_OFF) &&
+      st->pos.board[ref_cg_half_from(h)] == REF_CH_EMPTY))
+    return REF_EINVAL;
+  describe(st, h, &d);
+  return ref_cn_write_betza(&d, style == REF_NOTATION_COMPUTER, false, buf, cap);
+}
+
+/* ------------------------------------------------------------------------ */
+/* Reading a half (§1.1-1.4, §5.1 notation): chess_notation.c reads and
+ * matches, bring-ins from rank 0 and bear-offs to rank 9 included; here
+ * are the legal halves as it sees them and the rules' reasons for a
+ * readable half that matches none. */
 
 static void half_text(const void *ctx, uint32_t h, char *buf, size_t cap)
 {
@@ -943,7 +888,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
     const struct ref_cn_pattern *pt = &pats[k];
     if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = (pt->tr - 1) * 8 + pt->tf;
-      square_name(to, sq);
+      ref_cn_square(SQ_FILE(to), SQ_RANK(to) + 1, sq);
       if(!rules_of(st)->bar)
         return ref_cn_refuse(g, REF_EILLEGAL, "hb-no-bar", NULL, pt, err);
       if(!st->bar[us][pt->piece])
@@ -955,7 +900,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
     }
     if(pt->ff >= 0 && pt->fr > 0) {
       int from = (pt->fr - 1) * 8 + pt->ff;
-      square_name(from, sq);
+      ref_cn_square(SQ_FILE(from), SQ_RANK(from) + 1, sq);
       if(p->board[from] == REF_CH_EMPTY)
         return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(REF_CH_COLOR(p->board[from]) != us)
@@ -1175,53 +1120,10 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   char out[1024];
-  size_t k = 0;
-  int row, col, i, c, t;
-  bool flip = seat == 1;
+  size_t k = ref_chess_diagram(&st->pos, seat, st->last_from, st->last_to, out);
 
-  for(i = 0; i < 2; i++) {
-    if(i == 1) {
-      for(row = 0; row < 8; row++) {
-        int rank = flip ? row : 7 - row;
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %d ", rank + 1);
-        for(col = 0; col < 8; col++) {
-          int file = flip ? 7 - col : col, sq = rank * 8 + file, code = st->pos.board[sq];
-          bool mark = sq == st->last_from || sq == st->last_to;
-          char ch = '.';
-          if(code != REF_CH_EMPTY) {
-            ch = piece_letters[REF_CH_TYPE(code)];
-            if(REF_CH_COLOR(code) == BLACK)
-              ch = (char)(ch - 'A' + 'a');
-          }
-          out[k++] = mark ? '[' : ' ';
-          out[k++] = ch;
-          out[k++] = mark ? ']' : ' ';
-        }
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %d\n", rank + 1);
-      }
-    }
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "   ");
-    for(col = 0; col < 8; col++)
-      k += (size_t)snprintf(out + k, sizeof(out) - k, " %c%s", 'a' + (flip ? 7 - col : col),
-                            col < 7 ? " " : "\n");
-  }
-  for(c = 0; c < 2; c++) {
-    int who = flip ? c ^ 1 : c, nb = 0;
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s bar:", who == WHITE ? "White" : "Black");
-    for(t = 0; t < 6; t++)
-      for(i = 0; i < st->bar[who][t]; i++) {
-        char ch = piece_letters[t];
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %c",
-                              who == BLACK ? ch - 'A' + 'a' : ch);
-        nb++;
-      }
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of %d\n", nb ? "" : " -",
-                          st->off[who], army_of(st));
-  }
-  if(k + 1 > cap || k + 1 > sizeof(out))
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat);
+  return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1310,38 +1212,12 @@ static int plain_decode(struct ref_state *s, const char *text, struct ref_err *e
   return ref_cg_decode(s, text, err, &ref_cg_rules_plain);
 }
 
-static const struct ref_game_ops chessgammon_ops = {
-  plain_init,      /* init */
-  plain_decode,    /* decode */
-  ref_cg_encode,   /* encode */
-  ref_cg_legal,    /* legal */
-  ref_cg_parse,    /* parse */
-  ref_cg_format,   /* format */
-  ref_cg_apply,    /* apply */
-  NULL,            /* roll: diceless */
-  ref_cg_act,      /* act */
-  ref_cg_status,   /* status */
-  ref_cg_render,   /* render */
-  NULL,            /* perft: the generic walk */
-  ref_cg_ok,       /* ok */
-};
+static const struct ref_game_ops chessgammon_ops = REF_CG_ONE_HALF_OPS(plain_init, plain_decode);
 
 const struct ref_game_desc ref_game_chessgammon = {
-  "chessgammon",                  /* name */
-  "Diceless Chessgammon",         /* title */
-  1,                              /* version: bump when any ruling changes */
-  2,                              /* seats */
-  {"White", "Black"},             /* seat_names */
-  REF_GAME_DRAWS,                 /* flags */
-  sizeof(struct ref_cg_state),    /* state_size */
-  &chessgammon_ops,               /* ops */
-};
+  "chessgammon", "Diceless Chessgammon", 1 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &chessgammon_ops};
 
+/* One half a turn, the bar, no position test, no options beyond fen= and fifty_moves=. */
 const struct ref_cg_rules ref_cg_rules_plain = {
-  REF_CG_PLAIN,           /* id */
-  &ref_game_chessgammon,  /* desc */
-  1,                      /* halves_per_turn */
-  true,                   /* bar */
-  NULL,                   /* position_ok */
-  false,                  /* balanced_option */
-};
+  REF_CG_PLAIN, &ref_game_chessgammon, 1, true, NULL, false};

@@ -86,7 +86,7 @@ struct v4_state {
   uint8_t off[2];
   uint32_t fullmove;
   uint32_t plies;
-  struct ref_ge e; /* the result and the repetition keys (CG-12); last, not copied for the generator */
+  struct ref_ge e; /* result, repetition keys (CG-12); last: the generator needs no copy */
 };
 
 static bool v4_ok(const struct ref_state *s);
@@ -135,14 +135,6 @@ static uint64_t v4_key(const struct v4_state *st)
   return h * 0x100000001b3ull;
 }
 
-static int bar_total(const struct v4_state *st, int c)
-{
-  int t, k = 0;
-  for(t = 0; t < 6; t++)
-    k += st->bar[c][t];
-  return k;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Moves */
 
@@ -184,21 +176,17 @@ static int gen_off(const struct v4_state *st, int us, int t, int sq, uint32_t *o
         out[n++] = ref_cg_half(REF_CG_K_OFF, sq, f + two[d], t);
     }
     break;
-  default:
+  default: /* sliders: straight (rook, queen) or diagonal (bishop, queen) */
     for(df = -1; df <= 1; df++) {
-      int k;
-      if((t == REF_CH_ROOK && df) || (t == REF_CH_BISHOP && !df))
+      int ff = f + df, rr = r + dr;
+      if(t == REF_CH_ROOK ? df != 0 : t == REF_CH_BISHOP && df == 0)
         continue;
-      for(k = 1;; k++) {
-        int ff = f + k * df, rr = r + k * dr;
-        if(rr == beyond) {
-          if(ff >= 0 && ff < 4)
-            out[n++] = ref_cg_half(REF_CG_K_OFF, sq, ff, t);
-          break;
-        }
-        if(ff < 0 || ff > 3 || st->color[SQ(ff, rr)] != EMPTY)
-          break;
+      while(rr != beyond && ff >= 0 && ff <= 3 && st->color[SQ(ff, rr)] == EMPTY) {
+        ff += df;
+        rr += dr;
       }
+      if(rr == beyond && ff >= 0 && ff < 4)
+        out[n++] = ref_cg_half(REF_CG_K_OFF, sq, ff, t);
     }
     break;
   }
@@ -213,7 +201,7 @@ static int gen(const struct v4_state *st, uint32_t *out)
 
   if(st->off[us] == 16)
     return 0;
-  if(bar_total(st, us)) {
+  if(ref_cg_bar_count(st->bar[us])) {
     /* V4-8, V4-7: bring-ins only, onto empty or own appropriate squares */
     for(t = 0; t < 6; t++) {
       uint32_t m = appropriate[us][t];
@@ -282,11 +270,7 @@ static int gen(const struct v4_state *st, uint32_t *out)
 static bool half_legal(const struct v4_state *st, uint32_t h)
 {
   uint32_t v[V4_MAX_HALVES];
-  int i, n = gen(st, v);
-  for(i = 0; i < n; i++)
-    if(v[i] == h)
-      return true;
-  return false;
+  return ref_cg_has(v, gen(st, v), h);
 }
 
 static void put(struct v4_state *st, int c, int t, int sq)
@@ -346,10 +330,10 @@ static void play(struct v4_state *st, uint32_t h)
     break;
   case REF_CG_K_OFF:
     take(st, t, from);
-    st->off[us]++;
-    st->plies = 0;
     st->last_from = (uint8_t)from;
     st->last_to = NO_SQ;
+    st->off[us]++;
+    st->plies = 0;
     break;
   default:
     st->last_from = st->last_to = NO_SQ;
@@ -360,15 +344,14 @@ static void play(struct v4_state *st, uint32_t h)
 /* Can the side to move (other false) or the other side move here? */
 static bool can_move(const void *ctx, bool other)
 {
-  const struct v4_state *st = ctx;
   struct v4_state c;
   uint32_t v[V4_MAX_HALVES];
 
-  if(!other)
-    return gen(st, v) > 0;
-  memcpy(&c, st, offsetof(struct v4_state, e));
-  c.side ^= 1;
-  c.ep = NO_SQ;
+  memcpy(&c, ctx, offsetof(struct v4_state, e)); /* the generator reads no history */
+  if(other) {
+    c.side ^= 1;
+    c.ep = NO_SQ;
+  }
   return gen(&c, v) > 0;
 }
 
@@ -391,20 +374,12 @@ static void end_turn(struct v4_state *st)
 /* ------------------------------------------------------------------------ */
 /* The position string */
 
-static void square_name(int sq, char *out)
-{
-  out[0] = (char)('a' + FILE_OF(sq));
-  out[1] = (char)('1' + RANK_OF(sq));
-  out[2] = '\0';
-}
-
 static int v4_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct v4_state *st = cstate_of(s);
   char out[400], sq[3];
   size_t k = 0;
-  int rank, file, i, c, t, nbar = 0;
-  static const char order[] = "BKNPQRbknpqr";
+  int rank, file, i;
 
   for(rank = 7; rank >= 0; rank--) {
     int empty = 0;
@@ -432,37 +407,11 @@ static int v4_encode(const struct ref_state *s, char *buf, size_t cap)
     if(rank)
       out[k++] = '/';
   }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %c bar:", st->side == WHITE ? 'w' : 'b');
-  for(i = 0; order[i]; i++) {
-    c = order[i] >= 'a' ? BLACK : WHITE;
-    t = (int)(strchr(piece_letters, c == BLACK ? order[i] - 'a' + 'A' : order[i]) - piece_letters);
-    for(int j = 0; j < st->bar[c][t]; j++, nbar++)
-      out[k++] = order[i];
-  }
-  if(!nbar)
-    out[k++] = '-';
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " off:%d/%d ep:", st->off[0], st->off[1]);
-  if(st->ep == NO_SQ) {
-    out[k++] = '-';
-  }
-  else {
-    square_name(st->ep, sq);
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s", sq);
-  }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u", (unsigned)st->fullmove);
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
-}
-
-static int type_of_letter(int c)
-{
-  const char *hit;
-  if(c >= 'a' && c <= 'z')
-    c = c - 'a' + 'A';
-  hit = c ? strchr(piece_letters, c) : NULL;
-  return hit ? (int)(hit - piece_letters) : -1;
+  if(st->ep != NO_SQ)
+    ref_cn_square(FILE_OF(st->ep), RANK_OF(st->ep) + 1, sq);
+  k += ref_cg_write_record(out + k, sizeof(out) - k, st->side, st->bar, st->off,
+                           st->ep != NO_SQ ? sq : "-", st->fullmove, NULL);
+  return ref_text_copy(out, k, buf, cap);
 }
 
 /* Reads one square's content at *p: a letter or a parenthesised stack of
@@ -476,7 +425,7 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
   if(paren)
     s++;
   do {
-    int t = type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
+    int t = ref_cg_type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
     if(t < 0 || (c >= 0 && cc != c))
       return false;
     c = cc;
@@ -495,36 +444,15 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
 
 static int read_position(struct v4_state *st, const char *text, const char **reason)
 {
-  char buf[400], *field[8], *s;
-  int nfield = 0, rank = 7, file = 0, c, t, i, offw = -1, offb = -1, sq;
-  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
-  size_t len;
+  struct ref_cg_record rec;
+  int rank = 7, file = 0, c, t, sq;
   const char *q;
 
   *reason = "cg-position-syntax";
-  if(!text || (len = strlen(text)) >= sizeof(buf))
-    return REF_EINVAL;
-  memcpy(buf, text, len + 1);
-  /* '_' stands for a space, so a position fits in one word of a mail
-   * command ("new chessgammon fen=8/8/8/8/8/8/8/r2R4_w with ..."). */
-  for(s = buf; *s; s++)
-    if(*s == '_')
-      *s = ' ';
-  for(s = buf; *s;) {
-    while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-      *s++ = '\0';
-    if(!*s)
-      break;
-    if(nfield == 8)
-      return REF_EINVAL;
-    field[nfield++] = s;
-    while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-      s++;
-  }
-  if(nfield < 2)
+  if(ref_cg_read_record(text, 400, NULL, &rec))
     return REF_EINVAL;
   memset(st->color, EMPTY, sizeof(st->color));
-  for(q = field[0]; *q;) {
+  for(q = rec.board; *q;) {
     if(*q == '/') {
       if(file != 4 || rank == 0)
         return REF_EINVAL;
@@ -546,52 +474,16 @@ static int read_position(struct v4_state *st, const char *text, const char **rea
   }
   if(rank != 0 || file != 4)
     return REF_EINVAL;
-  if(!strcmp(field[1], "w"))
-    st->side = WHITE;
-  else if(!strcmp(field[1], "b"))
-    st->side = BLACK;
-  else
-    return REF_EINVAL;
-  for(i = 2; i < nfield; i++) {
-    char *f = field[i];
-    if(!strncmp(f, "bar:", 4) && !seen_bar) {
-      seen_bar = true;
-      if(strcmp(f + 4, "-"))
-        for(s = f + 4; *s; s++) {
-          t = type_of_letter(*s);
-          if(t < 0)
-            return REF_EINVAL;
-          st->bar[*s >= 'a' ? BLACK : WHITE][t]++;
-        }
-    }
-    else if(!strncmp(f, "off:", 4) && !seen_off) {
-      char *slash = strchr(f + 4, '/');
-      seen_off = true;
-      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
-        return REF_EINVAL;
-      for(s = f + 4; *s; s++)
-        if((*s < '0' || *s > '9') && s != slash)
-          return REF_EINVAL;
-      offw = atoi(f + 4);
-      offb = atoi(slash + 1);
-    }
-    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
-      seen_ep = true;
-      if(strcmp(f + 3, "-")) {
-        if(strlen(f + 3) != 2 || f[3] < 'a' || f[3] > 'd' || f[4] < '1' || f[4] > '8')
-          return REF_EINVAL;
-        st->ep = (uint8_t)SQ(f[3] - 'a', f[4] - '1');
-      }
-    }
-    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
-            strspn(f, "0123456789") == strlen(f)) {
-      seen_num = true;
-      st->fullmove = (uint32_t)atoi(f);
-    }
-    else {
+  st->side = (uint8_t)rec.side;
+  memcpy(st->bar, rec.bar, sizeof(st->bar));
+  if(rec.ep && strcmp(rec.ep, "-")) {
+    if(strlen(rec.ep) != 2 || rec.ep[0] < 'a' || rec.ep[0] > 'd' || rec.ep[1] < '1' ||
+       rec.ep[1] > '8')
       return REF_EINVAL;
-    }
+    st->ep = (uint8_t)SQ(rec.ep[0] - 'a', rec.ep[1] - '1');
   }
+  if(rec.fullmove)
+    st->fullmove = rec.fullmove;
   for(c = 0; c < 2; c++) {
     int total = 0;
     for(t = 0; t < 6; t++) {
@@ -607,7 +499,8 @@ static int read_position(struct v4_state *st, const char *text, const char **rea
     }
     st->off[c] = (uint8_t)(16 - total);
   }
-  if((offw >= 0 && offw != st->off[WHITE]) || (offb >= 0 && offb != st->off[BLACK])) {
+  if((rec.offw >= 0 && rec.offw != st->off[WHITE]) ||
+     (rec.offb >= 0 && rec.offb != st->off[BLACK])) {
     *reason = "cg-off-mismatch";
     return REF_EINVAL;
   }
@@ -639,6 +532,7 @@ static int state_from(struct v4_state *st, const char *text, int max_stack, int 
 {
   struct v4_state fresh;
   const char *reason = NULL;
+  int rc;
 
   memset(&fresh, 0, sizeof(fresh));
   fresh.magic = V4_MAGIC;
@@ -646,71 +540,20 @@ static int state_from(struct v4_state *st, const char *text, int max_stack, int 
   fresh.fifty = (uint8_t)fifty;
   fresh.ep = fresh.last_from = fresh.last_to = NO_SQ;
   fresh.fullmove = 1;
-  if(read_position(&fresh, text, &reason) != REF_OK) {
-    ref_err_set(err, REF_EINVAL, reason, NULL);
-    return REF_EINVAL;
+  rc = read_position(&fresh, text, &reason);
+  if(rc == REF_OK) {
+    ref_ge_start(&fresh.e, v4_key(&fresh));
+    settle(&fresh);
+    *st = fresh;
   }
-  ref_ge_start(&fresh.e, v4_key(&fresh));
-  settle(&fresh);
-  memcpy(st, &fresh, sizeof(fresh));
-  return REF_OK;
+  else {
+    ref_err_set(err, rc, reason, NULL);
+  }
+  return rc;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Notation */
-
-static int format_half(const struct v4_state *st, uint32_t h, enum ref_notation style, char *buf,
-                       size_t cap)
-{
-  int kind = ref_cg_half_kind(h), t = ref_cg_half_type(h);
-  int from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  char out[24], a[3], b[3], letter = t == REF_CH_PAWN ? '\0' : piece_letters[t];
-
-  square_name(from, a);
-  square_name(to, b);
-  switch(kind) {
-  case REF_CG_K_NORMAL:
-  case REF_CG_K_EP: {
-    bool capture = kind == REF_CG_K_EP || st->color[to] == (st->side ^ 1);
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c%s%s", piece_letters[t], a, b);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s%c%s", letter, a, capture ? ':' : '-', b);
-    else
-      snprintf(out, sizeof(out), "%s%c%s", a, capture ? ':' : '-', b);
-    break;
-  }
-  case REF_CG_K_DROP:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c@%s", piece_letters[t], b);
-    else if(!letter)
-      snprintf(out, sizeof(out), "%c0-%s", b[0], b);
-    else
-      snprintf(out, sizeof(out), "%c%c0-%s", letter, b[0], b);
-    break;
-  case REF_CG_K_OFF:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c%s%c9", piece_letters[t], a, 'a' + to);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s-%c9", letter, a, 'a' + to);
-    else
-      snprintf(out, sizeof(out), "%s-%c9", a, 'a' + to);
-    break;
-  case REF_CG_K_PASS:
-    snprintf(out, sizeof(out), "%s", style == REF_NOTATION_COMPUTER ? "0000" : "--");
-    break;
-  default:
-    return REF_EINVAL;
-  }
-  if(strlen(out) + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, strlen(out) + 1);
-  return REF_OK;
-}
-
-/* Reading a half (§1.1-1.4, §5.1, §5.3): chess_notation.c reads and
- * matches; here are the legal halves as it sees them and the rules'
- * reasons for a readable half that matches none. */
 
 static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
 {
@@ -742,9 +585,15 @@ static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
   }
 }
 
+/* Reading a half (§1.1-1.4, §5.1, §5.3): chess_notation.c reads and
+ * matches; here are the legal halves as it sees them and the rules'
+ * reasons for a readable half that matches none. */
+
 static void half_text(const void *ctx, uint32_t h, char *buf, size_t cap)
 {
-  format_half(ctx, h, REF_NOTATION_CANONICAL, buf, cap);
+  struct ref_cn_move d;
+  describe(ctx, h, &d);
+  ref_cn_write_betza(&d, false, true, buf, cap);
 }
 
 /* Readable, not legal: the most specific reason. */
@@ -759,11 +608,11 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
     const struct ref_cn_pattern *pt = &pats[k];
     if(pt->tf > 3 || pt->ff > 3)
       return ref_cn_refuse(g, REF_EILLEGAL, "v4-no-such-square", NULL, pt, err);
-    if(bar_total(st, us) && !pt->drop)
+    if(ref_cg_bar_count(st->bar[us]) && !pt->drop)
       return ref_cn_refuse(g, REF_EILLEGAL, "v4-bar-first", NULL, pt, err); /* V4-8 */
     if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = SQ(pt->tf, pt->tr - 1);
-      square_name(to, sq);
+      ref_cn_square(FILE_OF(to), RANK_OF(to) + 1, sq);
       if(!st->bar[us][pt->piece])
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
       if(!(appropriate[us][pt->piece] & (1u << to)))
@@ -773,7 +622,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
     }
     if(pt->tr >= 1 && pt->tr <= 8 && !pt->drop) {
       int to = SQ(pt->tf, pt->tr - 1);
-      square_name(to, sq);
+      ref_cn_square(FILE_OF(to), RANK_OF(to) + 1, sq);
       if(st->color[to] == (us ^ 1) && count_at(st, to) > 1)
         return ref_cn_refuse(g, REF_EILLEGAL, "v4-blocked", sq, pt, err); /* V4-3 */
       if(st->color[to] == us && st->max_stack && count_at(st, to) >= st->max_stack)
@@ -781,7 +630,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
     }
     if(pt->ff >= 0 && pt->fr > 0) {
       int from = SQ(pt->ff, pt->fr - 1);
-      square_name(from, sq);
+      ref_cn_square(FILE_OF(from), RANK_OF(from) + 1, sq);
       if(st->color[from] == EMPTY)
         return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(st->color[from] != us)
@@ -891,13 +740,16 @@ static int v4_legal(const struct ref_state *s, struct ref_movelist *out)
   return ref_ge_moves(&st->e, v, gen(st, v), ref_cg_half(REF_CG_K_PASS, 0, 0, 0), out);
 }
 
+/* Betza's long form (§5.1, chess_notation.c); the computer form names the
+ * piece of every move (a stack may hold several). */
 static int v4_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
                      char *buf, size_t cap)
 {
-  const struct v4_state *st = cstate_of(s);
-  if(!turn_of(st, m))
+  struct ref_cn_move d;
+  if(!turn_of(cstate_of(s), m))
     return REF_EINVAL;
-  return format_half(st, m->w[0], style, buf, cap);
+  describe(cstate_of(s), m->w[0], &d);
+  return ref_cn_write_betza(&d, style == REF_NOTATION_COMPUTER, true, buf, cap);
 }
 
 static int v4_apply(struct ref_state *s, const struct ref_move *m)
@@ -918,10 +770,11 @@ static int v4_act(struct ref_state *s, int seat, enum ref_action action, int arg
                   struct ref_err *err)
 {
   struct v4_state *st = state_of(s);
-  int rc = ref_ge_act(&st->e, seat, action, ref_ge_cg_claim(&st->e, st->fifty, st->plies),
-                      "draw-not-claimable", err);
+  enum ref_end claim = ref_ge_cg_claim(&st->e, st->fifty, st->plies);
+  int rc;
 
   (void)arg;
+  rc = ref_ge_act(&st->e, seat, action, claim, "draw-not-claimable", err);
   assert(rc || v4_ok(s));
   return rc;
 }
@@ -943,7 +796,7 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   const struct v4_state *st = cstate_of(s);
   char out[1200];
   size_t k = 0;
-  int row, col, c, t, i;
+  int row, col, i;
   bool flip = seat == 1;
 
   k += (size_t)snprintf(out + k, sizeof(out) - k, "   ");
@@ -984,20 +837,8 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     }
     k += (size_t)snprintf(out + k, sizeof(out) - k, " %d\n", rank + 1);
   }
-  for(c = 0; c < 2; c++) {
-    int who = flip ? c ^ 1 : c, nb = 0;
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s bar:", who == WHITE ? "White" : "Black");
-    for(t = 0; t < 6; t++)
-      for(i = 0; i < st->bar[who][t]; i++, nb++)
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %c",
-                              who == BLACK ? piece_letters[t] - 'A' + 'a' : piece_letters[t]);
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of 16\n", nb ? "" : " -",
-                          st->off[who]);
-  }
-  if(k + 1 > cap || k + 1 > sizeof(out))
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, 16, seat);
+  return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
 /* The invariant checker: colours and counts agree square by square, 16
@@ -1010,6 +851,8 @@ static bool v4_ok(const struct ref_state *s)
   struct v4_state again;
   int sq, c, t;
 
+  if(!ref_ge_hist_ok(&st->e, v4_key(st)))
+    return false;
   if(st->magic != V4_MAGIC || st->side > 1 || st->fifty > 1 ||
      st->max_stack == 1 || st->max_stack > 16 || st->fullmove < 1)
     return false;
@@ -1046,9 +889,9 @@ static bool v4_ok(const struct ref_state *s)
   }
   if((st->last_from > 31 && st->last_from != NO_SQ) || (st->last_to > 31 && st->last_to != NO_SQ))
     return false;
-  if(!ref_ge_hist_ok(&st->e, v4_key(st)))
-    return false;
-  memcpy(&again, st, sizeof(again));
+  /* The result the position says, on a copy; claimed draws that still
+   * hold (CG-12). */
+  again = *st;
   settle(&again);
   return ref_ge_ok(&st->e, &again.e, ref_ge_repetitions(&st->e) >= 3,
                    st->fifty && st->plies >= 100);

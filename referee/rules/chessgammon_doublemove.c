@@ -284,21 +284,9 @@ static const struct ref_game_ops doublemove_ops = {
 };
 
 const struct ref_game_desc ref_game_doublemove_chessgammon = {
-  "doublemove",                              /* name */
-  "Doublemove Diceless Chessgammon",         /* title */
-  1,                                         /* version: bump when any ruling changes */
-  2,                                         /* seats */
-  {"White", "Black"},                        /* seat_names */
-  REF_GAME_DRAWS,                            /* flags */
-  sizeof(struct ref_cg_state),               /* state_size */
-  &doublemove_ops,                           /* ops */
-};
+  "doublemove", "Doublemove Diceless Chessgammon", 1 /* version: bump when any ruling changes */,
+  2, {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &doublemove_ops};
 
+/* DM-1: two halves a turn; the bar; DM-2: the balanced_start option. */
 const struct ref_cg_rules ref_cg_rules_doublemove = {
-  REF_CG_DOUBLEMOVE,                 /* id */
-  &ref_game_doublemove_chessgammon,  /* desc */
-  2,                                 /* halves_per_turn: DM-1 */
-  true,                              /* bar */
-  NULL,                              /* position_ok */
-  true,                              /* balanced_option: DM-2 */
-};
+  REF_CG_DOUBLEMOVE, &ref_game_doublemove_chessgammon, 2, true, NULL, true};

@@ -111,7 +111,7 @@ struct ref_cg_state {
   uint8_t rk_array; /* RK-1 config rk_array: the Racing Kings array, both sides bear off up */
   uint32_t plies; /* turns since a capture, pawn move, bring-in or bear-off */
   struct ref_chess_pos pos;
-  struct ref_ge e; /* the result and the repetition keys (CG-12); last, not copied for the generator */
+  struct ref_ge e; /* result, repetition keys (CG-12); last: the generator needs no copy */
 };
 
 /* ---- the half-move layer (chessgammon.c) ---- */
@@ -137,6 +137,55 @@ int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notat
 /* Is h one of the legal halves now? */
 bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h);
 
+/* ---- the record and the bars, shared with the 4x8 game ---- */
+
+/* Is h among v[0..n-1]? */
+static inline bool ref_cg_has(const uint32_t *v, int n, uint32_t h)
+{
+  while(n-- > 0)
+    if(v[n] == h)
+      return true;
+  return false;
+}
+
+/* Pieces on a bar (bar[type]). */
+static inline int ref_cg_bar_count(const uint8_t bar[6])
+{
+  return bar[0] + bar[1] + bar[2] + bar[3] + bar[4] + bar[5];
+}
+/* The type of a piece letter P N B R Q K, either case; -1 for none. */
+int ref_cg_type_of_letter(int c);
+
+/*
+ * A position record (§5.1) split into its fields: the board (the game's
+ * to read), the side to move, "bar:" pieces (upper case White), "off:W/B"
+ * (-1 when unwritten), "ep:" as written (NULL when absent: the game's to
+ * read), the move number (0 when unwritten), and the word `extra` when
+ * the game has one ("array:rk", RK-1). '_' stands for a space, so a
+ * position fits in one word of a mail command.
+ */
+struct ref_cg_record {
+  char buf[400];
+  char *board;
+  int side;
+  uint8_t bar[2][6];
+  int offw, offb;
+  const char *ep;
+  uint32_t fullmove;
+  bool extra;
+};
+/* REF_OK, or REF_EINVAL for text of `max` bytes or more or broken fields. */
+int ref_cg_read_record(const char *text, size_t max, const char *extra, struct ref_cg_record *r);
+/* " w bar:Qp off:0/1 ep:EP N[ EXTRA]" after a record's board (bar pieces
+ * in ASCII order). Returns the length written (as snprintf). */
+size_t ref_cg_write_record(char *out, size_t cap, int side, const uint8_t bar[2][6],
+                           const uint8_t off[2], const char *ep, uint32_t fullmove,
+                           const char *extra);
+/* Under a diagram: each side's bar and borne-off count, the reader's
+ * (`seat`) last. Returns the length written (as snprintf). */
+size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const uint8_t off[2],
+                          int army, int seat);
+
 /* ---- ops shared by the 8x8 variants ---- */
 
 int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
@@ -155,5 +204,14 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
 void ref_cg_status(const struct ref_state *s, struct ref_status *out);
 int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap);
 bool ref_cg_ok(const struct ref_state *s);
+
+/* The ops table of an 8x8 variant whose turn is one half (rules-spec
+ * 5.2, 5.5, 5.6): its own init and decode, which know the variant's
+ * rules; the rest shared. No dice (roll NULL), the generic perft walk. */
+#define REF_CG_ONE_HALF_OPS(init, decode)                                                         \
+  {                                                                                               \
+    init, decode, ref_cg_encode, ref_cg_legal, ref_cg_parse, ref_cg_format, ref_cg_apply, NULL,   \
+      ref_cg_act, ref_cg_status, ref_cg_render, NULL, ref_cg_ok                                   \
+  }
 
 #endif /* TABULA_CHESSGAMMON_INT_H */

@@ -156,6 +156,18 @@ int ref_ge_moves(const struct ref_ge *e, const uint32_t *v, int n, uint32_t pass
   return REF_OK;
 }
 
+uint32_t ref_ge_find(const uint32_t *moves, int n, const struct ref_move *m)
+{
+  int i;
+  for(i = 1; i < REF_MOVE_WORDS; i++)
+    if(m->w[i])
+      return 0;
+  for(i = 0; i < n; i++)
+    if(moves[i] == m->w[0])
+      return moves[i];
+  return 0;
+}
+
 bool ref_ge_ok(const struct ref_ge *e, const struct ref_ge *again, bool threefold, bool fifty)
 {
   if(e->over > 1)

@@ -86,6 +86,11 @@ void ref_ge_status(const struct ref_ge *e, int side, int move_number, bool in_ch
  */
 int ref_ge_moves(const struct ref_ge *e, const uint32_t *v, int n, uint32_t pass,
                  struct ref_movelist *out);
+/* The move in m if it is one of moves[0..n-1] (a one-word move: the other
+ * words zero), else 0: apply's and format's check that m is legal here
+ * (a journal replayed after a rules change must fail loudly). */
+uint32_t ref_ge_find(const uint32_t *moves, int n, const struct ref_move *m);
+
 /*
  * The checker's test of the result: `again` is e settled afresh from the
  * position alone. A running game has missed no automatic end; an

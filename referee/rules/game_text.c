@@ -2,11 +2,21 @@
  * game_text.c: the text helpers of game_text_int.h.
  */
 #include "game_text_int.h"
+#include "rules.h"
 
 #include <stdarg.h>
 #include <stdio.h>
 #include <string.h>
 #include <strings.h>
+
+int ref_text_copy(const char *out, size_t len, char *buf, size_t cap)
+{
+  if(len + 1 > cap)
+    return REF_EINVAL;
+  memcpy(buf, out, len);
+  buf[len] = '\0';
+  return REF_OK;
+}
 
 void ref_text_init(struct ref_text *o, char *buf, size_t cap)
 {

@@ -17,6 +17,10 @@ struct ref_text {
   bool full;
 };
 
+/* Copies the text out[0..len) into the caller's buf: REF_OK, or REF_EINVAL
+ * (buf untouched) when it does not fit. For texts built in a local buffer
+ * first (positions, diagrams). */
+int ref_text_copy(const char *out, size_t len, char *buf, size_t cap);
 /* Starts writing into buf (cap > 0): buf is "" until something is written. */
 void ref_text_init(struct ref_text *o, char *buf, size_t cap);
 /* Appends printf-style; nothing once full. */

@@ -444,14 +444,11 @@ static void tgen_save(struct tgen *g, const struct ref_tc_board *b, uint64_t h, 
       used++;
       pips += g->dice[k];
     }
-  c = ref_bg_mustplay_cmp(used, pips, l->max_dice, l->max_pips);
+  c = ref_bg_mustplay_rank(&l->max_dice, &l->max_pips, used, pips); /* TC-7 */
   if(c < 0)
     return;
-  if(c > 0) {
+  if(c > 0)
     list_reset(l);
-    l->max_dice = used;
-    l->max_pips = pips;
-  }
   g->cur.n = (uint8_t)depth;
   g->cur.won = won;
   if(list_find(l, b, h) >= 0)
