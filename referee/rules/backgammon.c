@@ -637,9 +637,9 @@ static bool bg_ok(const struct ref_state *s)
  * Drawn as gnubg draws its ASCII board, from the reader's side: the
  * reader's home board bottom right, their points numbered 1-12 along the
  * bottom (right to left) and 13-24 along the top, so they move
- * counterclockwise; the opponent's home is top right. (We chose this over
- * the ChromaGames picture of section 4.1, which puts White's home top
- * left, because every backgammon program and most players read this one.)
+ * counterclockwise; the opponent's home is top right (BG-8: this rather
+ * than the ChromaGames picture of section 4.1, which puts White's home top
+ * left, because every backgammon program and most players read this one).
  * White's checkers are O and Black's X, as gnubg's players 0 and 1. A
  * column shows five checkers; a taller one shows its count in the fifth
  * row. The bar column holds the opponent's bar checkers above, the

@@ -5,8 +5,8 @@
  * Rules: docs/rules-spec.md section 7 and its decisions TC-0 .. TC-11
  * (board and setup TC-1, piece dice TC-2/TC-3, king safety at the end of
  * the turn TC-4, entry TC-5, fresh dice for the starter TC-6, must-play
- * TC-7, the stalemate draw TC-8, exact landing TC-9, no bearing off TC-10,
- * no cube TC-11). The board arithmetic (points, blots, blocks, the bar,
+ * TC-7, the stalemate draw TC-8 (both kings stuck behind blocks), exact
+ * landing TC-9, no bearing off TC-10, no cube TC-11). The board arithmetic (points, blots, blocks, the bar,
  * entry, hits, must-play ranking) is backgammon's, reused through
  * backgammon_int.h; what Tables Chess adds (piece types, backward moves,
  * the king) is in tables_chess_int.h's helpers below.
@@ -16,9 +16,9 @@
  *   TC-9a  A king landing on its point 24 ends the turn and the game at
  *          once: dice left are not played, and for must-play (TC-7) the
  *          winning play counts as using the whole roll.
- *   TC-8a  The idle count of TC-8 is kept in plies (turns of either
- *          player, passes included): the draw comes when 100 plies in a
- *          row have moved neither king.
+ *   TC-8a  The count of TC-8 is kept in turns of either player, passes
+ *          included: the stalemate comes when both kings have been
+ *          stuck at the end of 20 turns in a row (10 of each player).
  *   TC-12  Resignation is allowed (section 1.7) and is worth 1 point like
  *          every win; draws by agreement (TC-8) use "draw offer".
  *
@@ -39,7 +39,8 @@
  *                 xWH    the game is over: W = w, b or d (draw), H = k
  *                        (king home, TC-9), r (resignation), s (TC-8
  *                        stalemate), a (agreement)
- *   IDLE          plies in a row without a king move (TC-8), default 0
+ *   IDLE          turns in a row that ended with both kings stuck (TC-8,
+ *                 TC-8a), default 0
  *   MOVE          turns played so far + 1, default 1
  *
  * The start:  KP1NP3RP7BP13BP16NP19/kp1np3rp7bp13bp16np19:o:0:1
@@ -63,7 +64,7 @@
 #include <string.h>
 
 #define TC_PIECES 12
-#define TC_IDLE_MAX 100 /* TC-8: 50 turns of each player */
+#define TC_IDLE_MAX 20 /* TC-8a: both kings stuck for 20 turns, 10 of each player */
 #define TC_SUGGEST 6
 
 enum { K = REF_TC_KING, R = REF_TC_ROOK, B = REF_TC_BISHOP, N = REF_TC_KNIGHT, P = REF_TC_PAWN };
@@ -205,6 +206,25 @@ bool ref_tc_king_safe(const struct ref_tc_board *b, int side)
     return true;
   /* TC-4: "may never be left alone on a point at the end of a turn". */
   return q != REF_BG_BAR && b->bg.pt[side][q] >= 2;
+}
+
+/*
+ * TC-8: "unable to pass their Kings past blocks". A king moves only 1 or
+ * 2 points forward (section 7.3), so it is stuck when each of those two
+ * points is an enemy block (two or more pieces) or lies beyond its point
+ * 24: no roll can move it. A side without a king is never stuck.
+ */
+bool ref_tc_king_stuck(const struct ref_tc_board *b, int side)
+{
+  const uint8_t *op = b->bg.pt[!side];
+  int q = ref_tc_king_at(b, side), d;
+
+  if(q < 1 || q == REF_BG_BAR)
+    return false;
+  for(d = 1; d <= 2; d++)
+    if(q - d >= 1 && op[25 - (q - d)] < 2)
+      return false;
+  return true;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -649,7 +669,8 @@ static int play_format(const struct ref_tc_board *b, int side, const struct ref_
 /*
  * State. `onroll` is the side whose turn of play it is; `turn` the seat that
  * must act (the same, -1 when over). The opening roll (TC-6) is pending
- * while `opening` is set. `idle` counts plies without a king move (TC-8).
+ * while `opening` is set. `idle` counts the turns in a row that ended with
+ * both kings stuck (TC-8).
  */
 struct tc_state {
   struct ref_tc_board b;
@@ -973,7 +994,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     if(!isspace((unsigned char)*p))
       return bad_position(err, "text after the position");
   if(nf < 2 || nf > 4)
-    return bad_position(err, "fields are board:phase[:idle[:move]]");
+    return bad_position(err, "fields are board:phase[:stuck[:move]]");
 
   memset(&nst, 0, sizeof(nst));
   nst.t.winner = -1;
@@ -994,7 +1015,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   }
 
   if(nf >= 3 && !read_uint(f[2], fe[2], TC_IDLE_MAX, &v))
-    return bad_position(err, "idle count");
+    return bad_position(err, "stuck count");
   nst.idle = (int16_t)(nf >= 3 ? v : 0);
   if(nf >= 4 && (!read_uint(f[3], fe[3], 30000, &v) || v < 1))
     return bad_position(err, "move number");
@@ -1030,7 +1051,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   else
     return bad_position(err, "phase is o, w, b, w21, b66 or x..");
   if(!tc_ok((const struct ref_state *)(const void *)&nst))
-    return bad_position(err, "no game reaches it (a king alone or home, or the idle count)");
+    return bad_position(err, "no game reaches it (a king alone or home, or the stuck count)");
   *st_of(s) = nst;
   return REF_OK;
 }
@@ -1098,20 +1119,19 @@ static int tc_apply(struct ref_state *s, const struct ref_move *m)
 {
   struct tc_state *st = st_of(s);
   struct ref_bg_play p;
-  int mover = st->t.onroll, i, rc = ref_dn_apply(&tc_rules, s, m, &p);
-  bool king_moved = false;
+  int mover = st->t.onroll, rc = ref_dn_apply(&tc_rules, s, m, &p);
 
   if(rc)
     return rc;
-  for(i = 0; i < p.n; i++)
-    if(p.type[i] == K)
-      king_moved = true;
   if(ref_tc_king_at(&st->b, mover) == 1) {
     finish(st, mover, REF_END_KING_HOME); /* TC-9 */
     return REF_OK;
   }
-  /* TC-8, TC-8a: plies without a king move, passes included. */
-  st->idle = (int16_t)(king_moved ? 0 : st->idle + 1);
+  /* TC-8, TC-8a: turns in a row (passes included) that end with both
+   * kings stuck behind blocks. */
+  st->idle = (int16_t)(ref_tc_king_stuck(&st->b, 0) && ref_tc_king_stuck(&st->b, 1)
+                         ? st->idle + 1
+                         : 0);
   if(st->idle >= TC_IDLE_MAX) {
     finish(st, -1, REF_END_STALEMATE);
     return REF_OK;
@@ -1164,6 +1184,9 @@ static bool tc_ok(const struct ref_state *s)
   }
   if(st->t.move_number < 1 || st->idle < 0 || st->idle > TC_IDLE_MAX || st->t.onroll < 0 ||
      st->t.onroll > 1)
+    return false;
+  /* TC-8: a count only while both kings are stuck (it restarts at 0). */
+  if(st->idle > 0 && !(ref_tc_king_stuck(&b, 0) && ref_tc_king_stuck(&b, 1)))
     return false;
   switch(st->t.phase) {
   case REF_PHASE_ROLL:
@@ -1298,8 +1321,8 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
          bar[0] ? "; on the bar: " : "", bar);
   }
   if(st->idle > 0 && st->t.phase != REF_PHASE_OVER)
-    ref_text_emit(&o, " No king has moved for %d turn%s (a draw at %d, TC-8).\n", st->idle,
-         st->idle == 1 ? "" : "s", TC_IDLE_MAX);
+    ref_text_emit(&o, " Both kings stuck behind blocks for %d turn%s (a draw at %d, TC-8).\n",
+                  st->idle, st->idle == 1 ? "" : "s", TC_IDLE_MAX);
   ref_bg_turn_render(&o, &st->t, NULL, "Opening roll: one die each, the higher starts.");
   return o.full ? REF_EINVAL : REF_OK;
 }
@@ -1323,7 +1346,7 @@ static const struct ref_game_ops tc_ops = {
 const struct ref_game_desc ref_game_tables_chess = {
   "tableschess",                  /* name */
   "Tables Chess",                 /* title */
-  1,                              /* version */
+  2,                              /* version: 2, TC-8 both kings stuck (issue 14) */
   2,                              /* seats */
   {"White", "Black", NULL, NULL}, /* seat_names */
   REF_GAME_DICE | REF_GAME_DRAWS, /* flags: TC-11 no cube; TC-8 draws */

@@ -62,6 +62,10 @@ bool ref_tc_step_apply(struct ref_tc_board *b, int side, int type, int from, int
 bool ref_tc_king_safe(const struct ref_tc_board *b, int side);
 /* q of side's king, or -1 when it has none (test boards). */
 int ref_tc_king_at(const struct ref_tc_board *b, int side);
+/* TC-8: side's king cannot move with any roll: the two points ahead of it
+ * (the king's 1 and 2, forward only) are enemy blocks or beyond its point
+ * 24. False for a side without a king. */
+bool ref_tc_king_stuck(const struct ref_tc_board *b, int side);
 
 /* One turn is a struct ref_bg_play: steps in the order played, q
  * numbering, each with its piece type; `won`: the last step took the king
