@@ -9,7 +9,10 @@
  * player's backgammon part the backgammon game's own tolerant parser,
  * called through its ops on a state decoded from our board; the checkers
  * generator on the wrapping 64-square board (checkers_int.h,
- * ref_ck_geom_wrap64) for the stones.
+ * ref_ck_geom_wrap64) for the stones. This file holds the turn, the
+ * position string and the ops; the chess board with stones is in
+ * backgammon_chess_board.c, a turn's notation in
+ * backgammon_chess_notation.c (types: backgammon_chess_int.h).
  *
  * A turn (section 6.2): the cube, the roll, the backgammon play; each
  * checker borne off is placed on the chess board as a stone; then one chess
@@ -62,402 +65,17 @@
  * Example, the start: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq
  * - 1 4HPwATDgc/ABMA:MAEAAAAAAAAE first
  */
-#include "backgammon_int.h"
-#include "checkers_int.h"
-#include "chess_notation_int.h"
+#include "backgammon_chess_int.h"
 #include "game_text_int.h"
-#include "chess_int.h"
-#include "rules.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern const struct ref_game_desc ref_game_backgammon;
 
-#define BC_MAGIC 0x42434831u /* "BCH1" */
-#define BC_TAG 0x42430000u   /* "BC": marks a ref_move made here */
-#define BC_HAS_BG 0x1u
-#define BC_HAS_CHESS 0x2u
-#define BC_NPLACE_SHIFT 4
-#define BC_LAG_MAX 9
-#define BC_LAG_DEFAULT 2 /* lagbgchess without lag=: section 6.9 leaves L open */
-#define BIT(sq) (UINT64_C(1) << (sq))
-#define NO_SQ REF_CH_NO_SQ
-
-enum stage { ST_NONE, ST_BG, ST_PLACE, ST_CHESS };
-
-/*
- * The state. pos holds pieces only; pos.side is always `onroll` while the
- * game runs and pos.ep always NO_SQ (our own `ep` is stone-aware).
- * `bgtext` is this turn's backgammon play as played (so a player who
- * repeats it with the chess move is understood); it is not part of the
- * position string.
- */
-struct bc_state {
-  uint32_t magic;
-  struct ref_chess_pos pos;
-  uint64_t stones[2]; /* squares holding a stone of that side */
-  uint64_t dbl[2];    /* the doubled ones (X), a subset */
-  struct ref_bg_board b;
-  struct ref_bg_cube cube;
-  struct ref_bg_turn t; /* phase, seats, dice, result (no opening roll: BC-1) */
-  uint8_t stage;   /* enum stage, in REF_PHASE_MOVE */
-  uint8_t pending; /* stones still to place (stage ST_PLACE) */
-  uint8_t first;   /* White's first turn: chess only (6.2.1) */
-  uint8_t ep;      /* e.p. target or NO_SQ */
-  uint8_t lag;
-  uint8_t draws;
-  uint8_t last_from, last_to; /* the last chess move, for render */
-  char bgtext[48];
-};
-
-/* One chess-board move: a piece move (the chess core's 16 bits) or a stone
- * path (the checkers generator's). A stone's "piece type" in notation: */
-#define BC_STONE 6
-struct cmove {
-  uint8_t stone;
-  uint16_t m;
-  struct ref_ck_path path;
-};
-
-struct cmlist {
-  int n, cap;
-  struct cmove *v;
-};
-
-/* A whole or partial turn as parsed or listed. */
-struct turn {
-  bool has_bg;
-  struct ref_bg_play play;
-  int nplace;
-  uint8_t place[4];
-  bool has_chess;
-  struct cmove cm;
-};
-
 static const char *const seat_name[2] = {"White", "Black"};
-
-static struct bc_state *st_of(struct ref_state *s)
-{
-  return (struct bc_state *)(void *)s;
-}
-
-static const struct bc_state *cst_of(const struct ref_state *s)
-{
-  return (const struct bc_state *)(const void *)s;
-}
-
-static void sq_name(int sq, char out[3])
-{
-  out[0] = (char)('a' + sq % 8);
-  out[1] = (char)('1' + sq / 8);
-  out[2] = '\0';
-}
-
-/* "e4" (either case) at p: the square, else -1. */
-static int sq_read(const char *p)
-{
-  int f = tolower((unsigned char)p[0]) - 'a', r = p[1] - '1';
-  if(f < 0 || f > 7 || r < 0 || r > 7)
-    return -1;
-  return r * 8 + f;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Stones                                                                  */
-/* ---------------------------------------------------------------------- */
-
-static uint64_t occ_all(const struct bc_state *st)
-{
-  return st->pos.occ[0] | st->pos.occ[1] | st->stones[0] | st->stones[1];
-}
-
-/* Checkers a side has on the chess board (V 1, X 2). */
-static int stone_checkers(const struct bc_state *st, int side)
-{
-  return ref_chess_popcount(st->stones[side]) + ref_chess_popcount(st->dbl[side]);
-}
-
-/* BC-6: a captured stone goes to its owner's jail, V 1 checker, X 2, and
- * stops counting as borne off. */
-static void stone_to_jail(struct bc_state *st, int side, int sq)
-{
-  int n = (st->dbl[side] & BIT(sq)) ? 2 : 1;
-  st->stones[side] &= ~BIT(sq);
-  st->dbl[side] &= ~BIT(sq);
-  st->b.pt[side][REF_BG_OFF] = (uint8_t)(st->b.pt[side][REF_BG_OFF] - n);
-  st->b.pt[side][REF_BG_BAR] = (uint8_t)(st->b.pt[side][REF_BG_BAR] + n);
-}
-
-/* A stone's directions: V forward (White north, Black south), X all four
- * (BC-5: doubled = crowned). */
-static unsigned stone_dirs(const struct bc_state *st, int side, int sq)
-{
-  if(st->dbl[side] & BIT(sq))
-    return REF_CK_ALL;
-  return side == REF_CH_WHITE ? REF_CK_NORTH : REF_CK_SOUTH;
-}
-
-static void ck_board_of(const struct bc_state *st, int side, struct ref_ck_board *cb)
-{
-  cb->geom = &ref_ck_geom_wrap64;
-  cb->occupied = occ_all(st);
-  cb->enemy = st->pos.occ[!side] | st->stones[!side];
-}
-
-static int emit_takes(void *ctx, const struct ref_ck_path *p)
-{
-  return (p->captured & *(const uint64_t *)ctx) ? 1 : 0;
-}
-
-/* BC-7: sq is attacked by `by` if a chess piece of `by` attacks it (stones
- * block lines) or a stone of `by` could take it in a jump sequence. */
-static bool attacked(const struct bc_state *st, int sq, int by)
-{
-  struct ref_ck_board cb;
-  uint64_t b, target = BIT(sq);
-
-  if(ref_chess_attackers(&st->pos, sq, occ_all(st)) & st->pos.occ[by])
-    return true;
-  if(!st->stones[by])
-    return false;
-  ck_board_of(st, by, &cb);
-  for(b = st->stones[by]; b; b &= b - 1) {
-    int from = ref_chess_lsb(b);
-    unsigned dirs = stone_dirs(st, by, from);
-    if(ref_ck_can_jump(&cb, from, dirs) && ref_ck_jumps(&cb, from, dirs, 0, emit_takes, &target))
-      return true;
-  }
-  return false;
-}
-
-static bool king_attacked(const struct bc_state *st, int side)
-{
-  uint64_t k = st->pos.pieces[side][REF_CH_KING];
-  return k && attacked(st, ref_chess_lsb(k), !side);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Chess-board moves                                                       */
-/* ---------------------------------------------------------------------- */
-
-static int cm_push(struct cmlist *l, const struct cmove *m)
-{
-  if(l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 64;
-    struct cmove *v = realloc(l->v, (size_t)cap * sizeof(*v));
-    if(!v)
-      return REF_ENOMEM;
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = *m;
-  return REF_OK;
-}
-
-static void cm_free(struct cmlist *l)
-{
-  free(l->v);
-  memset(l, 0, sizeof(*l));
-}
-
-/* A stone captured a piece on a rook's corner: that castling right goes,
- * as ref_chess_make does for piece captures (the key follows). */
-static void drop_rights(struct ref_chess_pos *p, int sq)
-{
-  unsigned r = p->castle;
-  if(sq == 0)
-    r &= ~REF_CH_WQ;
-  else if(sq == 7)
-    r &= ~REF_CH_WK;
-  else if(sq == 56)
-    r &= ~REF_CH_BQ;
-  else if(sq == 63)
-    r &= ~REF_CH_BK;
-  if(r != p->castle) {
-    p->key ^= ref_chess_zobrist_castle[p->castle] ^ ref_chess_zobrist_castle[r];
-    p->castle = (uint8_t)r;
-  }
-}
-
-/* The chess side to move changes without a piece move (a stone move, or a
- * turn with no chess move: 6.2f). */
-static void flip_side(struct ref_chess_pos *p)
-{
-  p->side ^= 1;
-  p->key ^= ref_chess_zobrist_side;
-  if(p->side == REF_CH_WHITE)
-    p->fullmove++;
-}
-
-/* Plays a chess-board move of the side to move (no legality check). */
-static void cm_do(struct bc_state *st, const struct cmove *cm)
-{
-  int us = st->pos.side, them = !us;
-
-  st->ep = NO_SQ;
-  if(!cm->stone) {
-    int from = ref_chess_move_from(cm->m), to = ref_chess_move_to(cm->m);
-    bool pawn = REF_CH_TYPE(st->pos.board[from]) == REF_CH_PAWN;
-    /* 6.3: chess pieces take stones the normal way; the stone goes to jail. */
-    if(st->stones[them] & BIT(to))
-      stone_to_jail(st, them, to);
-    ref_chess_make(&st->pos, cm->m);
-    if(st->pos.ep != NO_SQ) {
-      st->pos.key ^= ref_chess_zobrist_ep[st->pos.ep & 7];
-      st->pos.ep = NO_SQ;
-    }
-    /* Our own e.p. square: after a double step, when an enemy pawn stands
-     * to take (stones never are taken e.p., 6.3; legality is the
-     * generator's business, which knows about stones). */
-    if(pawn && (from ^ to) == 16 &&
-       (ref_chess_pawn_att[us][(from + to) / 2] & st->pos.pieces[them][REF_CH_PAWN]))
-      st->ep = (uint8_t)((from + to) / 2);
-    st->last_from = (uint8_t)from;
-    st->last_to = (uint8_t)to;
-    return;
-  }
-  {
-    const struct ref_ck_path *p = &cm->path;
-    int to = p->to[p->nhops - 1];
-    bool x = (st->dbl[us] & BIT(p->from)) != 0;
-    uint64_t c;
-    st->stones[us] &= ~BIT(p->from);
-    st->dbl[us] &= ~BIT(p->from);
-    st->stones[us] |= BIT(to);
-    if(x)
-      st->dbl[us] |= BIT(to);
-    for(c = p->captured; c; c &= c - 1) {
-      int sq = ref_chess_lsb(c);
-      if(st->stones[them] & BIT(sq)) {
-        stone_to_jail(st, them, sq);
-      }
-      else {
-        ref_chess_remove(&st->pos, sq);
-        drop_rights(&st->pos, sq);
-      }
-    }
-    st->pos.halfmove = p->capture ? 0 : st->pos.halfmove + 1;
-    flip_side(&st->pos);
-    st->last_from = p->from;
-    st->last_to = (uint8_t)to;
-  }
-}
-
-struct stone_gen {
-  struct cmlist *out;
-  const struct bc_state *st;
-  int us;
-  int rc;
-};
-
-static int emit_stone(void *ctx, const struct ref_ck_path *p)
-{
-  struct stone_gen *g = ctx;
-  struct bc_state c = *g->st;
-  struct cmove cm;
-
-  memset(&cm, 0, sizeof(cm));
-  cm.stone = 1;
-  cm.path.from = p->from;
-  cm.path.nhops = p->nhops;
-  cm.path.capture = p->capture;
-  cm.path.captured = p->captured;
-  memcpy(cm.path.to, p->to, p->nhops);
-  memcpy(cm.path.over, p->over, p->nhops);
-  cm_do(&c, &cm);
-  /* 6.2.4: no move may leave one's own king attacked. */
-  if(king_attacked(&c, g->us))
-    return 0;
-  g->rc = cm_push(g->out, &cm);
-  return g->rc;
-}
-
-/* Would the king of the side to move, standing on `from`, be attacked on
- * sq? A stone attacks only what it could jump (BC-7), so an empty square
- * the king passes when castling is tried with the king on it. */
-static bool king_safe_on(const struct bc_state *st, int from, int sq)
-{
-  struct bc_state c;
-  int us = st->pos.side;
-  if(sq == from)
-    return !attacked(st, sq, !us);
-  c = *st;
-  ref_chess_remove(&c.pos, from);
-  ref_chess_put(&c.pos, us, REF_CH_KING, sq);
-  return !attacked(&c, sq, !us);
-}
-
-/*
- * Every legal chess-board move of the side to move, in a stable order:
- * pieces as the chess generator lists them, then stones square by square,
- * steps before jumps. Legal: not leaving one's own king attacked (BC-7),
- * castling not out of, through or into attack (CH-1 with BC-7).
- */
-static int gen_chess(const struct bc_state *st, struct cmlist *out)
-{
-  struct ref_chess_pos w = st->pos;
-  uint16_t moves[REF_CH_MAX_MOVES];
-  struct stone_gen sg;
-  struct ref_ck_board cb;
-  int us = st->pos.side, n, i;
-  uint64_t b;
-
-  out->n = 0;
-  /* The generator sees stones as units: blockers, and targets when enemy. */
-  w.occ[0] |= st->stones[0];
-  w.occ[1] |= st->stones[1];
-  w.ep = st->ep != NO_SQ && !(occ_all(st) & BIT(st->ep)) ? st->ep : NO_SQ;
-  n = ref_chess_gen_pseudo(&w, 0, moves);
-  for(i = 0; i < n; i++) {
-    struct cmove cm;
-    bool ok;
-    memset(&cm, 0, sizeof(cm));
-    cm.m = moves[i];
-    if(ref_chess_move_kind(moves[i]) == REF_CH_MV_CASTLE) {
-      int from = ref_chess_move_from(moves[i]), to = ref_chess_move_to(moves[i]);
-      ok = king_safe_on(st, from, from) && king_safe_on(st, from, (from + to) / 2) &&
-           king_safe_on(st, from, to);
-    }
-    else {
-      struct bc_state c = *st;
-      c.pos.ep = w.ep; /* for the e.p. capture's make; cleared again by cm_do */
-      if(w.ep != NO_SQ)
-        c.pos.key ^= ref_chess_zobrist_ep[w.ep & 7];
-      cm_do(&c, &cm);
-      ok = !king_attacked(&c, us);
-    }
-    if(ok && cm_push(out, &cm))
-      return REF_ENOMEM;
-  }
-  sg.out = out;
-  sg.st = st;
-  sg.us = us;
-  sg.rc = 0;
-  ck_board_of(st, us, &cb);
-  for(b = st->stones[us]; b; b &= b - 1) {
-    int from = ref_chess_lsb(b);
-    unsigned dirs = stone_dirs(st, us, from);
-    if(ref_ck_steps(&cb, from, dirs, emit_stone, &sg) || sg.rc)
-      return sg.rc ? sg.rc : REF_ENOMEM;
-    if(ref_ck_jumps(&cb, from, dirs, 0, emit_stone, &sg) || sg.rc)
-      return sg.rc ? sg.rc : REF_ENOMEM;
-  }
-  return REF_OK;
-}
-
-static bool cm_same(const struct cmove *a, const struct cmove *b)
-{
-  if(a->stone != b->stone)
-    return false;
-  if(!a->stone)
-    return a->m == b->m;
-  return a->path.from == b->path.from && a->path.nhops == b->path.nhops &&
-         a->path.capture == b->path.capture && !memcmp(a->path.to, b->path.to, a->path.nhops);
-}
 
 /* ---------------------------------------------------------------------- */
 /* The turn                                                                */
@@ -488,16 +106,16 @@ static void start_turn(struct bc_state *st, int seat)
  * chess move: in check loses, else the only draw there is (6.6). */
 static int enter_chess(struct bc_state *st)
 {
-  struct cmlist l = {0};
-  int us = st->t.onroll, rc = gen_chess(st, &l), n = l.n;
+  struct bc_cmlist l = {0};
+  int us = st->t.onroll, rc = ref_bc_gen_chess(st, &l), n = l.n;
   int cube = ref_bg_cube_value(&st->cube);
 
-  cm_free(&l);
+  ref_bc_cm_free(&l);
   if(rc)
     return rc;
-  if(n && king_attacked(st, !us))
+  if(n && ref_bc_king_attacked(st, !us))
     finish(st, us, REF_END_CHECKMATE, cube);
-  else if(!n && king_attacked(st, us))
+  else if(!n && ref_bc_king_attacked(st, us))
     finish(st, !us, REF_END_CHECKMATE, cube);
   else if(!n)
     finish(st, -1, REF_END_STALEMATE, 0);
@@ -512,7 +130,7 @@ static int after_backgammon(struct bc_state *st, bool played)
   if(!played) {
     /* 6.2f: no die played, no chess move; the chess side passes too. */
     st->ep = NO_SQ;
-    flip_side(&st->pos);
+    ref_bc_flip_side(&st->pos);
     start_turn(st, !st->t.onroll);
     return REF_OK;
   }
@@ -522,7 +140,7 @@ static int after_backgammon(struct bc_state *st, bool played)
 /* Plays the backgammon part. With `check`, the play must be one of
  * ref_bg_plays (must-play, BG-2), else REF_EILLEGAL; without, the caller
  * knows it is (it came from that list or from the backgammon parser). */
-static int do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
+int ref_bc_do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
 {
   struct ref_bg_playlist list = {0};
   struct ref_bg_board nb = st->b;
@@ -566,7 +184,7 @@ static int do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
 
 /* Why a stone may not go on sq (BC-2: any vacant square, or on one's own
  * single stone making it doubled), or NULL. */
-static const char *place_refusal(const struct bc_state *st, int sq)
+const char *ref_bc_place_refusal(const struct bc_state *st, int sq)
 {
   int us = st->t.onroll;
   if(sq < 0 || sq > 63)
@@ -578,12 +196,12 @@ static const char *place_refusal(const struct bc_state *st, int sq)
   return NULL;
 }
 
-static int do_place(struct bc_state *st, int sq)
+int ref_bc_do_place(struct bc_state *st, int sq)
 {
   int us = st->t.onroll;
   if(st->t.phase != REF_PHASE_MOVE || st->stage != ST_PLACE || !st->pending)
     return REF_EPHASE;
-  if(place_refusal(st, sq))
+  if(ref_bc_place_refusal(st, sq))
     return REF_EILLEGAL;
   if(st->stones[us] & BIT(sq))
     st->dbl[us] |= BIT(sq);
@@ -595,32 +213,32 @@ static int do_place(struct bc_state *st, int sq)
   return REF_OK;
 }
 
-static int do_chess(struct bc_state *st, const struct cmove *cm)
+static int do_chess(struct bc_state *st, const struct bc_cmove *cm)
 {
-  struct cmlist l = {0};
+  struct bc_cmlist l = {0};
   int i, rc, us = st->t.onroll;
   bool found = false;
 
   if(st->t.phase != REF_PHASE_MOVE || st->stage != ST_CHESS)
     return REF_EPHASE;
-  rc = gen_chess(st, &l);
+  rc = ref_bc_gen_chess(st, &l);
   for(i = 0; !rc && i < l.n && !found; i++)
-    if(cm_same(&l.v[i], cm)) {
+    if(ref_bc_cm_same(&l.v[i], cm)) {
       found = true;
-      cm_do(st, &l.v[i]); /* the generator's path: it knows what was jumped */
+      ref_bc_cm_do(st, &l.v[i]); /* the generator's path: it knows what was jumped */
     }
-  cm_free(&l);
+  ref_bc_cm_free(&l);
   if(rc)
     return rc;
   if(!found)
     return REF_EILLEGAL;
   /* 6.2.3: the opponent checkmated (attacked, no legal chess move) loses at
    * once; future placements do not count (BC-4). */
-  if(king_attacked(st, !us)) {
-    rc = gen_chess(st, &l);
+  if(ref_bc_king_attacked(st, !us)) {
+    rc = ref_bc_gen_chess(st, &l);
     if(!rc && l.n == 0)
       finish(st, us, REF_END_CHECKMATE, ref_bg_cube_value(&st->cube));
-    cm_free(&l);
+    ref_bc_cm_free(&l);
     if(rc)
       return rc;
     if(st->t.phase == REF_PHASE_OVER)
@@ -634,7 +252,7 @@ static int do_chess(struct bc_state *st, const struct cmove *cm)
 /* ref_move <-> turn                                                       */
 /* ---------------------------------------------------------------------- */
 
-static void turn_to_move(const struct turn *t, struct ref_move *m)
+void ref_bc_turn_to_move(const struct bc_turn *t, struct ref_move *m)
 {
   int i;
   memset(m, 0, sizeof(*m));
@@ -663,7 +281,7 @@ static void turn_to_move(const struct turn *t, struct ref_move *m)
   }
 }
 
-static int move_to_turn(const struct ref_move *m, struct turn *t)
+static int move_to_turn(const struct ref_move *m, struct bc_turn *t)
 {
   int i;
   memset(t, 0, sizeof(*t));
@@ -706,13 +324,13 @@ static int move_to_turn(const struct ref_move *m, struct turn *t)
 }
 
 /* Plays every part of a turn in order; stops at the first refusal. */
-static int do_turn(struct bc_state *st, const struct turn *t)
+static int do_turn(struct bc_state *st, const struct bc_turn *t)
 {
   int rc = REF_OK, i;
   if(t->has_bg)
-    rc = do_bg(st, &t->play, true);
+    rc = ref_bc_do_bg(st, &t->play, true);
   for(i = 0; !rc && i < t->nplace; i++)
-    rc = st->t.phase == REF_PHASE_OVER ? REF_EILLEGAL : do_place(st, t->place[i]);
+    rc = st->t.phase == REF_PHASE_OVER ? REF_EILLEGAL : ref_bc_do_place(st, t->place[i]);
   /* A chess part after a win before the chess move (6.2d, 6.2e) is moot. */
   if(!rc && t->has_chess && st->t.phase != REF_PHASE_OVER)
     rc = do_chess(st, &t->cm);
@@ -720,190 +338,10 @@ static int do_turn(struct bc_state *st, const struct turn *t)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Notation out                                                            */
-/* ---------------------------------------------------------------------- */
-
-static bool opponent_mated(const struct bc_state *after)
-{
-  struct cmlist l = {0};
-  bool mate = false;
-  if(king_attacked(after, after->pos.side)) {
-    mate = gen_chess(after, &l) == REF_OK && l.n == 0;
-    cm_free(&l);
-  }
-  return mate;
-}
-
-/* SAN for pieces (the PGN rules, stone-aware: a stone taken is a capture,
- * the disambiguation is among this game's legal moves); for stones
- * `Vc3-d4`, `Vc3xe5xc7`, `Xd4-c3` (6.5). + and # from the position after. */
-static void cm_format(const struct bc_state *st, const struct cmlist *legal,
-                      const struct cmove *cm, char *out, size_t cap)
-{
-  static const char letters[] = "PNBRQK";
-  char s[80], sq[3];
-  size_t k = 0;
-  int i, us = st->pos.side;
-  struct bc_state c = *st;
-
-  if(cm->stone) {
-    const struct ref_ck_path *p = &cm->path;
-    s[k++] = (st->dbl[us] & BIT(p->from)) ? 'X' : 'V';
-    sq_name(p->from, sq);
-    s[k++] = sq[0];
-    s[k++] = sq[1];
-    for(i = 0; i < p->nhops; i++) {
-      s[k++] = p->capture ? 'x' : '-';
-      sq_name(p->to[i], sq);
-      s[k++] = sq[0];
-      s[k++] = sq[1];
-    }
-  }
-  else {
-    int from = ref_chess_move_from(cm->m), to = ref_chess_move_to(cm->m);
-    int kind = ref_chess_move_kind(cm->m), type = REF_CH_TYPE(st->pos.board[from]);
-    bool capture = st->pos.board[to] != REF_CH_EMPTY || (st->stones[!us] & BIT(to)) ||
-                   kind == REF_CH_MV_EP;
-    if(kind == REF_CH_MV_CASTLE) {
-      k = (size_t)snprintf(s, sizeof(s), "%s", to > from ? "O-O" : "O-O-O");
-    }
-    else {
-      if(type == REF_CH_PAWN) {
-        if(capture)
-          s[k++] = (char)('a' + from % 8);
-      }
-      else {
-        bool others = false, same_file = false, same_rank = false;
-        struct cmlist own = {0};
-        s[k++] = letters[type];
-        /* The legal list is needed only when another such piece exists. */
-        if(!legal && ref_chess_popcount(st->pos.pieces[us][type]) > 1 &&
-           gen_chess(st, &own) == REF_OK)
-          legal = &own;
-        for(i = 0; legal && i < legal->n; i++) {
-          const struct cmove *o = &legal->v[i];
-          int f2 = ref_chess_move_from(o->m);
-          if(o->stone || f2 == from || ref_chess_move_to(o->m) != to ||
-             st->pos.board[f2] != st->pos.board[from])
-            continue;
-          others = true;
-          same_file |= f2 % 8 == from % 8;
-          same_rank |= f2 / 8 == from / 8;
-        }
-        if(others && (!same_file || same_rank))
-          s[k++] = (char)('a' + from % 8);
-        if(others && same_file)
-          s[k++] = (char)('1' + from / 8);
-        cm_free(&own);
-      }
-      if(capture)
-        s[k++] = 'x';
-      sq_name(to, sq);
-      s[k++] = sq[0];
-      s[k++] = sq[1];
-      if(kind == REF_CH_MV_PROMO) {
-        s[k++] = '=';
-        s[k++] = letters[ref_chess_move_promo(cm->m)];
-      }
-    }
-  }
-  cm_do(&c, cm);
-  if(king_attacked(&c, c.pos.side))
-    s[k++] = opponent_mated(&c) ? '#' : '+';
-  s[k] = '\0';
-  snprintf(out, cap, "%s", s);
-}
-
-/* gnubg's notation of the play with `@sq` after each bear-off (6.5),
- * placements in the order given. */
-static void bg_format(const struct bc_state *st, const struct turn *t, char *out, size_t cap)
-{
-  char raw[64], *tok, *save = NULL;
-  size_t k = 0;
-  int used = 0;
-
-  out[0] = '\0';
-  if(ref_bg_play_format(&st->b, st->t.onroll, &t->play, raw, sizeof(raw)) < 0)
-    return;
-  for(tok = strtok_r(raw, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    char *off = strstr(tok, "/off"), *rep;
-    int n = 1, i;
-    if(!off || !t->nplace) {
-      k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s", k ? " " : "", tok);
-      continue;
-    }
-    rep = strchr(off, '(');
-    if(rep) {
-      n = atoi(rep + 1);
-      *rep = '\0';
-    }
-    for(i = 0; i < n; i++) {
-      char sq[3] = "";
-      if(used < t->nplace)
-        sq_name(t->place[used++], sq);
-      k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s%s%s", k ? " " : "", tok,
-                            sq[0] ? "@" : "", sq);
-    }
-  }
-}
-
-/* The whole notation of a turn (6.5): `(roll 3-1) 8/5 6/5 ; e5`,
- * `6/off@e4 ; Vd5xf7`, `@e4`, `Nf3`. Writes into out; false when it does not
- * fit in REF_NOTATION_MAX even without the roll. */
-static bool turn_format(const struct bc_state *st, const struct turn *t, char *out, size_t cap)
-{
-  struct bc_state c = *st;
-  char bgpart[REF_NOTATION_MAX * 2] = "", places[32] = "", chess[REF_NOTATION_MAX] = "";
-  char roll[16] = "", whole[REF_NOTATION_MAX * 4];
-  int i;
-
-  if(t->has_bg) {
-    bg_format(st, t, bgpart, sizeof(bgpart));
-    if(t->play.n == 0)
-      snprintf(bgpart, sizeof(bgpart), "--");
-    snprintf(roll, sizeof(roll), "(roll %d-%d) ", st->t.dice[0], st->t.dice[1]);
-    /* The position after it matters only for a chess part's SAN. */
-    if(t->has_chess && do_bg(&c, &t->play, false))
-      return false;
-  }
-  for(i = 0; i < t->nplace; i++) {
-    char sq[3];
-    sq_name(t->place[i], sq);
-    if(!t->has_bg) /* placements alone: `@e4 @d5` */
-      snprintf(places + strlen(places), sizeof(places) - strlen(places), "%s@%s", i ? " " : "",
-               sq);
-    if(t->has_chess && c.t.phase == REF_PHASE_MOVE && c.stage == ST_PLACE)
-      do_place(&c, t->place[i]);
-  }
-  if(t->has_chess && c.t.phase == REF_PHASE_MOVE && c.stage == ST_CHESS)
-    cm_format(&c, NULL, &t->cm, chess, sizeof(chess));
-  snprintf(whole, sizeof(whole), "%s%s%s%s", bgpart, places,
-           (bgpart[0] || places[0]) && chess[0] ? " ; " : "", chess);
-  if(strlen(whole) >= REF_NOTATION_MAX && t->has_chess && t->cm.stone && t->cm.path.nhops > 1) {
-    /* Too long for a reply's line: a long jump as origin x end, which the
-     * reader takes when one path joins them (the rare rest stays long). */
-    char from[3], to[3], *mark = chess + strlen(chess);
-    while(mark > chess && (mark[-1] == '+' || mark[-1] == '#'))
-      mark--;
-    sq_name(t->cm.path.from, from);
-    sq_name(t->cm.path.to[t->cm.path.nhops - 1], to);
-    snprintf(whole, sizeof(whole), "%s%s ; %c%sx%s%s", bgpart, places, chess[0], from, to, mark);
-  }
-  if(roll[0] && strlen(roll) + strlen(whole) < REF_NOTATION_MAX) {
-    memmove(whole + strlen(roll), whole, strlen(whole) + 1);
-    memcpy(whole, roll, strlen(roll));
-  }
-  if(strlen(whole) >= REF_NOTATION_MAX || strlen(whole) >= cap)
-    return false;
-  memcpy(out, whole, strlen(whole) + 1);
-  return true;
-}
-
-/* ---------------------------------------------------------------------- */
 /* Position string                                                         */
 /* ---------------------------------------------------------------------- */
 
-static void match_of(const struct bc_state *st, struct ref_bg_match *m)
+void ref_bc_match_of(const struct bc_state *st, struct ref_bg_match *m)
 {
   memset(m, 0, sizeof(*m));
   m->cube_log2 = st->cube.log2;
@@ -921,7 +359,7 @@ static void match_of(const struct bc_state *st, struct ref_bg_match *m)
 static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   struct ref_bg_match m;
   char board[80], pid[15], mid[13], stage[48], cast[5], ep[3] = "-";
   int k = 0, r, f, n;
@@ -966,9 +404,9 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
     cast[k++] = '-';
   cast[k] = '\0';
   if(st->ep != NO_SQ)
-    sq_name(st->ep, ep);
+    ref_bc_sq_name(st->ep, ep);
   ref_bg_position_id(&st->b, st->t.onroll, pid);
-  match_of(st, &m);
+  ref_bc_match_of(st, &m);
   ref_bg_match_id(&m, mid);
   switch(st->t.phase) {
   case REF_PHASE_OVER:
@@ -1012,31 +450,15 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
  * judge check without stones, which this game cannot use.) */
 static bool pos_ok(const struct ref_chess_pos *p)
 {
-  uint64_t pieces[2][6] = {{0}}, occ[2] = {0, 0};
-  int sq, c, t;
+  int c;
 
-  if(p->side > 1 || p->castle > 15 || p->fullmove < 1 || p->ep != NO_SQ)
+  if(p->side > 1 || p->castle > 15 || p->fullmove < 1 || p->ep != NO_SQ ||
+     !ref_chess_tables_ok(p))
     return false;
-  for(sq = 0; sq < 64; sq++) {
-    int code = p->board[sq];
-    if(code == REF_CH_EMPTY)
-      continue;
-    c = REF_CH_COLOR(code);
-    t = REF_CH_TYPE(code);
-    if(c > 1 || t < 0 || t > REF_CH_KING)
+  for(c = 0; c < 2; c++)
+    if(ref_chess_popcount(p->pieces[c][REF_CH_KING]) != 1 || ref_chess_popcount(p->occ[c]) > 16)
       return false;
-    pieces[c][t] |= BIT(sq);
-    occ[c] |= BIT(sq);
-  }
-  for(c = 0; c < 2; c++) {
-    for(t = 0; t < 6; t++)
-      if(pieces[c][t] != p->pieces[c][t])
-        return false;
-    if(occ[c] != p->occ[c] || ref_chess_popcount(pieces[c][REF_CH_KING]) != 1 ||
-       ref_chess_popcount(occ[c]) > 16)
-      return false;
-  }
-  if((pieces[0][REF_CH_PAWN] | pieces[1][REF_CH_PAWN]) & 0xFF000000000000FFull)
+  if((p->pieces[0][REF_CH_PAWN] | p->pieces[1][REF_CH_PAWN]) & 0xFF000000000000FFull)
     return false;
   if(((p->castle & (REF_CH_WK | REF_CH_WQ)) && p->board[4] != REF_CH_PIECE(0, REF_CH_KING)) ||
      ((p->castle & REF_CH_WK) && p->board[7] != REF_CH_PIECE(0, REF_CH_ROOK)) ||
@@ -1051,7 +473,7 @@ static bool pos_ok(const struct ref_chess_pos *p)
 /* The invariant checker: every redundant field recomputed. */
 static bool bc_ok(const struct ref_state *s)
 {
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   int side;
 
   if(st->magic != BC_MAGIC || !pos_ok(&st->pos) || !ref_bg_board_ok(&st->b))
@@ -1068,7 +490,7 @@ static bool bc_ok(const struct ref_state *s)
      * as stones, or about to be placed. */
     if((st->dbl[side] & ~st->stones[side]) ||
        (st->stones[side] & (st->stones[!side] | st->pos.occ[0] | st->pos.occ[1])) ||
-       st->b.pt[side][REF_BG_OFF] != stone_checkers(st, side) + owed)
+       st->b.pt[side][REF_BG_OFF] != ref_bc_stone_checkers(st, side) + owed)
       return false;
   }
   if(!ref_bg_cube_ok(&st->cube) || st->t.onroll < 0 || st->t.onroll > 1)
@@ -1129,10 +551,10 @@ static bool bc_ok(const struct ref_state *s)
       return st->pending == 0;
     if(st->stage == ST_CHESS) {
       /* 6.2e has been judged: the opponent's king is safe, a move exists. */
-      struct cmlist l = {0};
-      bool ok = st->pending == 0 && !king_attacked(st, !st->t.onroll) &&
-                gen_chess(st, &l) == REF_OK && l.n > 0;
-      cm_free(&l);
+      struct bc_cmlist l = {0};
+      bool ok = st->pending == 0 && !ref_bc_king_attacked(st, !st->t.onroll) &&
+                ref_bc_gen_chess(st, &l) == REF_OK && l.n > 0;
+      ref_bc_cm_free(&l);
       return ok;
     }
     return false;
@@ -1249,7 +671,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     }
   }
   if(strcmp(field[3], "-")) {
-    int sq = sq_read(field[3]);
+    int sq = ref_bc_sq_read(field[3]);
     if(sq < 0 || field[3][2])
       return bad_position(err, "en passant");
     nst.ep = (uint8_t)sq;
@@ -1327,7 +749,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
        m.doubled)
       return bad_position(err, "over");
     finish(&nst, *w == '-' ? -1 : *w == 'b', (enum ref_end)endv, (int)points);
-    i = nst.b.pt[nst.t.onroll][REF_BG_OFF] - stone_checkers(&nst, nst.t.onroll);
+    i = nst.b.pt[nst.t.onroll][REF_BG_OFF] - ref_bc_stone_checkers(&nst, nst.t.onroll);
     if(i < 0 || i > 4)
       return bad_position(err, "stones");
     nst.pending = (uint8_t)i;
@@ -1339,7 +761,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     return bad_position(err, "side");
   if(!bc_ok((struct ref_state *)(void *)&nst))
     return bad_position(err, "inconsistent");
-  *st_of(s) = nst;
+  *ref_bc_st(s) = nst;
   return REF_OK;
 }
 
@@ -1415,7 +837,7 @@ static int init_with(struct ref_state *s, const char *options, int lag_default,
   }
   nst.lag = (uint8_t)lag;
   nst.draws = (uint8_t)draws;
-  *st_of(s) = nst;
+  *ref_bc_st(s) = nst;
   return REF_OK;
 }
 
@@ -1431,7 +853,7 @@ static int lag_init(struct ref_state *s, const char *options, struct ref_err *er
 
 static int bc_roll(struct ref_state *s, const int *faces, int nfaces, struct ref_err *err)
 {
-  struct bc_state *st = st_of(s);
+  struct bc_state *st = ref_bc_st(s);
   /* BC-1: an ordinary two-dice roll, doubles count (no opening roll: the
    * turn order is the chess game's). */
   int rc = ref_bg_turn_roll(&st->t, faces, nfaces, "bg-no-roll-now", true, err);
@@ -1448,7 +870,7 @@ static int bc_roll(struct ref_state *s, const int *faces, int nfaces, struct ref
 static int bc_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
-  struct bc_state *st = st_of(s);
+  struct bc_state *st = ref_bc_st(s);
   struct ref_bg_acts a = {st->draws ? NULL : "bc-no-draw-agreement", "bc-no-draw-claim", NULL,
                           NULL, st->first ? "bc-no-cube-first-turn" : NULL};
   int rc = ref_bg_turn_act(&st->t, &st->cube, seat, action, arg, &a, err);
@@ -1460,9 +882,9 @@ static int bc_act(struct ref_state *s, int seat, enum ref_action action, int arg
 
 static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
 {
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   struct ref_move m;
-  struct turn t;
+  struct bc_turn t;
   int rc = REF_OK, i;
 
   if(st->t.phase != REF_PHASE_MOVE)
@@ -1475,7 +897,7 @@ static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
     t.has_bg = true;
     for(k = 0; !rc && k < list.n; k++) {
       t.play = list.v[k];
-      turn_to_move(&t, &m);
+      ref_bc_turn_to_move(&t, &m);
       rc = ref_movelist_push(out, &m);
     }
     ref_bg_playlist_free(&list);
@@ -1483,31 +905,31 @@ static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
   else if(st->stage == ST_PLACE) {
     t.nplace = 1;
     for(i = 0; !rc && i < 64; i++) {
-      if(place_refusal(st, i))
+      if(ref_bc_place_refusal(st, i))
         continue;
       t.place[0] = (uint8_t)i;
-      turn_to_move(&t, &m);
+      ref_bc_turn_to_move(&t, &m);
       rc = ref_movelist_push(out, &m);
     }
   }
   else {
-    struct cmlist l = {0};
-    rc = gen_chess(st, &l);
+    struct bc_cmlist l = {0};
+    rc = ref_bc_gen_chess(st, &l);
     t.has_chess = true;
     for(i = 0; !rc && i < l.n; i++) {
       t.cm = l.v[i];
-      turn_to_move(&t, &m);
+      ref_bc_turn_to_move(&t, &m);
       rc = ref_movelist_push(out, &m);
     }
-    cm_free(&l);
+    ref_bc_cm_free(&l);
   }
   return rc;
 }
 
 static int bc_apply(struct ref_state *s, const struct ref_move *m)
 {
-  struct bc_state *st = st_of(s), c = *st;
-  struct turn t;
+  struct bc_state *st = ref_bc_st(s), c = *st;
+  struct bc_turn t;
   int rc;
 
   if(st->t.phase != REF_PHASE_MOVE)
@@ -1523,513 +945,24 @@ static int bc_apply(struct ref_state *s, const struct ref_move *m)
 static int bc_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
                      char *buf, size_t cap)
 {
-  struct turn t;
+  struct bc_turn t;
   (void)style; /* one notation: the referee's is what programs read too */
-  if(move_to_turn(m, &t) != REF_OK || !turn_format(cst_of(s), &t, buf, cap))
+  if(move_to_turn(m, &t) != REF_OK || !ref_bc_turn_format(ref_bc_cst(s), &t, buf, cap))
     return REF_EINVAL;
   return REF_OK;
 }
 
 static void bc_status(const struct ref_state *s, struct ref_status *out)
 {
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   ref_bg_turn_status(&st->t, &st->cube, out);
   out->move_number = (int)st->pos.fullmove;
-  out->in_check = st->t.phase != REF_PHASE_OVER && king_attacked(st, st->t.onroll);
+  out->in_check = st->t.phase != REF_PHASE_OVER && ref_bc_king_attacked(st, st->t.onroll);
   if(st->first) { /* 6.2.1: no dice on White's first turn */
     out->dice[0] = out->dice[1] = 0;
     out->ndice = 0;
   }
 }
-
-/* ---------------------------------------------------------------------- */
-/* Reading a turn (section 1, 6.5)                                         */
-/* ---------------------------------------------------------------------- */
-
-/* The backgammon part, read by the backgammon game itself (its tolerant
- * reader, BG-6 orders, reason keys and suggestions) on a state decoded
- * from our board and dice. */
-static int parse_bg(const struct bc_state *st, const char *text, struct ref_bg_play *play,
-                    struct ref_err *err)
-{
-  const struct ref_game_desc *bg = &ref_game_backgammon;
-  struct ref_state *tmp = ref_state_new(bg);
-  struct ref_bg_match m;
-  struct ref_move mv;
-  char pid[15], mid[13], id[32];
-  int rc;
-
-  if(!tmp)
-    return REF_ENOMEM;
-  ref_bg_position_id(&st->b, st->t.onroll, pid);
-  match_of(st, &m);
-  ref_bg_match_id(&m, mid);
-  snprintf(id, sizeof(id), "%s:%s", pid, mid);
-  rc = bg->ops->decode(tmp, id, err);
-  if(rc == REF_OK)
-    rc = bg->ops->parse(tmp, text, &mv, err);
-  if(rc == REF_OK && ref_bg_move_to_play(&mv, play) != REF_OK)
-    rc = REF_EINVAL;
-  free(tmp);
-  return rc;
-}
-
-/* The chess-board moves of a position while its chess part is read; a
- * move is its index in l. */
-struct bc_moves {
-  const struct bc_state *st;
-  struct cmlist l;
-};
-
-/* Chess-board move i as notation sees it: a piece as in chess, a stone as
- * a move of its own kind from its square to where its path ends. */
-static void describe(const void *ctx, uint32_t i, struct ref_cn_move *d)
-{
-  const struct bc_moves *bm = ctx;
-  const struct bc_state *st = bm->st;
-  const struct cmove *c = &bm->l.v[i];
-  int from = c->stone ? c->path.from : ref_chess_move_from(c->m);
-  int to = c->stone ? c->path.to[c->path.nhops - 1] : ref_chess_move_to(c->m);
-  int kind = c->stone ? REF_CH_MV_NORMAL : ref_chess_move_kind(c->m);
-
-  memset(d, 0, sizeof(*d));
-  d->kind = kind == REF_CH_MV_CASTLE ? REF_CN_CASTLE : REF_CN_NORMAL;
-  d->piece = (int8_t)(c->stone ? BC_STONE : REF_CH_TYPE(st->pos.board[from]));
-  d->ff = (int8_t)(from % 8);
-  d->fr = (int8_t)(from / 8 + 1);
-  d->tf = (int8_t)(to % 8);
-  d->tr = (int8_t)(to / 8 + 1);
-  d->promo = (int8_t)(kind == REF_CH_MV_PROMO ? ref_chess_move_promo(c->m) : -1);
-  d->capture = c->stone ? c->path.capture
-                        : st->pos.board[to] != REF_CH_EMPTY ||
-                            (st->stones[!st->pos.side] & BIT(to)) || kind == REF_CH_MV_EP;
-  d->castle = to > from ? 1 : 2;
-  d->by_squares = 1;
-}
-
-static void cm_text(const void *ctx, uint32_t i, char *buf, size_t cap)
-{
-  const struct bc_moves *bm = ctx;
-  cm_format(bm->st, &bm->l, &bm->l.v[i], buf, cap);
-}
-
-/* Readable, not legal: castling has one reason here (a stone attacks only
- * what it can jump, BC-7, so the chess reasons would mislead). */
-static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
-                   const char *in, struct ref_err *err)
-{
-  if(npat && pats[0].castle)
-    return ref_cn_refuse(g, REF_EILLEGAL, "bc-cannot-castle", NULL, &pats[0], err);
-  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
-}
-
-/*
- * A stone's move as 6.5 writes it: `Vc3-d4`, `Vc3xe5xc7` (every landing),
- * `Xd4-c3`, or the squares alone from a square holding one of our stones;
- * a jump as origin x destination when only one path joins them. Returns 1
- * when s is no stone move (the chess reader's), else REF_OK or a refusal.
- */
-static int read_stone(const struct ref_cn_game *g, const char *s, struct cmove *out,
-                      struct ref_err *err)
-{
-  const struct bc_moves *bm = g->ctx;
-  const struct bc_state *st = bm->st;
-  const struct cmlist *l = &bm->l;
-  int sqs[REF_CK_HOPS_MAX + 1], nsq = 0, from, to, i, exact = -1, found = -1, nfound = 0;
-  bool letter = (*s == 'V' || *s == 'X' || *s == 'v') && sq_read(s + 1) >= 0;
-  const char *p = s + letter;
-  char a[3], b[3], detail[16];
-  struct ref_cn_pattern pt;
-
-  if(!letter && (sq_read(p) < 0 || !(st->stones[st->pos.side] & BIT(sq_read(p)))))
-    return 1;
-  while(*p) {
-    if(sq_read(p) >= 0 && nsq <= REF_CK_HOPS_MAX) {
-      sqs[nsq++] = sq_read(p);
-      p += 2;
-    }
-    else if(strchr("-xX:*", *p)) {
-      p++;
-    }
-    else {
-      if(!letter)
-        return 1;
-      return ref_cn_refuse(g, REF_EPARSE, "unreadable", NULL, NULL, err);
-    }
-  }
-  if(nsq < 2)
-    return letter ? ref_cn_refuse(g, REF_EPARSE, "unreadable", NULL, NULL, err) : 1;
-  from = sqs[0];
-  to = sqs[nsq - 1];
-  for(i = 0; i < l->n; i++) {
-    const struct ref_ck_path *pa = &l->v[i].path;
-    int j;
-    bool all;
-    if(!l->v[i].stone || pa->from != from || pa->to[pa->nhops - 1] != to)
-      continue;
-    /* Every landing written (6.5), or origin and end when one path fits. */
-    all = pa->nhops == nsq - 1;
-    for(j = 0; all && j < pa->nhops; j++)
-      all = pa->to[j] == sqs[j + 1];
-    if(all) {
-      exact = i;
-    }
-    else if(nsq == 2) {
-      nfound++;
-      found = i;
-    }
-  }
-  if(exact >= 0 || nfound == 1) {
-    *out = l->v[exact >= 0 ? exact : found];
-    return REF_OK;
-  }
-  /* Refused: the stone moves from or to these squares are the nearest. */
-  memset(&pt, 0, sizeof(pt));
-  pt.piece = BC_STONE;
-  pt.ff = from % 8;
-  pt.fr = from / 8 + 1;
-  pt.tf = to % 8;
-  pt.tr = to / 8 + 1;
-  pt.promo = -1;
-  sq_name(from, a);
-  sq_name(to, b);
-  if(nfound > 1) {
-    snprintf(detail, sizeof(detail), "%s-%s", a, b);
-    return ref_cn_refuse(g, REF_EAMBIGUOUS, "bc-stone-path-ambiguous", detail, &pt, err);
-  }
-  return ref_cn_refuse(g, REF_EILLEGAL,
-                       st->stones[st->pos.side] & BIT(from) ? "bc-stone-cannot" : "bc-no-stone", a,
-                       &pt, err);
-}
-
-/* The chess part (6.5): a stone's path, or a piece's move in SAN or long
- * algebraic (`e5`, `Nf3`, `exd5`, `O-O`, `e7e8=Q`, `e2-e4`) read by
- * chess_notation.c. */
-static const struct ref_cn_dialect bc_dialect = {8, 8, false, false, false, NULL};
-static const struct ref_cn_rules bc_reader = {&bc_dialect, describe, cm_text, explain};
-
-static int parse_chess(const struct bc_state *st, const char *text, struct cmove *out,
-                       struct ref_err *err)
-{
-  struct bc_moves bm = {st, {0, 0, NULL}};
-  struct ref_cn_move *v = NULL;
-  struct ref_cn_game g = {&bc_reader, &bm, NULL, NULL, 0};
-  struct ref_move m;
-  uint32_t *moves = NULL;
-  char s[32];
-  bool figurine;
-  int i, rc = gen_chess(st, &bm.l);
-
-  if(rc)
-    return rc;
-  moves = malloc((size_t)(bm.l.n + 1) * sizeof(*moves));
-  v = malloc((size_t)(bm.l.n + 1) * sizeof(*v));
-  rc = moves && v ? 1 : REF_ENOMEM;
-  for(i = 0; rc == 1 && i < bm.l.n; i++) {
-    moves[i] = (uint32_t)i;
-    describe(&bm, moves[i], &v[i]);
-  }
-  g.moves = moves;
-  g.v = v;
-  g.n = bm.l.n;
-  if(rc == 1 && ref_cn_clean(text, s, sizeof(s), &figurine) && !figurine)
-    rc = read_stone(&g, s, out, err);
-  if(rc == 1) {
-    rc = ref_cn_parse(&bc_reader, &bm, false, moves, bm.l.n, text, &m, err);
-    if(rc == REF_OK)
-      *out = bm.l.v[m.w[0]];
-  }
-  free(moves);
-  free(v);
-  cm_free(&bm.l);
-  return rc;
-}
-
-/* A backgammon part as a comparable string: lower case, no roll, no hit
- * marks, no placements, its moves sorted (BG-6 lets them come in any
- * order). */
-static void bg_norm(const char *in, char *out, size_t cap)
-{
-  char tmp[128], *tok[16], *save = NULL, *w;
-  size_t k = 0;
-  int n = 0, i, j;
-
-  for(i = 0; in[i] && k < sizeof(tmp) - 1; i++) {
-    if(in[i] == '@' && sq_read(in + i + 1) >= 0) {
-      i += 2;
-      continue;
-    }
-    if(in[i] == '*')
-      continue;
-    tmp[k++] = (char)tolower((unsigned char)in[i]);
-  }
-  tmp[k] = '\0';
-  if(!strncmp(tmp, "(roll", 5) && strchr(tmp, ')'))
-    memmove(tmp, strchr(tmp, ')') + 1, strlen(strchr(tmp, ')') + 1) + 1);
-  for(w = strtok_r(tmp, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
-    tok[n++] = w;
-  for(i = 1; i < n; i++)
-    for(j = i; j > 0 && strcmp(tok[j - 1], tok[j]) > 0; j--) {
-      w = tok[j];
-      tok[j] = tok[j - 1];
-      tok[j - 1] = w;
-    }
-  k = 0;
-  out[0] = '\0';
-  for(i = 0; i < n; i++)
-    k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s", i ? " " : "", tok[i]);
-}
-
-/* Takes every `@sq` out of text (blanking it), in order. Returns the count,
- * or -1 on an `@` not followed by a square or more than four. */
-static int take_places(char *text, uint8_t *places)
-{
-  int n = 0;
-  char *p;
-  for(p = text; (p = strchr(p, '@')) != NULL;) {
-    int sq = sq_read(p + 1);
-    if(sq < 0 || n == 4)
-      return -1;
-    places[n++] = (uint8_t)sq;
-    p[0] = p[1] = p[2] = ' ';
-  }
-  return n;
-}
-
-static bool blank(const char *s)
-{
-  while(*s && (isspace((unsigned char)*s) || *s == ';' || *s == ','))
-    s++;
-  return !*s;
-}
-
-static void trim(char *s)
-{
-  size_t n = strlen(s), i = 0;
-  while(n && (isspace((unsigned char)s[n - 1]) || s[n - 1] == ','))
-    s[--n] = '\0';
-  while(s[i] && isspace((unsigned char)s[i]))
-    i++;
-  memmove(s, s + i, n - i + 1);
-}
-
-static int fail_with(enum ref_code code, const char *reason, const char *detail,
-                     struct ref_err *err)
-{
-  ref_err_set(err, code, reason, detail);
-  return code;
-}
-
-/* Suggestions when the backgammon part is wanted: the legal plays. */
-static void suggest_bg(const struct bc_state *st, struct ref_err *err)
-{
-  struct ref_err tmp;
-  struct ref_bg_play play;
-  int i;
-  if(!err)
-    return;
-  memset(&tmp, 0, sizeof(tmp));
-  parse_bg(st, "?", &play, &tmp);
-  for(i = 0; i < tmp.nsuggest; i++)
-    memcpy(err->suggest[i], tmp.suggest[i], sizeof(err->suggest[i]));
-  err->nsuggest = tmp.nsuggest;
-}
-
-static void suggest_places(const struct bc_state *st, struct ref_err *err)
-{
-  int sq, k = 0;
-  if(!err)
-    return;
-  for(sq = 0; sq < 64 && k < REF_SUGGEST_MAX; sq++)
-    if(!place_refusal(st, sq)) {
-      char name[3];
-      sq_name(sq, name);
-      snprintf(err->suggest[k++], REF_NOTATION_MAX, "@%s", name);
-    }
-  err->nsuggest = k;
-}
-
-/*
- * One turn, or the rest of one, as a player writes it (6.5):
- *   [(roll a-b)] [backgammon part with @sq after each /off] [; chess part]
- * In stage ST_PLACE the left part may be just the placements (`@e4`, `e4`)
- * or the turn's backgammon play repeated; in ST_CHESS a repeated
- * backgammon part before `;` is accepted. Without `;`, the last word is
- * tried as the chess part when the whole does not read as backgammon.
- */
-static int bc_parse(const struct ref_state *s, const char *text, struct ref_move *out,
-                    struct ref_err *err)
-{
-  const struct bc_state *st = cst_of(s);
-  struct bc_state sim;
-  struct turn t;
-  char buf[256], left[256], chess[256] = "", norm_a[128], norm_b[128], *semi;
-  int rc, i, n;
-
-  if(st->t.phase != REF_PHASE_MOVE)
-    return fail_with(REF_EPHASE, st->t.phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
-                     NULL, err);
-  if(!text || strlen(text) >= sizeof(buf))
-    return fail_with(REF_EPARSE, "unreadable", NULL, err);
-  snprintf(buf, sizeof(buf), "%s", text);
-  trim(buf);
-  memset(&t, 0, sizeof(t));
-  /* "(roll 3-1)" as the referee echoes it: must be this turn's roll. */
-  if(!strncasecmp(buf, "(roll", 5)) {
-    char *close = strchr(buf, ')');
-    int a = 0, b = 0;
-    if(!close || sscanf(buf + 5, " %d - %d", &a, &b) != 2)
-      return fail_with(REF_EPARSE, "unreadable", NULL, err);
-    if(st->first || st->stage != ST_BG ||
-       !((a == st->t.dice[0] && b == st->t.dice[1]) ||
-         (a == st->t.dice[1] && b == st->t.dice[0]))) {
-      char d[16];
-      snprintf(d, sizeof(d), "%d-%d", st->t.dice[0], st->t.dice[1]);
-      return fail_with(REF_EILLEGAL, st->stage == ST_BG ? "bc-wrong-roll" : "bc-backgammon-done",
-                       st->stage == ST_BG ? d : st->bgtext, err);
-    }
-    memmove(buf, close + 1, strlen(close + 1) + 1);
-    trim(buf);
-  }
-  semi = strchr(buf, ';');
-  if(semi) {
-    *semi = '\0';
-    snprintf(chess, sizeof(chess), "%s", semi + 1);
-    trim(chess);
-  }
-  snprintf(left, sizeof(left), "%s", buf);
-  trim(left);
-
-  if(st->stage == ST_BG) {
-    struct ref_err first;
-    char *sp;
-    if(!left[0]) {
-      rc = fail_with(REF_EILLEGAL, "bc-backgammon-first", NULL, err);
-      suggest_bg(st, err);
-      return rc;
-    }
-    n = take_places(left, t.place);
-    if(n < 0)
-      return fail_with(REF_EPARSE, "unreadable", NULL, err);
-    t.nplace = n;
-    memset(&first, 0, sizeof(first));
-    rc = parse_bg(st, left, &t.play, &first);
-    if(rc && !semi && (sp = strrchr(left, ' ')) != NULL) {
-      /* "8/5 6/5 e5": the last word as the chess part. */
-      struct ref_err second;
-      memset(&second, 0, sizeof(second));
-      snprintf(chess, sizeof(chess), "%s", sp + 1);
-      *sp = '\0';
-      if(parse_bg(st, left, &t.play, &second) == REF_OK)
-        rc = REF_OK;
-      else
-        chess[0] = '\0';
-    }
-    if(rc) {
-      if(err)
-        *err = first;
-      /* "e5" alone: a chess move where the turn starts with backgammon. */
-      if(!semi && !strchr(left, '/') && rc == REF_EPARSE && err)
-        snprintf(err->reason, sizeof(err->reason), "bc-backgammon-first");
-      return rc;
-    }
-    t.has_bg = true;
-  }
-  else if(st->stage == ST_PLACE) {
-    if(strchr(left, '/')) {
-      /* The turn's play written again, with its placements. */
-      n = take_places(left, t.place);
-      bg_norm(left, norm_a, sizeof(norm_a));
-      bg_norm(st->bgtext, norm_b, sizeof(norm_b));
-      if(n < 0 || strcmp(norm_a, norm_b))
-        return fail_with(REF_EILLEGAL, "bc-backgammon-done", st->bgtext, err);
-      t.nplace = n;
-    }
-    else {
-      char *w, *save = NULL, rest[256] = "";
-      for(w = strtok_r(left, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
-        const char *q = w[0] == '@' ? w + 1 : w;
-        if(!rest[0] && t.nplace < st->pending && sq_read(q) >= 0 && !q[2]) {
-          t.place[t.nplace++] = (uint8_t)sq_read(q);
-          continue;
-        }
-        if(semi || rest[0]) {
-          rc = fail_with(REF_EPARSE, "unreadable", w, err);
-          suggest_places(st, err);
-          return rc;
-        }
-        snprintf(rest, sizeof(rest), "%s", w); /* the chess part, without ';' */
-      }
-      if(rest[0])
-        snprintf(chess, sizeof(chess), "%s", rest);
-    }
-    if(!t.nplace) {
-      rc = fail_with(REF_EILLEGAL, "bc-placement-missing", NULL, err);
-      suggest_places(st, err);
-      return rc;
-    }
-  }
-  else {
-    if(semi && !blank(left)) {
-      if(st->first)
-        return fail_with(REF_EILLEGAL, "bc-no-dice-first-turn", NULL, err);
-      bg_norm(left, norm_a, sizeof(norm_a));
-      bg_norm(st->bgtext, norm_b, sizeof(norm_b));
-      if(strcmp(norm_a, norm_b))
-        return fail_with(REF_EILLEGAL, "bc-backgammon-done", st->bgtext, err);
-    }
-    if(!semi && strchr(left, '/'))
-      return fail_with(REF_EILLEGAL, st->first ? "bc-no-dice-first-turn" : "bc-backgammon-done",
-                       st->first ? NULL : st->bgtext, err);
-    if(!semi)
-      snprintf(chess, sizeof(chess), "%s", left);
-    if(!chess[0])
-      return fail_with(REF_EPARSE, "unreadable", NULL, err);
-  }
-
-  /* Play it through on a copy: every part must be legal where it falls. */
-  sim = *st;
-  if(t.has_bg && do_bg(&sim, &t.play, false) != REF_OK)
-    return fail_with(REF_EILLEGAL, "illegal", NULL, err);
-  for(i = 0; i < t.nplace; i++) {
-    const char *why;
-    char name[3];
-    if(sim.t.phase == REF_PHASE_OVER) {
-      t.nplace = i; /* 6.2d: the backgammon game is won; nothing to place */
-      break;
-    }
-    if(sim.stage != ST_PLACE)
-      return fail_with(REF_EILLEGAL, "bc-too-many-placements", NULL, err);
-    why = place_refusal(&sim, t.place[i]);
-    if(why) {
-      sq_name(t.place[i], name);
-      rc = fail_with(REF_EILLEGAL, why, name, err);
-      suggest_places(&sim, err);
-      return rc;
-    }
-    do_place(&sim, t.place[i]);
-  }
-  if(chess[0] && sim.t.phase != REF_PHASE_OVER) {
-    if(sim.t.phase == REF_PHASE_MOVE && sim.stage == ST_PLACE) {
-      char d[8];
-      snprintf(d, sizeof(d), "%d", sim.pending);
-      rc = fail_with(REF_EILLEGAL, "bc-placement-missing", d, err);
-      suggest_places(&sim, err);
-      return rc;
-    }
-    if(sim.t.phase != REF_PHASE_MOVE || sim.stage != ST_CHESS)
-      return fail_with(REF_EILLEGAL, "bc-no-chess-move", NULL, err);
-    rc = parse_chess(&sim, chess, &t.cm, err);
-    if(rc)
-      return rc;
-    t.has_chess = true;
-  }
-  if(!t.has_bg && !t.nplace && !t.has_chess)
-    return fail_with(REF_EPARSE, "unreadable", NULL, err);
-  turn_to_move(&t, out);
-  return REF_OK;
-}
-
 /* ---------------------------------------------------------------------- */
 /* The boards                                                              */
 /* ---------------------------------------------------------------------- */
@@ -2081,7 +1014,7 @@ out:
 static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   struct ref_text o;
   bool flip = seat == 1;
   int row, col, side = st->t.onroll;
@@ -2128,7 +1061,8 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
                     st->pending, st->pending == 1 ? "" : "s");
     else
       ref_text_emit(&o, " %s (roll %d-%d) to make a chess move%s.\n", seat_name[side],
-                    st->t.dice[0], st->t.dice[1], king_attacked(st, side) ? ", in check" : "");
+                    st->t.dice[0], st->t.dice[1],
+                    ref_bc_king_attacked(st, side) ? ", in check" : "");
   }
   else {
     /* The last chess move is marked on the board itself. */
@@ -2144,7 +1078,7 @@ static const struct ref_game_ops bc_ops = {
   bc_decode, /* decode */
   bc_encode, /* encode */
   bc_legal,  /* legal */
-  bc_parse,  /* parse */
+  ref_bc_parse,  /* parse */
   bc_format, /* format */
   bc_apply,  /* apply */
   bc_roll,   /* roll */
@@ -2158,7 +1092,7 @@ static const struct ref_game_ops bc_ops = {
 /* Lag Backgammon Chess (6.9): the same rules; only init differs (lag=2
  * unless given). The private dice are the service's (referee/lag.c). */
 static const struct ref_game_ops lag_ops = {
-  lag_init, bc_decode, bc_encode, bc_legal, bc_parse, bc_format, bc_apply,
+  lag_init, bc_decode, bc_encode, bc_legal, ref_bc_parse, bc_format, bc_apply,
   bc_roll,  bc_act,    bc_status, bc_render, NULL,     bc_ok,
 };
 
@@ -2183,3 +1117,4 @@ const struct ref_game_desc ref_game_lag_backgammon_chess = {
   sizeof(struct bc_state),
   &lag_ops,
 };
+

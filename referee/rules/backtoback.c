@@ -838,5 +838,5 @@ static const struct ref_game_ops bb_ops = {
 
 /* Two seats, White first; draws as in chess (CH-2). */
 const struct ref_game_desc ref_game_backtoback = {
-  "backtoback", "Back-to-Back Chess", 1 /* version: bump when any ruling changes */, 2, {"White", "Black"},
-  REF_GAME_DRAWS, sizeof(struct bb_state), &bb_ops};
+  "backtoback", "Back-to-Back Chess", 1 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct bb_state), &bb_ops};

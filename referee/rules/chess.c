@@ -299,35 +299,16 @@ int ref_chess_fen_write(const struct ref_chess_pos *p, char *buf, size_t cap)
 
 bool ref_chess_pos_ok(const struct ref_chess_pos *p)
 {
-  uint64_t pieces[2][6] = {{0}}, occ[2] = {0, 0}, all = 0;
+  const uint64_t(*pieces)[6] = p->pieces;
   uint16_t moves[REF_CH_MAX_MOVES];
-  int sq, c, t, i, n;
+  int c, i, n;
   unsigned r;
 
-  if(p->side > 1 || p->castle > 15 || p->fullmove < 1)
+  if(p->side > 1 || p->castle > 15 || p->fullmove < 1 || !ref_chess_tables_ok(p))
     return false;
-  for(sq = 0; sq < 64; sq++) {
-    int code = p->board[sq];
-    if(code == REF_CH_EMPTY)
-      continue;
-    c = REF_CH_COLOR(code);
-    t = REF_CH_TYPE(code);
-    if(c > 1 || t < 0 || t > REF_CH_KING)
-      return false;
-    pieces[c][t] |= BIT(sq);
-    occ[c] |= BIT(sq);
-  }
-  for(c = 0; c < 2; c++) {
-    for(t = 0; t < 6; t++) {
-      if(pieces[c][t] != p->pieces[c][t] || (all & pieces[c][t]))
-        return false;
-      all |= pieces[c][t];
-    }
-    if(occ[c] != p->occ[c])
-      return false;
+  for(c = 0; c < 2; c++)
     if(ref_chess_popcount(pieces[c][REF_CH_KING]) != 1)
       return false;
-  }
   if((pieces[0][REF_CH_PAWN] | pieces[1][REF_CH_PAWN]) & EDGE_RANKS)
     return false;
   for(r = 1; r <= 8; r <<= 1)

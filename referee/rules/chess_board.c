@@ -179,6 +179,25 @@ void ref_chess_clear(struct ref_chess_pos *p)
   p->fullmove = 1;
 }
 
+bool ref_chess_tables_ok(const struct ref_chess_pos *p)
+{
+  uint64_t pieces[2][6] = {{0}}, occ[2] = {0, 0};
+  int sq, c, t;
+
+  for(sq = 0; sq < 64; sq++) {
+    int code = p->board[sq];
+    if(code == REF_CH_EMPTY)
+      continue;
+    c = REF_CH_COLOR(code);
+    t = REF_CH_TYPE(code);
+    if(c > 1 || t < 0 || t > REF_CH_KING)
+      return false;
+    pieces[c][t] |= BIT(sq);
+    occ[c] |= BIT(sq);
+  }
+  return !memcmp(pieces, p->pieces, sizeof(pieces)) && !memcmp(occ, p->occ, sizeof(occ));
+}
+
 uint64_t ref_chess_key_compute(const struct ref_chess_pos *p)
 {
   uint64_t key = 0;

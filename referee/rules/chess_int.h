@@ -190,6 +190,9 @@ void ref_chess_remove(struct ref_chess_pos *p, int sq);
 void ref_chess_clear(struct ref_chess_pos *p);
 /* The key recomputed from scratch (for set-up code and the checker). */
 uint64_t ref_chess_key_compute(const struct ref_chess_pos *p);
+/* The bitboards (pieces, occ) recomputed from the mailbox: true when every
+ * square holds a valid code and they match (for the checkers). */
+bool ref_chess_tables_ok(const struct ref_chess_pos *p);
 
 /* ---- move generation and making ---- */
 

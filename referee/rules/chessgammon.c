@@ -1137,9 +1137,9 @@ bool ref_cg_ok(const struct ref_state *s)
   const struct ref_cg_state *st = cstate_of(s);
   const struct ref_chess_pos *p = &st->pos;
   const struct ref_cg_rules *r;
-  uint64_t pieces[2][6] = {{0}}, occ[2] = {0, 0};
+  const uint64_t(*pieces)[6] = p->pieces;
   struct ref_cg_state again;
-  int sq, c, t, i;
+  int c, t, i;
 
   if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || st->fifty > 1 ||
      st->balanced > 1 || st->half || st->first_ep || st->fresh ||
@@ -1149,19 +1149,7 @@ bool ref_cg_ok(const struct ref_state *s)
   if(p->side > 1 || p->castle || p->ep != NO_SQ || p->fullmove < 1 || st->pend[0] != NO_SQ ||
      st->pend[1] != NO_SQ)
     return false;
-  for(sq = 0; sq < 64; sq++) {
-    int code = p->board[sq];
-    if(code == REF_CH_EMPTY)
-      continue;
-    c = REF_CH_COLOR(code);
-    t = REF_CH_TYPE(code);
-    if(c > 1 || t < 0 || t > REF_CH_KING)
-      return false;
-    pieces[c][t] |= BIT(sq);
-    occ[c] |= BIT(sq);
-  }
-  if(memcmp(pieces, p->pieces, sizeof(pieces)) || memcmp(occ, p->occ, sizeof(occ)) ||
-     (occ[0] & occ[1]) || p->key != ref_chess_key_compute(p))
+  if(!ref_chess_tables_ok(p) || p->key != ref_chess_key_compute(p))
     return false;
   for(c = 0; c < 2; c++) {
     int total = st->off[c];

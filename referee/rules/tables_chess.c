@@ -6,8 +6,9 @@
  * (board and setup TC-1, piece dice TC-2/TC-3, king safety at the end of
  * the turn TC-4, entry TC-5, fresh dice for the starter TC-6, must-play
  * TC-7, the stalemate draw TC-8 (both kings stuck behind blocks), exact
- * landing TC-9, no bearing off TC-10, no cube TC-11). The board arithmetic (points, blots, blocks, the bar,
- * entry, hits, must-play ranking) is backgammon's, reused through
+ * landing TC-9, no bearing off TC-10, no cube TC-11). The board arithmetic
+ * (points, blots, blocks, the bar, entry, hits, must-play ranking) is
+ * backgammon's, reused through
  * backgammon_int.h; what Tables Chess adds (piece types, backward moves,
  * the king) is in tables_chess_int.h's helpers below.
  *
