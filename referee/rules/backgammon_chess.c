@@ -1042,7 +1042,7 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
       ref_text_emit(&o, "    stones: V X White, v x Black");
     if(row == 2)
       ref_text_emit(&o, "    in jail: White %d, Black %d", st->b.pt[0][REF_BG_BAR],
-           st->b.pt[1][REF_BG_BAR]);
+                    st->b.pt[1][REF_BG_BAR]);
     ref_text_emit(&o, "\n");
   }
   ref_text_emit(&o, "   ");
@@ -1074,19 +1074,19 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 }
 
 static const struct ref_game_ops bc_ops = {
-  bc_init,   /* init */
-  bc_decode, /* decode */
-  bc_encode, /* encode */
-  bc_legal,  /* legal */
-  ref_bc_parse,  /* parse */
-  bc_format, /* format */
-  bc_apply,  /* apply */
-  bc_roll,   /* roll */
-  bc_act,    /* act */
-  bc_status, /* status */
-  bc_render, /* render */
-  NULL,      /* perft: the generic one (dice fixed by the caller) */
-  bc_ok,     /* ok */
+  bc_init,      /* init */
+  bc_decode,    /* decode */
+  bc_encode,    /* encode */
+  bc_legal,     /* legal */
+  ref_bc_parse, /* parse: backgammon_chess_notation.c */
+  bc_format,    /* format */
+  bc_apply,     /* apply */
+  bc_roll,      /* roll */
+  bc_act,       /* act */
+  bc_status,    /* status */
+  bc_render,    /* render */
+  NULL,         /* perft: the generic one (dice fixed by the caller) */
+  bc_ok,        /* ok */
 };
 
 /* Lag Backgammon Chess (6.9): the same rules; only init differs (lag=2

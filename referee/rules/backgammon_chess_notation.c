@@ -417,7 +417,7 @@ static void suggest_places(const struct bc_state *st, struct ref_err *err)
  * tried as the chess part when the whole does not read as backgammon.
  */
 int ref_bc_parse(const struct ref_state *s, const char *text, struct ref_move *out,
-                    struct ref_err *err)
+                 struct ref_err *err)
 {
   const struct bc_state *st = ref_bc_cst(s);
   struct bc_state sim;

@@ -1307,7 +1307,7 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     return REF_EINVAL;
   ref_text_init(&o, buf, cap);
   ref_text_emit(&o, " Tables Chess, %s's side: %s upper case, %s lower case.\n", seat_name[reader],
-       seat_name[0], seat_name[1]);
+                seat_name[0], seat_name[1]);
   labels(&o, true);
   ref_text_emit(&o, " +-------------------------+-----+-------------------------+\n");
   half(&o, st, reader, true);
@@ -1319,7 +1319,7 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     stack_at(&st->b, side ? 25 : 0, bar);
     q = ref_tc_king_at(&st->b, side);
     ref_text_emit(&o, " %s: king on %d of 24%s%s.\n", seat_name[side], q > 0 ? 25 - q : 0,
-         bar[0] ? "; on the bar: " : "", bar);
+                  bar[0] ? "; on the bar: " : "", bar);
   }
   if(st->idle > 0 && st->t.phase != REF_PHASE_OVER)
     ref_text_emit(&o, " Both kings stuck behind blocks for %d turn%s (a draw at %d, TC-8).\n",
@@ -1328,29 +1328,14 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* No perft of its own: the generic one (dice fixed by the caller). */
 static const struct ref_game_ops tc_ops = {
-  tc_init,   /* init */
-  tc_decode, /* decode */
-  tc_encode, /* encode */
-  tc_legal,  /* legal */
-  tc_parse,  /* parse */
-  tc_format, /* format */
-  tc_apply,  /* apply */
-  tc_roll,   /* roll */
-  tc_act,    /* act */
-  tc_status, /* status */
-  tc_render, /* render */
-  NULL,      /* perft: the generic one (dice fixed by the caller) */
-  tc_ok,     /* ok */
-};
+  .init = tc_init,     .decode = tc_decode, .encode = tc_encode, .legal = tc_legal,
+  .parse = tc_parse,   .format = tc_format, .apply = tc_apply,   .roll = tc_roll,
+  .act = tc_act,       .status = tc_status, .render = tc_render, .ok = tc_ok};
 
+/* Two seats, White first; dice, no cube (TC-11), draws (TC-8). Version 2:
+ * TC-8 is both Kings stuck behind blocks (issue 14). */
 const struct ref_game_desc ref_game_tables_chess = {
-  "tableschess",                  /* name */
-  "Tables Chess",                 /* title */
-  2,                              /* version: 2, TC-8 both kings stuck (issue 14) */
-  2,                              /* seats */
-  {"White", "Black", NULL, NULL}, /* seat_names */
-  REF_GAME_DICE | REF_GAME_DRAWS, /* flags: TC-11 no cube; TC-8 draws */
-  sizeof(struct tc_state),        /* state_size */
-  &tc_ops,                        /* ops */
-};
+  "tableschess", "Tables Chess", 2 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DICE | REF_GAME_DRAWS, sizeof(struct tc_state), &tc_ops};
