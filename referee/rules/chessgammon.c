@@ -86,23 +86,9 @@ static uint64_t appropriate_of(const struct ref_cg_state *st, int c, int t)
   return st->rk_array ? rk_appropriate[c][t] : appropriate[c][t];
 }
 
-const struct ref_cg_rules *ref_cg_rules_of(int id)
-{
-  switch(id) {
-  case REF_CG_DOUBLEMOVE:
-    return &ref_cg_rules_doublemove;
-  case REF_CG_RACING_KINGS:
-    return &ref_cg_rules_racing_kings;
-  case REF_CG_BODLAENDER:
-    return &ref_cg_rules_bodlaender;
-  default:
-    return &ref_cg_rules_plain;
-  }
-}
-
 static const struct ref_cg_rules *rules_of(const struct ref_cg_state *st)
 {
-  return ref_cg_rules_of(st->variant);
+  return st->rules;
 }
 
 static struct ref_cg_state *state_of(struct ref_state *s)
@@ -775,6 +761,7 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
   memset(&fresh, 0, sizeof(fresh));
   fresh.magic = REF_CG_MAGIC;
   fresh.variant = (uint8_t)r->id;
+  fresh.rules = r;
   fresh.fifty = (uint8_t)fifty;
   fresh.balanced = (uint8_t)balanced;
   fresh.rk_array = (uint8_t)rk_array; /* or "array:rk" in the text */
@@ -1141,7 +1128,8 @@ bool ref_cg_ok(const struct ref_state *s)
   struct ref_cg_state again;
   int c, t, i;
 
-  if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || st->fifty > 1 ||
+  if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || !st->rules ||
+     st->rules->id != st->variant || st->fifty > 1 ||
      st->balanced > 1 || st->half || st->first_ep || st->fresh ||
      st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;

@@ -60,7 +60,7 @@ static inline int ref_cg_half_type(uint32_t h)
  * offs (16 pieces x 3 files) and bring-ins (16 squares). */
 #define REF_CG_MAX_HALVES 400
 
-/* Variant identities, stored in the state (states hold no pointers). */
+/* Variant identities, stored in the state beside the variant's rule table. */
 enum {
   REF_CG_PLAIN = 0,
   REF_CG_DOUBLEMOVE = 1,
@@ -81,13 +81,15 @@ struct ref_cg_rules {
   bool balanced_option;
 };
 
+/* Each variant's file defines its table and hands it to ref_cg_init and
+ * ref_cg_decode, which keep it in the state: the shared machinery never
+ * names a variant (no file cycle, scripts/check-layers.py, issue 14). */
 extern const struct ref_cg_rules ref_cg_rules_plain;
 extern const struct ref_cg_rules ref_cg_rules_doublemove;
 extern const struct ref_cg_rules ref_cg_rules_racing_kings;
 extern const struct ref_cg_rules ref_cg_rules_bodlaender;
-const struct ref_cg_rules *ref_cg_rules_of(int id);
 
-#define REF_CG_MAGIC 0x43474d32u /* "CGM2": bump when the layout changes */
+#define REF_CG_MAGIC 0x43474d33u /* "CGM3": bump when the layout changes */
 
 /*
  * The game state (rules-spec §9): the chess position (board, side, move
@@ -98,6 +100,11 @@ const struct ref_cg_rules *ref_cg_rules_of(int id);
 struct ref_cg_state {
   uint32_t magic;
   uint8_t variant;  /* REF_CG_* */
+  /* The variant's rule table, set by init and decode with `variant`: a
+   * pointer to constant data, the same in every copy of the state within
+   * one process; positions are stored and mailed as strings, never as
+   * these bytes. */
+  const struct ref_cg_rules *rules;
   uint8_t fifty;    /* CG-12: fifty-move claim on (1) or off (0, default) */
   uint8_t balanced; /* DM-2: White's first turn has one move */
   uint8_t ep[2]; /* e.p. targets for the side to move, REF_CH_NO_SQ if none */
