@@ -117,12 +117,17 @@ bool ref_bc_cm_same(const struct bc_cmove *a, const struct bc_cmove *b);
 void ref_bc_cm_format(const struct bc_state *st, const struct bc_cmlist *legal,
                       const struct bc_cmove *cm, char *out, size_t cap);
 
-/* backgammon_chess.c */
+/* backgammon_chess_turn.c: a turn part by part (below the ops and the
+ * notation, which both call it) */
+void ref_bc_finish(struct bc_state *st, int winner, enum ref_end end, int points);
+void ref_bc_start_turn(struct bc_state *st, int seat);
 int ref_bc_do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check);
 const char *ref_bc_place_refusal(const struct bc_state *st, int sq);
 int ref_bc_do_place(struct bc_state *st, int sq);
 void ref_bc_turn_to_move(const struct bc_turn *t, struct ref_move *m);
 void ref_bc_match_of(const struct bc_state *st, struct ref_bg_match *m);
+int ref_bc_move_to_turn(const struct ref_move *m, struct bc_turn *t);
+int ref_bc_do_turn(struct bc_state *st, const struct bc_turn *t);
 
 /* backgammon_chess_notation.c */
 bool ref_bc_turn_format(const struct bc_state *st, const struct bc_turn *t, char *out,
