@@ -112,13 +112,17 @@ def previews(facts):
             checked += 1
     return checked
 
-def match_parts(facts, rolls):
+def match_parts(facts, rolls, first_game):
     """A backgammon match's later games play on with its first game's dice
     (docs/dice-protocol.md, "Matches"): part K's first roll comes after
     part K-1's, parts 2, 3, ... without a gap, each played as a game of its
-    own. Returns how many games the dice cover (1 without such lines)."""
+    own made after the one before (part 1 is the first game itself, with
+    no such line). Returns how many games the dice cover (1 without such
+    lines)."""
     parts = sorted(k[1] for k in facts if k[0] == 'M')
-    prev_game, prev_roll = 0, 1
+    if parts and parts[0] == 1:
+        raise Fail(f'match part 1: the first game, {first_game}, has no Dice match line')
+    prev_game, prev_roll = first_game, 1
     for n, part in enumerate(parts, 2):
         game, first = one(facts, ('M', part), f'match part {part}')
         if part != n:
@@ -149,7 +153,7 @@ def main(argv):
             raise Fail(f'no dice lines for game {game}')
         game = game or next(iter(games))
         n = verify(games[game], game)
-        parts = match_parts(games[game], n)
+        parts = match_parts(games[game], n, int(game))
         if parts > 1:
             print(f'all {n} rolls verify; the {parts} games of the match share them')
         elif any(k[0] == 'P' for k in games[game]):

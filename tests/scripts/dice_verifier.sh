@@ -2,7 +2,8 @@
 # dice_verifier.sh: the standalone verifier tools/tabula-verify-dice.py on fake
 # mails holding the tabula-dice-1 test vectors (tests/data/dice/vectors.txt,
 # from docs/dice-protocol.md) and on the oracle's chain-2 transcript
-# (tests/data/dice/chain2.txt). Checks it accepts them, and that each kind of
+# (tests/data/dice/chain2.txt), and a backgammon match's "Dice match" lines on
+# the vectors. Checks it accepts them, and that each kind of
 # tampering fails naming the roll, with the same reasons as referee/dice.c.
 # usage: bash dice_verifier.sh TABULA_BINARY SOURCE_DIR   (the binary is unused)
 set -u
@@ -103,6 +104,38 @@ check "no commitment" 1 "roll 1: chain 1 commitment missing" "${tampered[@]}"
 # A mail client that wrapped a long line breaks it; that must not pass silently.
 tamper 3 's/ faces 1 4/\n faces 1 4/'
 check "wrapped line" 1 "$tmp/t/3.eml line 13: malformed dice line" "${tampered[@]}"
+
+# A backgammon match (docs/dice-protocol.md, "Matches"): game 7's chain also
+# rolls for the match's parts 2 and 3, played as games 9 and 12, from rolls 4
+# and 7. Each part's start mail says so; the checker wants parts 2, 3, ...
+# without a gap, each after the part before in rolls and in games.
+{
+  headers "the game starts" part2
+  echo "Dice match: game 7 part 2 played as game 9 from roll 4"
+  echo "> Dice match: game 7 part 3 played as game 12 from roll 7"
+} >"$tmp/4.eml"
+check "match" 0 "all 8 rolls verify; the 3 games of the match share them" "${mails[@]}" "$tmp/4.eml"
+match() {
+  sed "s/^> Dice match: .*/> Dice match: $1/" "$tmp/4.eml" >"$tmp/5.eml"
+  check "match: $2" 1 "$3" "${mails[@]}" "$tmp/5.eml"
+}
+match "game 7 part 4 played as game 12 from roll 7" "a part skipped" "match part 3 missing"
+match "game 7 part 3 played as game 12 from roll 3" "a part goes back" \
+  "match part 3: from roll 3, after roll 4 of part 2, of 8 rolls"
+match "game 7 part 3 played as game 12 from roll 4" "two parts from one roll" \
+  "match part 3: from roll 4, after roll 4 of part 2, of 8 rolls"
+match "game 7 part 3 played as game 12 from roll 10" "a gap after the last roll" \
+  "match part 3: from roll 10, after roll 4 of part 2, of 8 rolls"
+match "game 7 part 3 played as game 8 from roll 7" "an earlier game" \
+  "match part 3: game 8 is not after the part before it"
+match "game 7 part 1 played as game 12 from roll 7" "part 1" \
+  "match part 1: the first game, 7, has no Dice match line"
+match "game 7 part 2 played as game 9 from roll 5" "two lines for one part" \
+  "match part 2: conflicting lines"
+match "game 7 part 3 played as game 12 from roll 7 and 8" "a wrapped line" \
+  "$tmp/5.eml line 7: malformed dice line"
+check "match: part 2 as game 7 itself" 1 "match part 2: game 7 is not after the part before it" \
+  "${mails[@]}" <(echo "Dice match: game 7 part 2 played as game 7 from roll 4")
 
 # Several games: the oracle's game 12 (chain 2) next to game 7.
 check "chain 2" 0 "all 7 rolls verify" "$data/chain2.txt"
