@@ -21,6 +21,14 @@ with a line holding only "."):
   hold                  the next mail is only put into the inbox; the one
                         after it is delivered together with it, in one pass
   redeliver             the previous inbound mail again, byte for byte
+  keep                  the next mail (send, reply ...) is composed but not
+                        delivered: `list-copy` and `deliver-kept` use it
+  list-copy             a mailing list's copy of the last mail (kept or
+                        delivered) is delivered: the same Message-ID and
+                        body, as Mailman relays it (List-Id, Precedence:
+                        list, a "[club]" subject prefix, a footer); it is
+                        then the last mail (`redeliver` repeats it)
+  deliver-kept          the kept mail is delivered
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
                         (default) or `tabula deliver` on standard input
   expect N mails        the last delivery produced exactly N mails
@@ -85,6 +93,8 @@ class Conversation:
         self.db = os.path.join(workdir, "tabula.db")
         self.mode = "poll"
         self.hold = False  # the next mail waits in the inbox for the one after
+        self.keep = False  # the next mail is only composed (keep, deliver-kept)
+        self.kept = None
         self.seen_out = set()
         self.last_to = {}       # address -> last mail tabula sent it
         self.game_mail = {}     # (address, game) -> last mail about that game
@@ -150,6 +160,10 @@ class Conversation:
         return (games, journal)
 
     def deliver(self, raw):
+        if self.keep:
+            self.keep = False
+            self.kept = self.last_raw = raw
+            return
         self.before = self.snapshot()
         self.last_raw = raw
         if self.mode == "deliver":
@@ -222,6 +236,27 @@ class Conversation:
         extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
         extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
         return self.compose(sender, text, to=to, subject=subject, extra=extra)
+
+
+def list_copy(raw):
+    """The copy a Mailman list relays of a mail its member sent to the
+    referee and to the list: the same Message-ID and text, the list's
+    header fields (RFC 2919 List-Id, RFC 2369 List-Post, Precedence: list),
+    its subject prefix and footer (issue 13)."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = []
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"subject: "):
+            line = b"Subject: [club] " + line[9:]
+        lines.append(line)
+    lines += [b"Cc: club@lists.example.org",
+              b"Sender: club-bounces@lists.example.org",
+              b"List-Id: Chess club <club.lists.example.org>",
+              b"List-Post: <mailto:club@lists.example.org>",
+              b"Precedence: list"]
+    footer = (b"_______________________________________________\r\n"
+              b"club mailing list\r\nclub@lists.example.org\r\n")
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body + footer
 
 
 def game_of(subject):
@@ -309,6 +344,15 @@ def run_case(tabula, path):
                     conv.hold = True
                 elif words[0] == "redeliver":
                     conv.deliver(conv.last_raw)
+                elif words[0] == "keep":
+                    conv.keep = True
+                elif words[0] == "list-copy":
+                    conv.deliver(list_copy(conv.last_raw))
+                elif words[0] == "deliver-kept":
+                    if conv.kept is None:
+                        raise CaseError("no kept mail")
+                    conv.deliver(conv.kept)
+                    conv.kept = None
                 elif words[0] == "mode":
                     conv.mode = words[1]
                 elif words[0] == "clock" and len(words) == 2:
