@@ -104,11 +104,14 @@ static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
                     NULL);
 }
 
-/* Whether some candidate line reads as a move of this game (legal or
- * not: an illegal or ambiguous move is still a move, and is refused). */
+/* Whether the candidate lines read as a move of this game (legal or not:
+ * an illegal or ambiguous move is still a move, and is refused), one line
+ * alone or lines joined (turnread.c). Without memory it says yes: the
+ * move is then tried, and fails as it should. */
 static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
 {
-  int i;
+  struct ref_turn *t;
+  int i, found;
   for(i = 0; i < cmds->ncand; i++) {
     struct ref_err err;
     struct ref_move mv;
@@ -118,7 +121,11 @@ static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
     if(rc == REF_OK || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)
       return 1;
   }
-  return 0;
+  if(!(t = malloc(sizeof(*t))))
+    return 1;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found || t->conflict;
+  free(t);
+  return found;
 }
 
 /* ---- the commands, in order ---- */
