@@ -49,6 +49,11 @@ int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
  * -2 full, -1 error. */
 int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on);
+int ref_is_observer(struct ref_service *svc, int64_t game, const char *address); /* 1, 0, -1 */
+/* A private game (new GAME private, issue 13) takes no observers: 1 when
+ * private, 0 when not, -1 on a store error. */
+int ref_game_private(struct ref_service *svc, int64_t game);
+int ref_game_set_private(struct ref_service *svc, int64_t game);
 
 /* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1,
  * issue 13): a line that alone is a legal whole turn, else consecutive

@@ -13,6 +13,8 @@ with a line holding only "."):
                         a mail client does: To = its Reply-To, "Re: " subject,
                         In-Reply-To, and the original quoted below the text
   reply ADDRESS GAME    the same, to the last mail about game GAME
+  reply ADDRESS confirm the same, to the last confirmation request ADDRESS
+                        received ("[tabula confirm KEY]", issue 13)
   reply-headers ADDRESS the same as reply, with more header fields: the block
                         is header lines, a blank line, then the body
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
@@ -148,7 +150,7 @@ class Conversation:
 
     def snapshot(self):
         if not os.path.exists(self.db):
-            return None
+            return ([], [])  # no store yet: no games, no journal
         con = sqlite3.connect(self.db)
         try:
             games = con.execute("select id, phase, state, turn, result, draw_offer_seat "
@@ -260,8 +262,10 @@ def list_copy(raw):
 
 
 def game_of(subject):
-    """The game number of a "[tabula N TOKEN]" subject, or None."""
-    m = re.search(r"\[tabula (\d+) ", subject)
+    """The game number of a "[tabula N TOKEN]" (or an observer's "[tabula
+    N]") subject, "confirm" for a
+    confirmation request ("[tabula confirm KEY]", issue 13), or None."""
+    m = re.search(r"\[tabula (\d+|confirm)[ \]]", subject)
     return m.group(1) if m else None
 
 
