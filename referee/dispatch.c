@@ -56,6 +56,35 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   return 0;
 }
 
+/* The key of a confirmation request being answered (optin.c, issue 13):
+ * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]". */
+static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
+{
+  const char *addrs[2] = {mail->to, mail->delivered_to};
+  const char *p;
+  char k[64];
+  int i;
+  for(i = 0; i < 2; i++) {
+    const char *addr = addrs[i], *at = strrchr(addr, '@'), *q;
+    if(!at)
+      continue;
+    for(q = addr; (q = memchr(q, delim, (size_t)(at - q))); q++) {
+      size_t n = (size_t)(at - q) - 9;
+      if((size_t)(at - q) <= 9 || strncasecmp(q + 1, "confirm.", 8) || n >= cap)
+        continue;
+      memcpy(key, q + 9, n);
+      key[n] = '\0';
+      return 0;
+    }
+  }
+  if((p = strstr(mail->subject, "[tabula confirm ")) &&
+     sscanf(p, "[tabula confirm %63[a-z0-9]]", k) == 1 && strlen(k) < cap) {
+    snprintf(key, cap, "%s", k);
+    return 0;
+  }
+  return -1;
+}
+
 /* ---- the "#N" guard ---- */
 
 /* Whether a mail would change the game (a move, an offer, an answer):
@@ -104,11 +133,14 @@ static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
                     NULL);
 }
 
-/* Whether some candidate line reads as a move of this game (legal or
- * not: an illegal or ambiguous move is still a move, and is refused). */
+/* Whether the candidate lines read as a move of this game (legal or not:
+ * an illegal or ambiguous move is still a move, and is refused), one line
+ * alone or lines joined (turnread.c). Without memory it says yes: the
+ * move is then tried, and fails as it should. */
 static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
 {
-  int i;
+  struct ref_turn *t;
+  int i, found;
   for(i = 0; i < cmds->ncand; i++) {
     struct ref_err err;
     struct ref_move mv;
@@ -118,7 +150,11 @@ static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
     if(rc == REF_OK || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)
       return 1;
   }
-  return 0;
+  if(!(t = malloc(sizeof(*t))))
+    return 1;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found || t->conflict;
+  free(t);
+  return found;
 }
 
 /* ---- the commands, in order ---- */
@@ -308,6 +344,9 @@ int ref_dispatch(struct ref_msg_ctx *m)
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
+  /* The answer to a confirmation request (issue 13). */
+  if(!confirm_key(mail, delim, token, sizeof(token)))
+    return ref_do_confirm(m, token, &cmds);
   if(tag_from_address(mail->to, delim, &game, token, sizeof(token)) &&
      tag_from_address(mail->delivered_to, delim, &game, token, sizeof(token)) &&
      tag_from_subject(mail->subject, &game, token, sizeof(token))) {
@@ -359,6 +398,14 @@ int ref_dispatch(struct ref_msg_ctx *m)
     }
     ref_game_free(&g);
     return rc;
+  }
+  /* issue 13: the seat's own address answered a mail with its key, so it
+   * reads our mail; it is confirmed from then on (optin.c). Under auth =
+   * token another From proves nothing of the sort. */
+  if(!strcasecmp(g.seats[seat].address, mail->from) &&
+     ref_confirmed_add(svc, mail->from, "answered a keyed mail")) {
+    ref_game_free(&g);
+    return -1;
   }
   /* Time first: a mail after the deadline finds the game lost on time. */
   {

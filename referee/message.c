@@ -54,7 +54,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
   char err[256], digest[65], key[300];
   const char *why = NULL;
   const char *result;
-  bool seen = false;
+  bool seen = false, automatic = false;
   int over;
   int rc = -1;
 
@@ -70,10 +70,17 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     /* Unreadable: nothing to answer, nothing to change; the source keeps
      * the bytes (Maildir cur/), and the digest makes a repeat a no-op. */
     ref_log_warn("unreadable message %.16s: %s", digest, err);
-    snprintf(key, sizeof(key), "<%s@digest>", digest);
     mail = NULL;
   }
-  else if(mail->message_id[0])
+  else
+    automatic = mail_is_automatic(mail, svc->cfg.address, &why);
+  /* The key that makes a repeat a no-op. Automatic mail is never acted on,
+   * so it must not claim its Message-ID (issue 13): a mailing list's copy
+   * of a player's mail (RFC 2919 List-Id, Precedence: list) carries the
+   * player's Message-ID and often comes before the player's own copy,
+   * which would then be dropped as a duplicate. Such mail is keyed by its
+   * bytes, so only a byte-identical repeat of it is a duplicate. */
+  if(mail && mail->message_id[0] && !automatic)
     snprintf(key, sizeof(key), "%s", mail->message_id);
   else
     snprintf(key, sizeof(key), "<%s@digest>", digest);
@@ -94,7 +101,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
   if(!mail) {
     result = "ignored: unreadable";
   }
-  else if(mail_is_automatic(mail, svc->cfg.address, &why)) {
+  else if(automatic) {
     /* RFC 3834 §2: never answer automatic mail, so no loops. */
     ref_log_info("message %s ignored: %s", key, why);
     result = "ignored: automatic";

@@ -13,6 +13,8 @@ with a line holding only "."):
                         a mail client does: To = its Reply-To, "Re: " subject,
                         In-Reply-To, and the original quoted below the text
   reply ADDRESS GAME    the same, to the last mail about game GAME
+  reply ADDRESS confirm the same, to the last confirmation request ADDRESS
+                        received ("[tabula confirm KEY]", issue 13)
   reply-headers ADDRESS the same as reply, with more header fields: the block
                         is header lines, a blank line, then the body
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
@@ -23,6 +25,14 @@ with a line holding only "."):
                         after it is delivered together with it, in one pass
   poll                  `tabula poll` now: what hold left in the inbox
   redeliver             the previous inbound mail again, byte for byte
+  keep                  the next mail (send, reply ...) is composed but not
+                        delivered: `list-copy` and `deliver-kept` use it
+  list-copy             a mailing list's copy of the last mail (kept or
+                        delivered) is delivered: the same Message-ID and
+                        body, as Mailman relays it (List-Id, Precedence:
+                        list, a "[club]" subject prefix, a footer); it is
+                        then the last mail (`redeliver` repeats it)
+  deliver-kept          the kept mail is delivered
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
                         (default) or `tabula deliver` on standard input
   expect N mails        the last delivery produced exactly N mails
@@ -93,6 +103,8 @@ class Conversation:
         self.mode = "poll"
         self.hold = False  # the next mail waits in the inbox for the one after
         self.arrival = None  # the next inbound mail's arrival time (issue 13)
+        self.keep = False  # the next mail is only composed (keep, deliver-kept)
+        self.kept = None
         self.seen_out = set()
         self.last_to = {}       # address -> last mail tabula sent it
         self.game_mail = {}     # (address, game) -> last mail about that game
@@ -155,7 +167,7 @@ class Conversation:
 
     def snapshot(self):
         if not os.path.exists(self.db):
-            return None
+            return ([], [])  # no store yet: no games, no journal
         con = sqlite3.connect(self.db)
         try:
             games = con.execute("select id, phase, state, turn, result, draw_offer_seat "
@@ -167,6 +179,10 @@ class Conversation:
         return (games, journal)
 
     def deliver(self, raw):
+        if self.keep:
+            self.keep = False
+            self.kept = self.last_raw = raw
+            return
         self.before = self.snapshot()
         self.last_raw = raw
         if self.mode == "deliver":
@@ -253,9 +269,32 @@ class Conversation:
         return self.compose(sender, text, to=to, subject=subject, extra=extra)
 
 
+def list_copy(raw):
+    """The copy a Mailman list relays of a mail its member sent to the
+    referee and to the list: the same Message-ID and text, the list's
+    header fields (RFC 2919 List-Id, RFC 2369 List-Post, Precedence: list),
+    its subject prefix and footer (issue 13)."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = []
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"subject: "):
+            line = b"Subject: [club] " + line[9:]
+        lines.append(line)
+    lines += [b"Cc: club@lists.example.org",
+              b"Sender: club-bounces@lists.example.org",
+              b"List-Id: Chess club <club.lists.example.org>",
+              b"List-Post: <mailto:club@lists.example.org>",
+              b"Precedence: list"]
+    footer = (b"_______________________________________________\r\n"
+              b"club mailing list\r\nclub@lists.example.org\r\n")
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body + footer
+
+
 def game_of(subject):
-    """The game number of a "[tabula N TOKEN]" subject, or None."""
-    m = re.search(r"\[tabula (\d+) ", subject)
+    """The game number of a "[tabula N TOKEN]" (or an observer's "[tabula
+    N]") subject, "confirm" for a
+    confirmation request ("[tabula confirm KEY]", issue 13), or None."""
+    m = re.search(r"\[tabula (\d+|confirm)[ \]]", subject)
     return m.group(1) if m else None
 
 
@@ -339,6 +378,15 @@ def run_case(tabula, path):
                     conv.hold = True
                 elif words[0] == "redeliver":
                     conv.deliver(conv.last_raw)
+                elif words[0] == "keep":
+                    conv.keep = True
+                elif words[0] == "list-copy":
+                    conv.deliver(list_copy(conv.last_raw))
+                elif words[0] == "deliver-kept":
+                    if conv.kept is None:
+                        raise CaseError("no kept mail")
+                    conv.deliver(conv.kept)
+                    conv.kept = None
                 elif words[0] == "mode":
                     conv.mode = words[1]
                 elif words[0] == "clock" and len(words) == 2:

@@ -745,11 +745,17 @@ static void finish(struct bg_state *st, int winner, enum ref_end end, int points
   st->dice[0] = st->dice[1] = 0;
 }
 
+static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err);
+
 static int bg_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
   struct bg_state *st = st_of(s);
   if(options && *options) {
-    /* No options yet (BG-4: Jacoby, beavers, Crawford are off). */
+    /* fen=POSITION (bg_encode's Position ID:Match ID, dice included) starts
+     * from a position, as `new GAME fen=...` does in the other games; no
+     * other option (BG-4: Jacoby, beavers, Crawford are off). */
+    if(!strncmp(options, "fen=", 4) && !strchr(options, ';'))
+      return bg_decode(s, options + 4, err);
     ref_err_set(err, REF_EINVAL, "bad-option", options);
     return REF_EINVAL;
   }

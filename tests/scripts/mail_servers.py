@@ -232,6 +232,13 @@ def start_game(referee_poll, who="alice", opp="bob"):
     submit(who + "@example.test", "referee@example.test", "a game?",
            "new chess fide_draws=off with %s@example.test\n" % opp)
     referee_poll()
+    # issue 13: a first `new` is confirmed from its address before anyone
+    # is invited; the request's key comes back through Postfix's delimiter
+    conf = wait_mail(who, "Please confirm")
+    if not ok(conf is not None, "the confirmation request reached %s's mailbox" % who):
+        return None, None
+    reply(who + "@example.test", conf, "confirm")
+    referee_poll()
     inv = wait_mail(opp, "invites you")
     if not ok(inv is not None, "the invitation reached %s's mailbox" % opp):
         return None, None
@@ -275,7 +282,8 @@ def part_imap_idle():
     ok(serve.returncode == 0, "serve ended cleanly on SIGTERM (rc %s)" % serve.returncode)
     ok(journal(db) == ["e4", "e5"], "journal holds e4 e5: %s" % journal(db))
     msgs, uns = unseen("referee")
-    ok(msgs == 4 and uns == 0, "referee INBOX: 4 mails, all \\Seen (%s, %s)" % (msgs, uns))
+    # new, confirm (issue 13), accept, e4, e5
+    ok(msgs == 5 and uns == 0, "referee INBOX: 5 mails, all \\Seen (%s, %s)" % (msgs, uns))
     ok(all(r[0] == "sent" for r in outbox_rows(db)), "every reply marked sent on the 250")
     return db, cfg, a, b
 
@@ -360,6 +368,11 @@ def part_pop3():
 
     submit("alice@example.test", "carol@example.test", "pop3 game",
            "new chess with bob@example.test\n")
+    poll()
+    conf = wait_mail("alice", "Please confirm", frm="carol@")
+    if not ok(conf is not None, "POP3: the confirmation request reached alice"):
+        return
+    reply("alice@example.test", conf, "confirm")
     poll()
     inv = wait_mail("bob", "invites you", frm="carol@")
     if not ok(inv is not None, "POP3: the invitation reached bob"):
@@ -470,11 +483,22 @@ def part_sendmail():
                 "Message-ID: <sm1@example.test>\n\nnew checkers with bob@example.test\n")
     p = tabula("poll", cfg)
     ok(p.returncode == 0, "sendmail sink: poll rc %s %s" % (p.returncode, p.stderr[-300:]))
+    # issue 13: carol confirms her first `new` (into the Maildir inbox)
+    conf = wait_mail("carol", "Please confirm", 20)
+    ok(conf is not None, "sendmail sink: the confirmation request reached carol")
+    if conf is None:
+        return
+    with open(os.path.join(inbox, "new", "2.M2P1.test"), "w") as f:
+        f.write("From: carol@example.test\nTo: %s\nSubject: Re: %s\n"
+                "Message-ID: <sm2@example.test>\n\nconfirm\n"
+                % (email.utils.parseaddr(str(conf["Reply-To"]))[1], conf["Subject"]))
+    p = tabula("poll", cfg)
+    ok(p.returncode == 0, "sendmail sink: poll rc %s %s" % (p.returncode, p.stderr[-300:]))
     inv = wait_mail("bob", "invites you", 20)
     ok(inv is not None and "carol@example.test" in str(inv["Subject"]),
        "sendmail sink: the invitation reached bob through Postfix's sendmail")
-    ok(all(r[0] == "sent" for r in outbox_rows(db)) and len(outbox_rows(db)) == 2,
-       "sendmail sink: both rows sent on exit 0")
+    ok(all(r[0] == "sent" for r in outbox_rows(db)) and len(outbox_rows(db)) == 3,
+       "sendmail sink: every row sent on exit 0")
 
 
 def part_wrong_ca():
