@@ -3,7 +3,7 @@
  * asked" (issue 13) in tabula_store: the requests waiting for their
  * one-time key to come back from their address, and the addresses that
  * have answered one of our mails. Contract in store.h; schema in store.c
- * (migration 3). What a request does once confirmed, and who may be
+ * (migration 4). What a request does once confirmed, and who may be
  * mailed, is the service's (referee/optin.c): the store keeps the facts.
  * Addresses compare without regard to case (COLLATE NOCASE).
  */

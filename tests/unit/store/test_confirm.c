@@ -2,7 +2,7 @@
  * test_confirm.c: unit tests of store/confirm.c (issue 13: nothing to an
  * address that has not asked) against store.h: the pending confirmation
  * requests (put, get, delete, prune) and the confirmed addresses (case
- * does not matter, the first answer is kept), and migration 3, which
+ * does not matter, the first answer is kept), and migration 4, which
  * counts as confirmed the seats the journal shows answering a keyed mail.
  */
 #include "store.h"
@@ -121,16 +121,16 @@ START_TEST(test_confirmed)
 }
 END_TEST
 
-/* A store at version 2 with game 1: alice invited (only 'create'), bob
+/* A store at version 3 (claims, before confirmations) with game 1: alice invited (only 'create'), bob
  * accepted and moved; game 2: carol invited dave, who never answered.
- * Opening it migrates to 3 and counts bob as confirmed, no one else. */
+ * Opening it migrates to 4 and counts bob as confirmed, no one else. */
 START_TEST(test_migration_counts_answers)
 {
   struct store *st = open_ok(dbpath);
   bool yes = false;
   store_close(st);
   raw_exec(dbpath,
-           "DROP TABLE confirmations; DROP TABLE confirmed; PRAGMA user_version = 2;"
+           "DROP TABLE confirmations; DROP TABLE confirmed; PRAGMA user_version = 3;"
            "INSERT INTO players VALUES('alice@example.org', 1), ('bob@example.org', 1),"
            " ('carol@example.org', 1), ('dave@example.org', 1);"
            "INSERT INTO games(id, kind, rules_version, options, phase, state, turn, result,"
@@ -144,7 +144,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 3);
+  ck_assert_int_eq(store_schema_version(st), 4);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
