@@ -227,18 +227,26 @@ def wait_port(port, up, timeout=10):
 
 # ---------------------------------------------------------------------------
 
+def confirm(who, referee_poll=lambda: None, frm="referee@", timeout=10.0, what=""):
+    """issue 13: who's first `new` is confirmed from its address before
+    anyone is invited: who answers the request with `confirm`, as a mail
+    client replies (the key comes back through Postfix's delimiter).
+    False when no request came."""
+    conf = wait_mail(who, "Please confirm", timeout, frm=frm)
+    if not ok(conf is not None, "%sthe confirmation request reached %s's mailbox" % (what, who)):
+        return False
+    reply(who + "@example.test", conf, "confirm")
+    referee_poll()
+    return True
+
+
 def start_game(referee_poll, who="alice", opp="bob"):
     """Invitation and acceptance; returns the last mail each player got."""
     submit(who + "@example.test", "referee@example.test", "a game?",
            "new chess fide_draws=off with %s@example.test\n" % opp)
     referee_poll()
-    # issue 13: a first `new` is confirmed from its address before anyone
-    # is invited; the request's key comes back through Postfix's delimiter
-    conf = wait_mail(who, "Please confirm")
-    if not ok(conf is not None, "the confirmation request reached %s's mailbox" % who):
+    if not confirm(who, referee_poll):
         return None, None
-    reply(who + "@example.test", conf, "confirm")
-    referee_poll()
     inv = wait_mail(opp, "invites you")
     if not ok(inv is not None, "the invitation reached %s's mailbox" % opp):
         return None, None
@@ -369,11 +377,8 @@ def part_pop3():
     submit("alice@example.test", "carol@example.test", "pop3 game",
            "new chess with bob@example.test\n")
     poll()
-    conf = wait_mail("alice", "Please confirm", frm="carol@")
-    if not ok(conf is not None, "POP3: the confirmation request reached alice"):
+    if not confirm("alice", poll, frm="carol@", what="POP3: "):
         return
-    reply("alice@example.test", conf, "confirm")
-    poll()
     inv = wait_mail("bob", "invites you", frm="carol@")
     if not ok(inv is not None, "POP3: the invitation reached bob"):
         return
@@ -418,6 +423,8 @@ def part_arrival_and_moves():
     submit("alice@example.test", "carol@example.test", "a timed game",
            "new chess days=1 with bob@example.test\n")
     poll(cfg)
+    if not confirm("alice", lambda: poll(cfg), frm="carol@", what="arrival: "):
+        return
     inv = wait_mail("bob", "invites you", frm="carol@")
     if not ok(inv is not None, "arrival: the invitation reached bob"):
         return
