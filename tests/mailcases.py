@@ -228,29 +228,16 @@ class Conversation:
                 continue
             self.seen_out.add(name)
             with open(os.path.join(newdir, name), "rb") as f:
-                raw = f.read()
-            msg = email.message_from_bytes(raw, policy=email.policy.default)
-            to = str(msg["To"]).strip().lower()
-            mail = {"to": to, "subject": str(msg["Subject"]),
-                    "reply-to": str(msg["Reply-To"] or ""),
-                    "body": msg.get_content().replace("\r\n", "\n"), "msg": msg, "raw": raw}
+                mail = read_mail(f.read())
             check_outgoing(mail)
             self.step_mails.append(mail)
-            self.last_to[to] = mail
-            self.game_mail[(to, game_of(mail["subject"]))] = mail
+            self.last_to[mail["to"]] = mail
+            self.game_mail[(mail["to"], game_of(mail["subject"]))] = mail
 
     def compose(self, sender, body, to=REFEREE, subject="", extra=""):
         self.counter += 1
         mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
-        lines = body.split("\n")
-        if lines and lines[0].startswith("Subject: "):
-            subject = lines[0][9:]
-            body = "\n".join(lines[1:])
-        head = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n"
-                "Date: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n"
-                "Content-Type: text/plain; charset=utf-8\r\n%s\r\n"
-                % (sender, to, subject, mid, extra))
-        return (head + body.replace("\n", "\r\n") + "\r\n").encode()
+        return compose(sender, body, mid, to, subject, extra)
 
     def reply(self, sender, body, victim=None, game=None, headers=""):
         if game is not None:
@@ -259,14 +246,70 @@ class Conversation:
             last = self.last_to.get((victim or sender).lower())
         if last is None:
             raise CaseError("no mail to %s to reply to" % sender)
-        msg = last["msg"]
-        to = str(msg["Reply-To"] or msg["From"])
-        subject = "Re: " + str(msg["Subject"])
-        quoted = "\n".join("> " + line for line in last["body"].split("\n"))
-        text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
-        extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
-        extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
-        return self.compose(sender, text, to=to, subject=subject, extra=extra)
+        self.counter += 1
+        mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
+        return reply_to(last, sender, body, mid, headers)
+
+
+# The mail client, for the script tests too (tests/scripts/*.py,
+# tests/crash/crash_trials.py): what tabula sent, read; a player's mail and
+# a player's reply, written.
+
+def read_mail(raw):
+    """A mail tabula wrote (bytes), as the cases look at it."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    return {"to": str(msg["To"]).strip().lower(), "subject": str(msg["Subject"]),
+            "reply-to": str(msg["Reply-To"] or ""),
+            "body": msg.get_content().replace("\r\n", "\n"), "msg": msg, "raw": raw}
+
+
+def compose(sender, body, mid, to=REFEREE, subject="", extra=""):
+    """A plain mail from sender (a first line "Subject: ..." of body sets
+    the subject); extra is more header lines, each ending in CRLF."""
+    lines = body.split("\n")
+    if lines and lines[0].startswith("Subject: "):
+        subject = lines[0][9:]
+        body = "\n".join(lines[1:])
+    head = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n"
+            "Date: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n"
+            "Content-Type: text/plain; charset=utf-8\r\n%s\r\n"
+            % (sender, to, subject, mid, extra))
+    return (head + body.replace("\n", "\r\n") + "\r\n").encode()
+
+
+def reply_to(last, sender, body, mid, headers=""):
+    """sender's answer to `last` (a read_mail) the way a mail client writes
+    it: To = its Reply-To, "Re: " subject, In-Reply-To, and the original
+    quoted below the text; headers: more header lines, one a line."""
+    msg = last["msg"]
+    to = str(msg["Reply-To"] or msg["From"])
+    subject = "Re: " + str(msg["Subject"])
+    quoted = "\n".join("> " + line for line in last["body"].split("\n"))
+    text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
+    extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
+    extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
+    return compose(sender, text, mid, to=to, subject=subject, extra=extra)
+
+
+def confirm_answers(outbox, mid, done=None):
+    """issue 13: the answer `confirm` of each confirmation request ("[tabula
+    confirm KEY]") in the Maildir outbox (new/ and cur/), from its
+    addressee, as reply_to writes it; in the order of the files' names.
+    mid(i) is the i-th answer's Message-ID; done, a set of file names,
+    skips the requests answered before and gets these added."""
+    done = set() if done is None else done
+    answers = []
+    for sub in ("new", "cur"):
+        d = os.path.join(outbox, sub)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if name in done:
+                continue
+            with open(os.path.join(d, name), "rb") as f:
+                mail = read_mail(f.read())
+            if game_of(mail["subject"]) == "confirm":
+                done.add(name)
+                answers.append(reply_to(mail, mail["to"], "confirm", mid(len(answers))))
+    return answers
 
 
 def list_copy(raw):
