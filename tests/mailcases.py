@@ -291,12 +291,13 @@ def reply_to(last, sender, body, mid, headers=""):
     return compose(sender, text, mid, to=to, subject=subject, extra=extra)
 
 
-def confirm_answers(outbox, mid, done=None):
+def confirm_answers(outbox, mid, done=None, only=None):
     """issue 13: the answer `confirm` of each confirmation request ("[tabula
     confirm KEY]") in the Maildir outbox (new/ and cur/), from its
     addressee, as reply_to writes it; in the order of the files' names.
     mid(i) is the i-th answer's Message-ID; done, a set of file names,
-    skips the requests answered before and gets these added."""
+    skips the requests answered before and gets these added; only(address)
+    says which addressees answer (default: all)."""
     done = set() if done is None else done
     answers = []
     for sub in ("new", "cur"):
@@ -306,7 +307,7 @@ def confirm_answers(outbox, mid, done=None):
                 continue
             with open(os.path.join(d, name), "rb") as f:
                 mail = read_mail(f.read())
-            if game_of(mail["subject"]) == "confirm":
+            if game_of(mail["subject"]) == "confirm" and (only is None or only(mail["to"])):
                 done.add(name)
                 answers.append(reply_to(mail, mail["to"], "confirm", mid(len(answers))))
     return answers
