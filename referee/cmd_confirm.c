@@ -35,7 +35,7 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
     m->refused = 1;
     return 0;
   }
-  if(ref_confirmation_take(svc, key, from, &req, &state))
+  if(ref_confirmation_take(svc, key, from, m->arrived, &req, &state))
     return -1;
   if(state == REF_CONFIRM_UNKNOWN)
     return ref_refuse_player(m, "confirm", "confirm-unknown", "");

@@ -98,10 +98,13 @@ enum ref_confirm_state {
   REF_CONFIRM_LAPSED, /* answered after confirm_days: not run */
   REF_CONFIRM_UNKNOWN /* no such key, used, or from another address */
 };
-/* The request a key names, answered from `from`. OK and LAPSED use the key
- * up and record `from` as confirmed: it answered the mail we sent it. */
+/* The request a key names, answered from `from` by a mail that reached the
+ * mailbox at `arrived` (issue 13: lapsed or not by its arrival, not by
+ * when it is read). OK and LAPSED use the key up and record `from` as
+ * confirmed: it answered the mail we sent it. */
 int ref_confirmation_take(struct ref_service *svc, const char *key, const char *from,
-                          struct store_confirm *out, enum ref_confirm_state *state);
+                          int64_t arrived, struct store_confirm *out,
+                          enum ref_confirm_state *state);
 /* Drops requests that lapsed long ago (tick.c). */
 int ref_confirmations_prune(struct ref_service *svc);
 

@@ -132,7 +132,8 @@ int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *re
 }
 
 int ref_confirmation_take(struct ref_service *svc, const char *key, const char *from,
-                          struct store_confirm *out, enum ref_confirm_state *state)
+                          int64_t arrived, struct store_confirm *out,
+                          enum ref_confirm_state *state)
 {
   int rc = store_confirm_get(svc->st, out, key);
   if(rc == STORE_ENOTFOUND) {
@@ -148,7 +149,9 @@ int ref_confirmation_take(struct ref_service *svc, const char *key, const char *
     *state = REF_CONFIRM_UNKNOWN;
     return 0;
   }
-  *state = ref_now(svc) >= out->expires ? REF_CONFIRM_LAPSED : REF_CONFIRM_OK;
+  /* An answer that reached the mailbox in time is in time, however late
+   * the referee reads it (issue 13, the arrival rule of moves and claims). */
+  *state = arrived >= out->expires ? REF_CONFIRM_LAPSED : REF_CONFIRM_OK;
   if(store_confirm_delete(svc->st, key) != STORE_OK ||
      ref_confirmed_add(svc, from,
                        *state == REF_CONFIRM_OK ? "confirmed a request" : "answered late"))
