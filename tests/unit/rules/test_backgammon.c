@@ -1180,8 +1180,16 @@ START_TEST(test_init_fen)
   memset(&err, 0, sizeof(err));
   ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA", &err), REF_EINVAL);
   ck_assert_str_eq(err.reason, "bg-bad-position");
-  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;jacoby=on", NULL),
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;jacoby=on", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bad-option");
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;fen=4HPwATDgc/ABMA", &err),
                    REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bad-option");
+  /* Options are read as in every game (game_text.c): blanks and a trailing
+   * ';' are allowed. */
+  ck_assert_int_eq(G->ops->init(s, " fen = 4HPwATDgc/ABMA:MAEPAAAAAAAE ;", NULL), REF_OK);
+  ck_assert_int_eq(G->ops->encode(s, buf, sizeof(buf)), REF_OK);
+  ck_assert_str_eq(buf, "4HPwATDgc/ABMA:MAEPAAAAAAAE");
   free(s);
 }
 END_TEST
