@@ -85,6 +85,28 @@ static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_
   return -1;
 }
 
+/* The game a mail names: local+GAME.TOKEN@ in To, then Delivered-To, then
+ * "[tabula GAME TOKEN]" in the Subject. 0 when found. */
+static int game_tag(const struct mail_msg *mail, char delim, int64_t *game, char *token,
+                    size_t cap)
+{
+  return tag_from_address(mail->to, delim, game, token, cap) &&
+                 tag_from_address(mail->delivered_to, delim, game, token, cap) &&
+                 tag_from_subject(mail->subject, game, token, cap)
+             ? -1
+             : 0;
+}
+
+/* The seat whose key this is, -1 for none. */
+static int seat_of_token(const struct ref_game_ctx *g, const char *token)
+{
+  size_t i;
+  for(i = 0; i < g->nseats; i++)
+    if(!strcmp(g->seats[i].token, token))
+      return (int)i;
+  return -1;
+}
+
 /* ---- the "#N" guard ---- */
 
 /* Whether a mail would change the game (a move, an offer, an answer):
@@ -347,9 +369,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   /* The answer to a confirmation request (issue 13). */
   if(!confirm_key(mail, delim, token, sizeof(token)))
     return ref_do_confirm(m, token, &cmds);
-  if(tag_from_address(mail->to, delim, &game, token, sizeof(token)) &&
-     tag_from_address(mail->delivered_to, delim, &game, token, sizeof(token)) &&
-     tag_from_subject(mail->subject, &game, token, sizeof(token))) {
+  if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
       const struct ref_cmd *c = &cmds.cmd[i];
@@ -379,10 +399,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   /* The token names the seat; under auth = token+from (the default) the
    * From must be that seat's player too, else a forwarded or forged mail
    * could move for them. */
-  seat = -1;
-  for(i = 0; i < (int)g.nseats; i++)
-    if(!strcmp(g.seats[i].token, token))
-      seat = i;
+  seat = seat_of_token(&g, token);
   if(seat < 0 || (!token_only && strcasecmp(g.seats[seat].address, mail->from))) {
     int sender_seat = ref_seat_of(&g, mail->from);
     m->refused = 1;
@@ -430,6 +447,41 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_log_info("game %lld: %s acted for %s with the key alone (auth = token)",
                  (long long)game, mail->from, g.seats[seat].address);
     rc = ref_tell_seat(m, &g, seat, "acted-for-you.txt", extra, 2);
+  }
+  ref_game_free(&g);
+  return rc;
+}
+
+int ref_dispatch_unreadable(struct ref_msg_ctx *m, const char *why)
+{
+  struct ref_service *svc = m->svc;
+  const struct mail_msg *mail = m->mail;
+  struct ref_game_ctx g;
+  char token[64], err[256];
+  int64_t game = 0;
+  int seat, rc;
+  char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
+
+  m->refused = 1;
+  /* Only a player's own mail about their game is answered: its key names
+   * a seat and its From is that seat's player, whatever auth says (no
+   * command could be read, so nothing of auth = token's use applies).
+   * Anyone else gets nothing: no backscatter to a forged From. */
+  if(game_tag(mail, delim, &game, token, sizeof(token)))
+    return 0;
+  m->game = game;
+  if(ref_game_load(svc, &g, game, err, sizeof(err))) {
+    ref_log_warn("mail %s names game %lld: %s", m->message_id, (long long)game, err);
+    return 0;
+  }
+  seat = seat_of_token(&g, token);
+  if(seat < 0 || strcasecmp(g.seats[seat].address, mail->from)) {
+    ref_game_free(&g);
+    return 0;
+  }
+  {
+    struct tpl_var extra[2] = {{"why", why}, {"their_subject", mail->subject}};
+    rc = ref_tell_seat(m, &g, seat, "unreadable-mail.txt", extra, 2);
   }
   ref_game_free(&g);
   return rc;

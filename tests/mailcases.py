@@ -15,12 +15,15 @@ with a line holding only "."):
   reply ADDRESS GAME    the same, to the last mail about game GAME
   reply ADDRESS confirm the same, to the last confirmation request ADDRESS
                         received ("[tabula confirm KEY]", issue 13)
-  reply-headers ADDRESS the same as reply, with more header fields: the block
-                        is header lines, a blank line, then the body
+  reply-headers ADDRESS [VICTIM]
+                        the same as reply, with more header fields: the block
+                        is header lines, a blank line, then the body; with
+                        VICTIM, a forgery as reply-as writes it
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
-  (in any block, a line "@repeat N TEXT" stands for N lines TEXT)
+  (in any block, a line "@repeat N TEXT" stands for N times TEXT, a "\\n"
+  in TEXT a line break)
   hold                  the next mail is only put into the inbox; the one
                         after it is delivered together with it, in one pass
   poll                  `tabula poll` now: what hold left in the inbox
@@ -265,15 +268,18 @@ def read_mail(raw):
 
 def compose(sender, body, mid, to=REFEREE, subject="", extra=""):
     """A plain mail from sender (a first line "Subject: ..." of body sets
-    the subject); extra is more header lines, each ending in CRLF."""
+    the subject); extra is more header lines, each ending in CRLF (a
+    Content-Type among them replaces the text/plain one)."""
     lines = body.split("\n")
     if lines and lines[0].startswith("Subject: "):
         subject = lines[0][9:]
         body = "\n".join(lines[1:])
     head = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n"
             "Date: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n"
-            "Content-Type: text/plain; charset=utf-8\r\n%s\r\n"
-            % (sender, to, subject, mid, extra))
+            "%s%s\r\n"
+            % (sender, to, subject, mid,
+               "" if re.search(r"(?im)^content-type:", extra)
+               else "Content-Type: text/plain; charset=utf-8\r\n", extra))
     return (head + body.replace("\n", "\r\n") + "\r\n").encode()
 
 
@@ -368,7 +374,8 @@ def read_block(lines, i):
     block = []
     while i < len(lines) and lines[i] != ".":
         rep = re.fullmatch(r"@repeat (\d+) (.*)", lines[i])
-        block.extend([rep.group(2)] * int(rep.group(1)) if rep else [lines[i]])
+        block.extend(rep.group(2).replace("\\n", "\n").split("\n") * int(rep.group(1))
+                     if rep else [lines[i]])
         i += 1
     if i == len(lines):
         raise CaseError("block not closed by '.'")
@@ -411,7 +418,8 @@ def run_case(tabula, path):
                     # header lines, a blank line, the body (RFC 3834 cases)
                     block, i = read_block(lines, i)
                     headers, _, body = block.partition("\n\n")
-                    conv.deliver(conv.reply(words[1], body, headers=headers))
+                    conv.deliver(conv.reply(words[1], body, headers=headers,
+                                            victim=words[2] if len(words) > 2 else None))
                 elif words[0] == "reply-as":
                     body, i = read_block(lines, i)
                     conv.deliver(conv.reply(words[1], body, victim=words[2]))
