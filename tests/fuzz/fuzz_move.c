@@ -15,7 +15,12 @@
  * rules_fuzz.c; TABULA_FUZZ_GAME=NAME pins one), a byte choosing one of
  * that game's seed positions ('0' the first) (tests/data/positions/seeds.txt: start
  * positions and positions of the tests' data), a byte for the dice when the
- * position waits for a roll, then the text (up to the first NUL).
+ * position waits for a roll, then the text (up to the first NUL). A
+ * position byte '!' instead takes the position from the text: its first
+ * line is a position string (ops->decode) or else init options, the rest is
+ * the move text; inputs that do not set up a position are skipped. This is
+ * how regression inputs (corpus/fuzz_move/regress-*) name their position
+ * without depending on the order of seeds.txt.
  */
 #include "rules_fuzz.h"
 
@@ -270,6 +275,25 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     abort();
   memcpy(text, data + 3, n);
   text[n] = '\0';
+  if(data[1] == '!') {
+    /* "POSITION\nMOVE": the position from the input itself */
+    char *nl = strchr(text, '\n');
+    struct ref_err perr;
+    if(!nl) {
+      free(s);
+      free(text);
+      return 0;
+    }
+    *nl = '\0';
+    memset(s, 0, g->state_size);
+    if(g->ops->decode(s, text, &perr) != REF_OK &&
+       g->ops->init(s, text[0] ? text : NULL, &perr) != REF_OK) {
+      free(s);
+      free(text);
+      return 0;
+    }
+    memmove(text, nl + 1, strlen(nl + 1) + 1);
+  }
   /* two faces from the byte, the rest fixed */
   dice = (uint32_t)(data[2] % 6) | (uint32_t)(data[2] / 6 % 6) << 4 | 0x543200u;
   fz_roll(g, s, dice);
