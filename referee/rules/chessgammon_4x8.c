@@ -512,7 +512,8 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
     s++;
   do {
     int t = type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
-    if(t < 0 || (c >= 0 && cc != c))
+    /* a count never wraps (issue 20): no side has 16 of a type */
+    if(t < 0 || (c >= 0 && cc != c) || st->n[sq][t] >= 16)
       return false;
     c = cc;
     put(st, c, t, sq);
@@ -596,6 +597,11 @@ static int read_position(struct v4_state *st, const char *text, const char **rea
           t = type_of_letter(*s);
           if(t < 0)
             return REF_EINVAL;
+          /* a count never wraps (issue 20): no side has 16 of a type */
+          if(st->bar[*s >= 'a' ? BLACK : WHITE][t] >= 16) {
+            *reason = "cg-too-many-pieces";
+            return REF_EINVAL;
+          }
           st->bar[*s >= 'a' ? BLACK : WHITE][t]++;
         }
     }
