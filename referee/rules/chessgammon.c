@@ -565,8 +565,8 @@ void ref_cg_end_turn(struct ref_cg_state *st)
   st->fresh = 0;
   p->side = (uint8_t)them;
   p->key ^= ref_chess_zobrist_side;
-  if(mover == BLACK)
-    p->fullmove++;
+  if(mover == BLACK && p->fullmove < REF_CH_COUNTER_MAX)
+    p->fullmove++; /* six digits, as read: every position decodes */
   st->ep[0] = ep[0];
   st->ep[1] = ep[1];
   st->pend[0] = st->pend[1] = NO_SQ;
