@@ -404,8 +404,8 @@ static void settle(struct v4_state *st)
 
 static void end_turn(struct v4_state *st)
 {
-  if(st->side == BLACK)
-    st->fullmove++;
+  if(st->side == BLACK && st->fullmove < REF_CH_COUNTER_MAX)
+    st->fullmove++; /* six digits, as read: every position decodes */
   st->side ^= 1;
   if(st->nhist == V4_HIST_MAX) {
     memmove(st->hist, st->hist + 2, (V4_HIST_MAX - 2) * sizeof(st->hist[0]));
