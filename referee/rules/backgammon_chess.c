@@ -292,7 +292,7 @@ static void flip_side(struct ref_chess_pos *p)
 {
   p->side ^= 1;
   p->key ^= ref_chess_zobrist_side;
-  if(p->side == REF_CH_WHITE)
+  if(p->side == REF_CH_WHITE && p->fullmove < REF_CH_COUNTER_MAX)
     p->fullmove++;
 }
 
@@ -1265,7 +1265,9 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     nst.ep = (uint8_t)sq;
   }
   full = strtoul(field[4], &end, 10);
-  if(*end || full < 1 || full > 9999 || !isdigit((unsigned char)field[4][0]))
+  /* the chess core's limit, where its make stops counting: every position
+   * a game reaches decodes (9999 here was passed in four moves) */
+  if(*end || full < 1 || full > REF_CH_COUNTER_MAX || !isdigit((unsigned char)field[4][0]))
     return bad_position(err, "move number");
   nst.pos.fullmove = (uint32_t)full;
   nst.pos.key = ref_chess_key_compute(&nst.pos);
