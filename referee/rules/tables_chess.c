@@ -61,6 +61,9 @@
 
 #define TC_PIECES 12
 #define TC_IDLE_MAX 100 /* TC-8: 50 turns of each player */
+/* The position string's move number (an int16_t): read up to this, and a
+ * play never counts past it, so every position a game reaches decodes. */
+#define TC_MOVE_MAX 30000
 #define TC_SUGGEST 6
 
 enum { K = REF_TC_KING, R = REF_TC_ROOK, B = REF_TC_BISHOP, N = REF_TC_KNIGHT, P = REF_TC_PAWN };
@@ -903,7 +906,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   if(nf >= 3 && !read_uint(f[2], fe[2], TC_IDLE_MAX, &v))
     return bad_position(err, "idle count");
   nst.idle = (int16_t)(nf >= 3 ? v : 0);
-  if(nf >= 4 && (!read_uint(f[3], fe[3], 30000, &v) || v < 1))
+  if(nf >= 4 && (!read_uint(f[3], fe[3], TC_MOVE_MAX, &v) || v < 1))
     return bad_position(err, "move number");
   nst.move_number = (int16_t)(nf >= 4 ? v : 1);
 
@@ -1133,7 +1136,8 @@ static int tc_apply(struct ref_state *s, const struct ref_move *m)
   st->last_dice[0] = st->dice[0];
   st->last_dice[1] = st->dice[1];
   st->b = after;
-  st->move_number++;
+  if(st->move_number < TC_MOVE_MAX)
+    st->move_number++;
   for(i = 0; i < p.n; i++)
     if(p.type[i] == K)
       king_moved = true;
