@@ -10,6 +10,7 @@
 #                       in the source tree; configured and built if needed)
 #   TABULA_FUZZ_GAME    pin the rules targets to one game (rules_fuzz.c)
 #   TABULA_FUZZ_JOBS    libFuzzer processes per target (default 1)
+#   TABULA_FUZZ_NICE    niceness of the fuzzers (default 10)
 #   TABULA_FUZZ_WORK    where the growing corpora and crashes go (default
 #                       BUILD/fuzz-work; kept between runs, so a second run
 #                       goes on from the first)
@@ -26,6 +27,7 @@ shift || true
 build=${TABULA_FUZZ_BUILD:-$root/build-fuzz}
 work=${TABULA_FUZZ_WORK:-$build/fuzz-work}
 jobs=${TABULA_FUZZ_JOBS:-1}
+niceness=${TABULA_FUZZ_NICE:-10}
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTABULA_FUZZ=ON \
     >/dev/null
@@ -54,7 +56,7 @@ for t in "${targets[@]}"; do
   # stall the referee); new inputs go to the first directory only.
   set +e
   # (in $dir: with -jobs libFuzzer writes fuzz-N.log into the current directory)
-  (cd "$dir" && exec nice -n 15 "$bin" -max_total_time="$secs" -timeout=10 -max_len=1024 \
+  (cd "$dir" && exec nice -n "$niceness" "$bin" -max_total_time="$secs" -timeout=10 -max_len=1024 \
     -print_final_stats=1 "${par[@]}" -artifact_prefix="$dir/" "${dict[@]}" \
     "$dir/corpus" "$root/tests/fuzz/corpus/$t") >"$dir/log" 2>&1
   rc=$?

@@ -16,7 +16,9 @@
  *   ops->init("fen=" text)       the game's position option (pos= for the
  *                                Backgammon Chess pair), as a mail sets it.
  * A decoded position must also decode from its own string to the same
- * status, legal moves and boards (nothing lives outside the string).
+ * status, legal moves and boards (nothing lives outside the string). From
+ * every position reached, eight steps are played (moves, rolls and cube
+ * answers chosen by the input's hash), each position checked again.
  */
 #include "rules_fuzz.h"
 
@@ -25,6 +27,7 @@
 #include <string.h>
 
 #define TEXT_MAX 4096
+#define WALK_PLIES 8 /* steps played from each position reached, each checked */
 
 int LLVMFuzzerInitialize(int *argc, char ***argv)
 {
@@ -74,6 +77,7 @@ static bool one_way(const struct ref_game_desc *g, const char *how, const char *
     snprintf(seen[(*nseen)++], FZ_STATE_MAX, "%s", pos);
   }
   fz_check_position(g, s, depth, is_decode, dice);
+  fz_walk(g, s, WALK_PLIES, dice);
   free(s);
   return true;
 }

@@ -37,7 +37,8 @@ static struct fz_game games[] = {
 
 static const char *target_name = "fuzz";
 static struct fz_game *pinned;
-static char *reasons; /* templates/reasons.txt with a '\n' in front */
+static char **reasons; /* the keys worded in templates/reasons.txt, sorted */
+static size_t nreasons;
 static const uint8_t *cur_data;
 static size_t cur_size;
 
@@ -50,22 +51,39 @@ static void print_counts(void)
               games[i].name, games[i].runs, games[i].accepted);
 }
 
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+/* The keys of templates/reasons.txt ("key = text" lines), sorted. */
 static void load_reasons(void)
 {
   const char *path = TABULA_SOURCE_DIR "/templates/reasons.txt";
   FILE *f = fopen(path, "rb");
-  long len;
-  if(!f || fseek(f, 0, SEEK_END) || (len = ftell(f)) < 0 || fseek(f, 0, SEEK_SET)) {
+  size_t cap = 0;
+  char line[4096];
+
+  if(!f) {
     fprintf(stderr, "%s: cannot read %s\n", target_name, path);
     exit(2);
   }
-  reasons = calloc(1, (size_t)len + 2);
-  if(!reasons || fread(reasons + 1, 1, (size_t)len, f) != (size_t)len) {
-    fprintf(stderr, "%s: cannot read %s\n", target_name, path);
-    exit(2);
+  while(fgets(line, sizeof(line), f)) {
+    char *eq = strstr(line, " = ");
+    if(line[0] == '#' || !eq)
+      continue;
+    *eq = '\0';
+    if(nreasons == cap) {
+      char **v = realloc(reasons, (cap = cap ? cap * 2 : 256) * sizeof(*v));
+      if(!v)
+        abort();
+      reasons = v;
+    }
+    if(!(reasons[nreasons++] = strdup(line)))
+      abort();
   }
-  reasons[0] = '\n';
   fclose(f);
+  qsort(reasons, nreasons, sizeof(*reasons), cmp_str);
 }
 
 void fz_init(const char *target)
@@ -150,9 +168,7 @@ void fz_fail(const struct ref_game_desc *g, const char *fmt, ...)
 
 static bool reason_known(const char *key)
 {
-  char probe[64];
-  snprintf(probe, sizeof(probe), "\n%s = ", key);
-  return strstr(reasons, probe) != NULL;
+  return bsearch(&key, reasons, nreasons, sizeof(*reasons), cmp_str) != NULL;
 }
 
 /* A C string of at most cap - 1 characters inside buf[cap]. */
@@ -506,4 +522,45 @@ void fz_check_position(const struct ref_game_desc *g, const struct ref_state *s,
   if(fz_roll(g, c, dice) == REF_OK)
     fz_check_position(g, c, depth - 1, false, dice >> 8 | dice << 24);
   free(c);
+}
+
+void fz_walk(const struct ref_game_desc *g, const struct ref_state *start, int plies,
+             uint32_t seed)
+{
+  struct ref_state *s = dup_or_die(g, start);
+  struct ref_movelist list = {0};
+  int i;
+
+  for(i = 0; i < plies; i++) {
+    struct ref_status st;
+    seed = seed * 1103515245u + 12345u;
+    g->ops->status(s, &st);
+    if(st.phase == REF_PHASE_OVER)
+      break;
+    if(st.phase == REF_PHASE_ROLL || st.phase == REF_PHASE_CUBE) {
+      if(fz_roll(g, s, seed >> 8) != REF_OK)
+        break;
+    }
+    else if(st.phase == REF_PHASE_CUBE_REPLY) {
+      struct ref_err err;
+      if(g->ops->act(s, st.turn, (seed >> 16) & 3 ? REF_ACT_TAKE : REF_ACT_DROP, 0, &err) !=
+         REF_OK)
+        fz_fail(g, "take or drop refused in the CUBE_REPLY phase (%s)", err.reason);
+    }
+    else {
+      ref_movelist_clear(&list);
+      legal_or_fail(g, s, &list, "a walk");
+      if(!list.n)
+        break;
+      const struct ref_move *m = &list.v[(seed >> 8) % list.n];
+      char pos[FZ_STATE_MAX];
+      encode_or_fail(g, s, pos, "a walk");
+      check_notation(g, s, m, pos);
+      if(g->ops->apply(s, m) != REF_OK)
+        fz_fail(g, "apply refused a legal move on a walk");
+    }
+    fz_check_position(g, s, i == plies - 1, false, seed);
+  }
+  ref_movelist_free(&list);
+  free(s);
 }

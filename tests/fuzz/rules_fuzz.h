@@ -64,6 +64,13 @@ void fz_check_refusal(const struct ref_game_desc *g, int rc, const struct ref_er
 void fz_check_position(const struct ref_game_desc *g, const struct ref_state *s, int depth,
                        bool fresh, uint32_t dice);
 
+/* Plays `plies` steps from start (moves, rolls, cube answers chosen by
+ * seed), checking each position reached at depth 0 and the notation of
+ * each move played, the last position at depth 1: positions a decoded
+ * string leads to, far from any start. */
+void fz_walk(const struct ref_game_desc *g, const struct ref_state *start, int plies,
+             uint32_t seed);
+
 /* Gives the dice a ROLL or CUBE phase asks for (faces from `dice`, an
  * opening double replaced); returns the ops->roll code, or 1 when no roll
  * is due. */
