@@ -882,8 +882,10 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
       return bad_position(err, "turn");
     start_turn(&nst, m.on_roll);
     if(m.dice[0]) {
-      nst.dice[0] = (uint8_t)m.dice[0];
-      nst.dice[1] = (uint8_t)m.dice[1];
+      /* the higher die first, as ref_bg_match_id writes them: a position
+       * decodes the same from its own string (issue 13) */
+      nst.dice[0] = (uint8_t)(m.dice[0] > m.dice[1] ? m.dice[0] : m.dice[1]);
+      nst.dice[1] = (uint8_t)(m.dice[0] > m.dice[1] ? m.dice[1] : m.dice[0]);
       nst.phase = REF_PHASE_MOVE;
     }
     break;
