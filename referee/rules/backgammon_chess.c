@@ -1312,8 +1312,10 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
       return bad_position(err, field[6]);
     nst.phase = REF_PHASE_MOVE;
     nst.turn = nst.onroll;
-    nst.dice[0] = (uint8_t)m.dice[0];
-    nst.dice[1] = (uint8_t)m.dice[1];
+    /* the higher die first, as ref_bg_match_id writes them: a position
+     * decodes the same from its own string (issue 13) */
+    nst.dice[0] = (uint8_t)(m.dice[0] > m.dice[1] ? m.dice[0] : m.dice[1]);
+    nst.dice[1] = (uint8_t)(m.dice[0] > m.dice[1] ? m.dice[1] : m.dice[0]);
     nst.stage = field[6][0] == 'b' ? ST_BG : field[6][0] == 'c' ? ST_CHESS : ST_PLACE;
     if(nst.stage == ST_PLACE) {
       if(field[6][6] < '1' || field[6][6] > '4' || field[6][7])
