@@ -28,6 +28,15 @@ build=${TABULA_FUZZ_BUILD:-$root/build-fuzz}
 work=${TABULA_FUZZ_WORK:-$build/fuzz-work}
 jobs=${TABULA_FUZZ_JOBS:-1}
 niceness=${TABULA_FUZZ_NICE:-10}
+# clang's libFuzzer runtime is a separate Debian package
+probe=$(mktemp)
+if ! printf 'int LLVMFuzzerTestOneInput(const char *d, unsigned long n) { return 0; }\n' |
+   clang -fsanitize=fuzzer -x c - -o "$probe" 2>/dev/null; then
+  rm -f "$probe"
+  echo "clang cannot link libFuzzer: apt-get install clang libclang-rt-14-dev" >&2
+  exit 2
+fi
+rm -f "$probe"
 if [ ! -f "$build/CMakeCache.txt" ]; then
   CC=clang cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo -DTABULA_FUZZ=ON \
     >/dev/null
