@@ -261,10 +261,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   if(size < 3)
     return 0;
-  fz_set_input(data, size);
-  game = fz_pick(data[0]);
+  game = fz_start(data, size);
   g = game->desc;
-  game->runs++;
   sd = &seeds[game - fz_game_at(0)];
   n = strnlen((const char *)data + 3, size - 3);
   if(n > TEXT_MAX)

@@ -95,10 +95,8 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
 
   if(size < 1)
     return 0;
-  fz_set_input(data, size);
-  game = fz_pick(data[0]);
+  game = fz_start(data, size);
   g = game->desc;
-  game->runs++;
   n = strnlen((const char *)data + 1, size - 1);
   if(n > TEXT_MAX)
     return 0;

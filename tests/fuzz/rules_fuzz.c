@@ -140,10 +140,13 @@ struct fz_game *fz_game_at(size_t i)
   return i < NGAMES ? &games[i] : NULL;
 }
 
-void fz_set_input(const uint8_t *data, size_t size)
+struct fz_game *fz_start(const uint8_t *data, size_t size)
 {
+  struct fz_game *game = fz_pick(data[0]);
   cur_data = data;
   cur_size = size;
+  game->runs++;
+  return game;
 }
 
 void fz_fail(const struct ref_game_desc *g, const char *fmt, ...)

@@ -35,8 +35,9 @@ struct fz_game *fz_pick(uint8_t selector);
 size_t fz_ngames(void);
 struct fz_game *fz_game_at(size_t i);
 
-/* The input being run, for failure reports. */
-void fz_set_input(const uint8_t *data, size_t size);
+/* Starts an input (size >= 1): keeps it for failure reports, picks the
+ * game from its first byte and counts the input for that game. */
+struct fz_game *fz_start(const uint8_t *data, size_t size);
 /* Prints the game, what broke and the input, then aborts. */
 void fz_fail(const struct ref_game_desc *g, const char *fmt, ...)
   __attribute__((format(printf, 2, 3), noreturn));
