@@ -30,37 +30,28 @@ static long runs;
 static int run_file(const char *path)
 {
   FILE *f = fopen(path, "rb");
-  uint8_t *buf;
-  size_t n;
+  uint8_t *buf = NULL;
+  long size = -1;
 
-  if(!f) {
-    perror(path);
+  if(f && !fseek(f, 0, SEEK_END))
+    size = ftell(f);
+  if(!f || size < 0 || size > (long)INPUT_MAX || fseek(f, 0, SEEK_SET)) {
+    fprintf(stderr, "%s: cannot read it, or larger than %u bytes\n", path, INPUT_MAX);
+    if(f)
+      fclose(f);
     return -1;
   }
-  buf = malloc(INPUT_MAX + 1);
-  if(!buf) {
+  /* exactly size bytes, so ASan sees a read past the input */
+  buf = malloc(size ? (size_t)size : 1);
+  if(!buf || fread(buf, 1, (size_t)size, f) != (size_t)size) {
+    fprintf(stderr, "%s: cannot read it\n", path);
+    free(buf);
     fclose(f);
     return -1;
   }
-  n = fread(buf, 1, INPUT_MAX + 1, f);
   fclose(f);
-  if(n > INPUT_MAX) {
-    fprintf(stderr, "%s: larger than %u bytes\n", path, INPUT_MAX);
-    free(buf);
-    return -1;
-  }
-  /* a copy of exactly n bytes, so ASan sees a read past the input */
-  {
-    uint8_t *exact = malloc(n ? n : 1);
-    if(!exact) {
-      free(buf);
-      return -1;
-    }
-    memcpy(exact, buf, n);
-    free(buf);
-    LLVMFuzzerTestOneInput(exact, n);
-    free(exact);
-  }
+  LLVMFuzzerTestOneInput(buf, (size_t)size);
+  free(buf);
   runs++;
   return 0;
 }
