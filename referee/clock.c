@@ -1,8 +1,7 @@
 /*
- * clock.c: time in tabula (issue 6). Days per move, weekends counted or
- * not, vacations, reminders at half time and 24 hours before the deadline,
- * loss on time (automatic or claimed), invitations that expire, and the
- * opt-in daily digest.
+ * clock.c: a game's clock (issue 6). Days per move, weekends counted or
+ * not, vacations; what is due when (reminders at half time and 24 hours
+ * before the deadline, the loss on time, automatic or claimed).
  *
  * The model. A game's clock runs for one seat at a time: the seat the
  * rules say must act. It restarts when that seat changes or a move is
@@ -15,166 +14,22 @@
  * cached deadline: every decision recounts from the clock's start, so a
  * vacation booked later moves the deadline at once.
  *
- * All time-driven work happens in ref_service_tick, one transaction per
- * game (or per player for digests). Each action is recorded in the same
- * transaction as its mails (the clock's `reminded` bits, the game's phase,
- * the digest queue emptied), so a second tick at the same time sends
- * nothing twice, and a crash repeats at most an uncommitted action.
- *
- * The date arithmetic is pure (no clock, no locale, no timegm): days since
- * 1970-01-01 with H. Hinnant's civil-calendar formulas.
+ * The clock tells nobody anything: it answers what is due (data), and
+ * the layers above mail the players (docs/architecture.md, layer 4 "turns
+ * and time"): the time commands and the loss on time are cmd_time.c's,
+ * the time-driven work (ref_service_tick) is tick.c's, the deadline a
+ * mail shows is views.c's, asking ref_clock_view. The date arithmetic is
+ * pure and lives below, in calendar.c.
  */
-#include "service_int.h"
+#include "lifecycle_int.h"
 
-#include "buf.h"
-#include "commands.h"
 #include "log.h"
-#include "mail.h"
 
-#include <ctype.h>
-#include <errno.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <time.h>
 
-#define DAY 86400
-/* A bound on every day-by-day walk: no deadline lies 300 years away. */
-#define WALK_MAX_DAYS 110000
-
-/* ---- pure date arithmetic ---- */
-
-int64_t ref_day_of(int64_t t)
-{
-  return t >= 0 ? t / DAY : -((-t + DAY - 1) / DAY);
-}
-
-static int64_t days_from_civil(int64_t y, int m, int d)
-{
-  int64_t era, yoe, doy, doe;
-  y -= m <= 2;
-  era = (y >= 0 ? y : y - 399) / 400;
-  yoe = y - era * 400;
-  doy = (153 * (m + (m > 2 ? -3 : 9)) + 2) / 5 + d - 1;
-  doe = yoe * 365 + yoe / 4 - yoe / 100 + doy;
-  return era * 146097 + doe - 719468;
-}
-
-static void civil_from_days(int64_t z, int *y, int *m, int *d)
-{
-  int64_t era, doe, yoe, doy, mp;
-  z += 719468;
-  era = (z >= 0 ? z : z - 146096) / 146097;
-  doe = z - era * 146097;
-  yoe = (doe - doe / 1460 + doe / 36524 - doe / 146096) / 365;
-  doy = doe - (365 * yoe + yoe / 4 - yoe / 100);
-  mp = (5 * doy + 2) / 153;
-  *d = (int)(doy - (153 * mp + 2) / 5 + 1);
-  *m = (int)(mp < 10 ? mp + 3 : mp - 9);
-  *y = (int)(yoe + era * 400 + (*m <= 2));
-}
-
-int ref_year_of_day(int64_t day)
-{
-  int y, m, d;
-  civil_from_days(day, &y, &m, &d);
-  return y;
-}
-
-/* 0 Sunday .. 6 Saturday; 1970-01-01 was a Thursday. */
-int ref_weekday(int64_t day)
-{
-  int64_t w = (day + 4) % 7;
-  return (int)(w < 0 ? w + 7 : w);
-}
-
-/* Exactly YYYY-MM-DD, a real date from 1970 to 9999. */
-int ref_date_parse(const char *s, int64_t *day)
-{
-  static const int mdays[] = {31, 29, 31, 30, 31, 30, 31, 31, 30, 31, 30, 31};
-  int y, m, d, i, leap;
-  for(i = 0; i < 10; i++) {
-    if(i == 4 || i == 7) {
-      if(s[i] != '-')
-        return -1;
-    }
-    else if(!isdigit((unsigned char)s[i]))
-      return -1;
-  }
-  if(s[10])
-    return -1;
-  y = atoi(s);
-  m = atoi(s + 5);
-  d = atoi(s + 8);
-  leap = (y % 4 == 0 && y % 100 != 0) || y % 400 == 0;
-  if(y < 1970 || m < 1 || m > 12 || d < 1 || d > mdays[m - 1] || (m == 2 && d == 29 && !leap))
-    return -1;
-  *day = days_from_civil(y, m, d);
-  return 0;
-}
-
-void ref_date_text(char *buf, size_t cap, int64_t day)
-{
-  int y, m, d;
-  civil_from_days(day, &y, &m, &d);
-  snprintf(buf, cap, "%04d-%02d-%02d", y, m, d);
-}
-
-/* ISO 8601 date and time, always UTC: "2026-11-30 09:00 UTC". */
-void ref_time_text(char *buf, size_t cap, int64_t t)
-{
-  char date[16];
-  int64_t s = t - ref_day_of(t) * DAY;
-  ref_date_text(date, sizeof(date), ref_day_of(t));
-  snprintf(buf, cap, "%s %02d:%02d UTC", date, (int)(s / 3600), (int)(s / 60 % 60));
-}
-
-/* ---- counted time ---- */
-
-static int day_counts(const struct ref_clock_rules *r, int64_t day)
-{
-  size_t i;
-  int w;
-  if(!r->weekends) {
-    w = ref_weekday(day);
-    if(w == 0 || w == 6)
-      return 0;
-  }
-  for(i = 0; i < r->nvac; i++)
-    if(day >= r->vac[i].first_day && day <= r->vac[i].last_day)
-      return 0;
-  return 1;
-}
-
-int64_t ref_clock_counted(const struct ref_clock_rules *r, int64_t from, int64_t to)
-{
-  int64_t total = 0, day, n = 0;
-  for(day = ref_day_of(from); from < to && n < WALK_MAX_DAYS; day++, n++) {
-    int64_t end = (day + 1) * DAY;
-    int64_t seg_end = end < to ? end : to;
-    if(day_counts(r, day))
-      total += seg_end - from;
-    from = seg_end;
-  }
-  return total;
-}
-
-int64_t ref_clock_reach(const struct ref_clock_rules *r, int64_t from, int64_t need)
-{
-  int64_t day, n = 0;
-  if(need <= 0)
-    return from;
-  for(day = ref_day_of(from); n < WALK_MAX_DAYS; day++, n++) {
-    int64_t end = (day + 1) * DAY;
-    if(day_counts(r, day)) {
-      if(end - from >= need)
-        return from + need;
-      need -= end - from;
-    }
-    from = end;
-  }
-  return INT64_MAX;
-}
+#define DAY REF_DAY
 
 /* ---- game options: days=N, weekends=on|off ---- */
 
@@ -297,6 +152,10 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
     return 0; /* the same decision is still awaited: the clock runs on */
   c.seat = seat;
   c.moves = moves;
+  /* The next decision's time starts when its player is told of this one,
+   * i.e. now, not at the mail's arrival: a referee that was down costs no
+   * player time, neither the one who moved (judged at arrival, see
+   * ref_clock_overdue) nor the one who answers (issue 13). */
   c.started = ref_now(svc);
   c.reminded = 0;
   if(clock_state(svc, &c, g->seats[seat].address, c.started, &used, &c.deadline))
@@ -329,13 +188,11 @@ void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, c
 
 /* ---- loss on time ---- */
 
-static int end_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser,
-                       int64_t deadline, int claimed)
+int ref_clock_end(struct ref_service *svc, struct ref_game_ctx *g, int loser, int64_t deadline,
+                  int claimed)
 {
-  struct ref_service *svc = m->svc;
   char text[160], when[40];
   int winner = 1 - loser;
-  struct tpl_var extra[2];
 
   ref_time_text(when, sizeof(when), deadline);
   snprintf(g->row.result, sizeof(g->row.result), "%s won on time", g->desc->seat_names[winner]);
@@ -348,20 +205,15 @@ static int end_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser,
   g->row.turn = -1;
   if(store_game_update(svc->st, &g->row) != STORE_OK || ref_clock_sync(svc, g))
     return -1;
-  m->changed = 1;
   ref_log_info("game %lld: %s", (long long)g->row.id, g->row.result);
-  extra[0].name = "deadline";
-  extra[0].value = when;
-  extra[1].name = "late";
-  extra[1].value = g->seats[loser].address;
-  return ref_tell_all(m, g, "timeout.txt", extra, 2);
+  return 0;
 }
 
-int ref_clock_overdue(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t at, int *late,
+                      int64_t *deadline)
 {
-  struct ref_service *svc = m->svc;
   struct store_clock c;
-  int64_t used, deadline;
+  int64_t used;
   int fresh, seat = running_seat(g);
 
   if(seat < 0 || strcmp(svc->cfg.timeout, "auto"))
@@ -370,25 +222,46 @@ int ref_clock_overdue(struct ref_msg_ctx *m, struct ref_game_ctx *g)
     return -1;
   if(fresh || c.seat != seat)
     return 0;
-  if(clock_state(svc, &c, g->seats[seat].address, ref_now(svc), &used, &deadline))
+  if(clock_state(svc, &c, g->seats[seat].address, at, &used, deadline))
     return -1;
   /* A mail that arrives after the deadline finds the game lost on time,
-   * even if no tick has run since: the ruling may not depend on timing. */
-  if(used >= (int64_t)c.days * DAY)
-    return end_on_time(m, g, seat, deadline, 0);
+   * even if no tick has run since; one that arrived before it is on time
+   * however late it is read (issue 13: its arrival, not "now"): the ruling
+   * may not depend on when the daemon looked. */
+  *late = seat;
+  return used >= (int64_t)c.days * DAY ? 1 : 0;
+}
+
+int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t at,
+                    int *late, int64_t *deadline)
+{
+  struct store_clock k;
+  int64_t used;
+  int fresh;
+
+  *late = running_seat(g);
+  if(*late < 0 || *late == seat)
+    return 1;
+  if(clock_get(svc, &k, g->row.id, &fresh))
+    return -1;
+  if(fresh || k.seat != *late)
+    return 1;
+  if(clock_state(svc, &k, g->seats[*late].address, at, &used, deadline))
+    return -1;
+  /* Once the time-up notice went out the time stays up: a vacation
+   * booked afterwards cannot take back a claim the opponent was offered. */
+  if(used < (int64_t)k.days * DAY && !(k.reminded & 4))
+    return 2;
+  if(*deadline < k.started)
+    *deadline = k.started;
   return 0;
 }
 
-/* ---- commands: vacation, digest, claim time ---- */
-
-int ref_clock_is_command(int kind)
-{
-  return kind == REF_CMD_VACATION || kind == REF_CMD_DIGEST || kind == REF_CMD_CLAIM_TIME;
-}
+/* ---- after a vacation ---- */
 
 /* Recomputes the cached deadlines of every game whose clock runs for
  * `address` (after a vacation), listing them for the reply. */
-static int refresh_deadlines(struct ref_service *svc, const char *address, struct ref_buf *list)
+int ref_clock_refresh(struct ref_service *svc, const char *address, struct ref_buf *list)
 {
   int64_t *ids = NULL;
   size_t n = 0, i;
@@ -421,522 +294,68 @@ static int refresh_deadlines(struct ref_service *svc, const char *address, struc
   return rc;
 }
 
-/* Days of [first, last] that fall in calendar year y. */
-static int64_t days_in_year(int64_t first, int64_t last, int y)
-{
-  int64_t lo = days_from_civil(y, 1, 1), hi = days_from_civil(y, 12, 31);
-  if(first > lo)
-    lo = first;
-  if(last < hi)
-    hi = last;
-  return hi >= lo ? hi - lo + 1 : 0;
-}
+/* ---- what is due (the tick, tick.c) ---- */
 
-/* vacation FROM TO: whole UTC days, inclusive; "to" or "-" between the
- * dates is fine. */
-static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                       const struct ref_cmd *c)
-{
-  struct ref_service *svc = m->svc;
-  const char *address = g->seats[seat].address;
-  char a[32] = "", b[32] = "", mid[32] = "", extra_word[8] = "", detail[96];
-  char from_text[16], to_text[16], days_text[24], left_text[96];
-  struct store_vacation *vacs = NULL;
-  struct ref_buf list;
-  struct tpl_var extra[5];
-  int64_t first, last, today = ref_day_of(ref_now(svc));
-  size_t n = 0, i;
-  int y, words, rc;
-
-  words = sscanf(c->arg, "%31s %31s %31s %7s", a, mid, b, extra_word);
-  if(words == 2) {
-    memcpy(b, mid, sizeof(b));
-    mid[0] = '\0';
-  }
-  if((words != 2 && words != 3) || (words == 3 && strcasecmp(mid, "to") && strcmp(mid, "-")) ||
-     ref_date_parse(a, &first) || ref_date_parse(b, &last))
-    return ref_refuse(m, g, seat, c->line, "vacation-syntax", c->arg, NULL);
-  if(last < first)
-    return ref_refuse(m, g, seat, c->line, "vacation-order", "", NULL);
-  ref_date_text(detail, sizeof(detail), today);
-  if(first < today)
-    return ref_refuse(m, g, seat, c->line, "vacation-past", detail, NULL);
-  if(first > today + 366)
-    return ref_refuse(m, g, seat, c->line, "vacation-too-far", "", NULL);
-  if(store_vacation_list(svc->st, &vacs, &n, address) != STORE_OK)
-    return -1;
-  for(i = 0; i < n; i++) {
-    if(first <= vacs[i].last_day && last >= vacs[i].first_day) {
-      char f[16], t[16];
-      ref_date_text(f, sizeof(f), vacs[i].first_day);
-      ref_date_text(t, sizeof(t), vacs[i].last_day);
-      snprintf(detail, sizeof(detail), "%s to %s", f, t);
-      free(vacs);
-      return ref_refuse(m, g, seat, c->line, "vacation-overlap", detail, NULL);
-    }
-  }
-  /* The allowance is per calendar year: a vacation over New Year draws on
-   * both years. */
-  left_text[0] = '\0';
-  for(y = ref_year_of_day(first); y <= ref_year_of_day(last); y++) {
-    int64_t used = 0, want = days_in_year(first, last, y);
-    for(i = 0; i < n; i++)
-      used += days_in_year(vacs[i].first_day, vacs[i].last_day, y);
-    if(used + want > svc->cfg.vacation_days) {
-      snprintf(detail, sizeof(detail), "%lld of %d days left in %d",
-               (long long)(used < svc->cfg.vacation_days ? svc->cfg.vacation_days - used : 0),
-               svc->cfg.vacation_days, y);
-      free(vacs);
-      return ref_refuse(m, g, seat, c->line, "vacation-allowance", detail, NULL);
-    }
-    snprintf(left_text + strlen(left_text), sizeof(left_text) - strlen(left_text),
-             "%s%lld days left in %d", left_text[0] ? ", " : "",
-             (long long)(svc->cfg.vacation_days - used - want), y);
-  }
-  free(vacs);
-  if(store_vacation_add(svc->st, address, first, last, ref_now(svc)) != STORE_OK)
-    return -1;
-  ref_buf_init(&list, 64 * 1024);
-  if(refresh_deadlines(svc, address, &list)) {
-    ref_buf_free(&list);
-    return -1;
-  }
-  m->changed = 1;
-  ref_log_info("vacation for %s: %s to %s", address, a, b);
-  ref_date_text(from_text, sizeof(from_text), first);
-  ref_date_text(to_text, sizeof(to_text), last);
-  snprintf(days_text, sizeof(days_text), "%lld", (long long)(last - first + 1));
-  extra[0].name = "from";
-  extra[0].value = from_text;
-  extra[1].name = "to";
-  extra[1].value = to_text;
-  extra[2].name = "days";
-  extra[2].value = days_text;
-  extra[3].name = "left";
-  extra[3].value = left_text;
-  extra[4].name = "deadlines";
-  extra[4].value = list.s ? list.s : "";
-  rc = ref_tell_seat(m, g, seat, "vacation-ok.txt", extra, 5);
-  ref_buf_free(&list);
-  return rc;
-}
-
-static int do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                     const struct ref_cmd *c)
-{
-  char hour[8];
-  struct tpl_var extra[1] = {{"hour", hour}};
-  int on;
-  if(!strcasecmp(c->arg, "on"))
-    on = 1;
-  else if(!strcasecmp(c->arg, "off"))
-    on = 0;
-  else
-    return ref_refuse(m, g, seat, c->line, "digest-syntax", c->arg, NULL);
-  if(store_digest_pref_set(m->svc->st, g->seats[seat].address, on) != STORE_OK)
-    return -1;
-  m->changed = 1;
-  snprintf(hour, sizeof(hour), "%02d:00", m->svc->cfg.digest_hour);
-  return ref_tell_seat(m, g, seat, on ? "digest-on.txt" : "digest-off.txt", extra, 1);
-}
-
-static int do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                         const struct ref_cmd *c)
-{
-  struct ref_service *svc = m->svc;
-  struct store_clock k;
-  int64_t used, deadline;
-  char when[40];
-  int fresh, late = running_seat(g);
-
-  /* lost on time as this very mail arrived (timeout=auto): the result
-   * mail already says so */
-  if(g->row.phase == STORE_GAME_FINISHED && m->changed)
-    return 0;
-  if(g->row.phase != STORE_GAME_ACTIVE)
-    return ref_refuse(m, g, seat, c->line, g->row.phase == STORE_GAME_INVITED ? "not-started"
-                                                                              : "game-over",
-                      "", NULL);
-  if(late < 0 || late == seat)
-    return ref_refuse(m, g, seat, c->line, "time-not-running", "", NULL);
-  if(clock_get(svc, &k, g->row.id, &fresh))
-    return -1;
-  if(fresh || k.seat != late)
-    return ref_refuse(m, g, seat, c->line, "time-not-running", "", NULL);
-  if(clock_state(svc, &k, g->seats[late].address, ref_now(svc), &used, &deadline))
-    return -1;
-  /* Once the time-up notice went out the time stays up: a vacation
-   * booked afterwards cannot take back a claim the opponent was offered. */
-  if(used < (int64_t)k.days * DAY && !(k.reminded & 4)) {
-    ref_time_text(when, sizeof(when), deadline);
-    return ref_refuse(m, g, seat, c->line, "time-not-up", when, NULL);
-  }
-  return end_on_time(m, g, late, deadline < k.started ? k.started : deadline, 1);
-}
-
-int ref_clock_command(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                      const struct ref_cmd *c)
-{
-  switch(c->kind) {
-  case REF_CMD_VACATION: return do_vacation(m, g, seat, c);
-  case REF_CMD_DIGEST: return do_digest(m, g, seat, c);
-  case REF_CMD_CLAIM_TIME: return do_claim_time(m, g, seat, c);
-  default: return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
-  }
-}
-
-/* ---- the digest ---- */
-
-/* Mails that may wait for a player's daily digest: news of what others
- * did. Never held: answers to the player's own mail (confirmations and
- * refusals), invitations, forgery notices, anything about time running out
- * (reminders, time up, the loss on time), the end of a game, and private
- * dice (lag-faces.txt, LG-1): those must arrive when they happen. An
- * allow-list, so a new kind of mail is sent at once until listed here. */
-static const char *const digestible[] = {
-  "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
-  "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
-  "resign-rejected.txt",
-};
-
-int ref_digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
-                    const char *tmpl, const char *subject, const char *reply_to,
-                    const char *body)
-{
-  size_t i;
-  bool on = false;
-  if(!g)
-    return 0;
-  if(m->mail && !strcasecmp(to, m->mail->from))
-    return 0;
-  for(i = 0; i < sizeof(digestible) / sizeof(digestible[0]); i++)
-    if(!strcmp(tmpl, digestible[i]))
-      break;
-  if(i == sizeof(digestible) / sizeof(digestible[0]))
-    return 0;
-  if(store_digest_pref_get(m->svc->st, &on, to) != STORE_OK)
-    return -1;
-  if(!on)
-    return 0;
-  if(store_digest_add(m->svc->st, to, g->row.id, ref_now(m->svc), subject,
-                      reply_to ? reply_to : "", body) != STORE_OK)
-    return -1;
-  ref_log_debug("game %lld: %s to %s held for the digest", (long long)g->row.id, tmpl, to);
-  return 1;
-}
-
-/* The first digest hour strictly after t. */
-static int64_t next_digest_time(const struct ref_service *svc, int64_t t)
-{
-  int64_t at = ref_day_of(t) * DAY + (int64_t)svc->cfg.digest_hour * 3600;
-  return at > t ? at : at + DAY;
-}
-
-static int send_digest(struct ref_msg_ctx *m, const char *address)
-{
-  struct store_digest_item *items = NULL;
-  struct ref_buf text;
-  struct tpl_var vars[3];
-  char count[16], date[16];
-  size_t n = 0, i;
-  int rc = -1;
-
-  if(store_digest_items(m->svc->st, &items, &n, address) != STORE_OK)
-    return -1;
-  if(n == 0) {
-    store_digest_free(items, n);
-    return 0;
-  }
-  ref_buf_init(&text, 8u * 1024u * 1024u);
-  for(i = 0; i < n; i++) {
-    char when[40];
-    size_t len = strlen(items[i].body);
-    while(len && (items[i].body[len - 1] == '\n' || items[i].body[len - 1] == '\r'))
-      items[i].body[--len] = '\0';
-    ref_time_text(when, sizeof(when), items[i].created);
-    if(ref_buf_printf(&text, "======== %s\n%s\n", when, items[i].subject) ||
-       (items[i].reply_to[0] && ref_buf_printf(&text, "To answer: %s\n", items[i].reply_to)) ||
-       ref_buf_printf(&text, "\n%s\n\n", items[i].body))
-      goto out;
-  }
-  snprintf(count, sizeof(count), "%zu", n);
-  ref_date_text(date, sizeof(date), ref_day_of(ref_now(m->svc)));
-  vars[0].name = "count";
-  vars[0].value = count;
-  vars[1].name = "date";
-  vars[1].value = date;
-  vars[2].name = "entries";
-  vars[2].value = text.s;
-  if(ref_reply(m, NULL, -1, address, "digest.txt", vars, 3) ||
-     store_digest_clear(m->svc->st, address, items[n - 1].id) != STORE_OK)
-    goto out;
-  rc = 0;
-out:
-  ref_buf_free(&text);
-  store_digest_free(items, n);
-  return rc;
-}
-
-/* ---- the tick ---- */
-
-enum due { DUE_NONE, DUE_HALF, DUE_DAY, DUE_TIMEOUT, DUE_TIME_UP };
-
-static enum due clock_due(const struct ref_service *svc, const struct store_clock *c,
-                          int64_t used)
+static enum ref_clock_due clock_due(const struct ref_service *svc, const struct store_clock *c,
+                                    int64_t used)
 {
   int64_t total = (int64_t)c->days * DAY;
   if(used >= total)
-    return !strcmp(svc->cfg.timeout, "auto") ? DUE_TIMEOUT
-           : (c->reminded & 4)               ? DUE_NONE
-                                             : DUE_TIME_UP;
+    return !strcmp(svc->cfg.timeout, "auto") ? REF_DUE_TIMEOUT
+           : (c->reminded & 4)               ? REF_DUE_NONE
+                                             : REF_DUE_TIME_UP;
   /* The last-day reminder only when it falls after half time (more than
    * two days per move); with two days, half time is 24 hours before. */
   if(c->days > 2 && used >= total - DAY)
-    return (c->reminded & 2) ? DUE_NONE : DUE_DAY;
+    return (c->reminded & 2) ? REF_DUE_NONE : REF_DUE_DAY;
   if(used >= total / 2)
-    return (c->reminded & 1) ? DUE_NONE : DUE_HALF;
-  return DUE_NONE;
+    return (c->reminded & 1) ? REF_DUE_NONE : REF_DUE_HALF;
+  return REF_DUE_NONE;
 }
 
-static void msg_init(struct ref_msg_ctx *m, struct ref_service *svc)
+enum ref_clock_due ref_clock_due_of(struct ref_service *svc, const struct store_clock *c,
+                                    int64_t now)
 {
-  memset(m, 0, sizeof(*m));
-  m->svc = svc;
-  m->message_id = "";
-  ref_buf_init(&m->events, 64 * 1024);
-}
-
-/* One game's due clock action, inside the caller's transaction. The game
- * and its clock are read again here, so what was decided outside the
- * transaction is decided again on the current facts. */
-static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *did)
-{
-  struct ref_msg_ctx m;
-  struct ref_game_ctx g;
-  struct store_clock c;
-  struct tpl_var extra[1];
-  char why[256], when[40];
+  struct store_seat *seats = NULL;
+  size_t ns = 0;
   int64_t used, deadline;
-  int fresh, seat, rc = -1;
-  enum due due;
+  enum ref_clock_due due = REF_DUE_NONE;
+  if(store_seat_list(svc->st, &seats, &ns, c->game) == STORE_OK && (size_t)c->seat < ns &&
+     !clock_state(svc, c, seats[c->seat].address, now, &used, &deadline))
+    due = clock_due(svc, c, used);
+  free(seats);
+  return due;
+}
 
-  *did = 0;
-  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
-    ref_log_warn("tick: %s", why);
+int ref_clock_due_now(struct ref_service *svc, struct ref_game_ctx *g, int64_t now, int *seat,
+                      int64_t *deadline, enum ref_clock_due *due)
+{
+  struct store_clock c;
+  int64_t used;
+  int fresh;
+
+  *due = REF_DUE_NONE;
+  *seat = running_seat(g);
+  if(clock_get(svc, &c, g->row.id, &fresh))
+    return -1;
+  if(*seat < 0 || fresh || c.seat != *seat)
     return 0;
-  }
-  msg_init(&m, svc);
-  seat = running_seat(&g);
+  if(clock_state(svc, &c, g->seats[*seat].address, now, &used, deadline))
+    return -1;
+  *due = clock_due(svc, &c, used);
+  return 0;
+}
+
+int ref_clock_reminded(struct ref_service *svc, int64_t game, enum ref_clock_due due,
+                       int64_t deadline)
+{
+  struct store_clock c;
+  int fresh;
   if(clock_get(svc, &c, game, &fresh))
-    goto out;
-  if(seat < 0 || fresh || c.seat != seat) {
-    rc = 0;
-    goto out;
-  }
-  if(clock_state(svc, &c, g.seats[seat].address, now, &used, &deadline))
-    goto out;
-  due = clock_due(svc, &c, used);
-  ref_time_text(when, sizeof(when), deadline);
-  extra[0].name = "deadline";
-  extra[0].value = when;
-  switch(due) {
-  case DUE_NONE: rc = 0; goto out;
-  case DUE_HALF:
-    c.reminded |= 1;
-    rc = ref_tell_seat(&m, &g, seat, "reminder-half.txt", extra, 1);
-    break;
-  case DUE_DAY:
-    c.reminded |= 1 | 2;
-    rc = ref_tell_seat(&m, &g, seat, "reminder-last-day.txt", extra, 1);
-    break;
-  case DUE_TIME_UP:
-    c.reminded |= 1 | 2 | 4;
-    rc = ref_tell_seat(&m, &g, seat, "time-up.txt", extra, 1);
-    if(!rc)
-      rc = ref_tell_seat(&m, &g, 1 - seat, "time-up-claimable.txt", extra, 1);
-    break;
-  case DUE_TIMEOUT:
-    rc = end_on_time(&m, &g, seat, deadline, 0);
-    *did = !rc;
-    goto out;
-  }
+    return -1;
+  /* the bits say which notices went out: 1 half time, 2 the last day,
+   * 4 time up (timeout=claim); a later one implies the earlier */
+  c.reminded |= due == REF_DUE_HALF ? 1 : due == REF_DUE_DAY ? 1 | 2 : 1 | 2 | 4;
   c.deadline = deadline;
-  if(!rc && store_clock_put(svc->st, &c) != STORE_OK)
-    rc = -1;
-  *did = !rc;
-out:
-  ref_buf_free(&m.events);
-  ref_game_free(&g);
-  return rc;
-}
-
-/* An invitation left unanswered for invite_days: cancelled, and each
- * party told once (the phase change and the mails commit together). */
-static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit, int *did)
-{
-  struct ref_msg_ctx m;
-  struct ref_game_ctx g;
-  struct tpl_var extra[1];
-  char why[256], days[16], text[64];
-  int rc = -1;
-
-  *did = 0;
-  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
-    ref_log_warn("tick: %s", why);
-    return 0;
-  }
-  if(g.row.phase != STORE_GAME_INVITED || g.row.created > limit) {
-    ref_game_free(&g);
-    return 0;
-  }
-  msg_init(&m, svc);
-  snprintf(days, sizeof(days), "%d", svc->cfg.invite_days);
-  g.row.phase = STORE_GAME_CANCELLED;
-  snprintf(g.row.result, sizeof(g.row.result), "invitation expired");
-  snprintf(text, sizeof(text), "invitation expired after %d days", svc->cfg.invite_days);
-  extra[0].name = "days";
-  extra[0].value = days;
-  if(!ref_journal(svc, &g, -1, "expire", text, NULL) && !ref_game_save(svc, &g) &&
-     !ref_tell_all(&m, &g, "invitation-expired.txt", extra, 1)) {
-    rc = 0;
-    *did = 1;
-    ref_log_info("game %lld: %s", (long long)game, text);
-  }
-  ref_buf_free(&m.events);
-  ref_game_free(&g);
-  return rc;
-}
-
-/* Runs fn in its own transaction; a failure rolls back only this one. */
-static int in_transaction(struct ref_service *svc, int64_t id, int64_t arg,
-                          int (*fn)(struct ref_service *, int64_t, int64_t, int *), size_t *count)
-{
-  int did = 0;
-  if(store_begin(svc->st) != STORE_OK)
-    return -1;
-  if(fn(svc, id, arg, &did) || store_commit(svc->st) != STORE_OK) {
-    ref_log_error("tick: game %lld: %s; will retry", (long long)id, store_errmsg(svc->st));
-    store_rollback(svc->st);
-    return -1;
-  }
-  *count += (size_t)did;
-  return 0;
-}
-
-int ref_service_tick(struct ref_service *svc, size_t *actions)
-{
-  int64_t now = ref_now(svc), *ids = NULL;
-  struct store_clock *clocks = NULL;
-  struct store_digest_due *due = NULL;
-  size_t n = 0, i;
-  int rc = 0;
-
-  *actions = 0;
-  /* Invitations. */
-  if(store_games_invited_before(svc->st, &ids, &n, now - (int64_t)svc->cfg.invite_days * DAY) !=
-     STORE_OK)
-    return -1;
-  for(i = 0; i < n; i++)
-    if(in_transaction(svc, ids[i], now - (int64_t)svc->cfg.invite_days * DAY, tick_invitation,
-                      actions))
-      rc = -1;
-  free(ids);
-
-  /* Clocks: decided cheaply outside a transaction, acted on inside one. */
-  if(store_clock_running(svc->st, &clocks, &n) != STORE_OK)
-    return -1;
-  for(i = 0; i < n; i++) {
-    struct store_seat *seats = NULL;
-    size_t ns = 0;
-    int64_t used, deadline;
-    int act = 0;
-    if(store_seat_list(svc->st, &seats, &ns, clocks[i].game) == STORE_OK &&
-       (size_t)clocks[i].seat < ns &&
-       !clock_state(svc, &clocks[i], seats[clocks[i].seat].address, now, &used, &deadline))
-      act = clock_due(svc, &clocks[i], used) != DUE_NONE;
-    free(seats);
-    if(act && in_transaction(svc, clocks[i].game, now, tick_clock, actions))
-      rc = -1;
-  }
-  free(clocks);
-
-  /* Digests: one per player, at the first digest hour after the oldest
-   * held mail. */
-  if(store_digest_waiting(svc->st, &due, &n) != STORE_OK)
-    return -1;
-  for(i = 0; i < n; i++) {
-    struct ref_msg_ctx m;
-    if(next_digest_time(svc, due[i].oldest) > now)
-      continue;
-    msg_init(&m, svc);
-    if(store_begin(svc->st) != STORE_OK) {
-      rc = -1;
-    }
-    else if(send_digest(&m, due[i].address) || store_commit(svc->st) != STORE_OK) {
-      ref_log_error("tick: digest for %s: %s; will retry", due[i].address,
-                    store_errmsg(svc->st));
-      store_rollback(svc->st);
-      rc = -1;
-    }
-    else
-      (*actions)++;
-    ref_buf_free(&m.events);
-  }
-  free(due);
-  return rc;
-}
-
-/* ---- the test clock ---- */
-
-static int read_clock_file(const char *path, int64_t *t)
-{
-  char buf[64], *end;
-  FILE *f = fopen(path, "r");
-  size_t n;
-  long long v;
-  if(!f)
-    return -1;
-  n = fread(buf, 1, sizeof(buf) - 1, f);
-  fclose(f);
-  buf[n] = '\0';
-  errno = 0;
-  v = strtoll(buf, &end, 10);
-  while(*end == '\n' || *end == ' ' || *end == '\r')
-    end++;
-  if(end == buf || *end || errno || v < 0)
-    return -1;
-  *t = v;
-  return 0;
-}
-
-static int64_t file_clock(void *arg)
-{
-  struct timespec pause = {0, 5000000L};
-  int64_t t;
-  int tries = 0;
-  /* a test rewriting the file may be caught half-way: look again */
-  while(read_clock_file(arg, &t) && ++tries < 100)
-    nanosleep(&pause, NULL);
-  if(tries == 100) {
-    /* Tests only: a broken test clock must stop the run, never fall back
-     * to another time silently. */
-    ref_log_error("test_clock_file %s is unreadable", (const char *)arg);
-    abort();
-  }
-  return t;
-}
-
-int ref_clock_use_file(struct ref_service *svc, char *errbuf, size_t errcap)
-{
-  int64_t t;
-  if(read_clock_file(svc->cfg.test_clock_file, &t)) {
-    snprintf(errbuf, errcap, "test_clock_file %s does not hold epoch seconds",
-             svc->cfg.test_clock_file);
-    return -1;
-  }
-  svc->clock = file_clock;
-  svc->clock_arg = svc->cfg.test_clock_file;
-  ref_log_warn("the time comes from %s (test_clock_file): for tests only",
-               svc->cfg.test_clock_file);
-  return 0;
+  return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }

@@ -23,8 +23,11 @@
  * service has drawn and committed the next chain (which it does at the
  * first roll past the end): such rolls are mailed as soon as they can be,
  * late; with N = 4096 a game never gets near it.
+ *
+ * Layer 4, "turns and time" (docs/architecture.md): turns.c asks for these
+ * mails at the end of every ref_game_advance.
  */
-#include "service_int.h"
+#include "lifecycle_int.h"
 
 #include "buf.h"
 #include "dice.h"

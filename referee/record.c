@@ -2,15 +2,13 @@
  * record.c: a game's record, rebuilt from its journal for people to read:
  * `history` by mail, and `tabula export` (PGN for chess, a plain transcript
  * with the dice lines for the other games, so an export verifies with
- * tools/tabula-verify-dice.py). Also the observers' list (observe GAME).
+ * tools/tabula-verify-dice.py). Layer 3, "games" (docs/architecture.md).
  *
  * The record replays the journal through the rules once more, entry by
  * entry, so each move is labelled with the move number the game had when it
  * was made (the same number the "#N" guard speaks of).
  */
-#include "service_int.h"
-
-#include "buf.h"
+#include "game_int.h"
 
 #include <ctype.h>
 #include <stdio.h>
@@ -86,7 +84,7 @@ static const char *seat_name(const struct ref_game_ctx *r, int seat)
 }
 
 /* "winner SEAT" or "draw": what `tabula adjudicate` journals. */
-int ref_adjudication_parse(const char *text, int *winner)
+static int adjudication_parse(const char *text, int *winner)
 {
   if(!strcmp(text, "draw")) {
     *winner = -1;
@@ -153,6 +151,8 @@ static void describe(char *buf, size_t cap, const struct ref_game_ctx *r,
     snprintf(buf, cap, "result: %s", e->text);
   else if(!strcmp(e->kind, "adjudicate"))
     snprintf(buf, cap, "adjudicated by the operator: %s", e->text);
+  else if(!strcmp(e->kind, "reason")) /* tabula adjudicate --reason */
+    snprintf(buf, cap, "the operator's reason: %s", e->text);
   else if(!strcmp(e->kind, "action") || !strcmp(e->kind, "offer"))
     deed(buf, cap, who, e->text);
   else
@@ -242,7 +242,7 @@ static int pgn_step(void *arg, const struct ref_game_ctx *r, const struct rec_st
     return pgn_comment(c, w);
   }
   if(!strcmp(e->kind, "adjudicate")) {
-    c->adjudicated = !ref_adjudication_parse(e->text, &c->winner);
+    c->adjudicated = !adjudication_parse(e->text, &c->winner);
     return pgn_comment(c, "adjudicated by the operator");
   }
   return 0;
@@ -357,71 +357,4 @@ int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
   if(!strcmp(g->desc->name, "chess"))
     return export_pgn(svc, g, out);
   return export_plain(svc, g, out);
-}
-
-/* ---- observers: "observers:GAME" in the kv table, addresses by spaces ---- */
-
-#define OBSERVERS_MAX 32
-
-static void observers_key(char *buf, size_t cap, int64_t game)
-{
-  snprintf(buf, cap, "observers:%lld", (long long)game);
-}
-
-int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap)
-{
-  char key[48];
-  int rc;
-  observers_key(key, sizeof(key), game);
-  rc = store_kv_get(svc->st, buf, cap, key);
-  if(rc == STORE_OK)
-    return 0;
-  buf[0] = '\0';
-  return rc == STORE_ENOTFOUND ? 0 : -1;
-}
-
-static int has_word(const char *list, const char *word)
-{
-  size_t len = strlen(word);
-  const char *p = list;
-  while((p = strstr(p, word))) {
-    if((p == list || p[-1] == ' ') && (p[len] == ' ' || p[len] == '\0'))
-      return 1;
-    p += len;
-  }
-  return 0;
-}
-
-int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on)
-{
-  char key[48], list[OBSERVERS_MAX * 260], next[OBSERVERS_MAX * 260] = "";
-  char *save = NULL, *tok;
-  int n = 0, found;
-
-  ref_observers(svc, game, list, sizeof(list));
-  found = has_word(list, address);
-  if(on && found)
-    return 1;
-  if(!on && !found)
-    return 1;
-  for(tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    if(!on && !strcasecmp(tok, address))
-      continue;
-    snprintf(next + strlen(next), sizeof(next) - strlen(next), "%s%s", n ? " " : "", tok);
-    n++;
-  }
-  if(on) {
-    if(n >= OBSERVERS_MAX || strchr(address, ' '))
-      return -2;
-    snprintf(next + strlen(next), sizeof(next) - strlen(next), "%s%s", n ? " " : "", address);
-  }
-  observers_key(key, sizeof(key), game);
-  return store_kv_set(svc->st, key, next) == STORE_OK ? 0 : -1;
-}
-
-int ref_is_observer(struct ref_service *svc, int64_t game, const char *address)
-{
-  char list[OBSERVERS_MAX * 260];
-  ref_observers(svc, game, list, sizeof(list));
-  return has_word(list, address);
 }

@@ -2,9 +2,11 @@
  * reply.c: turning a template into an outbox row. Every mail tabula sends
  * goes through ref_reply: the template gives the words, mail_compose the
  * RFC 5322 form (threading, Auto-Submitted), and the store keeps it in the
- * same transaction as the move it reports.
+ * same transaction as the move it reports: in the outbox, or in the
+ * reader's digest queue when the reader asked for a daily digest.
+ * Layer 2, "mail out" (docs/architecture.md): it calls nothing above.
  */
-#include "service_int.h"
+#include "context_int.h"
 
 #include "log.h"
 #include "mail.h"
@@ -27,6 +29,50 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
                delim ? delim : '+', (long long)game, token, at);
   return n > 0 && (size_t)n < cap ? 0 : -1;
 }
+
+/* ---- the digest: where a mail may wait ---- */
+
+/* Mails that may wait for a player's daily digest: news of what others
+ * did. Never held: answers to the player's own mail (confirmations and
+ * refusals), invitations, forgery notices, anything about time running out
+ * (reminders, time up, the loss on time), the end of a game, and private
+ * dice (lag-faces.txt, LG-1): those must arrive when they happen. An
+ * allow-list, so a new kind of mail is sent at once until listed here.
+ * Held mails go out in one mail a day (tick.c); `digest on|off` is the
+ * player's (issue 6). 1 when held, 0 to send now, -1 on a store error. */
+static const char *const digestible[] = {
+  "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
+  "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
+  "resign-rejected.txt",
+};
+
+static int digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
+                       const char *tmpl, const char *subject, const char *reply_to,
+                       const char *body)
+{
+  size_t i;
+  bool on = false;
+  if(!g)
+    return 0;
+  if(m->mail && !strcasecmp(to, m->mail->from))
+    return 0;
+  for(i = 0; i < sizeof(digestible) / sizeof(digestible[0]); i++)
+    if(!strcmp(tmpl, digestible[i]))
+      break;
+  if(i == sizeof(digestible) / sizeof(digestible[0]))
+    return 0;
+  if(store_digest_pref_get(m->svc->st, &on, to) != STORE_OK)
+    return -1;
+  if(!on)
+    return 0;
+  if(store_digest_add(m->svc->st, to, g->row.id, ref_now(m->svc), subject,
+                      reply_to ? reply_to : "", body) != STORE_OK)
+    return -1;
+  ref_log_debug("game %lld: %s to %s held for the digest", (long long)g->row.id, tmpl, to);
+  return 1;
+}
+
+/* ---- composing and queueing ---- */
 
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars)
@@ -62,9 +108,8 @@ int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const cha
   else
     snprintf(full_subject, sizeof(full_subject), "%s", subject);
   out.subject = full_subject;
-  /* A player who asked for a daily digest gets news of others' moves there
-   * (clock.c decides which mails may wait). */
-  switch(ref_digest_hold(m, g, to, tmpl, subject, out.reply_to, body)) {
+  /* A player who asked for a daily digest gets news of others' moves there. */
+  switch(digest_hold(m, g, to, tmpl, subject, out.reply_to, body)) {
   case 1: rc = 0; goto out;
   case -1: goto out;
   default: break;

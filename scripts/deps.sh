@@ -10,6 +10,9 @@ if [ "${1:-build}" = test ]; then
   # clang: the second compiler CI builds with; python3: the mail-case runner
   # and the dice verifier; stockfish, gnubg, node: the live oracle checks.
   want+=(clang python3 sqlite3 stockfish gnubg)
+  # the Debian package test (tests/scripts/debian_package.py, issue 16) and
+  # the manual pages' check: dpkg-buildpackage, lintian, man
+  want+=(debhelper lintian man-db)
   # node may come from elsewhere (nodesource bundles npm): only when absent
   command -v npm >/dev/null || want+=(nodejs npm)
   # The mail servers of tests/scripts/mail_servers.py (Dovecot, Postfix,

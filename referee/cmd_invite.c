@@ -1,0 +1,201 @@
+/*
+ * cmd_invite.c: a game's start (issue 6): `new GAME [as SEAT] [key=value
+ * ...] with ADDRESS`, the invitation; `accept [entropy: TEXT]` and
+ * `decline` by the invited. The game starts when every seat has accepted:
+ * the rules' start position, E fixed for dice games (dicechain.c), the
+ * first rolls (turns.c). Layer 6, "handlers" (docs/architecture.md).
+ */
+#include "handlers_int.h"
+
+#include "log.h"
+#include "mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* new GAME [as SEAT] [key=value...] with ADDRESS: an invitation. The game
+ * exists in the "invited" phase until every invitee accepts. */
+int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
+{
+  struct ref_service *svc = m->svc;
+  const struct ref_game_desc *d = ref_game_find(c->arg);
+  struct ref_game_ctx g;
+  struct ref_state *probe = NULL;
+  struct ref_err err;
+  char opts[256] = "", *save = NULL, *tok, copy[256], text[600];
+  int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1;
+  int64_t id;
+
+  memset(&g, 0, sizeof(g));
+  if(!d)
+    return ref_refuse(m, NULL, -1, c->line, "unknown-game", c->arg, NULL);
+  if(c->nwith != d->seats - 1)
+    return ref_refuse(m, NULL, -1, c->line, "wrong-player-count", "", NULL);
+  if(c->options_cut)
+    return ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL);
+  for(i = 0; i < c->nwith; i++) {
+    if(!mail_addr_valid(c->with[i]))
+      return ref_refuse(m, NULL, -1, c->line, "bad-address", c->with[i], NULL);
+    if(!strcasecmp(c->with[i], m->mail->from))
+      return ref_refuse(m, NULL, -1, c->line, "self-invite", c->with[i], NULL);
+  }
+  /* "as black" picks the inviter's seat; key=value words go to the rules */
+  snprintf(copy, sizeof(copy), "%s", c->options);
+  for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
+    if(!strcasecmp(tok, "as")) {
+      pending_as = 1;
+      continue;
+    }
+    if(pending_as) {
+      int s, found = 0;
+      for(s = 0; s < d->seats; s++)
+        if(!strcasecmp(tok, d->seat_names[s])) {
+          inviter_seat = s;
+          found = 1;
+        }
+      if(!found)
+        return ref_refuse(m, NULL, -1, c->line, "bad-seat", tok, NULL);
+      pending_as = 0;
+      continue;
+    }
+    if(!strchr(tok, '='))
+      return ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL);
+    /* days=N and weekends=on|off are the service's (clock.c), not the rules' */
+    switch(ref_clock_option(tok, &days, &weekends)) {
+    case 1: continue;
+    case -1: return ref_refuse(m, NULL, -1, c->line, "bad-clock-option", tok, NULL);
+    default: break;
+    }
+    /* Never cut an option short: a truncated position would set up
+     * another game than the one the inviter wrote. */
+    if(strlen(opts) + strlen(tok) + 2 > sizeof(opts))
+      return ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL);
+    snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%s", opts[0] ? ";" : "",
+             tok);
+  }
+  /* The options must make a game before anyone is invited to it. */
+  probe = ref_state_new(d);
+  if(!probe)
+    return -1;
+  memset(&err, 0, sizeof(err));
+  if(d->ops->init(probe, opts[0] ? opts : NULL, &err) != REF_OK) {
+    free(probe);
+    /* The rules' own reason (a bad position says what is wrong with it,
+     * issue 20), or the option the rules did not know. */
+    if(err.reason[0])
+      return ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
+    return ref_refuse(m, NULL, -1, c->line, "bad-option", opts, NULL);
+  }
+  free(probe);
+
+  memset(&g.row, 0, sizeof(g.row));
+  snprintf(g.row.kind, sizeof(g.row.kind), "%s", d->name);
+  g.row.rules_version = d->version;
+  snprintf(g.row.options, sizeof(g.row.options), "%s", opts);
+  g.row.phase = STORE_GAME_INVITED;
+  g.row.turn = -1;
+  g.row.created = g.row.updated = ref_now(svc);
+  g.row.draw_offer_seat = -1;
+  if(store_game_create(svc->st, &id, &g.row) != STORE_OK)
+    goto out;
+  g.row.id = id;
+  m->game = id;
+  if(ref_clock_create(svc, id, days, weekends))
+    goto out;
+  g.desc = d;
+  g.nseats = (size_t)d->seats;
+  g.seats = calloc(g.nseats, sizeof(*g.seats));
+  if(!g.seats)
+    goto out;
+  for(i = 0; i < d->seats; i++) {
+    struct store_seat *s = &g.seats[i];
+    int invitee = i < inviter_seat ? i : i - 1;
+    s->game = id;
+    s->seat = i;
+    if(i == inviter_seat) {
+      snprintf(s->address, sizeof(s->address), "%s", m->mail->from);
+      s->accepted = true;
+      /* dice-protocol.md: the inviter's entropy is its own mail's */
+      snprintf(s->entropy, sizeof(s->entropy), "%s", m->message_id);
+    }
+    else
+      snprintf(s->address, sizeof(s->address), "%s", c->with[invitee]);
+    if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
+      goto out;
+  }
+  /* dice-protocol.md: the chain is drawn and its commitment mailed before
+   * any player accepts. */
+  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
+    goto out;
+  snprintf(text, sizeof(text), "new %s%s%s by %s", d->name, opts[0] ? " " : "", opts,
+           m->mail->from);
+  if(ref_journal(svc, &g, inviter_seat, "create", text, NULL))
+    goto out;
+  for(i = 0; i < d->seats; i++) {
+    struct tpl_var extra[1] = {{"inviter", m->mail->from}};
+    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 1))
+      goto out;
+  }
+  m->changed = 1;
+  ref_log_info("game %lld: %s invited by %s", (long long)id, d->name, m->mail->from);
+  rc = 0;
+out:
+  ref_game_free(&g);
+  return rc;
+}
+
+int ref_do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c)
+{
+  struct ref_service *svc = m->svc;
+  struct store_seat *s = &g->seats[seat];
+  struct ref_err err;
+  size_t i, waiting = 0;
+
+  if(g->row.phase != STORE_GAME_INVITED)
+    return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
+  if(s->accepted)
+    return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
+  s->accepted = true;
+  /* dice-protocol.md: the text after "entropy:", else the Message-ID */
+  snprintf(s->entropy, sizeof(s->entropy), "%s", c->entropy[0] ? c->entropy : m->message_id);
+  if(store_seat_put(svc->st, s) != STORE_OK || ref_journal(svc, g, seat, "accept", "", NULL))
+    return -1;
+  for(i = 0; i < g->nseats; i++)
+    if(!g->seats[i].accepted)
+      waiting++;
+  m->changed = 1;
+  if(waiting) {
+    return ref_tell_seat(m, g, seat, "accepted-waiting.txt", NULL, 0);
+  }
+  /* Every seat filled: the game starts from the rules' start position. */
+  if(g->desc->ops->init(g->state, g->row.options[0] ? g->row.options : NULL, &err) != REF_OK)
+    return -1;
+  g->started = 1;
+  g->row.phase = STORE_GAME_ACTIVE;
+  if(ref_journal(svc, g, -1, "start", "", NULL))
+    return -1;
+  /* E is fixed now that every seat is filled; only then the first roll. */
+  if((g->desc->flags & REF_GAME_DICE) && ref_dice_fix_entropy(svc, g, &m->events))
+    return -1;
+  if(ref_game_advance(m, g, &m->events) || ref_game_save(svc, g))
+    return -1;
+  ref_log_info("game %lld: started", (long long)g->row.id);
+  m->observed = 1;
+  return ref_tell_all(m, g, "start.txt", NULL, 0);
+}
+
+int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c)
+{
+  struct tpl_var extra[1] = {{"decliner", g->seats[seat].address}};
+  if(g->row.phase != STORE_GAME_INVITED)
+    return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
+  g->row.phase = STORE_GAME_CANCELLED;
+  snprintf(g->row.result, sizeof(g->row.result), "declined by %s", g->desc->seat_names[seat]);
+  if(ref_journal(m->svc, g, seat, "decline", "", NULL) || ref_game_save(m->svc, g))
+    return -1;
+  m->changed = 1;
+  return ref_tell_all(m, g, "declined.txt", extra, 1);
+}

@@ -1,0 +1,166 @@
+/*
+ * cmd_time.c: the commands about time (issue 6): `vacation FROM TO`,
+ * `digest on|off`, `claim time`; and the loss on time, whoever notices it
+ * (a claim here, a late mail in dispatch.c, the tick in tick.c): the clock
+ * (clock.c) says what is due, these handlers journal it and tell the
+ * players. Layer 6, "handlers" (docs/architecture.md).
+ */
+#include "handlers_int.h"
+
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
+                     int claimed)
+{
+  char when[40];
+  struct tpl_var extra[2];
+
+  if(ref_clock_end(m->svc, g, loser, deadline, claimed))
+    return -1;
+  m->changed = 1;
+  ref_time_text(when, sizeof(when), deadline);
+  extra[0].name = "deadline";
+  extra[0].value = when;
+  extra[1].name = "late";
+  extra[1].value = g->seats[loser].address;
+  return ref_tell_all(m, g, "timeout.txt", extra, 2);
+}
+
+/* vacation FROM TO: whole UTC days, inclusive; "to" or "-" between the
+ * dates is fine. */
+int ref_do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmd *c)
+{
+  struct ref_service *svc = m->svc;
+  const char *address = g->seats[seat].address;
+  char a[32] = "", b[32] = "", mid[32] = "", extra_word[8] = "", detail[96];
+  char from_text[16], to_text[16], days_text[24], left_text[96];
+  struct store_vacation *vacs = NULL;
+  struct ref_buf list;
+  struct tpl_var extra[5];
+  int64_t first, last, today = ref_day_of(ref_now(svc));
+  size_t n = 0, i;
+  int y, words, rc;
+
+  words = sscanf(c->arg, "%31s %31s %31s %7s", a, mid, b, extra_word);
+  if(words == 2) {
+    memcpy(b, mid, sizeof(b));
+    mid[0] = '\0';
+  }
+  if((words != 2 && words != 3) || (words == 3 && strcasecmp(mid, "to") && strcmp(mid, "-")) ||
+     ref_date_parse(a, &first) || ref_date_parse(b, &last))
+    return ref_refuse(m, g, seat, c->line, "vacation-syntax", c->arg, NULL);
+  if(last < first)
+    return ref_refuse(m, g, seat, c->line, "vacation-order", "", NULL);
+  ref_date_text(detail, sizeof(detail), today);
+  if(first < today)
+    return ref_refuse(m, g, seat, c->line, "vacation-past", detail, NULL);
+  if(first > today + 366)
+    return ref_refuse(m, g, seat, c->line, "vacation-too-far", "", NULL);
+  if(store_vacation_list(svc->st, &vacs, &n, address) != STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++) {
+    if(first <= vacs[i].last_day && last >= vacs[i].first_day) {
+      char f[16], t[16];
+      ref_date_text(f, sizeof(f), vacs[i].first_day);
+      ref_date_text(t, sizeof(t), vacs[i].last_day);
+      snprintf(detail, sizeof(detail), "%s to %s", f, t);
+      free(vacs);
+      return ref_refuse(m, g, seat, c->line, "vacation-overlap", detail, NULL);
+    }
+  }
+  /* The allowance is per calendar year: a vacation over New Year draws on
+   * both years. */
+  left_text[0] = '\0';
+  for(y = ref_year_of_day(first); y <= ref_year_of_day(last); y++) {
+    int64_t used = 0, want = ref_days_in_year(first, last, y);
+    for(i = 0; i < n; i++)
+      used += ref_days_in_year(vacs[i].first_day, vacs[i].last_day, y);
+    if(used + want > svc->cfg.vacation_days) {
+      snprintf(detail, sizeof(detail), "%lld of %d days left in %d",
+               (long long)(used < svc->cfg.vacation_days ? svc->cfg.vacation_days - used : 0),
+               svc->cfg.vacation_days, y);
+      free(vacs);
+      return ref_refuse(m, g, seat, c->line, "vacation-allowance", detail, NULL);
+    }
+    snprintf(left_text + strlen(left_text), sizeof(left_text) - strlen(left_text),
+             "%s%lld days left in %d", left_text[0] ? ", " : "",
+             (long long)(svc->cfg.vacation_days - used - want), y);
+  }
+  free(vacs);
+  if(store_vacation_add(svc->st, address, first, last, ref_now(svc)) != STORE_OK)
+    return -1;
+  ref_buf_init(&list, 64 * 1024);
+  if(ref_clock_refresh(svc, address, &list)) {
+    ref_buf_free(&list);
+    return -1;
+  }
+  m->changed = 1;
+  ref_log_info("vacation for %s: %s to %s", address, a, b);
+  ref_date_text(from_text, sizeof(from_text), first);
+  ref_date_text(to_text, sizeof(to_text), last);
+  snprintf(days_text, sizeof(days_text), "%lld", (long long)(last - first + 1));
+  extra[0].name = "from";
+  extra[0].value = from_text;
+  extra[1].name = "to";
+  extra[1].value = to_text;
+  extra[2].name = "days";
+  extra[2].value = days_text;
+  extra[3].name = "left";
+  extra[3].value = left_text;
+  extra[4].name = "deadlines";
+  extra[4].value = list.s ? list.s : "";
+  rc = ref_tell_seat(m, g, seat, "vacation-ok.txt", extra, 5);
+  ref_buf_free(&list);
+  return rc;
+}
+
+int ref_do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c)
+{
+  char hour[8];
+  struct tpl_var extra[1] = {{"hour", hour}};
+  int on;
+  if(!strcasecmp(c->arg, "on"))
+    on = 1;
+  else if(!strcasecmp(c->arg, "off"))
+    on = 0;
+  else
+    return ref_refuse(m, g, seat, c->line, "digest-syntax", c->arg, NULL);
+  if(store_digest_pref_set(m->svc->st, g->seats[seat].address, on) != STORE_OK)
+    return -1;
+  m->changed = 1;
+  snprintf(hour, sizeof(hour), "%02d:00", m->svc->cfg.digest_hour);
+  return ref_tell_seat(m, g, seat, on ? "digest-on.txt" : "digest-off.txt", extra, 1);
+}
+
+int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c)
+{
+  int64_t deadline;
+  char when[40];
+  int late, rc;
+
+  /* lost on time as this very mail arrived (timeout=auto): the result
+   * mail already says so */
+  if(g->row.phase == STORE_GAME_FINISHED && m->changed)
+    return 0;
+  if(g->row.phase != STORE_GAME_ACTIVE)
+    return ref_refuse(m, g, seat, c->line, g->row.phase == STORE_GAME_INVITED ? "not-started"
+                                                                              : "game-over",
+                      "", NULL);
+  rc = ref_clock_claim(m->svc, g, seat, m->arrived, &late, &deadline);
+  if(rc == 1)
+    return ref_refuse(m, g, seat, c->line, "time-not-running", "", NULL);
+  if(rc == 2) {
+    ref_time_text(when, sizeof(when), deadline);
+    return ref_refuse(m, g, seat, c->line, "time-not-up", when, NULL);
+  }
+  if(rc)
+    return -1;
+  return ref_lost_on_time(m, g, late, deadline, 1);
+}

@@ -1,0 +1,172 @@
+/*
+ * dicechain.c: a game's dice in the store (tabula-dice-1,
+ * docs/dice-protocol.md; docs/architecture.md layer 3, "games"). The chain
+ * is drawn at `new` and its commitment mailed before anyone accepts; E is
+ * fixed from the seats' entropy when the last seat accepts; each roll
+ * takes the chain's next key, gives the faces to the rules and journals
+ * them with the proof line the mails show; a used-up chain is followed by
+ * a fresh one, committed before its first use. The transcript is every
+ * dice line of a game in the order the mails showed them (`verify`,
+ * `tabula export`). The arithmetic itself is dice.c.
+ */
+#include "game_int.h"
+
+#include "dice.h"
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* "Dice commitment: ..." for the newest chain (invitations, chain 2 ...). */
+int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap)
+{
+  struct store_dice d;
+  buf[0] = '\0';
+  if(store_dice_load(svc->st, &d, game) != STORE_OK)
+    return -1;
+  snprintf(buf, cap, "Dice commitment: %s game %lld chain %d N %d commitment %s",
+           REF_DICE_PROTOCOL, (long long)game, d.chain, d.n, d.commitment);
+  return 0;
+}
+
+/* A fresh chain for a dice game: drawn before anyone accepts, so the
+ * operator cannot pick one after seeing the players' entropy. */
+int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls)
+{
+  struct ref_dice_chain c;
+  struct store_dice d;
+  memset(&d, 0, sizeof(d));
+  if(ref_dice_chain_new(&c, REF_DICE_DEFAULT_N))
+    return -1;
+  d.game = game;
+  d.chain = chain;
+  d.n = c.n;
+  d.next_index = 1;
+  d.roll_count = rolls;
+  ref_dice_hex(d.commitment, c.commitment, 32);
+  ref_dice_hex(d.secret, c.secret, 32);
+  memset(&c, 0, sizeof(c));
+  if(chain > 1) {
+    struct store_dice prev;
+    if(store_dice_load(svc->st, &prev, game) == STORE_OK)
+      memcpy(d.entropy, prev.entropy, sizeof(d.entropy));
+  }
+  return store_dice_put(svc->st, &d) == STORE_OK ? 0 : -1;
+}
+
+/* E from the seats' entropy, once every seat is filled; the lines that show
+ * it go into `shown`. */
+int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown)
+{
+  const char *e[8];
+  struct store_dice d;
+  size_t i;
+
+  if(store_dice_load(svc->st, &d, g->row.id) != STORE_OK)
+    return -1;
+  for(i = 0; i < g->nseats && i < 8; i++)
+    e[i] = g->seats[i].entropy;
+  ref_dice_entropy(d.entropy, e, i);
+  if(store_dice_put(svc->st, &d) != STORE_OK)
+    return -1;
+  for(i = 0; i < g->nseats && i < 8; i++)
+    ref_buf_printf(shown, "Dice entropy: game %lld e%zu %s\n", (long long)g->row.id, i + 1,
+                   e[i]);
+  ref_buf_printf(shown, "Dice entropy: game %lld E %s\n", (long long)g->row.id, d.entropy);
+  return 0;
+}
+
+/* Rolls `need` faces for the game, gives them to the rules, journals them. */
+int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
+                  struct ref_buf *shown)
+{
+  struct ref_dice_chain c;
+  struct store_dice d;
+  struct ref_err err;
+  uint8_t secret[32], key[32];
+  char game[24], keyhex[65], line[200], text[64];
+  int faces[REF_DICE_MAX_FACES], i, rc = -1;
+  size_t used;
+
+  if(need < 1 || need > REF_DICE_MAX_FACES)
+    return -1;
+  if(store_dice_load(svc->st, &d, g->row.id) != STORE_OK)
+    return -1;
+  if(d.next_index > d.n) {
+    /* The chain is used up: a fresh one, its commitment shown before its
+     * first use (dice-protocol.md). */
+    if(ref_dice_new_chain(svc, g->row.id, d.chain + 1, d.roll_count) ||
+       store_dice_load(svc->st, &d, g->row.id) != STORE_OK)
+      return -1;
+    ref_dice_commitment_line(svc, g->row.id, line, sizeof(line));
+    ref_buf_printf(shown, "%s\n", line);
+  }
+  if(ref_dice_unhex(secret, 32, d.secret))
+    return -1;
+  ref_dice_chain_from_secret(&c, secret, d.n);
+  memset(secret, 0, sizeof(secret));
+  ref_dice_key(key, &c, d.next_index);
+  memset(&c, 0, sizeof(c));
+  snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
+  if(ref_dice_faces(faces, need, key, game, (long)(d.roll_count + 1), d.entropy))
+    goto out;
+  ref_dice_hex(keyhex, key, 32);
+  snprintf(line, sizeof(line), "Dice roll: game %s chain %d roll %lld key %s faces", game,
+           d.chain, (long long)(d.roll_count + 1), keyhex);
+  snprintf(text, sizeof(text), "roll %lld faces", (long long)(d.roll_count + 1));
+  for(i = 0; i < need; i++) {
+    used = strlen(line);
+    snprintf(line + used, sizeof(line) - used, " %d", faces[i]);
+    used = strlen(text);
+    snprintf(text + used, sizeof(text) - used, " %d", faces[i]);
+  }
+  if(g->desc->ops->roll(g->state, faces, need, &err) != REF_OK) {
+    ref_log_error("game %s: the rules refused the dice: %s", game, err.reason);
+    goto out;
+  }
+  if(ref_journal(svc, g, -1, "roll", text, line))
+    goto out;
+  d.next_index++;
+  d.roll_count++;
+  if(store_dice_put(svc->st, &d) != STORE_OK)
+    goto out;
+  ref_buf_printf(shown, "%s\n", line);
+  rc = 0;
+out:
+  memset(key, 0, sizeof(key));
+  return rc;
+}
+
+/* Every dice line of a game, in the order the mails showed them: the
+ * chains' commitments, the entropy, and each roll from the journal. */
+int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                        int *nrolls)
+{
+  struct store_entry *e = NULL;
+  struct store_dice d;
+  size_t n = 0, i;
+  int chain;
+  const char *es[8];
+
+  *nrolls = 0;
+  for(chain = 1; store_dice_load_chain(svc->st, &d, g->row.id, chain) == STORE_OK; chain++)
+    ref_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
+                   REF_DICE_PROTOCOL, (long long)g->row.id, d.chain, d.n, d.commitment);
+  if(chain == 1)
+    return -1;
+  for(i = 0; i < g->nseats && i < 8; i++) {
+    es[i] = g->seats[i].entropy;
+    ref_buf_printf(out, "Dice entropy: game %lld e%zu %s\n", (long long)g->row.id, i + 1,
+                   es[i]);
+  }
+  if(store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++)
+    if(!strcmp(e[i].kind, "roll")) {
+      ref_buf_printf(out, "%s\n", e[i].dice);
+      (*nrolls)++;
+    }
+  free(e);
+  return 0;
+}

@@ -1,0 +1,394 @@
+/*
+ * dispatch.c: what one mail asks, handed to its handlers (docs/
+ * architecture.md, layer 7 "entry"). The game and seat from the tag
+ * (local+GAME.TOKEN@ or "[tabula GAME TOKEN]"); the token and the From
+ * must match the seat (auth = token+from); time first (a late mail finds
+ * the game lost on time); the "#N" guard; then each command to its handler
+ * (handlers_int.h), the move last; the clock restarted and the observers
+ * told when the game changed. The transaction around it is message.c's.
+ */
+#include "entry_int.h"
+
+#include "log.h"
+#include "mail.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* ---- finding the game: local+GAME.TOKEN@ or "[tabula GAME TOKEN]" ---- */
+
+/* `delim` is the MTA's recipient delimiter (config recipient_delimiter);
+ * with "-" the local part may hold others, so every one is tried. */
+static int tag_from_address(const char *addr, char delim, int64_t *game, char *token,
+                            size_t cap)
+{
+  const char *at = strrchr(addr, '@'), *plus;
+  if(!at)
+    return -1;
+  for(plus = addr; (plus = memchr(plus, delim, (size_t)(at - plus))); plus++) {
+    const char *dot;
+    char *end;
+    long long id = strtoll(plus + 1, &end, 10);
+    dot = end;
+    /* at most 18 digits: a longer number names no game (issue 20) */
+    if(end == plus + 1 || end - plus > 19 || !isdigit((unsigned char)plus[1]) || *dot != '.' ||
+       id <= 0 ||
+       dot >= at || (size_t)(at - dot - 1) >= cap || at == dot + 1)
+      continue;
+    memcpy(token, dot + 1, (size_t)(at - dot - 1));
+    token[at - dot - 1] = '\0';
+    *game = id;
+    return 0;
+  }
+  return -1;
+}
+
+static int tag_from_subject(const char *subject, int64_t *game, char *token, size_t cap)
+{
+  const char *p = strstr(subject, "[tabula ");
+  long long id;
+  char tok[64];
+  size_t digits = p ? strspn(p + 8, "0123456789") : 0;
+  /* At most 18 digits, then a space: a longer number names no game (%lld
+   * is undefined on overflow, issue 20). */
+  if(!p || digits < 1 || digits > 18 || p[8 + digits] != ' ' ||
+     sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 || strlen(tok) >= cap)
+    return -1;
+  *game = id;
+  snprintf(token, cap, "%s", tok);
+  return 0;
+}
+
+/* ---- the "#N" guard ---- */
+
+/* Whether a mail would change the game (a move, an offer, an answer):
+ * what the "#N" guard protects. Queries pass whatever N says. */
+static int mail_acts(const struct ref_cmds *cmds)
+{
+  int i;
+  if(cmds->ncand)
+    return 1;
+  for(i = 0; i < cmds->ncmd; i++)
+    switch(cmds->cmd[i].kind) {
+    case REF_CMD_BOARD:
+    case REF_CMD_LEGAL:
+    case REF_CMD_HISTORY:
+    case REF_CMD_HELP:
+    case REF_CMD_VERIFY:
+    case REF_CMD_GAMES:
+    case REF_CMD_PREVIEW:
+    case REF_CMD_OBSERVE:
+    case REF_CMD_UNOBSERVE: break;
+    default: return 1;
+    }
+  return 0;
+}
+
+/* "#N": the move number the sender saw (ops->status move_number: chess's
+ * fullmove number, so 12 for both 12. Nf3 and 12... Nf6; checkers' full
+ * moves; backgammon's plays made + 1), shown in every game mail. As in
+ * pbmserv, a mail whose N is not the game's now was written for another
+ * position: a stale or repeated move is refused whole, nothing changes. */
+static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const struct ref_cmds *cmds, int *refused)
+{
+  struct ref_status s;
+  char now[24], wrote[24];
+  *refused = 0;
+  if(cmds->guard < 0 || !g->started || g->row.phase != STORE_GAME_ACTIVE || !mail_acts(cmds))
+    return 0;
+  g->desc->ops->status(g->state, &s);
+  if(!cmds->guard_conflict && s.move_number == cmds->guard)
+    return 0;
+  *refused = 1;
+  snprintf(now, sizeof(now), "#%d", s.move_number);
+  snprintf(wrote, sizeof(wrote), "#%d", cmds->guard);
+  return ref_refuse(m, g, seat, wrote, cmds->guard_conflict ? "guard-conflict" : "stale-move", now,
+                    NULL);
+}
+
+/* Whether some candidate line reads as a move of this game (legal or
+ * not: an illegal or ambiguous move is still a move, and is refused). */
+static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
+{
+  int i;
+  for(i = 0; i < cmds->ncand; i++) {
+    struct ref_err err;
+    struct ref_move mv;
+    int rc;
+    memset(&err, 0, sizeof(err));
+    rc = g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err);
+    if(rc == REF_OK || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)
+      return 1;
+  }
+  return 0;
+}
+
+/* ---- the commands, in order ---- */
+
+/* A play and "roll" in one mail (rules-spec §1.6, issue 16): the standing
+ * answer to the next cube question is kept only when the play is (a
+ * refusal changes nothing), and the play's mail confirms it. */
+static int move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                          const struct ref_cmds *cmds)
+{
+  int before = ref_autoroll_get(m->svc, g->row.id, seat), rc;
+  if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
+    return -1;
+  rc = ref_do_move(m, g, seat, cmds, 1);
+  if(!rc && m->refused && !before)
+    rc = ref_autoroll_set(m->svc, g->row.id, seat, 0);
+  return rc;
+}
+
+static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+{
+  struct ref_status st;
+  if(!g->started || !cmds->ncand)
+    return 0;
+  g->desc->ops->status(g->state, &st);
+  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && move_like(g, cmds);
+}
+
+/* Commands addressed to one game by one seat. */
+static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const struct ref_cmds *cmds)
+{
+  int i, moved = 0, stale = 0, roll_with_play = 0;
+
+  /* "#N" first: a mail written for another position does nothing */
+  if(guard_refused(m, g, seat, cmds, &stale))
+    return -1;
+  if(stale)
+    return 0;
+  for(i = 0; i < cmds->ncmd; i++) {
+    const struct ref_cmd *c = &cmds->cmd[i];
+    int rc = 0;
+    /* about no game in particular, or about another: in any phase */
+    if(c->kind == REF_CMD_GAMES || c->kind == REF_CMD_OBSERVE ||
+       c->kind == REF_CMD_UNOBSERVE) {
+      rc = c->kind == REF_CMD_GAMES ? ref_do_games(m, g, seat, g->seats[seat].address)
+                                    : ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
+    /* vacation and digest are the player's, in any phase; claim time
+     * checks the phase itself (cmd_time.c) */
+    if(c->kind == REF_CMD_VACATION || c->kind == REF_CMD_DIGEST ||
+       c->kind == REF_CMD_CLAIM_TIME) {
+      rc = c->kind == REF_CMD_VACATION ? ref_do_vacation(m, g, seat, c)
+           : c->kind == REF_CMD_DIGEST ? ref_do_digest(m, g, seat, c)
+                                       : ref_do_claim_time(m, g, seat, c);
+      if(rc || m->refused || g->row.phase == STORE_GAME_FINISHED)
+        return rc;
+      continue;
+    }
+    if(g->row.phase == STORE_GAME_INVITED && c->kind != REF_CMD_ACCEPT &&
+       c->kind != REF_CMD_DECLINE && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY) {
+      rc = ref_refuse(m, g, seat, c->line, "not-started", "", NULL);
+      return rc;
+    }
+    if((g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED) &&
+       c->kind != REF_CMD_BOARD && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY &&
+       c->kind != REF_CMD_VERIFY)
+      return ref_refuse(m, g, seat, c->line, "game-over", "", NULL);
+    /* A claim goes with the move that makes it good (CH-2): the move
+     * first, its mails only if the claim then fails (one result mail, not
+     * four, when it succeeds). */
+    /* FIDE 9.1.2.1: a draw is offered after making a move, so a move in
+     * the same mail is played first and the offer shows the board after it */
+    if(c->kind == REF_CMD_DRAW_OFFER && cmds->ncand && !moved && g->started &&
+       move_like(g, cmds)) {
+      if(ref_do_move(m, g, seat, cmds, 1))
+        return -1;
+      moved = 1;
+      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
+        return 0;
+    }
+    if(c->kind == REF_CMD_DRAW_CLAIM && cmds->ncand && !moved) {
+      if(ref_do_move(m, g, seat, cmds, 0))
+        return -1;
+      moved = 1;
+      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
+        return 0;
+      rc = ref_do_draw(m, g, seat, c);
+      if(!rc && g->row.phase == STORE_GAME_ACTIVE)
+        rc = ref_tell_seat(m, g, seat, "move-accepted.txt", NULL, 0) ||
+             ref_tell_seat(m, g, 1 - seat, "your-move.txt", NULL, 0);
+      return rc;
+    }
+    {
+      /* "accept" and "decline" answer a double when one is pending */
+      struct ref_status st;
+      enum ref_cmd_kind kind = c->kind;
+      if(g->started) {
+        g->desc->ops->status(g->state, &st);
+        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_ACCEPT)
+          kind = REF_CMD_TAKE;
+        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_DECLINE)
+          kind = REF_CMD_DROP;
+      }
+      /* "roll" with a play, not at this player's cube decision: the
+       * standing answer goes with the play (move_then_roll) */
+      if(kind == REF_CMD_ROLL && !moved && roll_goes_with_play(g, seat, cmds)) {
+        roll_with_play = 1;
+        continue;
+      }
+      if(kind == REF_CMD_DOUBLE || kind == REF_CMD_TAKE || kind == REF_CMD_DROP ||
+         kind == REF_CMD_ROLL) {
+        rc = ref_do_cube(m, g, seat, c, kind, cmds->ncand > 0);
+        if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
+          return rc;
+        continue;
+      }
+    }
+    if(g->row.phase == STORE_GAME_ACTIVE &&
+       (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
+      rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
+        return rc;
+      continue;
+    }
+    switch(c->kind) {
+    case REF_CMD_ACCEPT: rc = ref_do_accept(m, g, seat, c); break;
+    case REF_CMD_DECLINE:
+      rc = ref_do_decline(m, g, seat, c);
+      break;
+    case REF_CMD_VERIFY: rc = ref_do_verify(m, g, seat, c); break;
+    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat); break;
+    case REF_CMD_LEGAL: rc = ref_do_legal(m, g, seat); break;
+    case REF_CMD_HELP: rc = ref_do_help(m, g, seat, c->arg); break;
+    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat); break;
+    case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
+    case REF_CMD_RESIGN:
+      /* BG-5: "resign gammon" / "resign backgammon" offer more */
+      rc = ref_do_resign(m, g, seat, c,
+                         !strcasecmp(c->arg, "backgammon") ? 3 : !strcasecmp(c->arg, "gammon") ? 2
+                                                                                             : 1);
+      break;
+    case REF_CMD_DRAW_OFFER:
+    case REF_CMD_DRAW_ACCEPT:
+    case REF_CMD_DRAW_DECLINE:
+    case REF_CMD_DRAW_CLAIM: rc = ref_do_draw(m, g, seat, c); break;
+    default:
+      rc = ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
+      break;
+    }
+    if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
+      return rc;
+  }
+  /* Beside a command, a line that reads as no move at all is the
+   * player's prose ("accept" / "Looking forward to it!"): not refused. */
+  if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE && cmds->ncmd &&
+     !move_like(g, cmds))
+    return 0;
+  if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
+    return roll_with_play ? move_then_roll(m, g, seat, cmds) : ref_do_move(m, g, seat, cmds, 1);
+  /* a move before the start or after the end is answered, not dropped */
+  if(cmds->ncand && !moved && !cmds->ncmd)
+    return ref_refuse(m, g, seat, cmds->cand[0],
+                      g->row.phase == STORE_GAME_INVITED ? "not-started" : "game-over", "", NULL);
+  /* Only a move, for a game that is over (lost on time as this mail came,
+   * say): the sender hears why nothing happened. */
+  if(cmds->ncand && !cmds->ncmd && !m->refused &&
+     (g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED))
+    return ref_refuse(m, g, seat, cmds->cand[0], "game-over", "", NULL);
+  if(!cmds->ncmd && !cmds->ncand)
+    return ref_refuse(m, g, seat, "", "no-command", "", NULL);
+  return 0;
+}
+
+int ref_dispatch(struct ref_msg_ctx *m)
+{
+  struct ref_service *svc = m->svc;
+  const struct mail_msg *mail = m->mail;
+  struct ref_cmds cmds;
+  struct ref_game_ctx g;
+  char token[64], why[256];
+  int64_t game = 0;
+  int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
+  char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
+
+  ref_commands_parse(&cmds, mail->clean, mail->subject);
+  if(tag_from_address(mail->to, delim, &game, token, sizeof(token)) &&
+     tag_from_address(mail->delivered_to, delim, &game, token, sizeof(token)) &&
+     tag_from_subject(mail->subject, &game, token, sizeof(token))) {
+    /* No game named: only commands that need none. */
+    for(i = 0; i < cmds.ncmd; i++) {
+      const struct ref_cmd *c = &cmds.cmd[i];
+      if(c->kind == REF_CMD_NEW)
+        return ref_do_new(m, c);
+      if(c->kind == REF_CMD_HELP)
+        return ref_do_help(m, NULL, -1, c->arg);
+      if(c->kind == REF_CMD_GAMES)
+        return ref_do_games(m, NULL, -1, mail->from);
+      if(c->kind == REF_CMD_OBSERVE || c->kind == REF_CMD_UNOBSERVE)
+        return ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
+    }
+    /* No backscatter: strangers get no answer. */
+    if(ref_known_player(svc, mail->from))
+      return ref_refuse(m, NULL, -1,
+                        cmds.ncmd ? cmds.cmd[0].line : (cmds.ncand ? cmds.cand[0] : ""),
+                        "no-game-tag", "", NULL);
+    m->refused = 1;
+    return 0;
+  }
+  m->game = game;
+  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("mail %s names game %lld: %s", m->message_id, (long long)game, why);
+    m->refused = 1;
+    return 0;
+  }
+  /* The token names the seat; under auth = token+from (the default) the
+   * From must be that seat's player too, else a forwarded or forged mail
+   * could move for them. */
+  seat = -1;
+  for(i = 0; i < (int)g.nseats; i++)
+    if(!strcmp(g.seats[i].token, token))
+      seat = i;
+  if(seat < 0 || (!token_only && strcasecmp(g.seats[seat].address, mail->from))) {
+    int sender_seat = ref_seat_of(&g, mail->from);
+    m->refused = 1;
+    ref_log_warn("game %lld: refused a command from %s (token %s)", (long long)game,
+                 mail->from, seat < 0 ? "unknown" : "of another player");
+    if(sender_seat >= 0)
+      rc = ref_refuse(m, &g, sender_seat, cmds.ncmd ? cmds.cmd[0].line : "", "bad-token", "",
+                      NULL);
+    if(!rc && seat >= 0 && seat != sender_seat) {
+      /* the player of record always hears of it */
+      struct tpl_var extra[1] = {{"sender", mail->from}};
+      rc = ref_tell_seat(m, &g, seat, "forged.txt", extra, 1);
+    }
+    ref_game_free(&g);
+    return rc;
+  }
+  /* Time first: a mail after the deadline finds the game lost on time. */
+  {
+    int late;
+    int64_t deadline;
+    rc = ref_clock_overdue(svc, &g, m->arrived, &late, &deadline);
+    if(rc == 1)
+      rc = ref_lost_on_time(m, &g, late, deadline, 0);
+  }
+  if(!rc)
+    rc = game_commands(m, &g, seat, &cmds);
+  if(!rc && m->changed)
+    rc = ref_clock_sync(svc, &g);
+  /* observe GAME: what changed, shown to the game's observers */
+  if(!rc && m->observed)
+    rc = ref_tell_observers(m, &g, "observed.txt", NULL, 0);
+  /* auth = token: the key alone acted; the player of record is told which
+   * address used it (the Diplomacy judge's copy to the player of record) */
+  if(!rc && token_only && strcasecmp(g.seats[seat].address, mail->from)) {
+    struct tpl_var extra[2] = {{"sender", mail->from},
+                               {"outcome", m->refused ? "refused" : "accepted"}};
+    ref_log_info("game %lld: %s acted for %s with the key alone (auth = token)",
+                 (long long)game, mail->from, g.seats[seat].address);
+    rc = ref_tell_seat(m, &g, seat, "acted-for-you.txt", extra, 2);
+  }
+  ref_game_free(&g);
+  return rc;
+}

@@ -1,0 +1,66 @@
+/*
+ * handlers_int.h: layer 6 of the service, "handlers" (docs/architecture.md):
+ * one function per command, grouped by file; dispatch.c calls them in the
+ * order a mail's commands run. Each handler decides through the rules,
+ * journals and saves what changes, and tells who must hear (views.c); a
+ * refusal changes nothing. Calls only layers 1 to 5.
+ */
+#ifndef TABULA_HANDLERS_INT_H
+#define TABULA_HANDLERS_INT_H
+
+#include "commands.h"
+#include "views_int.h"
+
+/* cmd_invite.c: new GAME [as SEAT] [key=value...] with ADDRESS; accept
+ * [entropy: TEXT] and decline (an invitation). */
+int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c);
+int ref_do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c);
+int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c);
+
+/* cmd_play.c: a move (the mail's candidate lines; `notify` 0 leaves the
+ * mails to a draw claim that follows it); draw offer|accept|decline|claim;
+ * double, take, drop, roll (`kind` after "accept"/"decline" became take or
+ * drop); resign [gammon|backgammon] (level 1 to 3), and the answer to a
+ * standing resignation offer (accept or decline). */
+int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                const struct ref_cmds *cmds, int notify);
+int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                const struct ref_cmd *c);
+int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                const struct ref_cmd *c, enum ref_cmd_kind kind, int has_move);
+int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c, int level);
+int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const struct ref_cmd *c, int accept);
+
+/* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
+ * games. Without a game (g NULL, seat -1) help and games answer the
+ * sender. */
+int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
+int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c);
+int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c);
+int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                 const char *address);
+
+/* cmd_observe.c: observe GAME (on 1), unobserve [GAME] (on 0). */
+int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on);
+
+/* cmd_time.c: vacation FROM TO, digest on|off, claim time; the loss on
+ * time, mailed (a claim, a late mail, the tick). */
+int ref_do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmd *c);
+int ref_do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                  const struct ref_cmd *c);
+int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c);
+int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
+                     int claimed);
+
+#endif

@@ -1,0 +1,73 @@
+/*
+ * lifecycle_int.h: layer 4 of the service, "turns and time"
+ * (docs/architecture.md): what happens between the players' decisions
+ * (turns.c: rolls, forced plays; lag.c: Lag Backgammon Chess's private
+ * dice) and a game's clock (clock.c). Calls only layers 1 to 3. The clock
+ * tells nobody: it answers what is due, and the handlers above mail it.
+ */
+#ifndef TABULA_LIFECYCLE_INT_H
+#define TABULA_LIFECYCLE_INT_H
+
+#include "calendar_int.h"
+#include "game_int.h"
+
+/* Between decisions (turns.c): roll, play forced turns, until a player
+ * must decide. Lines for the mails go to `shown`. */
+int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown);
+int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown);
+/* A player's standing "roll" (rules-spec §1.6), used at their next cube
+ * question. */
+int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
+/* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
+ * store error. */
+int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
+
+/* Lag Backgammon Chess (lag.c, rules-spec 6.9): mails each player, privately,
+ * the faces of their next L rolls not yet mailed. 0 for other games. */
+int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+
+/* The clock (clock.c). A `new` option word: 1 taken (days=N,
+ * weekends=on|off), 0 not a clock option, -1 a clock option with a bad
+ * value. */
+int ref_clock_option(const char *tok, int *days, int *weekends);
+int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weekends);
+/* After a mail changed a game: restart the clock if another decision is now
+ * awaited. */
+int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);
+/* For a mail's view: the time control ("7 days per move, weekends
+ * counted") and, when `seat` must act, its deadline ("" otherwise). */
+void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
+                    size_t ccap, char *deadline, size_t dcap);
+/* Before a mail's commands (timeout=auto): 1 when the running seat's time
+ * was up at `at` (the mail's arrival, issue 13; *late that seat, *deadline
+ * when it ran out), 0 when not, -1 on a store error. */
+int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t at, int *late,
+                      int64_t *deadline);
+/* `claim time` by `seat`, judged at `at` (the claim's arrival, issue 13):
+ * 0 when the opponent's time is up (*late, and *deadline when it ran out),
+ * 1 when no time runs against another seat, 2 when it is not up yet
+ * (*deadline: when it will be), -1 on error. */
+int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t at,
+                    int *late, int64_t *deadline);
+/* The game lost on time by `loser`: journaled ("timeout"), finished, the
+ * clock stopped. Tells nobody: the caller mails timeout.txt. */
+int ref_clock_end(struct ref_service *svc, struct ref_game_ctx *g, int loser, int64_t deadline,
+                  int claimed);
+/* After a vacation: the deadlines of every game whose clock runs for
+ * `address` recomputed, one line each in `list`. */
+int ref_clock_refresh(struct ref_service *svc, const char *address, struct ref_buf *list);
+/* What a running clock owes (tick.c): nothing, a reminder, the loss on
+ * time (timeout=auto) or the time-up notice (timeout=claim). */
+enum ref_clock_due { REF_DUE_NONE, REF_DUE_HALF, REF_DUE_DAY, REF_DUE_TIMEOUT, REF_DUE_TIME_UP };
+/* From the stored clock alone, cheaply, outside any transaction. */
+enum ref_clock_due ref_clock_due_of(struct ref_service *svc, const struct store_clock *c,
+                                    int64_t now);
+/* Inside the transaction, on the game as it is now: what is due, for which
+ * seat, and its deadline. */
+int ref_clock_due_now(struct ref_service *svc, struct ref_game_ctx *g, int64_t now, int *seat,
+                      int64_t *deadline, enum ref_clock_due *due);
+/* Records that the notice for `due` went out (so it goes once). */
+int ref_clock_reminded(struct ref_service *svc, int64_t game, enum ref_clock_due due,
+                       int64_t deadline);
+
+#endif

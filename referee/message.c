@@ -1,0 +1,144 @@
+/*
+ * message.c: one mail, one transaction (docs/architecture.md, layer 7
+ * "entry"). ref_service_process parses the mail, ignores what must never
+ * be answered (a repeat of a Message-ID, automatic mail: RFC 3834; a
+ * sender over the rate limit), has dispatch.c run its commands, and
+ * writes message seen + journal + state + outbox in ONE store
+ * transaction. The caller acknowledges the source only after that commit.
+ * A refused command changes nothing but the "message seen" record and the
+ * reply that says why.
+ */
+#include "entry_int.h"
+
+#include "log.h"
+#include "mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+/* The per-sender rate limit (config rate_limit, mails per hour): a count
+ * per address in the kv table over a window that starts with the first
+ * mail and lasts an hour. 1 when this mail is over it, 0 when not, -1 on a
+ * store failure. Counted inside the message's transaction. */
+static int over_rate(struct ref_service *svc, const char *from)
+{
+  char key[300], value[64];
+  long long start = 0, count = 0;
+  int64_t now = ref_now(svc);
+  int rc;
+
+  if(svc->cfg.rate_limit <= 0 || !from[0])
+    return 0;
+  snprintf(key, sizeof(key), "rate:%s", from);
+  rc = store_kv_get(svc->st, value, sizeof(value), key);
+  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+    return -1;
+  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
+     now - start >= 3600) {
+    start = now;
+    count = 0;
+  }
+  count++;
+  snprintf(value, sizeof(value), "%lld %lld", start, count);
+  if(store_kv_set(svc->st, key, value) != STORE_OK)
+    return -1;
+  return count > svc->cfg.rate_limit ? 1 : 0;
+}
+
+int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
+                        enum ref_outcome *outcome)
+{
+  struct mail_msg *mail = NULL;
+  struct ref_msg_ctx m;
+  char err[256], digest[65], key[300];
+  const char *why = NULL;
+  const char *result;
+  bool seen = false;
+  int over;
+  int rc = -1;
+
+  *outcome = REF_MSG_IGNORED;
+  ref_msg_init(&m, svc);
+  /* issue 13: a mail counts when it reached the mailbox; a claimed
+   * arrival in the future counts as now, and so does none (<= 0: no mail
+   * arrived in 1970) */
+  if(arrived > 0 && arrived < m.arrived)
+    m.arrived = arrived;
+  store_sha256_hex(digest, raw, len);
+  if(mail_parse(&mail, raw, len, err, sizeof(err)) != MAIL_OK) {
+    /* Unreadable: nothing to answer, nothing to change; the source keeps
+     * the bytes (Maildir cur/), and the digest makes a repeat a no-op. */
+    ref_log_warn("unreadable message %.16s: %s", digest, err);
+    snprintf(key, sizeof(key), "<%s@digest>", digest);
+    mail = NULL;
+  }
+  else if(mail->message_id[0])
+    snprintf(key, sizeof(key), "%s", mail->message_id);
+  else
+    snprintf(key, sizeof(key), "<%s@digest>", digest);
+  m.mail = mail;
+  m.message_id = key;
+
+  if(store_begin(svc->st) != STORE_OK)
+    goto out;
+  if(store_message_seen(svc->st, key, &seen) != STORE_OK)
+    goto rollback;
+  if(seen) {
+    *outcome = REF_MSG_DUPLICATE;
+    store_rollback(svc->st);
+    ref_log_info("message %s already processed: nothing to do", key);
+    rc = 0;
+    goto out;
+  }
+  if(!mail) {
+    result = "ignored: unreadable";
+  }
+  else if(mail_is_automatic(mail, svc->cfg.address, &why)) {
+    /* RFC 3834 §2: never answer automatic mail, so no loops. */
+    ref_log_info("message %s ignored: %s", key, why);
+    result = "ignored: automatic";
+  }
+  else if((over = over_rate(svc, mail->from)) != 0) {
+    if(over < 0)
+      goto rollback;
+    /* issue 6: recorded (a repeat stays a no-op), never answered */
+    ref_log_warn("message %s from %s ignored: over the rate limit of %d mails per hour",
+                 key, mail->from, svc->cfg.rate_limit);
+    result = "ignored: rate limit";
+  }
+  else {
+    if(ref_dispatch(&m))
+      goto rollback;
+    if(m.changed)
+      *outcome = m.refused ? REF_MSG_REFUSED : REF_MSG_APPLIED;
+    else if(m.refused)
+      *outcome = m.replied ? REF_MSG_REFUSED : REF_MSG_IGNORED;
+    else
+      *outcome = REF_MSG_APPLIED;
+    result = *outcome == REF_MSG_APPLIED   ? "applied"
+             : *outcome == REF_MSG_REFUSED ? "refused"
+                                           : "ignored";
+  }
+  if(store_message_record(svc->st, key, digest, ref_now(svc), result) != STORE_OK)
+    goto rollback;
+  if(store_commit(svc->st) != STORE_OK)
+    goto rollback;
+  /* issue 16: one line per mail, whatever became of it */
+  if(m.game)
+    ref_log_info("mail %s from %s: game %lld, %s", key, mail ? mail->from : "?",
+                 (long long)m.game, result);
+  else
+    ref_log_info("mail %s from %s: %s", key, mail ? mail->from : "?", result);
+  rc = 0;
+  goto out;
+rollback:
+  /* Nothing of this message is kept; the source keeps it for a retry. */
+  ref_log_error("message %s not processed (%s); will retry", key, store_errmsg(svc->st));
+  store_rollback(svc->st);
+  *outcome = REF_MSG_IGNORED;
+out:
+  ref_buf_free(&m.events);
+  mail_msg_free(mail);
+  return rc;
+}

@@ -1,0 +1,235 @@
+/*
+ * tick.c: the time-driven work, `ref_service_tick` (each minute in
+ * `serve`, or `tabula tick`; issue 6): invitations left unanswered for
+ * invite_days are cancelled, reminders go out at half time and on the last
+ * day, games are lost on time (timeout=auto) or the time-up notice is sent
+ * (timeout=claim), and the daily digests of held mails (reply.c) are sent.
+ *
+ * One transaction per game (or per player for digests). Each action is
+ * recorded in the same transaction as its mails (the clock's `reminded`
+ * bits, the game's phase, the digest queue emptied), so a second tick at
+ * the same time sends nothing twice, and a crash repeats at most an
+ * uncommitted action. What is due is the clock's answer (clock.c); the
+ * mails are sent from here. Layer 7, "entry" (docs/architecture.md), with
+ * message.c: where a tick enters, as a mail enters there.
+ */
+#include "entry_int.h"
+
+#include "log.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define DAY REF_DAY
+
+/* ---- the daily digest ---- */
+
+/* The first digest hour strictly after t. */
+static int64_t next_digest_time(const struct ref_service *svc, int64_t t)
+{
+  int64_t at = ref_day_of(t) * DAY + (int64_t)svc->cfg.digest_hour * 3600;
+  return at > t ? at : at + DAY;
+}
+
+static int send_digest(struct ref_msg_ctx *m, const char *address)
+{
+  struct store_digest_item *items = NULL;
+  struct ref_buf text;
+  struct tpl_var vars[3];
+  char count[16], date[16];
+  size_t n = 0, i;
+  int rc = -1;
+
+  if(store_digest_items(m->svc->st, &items, &n, address) != STORE_OK)
+    return -1;
+  if(n == 0) {
+    store_digest_free(items, n);
+    return 0;
+  }
+  ref_buf_init(&text, 8u * 1024u * 1024u);
+  for(i = 0; i < n; i++) {
+    char when[40];
+    size_t len = strlen(items[i].body);
+    while(len && (items[i].body[len - 1] == '\n' || items[i].body[len - 1] == '\r'))
+      items[i].body[--len] = '\0';
+    ref_time_text(when, sizeof(when), items[i].created);
+    if(ref_buf_printf(&text, "======== %s\n%s\n", when, items[i].subject) ||
+       (items[i].reply_to[0] && ref_buf_printf(&text, "To answer: %s\n", items[i].reply_to)) ||
+       ref_buf_printf(&text, "\n%s\n\n", items[i].body))
+      goto out;
+  }
+  snprintf(count, sizeof(count), "%zu", n);
+  ref_date_text(date, sizeof(date), ref_day_of(ref_now(m->svc)));
+  vars[0].name = "count";
+  vars[0].value = count;
+  vars[1].name = "date";
+  vars[1].value = date;
+  vars[2].name = "entries";
+  vars[2].value = text.s;
+  if(ref_reply(m, NULL, -1, address, "digest.txt", vars, 3) ||
+     store_digest_clear(m->svc->st, address, items[n - 1].id) != STORE_OK)
+    goto out;
+  rc = 0;
+out:
+  ref_buf_free(&text);
+  store_digest_free(items, n);
+  return rc;
+}
+
+/* ---- the tick ---- */
+
+/* One game's due clock action, inside the caller's transaction. The game
+ * and its clock are read again here, so what was decided outside the
+ * transaction is decided again on the current facts. */
+static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *did)
+{
+  struct ref_msg_ctx m;
+  struct ref_game_ctx g;
+  struct tpl_var extra[1];
+  char why[256], when[40];
+  int64_t deadline;
+  int seat, rc = -1;
+  enum ref_clock_due due;
+
+  *did = 0;
+  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("tick: %s", why);
+    return 0;
+  }
+  ref_msg_init(&m, svc);
+  if(ref_clock_due_now(svc, &g, now, &seat, &deadline, &due))
+    goto out;
+  ref_time_text(when, sizeof(when), deadline);
+  extra[0].name = "deadline";
+  extra[0].value = when;
+  switch(due) {
+  case REF_DUE_NONE: rc = 0; goto out;
+  case REF_DUE_HALF: rc = ref_tell_seat(&m, &g, seat, "reminder-half.txt", extra, 1); break;
+  case REF_DUE_DAY: rc = ref_tell_seat(&m, &g, seat, "reminder-last-day.txt", extra, 1); break;
+  case REF_DUE_TIME_UP:
+    rc = ref_tell_seat(&m, &g, seat, "time-up.txt", extra, 1);
+    if(!rc)
+      rc = ref_tell_seat(&m, &g, 1 - seat, "time-up-claimable.txt", extra, 1);
+    break;
+  case REF_DUE_TIMEOUT:
+    rc = ref_lost_on_time(&m, &g, seat, deadline, 0);
+    *did = !rc;
+    goto out;
+  }
+  /* the notice and the record that it went out commit together */
+  if(!rc && ref_clock_reminded(svc, game, due, deadline))
+    rc = -1;
+  *did = !rc;
+out:
+  ref_buf_free(&m.events);
+  ref_game_free(&g);
+  return rc;
+}
+
+/* An invitation left unanswered for invite_days: cancelled, and each
+ * party told once (the phase change and the mails commit together). */
+static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit, int *did)
+{
+  struct ref_msg_ctx m;
+  struct ref_game_ctx g;
+  struct tpl_var extra[1];
+  char why[256], days[16], text[64];
+  int rc = -1;
+
+  *did = 0;
+  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("tick: %s", why);
+    return 0;
+  }
+  if(g.row.phase != STORE_GAME_INVITED || g.row.created > limit) {
+    ref_game_free(&g);
+    return 0;
+  }
+  ref_msg_init(&m, svc);
+  snprintf(days, sizeof(days), "%d", svc->cfg.invite_days);
+  g.row.phase = STORE_GAME_CANCELLED;
+  snprintf(g.row.result, sizeof(g.row.result), "invitation expired");
+  snprintf(text, sizeof(text), "invitation expired after %d days", svc->cfg.invite_days);
+  extra[0].name = "days";
+  extra[0].value = days;
+  if(!ref_journal(svc, &g, -1, "expire", text, NULL) && !ref_game_save(svc, &g) &&
+     !ref_tell_all(&m, &g, "invitation-expired.txt", extra, 1)) {
+    rc = 0;
+    *did = 1;
+    ref_log_info("game %lld: %s", (long long)game, text);
+  }
+  ref_buf_free(&m.events);
+  ref_game_free(&g);
+  return rc;
+}
+
+/* Runs fn in its own transaction; a failure rolls back only this one. */
+static int in_transaction(struct ref_service *svc, int64_t id, int64_t arg,
+                          int (*fn)(struct ref_service *, int64_t, int64_t, int *), size_t *count)
+{
+  int did = 0;
+  if(store_begin(svc->st) != STORE_OK)
+    return -1;
+  if(fn(svc, id, arg, &did) || store_commit(svc->st) != STORE_OK) {
+    ref_log_error("tick: game %lld: %s; will retry", (long long)id, store_errmsg(svc->st));
+    store_rollback(svc->st);
+    return -1;
+  }
+  *count += (size_t)did;
+  return 0;
+}
+
+int ref_service_tick(struct ref_service *svc, size_t *actions)
+{
+  int64_t now = ref_now(svc), *ids = NULL;
+  struct store_clock *clocks = NULL;
+  struct store_digest_due *due = NULL;
+  size_t n = 0, i;
+  int rc = 0;
+
+  *actions = 0;
+  /* Invitations. */
+  if(store_games_invited_before(svc->st, &ids, &n, now - (int64_t)svc->cfg.invite_days * DAY) !=
+     STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++)
+    if(in_transaction(svc, ids[i], now - (int64_t)svc->cfg.invite_days * DAY, tick_invitation,
+                      actions))
+      rc = -1;
+  free(ids);
+
+  /* Clocks: decided cheaply outside a transaction, acted on inside one. */
+  if(store_clock_running(svc->st, &clocks, &n) != STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++)
+    if(ref_clock_due_of(svc, &clocks[i], now) != REF_DUE_NONE &&
+       in_transaction(svc, clocks[i].game, now, tick_clock, actions))
+      rc = -1;
+  free(clocks);
+
+  /* Digests: one per player, at the first digest hour after the oldest
+   * held mail. */
+  if(store_digest_waiting(svc->st, &due, &n) != STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++) {
+    struct ref_msg_ctx m;
+    if(next_digest_time(svc, due[i].oldest) > now)
+      continue;
+    ref_msg_init(&m, svc);
+    if(store_begin(svc->st) != STORE_OK) {
+      rc = -1;
+    }
+    else if(send_digest(&m, due[i].address) || store_commit(svc->st) != STORE_OK) {
+      ref_log_error("tick: digest for %s: %s; will retry", due[i].address,
+                    store_errmsg(svc->st));
+      store_rollback(svc->st);
+      rc = -1;
+    }
+    else
+      (*actions)++;
+    ref_buf_free(&m.events);
+  }
+  free(due);
+  return rc;
+}

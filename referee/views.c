@@ -1,0 +1,260 @@
+/*
+ * views.c: what every game mail shows, and who is sent it (docs/
+ * architecture.md, layer 5 "views"). One seat's view of a game: the board
+ * from that seat's side, the position string, whose turn it is, the last
+ * move, the "#N" guard, the dice commitment, the time control and
+ * deadline (clock.c); sent to one seat, to every seat, or to the
+ * observers (the first seat's side, no key). And the refusal: the input
+ * quoted, the reason worded (templates/reasons.txt), the nearest legal
+ * moves offered; nothing in the game changes. The handlers above say what
+ * to tell; nothing here decides a game.
+ */
+#include "views_int.h"
+
+#include "mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#define BOARD_MAX 8192
+
+/* ---- what every game mail shows: the view of one seat ---- */
+
+struct view {
+  char game[24], seat[32], opponent[MAIL_ADDR_MAX], player[MAIL_ADDR_MAX];
+  char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
+  char commitment[200], guard[24];
+  char time_control[96], move_deadline[40]; /* clock.c */
+  char autoroll[200];                       /* a standing "roll", to the player who wrote it */
+  struct tpl_var vars[24];
+  size_t n;
+};
+
+static void add_var(struct view *v, const char *name, const char *value)
+{
+  v->vars[v->n].name = name;
+  v->vars[v->n].value = value;
+  v->n++;
+}
+
+/* The sentence saying whose turn it is, or how the game ended. */
+static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                            char *buf, size_t cap)
+{
+  const char *dir = m->svc->cfg.templates_dir;
+  struct ref_status s;
+  struct tpl_var vars[3];
+  char result[96];
+
+  if(!g->started) {
+    tpl_line(buf, cap, dir, "phrases.txt", "not-started", NULL, 0);
+    return;
+  }
+  g->desc->ops->status(g->state, &s);
+  if(s.phase == REF_PHASE_OVER || g->row.phase == STORE_GAME_FINISHED) {
+    /* a loss on time (clock.c) ends the game outside the rules */
+    if(s.phase == REF_PHASE_OVER)
+      ref_result_text(result, sizeof(result), g->desc, &s);
+    else
+      snprintf(result, sizeof(result), "%s", g->row.result);
+    vars[0].name = "result";
+    vars[0].value = result;
+    tpl_line(buf, cap, dir, "phrases.txt", "over", vars, 1);
+    return;
+  }
+  vars[0].name = "seat";
+  vars[0].value = g->desc->seat_names[s.turn];
+  vars[1].name = "player";
+  vars[1].value = g->seats[s.turn].address;
+  vars[2].name = "check";
+  vars[2].value = s.in_check ? " (in check)" : "";
+  {
+    const char *key = s.turn == seat ? "your-turn" : "their-turn";
+    if(s.phase == REF_PHASE_CUBE)
+      key = s.turn == seat ? "your-cube" : "their-cube";
+    else if(s.phase == REF_PHASE_CUBE_REPLY)
+      key = s.turn == seat ? "your-cube-reply" : "their-cube-reply";
+    tpl_line(buf, cap, dir, "phrases.txt", key, vars, 3);
+  }
+}
+
+static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       struct view *v)
+{
+  int other = g->nseats == 2 ? 1 - seat : -1;
+  memset(v, 0, sizeof(*v));
+  snprintf(v->game, sizeof(v->game), "%lld", (long long)g->row.id);
+  snprintf(v->seat, sizeof(v->seat), "%s", seat >= 0 ? g->desc->seat_names[seat] : "");
+  if(seat >= 0)
+    snprintf(v->player, sizeof(v->player), "%s", g->seats[seat].address);
+  if(other >= 0)
+    snprintf(v->opponent, sizeof(v->opponent), "%s", g->seats[other].address);
+  if(g->started) {
+    size_t len;
+    if(g->desc->ops->render(g->state, seat < 0 ? 0 : seat, v->board, sizeof(v->board)) !=
+       REF_OK)
+      v->board[0] = '\0';
+    /* the template places the board; its own line ends are enough */
+    len = strlen(v->board);
+    while(len && v->board[len - 1] == '\n')
+      v->board[--len] = '\0';
+    g->desc->ops->encode(g->state, v->position, sizeof(v->position));
+    {
+      /* "#N" as the guard reads it: ops->status move_number */
+      struct ref_status st;
+      g->desc->ops->status(g->state, &st);
+      if(st.phase != REF_PHASE_OVER)
+        snprintf(v->guard, sizeof(v->guard), "#%d", st.move_number);
+    }
+  }
+  status_sentence(m, g, seat, v->status, sizeof(v->status));
+  snprintf(v->last_move, sizeof(v->last_move), "%s", g->played[0] ? g->played : g->last_move);
+  snprintf(v->result, sizeof(v->result), "%s", g->row.result);
+  add_var(v, "game", v->game);
+  add_var(v, "title", g->desc->title);
+  add_var(v, "seat", v->seat);
+  add_var(v, "player", v->player);
+  add_var(v, "opponent", v->opponent);
+  add_var(v, "board", v->board);
+  add_var(v, "position", v->position);
+  add_var(v, "status", v->status);
+  add_var(v, "last_move", v->last_move);
+  add_var(v, "result", v->result);
+  add_var(v, "events", m->events.s ? m->events.s : "");
+  if(g->desc->flags & REF_GAME_DICE)
+    ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
+  add_var(v, "dice_commitment", v->commitment);
+  add_var(v, "guard", v->guard);
+  ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
+                 sizeof(v->move_deadline));
+  add_var(v, "time_control", v->time_control);
+  add_var(v, "move_deadline", v->move_deadline);
+  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
+     ref_autoroll_get(m->svc, g->row.id, seat) == 1)
+    tpl_line(v->autoroll, sizeof(v->autoroll), m->svc->cfg.templates_dir, "phrases.txt",
+             "autoroll-standing", NULL, 0);
+  add_var(v, "autoroll", v->autoroll);
+}
+
+/* ---- to whom ---- */
+
+/* Template `tmpl` with seat's view (-1: the observers' view) plus extras,
+ * to `to`. */
+static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+                     const char *tmpl, const struct tpl_var *extra, size_t nextra)
+{
+  struct view *v = malloc(sizeof(*v));
+  size_t i;
+  int rc;
+  if(!v)
+    return -1;
+  build_view(m, g, seat, v);
+  for(i = 0; i < nextra && v->n < sizeof(v->vars) / sizeof(v->vars[0]); i++)
+    v->vars[v->n++] = extra[i];
+  rc = ref_reply(m, g, seat, to, tmpl, v->vars, v->n);
+  free(v);
+  return rc;
+}
+
+int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *tmpl,
+                  const struct tpl_var *extra, size_t nextra)
+{
+  return send_view(m, g, seat, g->seats[seat].address, tmpl, extra, nextra);
+}
+
+int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
+                 const struct tpl_var *extra, size_t nextra)
+{
+  size_t s;
+  for(s = 0; s < g->nseats; s++)
+    if(ref_tell_seat(m, g, (int)s, tmpl, extra, nextra))
+      return -1;
+  return 0;
+}
+
+/* observe GAME: each observer gets the board from the first seat's side,
+ * with no key and no tokened Reply-To, so nothing it sends can act. */
+int ref_tell_observer(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
+                      const char *tmpl, const struct tpl_var *extra, size_t nextra)
+{
+  return send_view(m, g, -1, to, tmpl, extra, nextra);
+}
+
+int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
+                       const struct tpl_var *extra, size_t nextra)
+{
+  char list[32 * 260], *save = NULL, *tok;
+  if(ref_observers(m->svc, g->row.id, list, sizeof(list)))
+    return -1;
+  for(tok = strtok_r(list, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
+    if(ref_tell_observer(m, g, tok, tmpl, extra, nextra))
+      return -1;
+  return 0;
+}
+
+/* ---- refusals ---- */
+
+/* A refusal: quotes the input, says why, offers the nearest legal moves.
+ * Nothing in the game changes (the caller has not touched it). */
+int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
+               const char *reason, const char *detail, const struct ref_err *err)
+{
+  const char *dir = m->svc->cfg.templates_dir;
+  char why[512];
+  struct ref_buf sugg;
+  struct tpl_var extra[6];
+  char help[8] = "";
+  int rc, i;
+
+  tpl_reason(why, sizeof(why), dir, reason, detail);
+  /* issue 6: unknown words are answered with help, never guessed */
+  if((err && err->code == REF_EPARSE) || !strcmp(reason, "unreadable") ||
+     !strcmp(reason, "no-command") || !strcmp(reason, "no-game-tag"))
+    snprintf(help, sizeof(help), "yes"); /* refused.txt lists the commands */
+  ref_buf_init(&sugg, 4096);
+  for(i = 0; err && i < err->nsuggest; i++)
+    ref_buf_printf(&sugg, "%s%s", i ? ", " : "", err->suggest[i]);
+  extra[0].name = "input";
+  extra[0].value = input;
+  extra[1].name = "reason";
+  extra[1].value = why;
+  extra[2].name = "suggestions";
+  extra[2].value = sugg.s ? sugg.s : "";
+  extra[3].name = "help";
+  extra[3].value = help;
+  /* no game: the game's placeholders are empty, not left as written */
+  extra[4].name = "board";
+  extra[4].value = "";
+  extra[5].name = "status";
+  extra[5].value = "";
+  m->refused = 1;
+  if(g && seat >= 0)
+    rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 4);
+  else
+    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 6);
+  ref_buf_free(&sugg);
+  return rc;
+}
+
+/* Whether the sender holds a seat in any game (so may be answered). */
+int ref_known_player(struct ref_service *svc, const char *address)
+{
+  int64_t *ids = NULL;
+  size_t n = 0;
+  if(store_games_of(svc->st, &ids, &n, address) != STORE_OK)
+    return 0;
+  free(ids);
+  return n > 0;
+}
+
+/* A refusal to a mail that names no game of the sender's: a player of
+ * some game is told why, a stranger hears nothing (no backscatter). */
+int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
+                      const char *detail)
+{
+  if(ref_known_player(m->svc, m->mail->from))
+    return ref_refuse(m, NULL, -1, input, reason, detail, NULL);
+  m->refused = 1;
+  return 0;
+}

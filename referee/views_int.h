@@ -1,0 +1,39 @@
+/*
+ * views_int.h: layer 5 of the service, "views" (views.c,
+ * docs/architecture.md): what every game mail shows, one seat's view of the
+ * game (board, position, whose turn, the "#N" guard, the dice commitment,
+ * the deadline), sent to a seat, to all seats, to the observers; and the
+ * refusal. Calls only layers 1 to 4.
+ */
+#ifndef TABULA_VIEWS_INT_H
+#define TABULA_VIEWS_INT_H
+
+#include "lifecycle_int.h"
+
+/* Mails to the players of g and to its observers: the seat's view of the
+ * game plus `extra`; observers get the view from the first seat's side,
+ * no key, nothing that lets them act. */
+int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *tmpl,
+                  const struct tpl_var *extra, size_t nextra);
+int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
+                 const struct tpl_var *extra, size_t nextra);
+int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
+                       const struct tpl_var *extra, size_t nextra);
+/* The observer's view of g (from the first seat's side, no key) to one
+ * address. */
+int ref_tell_observer(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
+                      const char *tmpl, const struct tpl_var *extra, size_t nextra);
+/* A refusal (refused.txt): quotes the input, says why (a reason key of
+ * templates/reasons.txt), offers the nearest legal moves from err. To the
+ * seat when g and seat are given, else to the mail's sender. Sets
+ * m->refused; the game is not touched. */
+int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
+               const char *reason, const char *detail, const struct ref_err *err);
+/* A refusal to a mail that names no game of the sender's: a player of
+ * some game is told why, a stranger hears nothing (no backscatter). */
+int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
+                      const char *detail);
+/* Whether `address` holds a seat in any game (so may be answered). */
+int ref_known_player(struct ref_service *svc, const char *address);
+
+#endif

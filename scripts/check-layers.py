@@ -1,0 +1,322 @@
+#!/usr/bin/env python3
+"""check-layers.py: the files of a library call each other in one direction.
+
+Reads the symbol tables of compiled objects (nm: what each object defines,
+what it leaves undefined) and draws an edge A -> B when A uses a symbol B
+defines. Fails, printing what it found, when
+
+  * the files of a group form a cycle (A -> ... -> A): printed as the cycle
+    and every edge inside it, with the symbols that make each edge;
+  * a group has a layer table (--layers DOC) and an edge goes upward: from
+    a file of a lower layer to a file of a higher one;
+  * a file of such a group has no row in the table, or a row names a file
+    that was not compiled (the table must stay true to the code);
+  * with --sources DIR, a file of DIR (a .c or .h) has no row, or includes
+    a header the table puts in a higher layer than the file itself.
+
+The layer table is the one in docs/architecture.md ("The service", issue
+14) whose header row is `| layer | file | what |`: one row a file, the
+first column "N name" with N counted from the bottom. Calls inside a layer
+are allowed as long as they make no cycle.
+
+Usage (tests/CMakeLists.txt runs it on the build tree's objects):
+  check-layers.py [--nm NM] [--graph] --group NAME [--layers DOC] [--sources DIR]
+                  OBJ|DIR ... [--group NAME ...]
+A DIR argument stands for every *.o in it (handy by hand: CMake keeps a
+target's objects in BUILD/<folder>/CMakeFiles/<target>.dir; a file deleted
+from the sources may leave a stale object there). --graph also prints, for
+every file, the files it uses and the files that use it: what else may move
+when it changes.
+"""
+import collections
+import os
+import re
+import subprocess
+import sys
+
+TABLE_HEADER = re.compile(r"^\|\s*layer\s*\|\s*file\s*\|\s*what\s*\|\s*$")
+TABLE_ROW = re.compile(r"^\|\s*(\d+)\s+([^|]*?)\s*\|\s*`([^`]+)`\s*\|")
+INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
+
+
+def fail_usage(msg):
+    sys.stderr.write("check-layers: %s\n" % msg)
+    sys.exit(2)
+
+
+def parse_args(argv):
+    nm = os.environ.get("NM", "nm")
+    groups = []
+    show = False
+    i = 0
+    while i < len(argv):
+        a = argv[i]
+        if a == "--graph":
+            show = True
+            i += 1
+            continue
+        if a == "--nm":
+            nm = argv[i + 1]
+            i += 2
+            continue
+        if a == "--group":
+            groups.append({"name": argv[i + 1], "objects": [], "layers": None, "sources": None})
+            i += 2
+            continue
+        if a in ("--layers", "--sources"):
+            if not groups:
+                fail_usage("%s before any --group" % a)
+            groups[-1][a[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if a.startswith("-"):
+            fail_usage("unknown option %s" % a)
+        if not groups:
+            fail_usage("objects before any --group")
+        # CMake's $<TARGET_OBJECTS:...> may arrive as one ;-joined word
+        for part in a.split(";"):
+            if not part:
+                continue
+            if os.path.isdir(part):
+                groups[-1]["objects"] += sorted(
+                    os.path.join(part, f) for f in os.listdir(part) if f.endswith(".o"))
+            else:
+                groups[-1]["objects"].append(part)
+        i += 1
+    if not groups:
+        fail_usage("nothing to check: give --group NAME OBJECTS...")
+    return nm, groups, show
+
+
+def source_name(obj):
+    """admin.c.o -> admin.c (CMake's object names keep the source's)."""
+    base = os.path.basename(obj)
+    return base[:-2] if base.endswith(".o") else base
+
+
+def symbols(nm, obj):
+    out = subprocess.run([nm, "-P", obj], check=True, capture_output=True, text=True).stdout
+    defined, undefined = set(), set()
+    for line in out.splitlines():
+        f = line.split()
+        if len(f) < 2:
+            continue
+        name, kind = f[0], f[1]
+        if kind in ("U", "w", "v"):
+            undefined.add(name)
+        elif kind.isupper():
+            defined.add(name)
+    return defined, undefined
+
+
+def graph(nm, objects):
+    """{file: {file it uses: [symbols]}} over one group's objects."""
+    owner, needs = {}, {}
+    for obj in objects:
+        name = source_name(obj)
+        if name in needs:
+            fail_usage("two objects named %s in one group" % name)
+        defined, undefined = symbols(nm, obj)
+        needs[name] = undefined
+        for s in defined:
+            owner.setdefault(s, name)
+    edges = {name: collections.defaultdict(list) for name in needs}
+    for name, undefined in needs.items():
+        for s in sorted(undefined):
+            o = owner.get(s)
+            if o and o != name:
+                edges[name][o].append(s)
+    return edges
+
+
+def strongly_connected(edges):
+    """Tarjan's algorithm, iterative; components of more than one file."""
+    index, low, on, stack, out = {}, {}, set(), [], []
+    counter = [0]
+    for root in sorted(edges):
+        if root in index:
+            continue
+        work = [(root, iter(sorted(edges[root])))]
+        index[root] = low[root] = counter[0]
+        counter[0] += 1
+        stack.append(root)
+        on.add(root)
+        while work:
+            v, it = work[-1]
+            advanced = False
+            for w in it:
+                if w not in index:
+                    index[w] = low[w] = counter[0]
+                    counter[0] += 1
+                    stack.append(w)
+                    on.add(w)
+                    work.append((w, iter(sorted(edges[w]))))
+                    advanced = True
+                    break
+                if w in on:
+                    low[v] = min(low[v], index[w])
+            if advanced:
+                continue
+            work.pop()
+            if work:
+                low[work[-1][0]] = min(low[work[-1][0]], low[v])
+            if low[v] == index[v]:
+                comp = []
+                while True:
+                    w = stack.pop()
+                    on.discard(w)
+                    comp.append(w)
+                    if w == v:
+                        break
+                if len(comp) > 1:
+                    out.append(sorted(comp))
+    return out
+
+
+def shortest_cycle(edges, comp):
+    """One shortest cycle inside a component, as a list of files."""
+    members = set(comp)
+    best = None
+    for start in comp:
+        prev = {start: None}
+        queue = collections.deque([start])
+        found = None
+        while queue and not found:
+            v = queue.popleft()
+            for w in sorted(edges[v]):
+                if w not in members:
+                    continue
+                if w == start:
+                    found = v
+                    break
+                if w not in prev:
+                    prev[w] = v
+                    queue.append(w)
+        if found is None:
+            continue
+        path = [found]
+        while prev[path[-1]] is not None:
+            path.append(prev[path[-1]])
+        path.reverse()
+        if best is None or len(path) < len(best):
+            best = path
+    return best
+
+
+def short(syms, n=4):
+    return ", ".join(syms[:n]) + (", ..." if len(syms) > n else "")
+
+
+def read_layers(doc):
+    """{file: (number, name)} from the `| layer | file | what |` table."""
+    layers, in_table = {}, False
+    with open(doc, encoding="utf-8") as f:
+        for line in f:
+            if TABLE_HEADER.match(line):
+                in_table = True
+                continue
+            if not in_table:
+                continue
+            if not line.startswith("|"):
+                break
+            m = TABLE_ROW.match(line)
+            if m:
+                layers[m.group(3)] = (int(m.group(1)), m.group(2))
+    if not layers:
+        fail_usage("%s has no `| layer | file | what |` table" % doc)
+    return layers
+
+
+def print_graph(name, edges, layers):
+    users = collections.defaultdict(list)
+    for a in edges:
+        for b in edges[a]:
+            users[b].append(a)
+    for f in sorted(edges, key=lambda f: (-layers.get(f, (0, ""))[0], f)):
+        where = " (%d %s)" % layers[f] if f in layers else ""
+        print("%s: %s%s" % (name, f, where))
+        print("    uses:    %s" % (" ".join(sorted(edges[f])) or "-"))
+        print("    used by: %s" % (" ".join(sorted(users[f])) or "-"))
+
+
+def check_group(nm, g, show):
+    problems = 0
+    edges = graph(nm, g["objects"])
+    name = g["name"]
+    if show:
+        print_graph(name, edges, read_layers(g["layers"]) if g["layers"] else {})
+    nedges = sum(len(v) for v in edges.values())
+    comps = strongly_connected(edges)
+    for comp in comps:
+        problems += 1
+        cyc = shortest_cycle(edges, comp)
+        print("%s: CYCLE of %d files: %s" % (name, len(comp), " ".join(comp)))
+        print("  for example: %s" % " -> ".join(cyc + [cyc[0]]))
+        for i, a in enumerate(cyc):
+            b = cyc[(i + 1) % len(cyc)]
+            print("    %s -> %s: %s" % (a, b, short(edges[a][b])))
+        print("  every edge inside it:")
+        for a in comp:
+            for b in sorted(edges[a]):
+                if b in comp:
+                    print("    %s -> %s: %s" % (a, b, short(edges[a][b])))
+    if g["layers"]:
+        layers = read_layers(g["layers"])
+        for f in sorted(edges):
+            if f not in layers:
+                problems += 1
+                print("%s: %s has no row in the layer table of %s" % (name, f, g["layers"]))
+        for f in sorted(layers):
+            if f.endswith(".c") and f not in edges:
+                problems += 1
+                print("%s: the layer table names %s, which was not compiled" % (name, f))
+        for a in sorted(edges):
+            for b in sorted(edges[a]):
+                if a in layers and b in layers and layers[b][0] > layers[a][0]:
+                    problems += 1
+                    print("%s: UPWARD %s (%d %s) -> %s (%d %s): %s" %
+                          (name, a, layers[a][0], layers[a][1], b, layers[b][0], layers[b][1],
+                           short(edges[a][b])))
+        if g["sources"]:
+            problems += check_includes(name, g["sources"], layers)
+    verdict = "FAILED" if problems else "ok"
+    print("%s: %d files, %d edges, %d cycle(s)%s: %s" %
+          (name, len(edges), nedges, len(comps),
+           ", layers from %s" % os.path.basename(g["layers"]) if g["layers"] else "", verdict))
+    return problems
+
+
+def check_includes(name, srcdir, layers):
+    """A file may include the headers of its own layer and those below."""
+    problems = 0
+    for f in sorted(os.listdir(srcdir)):
+        if not f.endswith((".c", ".h")):
+            continue
+        if f not in layers:
+            problems += 1
+            print("%s: %s has no row in the layer table" % (name, f))
+            continue
+        with open(os.path.join(srcdir, f), encoding="utf-8") as fh:
+            for h in INCLUDE.findall(fh.read()):
+                if h in layers and layers[h][0] > layers[f][0]:
+                    problems += 1
+                    print("%s: UPWARD include in %s (%d %s): %s (%d %s)" %
+                          (name, f, layers[f][0], layers[f][1], h, layers[h][0], layers[h][1]))
+    return problems
+
+
+def main():
+    nm, groups, show = parse_args(sys.argv[1:])
+    problems = 0
+    for g in groups:
+        if not g["objects"]:
+            fail_usage("group %s has no objects" % g["name"])
+        problems += check_group(nm, g, show)
+    if problems:
+        print("check-layers: %d problem(s); see docs/architecture.md, \"The service\"" % problems)
+        return 1
+    return 0
+
+
+if __name__ == "__main__":
+    sys.exit(main())
