@@ -26,7 +26,9 @@ static int64_t named_game(const char *arg, const char *subject)
     p++;
   if(*p)
     return strtoll(p, NULL, 10);
-  if(subject && (p = strstr(subject, "[tabula ")) && sscanf(p, "[tabula %lld]", &id) == 1)
+  /* at most 18 digits, as in a tag (issue 20) */
+  if(subject && (p = strstr(subject, "[tabula ")) && strspn(p + 8, "0123456789") <= 18 &&
+     sscanf(p, "[tabula %lld]", &id) == 1)
     return id;
   return 0;
 }

@@ -31,7 +31,19 @@ int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
   if(!g->started)
     return ref_refuse(m, g, seat, "legal", "not-started", "", NULL);
   ref_buf_init(&b, 256 * 1024);
-  if(g->desc->ops->legal(g->state, &list) != REF_OK)
+  rc = g->desc->ops->legal(g->state, &list);
+  if(rc == REF_EPHASE) {
+    /* A dice game lists no moves before the roll or after the end
+     * (backgammon.c, tables_chess.c, backgammon_chess.c): a refusal, not a
+     * failure, which would leave the mail to be retried for ever and hold
+     * up the inbox behind it. */
+    struct ref_status s;
+    ref_movelist_free(&list);
+    g->desc->ops->status(g->state, &s);
+    return ref_refuse(m, g, seat, "legal", s.phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
+                      "", NULL);
+  }
+  if(rc != REF_OK)
     return -1;
   for(i = 0; i < list.n; i++) {
     char mv[REF_NOTATION_MAX];

@@ -32,7 +32,9 @@ static int tag_from_address(const char *addr, char delim, int64_t *game, char *t
     char *end;
     long long id = strtoll(plus + 1, &end, 10);
     dot = end;
-    if(end == plus + 1 || !isdigit((unsigned char)plus[1]) || *dot != '.' || id <= 0 ||
+    /* at most 18 digits: a longer number names no game (issue 20) */
+    if(end == plus + 1 || end - plus > 19 || !isdigit((unsigned char)plus[1]) || *dot != '.' ||
+       id <= 0 ||
        dot >= at || (size_t)(at - dot - 1) >= cap || at == dot + 1)
       continue;
     memcpy(token, dot + 1, (size_t)(at - dot - 1));
@@ -48,8 +50,11 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   const char *p = strstr(subject, "[tabula ");
   long long id;
   char tok[64];
-  if(!p || sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 ||
-     strlen(tok) >= cap)
+  size_t digits = p ? strspn(p + 8, "0123456789") : 0;
+  /* At most 18 digits, then a space: a longer number names no game (%lld
+   * is undefined on overflow, issue 20). */
+  if(!p || digits < 1 || digits > 18 || p[8 + digits] != ' ' ||
+     sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 || strlen(tok) >= cap)
     return -1;
   *game = id;
   snprintf(token, cap, "%s", tok);

@@ -182,8 +182,10 @@ int ref_bg_match_decode(struct ref_bg_match *m, const char *id)
   m->turn = v[5];
   m->doubled = v[6];
   m->resigned = v[7];
-  m->dice[0] = v[8];
-  m->dice[1] = v[9];
+  /* the higher die first, as ref_bg_match_id writes them: a position
+   * decodes the same from its own string (issue 13) */
+  m->dice[0] = v[8] > v[9] ? v[8] : v[9];
+  m->dice[1] = v[8] > v[9] ? v[9] : v[8];
   m->match_len = v[10];
   m->score[0] = v[11];
   m->score[1] = v[12];
