@@ -31,6 +31,7 @@ static const struct word table[] = {
   {"vacation", REF_CMD_VACATION}, {"digest", REF_CMD_DIGEST},
   {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
+  {"confirm", REF_CMD_CONFIRM},
 };
 
 static const char *const names[REF_CMD_LAST] = {
@@ -38,6 +39,7 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
+  "confirm",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)

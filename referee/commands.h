@@ -44,6 +44,7 @@ enum ref_cmd_kind {
   REF_CMD_RATING,       /* rating: the sender's ratings */
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
+  REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
   REF_CMD_LAST
 };
 

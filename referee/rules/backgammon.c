@@ -184,8 +184,10 @@ int ref_bg_match_decode(struct ref_bg_match *m, const char *id)
   m->turn = v[5];
   m->doubled = v[6];
   m->resigned = v[7];
-  m->dice[0] = v[8];
-  m->dice[1] = v[9];
+  /* the higher die first, as ref_bg_match_id writes them: a position
+   * decodes the same from its own string (issue 13) */
+  m->dice[0] = v[8] > v[9] ? v[8] : v[9];
+  m->dice[1] = v[8] > v[9] ? v[9] : v[8];
   m->match_len = v[10];
   m->score[0] = v[11];
   m->score[1] = v[12];
@@ -372,13 +374,23 @@ static bool number(const char *b, const char *e, int *n)
   return true;
 }
 
+#define OPT_FEN 16
+
 /*
  * Options (BG-4, issue 19): match=N (a game of a match to N points, 1 to
  * 64), score=A-B (the match score before it, each below N), crawford=on
  * (the Crawford game: exactly one player at N-1, no cube), jacoby=on
  * (money games only). Beavers and automatic doubles stay off.
+ * fen=POSITION (bg_encode's Position ID:Match ID, dice included) starts
+ * from a position, as `new GAME fen=...` does in the other games (issue
+ * 13's mail cases play fixed dice with it). It stands alone: its Match ID
+ * already holds the match length, the score and the Crawford flag, so any
+ * other option beside it is refused (bad-option), as is a second of any.
+ * Options are read as every game reads them (game_text.c). On OPT_FEN the
+ * position is in fen[cap].
  */
-static int bg_options(struct bg_state *st, const char *options, struct ref_err *err)
+static int bg_options(struct bg_state *st, const char *options, char *fen, size_t cap,
+                      struct ref_err *err)
 {
   struct ref_opt o;
   const char *b = options, *dash;
@@ -398,14 +410,25 @@ static int bg_options(struct bg_state *st, const char *options, struct ref_err *
       bit = on_off(&o, &st->cube.crawford) ? 4 : -1;
     else if(ref_opt_is(o.kb, o.ke, "jacoby"))
       bit = on_off(&o, &st->cube.jacoby) ? 8 : -1;
+    else if(ref_opt_is(o.kb, o.ke, "fen"))
+      bit = o.has_value ? OPT_FEN : -1;
     else
       bit = -1;
-    if(bit < 0 || (seen & bit)) {
+    if(bit < 0 || (seen & bit) || (seen && (bit == OPT_FEN || (seen & OPT_FEN)))) {
       ref_err_set(err, REF_EINVAL, "bad-option", key);
       return REF_EINVAL;
     }
+    if(bit == OPT_FEN) {
+      if((size_t)(o.ve - o.vb) >= cap) {
+        ref_err_set(err, REF_EINVAL, "bg-bad-position", "too long");
+        return REF_EINVAL;
+      }
+      snprintf(fen, cap, "%.*s", (int)(o.ve - o.vb), o.vb);
+    }
     seen |= bit;
   }
+  if(seen == OPT_FEN)
+    return OPT_FEN;
   if((seen & 1) && (len < 1 || len > 64)) {
     ref_err_set(err, REF_EINVAL, "bg-match-length", NULL);
     return REF_EINVAL;
@@ -425,13 +448,20 @@ static int bg_options(struct bg_state *st, const char *options, struct ref_err *
   return REF_OK;
 }
 
+static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err);
+
 static int bg_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
   struct bg_state *st = st_of(s), nst;
+  char fen[64];
+  int rc;
 
   memset(&nst, 0, sizeof(nst));
   ref_bg_cube_init(&nst.cube);
-  if(bg_options(&nst, options, err) != REF_OK)
+  rc = bg_options(&nst, options, fen, sizeof(fen), err);
+  if(rc == OPT_FEN)
+    return bg_decode(s, fen, err);
+  if(rc != REF_OK)
     return REF_EINVAL;
   *st = nst;
   ref_bg_board_start(&st->b);

@@ -1243,6 +1243,73 @@ START_TEST(test_registry)
 }
 END_TEST
 
+/* new backgammon fen=PositionID:MatchID starts from that position, the
+ * dice included (issue 13's mail cases play fixed dice with it); a bad
+ * string or another option beside it is refused. */
+START_TEST(test_init_fen)
+{
+  struct ref_state *s = ref_state_new(G);
+  struct ref_status st;
+  struct ref_err err;
+  char buf[64];
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE", NULL), REF_OK);
+  G->ops->status(s, &st);
+  ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
+  ck_assert_int_eq(st.turn, 0);
+  ck_assert_int_eq(st.dice[0] + st.dice[1], 9);
+  ck_assert_int_eq(G->ops->encode(s, buf, sizeof(buf)), REF_OK);
+  ck_assert_str_eq(buf, "4HPwATDgc/ABMA:MAEPAAAAAAAE");
+  memset(&err, 0, sizeof(err));
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bg-bad-position");
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;jacoby=on", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bad-option");
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;fen=4HPwATDgc/ABMA", &err),
+                   REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bad-option");
+  /* Options are read as in every game (game_text.c): blanks and a trailing
+   * ';' are allowed. */
+  ck_assert_int_eq(G->ops->init(s, " fen = 4HPwATDgc/ABMA:MAEPAAAAAAAE ;", NULL), REF_OK);
+  ck_assert_int_eq(G->ops->encode(s, buf, sizeof(buf)), REF_OK);
+  ck_assert_str_eq(buf, "4HPwATDgc/ABMA:MAEPAAAAAAAE");
+  free(s);
+}
+END_TEST
+
+/* fen= stands alone beside the match options (issue 19): its Match ID
+ * already carries the match length, the score and the Crawford flag, so a
+ * Crawford game's ID starts that game, and match=, score= or crawford=
+ * beside fen= (before or after it) is refused as bad-option, naming the
+ * option that came second. */
+START_TEST(test_init_fen_stands_alone)
+{
+  static const char *const beside[][2] = {
+    {"fen=%s;match=3", "match"},      {"match=3;fen=%s", "fen"},
+    {"fen=%s;score=2-0", "score"},    {"match=3;score=2-0;fen=%s", "fen"},
+    {"fen=%s;crawford=on", "crawford"}, {"crawford=on;fen=%s", "fen"},
+  };
+  struct ref_state *s = ref_state_new(G);
+  struct ref_err err;
+  char crawford[64], buf[64], opts[128];
+  size_t i;
+
+  ck_assert_int_eq(G->ops->init(s, "match=3;score=2-0;crawford=on", NULL), REF_OK);
+  ck_assert_int_eq(G->ops->encode(s, crawford, sizeof(crawford)), REF_OK);
+  snprintf(opts, sizeof(opts), "fen=%s", crawford);
+  ck_assert_int_eq(G->ops->init(s, opts, NULL), REF_OK);
+  ck_assert_int_eq(G->ops->encode(s, buf, sizeof(buf)), REF_OK);
+  ck_assert_str_eq(buf, crawford);
+  for(i = 0; i < sizeof(beside) / sizeof(beside[0]); i++) {
+    snprintf(opts, sizeof(opts), beside[i][0], crawford);
+    memset(&err, 0, sizeof(err));
+    ck_assert_msg(G->ops->init(s, opts, &err) == REF_EINVAL, "%s", opts);
+    ck_assert_str_eq(err.reason, "bad-option");
+    ck_assert_str_eq(err.detail, beside[i][1]);
+  }
+  free(s);
+}
+END_TEST
+
 /* Every reason key backgammon can return (backgammon.c, the shared board
  * and turn code in backgammon_board.c, the reader in dice_notation.c) is
  * worded in templates/reasons.txt. */
@@ -1310,6 +1377,8 @@ static Suite *bg_suite(void)
   tcase_add_test(tc, test_input);
   tcase_add_test(tc, test_render);
   tcase_add_test(tc, test_registry);
+  tcase_add_test(tc, test_init_fen);
+  tcase_add_test(tc, test_init_fen_stands_alone);
   tcase_add_test(tc, test_reason_keys);
   suite_add_tcase(s, tc);
   tc = tcase_create("playouts");

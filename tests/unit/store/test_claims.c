@@ -229,8 +229,10 @@ START_TEST(test_claim_in_memory)
 }
 END_TEST
 
-/* A v2 file with queued replies (before claims existed): brought forward,
- * its rows are claimable, and it got its own random id. */
+/* A v2 file with queued replies (before claims existed, before the
+ * confirmations of v4 and the competition tables of v5): brought forward to
+ * the latest version, its rows are
+ * claimable, and it got its own random id. */
 START_TEST(test_claim_after_migration)
 {
   struct store *st = open_ok(), *other;
@@ -238,16 +240,17 @@ START_TEST(test_claim_after_migration)
   int64_t got[4];
 
   store_close(st);
-  /* a version 2 file: neither v3's claims nor v4's competition tables */
+  /* a version 2 file: none of v3's claims, v4's confirmations, v5's competition tables */
   raw_exec("DROP INDEX outbox_claimed;"
            "ALTER TABLE outbox DROP COLUMN claim; ALTER TABLE outbox DROP COLUMN in_doubt;"
+           "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
            "DELETE FROM kv; PRAGMA user_version = 2;"
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = open_ok();
-  ck_assert_int_eq(store_schema_version(st), 4);
+  ck_assert_int_eq(store_schema_version(st), 5);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);
