@@ -1,10 +1,13 @@
 /*
  * cmd_compete.c: the commands of competition by mail (issue 19): `ratings
  * [GAME]` (a system's Glicko-2 table, the sender's line marked), `rating`
- * (the sender's own), `standings [NAME]` (a round robin's crosstable):
- * they change nothing and are answered to players only, a stranger hears
- * nothing; and `tournament GAME ... with ...`, which makes a round robin
- * the way `new` makes a game (compete.c). Layer 6, "handlers"
+ * (the sender's own), `standings [NAME]` (a round robin's crosstable, to
+ * its players only): they change nothing, and an answer to a stranger
+ * counts against the hourly budget as `help`'s does; and `tournament GAME
+ * ... with ...`, which makes a round robin the way `new` makes a game
+ * (compete.c), with new's opt-in rules (optin.c, issue 13): from an
+ * address not yet confirmed it only asks for a confirmation, and its
+ * invitations to strangers count against the budget. Layer 6, "handlers"
  * (docs/architecture.md); the tables are ratings.c's and tournament.c's.
  */
 #include "handlers_int.h"
@@ -18,17 +21,18 @@
 #include <string.h>
 
 /* The answer: in the game's thread when the mail named one, else to the
- * sender, who must hold a seat somewhere (no backscatter). */
+ * sender; to a stranger (no seat, never confirmed: the From may be forged)
+ * only within the hourly budget, as `help` (optin.c, issue 13). */
 static int answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *tmpl,
                   const struct tpl_var *extra, size_t nextra)
 {
   if(g && seat >= 0)
     return ref_tell_seat(m, g, seat, tmpl, extra, nextra);
-  if(!ref_known_player(m->svc, m->mail->from)) {
-    m->refused = 1;
-    return 0;
+  switch(ref_stranger_answer(m, tmpl)) {
+  case -1: return -1;
+  case 0: return 0;
+  default: return ref_reply(m, NULL, -1, m->mail->from, tmpl, extra, nextra);
   }
-  return ref_reply(m, NULL, -1, m->mail->from, tmpl, extra, nextra);
 }
 
 static const char *sender(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
@@ -218,14 +222,20 @@ static void address_word(char *dst, size_t cap, const char *word)
  * games. */
 int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
-  struct ref_tournament_spec *spec = calloc(1, sizeof(*spec));
+  struct ref_tournament_spec *spec;
   struct ref_state *probe = NULL;
   struct ref_err err;
-  char copy[256], *save = NULL, *tok, who[256];
+  char copy[256], *save = NULL, *tok, who[256], to[REF_TOURNAMENT_MAX * 258];
+  const char *invited[REF_TOURNAMENT_MAX];
   int seen_with = 0, rc = -1, i;
   int64_t id = 0;
 
-  if(!spec)
+  switch(ref_confirm_first(m, c->line)) {
+  case -1: return -1;
+  case 0: return 0; /* asked to confirm first: nothing made, nobody mailed */
+  default: break;
+  }
+  if(!(spec = calloc(1, sizeof(*spec))))
     return -1;
   spec->weekends = -1;
   spec->cycles = 1;
@@ -313,6 +323,15 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   if(spec->d->ops->init(probe, spec->opts[0] ? spec->opts : NULL, &err) != REF_OK) {
     rc = ref_refuse(m, NULL, -1, c->line, err.reason[0] ? err.reason : "bad-option",
                     err.reason[0] ? err.detail : spec->opts, NULL);
+    goto out;
+  }
+  /* the invitations to strangers, all together, within the budget, else
+   * nothing is made (as new's, optin.c) */
+  for(i = 1; i < spec->nplayers; i++)
+    invited[i - 1] = spec->players[i];
+  rc = ref_invitations_budget(m->svc, invited, spec->nplayers - 1, to, sizeof(to));
+  if(rc <= 0) {
+    rc = rc < 0 ? -1 : ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
     goto out;
   }
   rc = ref_tournament_create(m, spec, &id);

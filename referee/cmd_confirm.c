@@ -4,8 +4,8 @@
  * one-time key (local+confirm.KEY@ or "[tabula confirm KEY]", found by
  * dispatch.c) and the word "confirm"; it must come from the address the
  * request was mailed to (optin.c). Then the stored command runs as if
- * that address had just sent it: `new` (cmd_invite.c) or `observe`
- * (cmd_observe.c). Layer 6, "handlers" (docs/architecture.md).
+ * that address had just sent it: `new` (cmd_invite.c), `tournament`
+ * (cmd_compete.c) or `observe` (cmd_observe.c). Layer 6, "handlers" (docs/architecture.md).
  */
 #include "handlers_int.h"
 
@@ -46,6 +46,8 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
   for(i = 0; i < request.ncmd; i++) {
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)
       return ref_do_new(m, &request.cmd[i]);
+    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_TOURNAMENT)
+      return ref_do_tournament(m, &request.cmd[i]); /* issue 19 */
     if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
       return ref_do_observe_confirmed(m, req.game, req.request);
   }

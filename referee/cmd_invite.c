@@ -28,14 +28,14 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_err err;
   char opts[256] = "", *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
   int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1, priv = 0;
-  int strangers = 0, unrated = 0;
+  int unrated = 0;
+  const char *with[REF_WITH_MAX];
   int64_t id;
 
   memset(&g, 0, sizeof(g));
-  switch(ref_confirmed(svc, m->mail->from)) {
+  switch(ref_confirm_first(m, c->line)) {
   case -1: return -1;
-  case 0:
-    return ref_ask_confirmation(m, "new", c->line, 0, "confirm-new.txt", NULL, 0);
+  case 0: return 0; /* asked to confirm first (optin.c, issue 13) */
   default: break;
   }
   if(!d)
@@ -112,19 +112,12 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   /* An invitation to an address that holds no seat and never answered us
    * is mail to a stranger: within the hourly budget (optin.c), else the
    * inviter hears why and nothing is created. */
-  for(i = 0; i < c->nwith; i++) {
-    int s = ref_stranger(svc, c->with[i]);
-    if(s < 0)
-      return -1;
-    strangers += s;
-    snprintf(to + strlen(to), sizeof(to) - strlen(to), "%s%s", i ? ", " : "", c->with[i]);
-  }
-  if(strangers) {
-    int ok = ref_stranger_budget(svc, strangers, "an invitation", to);
-    if(ok < 0)
-      return -1;
-    if(!ok)
-      return ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+  for(i = 0; i < c->nwith; i++)
+    with[i] = c->with[i];
+  switch(ref_invitations_budget(svc, with, c->nwith, to, sizeof(to))) {
+  case -1: return -1;
+  case 0: return ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+  default: break;
   }
 
   memset(&g.row, 0, sizeof(g.row));

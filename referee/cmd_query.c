@@ -85,18 +85,11 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
   /* issue 13: help to an address that holds no seat and never answered
    * us is mail to a stranger (the From may be forged): within the hourly
    * budget (optin.c), else nothing. */
-  switch(ref_stranger(m->svc, m->mail->from)) {
+  switch(ref_stranger_answer(m, "help")) {
   case -1: return -1;
-  case 1:
-    switch(ref_stranger_budget(m->svc, 1, "help", m->mail->from)) {
-    case -1: return -1;
-    case 0: m->refused = 1; return 0;
-    default: break;
-    }
-    break;
-  default: break;
+  case 0: return 0;
+  default: return ref_reply(m, NULL, -1, m->mail->from, tmpl, help_url, 1);
   }
-  return ref_reply(m, NULL, -1, m->mail->from, tmpl, help_url, 1);
 }
 
 /* history: the journal in words, one dated line per entry (record.c). */

@@ -86,13 +86,28 @@ int ref_stranger(struct ref_service *svc, const char *address);
 /* Takes n mails to strangers from the hourly budget (stranger_mails_per_hour):
  * 1 taken, 0 over it (nothing taken, logged with what and to). */
 int ref_stranger_budget(struct ref_service *svc, int n, const char *what, const char *to);
+/* An answer to m's sender that asked for nothing of its own (help,
+ * ratings): 1 it may go (a known address, or a stranger within the budget,
+ * counted), 0 not (m->refused set). */
+int ref_stranger_answer(struct ref_msg_ctx *m, const char *what);
+/* Invitations to the n addresses `to`: those that are strangers are taken
+ * from the budget together. 1 taken (or none needed), 0 over it: nothing
+ * taken. `list` gets the addresses, ", " between, for the refusal. */
+int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n, char *list,
+                           size_t cap);
 /* Asks m's sender to confirm `request` (the command line, kind "new" or
  * "observe", game for observe): a one-time key stored for confirm_days and
  * mailed with `tmpl` ({request}, {referee}, {expires} and the extras), within
- * the budget; over it nothing is stored or sent (m->refused set). */
+ * the budget; over it nothing is stored or sent (m->refused set). Kind
+ * "new" is any request that creates games and invites others: `new` and
+ * `tournament` (cmd_confirm.c runs the one the line says). */
 int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *request,
                          int64_t game, const char *tmpl, const struct tpl_var *extra,
                          size_t nextra);
+/* Before a command that creates games and invites others (`new`,
+ * `tournament`): 1 when m's sender is confirmed, so it may run; else 0,
+ * the sender asked to confirm `line` (kind "new") and nothing else done. */
+int ref_confirm_first(struct ref_msg_ctx *m, const char *line);
 enum ref_confirm_state {
   REF_CONFIRM_OK,     /* the request is *out: run it */
   REF_CONFIRM_LAPSED, /* answered after confirm_days: not run */

@@ -6,15 +6,17 @@
  * only once it has answered one: a reply carrying a one-time key we sent
  * to that address (a confirmation request), or an authenticated mail with
  * a seat's key (an accept, a move). Such an address is "confirmed" from
- * then on (store: confirmed). Until then a `new` from it, and any
- * `observe` whoever sends it, only asks the address to confirm; the
+ * then on (store: confirmed). Until then a `new` or a `tournament` (issue
+ * 19) from it, and any `observe` whoever sends it, only asks the address
+ * to confirm; the
  * request waits in the store (confirmations) for confirm_days, and only
  * the reply from that address, with the key and the word "confirm", lets
  * the handlers run it.
  *
  * Mail to a "stranger" (an address that holds no seat and has not
- * confirmed: the confirmation requests themselves, help to strangers,
- * invitations to new addresses) is counted against one hourly budget for
+ * confirmed: the confirmation requests themselves, help, ratings and
+ * rating to strangers, invitations to new addresses, a tournament's too)
+ * is counted against one hourly budget for
  * all senders together (stranger_mails_per_hour). Over it nothing is
  * sent and the log says so: a flood of forged mail can make tabula mail
  * strangers only that often, and never twice for one forged mail.
@@ -89,6 +91,35 @@ int ref_stranger_budget(struct ref_service *svc, int n, const char *what, const 
   return store_kv_set(svc->st, key, value) == STORE_OK ? 1 : -1;
 }
 
+int ref_stranger_answer(struct ref_msg_ctx *m, const char *what)
+{
+  switch(ref_stranger(m->svc, m->mail->from)) {
+  case -1: return -1;
+  case 0: return 1;
+  default: break;
+  }
+  switch(ref_stranger_budget(m->svc, 1, what, m->mail->from)) {
+  case -1: return -1;
+  case 0: m->refused = 1; return 0;
+  default: return 1;
+  }
+}
+
+int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n, char *list,
+                           size_t cap)
+{
+  int i, strangers = 0;
+  list[0] = '\0';
+  for(i = 0; i < n; i++) {
+    int s = ref_stranger(svc, to[i]);
+    if(s < 0)
+      return -1;
+    strangers += s;
+    snprintf(list + strlen(list), cap - strlen(list), "%s%s", i ? ", " : "", to[i]);
+  }
+  return strangers ? ref_stranger_budget(svc, strangers, "an invitation", list) : 1;
+}
+
 int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *request,
                          int64_t game, const char *tmpl, const struct tpl_var *extra,
                          size_t nextra)
@@ -129,6 +160,15 @@ int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *re
     vars[n++] = extra[i];
   ref_log_info("%s asked to confirm: %s", from, request);
   return ref_reply_confirm(m, from, c.key, tmpl, vars, n);
+}
+
+int ref_confirm_first(struct ref_msg_ctx *m, const char *line)
+{
+  switch(ref_confirmed(m->svc, m->mail->from)) {
+  case -1: return -1;
+  case 0: return ref_ask_confirmation(m, "new", line, 0, "confirm-new.txt", NULL, 0) ? -1 : 0;
+  default: return 1;
+  }
 }
 
 int ref_confirmation_take(struct ref_service *svc, const char *key, const char *from,
