@@ -376,7 +376,7 @@ int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char
 struct store_confirm {
   char key[40];       /* the one-time key, as mailed */
   char address[256];  /* who must answer: the request's From */
-  char kind[16];      /* "new" or "observe" */
+  char kind[16];      /* "new" (new, tournament) or "observe" */
   char request[256];  /* the command line as written */
   int64_t game;       /* observe: the game; 0 otherwise */
   int64_t created, expires; /* unix seconds */

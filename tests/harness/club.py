@@ -10,7 +10,8 @@ until the daemon has taken it (new/ -> cur/) and sent what it queued.
 Every reply tabula writes to the outbox Maildir is read back, and the last
 one each player received, overall and per game, is kept, so a player can
 answer it the way a mail client's "Reply" does (To = its Reply-To, "Re: "
-+ its subject).
++ its subject). A player's first `new` or `tournament` is confirmed by
+reply (create(), issue 13).
 """
 import calendar
 import email
@@ -127,6 +128,37 @@ class Club:
         """A mail from sender; returns the mails tabula wrote for it."""
         self.last_raw = self.raw(sender, body, reply)
         return self.deliver_raw(self.last_raw)
+
+    def create(self, sender, body):
+        """A `new` or `tournament` from sender (issue 13): from an address
+        that never answered one of tabula's mails it is only a confirmation
+        request ("[tabula confirm KEY]", to sender alone); sender answers it
+        with "confirm", as mailcases.py's confirm_answers does. Returns the
+        mails the request made (the invitations or a refusal)."""
+        out = self.deliver(sender, body)
+        asked = [m for to, m in out if "[tabula confirm " in str(m["Subject"])]
+        if not asked:
+            return out
+        if len(out) != 1 or out[0][0] != sender:
+            raise RuntimeError("a confirmation request went with other mails: %r"
+                               % [(to, str(m["Subject"])) for to, m in out])
+        return self.deliver(sender, "confirm", reply=asked[0])
+
+    def stranger_budget(self):
+        """The hourly count of mails to strangers (issue 13, kv
+        budget:strangers): (the window's start, the count), (0, 0) before any."""
+        con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
+        try:
+            row = con.execute("SELECT value FROM kv WHERE key = 'budget:strangers'").fetchone()
+            return tuple(int(w) for w in row[0].split()) if row else (0, 0)
+        finally:
+            con.close()
+
+    def counted_once(self, before):
+        """Whether one mail to a stranger was counted since stranger_budget()
+        said `before`: one more in its window, or the first of a new one."""
+        after = self.stranger_budget()
+        return after == (before[0], before[1] + 1) or after == (self.now, 1)
 
     def play(self, sender, game, body):
         """sender answers the last mail it had about game."""

@@ -4,7 +4,7 @@
 usage: match_by_mail.py TABULA SOURCE_DIR
 
 `tabula serve` runs on a Maildir; alice writes `new backgammon match=3
-with bob`. The dice are real (random), so the players decide by what they
+with bob` (and confirms it by reply, her first request, issue 13). The dice are real (random), so the players decide by what they
 are asked, never by fixed turns, and every game ends within a few mails
 whatever the dice: a resignation or a drop ends it. Whatever legal play
 exists is played (the first `tabula moves` lists).
@@ -140,7 +140,7 @@ def main():
     try:
         club.start_daemon()
         m = Match(club)
-        club.deliver(A, "new backgammon match=3 with %s" % B)
+        club.create(A, "new backgammon match=3 with %s" % B)
         invite = club.last[B]
         check("the invitation says the match", "Match to 3: %s 0, %s 0." % (A, B) in body(invite),
               body(invite))
@@ -255,21 +255,21 @@ def main():
               sorted(rows) == sorted([("1", "1", "0", A), ("1", "0", "1", B)]), r)
 
         # resign match, by deliver
-        club.deliver(A, "new backgammon match=5 with %s" % B)
+        club.create(A, "new backgammon match=5 with %s" % B)
         club.answer(B, "accept")
         g = m.current()
         club.play(B, g, "resign match")
         over = body(club.game_mail[(A, g)])
         check("resign match: the match is over at once",
               "wins the match: the opponent resigned it" in over and m.current() == g, over)
-        club.deliver(A, "new backgammon with %s" % B)
+        club.create(A, "new backgammon with %s" % B)
         club.answer(B, "accept")
         club.play(B, m.current(), "resign match")
         check("resign match outside a match is refused",
               "not part of a match" in m.last(B), m.last(B))
 
         # Jacoby: a gammon resigned with the cube in the middle is single
-        club.deliver("carol@example.org", "new backgammon jacoby=on with dave@example.org")
+        club.create("carol@example.org", "new backgammon jacoby=on with dave@example.org")
         club.answer("dave@example.org", "accept")
         g = max(g for (a, g) in club.game_mail if a == "carol@example.org")
         club.play("dave@example.org", g, "resign gammon")

@@ -4,7 +4,7 @@
 usage: ratings_by_mail.py TABULA SOURCE_DIR
 
 Four players play 20 rated chess games by mail through `tabula deliver`, on
-a test clock: wins by resignation, agreed draws, a loss on time (the clock
+a test clock (each player's first `new` confirmed by reply, issue 13): wins by resignation, agreed draws, a loss on time (the clock
 runs out, `tabula tick`), operator adjudications (a win and a draw), and two
 games that end in the same second in the opposite order of their numbers.
 Beside them, games that must not count: one created `unrated`, one declined,
@@ -13,7 +13,8 @@ one resigned before anyone moved. Then:
     equal an independent Glicko-2 computed here, in Python, from the paper
     ("Example of the Glicko-2 system", Glickman), one rating period per
     game, in the order the games ended (then by game number), tau 0.5;
-    the sender's line is marked "*", a stranger's `ratings` is not answered;
+    the sender's line is marked "*"; a stranger's `ratings` is answered
+    as `help` is, counted against stranger_mails_per_hour (issue 13);
   - `rating` by mail gives the sender's line of that table;
   - `tabula ratings chess` agrees to the hundredth;
   - `tabula check` passes; a rating changed behind tabula's back makes it
@@ -99,7 +100,7 @@ def expected_table(games):
 
 def new_game(club, white, black, words=""):
     """white invites black; returns the game number (black accepts)."""
-    club.deliver(white, "new chess %swith %s" % (words, black))
+    club.create(white, "new chess %swith %s" % (words, black))
     subject = str(club.last[black]["Subject"])
     game = int(re.search(r"\[tabula (\d+) ", subject).group(1))
     club.play(black, game, "accept")
@@ -166,7 +167,7 @@ def main():
         rated.append((club.now, g2, players[1], players[2], 0.0))
         rated.append((club.now, g1, players[0], players[1], 0.5))
         # games that must not count
-        club.deliver(players[2], "new chess unrated with %s" % players[3])
+        club.create(players[2], "new chess unrated with %s" % players[3])
         invitation = club.last[players[3]]
         g = int(re.search(r"\[tabula (\d+) ", str(invitation["Subject"])).group(1))
         check("an unrated game says so in its invitation",
@@ -174,7 +175,7 @@ def main():
         club.play(players[3], g, "accept")
         club.play(players[2], g, "e4")
         club.play(players[3], g, "resign")
-        club.deliver(players[0], "new chess with %s" % players[1])
+        club.create(players[0], "new chess with %s" % players[1])
         subject = str(club.last[players[1]]["Subject"])
         declined = int(re.search(r"\[tabula (\d+) ", subject).group(1))
         club.play(players[1], declined, "decline")
@@ -203,9 +204,12 @@ def main():
         r, rd, _, n = expected[players[2]]
         check("rating by mail: the sender's rating and deviation",
               "rating %d, deviation %d; rated games: %d" % (round(r), round(rd), n) in mine, mine)
-        before = len(club.seen)
-        club.deliver("zed@example.net", "ratings chess")
-        check("a stranger's `ratings` is not answered", len(club.seen) == before)
+        budget = club.stranger_budget()
+        out = club.deliver("zed@example.net", "ratings chess")
+        check("a stranger's `ratings` is answered as `help` is, to it alone, and counted "
+              "against stranger_mails_per_hour (issue 13)",
+              [to for to, _ in out] == ["zed@example.net"] and club.counted_once(budget),
+              "%r %r" % ([(to, str(m["Subject"])) for to, m in out], club.stranger_budget()))
 
         p = club.tabula("ratings", "chess")
         ok = True

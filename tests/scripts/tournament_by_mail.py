@@ -4,6 +4,8 @@
 usage: tournament_by_mail.py TABULA SOURCE_DIR
 
 alice writes `tournament chess spring double with bob carol dave`:
+  - her first request (issue 13): only a confirmation request, to her, and
+    no game; her reply "confirm" makes the tournament;
   - the 12 games exist at once (`tabula games`), still invited; alice is
     told once, each invitee is invited once, in the thread of one of its
     games, listing all six of its games; nobody else is mailed;
@@ -94,8 +96,15 @@ def main():
     club = Club(TABULA, root)
     rng = random.Random(1919)
     try:
-        new = club.deliver(PLAYERS[0], "tournament chess spring double with %s, %s and %s"
-                           % tuple(PLAYERS[1:]))
+        request = "tournament chess spring double with %s, %s and %s" % tuple(PLAYERS[1:])
+        asked = club.deliver(PLAYERS[0], request)
+        check("alice's first tournament (issue 13): only a confirmation request, to her; "
+              "no game made",
+              [t for t, _ in asked] == [PLAYERS[0]] and
+              "[tabula confirm " in str(asked[0][1]["Subject"]) and
+              "invited" not in club.tabula("games").stdout,
+              [(t, str(m["Subject"])) for t, m in asked])
+        new = club.deliver(PLAYERS[0], "confirm", reply=asked[0][1])
         to = sorted(t for t, _ in new)
         check("one mail to each of the four players", to == sorted(PLAYERS), to)
         games_out = club.tabula("games").stdout
@@ -174,7 +183,7 @@ def main():
         table_agrees(body(club.last[PLAYERS[3]]), played, 4, "standings spring after the end")
 
         # who may ask
-        club.deliver("erin@example.org", "new chess with %s" % PLAYERS[0])
+        club.create("erin@example.org", "new chess with %s" % PLAYERS[0])
         club.deliver("erin@example.org", "standings spring")
         check("a player of no tournament is told so",
               "no tournament" in body(club.last["erin@example.org"]), body(club.last["erin@example.org"]))
