@@ -258,7 +258,7 @@ int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)
     return -1;
   }
   ref_buf_init(&b, 64u * 1024u * 1024u);
-  rc = ref_game_export(svc, &g, &b);
+  rc = ref_game_export(svc, &g, &b, 0);
   if(!rc)
     fputs(b.s ? b.s : "", out);
   else
