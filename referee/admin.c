@@ -220,7 +220,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
     goto fail_store;
   extra[0].name = "result";
   extra[0].value = g.row.result;
-  if(ref_tell_all(&m, &g, "adjudicated.txt", extra, 1) ||
+  if(ref_tell_result(&m, &g, "adjudicated.txt", extra, 1) ||
      ref_tell_observers(&m, &g, "adjudicated.txt", extra, 1))
     goto fail_store;
   if(store_commit(svc->st) != STORE_OK)

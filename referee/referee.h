@@ -61,6 +61,10 @@ struct ref_config {
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int digest_hour;         /* UTC hour at which daily digests go out */
   char test_clock_file[512]; /* TESTS ONLY: epoch seconds read from this file */
+  /* Issue 17: the HTML part of mails that show a board; the web view. */
+  int html;                /* 1: a mail that shows a board also has an HTML part */
+  char site_dir[512];      /* "" : no web view; else the daemon writes it there */
+  char site_url[256];      /* the web view's address: mails carry the game's link */
 };
 
 void ref_config_defaults(struct ref_config *cfg);

@@ -1861,6 +1861,7 @@ static const struct ref_game_ops bg_ops = {
   bg_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   bg_ok,     /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backgammon = {

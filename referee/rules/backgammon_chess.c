@@ -2363,6 +2363,7 @@ static const struct ref_game_ops bc_ops = {
   bc_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   bc_ok,     /* ok */
+  NULL, /* diagram */
 };
 
 /* Lag Backgammon Chess (6.9): the same rules; only init differs (lag=2
@@ -2370,6 +2371,7 @@ static const struct ref_game_ops bc_ops = {
 static const struct ref_game_ops lag_ops = {
   lag_init, bc_decode, bc_encode, bc_legal, bc_parse, bc_format, bc_apply,
   bc_roll,  bc_act,    bc_status, bc_render, NULL,     bc_ok,
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backgammon_chess = {

@@ -1374,6 +1374,7 @@ static const struct ref_game_ops bb_ops = {
   bb_render, /* render */
   bb_perft,  /* perft */
   bb_ok,     /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backtoback = {

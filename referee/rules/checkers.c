@@ -1574,6 +1574,7 @@ static const struct ref_game_ops ck_ops = {
   ck_render, /* render */
   ck_perft,  /* perft */
   ck_ok,     /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_checkers = {

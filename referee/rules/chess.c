@@ -2136,6 +2136,7 @@ static const struct ref_game_ops chess_ops = {
   chess_render, /* render */
   chess_perft,  /* perft */
   chess_ok,     /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_chess = {

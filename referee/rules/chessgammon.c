@@ -1752,6 +1752,7 @@ static const struct ref_game_ops chessgammon_ops = {
   ref_cg_render,   /* render */
   NULL,            /* perft: the generic walk */
   ref_cg_ok,       /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_chessgammon = {

@@ -1248,6 +1248,7 @@ static const struct ref_game_ops chessgammon_4x8_ops = {
   v4_render,  /* render */
   NULL,       /* perft: the generic walk */
   v4_ok,      /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_chessgammon_4x8 = {

@@ -1881,6 +1881,7 @@ static const struct ref_game_ops tc_ops = {
   tc_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   tc_ok,     /* ok */
+  NULL, /* diagram */
 };
 
 const struct ref_game_desc ref_game_tables_chess = {
