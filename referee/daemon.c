@@ -165,8 +165,9 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd)
 
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
 {
-  size_t processed = 0, sent = 0, ticked = 0;
-  int64_t next_tick = 0;
+  size_t processed = 0, sent = 0, ticked = 0, pages = 0;
+  int64_t next_tick = 0, site_since = 0;
+  int site_due = svc->cfg.site_dir[0] != '\0';
 
   if(!strcmp(svc->cfg.source, "maildir") && !strcmp(svc->cfg.sink, "maildir"))
     ref_log_info("serving: drop mail into %s/new; replies appear in %s/new; store %s",
@@ -187,8 +188,23 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     /* Time-driven work (clock.c), at most once a minute of the service's clock. */
     if(ref_now(svc) >= next_tick) {
       next_tick = ref_now(svc) + 60;
-      if(ref_service_tick(svc, &ticked) == 0 && ticked)
+      if(ref_service_tick(svc, &ticked) == 0 && ticked) {
         ref_service_flush_outbox(svc, &sent);
+        site_due = svc->cfg.site_dir[0] != '\0';
+      }
+    }
+    /* The web view (site_dir, issue 17): the pages of the games changed
+     * since the last writing, and the index, after every pass that
+     * changed something; a failure is logged and tried at the next. */
+    if(processed && svc->cfg.site_dir[0])
+      site_due = 1;
+    if(site_due) {
+      int64_t now = ref_now(svc);
+      if(ref_service_site(svc, svc->cfg.site_dir, site_since, &pages) == 0) {
+        site_since = now;
+        site_due = 0;
+        ref_log_debug("site: %zu page(s) written to %s", pages, svc->cfg.site_dir);
+      }
     }
     ref_inbound_wait(svc, stop); /* IMAP IDLE, else poll_ms; a signal cuts it short */
   }

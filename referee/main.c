@@ -12,6 +12,7 @@
  *   tabula check [-c FILE]            replay every journal and compare
  *   tabula adjudicate [-c FILE] GAME RESULT   the operator decides a game
  *   tabula export [-c FILE] GAME      the game's record: PGN (chess) or transcript
+ *   tabula site [-c FILE] DIR         the read-only web view of every public game
  *   tabula verify [-c FILE] GAME      check every dice roll of a game
  *   tabula check-config [-c FILE]     print the configuration in effect
  *   tabula perft [-g GAME] POS DEPTH  leaf count of the legal-move tree
@@ -53,6 +54,8 @@ static void usage(FILE *out)
         "  check [-c FILE]              replay every journal, compare with the store\n"
         "  adjudicate [-c FILE] GAME RESULT  decide a running game: RESULT is a side\n"
         "                               (white, black), 1-0, 0-1 or draw; players are mailed\n"
+        "  site [-c FILE] DIR           write the read-only web view: index.html, a page\n"
+        "                               and the record of every game not private\n"
         "  export [-c FILE] GAME        the game's record: PGN for chess, else a\n"
         "                               transcript with the dice lines\n"
         "  verify [-c FILE] GAME        check every dice roll of a game (tabula-dice-1)\n"
@@ -323,6 +326,18 @@ int main(int argc, char **argv)
     }
     else
       rc = ref_service_export(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
+  }
+  else if(!strcmp(cmd, "site")) {
+    size_t pages = 0;
+    if(argc < 1) {
+      usage(stderr);
+      rc = 2;
+    }
+    else {
+      rc = ref_service_site(svc, argv[0], 0, &pages) ? 1 : 0;
+      if(!rc)
+        printf("%zu game page(s) written to %s\n", pages, argv[0]);
+    }
   }
   else if(!strcmp(cmd, "check")) {
     rc = ref_service_check(svc, stdout) ? 1 : 0;

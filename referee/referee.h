@@ -129,5 +129,9 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
+/* The read-only web view (site.c, issue 17): index.html, a page and the
+ * record of every published game updated at or after `since` (0: all)
+ * written into dir. *written counts the pages. */
+int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, size_t *written);
 
 #endif /* TABULA_REFEREE_H */
