@@ -107,7 +107,12 @@ static int piece(struct ref_buf *out, const struct ref_diag_piece *p)
   char letter = p->kind <= REF_DIAG_CHECKER ? letters[p->kind] : '?';
   if(p->dark && letter >= 'A' && letter <= 'Z')
     letter = (char)(letter - 'A' + 'a');
-  return ref_buf_printf(out, "<span data-piece=\"%c\">%s\ufe0e</span>", letter, glyph(p));
+  /* a light disc is the hollow circle filled white, so it shows on any
+   * square or point (where border-radius is dropped, a white square) */
+  int disc = !p->dark && p->kind >= REF_DIAG_MAN;
+  return ref_buf_printf(out, "<span data-piece=\"%c\"%s>%s\ufe0e</span>", letter,
+                        disc ? " style=\"background:#fafafa;border-radius:50%\"" : "",
+                        glyph(p));
 }
 
 /* A stack: its pieces one above the other (upward from the bottom edge
@@ -162,14 +167,15 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
   for(ri = 0; ri < d->ranks; ri++) {
     r = d->flip ? ri : d->ranks - 1 - ri;
     /* the barrier lies under the row drawn above it */
-    int wall = d->barrier > 0 && ri + 1 < d->ranks &&
-               (d->flip ? r + 1 == d->barrier : r == d->barrier);
+    int wall_row = d->barrier > 0 && ri + 1 < d->ranks &&
+                   (d->flip ? r + 1 == d->barrier : r == d->barrier);
     if(ref_buf_puts(out, "<tr>") || label_cell(out, d->rank_label[r]))
       return -1;
     for(fi = 0; fi < d->files; fi++) {
       const struct ref_diag_cell *c;
       f = d->flip ? d->files - 1 - fi : fi;
       c = &d->cell[r][f];
+      int wall = wall_row && f >= d->barrier_lo && f <= d->barrier_hi;
       if(!c->exists) {
         if(ref_buf_printf(out, "<td data-hole=\"%s%s\" style=\"width:%dpx;height:%dpx%s\"></td>",
                           d->file_label[f], d->rank_label[r], SQ, SQ,
@@ -286,6 +292,32 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
   if(side_cell(out, &d->off[near], "off", off, 0, near) || ref_buf_puts(out, "</tr>\n") ||
      number_row(out, 12, -1) || ref_buf_puts(out, "</table>\n"))
     return -1;
+  if(d->cube || d->ndice) {
+    char line[120], value[16], dice[32] = "";
+    struct tpl_var v[2] = {{"value", value}, {"dice", dice}};
+    int i;
+    snprintf(value, sizeof(value), "%d", d->cube);
+    for(i = 0; i < d->ndice && i < 4; i++)
+      snprintf(dice + strlen(dice), sizeof(dice) - strlen(dice), "%s%d", i ? " " : "",
+               d->dice[i]);
+    if(ref_buf_printf(out, "<p data-cube=\"%d\" style=\"margin:0 0 6px 0;%s\">", d->cube, FONT))
+      return -1;
+    if(d->cube) {
+      tpl_line(line, sizeof(line), dir, "phrases.txt",
+               d->cube_owner < 0 ? "diagram-cube" : d->cube_owner ? "diagram-cube-dark"
+                                                                  : "diagram-cube-light",
+               v, 1);
+      if(ref_html_escape(out, line, strlen(line)))
+        return -1;
+    }
+    if(d->ndice) {
+      tpl_line(line, sizeof(line), dir, "phrases.txt", "diagram-dice", v, 2);
+      if(ref_buf_puts(out, d->cube ? " &nbsp; " : "") || ref_html_escape(out, line, strlen(line)))
+        return -1;
+    }
+    if(ref_buf_puts(out, "</p>\n"))
+      return -1;
+  }
   return 0;
 }
 

@@ -14,6 +14,7 @@
  * a thin state machine over them.
  */
 #include "backgammon_int.h"
+#include "diagram_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1847,6 +1848,26 @@ static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* The board as data (issue 17): checkers on points, bar, off, the cube,
+ * the dice to play, the last play marked; Black (seat 1) reads from its
+ * side. */
+static int bg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct bg_state *st = cst_of(s);
+  ref_diag_points(d, seat == 1);
+  ref_diag_bg_board(d, &st->b);
+  if(st->last_seat >= 0)
+    ref_diag_mark_play(d, st->last, st->last_seat, st->last_seat == 1);
+  d->cube = ref_bg_cube_value(&st->cube);
+  d->cube_owner = st->cube.owner;
+  if(st->phase == REF_PHASE_MOVE) {
+    d->dice[0] = st->dice[0];
+    d->dice[1] = st->dice[1];
+    d->ndice = 2;
+  }
+  return REF_OK;
+}
+
 static const struct ref_game_ops bg_ops = {
   bg_init,   /* init */
   bg_decode, /* decode */
@@ -1861,7 +1882,7 @@ static const struct ref_game_ops bg_ops = {
   bg_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   bg_ok,     /* ok */
-  NULL, /* diagram */
+  bg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backgammon = {

@@ -29,6 +29,7 @@
  * are a thin layer that turn a position into the generator's masks.
  */
 #include "checkers_int.h"
+#include "diagram_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1560,6 +1561,41 @@ static bool ck_ok(const struct ref_state *st)
   return true;
 }
 
+/* The board as data (issue 17): the playing squares numbered 1-32, men and
+ * kings (Black dark, White light), the last move's origin and landings
+ * marked; Black (seat 0) reads with rank 1 at the top, as ck_render. */
+static int ck_diagram(const struct ref_state *st, int seat, struct ref_diagram *d)
+{
+  const struct ck_state *s = (const struct ck_state *)st;
+  uint32_t from = 0, to = 0;
+  int x, y, i;
+  ref_diag_grid(d, 8, 8, seat == CK_BLACK);
+  if(s->has_last) {
+    struct ref_ck_path p;
+    ck_unpack(&p, &s->last);
+    from = 1u << p.from;
+    for(i = 0; i < p.nhops; i++)
+      to |= 1u << p.to[i];
+  }
+  for(y = 0; y < 8; y++)
+    for(x = 0; x < 8; x++) {
+      struct ref_diag_cell *c = &d->cell[y][x];
+      int k = ck_cell_at(x, y);
+      uint32_t bit;
+      c->dark = k >= 0;
+      if(k < 0)
+        continue;
+      bit = 1u << k;
+      snprintf(c->label, sizeof(c->label), "%d", k + 1);
+      if((s->men[CK_BLACK] | s->kings[CK_BLACK]) & bit)
+        ref_diag_put(&c->s, (s->kings[CK_BLACK] & bit) ? REF_DIAG_CROWNED : REF_DIAG_MAN, 1);
+      else if((s->men[CK_WHITE] | s->kings[CK_WHITE]) & bit)
+        ref_diag_put(&c->s, (s->kings[CK_WHITE] & bit) ? REF_DIAG_CROWNED : REF_DIAG_MAN, 0);
+      c->s.mark = (uint8_t)(((from & bit) ? REF_DIAG_FROM : 0) | ((to & bit) ? REF_DIAG_TO : 0));
+    }
+  return REF_OK;
+}
+
 static const struct ref_game_ops ck_ops = {
   ck_init,   /* init */
   ck_decode, /* decode */
@@ -1574,7 +1610,7 @@ static const struct ref_game_ops ck_ops = {
   ck_render, /* render */
   ck_perft,  /* perft */
   ck_ok,     /* ok */
-  NULL, /* diagram */
+  ck_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_checkers = {

@@ -18,6 +18,7 @@
  * the chess-family variants.
  */
 #include "chess_int.h"
+#include "diagram_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -2120,6 +2121,25 @@ static int chess_render(const struct ref_state *s, int seat, char *buf, size_t c
   return REF_OK;
 }
 
+/* The board as data (issue 17): FEN letters, the last move marked; Black
+ * (seat 1) reads from the other side. */
+static int chess_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct chess_state *st = cstate_of(s);
+  int sq;
+  ref_diag_grid(d, 8, 8, seat == 1);
+  for(sq = 0; sq < 64; sq++) {
+    struct ref_diag_cell *c = &d->cell[sq / 8][sq % 8];
+    int code = st->pos.board[sq];
+    if(code != REF_CH_EMPTY)
+      ref_diag_put(&c->s, ref_diag_kind(piece_letters[REF_CH_TYPE(code)]),
+                   REF_CH_COLOR(code) == REF_CH_BLACK);
+    c->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
+                          (sq == st->last_to ? REF_DIAG_TO : 0));
+  }
+  return REF_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const struct ref_game_ops chess_ops = {
@@ -2136,7 +2156,7 @@ static const struct ref_game_ops chess_ops = {
   chess_render, /* render */
   chess_perft,  /* perft */
   chess_ok,     /* ok */
-  NULL, /* diagram */
+  chess_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_chess = {

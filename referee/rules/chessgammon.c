@@ -20,6 +20,7 @@
  * descriptor of the plain game.
  */
 #include "chessgammon_int.h"
+#include "diagram_int.h"
 
 #include <assert.h>
 #include <stdio.h>
@@ -1634,6 +1635,33 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return REF_OK;
 }
 
+/* The board as data (issue 17): the chess diagram, the last half marked,
+ * each side's bar and borne-off count out of its army (the variants share
+ * it: ref_cg_diagram). */
+int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct ref_cg_state *st = cstate_of(s);
+  int sq, c, t, i;
+  ref_diag_grid(d, 8, 8, seat == 1);
+  for(sq = 0; sq < 64; sq++) {
+    struct ref_diag_cell *cell = &d->cell[sq / 8][sq % 8];
+    int code = st->pos.board[sq];
+    if(code != REF_CH_EMPTY)
+      ref_diag_put(&cell->s, ref_diag_kind(piece_letters[REF_CH_TYPE(code)]),
+                   REF_CH_COLOR(code) == BLACK);
+    cell->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
+                             (sq == st->last_to ? REF_DIAG_TO : 0));
+  }
+  d->off_of = army_of(st);
+  for(c = 0; c < 2; c++) {
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < st->bar[c][t]; i++)
+        ref_diag_put(&d->bar[c], ref_diag_kind(piece_letters[t]), c == BLACK);
+    d->off[c].n = st->off[c];
+  }
+  return REF_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 /* The invariant checker (issue 7 point 3): the board's redundant fields,
  * 16 pieces a side between board, bar and off, no more of a type than
@@ -1752,7 +1780,7 @@ static const struct ref_game_ops chessgammon_ops = {
   ref_cg_render,   /* render */
   NULL,            /* perft: the generic walk */
   ref_cg_ok,       /* ok */
-  NULL, /* diagram */
+  ref_cg_diagram,  /* diagram */
 };
 
 const struct ref_game_desc ref_game_chessgammon = {

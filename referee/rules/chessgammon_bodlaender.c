@@ -42,7 +42,7 @@ static const struct ref_game_ops bodlaender_ops = {
   ref_cg_render,  /* render */
   NULL,           /* perft: the generic walk */
   ref_cg_ok,      /* ok: no piece on a bar */
-  NULL, /* diagram */
+  ref_cg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_bodlaender_chessgammon = {

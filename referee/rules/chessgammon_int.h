@@ -180,6 +180,7 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                struct ref_err *err);
 void ref_cg_status(const struct ref_state *s, struct ref_status *out);
 int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap);
+int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d);
 bool ref_cg_ok(const struct ref_state *s);
 
 #endif /* TABULA_CHESSGAMMON_INT_H */

@@ -60,7 +60,7 @@ static const struct ref_game_ops racing_kings_ops = {
   ref_cg_render,  /* render */
   NULL,           /* perft: the generic walk */
   ref_cg_ok,      /* ok: includes RK-2 through the hook */
-  NULL, /* diagram */
+  ref_cg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_racing_kings_chessgammon = {

@@ -200,6 +200,7 @@ struct ref_diagram {
   bool has_grid, has_points;
   int files, ranks;
   int barrier; /* a wall between rank barrier - 1 and rank barrier (Back-to-Back: 4); 0 none */
+  int barrier_lo, barrier_hi; /* the files it runs along, inclusive */
   char file_label[REF_DIAG_FILES][3];
   char rank_label[REF_DIAG_RANKS][3];
   struct ref_diag_cell cell[REF_DIAG_RANKS][REF_DIAG_FILES];

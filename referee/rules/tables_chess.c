@@ -50,6 +50,7 @@
  * a point on the way is kept where it hit or where the piece turned.
  */
 #include "tables_chess_int.h"
+#include "diagram_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1867,6 +1868,35 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* The board as data (issue 17): the pieces on their points as render
+ * shows them (stack_at: White's point w holds White's own q = 25 - w and
+ * Black's q = w), both bars, the dice to play, the last play marked. */
+static int tc_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct tc_state *st = cst_of(s);
+  char letters[40];
+  int w, side, i, n;
+  ref_diag_points(d, seat == 1);
+  for(w = 1; w <= 24; w++) {
+    n = stack_at(&st->b, w, letters);
+    for(i = 0; i < n; i++)
+      ref_diag_put_letter(&d->point[w - 1], letters[i]);
+  }
+  for(side = 0; side < 2; side++) {
+    n = stack_at(&st->b, side ? 25 : 0, letters);
+    for(i = 0; i < n; i++)
+      ref_diag_put_letter(&d->bar[side], letters[i]);
+  }
+  if(st->last_seat >= 0)
+    ref_diag_mark_play(d, st->last, st->last_seat, st->last_seat == 0);
+  if(st->phase == REF_PHASE_MOVE) {
+    d->dice[0] = st->dice[0];
+    d->dice[1] = st->dice[1];
+    d->ndice = 2;
+  }
+  return REF_OK;
+}
+
 static const struct ref_game_ops tc_ops = {
   tc_init,   /* init */
   tc_decode, /* decode */
@@ -1881,7 +1911,7 @@ static const struct ref_game_ops tc_ops = {
   tc_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   tc_ok,     /* ok */
-  NULL, /* diagram */
+  tc_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_tables_chess = {

@@ -1,0 +1,33 @@
+/*
+ * diagram_int.h: helpers for ops->diagram (diagram.c, issue 17), private
+ * to the rules core.
+ */
+#ifndef TABULA_DIAGRAM_INT_H
+#define TABULA_DIAGRAM_INT_H
+
+#include "rules.h"
+
+/* A grid of files x ranks: every square there, a1 dark, "a".. and "1"..
+ * as coordinates; everything else cleared. */
+void ref_diag_grid(struct ref_diagram *d, int files, int ranks, bool flip);
+/* A 24-point board, empty. */
+void ref_diag_points(struct ref_diagram *d, bool flip);
+/* One more piece on a stack (listed while there is room, always counted). */
+void ref_diag_put(struct ref_diag_stack *s, int kind, int dark);
+void ref_diag_put_n(struct ref_diag_stack *s, int kind, int dark, int n);
+/* A FEN letter (upper case White; V and X Backgammon Chess's stones) as
+ * a kind, and put on a stack with its colour. */
+int ref_diag_kind(char letter);
+void ref_diag_put_letter(struct ref_diag_stack *s, char letter);
+
+struct ref_bg_board;
+/* The checkers of a backgammon board (backgammon_int.h) on the diagram's
+ * points, bar and off tray; White light, Black dark. */
+void ref_diag_bg_board(struct ref_diagram *d, const struct ref_bg_board *b);
+/* The last play by `seat`, in gnubg's notation ("13/7* 8/7", "Nbar/5"),
+ * marked on the points it left and reached; `mirror`: the play's point p is
+ * the diagram's point 25 - p (backgammon's second seat, Tables Chess's
+ * first). */
+void ref_diag_mark_play(struct ref_diagram *d, const char *play, int seat, bool mirror);
+
+#endif
