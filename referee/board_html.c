@@ -154,8 +154,8 @@ static int label_cell(struct ref_buf *out, const char *text)
 static int grid(struct ref_buf *out, const struct ref_diagram *d)
 {
   int r, f, ri, fi;
-  if(ref_buf_printf(out, "<table data-board=\"grid\" cellspacing=\"0\" cellpadding=\"0\" "
-                         "style=\"border-collapse:collapse;margin:0 0 8px 0;%s\">\n<tr>",
+  if(ref_buf_printf(out, "<table data-board=\"grid\" "
+                         "style=\"border-collapse:collapse;margin:0 0 8px 0;%s\">\n<tbody><tr>",
                     FONT) ||
      label_cell(out, ""))
     return -1;
@@ -210,7 +210,7 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
   for(fi = 0; fi < d->files; fi++)
     if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi]))
       return -1;
-  return label_cell(out, "") || ref_buf_puts(out, "</tr>\n</table>\n");
+  return label_cell(out, "") || ref_buf_puts(out, "</tr>\n</tbody></table>\n");
 }
 
 /* ---- 24-point boards ---- */
@@ -252,11 +252,11 @@ static int side_cell(struct ref_buf *out, const struct ref_diag_stack *s, const 
 {
   if(ref_buf_printf(out, "<td data-%s=\"%d\" style=\"width:34px;background:#5b3a1e;"
                          "text-align:center;vertical-align:%s;font-size:22px;line-height:1;"
-                         "color:#fff;padding:2px 0\">",
+                         "color:#000;padding:2px 0\">",
                     what, colour, top ? "top" : "bottom") ||
      (!top && s->n && stack(out, s, 1, 1)) ||
-     ref_buf_printf(out, "%s<small style=\"font-size:10px\">%s</small>%s", top ? "" : "<br>",
-                    word, top ? "<br>" : "") ||
+     ref_buf_printf(out, "%s<small style=\"font-size:10px;color:#fff\">%s</small>%s",
+                    top ? "" : "<br>", word, top ? "<br>" : "") ||
      (top && s->n && stack(out, s, 0, 1)))
     return -1;
   return ref_buf_puts(out, "</td>");
@@ -268,9 +268,9 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
   int k, near = d->flip ? 1 : 0; /* the reader's colour sits at the bottom */
   tpl_line(bar, sizeof(bar), dir, "phrases.txt", "diagram-bar", NULL, 0);
   tpl_line(off, sizeof(off), dir, "phrases.txt", "diagram-off", NULL, 0);
-  if(ref_buf_printf(out, "<table data-board=\"points\" cellspacing=\"0\" cellpadding=\"0\" "
+  if(ref_buf_printf(out, "<table data-board=\"points\" "
                          "style=\"border-collapse:collapse;margin:0 0 8px 0;background:#e9d9b4;"
-                         "border:6px solid #5b3a1e;%s\">\n",
+                         "border:6px solid #5b3a1e;%s\">\n<tbody>",
                     FONT) ||
      number_row(out, 13, 1) || ref_buf_puts(out, "<tr>"))
     return -1;
@@ -290,7 +290,7 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
       return -1;
   }
   if(side_cell(out, &d->off[near], "off", off, 0, near) || ref_buf_puts(out, "</tr>\n") ||
-     number_row(out, 12, -1) || ref_buf_puts(out, "</table>\n"))
+     number_row(out, 12, -1) || ref_buf_puts(out, "</tbody></table>\n"))
     return -1;
   if(d->cube || d->ndice) {
     char line[120], value[16], dice[32] = "";

@@ -221,12 +221,16 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256];
+    /* a private game is not even read for the view */
+    memset(&g, 0, sizeof(g));
+    if(store_game_load(svc->st, &g.row, ids[i]) != STORE_OK || ref_game_private(&g))
+      continue;
     if(ref_game_load(svc, &g, ids[i], why, sizeof(why))) {
       ref_log_warn("site: game %lld left out: %s", (long long)ids[i], why);
       continue;
     }
     /* never published: private games; not yet a game: invitations */
-    if(!ref_game_private(&g) && g.started) {
+    if(g.started) {
       if(g.row.updated >= since) {
         if(game_page(svc, dir, &g, &index)) {
           ref_log_error("site: game %lld: the page could not be written in %s",

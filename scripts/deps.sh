@@ -9,8 +9,10 @@ want=(cmake make gcc pkg-config libsqlite3-dev libjansson-dev libinih-dev check
 if [ "${1:-build}" = test ]; then
   # clang: the second compiler CI builds with; python3: the mail-case runner
   # and the dice verifier; stockfish, gnubg, node: the live oracle checks;
-  # gnubg and pgn-extract read the exports back (tests/scripts/records.py).
-  want+=(clang python3 sqlite3 stockfish gnubg pgn-extract)
+  # gnubg and pgn-extract read the exports back (tests/scripts/records.py);
+  # chromium draws the HTML mails and the web view, DejaVu has the chess
+  # symbols (tests/scripts/html_views.py).
+  want+=(clang python3 sqlite3 stockfish gnubg pgn-extract chromium fonts-dejavu-core)
   # node may come from elsewhere (nodesource bundles npm): only when absent
   command -v npm >/dev/null || want+=(nodejs npm)
   # The mail servers of tests/scripts/mail_servers.py (Dovecot, Postfix,
