@@ -100,6 +100,9 @@ void ref_record_tag(struct ref_buf *out, const char *name, const char *value);
 int ref_record_word(struct ref_rec_text *t, const char *w);
 int ref_record_comment(struct ref_rec_text *t, const char *text);
 int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const char *move);
+/* Offers, actions, the operator's decision, a loss on time: a comment. */
+int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
+                    const struct ref_rec_step *st);
 int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                    unsigned flags);
 int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,

@@ -331,6 +331,22 @@ int ref_record_comment(struct ref_rec_text *t, const char *text)
   return ref_record_word(t, w);
 }
 
+int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
+                    const struct ref_rec_step *st)
+{
+  const struct store_entry *e = st->e;
+  char w[400];
+  if(!strcmp(e->kind, "action") || !strcmp(e->kind, "offer")) {
+    ref_record_deed(w, sizeof(w), seat_name(r, st->actor), e->text);
+    return ref_record_comment(t, w);
+  }
+  if(!strcmp(e->kind, "adjudicate"))
+    return ref_record_comment(t, "adjudicated by the operator");
+  if(!strcmp(e->kind, "timeout"))
+    return ref_record_comment(t, "lost on time");
+  return 0;
+}
+
 int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const char *move)
 {
   char w[32];

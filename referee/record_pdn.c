@@ -70,16 +70,7 @@ static int pdn_step(void *arg, const struct ref_game_ctx *r, const struct ref_re
     short_capture(r, st->before, e->text, w, sizeof(w));
     return ref_record_move(&c->t, st, w);
   }
-  if(!strcmp(e->kind, "action") || !strcmp(e->kind, "offer")) {
-    ref_record_deed(w, sizeof(w), st->actor >= 0 ? r->desc->seat_names[st->actor] : "Referee",
-                    e->text);
-    return ref_record_comment(&c->t, w);
-  }
-  if(!strcmp(e->kind, "adjudicate"))
-    return ref_record_comment(&c->t, "adjudicated by the operator");
-  if(!strcmp(e->kind, "timeout"))
-    return ref_record_comment(&c->t, "lost on time");
-  return 0;
+  return ref_record_note(&c->t, r, st);
 }
 
 int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,

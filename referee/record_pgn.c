@@ -26,22 +26,12 @@ static int pgn_step(void *arg, const struct ref_game_ctx *r, const struct ref_re
 {
   struct pgn_ctx *c = arg;
   const struct store_entry *e = st->e;
-  char w[400];
 
   if(!strcmp(e->kind, "start"))
     return r->desc->ops->encode(r->state, c->start, sizeof(c->start)) == REF_OK ? 0 : -1;
   if(!strcmp(e->kind, "move"))
     return ref_record_move(&c->t, st, e->text);
-  if(!strcmp(e->kind, "action") || !strcmp(e->kind, "offer")) {
-    ref_record_deed(w, sizeof(w), st->actor >= 0 ? r->desc->seat_names[st->actor] : "Referee",
-                    e->text);
-    return ref_record_comment(&c->t, w);
-  }
-  if(!strcmp(e->kind, "adjudicate"))
-    return ref_record_comment(&c->t, "adjudicated by the operator");
-  if(!strcmp(e->kind, "timeout"))
-    return ref_record_comment(&c->t, "lost on time");
-  return 0;
+  return ref_record_note(&c->t, r, st);
 }
 
 static const char *pgn_result(const struct ref_rec_end *end)

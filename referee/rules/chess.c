@@ -2126,17 +2126,8 @@ static int chess_render(const struct ref_state *s, int seat, char *buf, size_t c
 static int chess_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {
   const struct chess_state *st = cstate_of(s);
-  int sq;
   ref_diag_grid(d, 8, 8, seat == 1);
-  for(sq = 0; sq < 64; sq++) {
-    struct ref_diag_cell *c = &d->cell[sq / 8][sq % 8];
-    int code = st->pos.board[sq];
-    if(code != REF_CH_EMPTY)
-      ref_diag_put(&c->s, ref_diag_kind(piece_letters[REF_CH_TYPE(code)]),
-                   REF_CH_COLOR(code) == REF_CH_BLACK);
-    c->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
-                          (sq == st->last_to ? REF_DIAG_TO : 0));
-  }
+  ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
   return REF_OK;
 }
 

@@ -1641,24 +1641,9 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {
   const struct ref_cg_state *st = cstate_of(s);
-  int sq, c, t, i;
   ref_diag_grid(d, 8, 8, seat == 1);
-  for(sq = 0; sq < 64; sq++) {
-    struct ref_diag_cell *cell = &d->cell[sq / 8][sq % 8];
-    int code = st->pos.board[sq];
-    if(code != REF_CH_EMPTY)
-      ref_diag_put(&cell->s, ref_diag_kind(piece_letters[REF_CH_TYPE(code)]),
-                   REF_CH_COLOR(code) == BLACK);
-    cell->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
-                             (sq == st->last_to ? REF_DIAG_TO : 0));
-  }
-  d->off_of = army_of(st);
-  for(c = 0; c < 2; c++) {
-    for(t = 0; t < 6; t++)
-      for(i = 0; i < st->bar[c][t]; i++)
-        ref_diag_put(&d->bar[c], ref_diag_kind(piece_letters[t]), c == BLACK);
-    d->off[c].n = st->off[c];
-  }
+  ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
+  ref_diag_reserves(d, st->bar, st->off, army_of(st));
   return REF_OK;
 }
 

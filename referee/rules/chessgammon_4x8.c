@@ -1168,7 +1168,7 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 static int v4_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {
   const struct v4_state *st = cstate_of(s);
-  int file, rank, c, t, i, j;
+  int file, rank, i, j;
   ref_diag_grid(d, 4, 8, seat == 1);
   for(rank = 0; rank < 8; rank++)
     for(file = 0; file < 4; file++) {
@@ -1182,13 +1182,7 @@ static int v4_diagram(const struct ref_state *s, int seat, struct ref_diagram *d
       cell->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
                                (sq == st->last_to ? REF_DIAG_TO : 0));
     }
-  d->off_of = 16;
-  for(c = 0; c < 2; c++) {
-    for(t = 0; t < 6; t++)
-      for(i = 0; i < st->bar[c][t]; i++)
-        ref_diag_put(&d->bar[c], ref_diag_kind(piece_letters[t]), c == BLACK);
-    d->off[c].n = st->off[c];
-  }
+  ref_diag_reserves(d, st->bar, st->off, 16);
   return REF_OK;
 }
 

@@ -6,6 +6,7 @@
 #include "diagram_int.h"
 
 #include "backgammon_int.h"
+#include "chess_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -139,5 +140,35 @@ void ref_diag_bg_board(struct ref_diagram *d, const struct ref_bg_board *b)
                      b->pt[side][p]);
     ref_diag_put_n(&d->bar[side], REF_DIAG_CHECKER, side, b->pt[side][REF_BG_BAR]);
     ref_diag_put_n(&d->off[side], REF_DIAG_CHECKER, side, b->pt[side][REF_BG_OFF]);
+  }
+}
+
+void ref_diag_chess_board(struct ref_diagram *d, const uint8_t *board, int last_from,
+                          int last_to)
+{
+  static const char letters[] = "PNBRQK";
+  int sq;
+  for(sq = 0; sq < 64; sq++) {
+    struct ref_diag_cell *c = &d->cell[sq / 8][sq % 8];
+    int code = board[sq];
+    if(code != REF_CH_EMPTY)
+      ref_diag_put(&c->s, ref_diag_kind(letters[REF_CH_TYPE(code)]),
+                   REF_CH_COLOR(code) == REF_CH_BLACK);
+    c->s.mark = (uint8_t)((sq == last_from ? REF_DIAG_FROM : 0) |
+                          (sq == last_to ? REF_DIAG_TO : 0));
+  }
+}
+
+void ref_diag_reserves(struct ref_diagram *d, const uint8_t bar[2][6], const uint8_t off[2],
+                       int of)
+{
+  static const char letters[] = "PNBRQK";
+  int c, t, i;
+  d->off_of = of;
+  for(c = 0; c < 2; c++) {
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < bar[c][t]; i++)
+        ref_diag_put(&d->bar[c], ref_diag_kind(letters[t]), c == REF_CH_BLACK);
+    d->off[c].n = off[c];
   }
 }

@@ -20,6 +20,15 @@ void ref_diag_put_n(struct ref_diag_stack *s, int kind, int dark, int n);
 int ref_diag_kind(char letter);
 void ref_diag_put_letter(struct ref_diag_stack *s, char letter);
 
+/* An 8x8 chess board of chess_int.h piece codes, the last move marked
+ * (squares a1 = 0 .. h8 = 63). */
+void ref_diag_chess_board(struct ref_diagram *d, const uint8_t *board, int last_from,
+                          int last_to);
+/* The Chessgammon family's bars ([colour][type], types P N B R Q K) and
+ * borne-off counts, out of `of` pieces. */
+void ref_diag_reserves(struct ref_diagram *d, const uint8_t bar[2][6], const uint8_t off[2],
+                       int of);
+
 struct ref_bg_board;
 /* The checkers of a backgammon board (backgammon_int.h) on the diagram's
  * points, bar and off tray; White light, Black dark. */

@@ -22,7 +22,6 @@ whose options say "private" is in no file of the site.
 Screenshots go to SHOTS_DIR (docs/screenshots when given; else a temporary
 folder). Without chromium: SKIP. Prints "N passed, M failed".
 """
-import base64
 import glob
 import json
 import os
@@ -127,28 +126,6 @@ def fen_board(fen):
                 f += 1
         rank -= 1
     return out
-
-
-def bg_points(pos):
-    """Checkers per point (White's numbering) from 'PositionID:MatchID'."""
-    pid, mid = pos.split(":")[:2]
-    raw = base64.b64decode(pid + "==")[:10]
-    b = [(byte >> i) & 1 for byte in raw for i in range(8)]
-    mraw = base64.b64decode(mid + "=" * (-len(mid) % 4))
-    on_roll = (mraw[0] >> 6) & 1
-    i, sides = 0, []
-    for _ in range(2):
-        side = []
-        for _ in range(25):
-            n = 0
-            while b[i]:
-                n, i = n + 1, i + 1
-            i += 1
-            side.append(n)
-        sides.append(side)
-    white, black = (sides[0], sides[1]) if on_roll == 0 else (sides[1], sides[0])
-    # index p-1 of a side: its own point p; Black's p is White's 25 - p
-    return {p: ("O" * white[p - 1]) + ("X" * black[24 - p]) for p in range(1, 25)}
 
 
 def ascii_points(text):
