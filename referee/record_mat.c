@@ -33,7 +33,7 @@
 
 struct mat_ctx {
   struct ref_buf *body;
-  char left[160], right[160];
+  char left[256], right[256];
   int line;      /* numbered lines written */
   int dice[2];   /* the roll the next play uses */
   int opening;   /* BG-1: the first roll is one die each */
@@ -75,12 +75,12 @@ static int put(struct mat_ctx *c, int seat, const char *text)
  * repeat "6/4(2)" written out twice, a path "24/18*\/13" step by step. */
 static void jellyfish_play(const char *canon, char *out, size_t cap)
 {
-  char copy[REF_NOTATION_MAX * 2], *save = NULL, *tok;
+  char copy[256], *save = NULL, *tok;
   size_t len = 0;
   out[0] = '\0';
   if(!strcmp(canon, "--"))
     return; /* no legal play: the roll stands alone */
-  snprintf(copy, sizeof(copy), "%s", canon);
+  snprintf(copy, sizeof(copy), "%.255s", canon);
   for(tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
     char pts[8][8], *p = tok;
     int n = 0, times = 1, i, k;
