@@ -214,7 +214,7 @@ def pieces_match(game, text, dom):
 def board_part(game, text):
     """The ASCII board's piece rows only (stacks in 4x8, point rows in Tables Chess)."""
     if game == "chessgammon4x8":
-        rows = [l for l in text.splitlines() if re.match(r"^ \d  ", l)]
+        rows = [l for l in text.splitlines() if re.match(r"^ \d[ \[]", l)]
         return " ".join(re.sub(r"^ \d|\d$", "", l.rstrip()) for l in rows)
     rows = [l for l in text.splitlines() if l.startswith(" |")]
     return " ".join(rows)
