@@ -192,9 +192,10 @@ static int cmp_u32(const void *a, const void *b)
   return x < y ? -1 : x > y;
 }
 
-int mail_imap_search(struct mail_imap *im, uint32_t after, uint32_t **uids, size_t *n)
+int mail_imap_search(struct mail_imap *im, uint32_t after, bool handled, uint32_t **uids, size_t *n)
 {
-  struct mailimap_search_key *key = key_unseen();
+  struct mailimap_search_key *key =
+      handled && after > 0 ? mailimap_search_key_new_all() : key_unseen();
   clist *res = NULL;
   clistiter *it;
   uint32_t *v;
@@ -205,9 +206,10 @@ int mail_imap_search(struct mail_imap *im, uint32_t after, uint32_t **uids, size
   *n = 0;
   if(!key)
     return MAIL_ENOMEM;
-  if(after > 0 && after < UINT32_MAX) {
+  if(after > 0 && after < UINT32_MAX && !handled) {
     /* UNSEEN OR UID after+1:* . Note "n:*" always matches the highest UID
-     * even when it is below n (RFC 3501 6.4.8), hence the filter below. */
+     * even when it is below n (RFC 3501 6.4.8): the caller takes what is at
+     * or below after as committed before. */
     struct mailimap_set *set = mailimap_set_new_interval(after + 1, 0);
     struct mailimap_search_key *above = set ? mailimap_search_key_new_uid(set) : NULL;
     struct mailimap_search_key *either = above ? mailimap_search_key_new_or(key, above) : NULL;
@@ -242,16 +244,19 @@ int mail_imap_search(struct mail_imap *im, uint32_t after, uint32_t **uids, size
   return 0;
 }
 
-/* One UID FETCH of one attribute; calls back with each static item. */
-static int fetch_one(struct mail_imap *im, uint32_t uid, struct mailimap_fetch_att *att,
-                     int (*each)(struct mailimap_msg_att_static *, void *), void *arg,
-                     const char *what)
+/* One UID FETCH of one or two attributes (att2 may be NULL); calls each()
+ * with every static item the server sent, until it returns non-zero (a
+ * mail_code, returned). Whether what was wanted came is each()'s to note. */
+static int fetch_items(struct mail_imap *im, uint32_t uid, struct mailimap_fetch_att *att,
+                       struct mailimap_fetch_att *att2,
+                       int (*each)(struct mailimap_msg_att_static *, void *), void *arg,
+                       const char *what)
 {
   struct mailimap_set *set = mailimap_set_new_single(uid);
   struct mailimap_fetch_type *ft = mailimap_fetch_type_new_fetch_att_list_empty();
   clist *res = NULL;
   clistiter *a, *m;
-  int r, rc = MAIL_ENET, found = 0;
+  int r, rc = 0;
 
   if(!set || !ft || !att) {
     rc = MAIL_ENOMEM;
@@ -262,61 +267,96 @@ static int fetch_one(struct mail_imap *im, uint32_t uid, struct mailimap_fetch_a
     goto out;
   }
   att = NULL; /* owned by ft now */
+  if(att2) {
+    if(mailimap_fetch_type_new_fetch_att_list_add(ft, att2) != MAILIMAP_NO_ERROR) {
+      rc = MAIL_ENOMEM;
+      goto out;
+    }
+    att2 = NULL;
+  }
   r = mailimap_uid_fetch(im->imap, set, ft, &res);
   if(!ok(r)) {
     rc = fail(im, MAIL_ENET, what, r);
     goto out;
   }
-  for(m = clist_begin(res); m; m = clist_next(m)) {
+  for(m = clist_begin(res); m && !rc; m = clist_next(m)) {
     struct mailimap_msg_att *ma = clist_content(m);
-    for(a = clist_begin(ma->att_list); a; a = clist_next(a)) {
+    for(a = clist_begin(ma->att_list); a && !rc; a = clist_next(a)) {
       struct mailimap_msg_att_item *item = clist_content(a);
-      if(item->att_type == MAILIMAP_MSG_ATT_ITEM_STATIC) {
+      if(item->att_type == MAILIMAP_MSG_ATT_ITEM_STATIC)
         rc = each(item->att_data.att_static, arg);
-        if(rc <= 0) {
-          found = 1;
-          goto out;
-        }
-      }
     }
   }
 out:
-  if(!found && rc > 0)
-    rc = 0;
-  if(!found && rc == 0) {
-    snprintf(im->err, sizeof(im->err), "IMAP %s: message %u is gone", what, uid);
-    rc = MAIL_ENET;
-  }
   if(res)
     mailimap_fetch_list_free(res);
   if(ft)
     mailimap_fetch_type_free(ft);
   if(att)
     mailimap_fetch_att_free(att);
+  if(att2)
+    mailimap_fetch_att_free(att2);
   if(set)
     mailimap_set_free(set);
   return rc;
 }
 
+static int gone(struct mail_imap *im, uint32_t uid, const char *what)
+{
+  snprintf(im->err, sizeof(im->err), "IMAP %s: message %u is gone", what, uid);
+  return MAIL_ENET;
+}
+
+struct size_item {
+  size_t size;
+  bool found;
+};
+
 static int take_size(struct mailimap_msg_att_static *s, void *arg)
 {
-  if(s->att_type != MAILIMAP_MSG_ATT_RFC822_SIZE)
-    return 1;
-  *(size_t *)arg = s->att_data.att_rfc822_size;
+  struct size_item *z = arg;
+
+  if(s->att_type == MAILIMAP_MSG_ATT_RFC822_SIZE && !z->found) {
+    z->size = s->att_data.att_rfc822_size;
+    z->found = true;
+  }
   return 0;
 }
 
 int mail_imap_size(struct mail_imap *im, uint32_t uid, size_t *size)
 {
-  *size = 0;
-  return fetch_one(im, uid, mailimap_fetch_att_new_rfc822_size(), take_size, size,
-                   "UID FETCH RFC822.SIZE");
+  struct size_item z = {0, false};
+  int rc = fetch_items(im, uid, mailimap_fetch_att_new_rfc822_size(), NULL, take_size, &z,
+                       "UID FETCH RFC822.SIZE");
+
+  *size = z.size;
+  if(!rc && !z.found)
+    rc = gone(im, uid, "UID FETCH RFC822.SIZE");
+  return rc;
+}
+
+/* RFC 3501 INTERNALDATE as libetpan hands it over (the zone as the number
+ * +hhmm reads as: -0500 is -500), checked field by field: a server's
+ * values are no more trusted than a sender's. */
+static int64_t internaldate(const struct mailimap_date_time *d)
+{
+  int z;
+
+  if(!d || d->dt_zone < -9999 || d->dt_zone > 9999)
+    return -1;
+  z = d->dt_zone < 0 ? -d->dt_zone : d->dt_zone;
+  if(z % 100 > 59)
+    return -1;
+  z = z / 100 * 60 + z % 100;
+  return mail_civil_time(d->dt_year, d->dt_month, d->dt_day, d->dt_hour, d->dt_min, d->dt_sec,
+                         d->dt_zone < 0 ? -z : z);
 }
 
 struct body {
   char *data;
   size_t len;
-  int rc;
+  bool found;
+  int64_t arrived;
 };
 
 static int take_body(struct mailimap_msg_att_static *s, void *arg)
@@ -324,48 +364,57 @@ static int take_body(struct mailimap_msg_att_static *s, void *arg)
   struct body *b = arg;
   struct mailimap_msg_att_body_section *sec;
 
-  if(s->att_type != MAILIMAP_MSG_ATT_BODY_SECTION)
-    return 1;
+  if(s->att_type == MAILIMAP_MSG_ATT_INTERNALDATE) {
+    b->arrived = internaldate(s->att_data.att_internal_date);
+    return 0;
+  }
+  if(s->att_type != MAILIMAP_MSG_ATT_BODY_SECTION || b->found)
+    return 0;
   sec = s->att_data.att_body_section;
-  if(sec->sec_length > MAIL_MAX_MESSAGE) {
-    b->rc = MAIL_ETOOBIG;
-    return 0;
-  }
+  if(sec->sec_length > MAIL_MAX_MESSAGE)
+    return MAIL_ETOOBIG;
   b->data = malloc(sec->sec_length + 1);
-  if(!b->data) {
-    b->rc = MAIL_ENOMEM;
-    return 0;
-  }
+  if(!b->data)
+    return MAIL_ENOMEM;
   if(sec->sec_length)
     memcpy(b->data, sec->sec_body_part, sec->sec_length);
   b->data[sec->sec_length] = '\0';
   b->len = sec->sec_length;
+  b->found = true;
   return 0;
 }
 
-int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len)
+int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len, int64_t *arrived)
 {
-  struct body b = {NULL, 0, 0};
+  struct body b = {NULL, 0, false, -1};
   size_t size = 0;
   int rc;
 
   *data = NULL;
   *len = 0;
+  if(arrived)
+    *arrived = -1;
   /* Size first: a message too big to be a move is never downloaded. */
   rc = mail_imap_size(im, uid, &size);
   if(rc)
     return rc;
   if(size > MAIL_MAX_MESSAGE)
     return MAIL_ETOOBIG;
-  /* BODY.PEEK[]: fetching must not set \Seen (RFC 3501 6.4.5). */
-  rc = fetch_one(im, uid, mailimap_fetch_att_new_body_peek_section(mailimap_section_new(NULL)),
-                 take_body, &b, "UID FETCH BODY.PEEK[]");
-  if(rc || b.rc) {
+  /* BODY.PEEK[]: fetching must not set \Seen (RFC 3501 6.4.5); with it
+   * INTERNALDATE, the time the message reached the mailbox (issue 13). */
+  rc = fetch_items(im, uid, mailimap_fetch_att_new_internaldate(),
+                   mailimap_fetch_att_new_body_peek_section(mailimap_section_new(NULL)), take_body,
+                   &b, "UID FETCH (INTERNALDATE BODY.PEEK[])");
+  if(!rc && !b.found)
+    rc = gone(im, uid, "UID FETCH BODY.PEEK[]");
+  if(rc) {
     free(b.data);
-    return rc ? rc : b.rc;
+    return rc;
   }
   *data = b.data;
   *len = b.len;
+  if(arrived)
+    *arrived = b.arrived;
   return 0;
 }
 

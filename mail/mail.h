@@ -30,10 +30,13 @@ enum mail_code {
   MAIL_ETOOBIG = -2,
   MAIL_EIO = -3,
   MAIL_ENOMEM = -4,
-  MAIL_ENET = -5,    /* network or server trouble: try again later */
-  MAIL_ETLS = -6,    /* TLS failed or the server's certificate is not trusted */
-  MAIL_EAUTH = -7,   /* the server refused the user name or password */
-  MAIL_EREFUSED = -8 /* the server refused this message for good (SMTP 5xx) */
+  MAIL_ENET = -5,     /* network or server trouble: try again later */
+  MAIL_ETLS = -6,     /* TLS failed or the server's certificate is not trusted */
+  MAIL_EAUTH = -7,    /* the server refused the user name or password */
+  MAIL_EREFUSED = -8, /* the server refused this message for good (SMTP 5xx) */
+  MAIL_ELIMIT = -9    /* mail_parse: the MIME structure is past a limit (nesting,
+                         parts, header fields, parameters, comment depth) or cannot
+                         be taken apart safely; the header may still be readable */
 };
 
 /* A parsed inbound message. */
@@ -56,10 +59,40 @@ struct mail_msg {
                                   and disposition notifications) */
   char *text;                  /* the body decoded to UTF-8 (text/plain preferred) */
   char *clean;                 /* text less quotes, signatures, reply headers */
+  bool head_only;              /* from mail_parse_header: the body was not read,
+                                  text and clean are "" */
 };
 
-/* Parses raw (len bytes, at most MAIL_MAX_MESSAGE). */
+/* Parses raw (len bytes, at most MAIL_MAX_MESSAGE). 0 and *out set, or:
+ *   MAIL_ETOOBIG  over MAIL_MAX_MESSAGE, or its text would be;
+ *   MAIL_ELIMIT   the MIME structure is past a limit: more than 40 levels
+ *                 of nesting, 5,000 body parts, 1,000 fields in one header
+ *                 or 10,000 in all, 100 parameters in one field or 10,000
+ *                 in all, 200 nested comments, 64 KiB of Content-* fields
+ *                 in one header, or a boundary libetpan cannot take. Only
+ *                 structure counts, as libetpan parses it: words in the
+ *                 text ("multipart", "(", lines starting with "--") never do
+ *                 (issue 13);
+ *   MAIL_EPARSE   no usable message: no From or more than one, an address
+ *                 that fails its check, no header at all;
+ *   MAIL_ENOMEM.
+ * errbuf gets a short reason ("too many MIME parts", "no From field"). */
 int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf, size_t errcap);
+
+/* What can be read of a message mail_parse refused, so that the service
+ * can still answer a player whose From and key match (and no one else):
+ * the message's own header alone, with the same checks as mail_parse:
+ * from, from_name, sender, to (with its +tag), delivered_to, message_id,
+ * in_reply_to, references, subject (with its [tabula ...] tag),
+ * auto_submitted, precedence, list, autoreply and report (so that
+ * mail_is_automatic answers as for a full parse); text and clean are ""
+ * and head_only is true. Looks at no more than the first MiB, so it may
+ * be given the start of a message over MAIL_MAX_MESSAGE. 0 and *out set;
+ * MAIL_EPARSE when the header has no usable From (mail_parse's reasons);
+ * MAIL_ELIMIT when the header itself is past the limits on one header;
+ * MAIL_ENOMEM. */
+int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
+                      size_t errcap);
 void mail_msg_free(struct mail_msg *m); /* NULL is fine */
 
 /* RFC 3834 §2 and common practice: true when tabula must not answer m
@@ -74,6 +107,25 @@ bool mail_is_automatic(const struct mail_msg *m, const char *own_address, const 
  * and what follows, "On ... wrote:" lines, Outlook "-----Original Message-----"
  * and "From: ... Sent: ..." blocks, "Sent from my ..." taglines. New string. */
 char *mail_clean_text(const char *text);
+
+/* ---- arrival (issue 13) ----
+ *
+ * A mail counts at the time it reached the referee's mailbox, whenever
+ * tabula reads it: each source gives that time with each message (Maildir:
+ * mail_maildir_arrival; IMAP: INTERNALDATE from mail_imap_fetch; POP3,
+ * which has none: mail_received_time of the message; tabula deliver: the
+ * moment it runs). Never the sender's Date:, which the sender writes. A
+ * time in the future is the caller's to treat as now (it alone knows its
+ * clock). All in Unix seconds, -1 for "not known". */
+
+/* RFC 5322 §3.3 date-time (and the obsolete forms of §4.3: two-digit
+ * years, zone names, comments) in the n bytes of s: Unix seconds, or -1
+ * when s holds anything else. */
+int64_t mail_date_parse(const char *s, size_t n);
+/* The date of raw's top Received: field, after its last ';' (RFC 5321
+ * §4.4): written by the server that put the message into the mailbox,
+ * i.e. the operator's own. -1 when the top one has none that parses. */
+int64_t mail_received_time(const char *raw, size_t len);
 
 /* addr-spec sanity for use in a header: local@domain, printable ASCII, no
  * spaces, no CR/LF, no angle brackets, at most MAIL_ADDR_MAX-1 bytes. */
@@ -120,6 +172,16 @@ int mail_maildir_init(const char *dir);
  * mail_names_free. */
 int mail_maildir_list_new(const char *dir, char ***names, size_t *n);
 void mail_names_free(char **names, size_t n);
+/* When dir/new/name was delivered: the seconds its unique name starts
+ * with ("1700000000.M12P34.host", cr.yp.to/proto/maildir.html: the time
+ * the delivering program began), else the file's modification time; -1
+ * when neither is there. The name first, because it is set once, by the
+ * program that delivered the message, and goes wherever the file goes
+ * (new/ to cur/, a copy to a new server, a restore from a backup), while
+ * a copy without -p, a touch or an IMAP server's APPEND with a date of
+ * the client's choice change the modification time. A name time before
+ * 2001-09-09 (fewer than ten digits) is not taken for one. */
+int64_t mail_maildir_arrival(const char *dir, const char *name);
 /* Reads dir/new/name (at most MAIL_MAX_MESSAGE bytes) into *data (free()). */
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len);
 /* Acknowledges a processed message: renames dir/new/name to
@@ -143,6 +205,23 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
 int mail_maildir_deliver_nosync(const char *dir, const char *data, size_t len, char *name_out,
                                 size_t cap);
 int mail_maildir_sync(const char *dir);
+/* Delivery under a name the caller derives from the message itself (an
+ * outbox row: issue 13, every reply exactly once), so a second delivery of
+ * the same message is recognised instead of made: *already is set and
+ * nothing written when new/NAME holds it whole (a file cut short by a
+ * power loss is written again). Written to tmp/NAME, then renamed into
+ * new/. sync as mail_maildir_deliver; without it the caller's
+ * mail_maildir_sync makes the message durable. NAME: one path component,
+ * no ':' and no leading '.'. */
+int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len, bool sync,
+                     bool *already);
+/* Which of the messages names[0..n) (lens[i] bytes each) a Maildir holds
+ * already, for messages that may have been delivered before a crash:
+ * found[i] when new/NAME holds it whole or a reader moved it to
+ * cur/NAME:2,... . new/ is looked at first, then cur/ in one pass, so a
+ * message moved meanwhile is seen in one or the other. */
+int mail_maildir_find(const char *dir, char *const *names, const size_t *lens, size_t n,
+                      bool *found);
 
 /* ---- network transports (imap.c, pop3.c, smtp.c, sendmail.c, tls.c) ----
  *
@@ -185,12 +264,22 @@ void mail_imap_close(struct mail_imap *im); /* NULL is fine; LOGOUT when connect
 uint32_t mail_imap_uidvalidity(const struct mail_imap *im);
 bool mail_imap_has_idle(const struct mail_imap *im);
 /* Messages to look at, UIDs ascending: every unseen one, and when after > 0
- * every one with a UID above after (seen or not). Free *uids with free(). */
-int mail_imap_search(struct mail_imap *im, uint32_t after, uint32_t **uids, size_t *n);
+ * every one with a UID above after (seen or not); with handled (and after
+ * > 0) every message of the mailbox, so that those at or below after, all
+ * committed, can be acknowledged at once: with imap_move_to, a kill
+ * between \Seen and MOVE leaves them there, and without handled only the
+ * highest ("after+1:*" matches it, RFC 3501 6.4.8) came back, one a pass
+ * (issue 13). Free *uids with free(). */
+int mail_imap_search(struct mail_imap *im, uint32_t after, bool handled, uint32_t **uids,
+                     size_t *n);
 /* RFC822.SIZE of one message. */
 int mail_imap_size(struct mail_imap *im, uint32_t uid, size_t *size);
-/* UID FETCH BODY.PEEK[]: the message stays \Unseen (RFC 3501 6.4.5). */
-int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len);
+/* UID FETCH (INTERNALDATE BODY.PEEK[]): the message stays \Unseen (RFC
+ * 3501 6.4.5). *arrived (may be NULL) gets its INTERNALDATE (RFC 3501
+ * 2.3.3: when the server received it) in Unix seconds, -1 when the server
+ * sent none that is a valid date. */
+int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len,
+                    int64_t *arrived);
 /* Acknowledges: UID STORE +FLAGS (\Seen), or UID MOVE to move_to when
  * move_to is non-empty (COPY + \Deleted + EXPUNGE where MOVE is missing). */
 int mail_imap_ack(struct mail_imap *im, const uint32_t *uids, size_t n, const char *move_to);

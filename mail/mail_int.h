@@ -11,6 +11,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 #include "mail.h"
 
@@ -63,6 +64,41 @@ void mail_copy_utf8(char *dst, size_t cap, const char *s);
  * mail_clean_text drops it like a quote), script/style/title content is
  * dropped, entities are decoded. */
 int mail_html_to_text(struct mail_buf *out, const char *html, size_t n);
+
+/* ---- structure.c ---- */
+
+/* How deep a message's MIME tree may go (the message itself is 0, the
+ * entity its header describes 1, each part or enclosed message one more):
+ * the nesting mail_structure_check allows and the body search walks. */
+#define MIME_MAX_DEPTH 40
+
+/* A message's MIME structure as libetpan's mailmime_parse will take it
+ * apart (counted before it does, up to the first limit passed). */
+struct mail_shape {
+  size_t depth;  /* deepest entity */
+  size_t parts;  /* body parts of multiparts, all levels */
+  size_t fields; /* header fields as parsed, all headers */
+  size_t params; /* Content-Type and Content-Disposition parameters as parsed */
+};
+
+/* NULL when raw (len bytes, without an mbox "From " line) is within the
+ * limits on nesting, parts, header fields, parameters and comment depth,
+ * so that mailmime_parse may see it; else the reason ("too many MIME
+ * parts", ...). shape (may be NULL) gets the counts; *err (may be NULL)
+ * gets MAIL_ENOMEM when the check itself ran out of memory, else 0. */
+const char *mail_structure_check(const char *raw, size_t len, struct mail_shape *shape, int *err);
+/* The length of raw's own header (its fields and the blank line after
+ * them, as libetpan reads them) when it is within the limits on one
+ * header: NULL and *end set; else the reason as above. */
+const char *mail_header_span(const char *raw, size_t len, size_t *end, int *err);
+
+/* ---- date.c ---- */
+
+/* Unix seconds of a UTC-offset civil time (zone_minutes east of UTC, as
+ * +0130 is 90); -1 when a field is out of its range (years 1970-9999,
+ * seconds up to 60 for a leap second). */
+int64_t mail_civil_time(int year, int month, int day, int hour, int minute, int second,
+                        int zone_minutes);
 
 /* ---- clean.c ---- */
 

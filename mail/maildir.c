@@ -292,6 +292,26 @@ int mail_read_fd(int fd, char **data, size_t *len)
   return read_all(fd, data, len);
 }
 
+int64_t mail_maildir_arrival(const char *dir, const char *name)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  const char *end;
+  unsigned long long t;
+
+  if(!dir || !name_ok(name))
+    return -1;
+  /* ten to nineteen digits, then the '.' of "time.unique.host" (number()
+   * stops at nineteen, so a longer run is no time and cannot wrap) */
+  t = number(name, &end);
+  if(end - name >= 10 && *end == '.' && t <= (unsigned long long)INT64_MAX)
+    return (int64_t)t;
+  if(path_of(path, sizeof(path), dir, "new", name) || lstat(path, &st) || !S_ISREG(st.st_mode) ||
+     st.st_mtime < 0)
+    return -1;
+  return (int64_t)st.st_mtime;
+}
+
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len)
 {
   char path[PATH_MAX];
@@ -528,10 +548,10 @@ int mail_maildir_sync(const char *dir)
   fd = open(newdir, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
   if(fd < 0)
     return MAIL_EIO;
-  /* One flush of the file system holding the Maildir (Linux syncfs(2))
-   * covers every message written since, instead of one fsync each.
-   * Elsewhere sync(2), which waits on the BSDs and Linux (POSIX allows
-   * it to return early). Then new/ itself. */
+    /* One flush of the file system holding the Maildir (Linux syncfs(2))
+     * covers every message written since, instead of one fsync each.
+     * Elsewhere sync(2), which waits on the BSDs and Linux (POSIX allows
+     * it to return early). Then new/ itself. */
 #ifdef __linux__
   if(syncfs(fd))
     rc = MAIL_EIO;
@@ -541,5 +561,106 @@ int mail_maildir_sync(const char *dir)
   if(!rc && fsync(fd))
     rc = MAIL_EIO;
   close(fd);
+  return rc;
+}
+
+static int cmp_str(const void *a, const void *b)
+{
+  return strcmp(*(char *const *)a, *(char *const *)b);
+}
+
+int mail_maildir_find(const char *dir, char *const *names, const size_t *lens, size_t n,
+                      bool *found)
+{
+  char path[PATH_MAX];
+  char **missing = NULL;
+  size_t i, nmissing = 0;
+  struct dirent *e;
+  struct stat st;
+  DIR *d;
+  int rc = 0;
+
+  for(i = 0; i < n; i++) {
+    found[i] = false;
+    if(!dir || !name_ok(names[i]) || path_of(path, sizeof(path), dir, "new", names[i]))
+      return MAIL_EIO;
+    found[i] = !lstat(path, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == lens[i];
+  }
+  /* Then cur/, after new/: a message a reader moves from new/ to cur/
+   * while we look is seen in one or the other. */
+  missing = calloc(n + 1, sizeof(*missing));
+  if(!missing)
+    return MAIL_ENOMEM;
+  for(i = 0; i < n; i++)
+    if(!found[i])
+      missing[nmissing++] = names[i];
+  if(!nmissing)
+    goto out;
+  qsort(missing, nmissing, sizeof(*missing), cmp_str);
+  if(path_of(path, sizeof(path), dir, "cur", NULL) || !(d = opendir(path))) {
+    rc = MAIL_EIO;
+    goto out;
+  }
+  while((e = readdir(d))) {
+    char base[NAME_MAX + 1];
+    const char *key = base;
+    char **hit;
+    size_t k = strcspn(e->d_name, ":");
+    if(e->d_name[0] == '.' || k > NAME_MAX)
+      continue;
+    memcpy(base, e->d_name, k);
+    base[k] = '\0';
+    hit = bsearch(&key, missing, nmissing, sizeof(*missing), cmp_str);
+    if(!hit)
+      continue;
+    for(i = 0; i < n; i++)
+      if(!found[i] && !strcmp(names[i], base))
+        found[i] = true;
+  }
+  closedir(d);
+out:
+  free(missing);
+  return rc;
+}
+
+int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len, bool sync,
+                     bool *already)
+{
+  char tmp[PATH_MAX], dst[PATH_MAX], newdir[PATH_MAX];
+  struct stat st;
+  int fd, rc = MAIL_EIO;
+
+  *already = false;
+  if(!dir || !name_ok(name) || strchr(name, ':') || (!data && len))
+    return MAIL_EIO;
+  if(len > MAIL_MAX_MESSAGE)
+    return MAIL_ETOOBIG;
+  if(path_of(tmp, sizeof(tmp), dir, "tmp", name) || path_of(dst, sizeof(dst), dir, "new", name) ||
+     path_of(newdir, sizeof(newdir), dir, "new", NULL))
+    return MAIL_EIO;
+  if(!lstat(dst, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
+    *already = true;
+    return 0;
+  }
+  /* The caller holds the message's claim, so nobody else writes this
+   * name: a tmp/ file left by a crash is overwritten. */
+  fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
+  if(fd < 0)
+    return MAIL_EIO;
+  if(write_all(fd, data, len) || (sync && fsync(fd))) {
+    close(fd);
+    goto out;
+  }
+  if(close(fd))
+    goto out;
+  /* rename, not link + unlink: it also replaces a copy cut short, and the
+   * name is the message's own, so nothing else can be replaced. */
+  if(rename(tmp, dst))
+    goto out;
+  if(sync && sync_dir(newdir))
+    return MAIL_EIO;
+  return 0;
+out:
+  unlink(tmp);
   return rc;
 }

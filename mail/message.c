@@ -15,10 +15,12 @@
  * address or msg-id that fails its check is dropped, never repaired into
  * something plausible; free text loses its control characters.
  *
- * libetpan recurses on nested multiparts and nested comments, so a message
- * built to nest deeply could exhaust the stack; both are counted before
- * libetpan sees the message (see too_complex()), and so are the header
- * fields, MIME parts and parameters that cost libetpan memory.
+ * libetpan recurses on nested multiparts and nested comments and spends
+ * memory on every header field, part and parameter: structure.c measures
+ * the message the way libetpan will take it apart and refuses it
+ * (MAIL_ELIMIT) before libetpan sees it when it is past a limit. Then
+ * mail_parse_header can still read its own header, so that a player's
+ * unreadable mail can be answered (issue 13).
  */
 #include "mail_int.h"
 
@@ -28,23 +30,6 @@
 #include <string.h>
 #include <strings.h>
 
-/* Most "multipart"/"rfc822" mentions (each nesting level needs one) and
- * most nested comment parentheses in one logical line. Real mail uses a
- * handful of each; libetpan's recursion is safe far beyond these. */
-#define MIME_MAX_COMPOSITE 100
-#define MAX_COMMENT_DEPTH 200
-/* How deep the body search descends into the MIME tree. */
-#define MIME_MAX_DEPTH 40
-/* libetpan builds a structure for every header field, MIME part and
- * parameter, 30 to 40 times the bytes they take: a 10 MiB message of tiny
- * fields, parts or parameters cost 300-430 MB (measured). Real mail stays
- * far below these counts: most header fields in the message's own header
- * (long Received/DKIM/ARC chains are ~200), most lines starting with "--"
- * (MIME delimiters; also signatures and separators), most parameters in one
- * Content-* field. */
-#define MAIL_MAX_FIELDS 1000
-#define MIME_MAX_DELIMITERS 5000
-#define MIME_MAX_PARAMS 100
 /* Zero bytes after the copy of the message libetpan parses: its
  * quoted-printable decoder (mailmime_part_parse, libetpan 1.9.4) reads two
  * bytes past the end of a part that ends in "=X"; found by the truncation
@@ -55,67 +40,6 @@ static void set_err(char *errbuf, size_t errcap, const char *msg)
 {
   if(errbuf && errcap)
     snprintf(errbuf, errcap, "%s", msg);
-}
-
-static bool ci_at(const char *s, size_t n, size_t i, const char *word)
-{
-  size_t k = strlen(word);
-
-  return n - i >= k && !strncasecmp(s + i, word, k);
-}
-
-/* Guards libetpan's recursion and memory: a reason when raw nests MIME
- * entities or header comments deeper than is sane, or holds more header
- * fields, MIME delimiters or parameters than the limits above; NULL when
- * it is fine. A logical line is a line plus its continuation lines (RFC
- * 5322 §2.2.3), which is where comments and parameters live. */
-static const char *too_complex(const char *raw, size_t len)
-{
-  size_t composite = 0;
-  size_t depth = 0;
-  size_t fields = 0;
-  size_t delimiters = 0;
-  size_t params = 0;
-  bool in_header = true; /* the message's own header, up to the first blank line */
-  bool content = false;  /* the logical line is a Content-* field */
-  size_t i;
-
-  for(i = 0; i < len; i++) {
-    char c = raw[i];
-    if(i == 0 || raw[i - 1] == '\n') {
-      bool cont = c == ' ' || c == '\t';
-      if(!cont) {
-        content = ci_at(raw, len, i, "content-");
-        params = 0;
-      }
-      if(in_header && (c == '\n' || (c == '\r' && i + 1 < len && raw[i + 1] == '\n')))
-        in_header = false;
-      else if(in_header && !cont && ++fields > MAIL_MAX_FIELDS)
-        return "too many header fields";
-      if(c == '-' && i + 1 < len && raw[i + 1] == '-' && ++delimiters > MIME_MAX_DELIMITERS)
-        return "too many MIME parts";
-    }
-    if(c == '(') {
-      depth++;
-      if(depth > MAX_COMMENT_DEPTH)
-        return "comments nested too deep";
-    } else if(c == ')') {
-      if(depth)
-        depth--;
-    } else if(c == ';') {
-      if(content && ++params > MIME_MAX_PARAMS)
-        return "too many MIME parameters";
-    } else if(c == '\n' && (i + 1 >= len || (raw[i + 1] != ' ' && raw[i + 1] != '\t')))
-      depth = 0;
-    else if((c == 'm' || c == 'M') && ci_at(raw, len, i, "multipart")) {
-      if(++composite > MIME_MAX_COMPOSITE)
-        return "MIME structure nested too deep";
-    } else if((c == 'r' || c == 'R') && ci_at(raw, len, i, "rfc822")) {
-      if(++composite > MIME_MAX_COMPOSITE)
-        return "MIME structure nested too deep";
-    }
-  }
-  return NULL;
 }
 
 /* ---- header values ---- */
@@ -780,10 +704,27 @@ void mail_msg_free(struct mail_msg *m)
   free(m);
 }
 
-int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf, size_t errcap)
+/* RFC 6522: a multipart/report is machine-made whoever its envelope names. */
+static bool is_report(const struct mailmime_content *ct)
+{
+  return ct && ct->ct_type && ct->ct_type->tp_type == MAILMIME_TYPE_COMPOSITE_TYPE &&
+         ct->ct_type->tp_data.tp_composite_type &&
+         ct->ct_type->tp_data.tp_composite_type->ct_type == MAILMIME_COMPOSITE_TYPE_MULTIPART &&
+         ct->ct_subtype && !strcasecmp(ct->ct_subtype, "report");
+}
+
+/* At most this much of a message is looked at for its header alone
+ * (mail_parse_header), whatever its size. */
+#define HEADER_SCAN (1024u * 1024u)
+
+/* mail_parse, or with head_only mail_parse_header: the same header
+ * reading, over the whole message or a copy of its header alone. */
+static int parse(struct mail_msg **out, const char *raw, size_t len, bool head_only, char *errbuf,
+                 size_t errcap)
 {
   struct mail_msg *m = NULL;
   struct mailmime *mime = NULL;
+  struct mailimf_fields *env = NULL;
   struct mailimf_fields *rawf = NULL;
   struct mailmime *part;
   struct mail_buf text;
@@ -805,6 +746,8 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
     set_err(errbuf, errcap, "no message");
     goto out;
   }
+  if(head_only && len > HEADER_SCAN)
+    len = HEADER_SCAN;
   if(len > MAIL_MAX_MESSAGE) {
     set_err(errbuf, errcap, "message too big");
     rc = MAIL_ETOOBIG;
@@ -818,25 +761,38 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
     len -= skip;
   }
   {
-    const char *why = too_complex(raw, len);
+    int err = 0;
+    size_t end = len;
+    const char *why = head_only ? mail_header_span(raw, len, &end, &err)
+                                : mail_structure_check(raw, len, NULL, &err);
     if(why) {
+      rc = err ? err : MAIL_ELIMIT;
       set_err(errbuf, errcap, why);
       goto out;
     }
+    len = end;
   }
   /* libetpan keeps pointers into what it parses: the copy lives until
-   * mailmime_free. */
-  copy = malloc(len + PARSE_PAD);
+   * mailmime_free. The header alone gets an empty body. */
+  copy = malloc(len + 2 + PARSE_PAD);
   if(!copy) {
     rc = MAIL_ENOMEM;
     set_err(errbuf, errcap, "out of memory");
     goto out;
   }
   memcpy(copy, raw, len);
+  if(head_only) {
+    memcpy(copy + len, "\r\n", 2);
+    len += 2;
+  }
   memset(copy + len, 0, PARSE_PAD);
   raw = copy;
-  r = mailmime_parse(raw, len, &idx, &mime);
-  if(r != MAILIMF_NO_ERROR || !mime || mime->mm_type != MAILMIME_MESSAGE) {
+  /* The header alone is read without mailmime_parse: its Content-Type
+   * may be what made mail_parse refuse the message (a boundary libetpan
+   * cannot take). */
+  r = head_only ? mailimf_envelope_and_optional_fields_parse(raw, len, &idx, &env)
+                : mailmime_parse(raw, len, &idx, &mime);
+  if(r != MAILIMF_NO_ERROR || (head_only ? !env : !mime || mime->mm_type != MAILMIME_MESSAGE)) {
     rc = r == MAILIMF_ERROR_MEMORY ? MAIL_ENOMEM : MAIL_EPARSE;
     set_err(errbuf, errcap, "MIME parse failed");
     goto out;
@@ -854,18 +810,35 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
     set_err(errbuf, errcap, "out of memory");
     goto out;
   }
-  rc = read_fields(m, mime->mm_data.mm_message.mm_fields, rawf, errbuf, errcap);
+  m->head_only = head_only;
+  rc = read_fields(m, head_only ? env : mime->mm_data.mm_message.mm_fields, rawf, errbuf, errcap);
   if(rc)
     goto out;
-  {
-    /* RFC 6522: a report is machine-made whoever its envelope names. */
+  /* RFC 6522: a report is machine-made whoever its envelope names. */
+  if(head_only) {
+    struct mailmime_fields *mf = NULL;
+    clistiter *it;
+    r = mailmime_fields_parse(env, &mf);
+    if(r == MAILIMF_ERROR_MEMORY) {
+      rc = MAIL_ENOMEM;
+      set_err(errbuf, errcap, "out of memory");
+      goto out;
+    }
+    for(it = r == MAILIMF_NO_ERROR ? clist_begin(mf->fld_list) : NULL; it; it = clist_next(it)) {
+      struct mailmime_field *f = clist_content(it);
+      if(f->fld_type == MAILMIME_FIELD_TYPE) {
+        m->report = is_report(f->fld_data.fld_content);
+        break;
+      }
+    }
+    if(r == MAILIMF_NO_ERROR)
+      mailmime_fields_free(mf);
+  } else {
     struct mailmime *top = mime->mm_data.mm_message.mm_msg_mime;
-    struct mailmime_content *ct = top ? top->mm_content_type : NULL;
-    m->report = top && top->mm_type == MAILMIME_MULTIPLE && ct && ct->ct_subtype &&
-                !strcasecmp(ct->ct_subtype, "report");
+    m->report = top && top->mm_type == MAILMIME_MULTIPLE && is_report(top->mm_content_type);
   }
-  part = find_text(mime, "plain", 0);
-  if(!part) {
+  part = head_only ? NULL : find_text(mime, "plain", 0);
+  if(!part && !head_only) {
     part = find_text(mime, "html", 0);
     html = part != NULL;
   }
@@ -890,9 +863,22 @@ out:
   mail_msg_free(m);
   if(rawf)
     mailimf_fields_free(rawf);
+  if(env)
+    mailimf_fields_free(env);
   if(mime)
     mailmime_free(mime);
   free(copy);
   mail_buf_free(&text);
   return rc;
+}
+
+int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf, size_t errcap)
+{
+  return parse(out, raw, len, false, errbuf, errcap);
+}
+
+int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
+                      size_t errcap)
+{
+  return parse(out, raw, len, true, errbuf, errcap);
 }

@@ -50,13 +50,16 @@ static size_t read_cb(char *dst, size_t size, size_t nmemb, void *arg)
 }
 
 /* Server replies arrive through the header callback: keep the last one
- * (a 5xx text is what the operator needs in last_error). */
+ * (a 5xx text is what the operator needs in last_error), but never let a
+ * later success (libcurl's QUIT after a refusal: "221 bye") replace the
+ * refusal's words (issue 13). */
 static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
   struct mail_smtp *s = arg;
   size_t n = size * nmemb, k;
+  bool refused = s->last_reply[0] == '4' || s->last_reply[0] == '5';
 
-  if(n >= 4 && data[0] >= '2' && data[0] <= '5') {
+  if(n >= 4 && data[0] >= '2' && data[0] <= '5' && !(refused && data[0] < '4')) {
     k = n < sizeof(s->last_reply) - 1 ? n : sizeof(s->last_reply) - 1;
     memcpy(s->last_reply, data, k);
     while(k && (s->last_reply[k - 1] == '\n' || s->last_reply[k - 1] == '\r'))

@@ -18,43 +18,126 @@ static const char *phase_name(enum store_game_phase p)
   return (unsigned)p < 4 ? names[p] : "?";
 }
 
+/* Loads one game for an operator's command, saying on stderr why not. */
+static int load_game(struct ref_service *svc, struct ref_game_ctx *g, int64_t id)
+{
+  struct store_game row;
+  char why[256];
+  int rc = store_game_load(svc->st, &row, id);
+  if(rc == STORE_ENOTFOUND) {
+    fprintf(stderr, "tabula: no game %lld in %s\n", (long long)id, svc->cfg.store_path);
+    return REF_ADMIN_NO_GAME;
+  }
+  if(rc != STORE_OK) {
+    fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  if(ref_game_load(svc, g, id, why, sizeof(why))) {
+    fprintf(stderr, "tabula: %s\n", why);
+    return REF_ADMIN_FAILED;
+  }
+  return REF_ADMIN_OK;
+}
+
+/* A seat by its side's name ("White"); numbers mean nothing to an operator
+ * (issue 16: `games` showed seats as 0, 1, -1). */
+static const char *side_name(const struct ref_game_desc *d, int seat)
+{
+  return d && seat >= 0 && seat < d->seats ? d->seat_names[seat] : "-";
+}
+
+enum { COL_GAME, COL_KIND, COL_PHASE, COL_TURN, COL_PLAYERS, COL_RESULT, NCOLS };
+
 int ref_service_print_games(struct ref_service *svc, FILE *out)
 {
+  static const char *const head[NCOLS] = {"game", "kind", "phase", "to move", "players",
+                                          "result"};
   int64_t *ids = NULL;
-  size_t n = 0, i;
+  size_t n = 0, i, c, width[NCOLS];
+  char **cells;
+  int rc = REF_ADMIN_OK;
 
-  if(store_game_list(svc->st, &ids, &n) != STORE_OK)
-    return -1;
-  fprintf(out, "%-6s %-12s %-10s %-8s %s\n", "game", "kind", "phase", "to move", "players");
-  for(i = 0; i < n; i++) {
+  /* issue 13: no command fails without saying why */
+  if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
+    fprintf(stderr, "tabula: cannot list the games: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  cells = calloc((n + 1) * NCOLS, sizeof(*cells));
+  if(!cells) {
+    free(ids);
+    return REF_ADMIN_FAILED;
+  }
+  for(c = 0; c < NCOLS; c++)
+    cells[c] = strdup(head[c]);
+  for(i = 0; i < n && rc == REF_ADMIN_OK; i++) {
+    char **row = cells + (i + 1) * NCOLS;
+    const struct ref_game_desc *d;
     struct store_game g;
     struct store_seat *seats = NULL;
+    struct ref_buf players;
     size_t ns = 0, s;
-    if(store_game_load(svc->st, &g, ids[i]) != STORE_OK)
-      continue;
-    store_seat_list(svc->st, &seats, &ns, ids[i]);
-    fprintf(out, "%-6lld %-12s %-10s %-8d ", (long long)g.id, g.kind, phase_name(g.phase),
-            g.turn);
+    if(store_game_load(svc->st, &g, ids[i]) != STORE_OK ||
+       store_seat_list(svc->st, &seats, &ns, ids[i]) != STORE_OK) {
+      fprintf(stderr, "tabula: game %lld cannot be read: %s\n", (long long)ids[i],
+              store_errmsg(svc->st));
+      rc = REF_ADMIN_FAILED;
+      break;
+    }
+    d = ref_game_find(g.kind);
+    ref_buf_init(&players, 64 * 1024);
     for(s = 0; s < ns; s++)
-      fprintf(out, "%s%s", s ? " v " : "", seats[s].address);
-    fprintf(out, "%s%s\n", g.result[0] ? "  " : "", g.result);
+      ref_buf_printf(&players, "%s%s %s%s", s ? ", " : "", side_name(d, seats[s].seat),
+                     seats[s].address, seats[s].accepted ? "" : " (invited)");
+    row[COL_GAME] = malloc(24);
+    if(row[COL_GAME])
+      snprintf(row[COL_GAME], 24, "%lld", (long long)g.id);
+    row[COL_KIND] = strdup(g.kind);
+    row[COL_PHASE] = strdup(phase_name(g.phase));
+    /* only a running game has someone to move */
+    row[COL_TURN] = strdup(g.phase == STORE_GAME_ACTIVE ? side_name(d, g.turn) : "-");
+    row[COL_PLAYERS] = strdup(players.s ? players.s : "");
+    row[COL_RESULT] = strdup(g.result);
+    ref_buf_free(&players);
     free(seats);
   }
+  for(i = 0; i <= n; i++)
+    for(c = 0; c < NCOLS; c++)
+      if(!cells[i * NCOLS + c])
+        rc = REF_ADMIN_FAILED;
+  if(rc == REF_ADMIN_OK) {
+    for(c = 0; c < NCOLS; c++) {
+      width[c] = 0;
+      for(i = 0; i <= n; i++)
+        if(strlen(cells[i * NCOLS + c]) > width[c])
+          width[c] = strlen(cells[i * NCOLS + c]);
+    }
+    for(i = 0; i <= n; i++) {
+      size_t last = NCOLS - 1;
+      /* no trailing blanks: the last non-empty cell is not padded */
+      while(last > 0 && !cells[i * NCOLS + last][0])
+        last--;
+      for(c = 0; c < last; c++)
+        fprintf(out, "%-*s  ", (int)width[c], cells[i * NCOLS + c]);
+      fprintf(out, "%s\n", cells[i * NCOLS + last]);
+    }
+  }
+  for(i = 0; i < (n + 1) * NCOLS; i++)
+    free(cells[i]);
+  free(cells);
   free(ids);
-  return 0;
+  return rc;
 }
 
 int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
   struct store_entry *e = NULL;
-  char why[256], board[8192];
+  char board[8192];
   size_t n = 0, i;
+  int rc = load_game(svc, &g, id);
 
-  if(ref_game_load(svc, &g, id, why, sizeof(why))) {
-    fprintf(stderr, "tabula: %s\n", why);
-    return -1;
-  }
+  if(rc)
+    return rc;
   fprintf(out, "game %lld: %s (rules v%d), %s%s%s\n", (long long)id, g.desc->title,
           g.row.rules_version, phase_name(g.row.phase), g.row.result[0] ? ", " : "",
           g.row.result);
@@ -66,28 +149,72 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t id)
   if(store_journal_load(svc->st, &e, &n, id) == STORE_OK) {
     fputs("\njournal:\n", out);
     for(i = 0; i < n; i++)
-      fprintf(out, "  %3lld %-7s seat %2d  %s%s%s\n", (long long)e[i].seq, e[i].kind,
-              e[i].seat, e[i].text, e[i].dice[0] ? "  " : "", e[i].dice);
+      fprintf(out, "  %3lld %-10s %-7s %s%s%s\n", (long long)e[i].seq, e[i].kind,
+              e[i].seat >= 0 ? side_name(g.desc, e[i].seat) : "referee", e[i].text,
+              e[i].dice[0] ? "  " : "", e[i].dice);
   }
+  else
+    rc = REF_ADMIN_FAILED;
   free(e);
   ref_game_free(&g);
-  return 0;
+  return rc;
+}
+
+/* SQLite's own check of the file (issue 13: a flipped byte in an index
+ * passes every journal replay). Prints each problem as "store: ..." and
+ * returns how many there are; index-only damage gets the repair. */
+static size_t check_file(struct ref_service *svc, FILE *out)
+{
+  char *problems = NULL, *line, *save = NULL;
+  size_t bad = 0;
+  bool only_indexes = true;
+
+  if(store_integrity_check(svc->st, &problems) != STORE_OK) {
+    fprintf(out, "store: SQLite's integrity check cannot run: %s\n", store_errmsg(svc->st));
+    return 1;
+  }
+  for(line = strtok_r(problems, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    fprintf(out, "store: %s\n", line);
+    if(!strstr(line, " index "))
+      only_indexes = false;
+    bad++;
+  }
+  free(problems);
+  if(bad && only_indexes)
+    fprintf(out, "store: only indexes are damaged; with the daemon stopped, "
+                 "`sqlite3 %s REINDEX` rebuilds them\n",
+            svc->cfg.store_path);
+  else if(bad)
+    fprintf(out, "store: the file is damaged; stop the daemon and restore the store "
+                 "from a backup\n");
+  return bad;
 }
 
 int ref_service_check(struct ref_service *svc, FILE *out)
 {
   int64_t *ids = NULL;
-  size_t n = 0, i, bad = 0;
+  size_t n = 0, i, bad = 0, damaged;
 
-  if(store_game_list(svc->st, &ids, &n) != STORE_OK)
+  damaged = check_file(svc, out);
+  if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
+    fprintf(out, "store: cannot list the games: %s\n", store_errmsg(svc->st));
+    fprintf(out, "no game checked: the store is damaged\n");
     return -1;
+  }
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256], pos[600];
     int64_t bad_seq = 0;
-    if(store_journal_verify(svc->st, &bad_seq, ids[i]) != STORE_OK) {
+    int rc = store_journal_verify(svc->st, &bad_seq, ids[i]);
+    if(rc == STORE_ECORRUPT && bad_seq > 0) {
       fprintf(out, "game %lld: journal hash chain broken at entry %lld\n", (long long)ids[i],
               (long long)bad_seq);
+      bad++;
+      continue;
+    }
+    if(rc != STORE_OK) {
+      fprintf(out, "game %lld: the journal cannot be read: %s\n", (long long)ids[i],
+              store_errmsg(svc->st));
       bad++;
       continue;
     }
@@ -112,8 +239,10 @@ int ref_service_check(struct ref_service *svc, FILE *out)
     ref_game_free(&g);
   }
   fprintf(out, "%zu game(s) checked, %zu bad\n", n, bad);
+  if(damaged)
+    fprintf(out, "the store file has %zu problem(s) (store: lines above)\n", damaged);
   free(ids);
-  return bad ? -1 : 0;
+  return bad || damaged ? -1 : 0;
 }
 
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
@@ -121,30 +250,31 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   struct ref_game_ctx g;
   struct ref_buf t;
   char why[256], game[24];
-  int made = 0, nrolls = 0, rc = -1;
+  int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
 
-  if(ref_game_load(svc, &g, id, why, sizeof(why))) {
-    fprintf(stderr, "tabula: %s\n", why);
-    return -1;
-  }
+  if(rc)
+    return rc;
+  rc = REF_ADMIN_FAULT;
   ref_buf_init(&t, 64u * 1024u * 1024u);
   snprintf(game, sizeof(game), "%lld", (long long)id);
-  if(ref_dice_transcript(svc, &g, &t, &made))
+  if(ref_dice_transcript(svc, &g, &t, &made)) {
     fprintf(out, "game %s has no dice\n", game);
+    rc = REF_ADMIN_REFUSED;
+  }
   else if(made && ref_dice_verify_game(t.s, game, &nrolls, why, sizeof(why)))
     fprintf(out, "game %s: %s\n", game, why);
   else if(nrolls != made)
     fprintf(out, "game %s: %d rolls made, %d verified\n", game, made, nrolls);
   else {
     fprintf(out, "game %s: all %d rolls verify\n", game, nrolls);
-    rc = 0;
+    rc = REF_ADMIN_OK;
   }
   ref_buf_free(&t);
   ref_game_free(&g);
   return rc;
 }
 
-/* ---- tabula adjudicate GAME RESULT, tabula export GAME ---- */
+/* ---- tabula adjudicate GAME RESULT [--reason TEXT], tabula export GAME ---- */
 
 /* RESULT: a seat's name (that seat wins), "1-0" / "0-1" for two seats, or
  * "draw" / "1/2-1/2" in a game with draws. -2 when it is none of those. */
@@ -165,29 +295,30 @@ static int adjudication_winner(const struct ref_game_desc *d, const char *result
 
 /* The operator decides a running game (REF_END_ADJUDICATED). The decision
  * is journaled ("adjudicate", replayed as bookkeeping: the position stays
- * what the moves made it), the game finished, and every player and
- * observer mailed, in one transaction. */
-int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const char *result)
+ * what the moves made it; then the operator's reason, if any, as a
+ * "reason" entry, so the record keeps why), the game finished, and every
+ * player and observer mailed, in one transaction. */
+int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const char *result,
+                           const char *reason)
 {
   struct ref_game_ctx g;
   struct ref_msg_ctx m;
-  struct tpl_var extra[1];
-  char why[256], text[32];
-  int winner, rc = -1;
+  struct tpl_var extra[2];
+  char text[32];
+  int winner, rc;
 
   memset(&m, 0, sizeof(m));
   m.svc = svc;
   m.message_id = "";
-  ref_buf_init(&m.events, 64 * 1024);
   if(store_begin(svc->st) != STORE_OK) {
     fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
-    ref_buf_free(&m.events);
-    return -1;
+    return REF_ADMIN_FAILED;
   }
-  if(ref_game_load(svc, &g, id, why, sizeof(why))) {
-    fprintf(stderr, "tabula: %s\n", why);
+  ref_buf_init(&m.events, 64 * 1024);
+  rc = load_game(svc, &g, id);
+  if(rc)
     goto fail;
-  }
+  rc = REF_ADMIN_REFUSED;
   if(g.row.phase != STORE_GAME_ACTIVE) {
     fprintf(stderr, "tabula: game %lld is %s, not running: nothing to adjudicate\n",
             (long long)id, phase_name(g.row.phase));
@@ -201,6 +332,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
             (g.desc->flags & REF_GAME_DRAWS) ? ", or draw" : " (no draws in this game)");
     goto fail_game;
   }
+  rc = REF_ADMIN_FAILED;
   if(winner >= 0)
     snprintf(text, sizeof(text), "winner %d", winner);
   else
@@ -215,20 +347,25 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
   g.row.draw_offer_seat = -1;
   g.row.updated = ref_now(svc);
   if(ref_journal(svc, &g, -1, "adjudicate", text, NULL) ||
+     (reason && reason[0] && ref_journal(svc, &g, -1, "reason", reason, NULL)) ||
      ref_journal(svc, &g, -1, "end", g.row.result, NULL) ||
      store_game_update(svc->st, &g.row) != STORE_OK || ref_clock_sync(svc, &g))
     goto fail_store;
   extra[0].name = "result";
   extra[0].value = g.row.result;
-  if(ref_tell_result(&m, &g, "adjudicated.txt", extra, 1) ||
-     ref_tell_observers(&m, &g, "adjudicated.txt", extra, 1))
+  extra[1].name = "reason"; /* adjudicated.txt: a line only when given */
+  extra[1].value = reason ? reason : "";
+  if(ref_tell_result(&m, &g, "adjudicated.txt", extra, 2) ||
+     ref_tell_observers(&m, &g, "adjudicated.txt", extra, 2))
     goto fail_store;
   if(store_commit(svc->st) != STORE_OK)
     goto fail_store;
-  ref_log_info("game %lld: adjudicated, %s", (long long)id, g.row.result);
+  ref_log_info("game %lld: adjudicated, %s%s%s", (long long)id, g.row.result,
+               reason && reason[0] ? "; reason: " : "", reason ? reason : "");
   fprintf(out, "game %lld: %s\n", (long long)id, g.row.result);
-  rc = 0;
-  goto done;
+  ref_game_free(&g);
+  ref_buf_free(&m.events);
+  return REF_ADMIN_OK;
 fail_store:
   fprintf(stderr, "tabula: game %lld not adjudicated: %s\n", (long long)id,
           store_errmsg(svc->st));
@@ -236,10 +373,6 @@ fail_game:
   ref_game_free(&g);
 fail:
   store_rollback(svc->st);
-  ref_buf_free(&m.events);
-  return -1;
-done:
-  ref_game_free(&g);
   ref_buf_free(&m.events);
   return rc;
 }
@@ -250,20 +383,18 @@ int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
   struct ref_buf b;
-  char why[256];
-  int rc;
+  int rc = load_game(svc, &g, id);
 
-  if(ref_game_load(svc, &g, id, why, sizeof(why))) {
-    fprintf(stderr, "tabula: %s\n", why);
-    return -1;
-  }
+  if(rc)
+    return rc;
   ref_buf_init(&b, 64u * 1024u * 1024u);
-  rc = ref_game_export(svc, &g, &b, 0);
-  if(!rc)
+  if(!ref_game_export(svc, &g, &b, 0))
     fputs(b.s ? b.s : "", out);
-  else
+  else {
     fprintf(stderr, "tabula: game %lld: the journal does not replay\n", (long long)id);
+    rc = REF_ADMIN_FAULT;
+  }
   ref_buf_free(&b);
   ref_game_free(&g);
-  return rc ? -1 : 0;
+  return rc;
 }

@@ -152,6 +152,10 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
     return 0; /* the same decision is still awaited: the clock runs on */
   c.seat = seat;
   c.moves = moves;
+  /* The next decision's time starts when its player is told of this one,
+   * i.e. now, not at the mail's arrival: a referee that was down costs no
+   * player time, neither the one who moved (judged at arrival, see
+   * ref_clock_overdue) nor the one who answers (issue 13). */
   c.started = ref_now(svc);
   c.reminded = 0;
   if(clock_state(svc, &c, g->seats[seat].address, c.started, &used, &c.deadline))
@@ -205,7 +209,7 @@ int ref_clock_end(struct ref_service *svc, struct ref_game_ctx *g, int loser, in
   return 0;
 }
 
-int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int *late,
+int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t at, int *late,
                       int64_t *deadline)
 {
   struct store_clock c;
@@ -218,16 +222,18 @@ int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int *late
     return -1;
   if(fresh || c.seat != seat)
     return 0;
-  if(clock_state(svc, &c, g->seats[seat].address, ref_now(svc), &used, deadline))
+  if(clock_state(svc, &c, g->seats[seat].address, at, &used, deadline))
     return -1;
   /* A mail that arrives after the deadline finds the game lost on time,
-   * even if no tick has run since: the ruling may not depend on timing. */
+   * even if no tick has run since; one that arrived before it is on time
+   * however late it is read (issue 13: its arrival, not "now"): the ruling
+   * may not depend on when the daemon looked. */
   *late = seat;
   return used >= (int64_t)c.days * DAY ? 1 : 0;
 }
 
-int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int *late,
-                    int64_t *deadline)
+int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t at,
+                    int *late, int64_t *deadline)
 {
   struct store_clock k;
   int64_t used;
@@ -240,7 +246,7 @@ int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, i
     return -1;
   if(fresh || k.seat != *late)
     return 1;
-  if(clock_state(svc, &k, g->seats[*late].address, ref_now(svc), &used, deadline))
+  if(clock_state(svc, &k, g->seats[*late].address, at, &used, deadline))
     return -1;
   /* Once the time-up notice went out the time stays up: a vacation
    * booked afterwards cannot take back a claim the opponent was offered. */

@@ -100,6 +100,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   if(store_game_create(svc->st, &id, &g.row) != STORE_OK)
     goto out;
   g.row.id = id;
+  m->game = id;
   if(ref_clock_create(svc, id, days, weekends))
     goto out;
   g.desc = d;

@@ -54,6 +54,7 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
   const struct ref_game_desc *d = NULL;
   char name[80], word[40] = "";
   const char *tmpl = "help.txt";
+  struct tpl_var help_url[1];
   size_t i;
   for(i = 0; arg && arg[i] && !isspace((unsigned char)arg[i]) && i + 1 < sizeof(word); i++)
     word[i] = (char)tolower((unsigned char)arg[i]);
@@ -65,9 +66,11 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
     if(tpl_exists(m->svc->cfg.templates_dir, name))
       tmpl = name;
   }
+  help_url[0].name = "help_url"; /* issue 16: the operator's page, if any */
+  help_url[0].value = m->svc->cfg.help_url;
   if(g && seat >= 0)
-    return ref_tell_seat(m, g, seat, tmpl, NULL, 0);
-  return ref_reply(m, NULL, -1, m->mail->from, tmpl, NULL, 0);
+    return ref_tell_seat(m, g, seat, tmpl, help_url, 1);
+  return ref_reply(m, NULL, -1, m->mail->from, tmpl, help_url, 1);
 }
 
 /* history: the journal in words, one dated line per entry (record.c). */

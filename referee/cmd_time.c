@@ -153,7 +153,7 @@ int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return ref_refuse(m, g, seat, c->line, g->row.phase == STORE_GAME_INVITED ? "not-started"
                                                                               : "game-over",
                       "", NULL);
-  rc = ref_clock_claim(m->svc, g, seat, &late, &deadline);
+  rc = ref_clock_claim(m->svc, g, seat, m->arrived, &late, &deadline);
   if(rc == 1)
     return ref_refuse(m, g, seat, c->line, "time-not-running", "", NULL);
   if(rc == 2) {

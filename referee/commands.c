@@ -257,6 +257,26 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
                   strlen(buf + 8));
     return;
   }
+  /* "13/7 8/7 roll": a play with the standing answer to the next cube
+   * question after it (rules-spec §1.6, help-backgammon.txt): the play is
+   * the candidate, "roll" a command of its own. Only after something
+   * written like a dice game's play (a point, a '/'), so that prose such
+   * as "rock and roll" stays prose. */
+  {
+    size_t n = strlen(buf);
+    if(n > 5 && n <= 64 + 5 && !strcasecmp(buf + n - 4, "roll") &&
+       isspace((unsigned char)buf[n - 5]) && memchr(buf, '/', n - 5) &&
+       strpbrk(buf, "0123456789") && out->ncmd < REF_CMD_MAX) {
+      struct ref_cmd *c = &out->cmd[out->ncmd++];
+      memset(c, 0, sizeof(*c));
+      c->kind = REF_CMD_ROLL;
+      snprintf(c->line, sizeof(c->line), "%s", buf);
+      n -= 4;
+      while(n && isspace((unsigned char)buf[n - 1]))
+        n--;
+      buf[n] = '\0';
+    }
+  }
   /* A move is short; a paragraph of prose is not a candidate. */
   if(strlen(buf) <= 64 && out->ncand < REF_CAND_MAX) {
     memcpy(out->cand[out->ncand], buf, strlen(buf) + 1); /* 65 <= sizeof(cand[0]) */

@@ -6,11 +6,26 @@
  */
 #include "referee.h"
 
+#include "mail.h"
+
+#include <errno.h>
 #include <ini.h>
+#include <limits.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <unistd.h>
 
-enum opt_type { OPT_STRING, OPT_INT };
+#ifndef TABULA_SYSCONFDIR
+#define TABULA_SYSCONFDIR "/etc"
+#endif
+
+const char ref_config_system_file[] = TABULA_SYSCONFDIR "/tabula/tabula.ini";
+
+/* OPT_PATH: a string naming a file or folder; relative in a file, it is
+ * taken from that file's folder (issue 16: the same file works from cron's
+ * $HOME, systemd's / and the operator's shell alike). */
+enum opt_type { OPT_STRING, OPT_PATH, OPT_INT };
 
 struct option_def {
   const char *name;
@@ -25,19 +40,25 @@ struct option_def {
 #define STR(field, deflt, help)                                                 \
   {#field, OPT_STRING, offsetof(struct ref_config, field),                      \
    sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help}
+#define PATH(field, deflt, help)                                                \
+  {#field, OPT_PATH, offsetof(struct ref_config, field),                        \
+   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help}
 #define INT(field, deflt, lo, hi, help)                                         \
   {#field, OPT_INT, offsetof(struct ref_config, field), sizeof(int), deflt, lo, hi, help}
 
 /* The embedded default needs no server: Maildir in, Maildir out, SQLite. */
 static const struct option_def options[] = {
-  STR(store_path, "tabula-data/tabula.db", "SQLite file holding every game"),
-  STR(inbox, "tabula-data/inbox", "Maildir that players' mail arrives in"),
-  STR(outbox, "tabula-data/outbox", "Maildir that replies are written to"),
+  PATH(store_path, "tabula-data/tabula.db", "SQLite file holding every game"),
+  PATH(inbox, "tabula-data/inbox", "Maildir that players' mail arrives in"),
+  PATH(outbox, "tabula-data/outbox", "Maildir that replies are written to"),
   STR(address, "referee@localhost", "the referee's mail address"),
   STR(domain, "localhost", "domain for Message-IDs"),
-  STR(templates_dir, "", "directory overriding the built-in templates/"),
+  PATH(templates_dir, "", "directory overriding the built-in templates/"),
   INT(poll_ms, "500", 10, 600000, "inbox poll interval in milliseconds"),
   INT(log_level, "2", 0, 3, "0 error, 1 warn, 2 info, 3 debug"),
+  PATH(log_file, "", "a file log lines are appended to; then only errors go to standard error too"),
+  STR(log_format, "auto", "auto (journal priorities when standard error is systemd's journal), journal or plain"),
+  STR(help_url, "", "a web page of rules and help, named at the end of every help mail"),
   STR(auth, "token+from", "who may act for a seat: token+from (the key AND the seat's From) or token"),
   INT(rate_limit, "120", 0, 100000, "mails per hour read from one sender; more are recorded, not answered (0: no limit)"),
   STR(recipient_delimiter, "+", "the character between local part and key in reply addresses: + - = or _"),
@@ -56,7 +77,7 @@ static const struct option_def options[] = {
   STR(smtp_user, "", "SMTP AUTH user name (empty: no AUTH)"),
   STR(smtp_password, "", "SMTP AUTH password"),
   STR(sendmail_path, "/usr/sbin/sendmail", "the sendmail sink's program (absolute path)"),
-  STR(tls_cafile, "", "PEM file of trusted CAs for IMAP/POP3/SMTP (empty: the system's)"),
+  PATH(tls_cafile, "", "PEM file of trusted CAs for IMAP/POP3/SMTP (empty: the system's)"),
   INT(tls_verify, "1", 0, 1, "1: verify servers' certificates and host names"),
   INT(net_timeout_s, "30", 1, 600, "seconds a network operation may take"),
   INT(batch_max, "256", 1, 100000, "messages per transaction: one commit (fsync) per batch"),
@@ -67,9 +88,9 @@ static const struct option_def options[] = {
   INT(vacation_days, "30", 0, 366, "vacation days each player may book per calendar year"),
   INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
   INT(digest_hour, "6", 0, 23, "UTC hour at which daily digests are sent"),
-  STR(test_clock_file, "", "TESTS ONLY: take the time (epoch seconds) from this file"),
+  PATH(test_clock_file, "", "TESTS ONLY: take the time (epoch seconds) from this file"),
   INT(html, "1", 0, 1, "1: a mail that shows a board also carries it drawn in an HTML part (0: plain text only)"),
-  STR(site_dir, "", "folder of the read-only web view (tabula site); serve rewrites it after each change (empty: none)"),
+  PATH(site_dir, "", "folder of the read-only web view (tabula site); serve rewrites it after each change (empty: none)"),
   STR(site_url, "", "address where site_dir is served; mails carry their game's link (empty: no link)"),
 };
 
@@ -77,7 +98,7 @@ static int set_option(struct ref_config *cfg, const struct option_def *o, const 
                       char *errbuf, size_t errcap)
 {
   char *field = (char *)cfg + o->offset;
-  if(o->type == OPT_STRING) {
+  if(o->type != OPT_INT) {
     if(strlen(value) >= o->size) {
       snprintf(errbuf, errcap, "%s: value longer than %zu bytes", o->name, o->size - 1);
       return -1;
@@ -111,6 +132,7 @@ struct load_ctx {
   char *errbuf;
   size_t errcap;
   int failed;
+  char dir[PATH_MAX]; /* the file's folder, absolute, for relative paths */
 };
 
 static int on_ini(void *user, const char *section, const char *name, const char *value)
@@ -127,6 +149,11 @@ static int on_ini(void *user, const char *section, const char *name, const char 
   }
   for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
     if(!strcmp(options[i].name, name)) {
+      char joined[PATH_MAX + 600];
+      if(options[i].type == OPT_PATH && value[0] && value[0] != '/') {
+        snprintf(joined, sizeof(joined), "%s/%s", ctx->dir, value);
+        value = joined;
+      }
       if(set_option(ctx->cfg, &options[i], value, ctx->errbuf, ctx->errcap)) {
         ctx->failed = 1;
         return 0;
@@ -139,39 +166,124 @@ static int on_ini(void *user, const char *section, const char *name, const char 
   return 0;
 }
 
+/* The absolute folder of the file at `path`. */
+static int file_folder(char *dir, size_t cap, const char *path)
+{
+  const char *slash = strrchr(path, '/');
+  size_t len = slash ? (size_t)(slash - path) : 0;
+  size_t used = 0;
+  if(path[0] != '/') {
+    if(!getcwd(dir, cap))
+      return -1;
+    used = strlen(dir);
+    if(slash && used + 1 < cap)
+      dir[used++] = '/';
+  }
+  else if(len == 0)
+    len = 1; /* "/x.ini": the root */
+  if(used + len + 1 > cap)
+    return -1;
+  memcpy(dir + used, path, len);
+  dir[used + len] = '\0';
+  {
+    /* "/srv/x/../tabula" reads better as "/srv/tabula" in every message */
+    char *real = realpath(dir, NULL);
+    if(real && strlen(real) < cap)
+      memcpy(dir, real, strlen(real) + 1);
+    free(real);
+  }
+  return 0;
+}
+
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap)
 {
-  struct load_ctx ctx = {cfg, errbuf, errcap, 0};
+  struct load_ctx ctx;
   char inner[256] = "";
   int rc;
 
+  memset(&ctx, 0, sizeof(ctx));
+  ctx.cfg = cfg;
   ctx.errbuf = inner;
   ctx.errcap = sizeof(inner);
-  rc = ini_parse(path, on_ini, &ctx);
-  if(rc < 0) {
-    snprintf(errbuf, errcap, "%s: cannot read the file", path);
-    return -1;
+  if(file_folder(ctx.dir, sizeof(ctx.dir), path)) {
+    snprintf(errbuf, errcap, "%s: the path is too long", path);
+    return REF_CONFIG_EREAD;
+  }
+  {
+    /* ini_parse says -1 for any fopen failure; keep errno's reason, which
+     * tells a missing file from one the user may not read. */
+    FILE *f = fopen(path, "r");
+    if(!f) {
+      snprintf(errbuf, errcap, "%s: cannot read the file: %s", path, strerror(errno));
+      return REF_CONFIG_EREAD;
+    }
+    rc = ini_parse_file(f, on_ini, &ctx);
+    fclose(f);
   }
   if(rc > 0 || ctx.failed) {
     snprintf(errbuf, errcap, "%s:%d: %s", path, rc, inner[0] ? inner : "syntax error");
-    return -1;
+    return REF_CONFIG_EINVALID;
+  }
+  if(rc < 0) {
+    snprintf(errbuf, errcap, "%s: cannot parse the file (out of memory)", path);
+    return REF_CONFIG_EINVALID;
   }
   if(ref_config_check_mail(cfg, errbuf, errcap)) /* transport.c */
-    return -1;
+    return REF_CONFIG_EINVALID;
   if(strcmp(cfg->auth, "token+from") && strcmp(cfg->auth, "token")) {
     snprintf(errbuf, errcap, "%s: auth: '%s' is neither token+from nor token", path, cfg->auth);
-    return -1;
+    return REF_CONFIG_EINVALID;
   }
   if(strlen(cfg->recipient_delimiter) != 1 || !strchr("+-=_", cfg->recipient_delimiter[0])) {
     snprintf(errbuf, errcap, "%s: recipient_delimiter: '%s' is not one of + - = _", path,
              cfg->recipient_delimiter);
-    return -1;
+    return REF_CONFIG_EINVALID;
   }
   if(strcmp(cfg->timeout, "auto") && strcmp(cfg->timeout, "claim")) {
     snprintf(errbuf, errcap, "%s: timeout: '%s' is neither auto nor claim", path, cfg->timeout);
-    return -1;
+    return REF_CONFIG_EINVALID;
+  }
+  if(strcmp(cfg->log_format, "auto") && strcmp(cfg->log_format, "journal") &&
+     strcmp(cfg->log_format, "plain")) {
+    snprintf(errbuf, errcap, "%s: log_format: '%s' is not auto, journal or plain", path,
+             cfg->log_format);
+    return REF_CONFIG_EINVALID;
+  }
+  /* issue 16: a bad address is the file's fault, said when it is read
+   * (check-config included), not when the service opens */
+  if(!mail_addr_valid(cfg->address)) {
+    snprintf(errbuf, errcap, "%s: address: '%s' is not a mail address", path, cfg->address);
+    return REF_CONFIG_EINVALID;
   }
   return 0;
+}
+
+const char *ref_config_locate(const char *option_path, const char **origin)
+{
+  const char *env = getenv("TABULA_CONFIG");
+  struct stat st;
+
+  if(option_path) {
+    *origin = "given with -c";
+    return option_path;
+  }
+  if(env && env[0]) {
+    *origin = "from $TABULA_CONFIG";
+    return env;
+  }
+  /* Present but unreadable still counts: the caller then says it cannot
+   * read it, rather than quietly falling back to ./tabula-data. */
+  if(stat(ref_config_system_file, &st) == 0) {
+    *origin = "the system configuration";
+    return ref_config_system_file;
+  }
+  {
+    static char words[sizeof(ref_config_system_file) + 64];
+    snprintf(words, sizeof(words), "the built-in defaults: no -c, no $TABULA_CONFIG, no %s",
+             ref_config_system_file);
+    *origin = words;
+  }
+  return NULL;
 }
 
 void ref_config_dump(FILE *out, const struct ref_config *cfg)
@@ -182,9 +294,9 @@ void ref_config_dump(FILE *out, const struct ref_config *cfg)
     const struct option_def *o = &options[i];
     const char *field = (const char *)cfg + o->offset;
     fprintf(out, "; %s (default: %s)\n", o->help, o->deflt[0] ? o->deflt : "empty");
-    if(o->type == OPT_STRING && strstr(o->name, "password") && field[0])
+    if(o->type != OPT_INT && strstr(o->name, "password") && field[0])
       fprintf(out, "%s = (set, not shown)\n", o->name); /* check-config output gets pasted */
-    else if(o->type == OPT_STRING)
+    else if(o->type != OPT_INT)
       fprintf(out, "%s = %s\n", o->name, field);
     else
       fprintf(out, "%s = %d\n", o->name, *(const int *)field);

@@ -111,5 +111,6 @@ void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc)
   memset(m, 0, sizeof(*m));
   m->svc = svc;
   m->message_id = "";
+  m->arrived = ref_now(svc);
   ref_buf_init(&m->events, 64 * 1024);
 }

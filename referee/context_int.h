@@ -45,10 +45,13 @@ struct ref_msg_ctx {
   struct ref_service *svc;
   const struct mail_msg *mail;
   const char *message_id; /* the mail's, or a digest-derived stand-in */
+  int64_t arrived;        /* when it reached the mailbox, at most now (issue 13):
+                             the clock judges the mail at this time */
   int replied;            /* replies queued */
   int changed;            /* state changed */
   int refused;
   int observed;           /* a change observers are shown (observe GAME) */
+  int64_t game;           /* the game it was about, 0 for none: the log's line per mail */
 };
 
 /* context.c */

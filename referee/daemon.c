@@ -1,10 +1,15 @@
 /*
- * daemon.c: the loop, the outbox flush with its backoff, and the MTA pipe.
- * The sources and sinks themselves (Maildir, IMAP, POP3; Maildir, SMTP,
- * sendmail) are in transport.c. Ordered as the brief says: process a
+ * daemon.c: the loop and the MTA pipe. The sources, the sinks and the
+ * outbox flush are in transport.c. Ordered as the brief says: process a
  * batch, commit, only then acknowledge it to its source, then send.
- * Signals only set a flag; the loop notices it between messages, so a
- * SIGTERM never cuts a transaction in half.
+ * Signals only set a flag; batches and the flush look at it between
+ * messages, so a SIGTERM never cuts a transaction in half and is obeyed
+ * within one message (issue 13).
+ *
+ * One daemon per store (store_lock_daemon). When the store fails (a full
+ * disk, an unreadable file), the daemon does not exit: it tries again
+ * after 1 s, 2 s, 4 s ... at most 5 minutes, and says so once when the
+ * store goes and once when it comes back, not at every try.
  */
 #include "service_int.h"
 
@@ -13,106 +18,9 @@
 
 #include <errno.h>
 #include <stdlib.h>
+#include <sys/stat.h>
 #include <string.h>
 #include <time.h>
-
-/* Retries back off exponentially: base (retry_base_s, 60 s by default),
- * twice that, four times ... at most 6 hours. */
-static int64_t backoff(int base, int attempts)
-{
-  int64_t s = base;
-  while(attempts-- > 0 && s < 6 * 3600)
-    s *= 2;
-  return s < 6 * 3600 ? s : 6 * 3600;
-}
-
-int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
-{
-  struct store_outbox *rows = NULL;
-  size_t n = 0, i, nok;
-  int64_t *ok_ids = NULL;
-  /* SMTP marks each row as its 250 arrives (no transaction held open over
-   * the network). The local sinks work a chunk at a time: every message
-   * written, then one sync for the chunk (ref_outbound_sync), then every
-   * row marked in one transaction. A crash before that commit sends again:
-   * a reply may come twice, never not at all. */
-  bool grouped = strcmp(svc->cfg.sink, "smtp") != 0;
-  char down[400] = "";
-  int rc = 0;
-
-  *sent = 0;
-  for(;;) {
-    if(store_outbox_due(svc->st, &rows, &n, ref_now(svc), 256) != STORE_OK)
-      return -1;
-    if(n == 0)
-      break;
-    free(ok_ids);
-    ok_ids = calloc(n, sizeof(*ok_ids));
-    if(!ok_ids || (grouped && store_batch_begin(svc->st) != STORE_OK)) {
-      store_outbox_free(rows, n);
-      free(ok_ids);
-      return -1;
-    }
-    for(i = 0, nok = 0; i < n; i++) {
-      char err[512];
-      int r;
-      if(down[0]) {
-        /* The server is down or refuses us: the rest wait their turn
-         * instead of each paying a connection timeout or AUTH delay. */
-        r = MAIL_ENET;
-        snprintf(err, sizeof(err), "not tried: %.300s", down);
-      }
-      else
-        r = ref_outbound_send(svc, &rows[i], err, sizeof(err));
-      if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH)
-        snprintf(down, sizeof(down), "%.300s", err[0] ? err : "server unavailable");
-      if(r != MAIL_OK) {
-        /* Kept with the server's words; refusals (5xx) are retried too, a
-         * few times, in case the refusal was the server's passing state. */
-        bool permanent = r == MAIL_EREFUSED && rows[i].attempts + 1 >= 8;
-        ref_log_warn("outbox %lld to %s: %s%s", (long long)rows[i].id, rows[i].recipient, err,
-                     permanent ? " (given up)" : "; will retry");
-        store_outbox_retry(svc->st, rows[i].id,
-                           ref_now(svc) + backoff(svc->cfg.retry_base_s, rows[i].attempts), err,
-                           permanent);
-        rc = -1;
-        continue;
-      }
-      if(!grouped) {
-        store_outbox_sent(svc->st, rows[i].id, ref_now(svc));
-        ref_log_info("outbox %lld to %s: sent (%s)", (long long)rows[i].id, rows[i].recipient,
-                     svc->cfg.sink);
-        (*sent)++;
-      }
-      else
-        ok_ids[nok++] = rows[i].id;
-    }
-    store_outbox_free(rows, n);
-    rows = NULL;
-    if(grouped) {
-      if(nok && ref_outbound_sync(svc)) {
-        ref_log_error("outbox: cannot sync %s; %zu repl(ies) will be written again",
-                      svc->cfg.outbox, nok);
-        nok = 0;
-        rc = -1;
-      }
-      for(i = 0; i < nok; i++)
-        store_outbox_sent(svc->st, ok_ids[i], ref_now(svc));
-      if(store_batch_commit(svc->st) != STORE_OK) {
-        ref_log_error("outbox: cannot record what was sent (%s); it will go again",
-                      store_errmsg(svc->st));
-        free(ok_ids);
-        return -1;
-      }
-      *sent += nok;
-      ref_log_debug("outbox: %zu repl(ies) written to the %s sink", nok, svc->cfg.sink);
-    }
-    if(rc)
-      break;
-  }
-  free(ok_ids);
-  return rc;
-}
 
 int ref_service_poll(struct ref_service *svc, size_t *processed)
 {
@@ -156,19 +64,50 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd)
     return -1;
   }
   rc = -1;
-  if(ref_service_process(svc, data, len, &outcome) == 0)
+  /* A move is logged as played once it is committed (issue 13). An MTA
+   * pipe runs at delivery: the mail arrives now. */
+  ref_log_hold();
+  if(ref_service_process(svc, data, len, ref_now(svc), &outcome) == 0)
     rc = 0;
+  else
+    ref_log_forget(0, REF_LOG_INFO, REF_LOG_DEBUG);
+  ref_log_release();
   free(data);
+  /* Only what this process queued, or what nobody holds: a deliver run in
+   * parallel with others (an MTA's pipe) never sends another's replies. */
   ref_service_flush_outbox(svc, &sent);
   return rc;
 }
 
+#define STORE_WAIT_FIRST_MS 1000
+#define STORE_WAIT_MAX_MS (5 * 60 * 1000)
+
+static void sleep_ms(int ms, volatile sig_atomic_t *stop)
+{
+  /* in slices, so a signal that lands between checks costs at most one */
+  while(ms > 0 && !*stop) {
+    int step = ms < 100 ? ms : 100;
+    struct timespec pause = {0, (long)step * 1000000L};
+    nanosleep(&pause, NULL);
+    ms -= step;
+  }
+}
+
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
 {
-  size_t processed = 0, sent = 0, ticked = 0, pages = 0;
-  int64_t next_tick = 0, site_since = 0;
+  size_t processed = 0, sent = 0, ticked = 0;
+  int64_t next_tick = 0, down_since = 0;
+  char fault[400];
+  int wait_ms = 0; /* > 0 while the store is failing: the next wait */
+  size_t pages = 0;
+  int64_t site_since = 0;
   int site_due = svc->cfg.site_dir[0] != '\0';
 
+  if(store_lock_daemon(svc->st) != STORE_OK) {
+    ref_log_error("%s", store_errmsg(svc->st));
+    return -1;
+  }
+  ref_transport_stop_on(svc, stop);
   if(!strcmp(svc->cfg.source, "maildir") && !strcmp(svc->cfg.sink, "maildir"))
     ref_log_info("serving: drop mail into %s/new; replies appear in %s/new; store %s",
                  svc->cfg.inbox, svc->cfg.outbox, svc->cfg.store_path);
@@ -183,10 +122,14 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
   /* Replies queued before a crash go out first. */
   ref_service_flush_outbox(svc, &sent);
   while(!*stop) {
+    /* While the store is down, a try that fails the same way again has
+     * nothing new to say: its lines are held, and its errors dropped. */
+    if(wait_ms)
+      ref_log_hold();
     if(ref_service_poll(svc, &processed) == 0 && processed)
       ref_log_debug("processed %zu message(s)", processed);
     /* Time-driven work (clock.c), at most once a minute of the service's clock. */
-    if(ref_now(svc) >= next_tick) {
+    if(!*stop && ref_now(svc) >= next_tick) {
       next_tick = ref_now(svc) + 60;
       if(ref_service_tick(svc, &ticked) == 0 && ticked) {
         ref_service_flush_outbox(svc, &sent);
@@ -206,9 +149,85 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
         ref_log_debug("site: %zu page(s) written to %s", pages, svc->cfg.site_dir);
       }
     }
+    if(ref_transport_fault(svc, fault, sizeof(fault))) {
+      if(wait_ms) {
+        /* what this try did stays (a batch may have committed); its
+         * failure, the same as before, is not said again */
+        ref_log_forget(0, REF_LOG_ERROR, REF_LOG_WARN);
+        ref_log_release();
+        wait_ms = wait_ms < STORE_WAIT_MAX_MS / 2 ? 2 * wait_ms : STORE_WAIT_MAX_MS;
+      }
+      else {
+        down_since = (int64_t)time(NULL);
+        wait_ms = STORE_WAIT_FIRST_MS;
+        ref_log_error("store unavailable (%s): nothing is lost, mail waits at its source; "
+                      "trying again after 1 s, then less often, at most every %d minutes",
+                      fault, STORE_WAIT_MAX_MS / 60000);
+      }
+      ref_log_debug("store: next try in %d ms", wait_ms);
+      sleep_ms(wait_ms, stop);
+      continue;
+    }
+    if(wait_ms) {
+      ref_log_release();
+      ref_log_info("store available again after %lld s: serving", 
+                   (long long)((int64_t)time(NULL) - down_since));
+      wait_ms = 0;
+    }
     ref_inbound_wait(svc, stop); /* IMAP IDLE, else poll_ms; a signal cuts it short */
   }
   ref_transport_close(svc);
   ref_log_info("stopping: signal received");
   return 0;
+}
+
+/* Whether a store that cannot be opened may come back by itself (a full
+ * disk, a busy or unreadable file) rather than never (a newer schema, not
+ * a database, a bad configuration). The same open, once more, says which:
+ * ref_service_open does not pass the store's code on. Only for a file that
+ * exists, so the probe never creates one (the failure may not have been
+ * the store's at all). */
+static bool store_may_come_back(const char *path)
+{
+  struct store *st = NULL;
+  struct stat sb;
+  char err[64];
+  int rc;
+
+  if(stat(path, &sb) || !S_ISREG(sb.st_mode))
+    return false;
+  rc = store_open(&st, path, err, sizeof(err));
+  store_close(st);
+  return rc == STORE_EFULL || rc == STORE_EBUSY || rc == STORE_EIO;
+}
+
+int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop)
+{
+  struct ref_service *svc = NULL;
+  char err[512];
+  int wait_ms = STORE_WAIT_FIRST_MS, rc;
+
+  ref_log_set_level((enum ref_log_level)cfg->log_level);
+  while(ref_service_open(&svc, cfg, err, sizeof(err))) {
+    if(!store_may_come_back(cfg->store_path)) {
+      ref_log_error("%s", err);
+      return -1;
+    }
+    /* issue 13: the daemon waits for its store instead of exiting */
+    if(wait_ms == STORE_WAIT_FIRST_MS)
+      ref_log_error("store unavailable (%s): waiting for it, trying again after 1 s, then "
+                    "less often, at most every %d minutes",
+                    err, STORE_WAIT_MAX_MS / 60000);
+    sleep_ms(wait_ms, stop);
+    if(*stop) {
+      ref_log_info("stopping: signal received");
+      return 0;
+    }
+    wait_ms = wait_ms < STORE_WAIT_MAX_MS / 2 ? 2 * wait_ms : STORE_WAIT_MAX_MS;
+  }
+  if(wait_ms != STORE_WAIT_FIRST_MS)
+    ref_log_info("store available again: starting");
+  rc = ref_service_run(svc, stop);
+  ref_service_close(svc);
+  return rc;
 }

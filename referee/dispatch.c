@@ -123,11 +123,35 @@ static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
 
 /* ---- the commands, in order ---- */
 
+/* A play and "roll" in one mail (rules-spec §1.6, issue 16): the standing
+ * answer to the next cube question is kept only when the play is (a
+ * refusal changes nothing), and the play's mail confirms it. */
+static int move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                          const struct ref_cmds *cmds)
+{
+  int before = ref_autoroll_get(m->svc, g->row.id, seat), rc;
+  if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
+    return -1;
+  rc = ref_do_move(m, g, seat, cmds, 1);
+  if(!rc && m->refused && !before)
+    rc = ref_autoroll_set(m->svc, g->row.id, seat, 0);
+  return rc;
+}
+
+static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+{
+  struct ref_status st;
+  if(!g->started || !cmds->ncand)
+    return 0;
+  g->desc->ops->status(g->state, &st);
+  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && move_like(g, cmds);
+}
+
 /* Commands addressed to one game by one seat. */
 static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmds *cmds)
 {
-  int i, moved = 0, stale = 0;
+  int i, moved = 0, stale = 0, roll_with_play = 0;
 
   /* "#N" first: a mail written for another position does nothing */
   if(guard_refused(m, g, seat, cmds, &stale))
@@ -202,6 +226,12 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_DECLINE)
           kind = REF_CMD_DROP;
       }
+      /* "roll" with a play, not at this player's cube decision: the
+       * standing answer goes with the play (move_then_roll) */
+      if(kind == REF_CMD_ROLL && !moved && roll_goes_with_play(g, seat, cmds)) {
+        roll_with_play = 1;
+        continue;
+      }
       if(kind == REF_CMD_DOUBLE || kind == REF_CMD_TAKE || kind == REF_CMD_DROP ||
          kind == REF_CMD_ROLL) {
         rc = ref_do_cube(m, g, seat, c, kind, cmds->ncand > 0);
@@ -251,7 +281,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
      !move_like(g, cmds))
     return 0;
   if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
-    return ref_do_move(m, g, seat, cmds, 1);
+    return roll_with_play ? move_then_roll(m, g, seat, cmds) : ref_do_move(m, g, seat, cmds, 1);
   /* a move before the start or after the end is answered, not dropped */
   if(cmds->ncand && !moved && !cmds->ncmd)
     return ref_refuse(m, g, seat, cmds->cand[0],
@@ -301,6 +331,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
     m->refused = 1;
     return 0;
   }
+  m->game = game;
   if(ref_game_load(svc, &g, game, why, sizeof(why))) {
     ref_log_warn("mail %s names game %lld: %s", m->message_id, (long long)game, why);
     m->refused = 1;
@@ -333,7 +364,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   {
     int late;
     int64_t deadline;
-    rc = ref_clock_overdue(svc, &g, &late, &deadline);
+    rc = ref_clock_overdue(svc, &g, m->arrived, &late, &deadline);
     if(rc == 1)
       rc = ref_lost_on_time(m, &g, late, deadline, 0);
   }

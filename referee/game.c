@@ -87,25 +87,33 @@ int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, c
 {
   struct store_entry *entries = NULL;
   size_t n = 0, i;
-  int rc = -1;
+  int rc;
 
   memset(g, 0, sizeof(*g));
-  if(store_game_load(svc->st, &g->row, id) != STORE_OK) {
-    snprintf(why, cap, "no game %lld", (long long)id);
+  if((rc = store_game_load(svc->st, &g->row, id)) != STORE_OK) {
+    /* issue 13: a damaged store is not "no game" */
+    if(rc == STORE_ENOTFOUND)
+      snprintf(why, cap, "no game %lld", (long long)id);
+    else
+      snprintf(why, cap, "game %lld cannot be read: %s", (long long)id, store_errmsg(svc->st));
     return -1;
   }
+  rc = -1;
   g->desc = ref_game_find(g->row.kind);
   if(!g->desc) {
     snprintf(why, cap, "game %lld is of unknown kind '%s'", (long long)id, g->row.kind);
     return -1;
   }
-  if(store_seat_list(svc->st, &g->seats, &g->nseats, id) != STORE_OK)
+  if(store_seat_list(svc->st, &g->seats, &g->nseats, id) != STORE_OK ||
+     store_journal_load(svc->st, &entries, &n, id) != STORE_OK) {
+    snprintf(why, cap, "game %lld cannot be read: %s", (long long)id, store_errmsg(svc->st));
     goto out;
+  }
   g->state = ref_state_new(g->desc);
-  if(!g->state)
+  if(!g->state) {
+    snprintf(why, cap, "game %lld: out of memory", (long long)id);
     goto out;
-  if(store_journal_load(svc->st, &entries, &n, id) != STORE_OK)
-    goto out;
+  }
   for(i = 0; i < n; i++)
     if(ref_game_replay_entry(g, &entries[i], why, cap))
       goto out;

@@ -18,6 +18,9 @@ int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_
 /* A player's standing "roll" (rules-spec §1.6), used at their next cube
  * question. */
 int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
+/* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
+ * store error. */
+int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
 
 /* Lag Backgammon Chess (lag.c, rules-spec 6.9): mails each player, privately,
  * the faces of their next L rolls not yet mailed. 0 for other games. */
@@ -36,15 +39,16 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);
 void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
                     size_t ccap, char *deadline, size_t dcap);
 /* Before a mail's commands (timeout=auto): 1 when the running seat's time
- * is up (*late that seat, *deadline when it ran out), 0 when not, -1 on a
- * store error. */
-int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int *late,
+ * was up at `at` (the mail's arrival, issue 13; *late that seat, *deadline
+ * when it ran out), 0 when not, -1 on a store error. */
+int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t at, int *late,
                       int64_t *deadline);
-/* `claim time` by `seat`: 0 when the opponent's time is up (*late, and
- * *deadline when it ran out), 1 when no time runs against another seat,
- * 2 when it is not up yet (*deadline: when it will be), -1 on error. */
-int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int *late,
-                    int64_t *deadline);
+/* `claim time` by `seat`, judged at `at` (the claim's arrival, issue 13):
+ * 0 when the opponent's time is up (*late, and *deadline when it ran out),
+ * 1 when no time runs against another seat, 2 when it is not up yet
+ * (*deadline: when it will be), -1 on error. */
+int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t at,
+                    int *late, int64_t *deadline);
 /* The game lost on time by `loser`: journaled ("timeout"), finished, the
  * clock stopped. Tells nobody: the caller mails timeout.txt. */
 int ref_clock_end(struct ref_service *svc, struct ref_game_ctx *g, int loser, int64_t deadline,

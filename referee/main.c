@@ -1,36 +1,40 @@
 /*
  * main.c: the `tabula` command line. Thin: it parses argv and calls the
  * service (referee.h) or, for the rules tools, the rules core directly.
+ * The commands are one table (name, arguments, options, what it does);
+ * usage, `tabula help COMMAND` and the checks of every command line come
+ * from it, and docs/man/tabula.1 describes the same table (issue 16).
  *
- *   tabula serve [-c FILE]            watch the inbox, answer moves (daemon)
- *   tabula deliver [-c FILE]          process one message from stdin (MTA pipe)
- *   tabula poll [-c FILE]             one pass over the inbox, then exit (cron)
- *   tabula flush [-c FILE]            send the outbox once
- *   tabula tick [-c FILE]             the time-driven work once (clock.c), then flush
- *   tabula games [-c FILE]            list the games in the store
- *   tabula show [-c FILE] GAME        one game: players, board, journal
- *   tabula check [-c FILE]            replay every journal and compare
- *   tabula adjudicate [-c FILE] GAME RESULT   the operator decides a game
- *   tabula export [-c FILE] GAME      the game's record: PGN (chess) or transcript
- *   tabula site [-c FILE] DIR         the read-only web view of every public game
- *   tabula verify [-c FILE] GAME      check every dice roll of a game
- *   tabula check-config [-c FILE]     print the configuration in effect
- *   tabula perft [-g GAME] POS DEPTH  leaf count of the legal-move tree
- *   tabula divide [-g GAME] POS DEPTH per-move leaf counts, then the total
- *   tabula moves [-g GAME] POS        legal moves: computer and canonical notation
- *   tabula board [-g GAME] [-s SEAT] POS   the ASCII board
+ * Every command finds its configuration the same way (ref_config_locate:
+ * -c FILE, else $TABULA_CONFIG, else the system file, else the built-in
+ * defaults in ./tabula-data); options may stand anywhere on the line; only
+ * serve, poll and deliver may create a store, every other command says
+ * which store it looked for when there is none. Exit statuses follow
+ * sysexits.h (tabula(1), EXIT STATUS).
  *
  * POS is the game's position string (FEN for chess) or "startpos".
  */
+#include "log.h"
 #include "referee.h"
 #include "rules.h"
 
 #include <errno.h>
+#include <limits.h>
 #include <signal.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
+#include <sysexits.h>
 #include <unistd.h>
+
+#ifndef TABULA_VERSION
+#define TABULA_VERSION "unknown"
+#endif
+
+/* 1: the command ran and found a fault (check, verify, export). */
+#define EXIT_FAULT 1
 
 static volatile sig_atomic_t stop_requested;
 
@@ -40,32 +44,558 @@ static void on_signal(int sig)
   stop_requested = 1; /* only a flag: the loop acts on it */
 }
 
+/* ---- the command table ---- */
+
+enum {
+  OPT_CONFIG = 1 << 0, /* -c FILE */
+  OPT_GAME = 1 << 1,   /* -g GAME (the rules tools) */
+  OPT_SEAT = 1 << 2,   /* -s SEAT */
+  OPT_REASON = 1 << 3, /* --reason TEXT */
+};
+
+enum store_use {
+  NO_STORE,     /* rules tools, check-config, help */
+  MAKES_STORE,  /* serve, poll, deliver: the first mail creates it */
+  NEEDS_STORE   /* everything else: no store is an error, never a new empty one */
+};
+
+struct cli;
+struct command {
+  const char *name;
+  const char *args;     /* after the name, for usage lines */
+  int min_args, max_args;
+  unsigned opts;
+  enum store_use store;
+  const char *summary;  /* one line */
+  const char *details;  /* `tabula help NAME` */
+  int (*run)(struct cli *cli);
+};
+
+struct cli {
+  const struct command *cmd;
+  const char *config;      /* -c FILE */
+  const char *game;        /* -g GAME */
+  const char *seat;        /* -s SEAT */
+  const char *reason;      /* --reason TEXT */
+  char *args[8];
+  int nargs;
+  struct ref_config cfg;
+  const char *config_path; /* the file in effect, NULL for the defaults */
+  const char *config_origin;
+  struct ref_service *svc;
+};
+
+static int run_serve(struct cli *cli);
+static int run_deliver(struct cli *cli);
+static int run_poll(struct cli *cli);
+static int run_flush(struct cli *cli);
+static int run_tick(struct cli *cli);
+static int run_games(struct cli *cli);
+static int run_show(struct cli *cli);
+static int run_check(struct cli *cli);
+static int run_adjudicate(struct cli *cli);
+static int run_export(struct cli *cli);
+static int run_site(struct cli *cli);
+static int run_verify(struct cli *cli);
+static int run_check_config(struct cli *cli);
+static int run_rules(struct cli *cli);
+static int run_help(struct cli *cli);
+
+static const struct command commands[] = {
+  {"serve", "", 0, 0, OPT_CONFIG, MAKES_STORE,
+   "the daemon: read mail, answer, keep time, until SIGTERM",
+   "Reads players' mail from the inbox Maildir (or the IMAP or POP3 server of\n"
+   "the configuration), answers it, sends reminders and rules losses on time\n"
+   "every minute, and retries replies that could not be sent, until SIGTERM\n"
+   "or SIGINT. This is what the systemd unit runs. Creates the store and the\n"
+   "Maildirs on first start.",
+   run_serve},
+  {"poll", "", 0, 0, OPT_CONFIG, MAKES_STORE,
+   "one pass over the inbox, then exit (cron)",
+   "Processes the mail waiting in the inbox (Maildir, IMAP or POP3) once,\n"
+   "sends the replies, and exits. Creates the store on first use.",
+   run_poll},
+  {"deliver", "", 0, 0, OPT_CONFIG, MAKES_STORE,
+   "one message on standard input (MTA pipe)",
+   "Processes one message read from standard input, as a mail transport\n"
+   "agent hands it over: a Postfix pipe(8) transport, procmail, or a\n"
+   ".forward pipe. Exit status 0: taken (answered, refused with a reason, or\n"
+   "ignored: nothing more to do); 65 (EX_DATAERR): it can never be taken\n"
+   "(over the size limit), the MTA returns it to its sender; 75\n"
+   "(EX_TEMPFAIL): anything else (store busy or unopenable, configuration\n"
+   "error): nothing was changed, the MTA keeps it and offers it again later.",
+   run_deliver},
+  {"flush", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "send the replies the outbox holds",
+   "Sends every reply that is due: the queue of replies not yet accepted by the\n"
+   "mail server (or the outbox Maildir). Prints how many were sent.",
+   run_flush},
+  {"tick", "", 0, 0, OPT_CONFIG, NEEDS_STORE,
+   "the work of the clock due now, then the outbox (cron)",
+   "Sends the reminders, rules the losses on time, cancels the expired\n"
+   "invitations and sends the daily digests that are due now, then the\n"
+   "outbox. serve does this every minute; with poll or deliver, run it from\n"
+   "cron (every few minutes).",
+   run_tick},
+  {"games", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "list every game: sides, players, results",
+   "Lists every game of the store: its number, kind, phase (invited, active,\n"
+   "finished, cancelled), the side to move, the players by side and the\n"
+   "result.",
+   run_games},
+  {"show", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "one game: players, board, journal",
+   "Shows game GAME: its players, the board from the first side, the position\n"
+   "string and every journal entry (with the dice lines).",
+   run_show},
+  {"check", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "replay every journal and compare with the store",
+   "Replays every game's journal through the rules and checks the journal's\n"
+   "hash chain, comparing with the stored positions. Exit status 1 when a game\n"
+   "does not agree.",
+   run_check},
+  {"adjudicate", "GAME RESULT", 2, 2, OPT_CONFIG | OPT_REASON, NEEDS_STORE,
+   "decide a running game; the players are mailed",
+   "Ends running game GAME with RESULT: a side's name (white, black: that side\n"
+   "wins), 1-0, 0-1, or draw (in games with draws). The decision is journaled\n"
+   "and mailed to both players and every observer at once; --reason TEXT\n"
+   "(one line, at most 255 bytes) is journaled and quoted in that mail.",
+   run_adjudicate},
+  {"export", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "the game's record: PGN, PDN, .mat or a transcript",
+   "Prints the record of game GAME in its community's format: PGN for chess,\n"
+   "PDN 3.0 for checkers, gnubg's .mat for backgammon, for the other games a\n"
+   "transcript naming the variant; the dice lines of a dice game are in it,\n"
+   "so tabula-verify-dice checks it.",
+   run_export},
+  {"site", "DIR", 1, 1, OPT_CONFIG, NEEDS_STORE, "write the read-only web view into DIR",
+   "Writes the web view of the store into folder DIR (made when missing):\n"
+   "index.html, and for every game that started and is not private a page\n"
+   "(the board after every move, the history, the result, the dice lines)\n"
+   "and its record to download. Players are named by initials. Any web\n"
+   "server can serve the folder; with site_dir set, serve keeps it current.",
+   run_site},
+  {"verify", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "check every dice roll of a game",
+   "Checks every dice roll of game GAME against its commitment and the\n"
+   "players' entropy (tabula-dice-1). Exit status 1 when a roll fails.",
+   run_verify},
+  {"check-config", "", 0, 0, OPT_CONFIG, NO_STORE,
+   "the configuration in effect, every option explained",
+   "Reads the configuration the other commands would use and prints every\n"
+   "option with its value, default and meaning, after a line saying which\n"
+   "file it read. Passwords are not shown. Exit status 78 (EX_CONFIG) when the\n"
+   "file holds an error.",
+   run_check_config},
+  {"perft", "POS DEPTH", 2, 2, OPT_GAME, NO_STORE, "leaf count of the legal-move tree",
+   "Counts the leaves of the legal-move tree of POS to DEPTH (0..20) in game\n"
+   "-g GAME (chess by default). POS is a position string or startpos.",
+   run_rules},
+  {"divide", "POS DEPTH", 2, 2, OPT_GAME, NO_STORE, "leaf count per legal move, then the total",
+   "Like perft, one line per legal move (computer notation), then the total.", run_rules},
+  {"moves", "POS", 1, 1, OPT_GAME, NO_STORE, "legal moves: computer and canonical notation",
+   "Lists the legal moves of POS in game -g GAME, computer notation then the\n"
+   "canonical notation players see.",
+   run_rules},
+  {"board", "POS", 1, 1, OPT_GAME | OPT_SEAT, NO_STORE, "the board as a player sees it",
+   "Draws POS of game -g GAME as the mails show it, from side -s SEAT (a\n"
+   "number from 0 or a side's name; the first side by default).",
+   run_rules},
+  {"help", "[COMMAND]", 0, 1, 0, NO_STORE, "this list, or one command in full",
+   "Lists the commands, or describes one.", run_help},
+};
+
+#define NCOMMANDS (sizeof(commands) / sizeof(commands[0]))
+
+static const struct command *find_command(const char *name)
+{
+  size_t i;
+  for(i = 0; i < NCOMMANDS; i++)
+    if(!strcmp(commands[i].name, name))
+      return &commands[i];
+  return NULL;
+}
+
+static void options_text(char *buf, size_t cap, unsigned opts)
+{
+  snprintf(buf, cap, "%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
+           opts & OPT_GAME ? " [-g GAME]" : "", opts & OPT_SEAT ? " [-s SEAT]" : "",
+           opts & OPT_REASON ? " [--reason TEXT]" : "");
+}
+
 static void usage(FILE *out)
 {
-  fputs("usage: tabula COMMAND [options]\n"
-        "  serve [-c FILE]              watch the inbox Maildir and answer (daemon)\n"
-        "  deliver [-c FILE]            process one message from standard input\n"
-        "  poll [-c FILE]               one pass over the inbox Maildir, then exit\n"
-        "  flush [-c FILE]              send what the outbox holds\n"
-        "  tick [-c FILE]               reminders, losses on time, expired invitations,\n"
-        "                               digests due now; then the outbox (cron)\n"
-        "  games [-c FILE]              list the games in the store\n"
-        "  show [-c FILE] GAME          one game: seats, board, journal\n"
-        "  check [-c FILE]              replay every journal, compare with the store\n"
-        "  adjudicate [-c FILE] GAME RESULT  decide a running game: RESULT is a side\n"
-        "                               (white, black), 1-0, 0-1 or draw; players are mailed\n"
-        "  site [-c FILE] DIR           write the read-only web view: index.html, a page\n"
-        "                               and the record of every game not private\n"
-        "  export [-c FILE] GAME        the game's record: PGN for chess, else a\n"
-        "                               transcript with the dice lines\n"
-        "  verify [-c FILE] GAME        check every dice roll of a game (tabula-dice-1)\n"
-        "  check-config [-c FILE]       print the configuration in effect\n"
-        "  perft [-g GAME] POS DEPTH    leaf count of the legal-move tree\n"
-        "  divide [-g GAME] POS DEPTH   leaf count per legal move, then the total\n"
-        "  moves [-g GAME] POS          legal moves (computer and canonical notation)\n"
-        "  board [-g GAME] [-s SEAT] POS  the board as a player sees it\n"
-        "POS is a position string (FEN for chess) or 'startpos'; GAME defaults to chess.\n",
+  size_t i;
+  fputs("usage: tabula COMMAND [ARGUMENTS] [OPTIONS]\n"
+        "       tabula --help | --version | help COMMAND\n\n",
         out);
+  for(i = 0; i < NCOMMANDS; i++) {
+    char line[80];
+    snprintf(line, sizeof(line), "%s %s", commands[i].name, commands[i].args);
+    fprintf(out, "  %-22s %s\n", line, commands[i].summary);
+  }
+  fprintf(out,
+          "\nOptions may stand anywhere on the line:\n"
+          "  -c, --config FILE      the configuration (else $TABULA_CONFIG, else\n"
+          "                         %s if it exists, else the\n"
+          "                         built-in defaults: everything in ./tabula-data)\n"
+          "  -g, --game GAME        the game of the rules tools (chess by default)\n"
+          "  -s, --seat SEAT        the side the board is drawn for\n"
+          "      --reason TEXT      adjudicate: the operator's reason, mailed to the players\n"
+          "  -h, --help             this text;  -V, --version  the version\n"
+          "See tabula(1) and tabula.ini(5).\n",
+          ref_config_system_file);
+}
+
+static void command_help(FILE *out, const struct command *c)
+{
+  char opts[80];
+  options_text(opts, sizeof(opts), c->opts);
+  fprintf(out, "usage: tabula %s%s%s%s\n\n%s\n", c->name, c->args[0] ? " " : "", c->args, opts,
+          c->details);
+}
+
+static int usage_error(const struct cli *cli, const char *fmt, const char *what)
+{
+  fputs("tabula: ", stderr);
+  fprintf(stderr, fmt, what);
+  fputc('\n', stderr);
+  if(cli->cmd)
+    fprintf(stderr, "Try 'tabula help %s'.\n", cli->cmd->name);
+  else
+    fputs("Try 'tabula --help'.\n", stderr);
+  return EX_USAGE;
+}
+
+/* ---- the command line: options anywhere ---- */
+
+/* -x VALUE, -xVALUE, --long VALUE, --long=VALUE. 1 when argv[*i] is this
+ * option (its value in *value, NULL when missing), else 0. */
+static int take_option(int argc, char **argv, int *i, char shortname, const char *longname,
+                       const char **value)
+{
+  const char *a = argv[*i];
+  size_t n = strlen(longname);
+  if(a[0] == '-' && a[1] == shortname && shortname) {
+    *value = a[2] ? a + 2 : *i + 1 < argc ? argv[++*i] : NULL;
+    return 1;
+  }
+  if(!strncmp(a, "--", 2) && !strncmp(a + 2, longname, n) && (a[2 + n] == '\0' || a[2 + n] == '=')) {
+    *value = a[2 + n] == '=' ? a + 3 + n : *i + 1 < argc ? argv[++*i] : NULL;
+    return 1;
+  }
+  return 0;
+}
+
+/* Parses the whole line. Returns -1 to go on, else the exit status. */
+static int parse_line(struct cli *cli, int argc, char **argv)
+{
+  static const struct {
+    char shortname;
+    const char *longname;
+    unsigned opt;
+  } valued[] = {
+    {'c', "config", OPT_CONFIG},
+    {'g', "game", OPT_GAME},
+    {'s', "seat", OPT_SEAT},
+    {0, "reason", OPT_REASON},
+  };
+  const char *positional[16];
+  unsigned seen = 0;
+  int npos = 0, i, k, only_args = 0, help = 0;
+  size_t v;
+
+  for(i = 1; i < argc; i++) {
+    const char *a = argv[i], *value = NULL;
+    if(only_args || a[0] != '-' || !a[1]) {
+      if(npos == (int)(sizeof(positional) / sizeof(positional[0])))
+        return usage_error(cli, "too many arguments (%s)", a);
+      positional[npos++] = a;
+      continue;
+    }
+    if(!strcmp(a, "--")) {
+      only_args = 1;
+      continue;
+    }
+    if(!strcmp(a, "-h") || !strcmp(a, "--help")) {
+      help = 1;
+      continue;
+    }
+    if(!strcmp(a, "-V") || !strcmp(a, "--version")) {
+      printf("tabula %s\n", TABULA_VERSION);
+      return EX_OK;
+    }
+    for(v = 0; v < sizeof(valued) / sizeof(valued[0]); v++)
+      if(take_option(argc, argv, &i, valued[v].shortname, valued[v].longname, &value))
+        break;
+    if(v == sizeof(valued) / sizeof(valued[0]))
+      return usage_error(cli, "unknown option '%s'", a);
+    if(!value)
+      return usage_error(cli, "option '%s' needs a value", a);
+    if(seen & valued[v].opt)
+      return usage_error(cli, "option '%s' given twice", a);
+    seen |= valued[v].opt;
+    switch(valued[v].opt) {
+    case OPT_CONFIG: cli->config = value; break;
+    case OPT_GAME: cli->game = value; break;
+    case OPT_SEAT: cli->seat = value; break;
+    default: cli->reason = value; break;
+    }
+  }
+  if(npos == 0) {
+    usage(help ? stdout : stderr);
+    return help ? EX_OK : EX_USAGE;
+  }
+  cli->cmd = find_command(positional[0]);
+  if(!cli->cmd) {
+    fprintf(stderr, "tabula: unknown command '%s'\n", positional[0]);
+    usage(stderr);
+    return EX_USAGE;
+  }
+  if(help) { /* tabula COMMAND --help */
+    command_help(stdout, cli->cmd);
+    return EX_OK;
+  }
+  /* an option the command does not take is said, never ignored */
+  for(v = 0; v < sizeof(valued) / sizeof(valued[0]); v++)
+    if((seen & valued[v].opt) && !(cli->cmd->opts & valued[v].opt)) {
+      char name[32];
+      if(valued[v].shortname)
+        snprintf(name, sizeof(name), "-%c", valued[v].shortname);
+      else
+        snprintf(name, sizeof(name), "--%s", valued[v].longname);
+      return usage_error(cli, "%s does not apply to this command", name);
+    }
+  if(npos - 1 < cli->cmd->min_args)
+    return usage_error(cli, "%s: an argument is missing", cli->cmd->name);
+  if(npos - 1 > cli->cmd->max_args)
+    return usage_error(cli, "unexpected argument '%s'", positional[1 + cli->cmd->max_args]);
+  for(k = 1; k < npos; k++)
+    cli->args[cli->nargs++] = (char *)positional[k];
+  return -1;
+}
+
+/* GAME: a game number, all digits. */
+static int game_number(struct cli *cli, const char *text, int64_t *id)
+{
+  char *end;
+  long long v;
+  errno = 0;
+  v = strtoll(text, &end, 10);
+  if(!text[0] || *end || errno || v < 1 || text[0] == '+')
+    return usage_error(cli, "'%s' is not a game number", text);
+  *id = v;
+  return -1;
+}
+
+/* ---- configuration and store ---- */
+
+static int load_config(struct cli *cli)
+{
+  char err[768];
+  int rc;
+  ref_config_defaults(&cli->cfg);
+  cli->config_path = ref_config_locate(cli->config, &cli->config_origin);
+  if(!cli->config_path)
+    return -1;
+  rc = ref_config_load(&cli->cfg, cli->config_path, err, sizeof(err));
+  if(rc == REF_CONFIG_EREAD) {
+    fprintf(stderr, "tabula: %s (the configuration %s)\n", err, cli->config_origin);
+    return EX_NOINPUT;
+  }
+  if(rc) {
+    fprintf(stderr, "tabula: %s\n", err);
+    return EX_CONFIG;
+  }
+  return -1;
+}
+
+/* Which store, in words: its path made absolute, and where that came from. */
+static void store_words(const struct cli *cli, char *buf, size_t cap)
+{
+  char cwd[PATH_MAX];
+  const char *p = cli->cfg.store_path;
+  if(p[0] != '/' && getcwd(cwd, sizeof(cwd)))
+    snprintf(buf, cap, "%s/%s", cwd, p);
+  else
+    snprintf(buf, cap, "%s", p);
+}
+
+static int open_store(struct cli *cli)
+{
+  char err[768], where[PATH_MAX + 600];
+  struct stat st;
+  int exists;
+
+  store_words(cli, where, sizeof(where));
+  exists = stat(cli->cfg.store_path, &st) == 0;
+  if(!exists && errno != ENOENT) { /* a folder on the way this user may not search */
+    fprintf(stderr, "tabula: cannot open the store %s: %s; run tabula as the user who owns it\n",
+            where, strerror(errno));
+    return EX_NOPERM;
+  }
+  if(!exists && cli->cmd->store == NEEDS_STORE) {
+    /* issue 16: never an empty store, which would look like lost games */
+    fprintf(stderr,
+            "tabula: no store at %s (store_path of %s%s%s); nothing was created.\n"
+            "Name the configuration with -c FILE or $TABULA_CONFIG.\n",
+            where, cli->config_path ? cli->config_path : "", cli->config_path ? ", " : "",
+            cli->config_origin);
+    return EX_NOINPUT;
+  }
+  if(exists && access(cli->cfg.store_path, R_OK | W_OK) != 0) {
+    fprintf(stderr, "tabula: cannot open the store %s: %s; run tabula as the user who owns it\n",
+            where, strerror(errno));
+    return EX_NOPERM;
+  }
+  if(ref_service_open(&cli->svc, &cli->cfg, err, sizeof(err)) != 0) {
+    fprintf(stderr, "tabula: %s (store %s)\n", err, where);
+    /* not there after the attempt: it could not be made; else it is busy
+     * or failing, which another try may get past */
+    return stat(cli->cfg.store_path, &st) ? EX_CANTCREAT : EX_TEMPFAIL;
+  }
+  return -1;
+}
+
+/* ---- service commands ---- */
+
+static int run_serve(struct cli *cli)
+{
+  struct sigaction sa;
+  memset(&sa, 0, sizeof(sa));
+  sa.sa_handler = on_signal;
+  sigaction(SIGTERM, &sa, NULL);
+  sigaction(SIGINT, &sa, NULL);
+  ref_log_info("configuration: %s (%s)",
+               cli->config_path ? cli->config_path : "built-in defaults", cli->config_origin);
+  /* opens the store itself: it waits for a store that is down (issue 13),
+   * and refuses to run beside another serve on the same store */
+  return ref_service_serve(&cli->cfg, &stop_requested) ? EX_TEMPFAIL : EX_OK;
+}
+
+static int run_deliver(struct cli *cli)
+{
+  /* sysexits.h: 75 EX_TEMPFAIL, the MTA offers the mail again later;
+   * 65 EX_DATAERR, it returns the mail to its sender with our reason. */
+  int d = ref_service_deliver_fd(cli->svc, 0);
+  return d == 0 ? EX_OK : d > 0 ? EX_DATAERR : EX_TEMPFAIL;
+}
+
+static int run_poll(struct cli *cli)
+{
+  size_t processed = 0;
+  return ref_service_poll(cli->svc, &processed) ? EX_TEMPFAIL : EX_OK;
+}
+
+static int run_flush(struct cli *cli)
+{
+  size_t sent = 0;
+  int rc = ref_service_flush_outbox(cli->svc, &sent) ? EX_TEMPFAIL : EX_OK;
+  printf("%zu sent\n", sent);
+  return rc;
+}
+
+static int run_tick(struct cli *cli)
+{
+  /* the daemon's time-driven work once, then the outbox (cron) */
+  size_t actions = 0, sent = 0;
+  int rc = ref_service_tick(cli->svc, &actions) ? EX_TEMPFAIL : EX_OK;
+  if(ref_service_flush_outbox(cli->svc, &sent))
+    rc = EX_TEMPFAIL;
+  printf("%zu action(s), %zu sent\n", actions, sent);
+  return rc;
+}
+
+/* enum ref_admin_rc -> exit status */
+static int admin_status(int rc)
+{
+  switch(rc) {
+  case REF_ADMIN_OK: return EX_OK;
+  case REF_ADMIN_FAULT: return EXIT_FAULT;
+  case REF_ADMIN_NO_GAME: return EX_NOINPUT;
+  case REF_ADMIN_REFUSED: return EX_DATAERR;
+  default: return EX_TEMPFAIL;
+  }
+}
+
+static int run_games(struct cli *cli)
+{
+  return admin_status(ref_service_print_games(cli->svc, stdout));
+}
+
+static int run_check(struct cli *cli)
+{
+  return ref_service_check(cli->svc, stdout) ? EXIT_FAULT : EX_OK;
+}
+
+static int run_game_view(struct cli *cli, int (*view)(struct ref_service *, FILE *, int64_t))
+{
+  int64_t id;
+  int rc = game_number(cli, cli->args[0], &id);
+  if(rc >= 0)
+    return rc;
+  return admin_status(view(cli->svc, stdout, id));
+}
+
+static int run_show(struct cli *cli)
+{
+  return run_game_view(cli, ref_service_print_game);
+}
+
+static int run_export(struct cli *cli)
+{
+  return run_game_view(cli, ref_service_export);
+}
+
+static int run_site(struct cli *cli)
+{
+  size_t pages = 0;
+  if(ref_service_site(cli->svc, cli->args[0], 0, &pages)) {
+    fprintf(stderr, "tabula: the web view could not be written to %s\n", cli->args[0]);
+    return EX_CANTCREAT;
+  }
+  printf("%zu game page(s) written to %s\n", pages, cli->args[0]);
+  return EX_OK;
+}
+
+static int run_verify(struct cli *cli)
+{
+  return run_game_view(cli, ref_service_verify);
+}
+
+static int run_adjudicate(struct cli *cli)
+{
+  int64_t id;
+  size_t sent = 0;
+  int rc = game_number(cli, cli->args[0], &id); /* checked by check_arguments */
+  if(rc >= 0)
+    return rc;
+  rc = admin_status(ref_service_adjudicate(cli->svc, stdout, id, cli->args[1], cli->reason));
+  /* the players hear of it now, not at the daemon's next pass */
+  if(rc == EX_OK && ref_service_flush_outbox(cli->svc, &sent)) {
+    fprintf(stderr, "tabula: the mails stay queued: serve or flush sends them\n");
+    rc = EX_TEMPFAIL;
+  }
+  return rc;
+}
+
+static int run_check_config(struct cli *cli)
+{
+  printf("; configuration: %s (%s)\n", cli->config_path ? cli->config_path : "none",
+         cli->config_origin);
+  ref_config_dump(stdout, &cli->cfg);
+  return EX_OK;
+}
+
+static int run_help(struct cli *cli)
+{
+  const struct command *c;
+  if(!cli->nargs) {
+    usage(stdout);
+    return EX_OK;
+  }
+  c = find_command(cli->args[0]);
+  if(!c) {
+    fprintf(stderr, "tabula: unknown command '%s'\n", cli->args[0]);
+    usage(stderr);
+    return EX_USAGE;
+  }
+  command_help(stdout, c);
+  return EX_OK;
 }
 
 /* ---- rules tools ---- */
@@ -107,35 +637,56 @@ static void print_sorted(char **lines, size_t n)
   }
 }
 
-static int cmd_rules(const char *cmd, const struct ref_game_desc *g, int seat, int argc,
-                     char **argv)
+/* -s SEAT: a number from 0, or a side's name (black). */
+static int seat_number(struct cli *cli, const struct ref_game_desc *g, int *seat)
 {
+  char *end;
+  long v;
+  int s;
+  *seat = 0;
+  if(!cli->seat)
+    return -1;
+  for(s = 0; s < g->seats; s++)
+    if(!strcasecmp(cli->seat, g->seat_names[s])) {
+      *seat = s;
+      return -1;
+    }
+  v = strtol(cli->seat, &end, 10);
+  if(!cli->seat[0] || *end || v < 0 || v >= g->seats)
+    return usage_error(cli, "-s %s: not a side of this game", cli->seat);
+  *seat = (int)v;
+  return -1;
+}
+
+static int run_rules(struct cli *cli)
+{
+  const char *cmd = cli->cmd->name;
+  const struct ref_game_desc *g = ref_game_find(cli->game ? cli->game : "chess");
   struct ref_movelist list = {0};
   struct ref_state *s = NULL, *child = NULL;
   char **lines = NULL;
-  int rc = 2, depth = 0;
+  int rc, depth = 0, seat = 0;
   size_t i;
 
-  if(argc < 1 || (strcmp(cmd, "moves") && strcmp(cmd, "board") && argc < 2)) {
-    usage(stderr);
-    return 2;
-  }
-  if(argc >= 2) {
+  if(!g)
+    return usage_error(cli, "no game called '%s'", cli->game);
+  rc = seat_number(cli, g, &seat);
+  if(rc >= 0)
+    return rc;
+  if(cli->nargs >= 2) {
     char *end;
-    long d = strtol(argv[1], &end, 10);
-    if(*end || d < 0 || d > 20) {
-      fprintf(stderr, "tabula: depth must be 0..20\n");
-      return 2;
-    }
+    long d = strtol(cli->args[1], &end, 10);
+    if(!cli->args[1][0] || *end || d < 0 || d > 20)
+      return usage_error(cli, "depth '%s' is not a number from 0 to 20", cli->args[1]);
     depth = (int)d;
   }
-  s = load_position(g, argv[0]);
+  s = load_position(g, cli->args[0]);
   if(!s)
-    goto out;
-
+    return EX_DATAERR;
+  rc = EX_SOFTWARE;
   if(!strcmp(cmd, "perft")) {
     printf("%llu\n", (unsigned long long)ref_perft(g, s, depth));
-    rc = 0;
+    rc = EX_OK;
     goto out;
   }
   if(!strcmp(cmd, "board")) {
@@ -143,7 +694,7 @@ static int cmd_rules(const char *cmd, const struct ref_game_desc *g, int seat, i
     if(g->ops->render(s, seat, buf, sizeof(buf)) != REF_OK)
       goto out;
     fputs(buf, stdout);
-    rc = 0;
+    rc = EX_OK;
     goto out;
   }
   if(g->ops->legal(s, &list) != REF_OK)
@@ -180,7 +731,7 @@ static int cmd_rules(const char *cmd, const struct ref_game_desc *g, int seat, i
     }
     print_sorted(lines, list.n);
   }
-  rc = 0;
+  rc = EX_OK;
 out:
   free(lines);
   free(child);
@@ -189,164 +740,49 @@ out:
   return rc;
 }
 
-/* ---- service commands ---- */
-
-static int open_service(struct ref_service **svc, const char *config_path)
+/* The arguments' form, before any file is read: a usage error is said as
+ * one, whatever the configuration. */
+static int check_arguments(struct cli *cli)
 {
-  struct ref_config cfg;
-  char err[512];
-
-  ref_config_defaults(&cfg);
-  if(config_path && ref_config_load(&cfg, config_path, err, sizeof(err)) != 0) {
-    fprintf(stderr, "tabula: %s\n", err);
-    return 1;
-  }
-  if(ref_service_open(svc, &cfg, err, sizeof(err)) != 0) {
-    fprintf(stderr, "tabula: %s\n", err);
-    return 1;
-  }
-  return 0;
+  const unsigned char *r;
+  int64_t id;
+  int rc;
+  if(!strncmp(cli->cmd->args, "GAME", 4) && (rc = game_number(cli, cli->args[0], &id)) >= 0)
+    return rc;
+  /* --reason: one line of text, for the journal entry (256 bytes) and the mail */
+  if(cli->reason && strlen(cli->reason) > 255)
+    return usage_error(cli, "--reason: %s", "at most 255 bytes");
+  for(r = (const unsigned char *)cli->reason; r && *r; r++)
+    if(*r < 0x20 || *r == 0x7f)
+      return usage_error(cli, "--reason: %s", "one line of text, no control characters");
+  return -1;
 }
 
 int main(int argc, char **argv)
 {
-  const char *cmd, *config_path = NULL, *game = "chess";
-  const struct ref_game_desc *g;
-  struct ref_service *svc = NULL;
-  int seat = 0, rc = 0, opt;
+  struct cli cli;
+  int rc;
 
-  if(argc < 2 || !strcmp(argv[1], "-h") || !strcmp(argv[1], "--help")) {
-    usage(argc < 2 ? stderr : stdout);
-    return argc < 2 ? 2 : 0;
+  memset(&cli, 0, sizeof(cli));
+  rc = parse_line(&cli, argc, argv);
+  if(rc < 0)
+    rc = check_arguments(&cli);
+  if(rc >= 0)
+    return rc;
+  if(cli.cmd->opts & OPT_CONFIG) {
+    rc = load_config(&cli);
+    if(rc >= 0)
+      /* deliver: the MTA keeps the mail until the operator mends the file */
+      return cli.cmd->run == run_deliver ? EX_TEMPFAIL : rc;
+    ref_log_set_level((enum ref_log_level)cli.cfg.log_level);
+    ref_log_setup(cli.cfg.log_format, cli.cfg.log_file);
   }
-  cmd = argv[1];
-  optind = 2;
-  while((opt = getopt(argc, argv, "c:g:s:")) != -1) {
-    switch(opt) {
-    case 'c': config_path = optarg; break;
-    case 'g': game = optarg; break;
-    case 's': seat = atoi(optarg); break;
-    default: usage(stderr); return 2;
-    }
+  if(cli.cmd->store != NO_STORE && cli.cmd->run != run_serve) {
+    rc = open_store(&cli);
+    if(rc >= 0)
+      return cli.cmd->run == run_deliver ? EX_TEMPFAIL : rc;
   }
-  argc -= optind;
-  argv += optind;
-
-  if(!strcmp(cmd, "perft") || !strcmp(cmd, "divide") || !strcmp(cmd, "moves") ||
-     !strcmp(cmd, "board")) {
-    g = ref_game_find(game);
-    if(!g) {
-      fprintf(stderr, "tabula: no game called '%s'\n", game);
-      return 2;
-    }
-    return cmd_rules(cmd, g, seat, argc, argv);
-  }
-
-  if(!strcmp(cmd, "check-config")) {
-    struct ref_config cfg;
-    char err[512];
-    ref_config_defaults(&cfg);
-    if(config_path && ref_config_load(&cfg, config_path, err, sizeof(err)) != 0) {
-      fprintf(stderr, "tabula: %s\n", err);
-      return 1;
-    }
-    ref_config_dump(stdout, &cfg);
-    return 0;
-  }
-
-  if(open_service(&svc, config_path))
-    return 1;
-  if(!strcmp(cmd, "serve")) {
-    struct sigaction sa;
-    memset(&sa, 0, sizeof(sa));
-    sa.sa_handler = on_signal;
-    sigaction(SIGTERM, &sa, NULL);
-    sigaction(SIGINT, &sa, NULL);
-    rc = ref_service_run(svc, &stop_requested) ? 1 : 0;
-  }
-  else if(!strcmp(cmd, "deliver")) {
-    /* sysexits.h: 75 EX_TEMPFAIL, the MTA offers the mail again later;
-     * 65 EX_DATAERR, it returns the mail to its sender with our reason. */
-    int d = ref_service_deliver_fd(svc, 0);
-    rc = d == 0 ? 0 : d > 0 ? 65 : 75;
-  }
-  else if(!strcmp(cmd, "poll")) {
-    size_t processed = 0;
-    rc = ref_service_poll(svc, &processed) ? 1 : 0;
-  }
-  else if(!strcmp(cmd, "tick")) {
-    /* the daemon's time-driven work once, then the outbox (cron) */
-    size_t actions = 0, sent = 0;
-    rc = ref_service_tick(svc, &actions) ? 1 : 0;
-    if(ref_service_flush_outbox(svc, &sent))
-      rc = 1;
-    printf("%zu action(s), %zu sent\n", actions, sent);
-  }
-  else if(!strcmp(cmd, "flush")) {
-    size_t sent = 0;
-    rc = ref_service_flush_outbox(svc, &sent) ? 1 : 0;
-    printf("%zu sent\n", sent);
-  }
-  else if(!strcmp(cmd, "games")) {
-    rc = ref_service_print_games(svc, stdout) ? 1 : 0;
-  }
-  else if(!strcmp(cmd, "show")) {
-    if(argc < 1) {
-      usage(stderr);
-      rc = 2;
-    }
-    else
-      rc = ref_service_print_game(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
-  }
-  else if(!strcmp(cmd, "verify")) {
-    if(argc < 1) {
-      usage(stderr);
-      rc = 2;
-    }
-    else
-      rc = ref_service_verify(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
-  }
-  else if(!strcmp(cmd, "adjudicate")) {
-    size_t sent = 0;
-    if(argc < 2) {
-      usage(stderr);
-      rc = 2;
-    }
-    else {
-      rc = ref_service_adjudicate(svc, stdout, strtoll(argv[0], NULL, 10), argv[1]) ? 1 : 0;
-      /* the players hear of it now, not at the daemon's next pass */
-      if(!rc && ref_service_flush_outbox(svc, &sent))
-        rc = 1;
-    }
-  }
-  else if(!strcmp(cmd, "export")) {
-    if(argc < 1) {
-      usage(stderr);
-      rc = 2;
-    }
-    else
-      rc = ref_service_export(svc, stdout, strtoll(argv[0], NULL, 10)) ? 1 : 0;
-  }
-  else if(!strcmp(cmd, "site")) {
-    size_t pages = 0;
-    if(argc < 1) {
-      usage(stderr);
-      rc = 2;
-    }
-    else {
-      rc = ref_service_site(svc, argv[0], 0, &pages) ? 1 : 0;
-      if(!rc)
-        printf("%zu game page(s) written to %s\n", pages, argv[0]);
-    }
-  }
-  else if(!strcmp(cmd, "check")) {
-    rc = ref_service_check(svc, stdout) ? 1 : 0;
-  }
-  else {
-    fprintf(stderr, "tabula: unknown command '%s'\n", cmd);
-    usage(stderr);
-    rc = 2;
-  }
-  ref_service_close(svc);
+  rc = cli.cmd->run(&cli);
+  ref_service_close(cli.svc);
   return rc;
 }

@@ -46,7 +46,7 @@ static int over_rate(struct ref_service *svc, const char *from)
   return count > svc->cfg.rate_limit ? 1 : 0;
 }
 
-int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
+int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
                         enum ref_outcome *outcome)
 {
   struct mail_msg *mail = NULL;
@@ -60,6 +60,11 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
 
   *outcome = REF_MSG_IGNORED;
   ref_msg_init(&m, svc);
+  /* issue 13: a mail counts when it reached the mailbox; a claimed
+   * arrival in the future counts as now, and so does none (<= 0: no mail
+   * arrived in 1970) */
+  if(arrived > 0 && arrived < m.arrived)
+    m.arrived = arrived;
   store_sha256_hex(digest, raw, len);
   if(mail_parse(&mail, raw, len, err, sizeof(err)) != MAIL_OK) {
     /* Unreadable: nothing to answer, nothing to change; the source keeps
@@ -119,6 +124,12 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
     goto rollback;
   if(store_commit(svc->st) != STORE_OK)
     goto rollback;
+  /* issue 16: one line per mail, whatever became of it */
+  if(m.game)
+    ref_log_info("mail %s from %s: game %lld, %s", key, mail ? mail->from : "?",
+                 (long long)m.game, result);
+  else
+    ref_log_info("mail %s from %s: %s", key, mail ? mail->from : "?", result);
   rc = 0;
   goto out;
 rollback:

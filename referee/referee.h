@@ -27,6 +27,9 @@ struct ref_config {
   char templates_dir[512]; /* override for templates/, "" = the embedded ones */
   int poll_ms;             /* inbox poll interval of `serve` */
   int log_level;           /* 0 error .. 3 debug */
+  char log_file[512];      /* "" : standard error only; else lines appended here too (log.c) */
+  char log_format[16];     /* auto | journal | plain (issue 16: priorities for the journal) */
+  char help_url[256];      /* a page of rules and help named in help mails; "" = none */
   char auth[16];           /* "token+from": key and From must both match the seat
                               (default); "token": the key alone, the seat's player of
                               record is copied on what another address did */
@@ -68,9 +71,22 @@ struct ref_config {
 };
 
 void ref_config_defaults(struct ref_config *cfg);
-/* Reads an INI file over the current values; unknown keys are errors. */
+/* Reads an INI file over the current values; unknown keys are errors.
+ * 0 when loaded; REF_CONFIG_EREAD when the file cannot be read at all;
+ * REF_CONFIG_EINVALID when it holds an error (errbuf says which line). */
+#define REF_CONFIG_EREAD (-1)
+#define REF_CONFIG_EINVALID (-2)
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap);
 void ref_config_dump(FILE *out, const struct ref_config *cfg);
+/* Which file configures every command (tabula(1), FILES): the -c FILE
+ * given (option_path), else $TABULA_CONFIG, else the system file
+ * (REF_CONFIG_SYSTEM_FILE) when it exists, else none: the built-in
+ * defaults, which keep everything in ./tabula-data. Returns the path or
+ * NULL for the defaults; *origin says how it was chosen, in words. */
+const char *ref_config_locate(const char *option_path, const char **origin);
+/* The system configuration file: SYSCONFDIR/tabula/tabula.ini of the
+ * installation (/etc/tabula/tabula.ini for the Debian package). */
+extern const char ref_config_system_file[];
 /* The transport options (source, sink, TLS words, hosts) hang together:
  * 0 when they do, else -1 with the reason (transport.c). */
 int ref_config_check_mail(const struct ref_config *cfg, char *errbuf, size_t errcap);
@@ -92,10 +108,15 @@ void ref_service_close(struct ref_service *svc); /* NULL is fine */
 /* The clock, injectable for tests (seconds since the epoch). */
 void ref_service_set_clock(struct ref_service *svc, int64_t (*now)(void *arg), void *arg);
 
-/* Processes one raw message in one transaction. Returns 0 when the message
- * may be acknowledged to its source (whatever the outcome), -1 on a
- * temporary failure (store busy, disk full): keep it and retry. */
-int ref_service_process(struct ref_service *svc, const char *raw, size_t len,
+/* Processes one raw message in one transaction. arrived: when it reached
+ * the referee's mailbox (Unix seconds; the source's time: Maildir delivery,
+ * IMAP INTERNALDATE, the top Received: for POP3, now for deliver), -1 when
+ * unknown; a time in the future counts as now. The clock's rulings on the
+ * mail (loss on time, a time claim) are made at that time (issue 13).
+ * Returns 0 when the message may be acknowledged to its source (whatever
+ * the outcome), -1 on a temporary failure (store busy, disk full): keep it
+ * and retry. */
+int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
                         enum ref_outcome *outcome);
 /* The time-driven work (tick.c): invitations expired, reminders, loss on
  * time, daily digests; one transaction per game or player, idempotent
@@ -111,19 +132,33 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd);
 int ref_service_poll(struct ref_service *svc, size_t *processed);
 /* Writes every due outbox row to the outbox Maildir, marking each sent. */
 int ref_service_flush_outbox(struct ref_service *svc, size_t *sent);
-/* The daemon loop: poll until *stop is set (SIGTERM/SIGINT). */
+/* The daemon loop: poll until *stop is set (SIGTERM/SIGINT). Takes the
+ * store's daemon lock first: -1 when another daemon holds it. */
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop);
+/* `tabula serve`: opens the service, waiting (with backoff) while the
+ * store is unavailable, then ref_service_run, then closes. */
+int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop);
 
-/* Operator views. */
+/* Operator views. What each found, for tabula(1)'s exit status. */
+enum ref_admin_rc {
+  REF_ADMIN_OK = 0,
+  REF_ADMIN_FAULT = 1,   /* it ran and found a fault (a roll that does not verify) */
+  REF_ADMIN_NO_GAME = 2, /* no game of that number in the store */
+  REF_ADMIN_REFUSED = 3, /* not for that game: not running, not one of its results */
+  REF_ADMIN_FAILED = 4   /* the store failed or was busy: nothing changed */
+};
+/* Every game: number, kind, phase, the side to move, the players by side,
+ * the result; columns aligned. */
 int ref_service_print_games(struct ref_service *svc, FILE *out);
 int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game);
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
 int ref_service_check(struct ref_service *svc, FILE *out);
 /* The operator decides a running game: RESULT is a seat's name (it wins),
- * 1-0 / 0-1, or draw. Journaled, every player mailed (REF_END_ADJUDICATED). */
+ * 1-0 / 0-1, or draw. Journaled (with the reason, when given), every
+ * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
 int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
-                           const char *result);
+                           const char *result, const char *reason);
 /* The game's record: PGN for chess, a transcript with the dice lines for
  * the other games (so tools/tabula-verify-dice.py checks it). */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);

@@ -12,18 +12,19 @@
 
 /* Mail sources and sinks (transport.c). ref_inbound_pass: one batch-wise
  * pass over the configured source (process, commit, then acknowledge);
- * ref_inbound_wait: until there may be news (IMAP IDLE, else poll_ms);
- * ref_outbound_send: one outbox row through the configured sink, 0 once
- * the server took it (SMTP 250, sendmail exit 0, Maildir synced), else a
- * mail_code with the reason in err. */
+ * ref_inbound_wait: until there may be news (IMAP IDLE, else poll_ms).
+ * The outbox goes through the sink in ref_service_flush_outbox. */
 int ref_inbound_pass(struct ref_service *svc, size_t *processed);
 int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop);
-int ref_outbound_send(struct ref_service *svc, const struct store_outbox *row, char *err,
-                      size_t cap);
-/* Makes every message ref_outbound_send wrote durable (the Maildir sink
- * writes without fsync and syncs the group here); 0 on success. */
-int ref_outbound_sync(struct ref_service *svc);
 void ref_transport_close(struct ref_service *svc);
+/* The daemon's stop flag: batches and the outbox flush stop at the next
+ * message once it is set (issue 13: SIGTERM in under a second). */
+void ref_transport_stop_on(struct ref_service *svc, volatile sig_atomic_t *stop);
+/* The store's failure during the last pass (copied into buf, then
+ * cleared): false when the store did not fail. daemon.c backs off on it. */
+bool ref_transport_fault(struct ref_service *svc, char *buf, size_t cap);
+/* Tests only: dies (_exit 86) here when TABULA_TEST_CRASH names `where`. */
+void ref_test_crash(const char *where);
 
 
 #endif

@@ -38,6 +38,12 @@ struct ref_transport {
   struct mail_imap *imap;
   struct mail_smtp *smtp;
   bool more; /* the last pass left mail for the next batch: do not wait */
+  volatile sig_atomic_t *stop; /* set by SIGTERM: stop at the next message */
+  /* Replies the sink took that the store does not yet say are sent (its
+   * write failed): recorded before anything else is sent. */
+  int64_t *unrecorded;
+  size_t nunrecorded, capunrecorded;
+  char fault[400]; /* the store's failure in this pass, "" none */
 };
 
 /* ---- configuration ---- */
@@ -104,13 +110,47 @@ void ref_transport_close(struct ref_service *svc)
     return;
   mail_imap_close(svc->transport->imap);
   mail_smtp_close(svc->transport->smtp);
+  free(svc->transport->unrecorded);
   free(svc->transport);
   svc->transport = NULL;
 }
 
+void ref_transport_stop_on(struct ref_service *svc, volatile sig_atomic_t *stop)
+{
+  struct ref_transport *t = transport(svc);
+  if(t)
+    t->stop = stop;
+}
+
+static bool stopping(struct ref_service *svc)
+{
+  return svc->transport && svc->transport->stop && *svc->transport->stop;
+}
+
+/* The store failed under a pass: kept for the daemon's backoff (daemon.c),
+ * which says so once per change instead of once per retry. */
+static void store_fault(struct ref_service *svc, const char *what)
+{
+  struct ref_transport *t = transport(svc);
+  if(t && !t->fault[0])
+    snprintf(t->fault, sizeof(t->fault), "%s: %s", what, store_errmsg(svc->st));
+}
+
+bool ref_transport_fault(struct ref_service *svc, char *buf, size_t cap)
+{
+  struct ref_transport *t = svc->transport;
+  if(cap)
+    buf[0] = '\0';
+  if(!t || !t->fault[0])
+    return false;
+  snprintf(buf, cap, "%s", t->fault);
+  t->fault[0] = '\0';
+  return true;
+}
+
 /* ---- test hook: a crash at a chosen point ---- */
 
-static void crash_point(const char *where)
+void ref_test_crash(const char *where)
 {
   const char *want = getenv("TABULA_TEST_CRASH");
   if(want && !strcmp(want, where)) {
@@ -124,6 +164,7 @@ static void crash_point(const char *where)
 struct item {
   char *data;
   size_t len;
+  int64_t arrived; /* when it reached the mailbox (issue 13), -1 unknown */
   bool ack;  /* to be acknowledged once committed (false: unreadable, left) */
 };
 
@@ -138,43 +179,65 @@ static void items_free(struct item *v, size_t n)
 /* Processes v[0..n) in one outer transaction; before the commit, extra()
  * (if any) writes the source's bookkeeping into the same transaction, told
  * how many leading items went through. Returns how many leading items are
- * committed: 0..n, all-or-none with respect to the commit. */
+ * committed: 0..n, all-or-none with respect to the commit. A SIGTERM stops
+ * it at the next message: what went before is committed (issue 13).
+ * Log lines wait for the commit, so a move is logged as played only once
+ * it is (a rolled-back message's info lines are forgotten, its warnings
+ * kept). */
 static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
                         int (*extra)(struct ref_service *, size_t, void *), void *arg)
 {
-  size_t i, good = 0;
+  size_t i, good = 0, base;
 
   if(!n)
     return 0;
   if(store_batch_begin(svc->st) != STORE_OK) {
+    store_fault(svc, "cannot begin a batch");
     ref_log_error("cannot begin a batch: %s", store_errmsg(svc->st));
     return 0;
   }
-  for(i = 0; i < n; i++) {
+  ref_log_hold();
+  base = ref_log_held(); /* what an outer hold kept before is not ours */
+  for(i = 0; i < n && !stopping(svc); i++) {
     enum ref_outcome outcome;
-    if(v[i].data && ref_service_process(svc, v[i].data, v[i].len, &outcome) != 0)
+    size_t mark = ref_log_held();
+    if(v[i].data &&
+       ref_service_process(svc, v[i].data, v[i].len, v[i].arrived, &outcome) != 0) {
+      ref_log_forget(mark, REF_LOG_INFO, REF_LOG_DEBUG);
+      store_fault(svc, "a message could not be processed");
       break; /* temporary: it and everything after it wait for the next pass */
+    }
     good++;
   }
   if(!store_batch_open(svc->st)) {
     /* The whole transaction is gone: nothing of the batch is kept, and
      * the source's bookkeeping must not move on either. */
+    store_fault(svc, "batch rolled back");
+    ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("batch rolled back by the store (%s); will retry", store_errmsg(svc->st));
     store_batch_rollback(svc->st);
+    ref_log_release();
     return 0;
   }
   if(extra && extra(svc, good, arg)) {
+    store_fault(svc, "cannot record the mail source's state");
+    ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("cannot record the mail source's state: %s", store_errmsg(svc->st));
     store_batch_rollback(svc->st);
+    ref_log_release();
     return 0;
   }
-  crash_point("before-commit");
+  ref_test_crash("before-commit");
   if(store_batch_commit(svc->st) != STORE_OK) {
+    store_fault(svc, "batch not committed");
+    ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("batch of %zu message(s) not committed (%s); will retry", n,
                   store_errmsg(svc->st));
+    ref_log_release();
     return 0;
   }
-  crash_point("after-commit");
+  ref_log_release();
+  ref_test_crash("after-commit");
   return good;
 }
 
@@ -195,7 +258,7 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
     mail_names_free(names, n);
     return -1;
   }
-  for(start = 0; start < n && rc == 0; start += m) {
+  for(start = 0; start < n && rc == 0 && !stopping(svc); start += m) {
     struct item *v;
     m = n - start < (size_t)svc->cfg.batch_max ? n - start : (size_t)svc->cfg.batch_max;
     v = calloc(m, sizeof(*v));
@@ -205,6 +268,7 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
     }
     for(k = 0; k < m; k++) {
       int r = mail_maildir_read(svc->cfg.inbox, names[start + k], &v[k].data, &v[k].len);
+      v[k].arrived = mail_maildir_arrival(svc->cfg.inbox, names[start + k]);
       v[k].ack = r == MAIL_OK || r == MAIL_ETOOBIG;
       if(r == MAIL_ETOOBIG) /* too big to be a move: set aside unread, never lost */
         ref_log_warn("message %s is larger than %u bytes: set aside unread", names[start + k],
@@ -300,7 +364,9 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   }
   if(!state)
     last = 0;
-  if(mail_imap_search(t->imap, last, &uids, &n)) {
+  /* with imap_move_to, every message: those committed before a kill
+   * between \Seen and MOVE all move now, not one a pass (issue 13) */
+  if(mail_imap_search(t->imap, last, svc->cfg.imap_move_to[0] != '\0', &uids, &n)) {
     imap_drop(t, mail_imap_error(t->imap));
     return -1;
   }
@@ -321,7 +387,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
     ref_log_info("IMAP: %zu message(s) committed before were acknowledged now", nold);
   pass.uidvalidity = mail_imap_uidvalidity(t->imap); /* before a fetch may drop the session */
   for(; i < n && nnew < (size_t)svc->cfg.batch_max; i++) {
-    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len);
+    int r = mail_imap_fetch(t->imap, uids[i], &v[nnew].data, &v[nnew].len, &v[nnew].arrived);
     v[nnew].ack = true;
     if(r == MAIL_ETOOBIG)
       ref_log_warn("IMAP UID %" PRIu32 " is larger than %u bytes: left unread", uids[i],
@@ -461,6 +527,9 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
       ref_log_error("%s", mail_pop3_error(pop));
       break;
     }
+    /* POP3 has no arrival time: the top Received: of the operator's own
+     * server has it (issue 13); without one, now */
+    v[k].arrived = mail_received_time(v[k].data, v[k].len);
     pass.batch_idx[k++] = i;
   }
   good = run_batch(svc, v, k, pop3_record, &pass);
@@ -578,12 +647,35 @@ static char *crlf_copy(const char *s, size_t *len)
   return out;
 }
 
-int ref_outbound_send(struct ref_service *svc, const struct store_outbox *row, char *err,
-                      size_t cap)
+/* The Maildir sink's file for a row: the row's own name (issue 13), so a
+ * reply written before a crash and written again after it is the same
+ * file, recognised instead of doubled. "<created>.R<id>S<store id>.tabula":
+ * seconds first, as Maildir names go and readers sort; the row id padded so
+ * the text order is the order of composition; the store's random id keeps
+ * two stores writing into one Maildir (or a store made anew beside an old
+ * outbox) apart. No host name: the name must not change with the host.
+ * Whoever prunes sent rows (issue 15) must keep row ids from being reused
+ * (SQLite reuses the highest id once its row is gone), or a new reply
+ * could be taken for an old one's file. */
+static int maildir_name(struct ref_service *svc, const struct store_outbox *row, char *buf,
+                        size_t cap)
+{
+  int n = snprintf(buf, cap, "%lld.R%010lldS%s.tabula", (long long)row->created,
+                   (long long)row->id, store_id(svc->st));
+  return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+/* One row through the sink: 0 once it took the message (SMTP 250,
+ * sendmail exit 0, Maildir written: durable after ref_outbound_sync), else
+ * a mail_code with the reason in err. */
+static int outbound_send(struct ref_service *svc, const struct store_outbox *row, char *err,
+                         size_t cap)
 {
   struct ref_transport *t;
   struct mail_server srv;
+  char name[128];
   size_t len = 0;
+  bool already = false;
   char *msg;
   int rc;
 
@@ -616,18 +708,276 @@ int ref_outbound_send(struct ref_service *svc, const struct store_outbox *row, c
   if(!strcmp(svc->cfg.sink, "sendmail"))
     rc = mail_sendmail(svc->cfg.sendmail_path, svc->cfg.address, row->recipient, msg, len, err,
                        cap);
+  else if(maildir_name(svc, row, name, sizeof(name)))
+    rc = MAIL_EIO;
   else {
-    rc = mail_maildir_deliver_nosync(svc->cfg.outbox, msg, len, NULL, 0); /* + sync below */
+    /* Here already when a sync failed after the write (rows in doubt were
+     * looked for before: in_doubt_found). */
+    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len, false, &already);
     if(rc)
-      snprintf(err, cap, "cannot write to %s: %s", svc->cfg.outbox, strerror(errno));
+      snprintf(err, cap, "cannot write to %.300s: %s", svc->cfg.outbox, strerror(errno));
+    else if(already)
+      ref_log_info("outbox %lld: already in %s as %s, not written again", (long long)row->id,
+                   svc->cfg.outbox, name);
   }
   free(msg);
   return rc;
 }
 
-int ref_outbound_sync(struct ref_service *svc)
+/* Makes every message outbound_send wrote durable (the Maildir sink writes
+ * without fsync and syncs the group here); 0 on success. */
+static int outbound_sync(struct ref_service *svc)
 {
   if(!strcmp(svc->cfg.sink, "maildir"))
     return mail_maildir_sync(svc->cfg.outbox) ? -1 : 0;
   return 0; /* sendmail took each message when it exited 0; SMTP on its 250 */
+}
+
+/* ---- the outbox: every reply exactly once (issue 13) ---- */
+
+/* Retries back off exponentially: base (retry_base_s, 60 s by default),
+ * twice that, four times ... at most 6 hours. */
+static int64_t backoff(int base, int attempts)
+{
+  int64_t s = base;
+  while(attempts-- > 0 && s < 6 * 3600)
+    s *= 2;
+  return s < 6 * 3600 ? s : 6 * 3600;
+}
+
+#define OUTBOX_CHUNK 256
+
+/* The length of lf_copy(s) without making it. */
+static size_t lf_len(const char *s)
+{
+  size_t n = 0;
+  for(; *s; s++)
+    if(!(s[0] == '\r' && s[1] == '\n'))
+      n++;
+  return n;
+}
+
+/* Maildir sink: which rows of a chunk taken over from a process that died
+ * (in_doubt) are in the outbox already, written before the crash and
+ * perhaps moved to cur/ by a reader since: found[i]. One look at new/ and
+ * cur/ for the whole chunk. */
+static int in_doubt_found(struct ref_service *svc, const struct store_outbox *rows, size_t n,
+                          bool *found)
+{
+  char **names = calloc(n + 1, sizeof(*names));
+  size_t *lens = calloc(n + 1, sizeof(*lens));
+  bool *hit = calloc(n + 1, sizeof(*hit));
+  size_t i, k = 0;
+  int rc = -1;
+
+  if(!names || !lens || !hit)
+    goto out;
+  for(i = 0; i < n; i++) {
+    found[i] = false;
+    if(!rows[i].in_doubt)
+      continue;
+    names[k] = malloc(128);
+    if(!names[k] || maildir_name(svc, &rows[i], names[k], 128))
+      goto out;
+    lens[k++] = lf_len(rows[i].message);
+  }
+  rc = 0;
+  if(k && mail_maildir_find(svc->cfg.outbox, names, lens, k, hit))
+    rc = -1;
+  for(i = 0, k = 0; rc == 0 && i < n; i++)
+    if(rows[i].in_doubt)
+      found[i] = hit[k++];
+out:
+  for(i = 0; names && i < n; i++)
+    free(names[i]);
+  free(names);
+  free(lens);
+  free(hit);
+  return rc;
+}
+
+/* Records t->unrecorded as sent: one transaction, so a Maildir chunk costs
+ * one commit. On failure they stay listed (and claimed by this process:
+ * nobody else sends them) for the next try. */
+static int record_sent(struct ref_service *svc, struct ref_transport *t)
+{
+  bool many = t->nunrecorded > 1;
+  size_t i;
+  int rc = STORE_OK;
+
+  if(!t->nunrecorded)
+    return 0;
+  if(many)
+    rc = store_batch_begin(svc->st);
+  for(i = 0; rc == STORE_OK && i < t->nunrecorded; i++) {
+    rc = store_outbox_sent(svc->st, t->unrecorded[i], ref_now(svc));
+    if(rc == STORE_ENOTFOUND)
+      rc = STORE_OK; /* gone (pruned): nothing to record */
+  }
+  if(many && rc == STORE_OK)
+    rc = store_batch_commit(svc->st);
+  else if(many)
+    store_batch_rollback(svc->st);
+  if(rc != STORE_OK) {
+    store_fault(svc, "outbox: cannot record what was sent");
+    ref_log_error("outbox: cannot record %zu sent repl(ies) (%s); they are not sent again "
+                  "while this process runs",
+                  t->nunrecorded, store_errmsg(svc->st));
+    return -1;
+  }
+  t->nunrecorded = 0;
+  return 0;
+}
+
+static int remember_sent(struct ref_transport *t, int64_t id)
+{
+  if(t->nunrecorded == t->capunrecorded) {
+    size_t cap = t->capunrecorded ? 2 * t->capunrecorded : OUTBOX_CHUNK;
+    int64_t *p = realloc(t->unrecorded, cap * sizeof(*p));
+    if(!p)
+      return -1;
+    t->unrecorded = p;
+    t->capunrecorded = cap;
+  }
+  t->unrecorded[t->nunrecorded++] = id;
+  return 0;
+}
+
+/* A failed attempt, kept with the server's own words (a row not tried
+ * because the server just failed another says so once: "not tried: ...").
+ * Refusals (5xx) are retried too, a few times, in case the refusal was the
+ * server's passing state. */
+static void failed_row(struct ref_service *svc, const struct store_outbox *row, int r,
+                       const char *err, bool tried)
+{
+  bool permanent = r == MAIL_EREFUSED && row->attempts + 1 >= 8;
+
+  if(tried)
+    ref_log_warn("outbox %lld to %s: %s%s", (long long)row->id, row->recipient, err,
+                 permanent ? " (given up)" : "; will retry");
+  else
+    ref_log_debug("outbox %lld to %s: %s", (long long)row->id, row->recipient, err);
+  if(store_outbox_retry(svc->st, row->id,
+                        ref_now(svc) + backoff(svc->cfg.retry_base_s, row->attempts), err,
+                        permanent) != STORE_OK)
+    store_fault(svc, "outbox: cannot record a failed attempt");
+}
+
+int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
+{
+  struct ref_transport *t = transport(svc);
+  /* Local Maildir: a chunk written, one sync, then marked sent in one
+   * transaction; a crash in between finds the files by their names.
+   * SMTP and sendmail: each row marked as the server takes it, so a crash
+   * repeats at most the one in flight. */
+  bool grouped = !strcmp(svc->cfg.sink, "maildir");
+  bool *found = NULL; /* rows found in the outbox already (in_doubt_found) */
+  bool keep_claims = false; /* written, not synced: nobody else may take them */
+  char down[300] = "";
+  size_t untried = 0;
+  int rc = 0;
+
+  *sent = 0;
+  if(!t)
+    return -1;
+  if(record_sent(svc, t))
+    return -1;
+  while(!rc && !stopping(svc)) {
+    struct store_outbox *rows = NULL;
+    size_t n = 0, i, chunk;
+    if(store_outbox_claim(svc->st, &rows, &n, ref_now(svc), OUTBOX_CHUNK) != STORE_OK) {
+      store_fault(svc, "outbox: cannot claim replies");
+      ref_log_error("outbox: cannot claim replies to send: %s", store_errmsg(svc->st));
+      return -1;
+    }
+    if(!n)
+      break;
+    if(!(found = calloc(n, sizeof(*found))) ||
+       (grouped && in_doubt_found(svc, rows, n, found))) {
+      ref_log_error("outbox: cannot look into %s for replies written before a crash: %s",
+                    svc->cfg.outbox, strerror(errno));
+      free(found);
+      store_outbox_free(rows, n);
+      return -1; /* still claimed: looked for again on the next try */
+    }
+    for(i = 0; i < n && !stopping(svc); i++) {
+      char err[512];
+      int r;
+      if(found[i]) {
+        ref_log_info("outbox %lld: in %s already, written before a crash: not again",
+                     (long long)rows[i].id, svc->cfg.outbox);
+        r = MAIL_OK;
+      }
+      else if(down[0]) {
+        /* The server is down or refuses us: the rest wait their turn
+         * instead of each paying a connection timeout or AUTH delay. */
+        snprintf(err, sizeof(err), "not tried: %s", down);
+        failed_row(svc, &rows[i], MAIL_ENET, err, false);
+        untried++;
+        rc = -1;
+        continue;
+      }
+      else {
+        r = outbound_send(svc, &rows[i], err, sizeof(err));
+        /* (a Maildir that cannot be written, e.g. a full disk, is down too) */
+        if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH || (grouped && r == MAIL_EIO))
+          snprintf(down, sizeof(down), "%.299s", err[0] ? err : "server unavailable");
+      }
+      if(r != MAIL_OK) {
+        failed_row(svc, &rows[i], r, err, true);
+        rc = -1;
+        continue;
+      }
+      if(remember_sent(t, rows[i].id)) {
+        ref_log_error("outbox: out of memory");
+        rc = -1;
+        break;
+      }
+      if(!grouped) {
+        ref_test_crash("after-send");
+        if(record_sent(svc, t)) {
+          rc = -1;
+          i++;
+          break;
+        }
+        ref_log_info("outbox %lld to %s: sent (%s)", (long long)rows[i].id, rows[i].recipient,
+                     svc->cfg.sink);
+        (*sent)++;
+      }
+    }
+    chunk = t->nunrecorded;
+    if(grouped && chunk && outbound_sync(svc)) {
+      /* Written but perhaps not durable: still claimed by this process,
+       * found by name and synced again on the next try. */
+      ref_log_error("outbox: cannot sync %s: %s; %zu repl(ies) wait", svc->cfg.outbox,
+                    strerror(errno), chunk);
+      t->nunrecorded = 0;
+      keep_claims = true;
+      rc = -1;
+    }
+    else if(grouped && chunk) {
+      ref_test_crash("after-send");
+      if(record_sent(svc, t))
+        rc = -1;
+      else {
+        *sent += chunk;
+        ref_log_debug("outbox: %zu repl(ies) written to %s", chunk, svc->cfg.outbox);
+      }
+    }
+    /* Stopped early: what this process will not send now is free for
+     * another (none of it was handed to the sink). */
+    if(i < n && !t->nunrecorded && !keep_claims && store_outbox_release(svc->st) != STORE_OK)
+      ref_log_warn("outbox: cannot give back the claims: %s", store_errmsg(svc->st));
+    store_outbox_free(rows, n);
+    free(found);
+    found = NULL;
+  }
+  /* Stopping: the replies this process queued and will not send now go
+   * back to the queue, so whoever sends them next need not look for them
+   * in the outbox as it must for those of a process that died. */
+  if(stopping(svc) && !t->nunrecorded && !keep_claims && store_outbox_release(svc->st) != STORE_OK)
+    ref_log_warn("outbox: cannot give back the claims: %s", store_errmsg(svc->st));
+  if(untried)
+    ref_log_warn("outbox: %zu more repl(ies) not tried now: %s", untried, down);
+  return rc;
 }

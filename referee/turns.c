@@ -33,6 +33,19 @@ int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on)
   return store_kv_set(svc->st, key, on ? "1" : "0") == STORE_OK ? 0 : -1;
 }
 
+/* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
+ * store error. */
+int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat)
+{
+  char key[64], value[8];
+  int rc;
+  autoroll_key(key, sizeof(key), game, seat);
+  rc = store_kv_get(svc->st, value, sizeof(value), key);
+  if(rc == STORE_ENOTFOUND)
+    return 0;
+  return rc != STORE_OK ? -1 : !strcmp(value, "1");
+}
+
 static int autoroll_take(struct ref_service *svc, int64_t game, int seat)
 {
   char key[64], value[8];

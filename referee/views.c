@@ -26,6 +26,7 @@ struct view {
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
   char commitment[200], guard[24];
   char time_control[96], move_deadline[40]; /* clock.c */
+  char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char link[400];                           /* the game's web page (site_url) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
@@ -161,6 +162,11 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                  sizeof(v->move_deadline));
   add_var(v, "time_control", v->time_control);
   add_var(v, "move_deadline", v->move_deadline);
+  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
+     ref_autoroll_get(m->svc, g->row.id, seat) == 1)
+    tpl_line(v->autoroll, sizeof(v->autoroll), m->svc->cfg.templates_dir, "phrases.txt",
+             "autoroll-standing", NULL, 0);
+  add_var(v, "autoroll", v->autoroll);
 }
 
 /* ---- to whom ---- */

@@ -2,11 +2,43 @@
 # Quick start, command 1: build tabula and run the daemon on the embedded
 # default: Maildir in, Maildir out, SQLite file, no server needed.
 # Everything lives in ./tabula-data (override with TABULA_DATA=DIR).
+# It says what it is doing: the first build takes a few minutes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
+build="$root/build"
+log="$build/build.log"
+step() { printf '==> %s\n' "$*"; }
+
+step "checking the Debian packages tabula needs"
 bash "$root/scripts/deps.sh" build
-cmake -S "$root" -B "$root/build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >/dev/null
-cmake --build "$root/build" -j"$(nproc)" >/dev/null
+step "configuring the build in $build"
+mkdir -p "$build"
+cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$log" 2>&1 ||
+  { cat "$log"; exit 1; }
+step "building tabula with $(nproc) jobs (the first build takes a few minutes)"
+# One line of progress: the percentage and the file being compiled (a
+# terminal sees it overwrite itself, a log sees every tenth percent).
+progress() {
+  local line pct last=-10
+  while IFS= read -r line; do
+    printf '%s\n' "$line" >>"$log"
+    [[ $line =~ ^\[\ *([0-9]+)%\]\ (Building|Linking)\ [A-Za-z\ ]*\ (.*)$ ]] || continue
+    pct=${BASH_REMATCH[1]}
+    if [ -t 1 ]; then
+      printf '\r    %3d%%  %-60.60s' "$pct" "${BASH_REMATCH[3]##*/}"
+    elif [ "$pct" -ge $((last + 10)) ]; then
+      printf '    %3d%%  %s\n' "$pct" "${BASH_REMATCH[3]##*/}"
+      last=$pct
+    fi
+  done
+  [ -t 1 ] && printf '\r%-72s\r' '' || true
+}
+if ! cmake --build "$build" --target tabula -j"$(nproc)" 2>&1 | progress; then
+  echo "the build failed; its log:" >&2
+  tail -40 "$log" >&2
+  exit 1
+fi
+step "built: $build/referee/tabula (install it with: sudo cmake --install $build)"
 data=${TABULA_DATA:-$root/tabula-data}
 mkdir -p "$data"
 conf="$data/tabula.ini"
@@ -21,11 +53,13 @@ domain = localhost
 INI
 fi
 cat <<MSG
-tabula is running. Drop players' mails (RFC 5322 files) into
+==> tabula is running. Drop players' mails (RFC 5322 files) into
     $data/inbox/new/
 and read the referee's replies in
     $data/outbox/new/
 Try: a mail from you@example.org whose body says "new chess with friend@example.org".
 Configuration: $conf    Stop with Ctrl-C.
+In another terminal, the operator's view:
+    $build/referee/tabula games -c $conf
 MSG
-exec "$root/build/referee/tabula" serve -c "$conf"
+exec "$build/referee/tabula" serve -c "$conf"

@@ -7,6 +7,13 @@
  * crash between commit and send only delays a reply: the row is still
  * queued on restart. Rows leave the queue in creation order (id), so two
  * replies to one player arrive in the order they were composed.
+ *
+ * Exactly once (issue 13): a row is sent only by the process holding its
+ * claim (outbox.claim, a token whose liveness lock.c can tell). The
+ * process that queues a reply claims it in the same transaction, so the
+ * usual path costs no transaction of its own; what is left (retries, rows
+ * of a process that died) is claimed in one BEGIN IMMEDIATE, which no
+ * other process can interleave with.
  */
 #include "store_int.h"
 
@@ -23,11 +30,18 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
   sqlite3_stmt *stmt = NULL;
   int rc;
 
+  int64_t owner = 0;
+
   if(id)
     *id = 0;
+  /* Without a claim token (no lock file: a read-only folder) the row
+   * waits unclaimed, and the flush's claim says what is wrong. */
+  if(store_owner(st, &owner) != STORE_OK)
+    owner = 0;
   rc = store_prepare(st, &stmt,
                      "INSERT INTO outbox(game, recipient, message, state, attempts, next_try,"
-                     " last_error, created) VALUES(?1, ?2, ?3, 'queued', 0, ?4, '', ?4)",
+                     " last_error, created, claim) VALUES(?1, ?2, ?3, 'queued', 0, ?4, '', ?4,"
+                     " nullif(?5, 0))",
                      "outbox_add");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, game, "outbox.game");
@@ -37,6 +51,8 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
     rc = store_bind_text(st, stmt, 3, message, "outbox.message");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 4, now, "outbox.next_try");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 5, owner, "outbox.claim");
   if(rc == STORE_OK)
     rc = store_step_done(st, stmt, "outbox_add");
   if(rc == STORE_OK && id)
@@ -70,6 +86,8 @@ static int outbox_row(struct store *st, struct store_outbox *r, sqlite3_stmt *st
   r->game = sqlite3_column_int64(stmt, 1);
   r->attempts = sqlite3_column_int(stmt, 5);
   r->next_try = sqlite3_column_int64(stmt, 6);
+  r->created = sqlite3_column_int64(stmt, 8);
+  r->in_doubt = sqlite3_column_int(stmt, 9) != 0;
   rc = store_copy_column(st, r->recipient, sizeof(r->recipient), stmt, 2, "outbox.recipient");
   if(rc == STORE_OK)
     rc = store_copy_column(st, state, sizeof(state), stmt, 4, "outbox.state");
@@ -96,11 +114,32 @@ static int outbox_row_fn(struct store *st, sqlite3_stmt *stmt, void *row)
   return outbox_row(st, row, stmt);
 }
 
+#define OUTBOX_COLUMNS                                                                        \
+  "id, game, recipient, message, state, attempts, next_try, last_error, created, in_doubt"
+
+/* The rows of a prepared statement into a fresh array (freed on failure). */
+static int outbox_collect(struct store *st, sqlite3_stmt *stmt, struct store_outbox **rows,
+                          size_t *n, const char *what)
+{
+  void *raw = NULL;
+  size_t count = 0;
+  int rc;
+
+  /* A half-filled last row is freed with the rest (store_collect). */
+  rc = store_collect(st, stmt, sizeof(struct store_outbox), &raw, &count, outbox_row_fn, what);
+  if(rc) {
+    store_outbox_free(raw, count);
+    raw = NULL;
+    count = 0;
+  }
+  *rows = raw;
+  *n = count;
+  return rc;
+}
+
 int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
                      size_t max)
 {
-  struct store_outbox *v = NULL;
-  size_t count = 0;
   sqlite3_stmt *stmt = NULL;
   int rc;
 
@@ -111,32 +150,178 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
   if((uint64_t)max > (uint64_t)INT64_MAX)
     max = (size_t)INT64_MAX;
   rc = store_prepare(st, &stmt,
-                     "SELECT id, game, recipient, message, state, attempts, next_try,"
-                     " last_error FROM outbox WHERE state = 'queued' AND next_try <= ?1"
-                     " ORDER BY id LIMIT ?2",
+                     "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE state = 'queued'"
+                     " AND next_try <= ?1 ORDER BY id LIMIT ?2",
                      "outbox_due");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, now, "outbox_due: now");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 2, (int64_t)max, "outbox_due: max");
-  if(rc)
-    goto out;
-  /* A half-filled last row is freed with the rest (store_collect). */
-  {
-    void *raw = NULL;
-    rc = store_collect(st, stmt, sizeof(struct store_outbox), &raw, &count, outbox_row_fn,
-                       "outbox_due");
-    v = raw;
-  }
-out:
+  if(rc == STORE_OK)
+    rc = outbox_collect(st, stmt, rows, n, "outbox_due");
   store_finish(st, stmt);
-  if(rc) {
-    store_outbox_free(v, count);
-    v = NULL;
-    count = 0;
+  return rc;
+}
+
+/* This process's claimed, unsent rows, oldest first, at most max. */
+static int claimed_rows(struct store *st, struct store_outbox **rows, size_t *n, size_t max)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  rc = store_prepare(st, &stmt,
+                     "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE claim = ?1"
+                     " AND state = 'queued' ORDER BY id LIMIT ?2",
+                     "outbox_claim");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_claim: owner");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, (int64_t)max, "outbox_claim: max");
+  if(rc == STORE_OK)
+    rc = outbox_collect(st, stmt, rows, n, "outbox_claim");
+  store_finish(st, stmt);
+  return rc;
+}
+
+/* Whether a claim transaction could find anything: a due row nobody
+ * holds, or a row held by another process (which may have died). A read,
+ * so an idle daemon never takes the write lock to learn there is nothing. */
+static int claim_worth_it(struct store *st, int64_t now, bool *any)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  *any = false;
+  rc = store_prepare(st, &stmt,
+                     "SELECT 1 FROM outbox WHERE state = 'queued' AND ((claim IS NULL AND"
+                     " next_try <= ?1) OR (claim IS NOT NULL AND claim != ?2)) LIMIT 1",
+                     "outbox_claim: looking");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, now, "outbox_claim: now");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, st->owner, "outbox_claim: owner");
+  if(rc == STORE_OK) {
+    int r = sqlite3_step(stmt);
+    if(r == SQLITE_ROW)
+      *any = true;
+    else if(r != SQLITE_DONE)
+      rc = store_fail_sql(st, r, "outbox_claim: looking");
   }
-  *rows = v;
-  *n = count;
+  store_finish(st, stmt);
+  return rc;
+}
+
+/* Inside the claim transaction: rows held by processes that ended go back
+ * to the queue, marked in_doubt. */
+static int take_over_dead(struct store *st)
+{
+  sqlite3_stmt *stmt = NULL;
+  int64_t *owners = NULL, *p;
+  size_t n = 0, cap = 0, i;
+  int rc, r = SQLITE_DONE;
+
+  rc = store_prepare(st, &stmt,
+                     "SELECT DISTINCT claim FROM outbox WHERE claim IS NOT NULL"
+                     " AND claim != ?1 AND state = 'queued'",
+                     "outbox_claim: owners");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_claim: owner");
+  while(rc == STORE_OK && (r = sqlite3_step(stmt)) == SQLITE_ROW) {
+    int64_t o = sqlite3_column_int64(stmt, 0);
+    if(store_owner_alive(st, o))
+      continue;
+    p = store_grow(owners, &cap, n, sizeof(*owners));
+    if(!p) {
+      rc = store_fail(st, STORE_ENOMEM, "outbox_claim: out of memory");
+      break;
+    }
+    owners = p;
+    owners[n++] = o;
+  }
+  if(rc == STORE_OK && r != SQLITE_DONE)
+    rc = store_fail_sql(st, r, "outbox_claim: owners");
+  store_finish(st, stmt);
+  stmt = NULL;
+  for(i = 0; rc == STORE_OK && i < n; i++) {
+    rc = store_prepare(st, &stmt,
+                       "UPDATE outbox SET claim = NULL, in_doubt = 1"
+                       " WHERE claim = ?1 AND state = 'queued'",
+                       "outbox_claim: taking over");
+    if(rc == STORE_OK)
+      rc = store_bind_int64(st, stmt, 1, owners[i], "outbox_claim: dead owner");
+    if(rc == STORE_OK)
+      rc = store_step_done(st, stmt, "outbox_claim: taking over");
+    store_finish(st, stmt);
+    stmt = NULL;
+  }
+  free(owners);
+  return rc;
+}
+
+int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
+                       size_t max)
+{
+  struct store_group g;
+  sqlite3_stmt *stmt = NULL;
+  int64_t owner;
+  bool any = false;
+  int rc;
+
+  *rows = NULL;
+  *n = 0;
+  if(max == 0)
+    return STORE_OK;
+  if((uint64_t)max > (uint64_t)INT64_MAX)
+    max = (size_t)INT64_MAX;
+  rc = store_owner(st, &owner);
+  if(rc == STORE_OK)
+    rc = claimed_rows(st, rows, n, max);
+  if(rc == STORE_OK && *n < max)
+    rc = claim_worth_it(st, now, &any);
+  if(rc || !any)
+    return rc;
+  rc = store_group_begin(st, &g);
+  if(rc == STORE_OK)
+    rc = take_over_dead(st);
+  if(rc == STORE_OK)
+    rc = store_prepare(st, &stmt,
+                       "UPDATE outbox SET claim = ?1 WHERE id IN (SELECT id FROM outbox"
+                       " WHERE state = 'queued' AND claim IS NULL AND next_try <= ?2"
+                       " ORDER BY id LIMIT ?3)",
+                       "outbox_claim");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, owner, "outbox_claim: owner");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, now, "outbox_claim: now");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 3, (int64_t)(max - *n), "outbox_claim: max");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_claim");
+  store_finish(st, stmt);
+  rc = store_group_end(st, &g, rc);
+  store_outbox_free(*rows, *n);
+  *rows = NULL;
+  *n = 0;
+  if(rc == STORE_OK)
+    rc = claimed_rows(st, rows, n, max);
+  return rc;
+}
+
+int store_outbox_release(struct store *st)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  if(!st->owner)
+    return STORE_OK;
+  rc = store_prepare(st, &stmt,
+                     "UPDATE outbox SET claim = NULL WHERE claim = ?1 AND state = 'queued'",
+                     "outbox_release");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_release: owner");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_release");
+  store_finish(st, stmt);
   return rc;
 }
 
@@ -156,7 +341,7 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now)
   sqlite3_stmt *stmt = NULL;
   int rc;
 
-  rc = store_prepare(st, &stmt, "UPDATE outbox SET state = 'sent', sent = ?1 WHERE id = ?2",
+  rc = store_prepare(st, &stmt, "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL WHERE id = ?2",
                      "outbox_sent");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, now, "outbox.sent");
@@ -192,7 +377,7 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
   }
   rc = store_prepare(st, &stmt,
                      "UPDATE outbox SET attempts = attempts + 1, next_try = ?1,"
-                     " last_error = ?2,"
+                     " last_error = ?2, claim = NULL,"
                      " state = CASE WHEN ?3 THEN 'failed' ELSE state END"
                      " WHERE id = ?4",
                      "outbox_retry");

@@ -18,13 +18,19 @@
  */
 #include "store_int.h"
 
+#include <errno.h>
 #include <nettle/sha2.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <time.h>
 
-#define STORE_BUSY_TIMEOUT_MS 5000
+/* How long a process waits for another's write transaction: a daemon's
+ * batch of batch_max mails can take seconds on a slow machine, and a
+ * `deliver` run by an MTA beside it should wait rather than defer the mail
+ * (issue 13); bounded, so nothing waits forever. */
+#define STORE_BUSY_TIMEOUT_MS 15000
 
 struct migration {
   int version; /* user_version after this step */
@@ -158,6 +164,17 @@ static const struct migration migrations[] = {
       "  body TEXT NOT NULL"
       ") STRICT;"
       "CREATE INDEX digest_by_address ON digest(address, id);"},
+  /* v3 (issue 13, every reply exactly once): outbox.claim is the token of
+   * the process that holds the row to send it (lock.c: that process holds
+   * byte 1 + claim of PATH.lock while it lives), NULL when nobody does;
+   * in_doubt marks a row taken over from a process that died holding it,
+   * which may have sent it. The store's random id names replies uniquely
+   * across stores (the Maildir sink's file names). */
+  {3, "ALTER TABLE outbox ADD COLUMN claim INTEGER;"
+      "ALTER TABLE outbox ADD COLUMN in_doubt INTEGER NOT NULL DEFAULT 0"
+      "  CHECK(in_doubt IN (0, 1));"
+      "CREATE INDEX outbox_claimed ON outbox(claim) WHERE claim IS NOT NULL;"
+      "INSERT OR IGNORE INTO kv(key, value) VALUES('store id', lower(hex(randomblob(8))));"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)
@@ -177,6 +194,8 @@ int store_fail(struct store *st, int rc, const char *fmt, ...)
 static int map_sqlite_rc(int sqlite_rc)
 {
   switch(sqlite_rc & 0xff) {
+  case SQLITE_FULL:
+    return STORE_EFULL;
   case SQLITE_OK:
   case SQLITE_DONE:
   case SQLITE_ROW:
@@ -197,11 +216,26 @@ static int map_sqlite_rc(int sqlite_rc)
 int store_fail_sql(struct store *st, int sqlite_rc, const char *what)
 {
   int rc = map_sqlite_rc(sqlite_rc);
+  int primary = sqlite_rc & 0xff;
+  /* The errno of SQLite's last failed system call, meaningful only when
+   * this failure is one of the file's. */
+  int sys = st->db && (primary == SQLITE_IOERR || primary == SQLITE_FULL ||
+                       primary == SQLITE_CANTOPEN)
+              ? sqlite3_system_errno(st->db)
+              : 0;
+  const char *msg = st->db ? sqlite3_errmsg(st->db) : "no database";
 
   /* A caller may hand us SQLITE_ROW/DONE where neither was expected. */
   if(rc == STORE_OK)
     rc = STORE_EIO;
-  return store_fail(st, rc, "%s: %s", what, st->db ? sqlite3_errmsg(st->db) : "no database");
+  /* SQLite says "disk I/O error" when a write of its -wal or -shm file
+   * fails for want of space (issue 13): the operator needs the cause. */
+  if(rc == STORE_EFULL || sys == ENOSPC || sys == EDQUOT)
+    return store_fail(st, STORE_EFULL, "%s: the disk is full (%s; SQLite: %s)", what,
+                      strerror(sys == EDQUOT ? EDQUOT : ENOSPC), msg);
+  if(sys)
+    return store_fail(st, rc, "%s: %s (%s)", what, msg, strerror(sys));
+  return store_fail(st, rc, "%s: %s", what, msg);
 }
 
 int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what)
@@ -582,12 +616,21 @@ static int configure(struct store *st)
 int store_open(struct store **out, const char *path, char *errbuf, size_t errcap)
 {
   struct store *st = NULL;
-  int rc;
+  int rc, waited;
 
   *out = NULL;
   if(errbuf && errcap)
     errbuf[0] = '\0';
   st = calloc(1, sizeof(*st));
+  if(st) {
+    st->lock_fd = -1;
+    /* lock.c's PATH.lock lies beside a real file only */
+    if(path[0] && strcmp(path, ":memory:") && strncmp(path, "file:", 5) &&
+       !(st->path = strdup(path))) {
+      free(st);
+      st = NULL;
+    }
+  }
   if(!st) {
     if(errbuf && errcap)
       snprintf(errbuf, errcap, "out of memory");
@@ -598,7 +641,18 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
     rc = store_fail_sql(st, rc, "opening the database");
     goto out;
   }
-  rc = configure(st);
+  /* SQLite does not always call the busy handler while a connection sets
+   * itself up (a WAL index being rebuilt or checkpointed away by another
+   * process's close): a `deliver` started by an MTA beside others would
+   * fail with "database is locked" (issue 13). configure() only reads and
+   * sets up, so it is tried again, up to the busy timeout. */
+  for(waited = 0;; waited += 20) {
+    struct timespec pause = {0, 20 * 1000000L};
+    rc = configure(st);
+    if(rc != STORE_EBUSY || waited >= STORE_BUSY_TIMEOUT_MS)
+      break;
+    nanosleep(&pause, NULL);
+  }
 out:
   if(rc) {
     if(errbuf && errcap)
@@ -620,6 +674,8 @@ void store_close(struct store *st)
   while(st->ncache)
     sqlite3_finalize(st->cache[--st->ncache].stmt);
   sqlite3_close(st->db);
+  store_lock_close(st);
+  free(st->path);
   free(st);
 }
 
@@ -638,6 +694,114 @@ int store_schema_version(struct store *st)
   if(rc)
     return rc;
   return version;
+}
+
+const char *store_id(struct store *st)
+{
+  if(!st->id[0] && store_kv_get(st, st->id, sizeof(st->id), "store id") != STORE_OK)
+    st->id[0] = '\0';
+  return st->id[0] ? st->id : "0000000000000000";
+}
+
+/* A growing text of lines for store_integrity_check. */
+struct lines {
+  char *s;
+  size_t len, cap;
+  bool nomem;
+};
+
+static void add_line(struct lines *l, const char *prefix, const char *line)
+{
+  size_t need = l->len + strlen(prefix) + strlen(line) + 2;
+  char *p;
+
+  if(need > l->cap) {
+    p = realloc(l->s, need * 2);
+    if(!p) {
+      l->nomem = true;
+      return;
+    }
+    l->s = p;
+    l->cap = need * 2;
+  }
+  l->len += (size_t)sprintf(l->s + l->len, "%s%s\n", prefix, line);
+}
+
+/* The rows of an integrity_check that are not "ok", after prefix; returns
+ * the SQLite code that ended it (SQLITE_DONE when it ran through). */
+static int integrity_rows(struct store *st, const char *sql, const char *prefix,
+                          struct lines *l)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
+
+  while(rc == SQLITE_OK || rc == SQLITE_ROW) {
+    const char *line;
+    rc = sqlite3_step(stmt);
+    if(rc != SQLITE_ROW)
+      break;
+    line = (const char *)sqlite3_column_text(stmt, 0);
+    /* a row may hold several lines, headed "*** in database main ***" */
+    while(line && *line && strcmp(line, "ok")) {
+      const char *nl = strchr(line, '\n');
+      size_t n = nl ? (size_t)(nl - line) : strlen(line);
+      char one[600];
+      snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), line);
+      if(strncmp(one, "*** in database", 15))
+        add_line(l, prefix, one);
+      line = nl ? nl + 1 : NULL;
+    }
+  }
+  sqlite3_finalize(stmt);
+  return rc;
+}
+
+int store_integrity_check(struct store *st, char **problems)
+{
+  struct lines l = {NULL, 0, 0, false};
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  *problems = NULL;
+  rc = integrity_rows(st, "PRAGMA integrity_check(100)", "", &l);
+  if(rc != SQLITE_DONE) {
+    l.len = 0; /* partial: the tables one by one say it better */
+    /* The check itself stumbled on a damaged page: check each table with
+     * its indexes alone (SQLite 3.33+), so the operator learns which. */
+    rc = sqlite3_prepare_v2(st->db,
+                            "SELECT name FROM sqlite_schema WHERE type = 'table' ORDER BY name",
+                            -1, &stmt, NULL);
+    while(rc == SQLITE_OK || rc == SQLITE_ROW) {
+      char sql[200], prefix[160];
+      const char *name;
+      rc = sqlite3_step(stmt);
+      if(rc != SQLITE_ROW)
+        break;
+      name = (const char *)sqlite3_column_text(stmt, 0);
+      /* names come from our own schema: plain words, no quotes */
+      if(!name || strlen(name) > 100 || strchr(name, '"'))
+        continue;
+      snprintf(sql, sizeof(sql), "PRAGMA integrity_check(\"%s\")", name);
+      snprintf(prefix, sizeof(prefix), "table %s: ", name);
+      if(integrity_rows(st, sql, prefix, &l) != SQLITE_DONE)
+        add_line(&l, prefix, sqlite3_errmsg(st->db)); /* its pages cannot be walked */
+    }
+    if(rc != SQLITE_DONE) {
+      rc = store_fail_sql(st, rc, "integrity check: reading the schema");
+      sqlite3_finalize(stmt);
+      free(l.s);
+      return rc;
+    }
+    sqlite3_finalize(stmt);
+  }
+  if(l.nomem || (!l.s && !(l.s = calloc(1, 1)))) {
+    free(l.s);
+    return store_fail(st, STORE_ENOMEM, "integrity check: out of memory");
+  }
+  if(l.len)
+    l.s[l.len - 1] = '\0'; /* no newline after the last line */
+  *problems = l.s;
+  return STORE_OK;
 }
 
 /* ---- transactions ---- */

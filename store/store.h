@@ -29,7 +29,8 @@ enum store_code {
   STORE_EBUSY = -2,    /* locked by another process past the busy timeout */
   STORE_ECORRUPT = -3, /* hash chain or schema mismatch */
   STORE_EIO = -4,      /* any other SQLite failure */
-  STORE_ENOMEM = -5
+  STORE_ENOMEM = -5,
+  STORE_EFULL = -6     /* the disk (or the database's size limit) is full */
 };
 
 struct store; /* opaque */
@@ -40,6 +41,17 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
 void store_close(struct store *st); /* NULL is fine */
 const char *store_errmsg(const struct store *st);
 int store_schema_version(struct store *st); /* PRAGMA user_version */
+
+/* SQLite's own check of the file (PRAGMA integrity_check: every page,
+ * index and constraint), for `tabula check`. *problems gets SQLite's lines
+ * joined by newlines ("" when the file is sound; free()); STORE_OK means
+ * the check ran, whatever it found. */
+int store_integrity_check(struct store *st, char **problems);
+
+/* One daemon per store (issue 13): an exclusive lock on PATH.lock, held
+ * until store_close or the process's end, however it ends. STORE_EBUSY
+ * when another process holds it; store_errmsg then names its pid. */
+int store_lock_daemon(struct store *st);
 
 /* One transaction at a time (BEGIN IMMEDIATE). */
 int store_begin(struct store *st);
@@ -143,24 +155,47 @@ enum store_outbox_state { STORE_OUTBOX_QUEUED, STORE_OUTBOX_SENT, STORE_OUTBOX_F
 struct store_outbox {
   int64_t id;
   int64_t game;        /* 0 when not about a game */
+  int64_t created;
   char recipient[256];
   char *message;       /* the whole RFC 5322 message, CRLF or LF line ends as composed */
   enum store_outbox_state state;
   int attempts;
   int64_t next_try;
   char last_error[256];
+  bool in_doubt;       /* claimed before by a process that died: it may have
+                        * been sent (store_outbox_claim) */
 };
 
+/* Queues a reply. The row is claimed for this process at once (see
+ * store_outbox_claim): whoever composed a reply sends it, without a
+ * transaction of its own to claim it. */
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now);
-/* Queued rows with next_try <= now, oldest first, at most max. Free with
- * store_outbox_free. */
+/* Exactly once (issue 13): a row is sent only by the process that holds
+ * its claim. Returns up to max rows claimed by this process, oldest first:
+ * those it queued itself and not yet sent, then due rows nobody holds,
+ * claimed here in one transaction, so no two processes ever get one row.
+ * A claim ends with store_outbox_sent, store_outbox_retry,
+ * store_outbox_release, or the end of its process: the rows of a process
+ * that died are taken over with in_doubt set, because it may have sent
+ * them before it could record so (a sink that can look, the Maildir, looks
+ * before sending again). Free with store_outbox_free. */
+int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
+                       size_t max);
+/* Gives back this process's claims on rows it will not send now. */
+int store_outbox_release(struct store *st);
+/* The store's own random id (16 hex digits, made with the file): with a
+ * row's id it names a reply uniquely across stores, e.g. its Maildir file. */
+const char *store_id(struct store *st);
+/* Queued rows with next_try <= now, oldest first, at most max, claimed or
+ * not: a view for tests and status; a sender uses store_outbox_claim.
+ * Free with store_outbox_free. */
 int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
                      size_t max);
 void store_outbox_free(struct store_outbox *rows, size_t n);
 int store_outbox_sent(struct store *st, int64_t id, int64_t now);
-/* A failed attempt: attempts+1, next_try set, last_error kept; permanent
- * failures move to STORE_OUTBOX_FAILED. */
+/* A failed attempt: attempts+1, next_try set, last_error kept, the claim
+ * given back; permanent failures move to STORE_OUTBOX_FAILED. */
 int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const char *error,
                        bool permanent);
 /* Counts rows in a state (for tests and `tabula status`). */

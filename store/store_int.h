@@ -31,7 +31,22 @@ struct store {
   char err[512];
   bool batch; /* store_batch_begin: one outer transaction for many messages */
   bool unit;  /* inside a batch: store_begin's savepoint is open */
+  /* lock.c (issue 13): the file PATH.lock beside the database, whose
+   * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
+   * process while it owns outbox claims. -1 and 0 until first needed. */
+  char *path;
+  int lock_fd;
+  int64_t owner;
+  char id[24]; /* kv "store id", read once ("" until then) */
 };
+
+/* This process's claim token (lock.c): taken on first use with its lock
+ * byte held until store_close, so another process can tell it is alive.
+ * 0 when the store has no lock file (":memory:"). */
+int store_owner(struct store *st, int64_t *owner);
+/* Whether the process holding claim token `owner` still runs. */
+bool store_owner_alive(struct store *st, int64_t owner);
+void store_lock_close(struct store *st);
 
 /* A group of statements that must land together (journal_append reads the
  * chain head then inserts; seat_put registers the player then the seat).

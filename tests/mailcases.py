@@ -18,8 +18,10 @@ with a line holding only "."):
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
+  (in any block, a line "@repeat N TEXT" stands for N lines TEXT)
   hold                  the next mail is only put into the inbox; the one
                         after it is delivered together with it, in one pass
+  poll                  `tabula poll` now: what hold left in the inbox
   redeliver             the previous inbound mail again, byte for byte
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
                         (default) or `tabula deliver` on standard input
@@ -42,6 +44,11 @@ production) starting Monday 2026-11-23 09:00 UTC:
   tick                  `tabula tick`: reminders, losses on time, expired
                         invitations, digests; its mails count as a delivery
                         for `expect`
+  arrived 2026-11-24T08:00 (or -2h, +30m: from the clock)
+                        the next mail put into the inbox reached it then
+                        (issue 13): its Maildir name starts with that time,
+                        as a delivering program names it. Without this step
+                        a mail arrives at the clock's time.
   config KEY = VALUE    add an option to the case's tabula.ini
 
 The operator (issue 6):
@@ -85,6 +92,7 @@ class Conversation:
         self.db = os.path.join(workdir, "tabula.db")
         self.mode = "poll"
         self.hold = False  # the next mail waits in the inbox for the one after
+        self.arrival = None  # the next inbound mail's arrival time (issue 13)
         self.seen_out = set()
         self.last_to = {}       # address -> last mail tabula sent it
         self.game_mail = {}     # (address, game) -> last mail about that game
@@ -111,6 +119,15 @@ class Conversation:
         self.clock = t
         with open(self.clock_path, "w") as f:
             f.write("%d\n" % t)
+
+    def time_of(self, spec):
+        """A time written as in `clock`, or -2h / +30m from the clock."""
+        m = re.fullmatch(r"([+-])(?:(\d+)d)?(?:(\d+)h)?(?:(\d+)m)?", spec)
+        if m and spec not in "+-":
+            d, h, mi = (int(x or 0) for x in m.groups()[1:])
+            delta = d * 86400 + h * 3600 + mi * 60
+            return self.clock + (delta if m.group(1) == "+" else -delta)
+        return calendar.timegm(time.strptime(spec, "%Y-%m-%dT%H:%M"))
 
     def move_clock(self, spec):
         if spec.startswith("+"):
@@ -157,7 +174,12 @@ class Conversation:
         else:
             os.makedirs(os.path.join(self.inbox, "new"), exist_ok=True)
             self.counter += 1
-            name = "%d.M%d.test" % (time.time(), self.counter)
+            # Maildir names start with the delivery time, which is when the
+            # mail counts (issue 13): the test clock's time when there is one
+            at = self.arrival if self.arrival is not None else (
+                self.clock if self.clock is not None else time.time())
+            self.arrival = None
+            name = "%d.M%d.test" % (at, self.counter)
             tmp = os.path.join(self.inbox, "tmp", name)
             os.makedirs(os.path.dirname(tmp), exist_ok=True)
             with open(tmp, "wb") as f:
@@ -167,6 +189,13 @@ class Conversation:
                 self.hold = False
                 return
             p = self.run("poll")
+        self.finish(p)
+
+    def poll(self):
+        self.before = self.snapshot()
+        self.finish(self.run("poll"))
+
+    def finish(self, p):
         if p.returncode != 0:
             raise CaseError("tabula %s failed (%d): %s" % (self.mode, p.returncode,
                                                            p.stderr.decode(errors="replace")))
@@ -278,7 +307,8 @@ def raw_lines(raw):
 def read_block(lines, i):
     block = []
     while i < len(lines) and lines[i] != ".":
-        block.append(lines[i])
+        rep = re.fullmatch(r"@repeat (\d+) (.*)", lines[i])
+        block.extend([rep.group(2)] * int(rep.group(1)) if rep else [lines[i]])
         i += 1
     if i == len(lines):
         raise CaseError("block not closed by '.'")
@@ -298,7 +328,7 @@ def run_case(tabula, path):
         lines = f.read().split("\n")
     workdir = tempfile.mkdtemp(prefix="tabula-case-")
     conv = Conversation(tabula, workdir)
-    if any(l.strip() == "tick" or l.strip().startswith("clock ") for l in lines):
+    if any(l.strip() == "tick" or l.strip().startswith(("clock ", "arrived ")) for l in lines):
         conv.use_clock()
     i = 0
     try:
@@ -338,6 +368,10 @@ def run_case(tabula, path):
                     conv.move_clock(words[1])
                 elif words[0] == "tick":
                     conv.tick()
+                elif words[0] == "arrived" and len(words) == 2:
+                    conv.arrival = conv.time_of(words[1])
+                elif words[0] == "poll":
+                    conv.poll()
                 elif words[0] == "config" and "=" in line:
                     with open(conv.config, "a") as f:
                         f.write(line.split(None, 1)[1] + "\n")

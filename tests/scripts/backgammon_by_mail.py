@@ -8,8 +8,10 @@ position from the last mail, pick a legal play (from `tabula moves`, with a
 fixed seed) and reply. Checks:
   - game 1: a double taken, a later double dropped (issue 3, must-show 4);
   - game 2: played to the last checker borne off, with standing "roll"
-    answers (rules-spec §1.6), forced and no-move turns played by the
-    referee (§1.5);
+    answers (rules-spec §1.6);
+  - forced and no-move turns played by the referee and shown (§1.5): every
+    roll of both games is either shown as played by the referee or put to
+    the player, and every position put to a player had a choice;
   - the dice of both games verify with tools/tabula-verify-dice.py from the
     outbox mails alone, and by the "verify" command; a tampered face or key
     fails and names the roll (issue 4, must-show 2);
@@ -17,6 +19,11 @@ fixed seed) and reply. Checks:
     accept's entropy (must-show 3); the chain's secret end appears in no mail
     and no log line (must-show 4).
 Prints "N passed, M failed".
+
+The dice are truly random (a chain drawn at `new`), so every check holds
+for every outcome (issue 13): nothing indexes a roll a short game may not
+have made, and §1.5 is checked roll by roll rather than by hoping some
+forced turn comes up.
 """
 import email
 import email.policy
@@ -115,12 +122,13 @@ def play_game(t, white, black, rng, doubles=0, entropy="", limit=600, avoid_hits
     t.deliver(black, "accept\n" + ("entropy: %s\n" % entropy if entropy else ""), reply=invite)
     turn = 0
     doubled = 0
+    prompts = choiceless = 0
     for _ in range(limit):
         acted = False
         for who in (white, black):
             body = t.body(who)
             if "Game over" in body or "is over" in str(t.last[who]["Subject"]):
-                return commitment_before_accept, doubled
+                return commitment_before_accept, doubled, prompts, choiceless
         for who in (white, black):
             body = t.body(who)
             if "You have been doubled" in body:
@@ -145,6 +153,10 @@ def play_game(t, white, black, rng, doubles=0, entropy="", limit=600, avoid_hits
                 plays = legal_plays(pos)
                 if not plays:
                     raise RuntimeError("no plays listed for %s" % pos)
+                # §1.5: a player is only asked when there is a choice
+                prompts += 1
+                if len(plays) < 2:
+                    choiceless += 1
                 # Random play that keeps hitting can go on for hundreds of
                 # turns with real dice; a game that must reach the bear-off
                 # in a bounded number of mails avoids hits when it can.
@@ -163,14 +175,14 @@ def main():
     t = Table(root)
     rng = random.Random(20261122)
     try:
-        c1, d1 = play_game(t, "alice@example.org", "bob@example.org", rng, doubles=2,
-                           entropy="bob's first words")
+        c1, d1, p1, x1 = play_game(t, "alice@example.org", "bob@example.org", rng, doubles=2,
+                                   entropy="bob's first words")
         over = t.last["alice@example.org"]
         check("game 1: a double taken, a later one dropped, game over by the drop",
               d1 == 2 and "cube-dropped" in str(over["Subject"]), str(over["Subject"]))
         check("game 1: commitment mailed with the invitation, before the accept", c1)
-        c2, d2 = play_game(t, "carol@example.org", "dave@example.org", rng,
-                           entropy="dave's words", avoid_hits=True)
+        c2, d2, p2, x2 = play_game(t, "carol@example.org", "dave@example.org", rng,
+                                   entropy="dave's words", avoid_hits=True)
         over = t.last["carol@example.org"]
         check("game 2: played until every checker of one side is off",
               "borne-off" in str(over["Subject"]), str(over["Subject"]))
@@ -191,16 +203,40 @@ def main():
                   p.stdout + p.stderr)
 
         # rules-spec §1.5: forced and impossible turns are played by the
-        # referee and shown (two whole games give dozens of them).
+        # referee and shown. For every outcome of the dice: each roll is
+        # either shown with the play the referee made for it (the line after
+        # the roll says so) or put to the player, who had a choice.
+        made = {}
+        lines = text.splitlines()
+        for i, line in enumerate(lines):
+            m = re.match(r"Dice roll: game (\d+) chain \d+ roll (\d+) .* faces (\d) (\d)$", line)
+            if m:
+                nxt = lines[i + 1] if i + 1 < len(lines) else ""
+                if re.search(r"had one legal play, .*; it was made automatically|"
+                             r"cannot move with that roll; the turn passes", nxt):
+                    how = "referee"
+                elif m.group(3) == m.group(4) and nxt.startswith("Dice roll: game %s " % m.group(1)):
+                    how = "tie"  # an opening roll of equal dice, rolled again (BG-2)
+                else:
+                    how = "player"
+                made.setdefault((m.group(1), int(m.group(2))), set()).add(how)
         forced = len(re.findall(r"had one legal play, .*; it was made automatically", text))
         nomove = len(re.findall(r"cannot move with that roll; the turn passes", text))
-        print("     (%d forced plays and %d no-move turns shown)" % (forced, nomove))
-        check("§1.5: forced and no-move turns were played by the referee and shown",
-              forced + nomove > 0, "none in %d mails" % len(outbox))
+        print("     (%d forced play and %d no-move lines shown)" % (forced, nomove))
+        for g, prompts, choiceless in (("1", p1, x1), ("2", p2, x2)):
+            rolls = {n: a for (gg, n), a in made.items() if gg == g}
+            by = {h: sum(1 for a in rolls.values() if a == {h}) for h in ("player", "referee", "tie")}
+            mixed = [n for n, a in rolls.items() if len(a) > 1]
+            check("§1.5 game %s: %d rolls = %d put to a player (%d answered) + %d made by the "
+                  "referee and shown + %d opening ties; each position put to a player had a "
+                  "choice" % (g, len(rolls), by["player"], prompts, by["referee"], by["tie"]),
+                  by["player"] == prompts and not mixed and choiceless == 0,
+                  "mixed %s, choiceless %d" % (mixed, choiceless))
 
-        # Tamper with a copy: one face, then one key, in a roll mid-game.
-        target = sorted(set(re.findall(r"Dice roll: game 1 chain 1 roll (\d+) .*", text)),
-                        key=int)[len(nrolls) + 3]
+        # Tamper with a copy: one face, then one key, in a roll mid-game
+        # (game 1 has at least its opening roll, however short it was).
+        rolls1 = sorted(set(re.findall(r"Dice roll: game 1 chain 1 roll (\d+) .*", text)), key=int)
+        target = rolls1[len(rolls1) // 2]
         for what in ("face", "key"):
             tdir = os.path.join(root, "tamper-" + what)
             shutil.copytree(os.path.join(root, "out", "new"), tdir)

@@ -52,7 +52,8 @@ ok bash -c "'$tabula' check-config -c '$dir/t.ini' | grep -q '^invite_days = 14'
 printf '[tabula]\ntimeout = never\n' >"$dir/bad.ini"
 ok bash -c "! '$tabula' check-config -c '$dir/bad.ini' 2>'$dir/err'"
 ok grep -q "timeout: 'never' is neither auto nor claim" "$dir/err"
-printf '[tabula]\ntest_clock_file = %s/none\n' "$dir" >"$dir/bad.ini"
+# (the store of the run above: `games` opens no store it would have to create, issue 16)
+printf '[tabula]\nstore_path = %s/db\ntest_clock_file = %s/none\n' "$dir" "$dir" >"$dir/bad.ini"
 ok bash -c "! '$tabula' games -c '$dir/bad.ini' 2>'$dir/err'"
 ok grep -q "does not hold epoch seconds" "$dir/err"
 echo "$pass passed, $fail failed"

@@ -24,19 +24,27 @@ whatever happens. Then, with players' mails submitted to Postfix:
   5. TLS verification: with a CA that did not sign the servers'
      certificate, IMAP, POP3 and SMTP are refused before any password is
      sent (Dovecot logs no authentication attempt).
+  6. Issue 13 over IMAP: a move counts at its INTERNALDATE (put into the
+     mailbox with IMAP APPEND at 08:00, read at 10:00, before a 09:00
+     deadline: played, not lost on time); and with imap_move_to, mail
+     left committed and \\Seen in INBOX (what a kill between \\Seen and
+     MOVE leaves) is all moved in one pass, not one a pass.
 
 The servers are test fixtures: when they are missing and we are root, the
 harness installs them; when they still cannot run, this test FAILS (it is
 never skipped silently).
 """
+import calendar
 import email
 import email.policy
 import email.utils
+import imaplib
 import os
 import re
 import shutil
 import smtplib
 import sqlite3
+import ssl
 import subprocess
 import sys
 import tempfile
@@ -373,6 +381,78 @@ def part_pop3():
     ok(a is not None, "POP3: the answer reached alice over SMTP")
 
 
+def part_arrival_and_moves():
+    # carol is the referee again, now over IMAP, on a test clock.
+    db = os.path.join(D, "arrive.db")
+    clock = os.path.join(D, "arrive.clock")
+
+    def set_clock(t):
+        with open(clock, "w") as f:
+            f.write("%d\n" % t)
+
+    def poll(c):
+        time.sleep(0.3)
+        return tabula("poll", c)
+
+    for user in ("alice", "bob"):  # what earlier parts left unread is theirs
+        for key, _ in read_mails(user):
+            SEEN.add(key)
+    monday = calendar.timegm((2026, 11, 23, 9, 0, 0))
+    set_clock(monday)
+    cfg = config(os.path.join(D, "arrive.ini"), db, in_user="carol@example.test",
+                 address="carol@example.test", smtp_user="carol@example.test",
+                 test_clock_file=clock)
+    submit("alice@example.test", "carol@example.test", "a timed game",
+           "new chess days=1 with bob@example.test\n")
+    poll(cfg)
+    inv = wait_mail("bob", "invites you", frm="carol@")
+    if not ok(inv is not None, "arrival: the invitation reached bob"):
+        return
+    reply("bob@example.test", inv, "accept")
+    poll(cfg)
+    a = wait_mail("alice", "", frm="carol@")
+    wait_mail("bob", "", frm="carol@")
+    # Alice must move by Tuesday 09:00. Her e4 reaches carol's INBOX at
+    # 08:00 (APPEND with that INTERNALDATE); the referee reads it at 10:00.
+    msg = email.message.EmailMessage()
+    msg["From"] = "alice@example.test"
+    msg["To"] = email.utils.parseaddr(str(a["Reply-To"]))[1]
+    msg["Subject"] = "Re: " + str(a["Subject"])
+    msg["Date"] = "Sat, 21 Nov 2026 10:00:00 +0000"  # the sender's: never counts
+    msg["Message-ID"] = email.utils.make_msgid(domain="example.test")
+    msg.set_content("e4\n")
+    ctx = ssl.create_default_context(cafile=ENV["MH_CACERT"])
+    with imaplib.IMAP4_SSL("localhost", int(ENV["MH_IMAPS_PORT"]), ssl_context=ctx) as im:
+        im.login("carol@example.test", "secret")
+        arrived = calendar.timegm((2026, 11, 24, 8, 0, 0))
+        im.append("INBOX", None, imaplib.Time2Internaldate(arrived), msg.as_bytes())
+    set_clock(calendar.timegm((2026, 11, 24, 10, 0, 0)))
+    p = poll(cfg)
+    ok(journal(db) == ["e4"] and not journal(db, "timeout"),
+       "arrival: e4 that reached the mailbox at 08:00 is played at 10:00, not lost on "
+       "time: %s %s %s" % (journal(db), journal(db, "timeout"), p.stderr[-400:]))
+    b = wait_mail("bob", r"played 1\. e4", frm="carol@")
+    ok(b is not None, "arrival: bob told of 1. e4")
+    # What a kill between \Seen and MOVE leaves: mail committed, \Seen and
+    # still in INBOX. Three more are made so (read without imap_move_to),
+    # then one pass with imap_move_to must move all of them.
+    for _ in range(3):
+        submit("alice@example.test", "carol@example.test", "my games", "games\n")
+        p = poll(cfg)
+    msgs, uns = unseen("carol")
+    ok(msgs and msgs >= 6 and uns == 0, "moves: %s mails handled and \\Seen in INBOX" % msgs)
+    doveadm("mailbox", "create", "-u", "carol@example.test", "Handled")
+    cfg2 = config(os.path.join(D, "arrive-move.ini"), db, in_user="carol@example.test",
+                  address="carol@example.test", smtp_user="carol@example.test",
+                  test_clock_file=clock, imap_move_to="Handled")
+    p = poll(cfg2)
+    left = unseen("carol")[0]
+    moved = unseen("carol", "Handled")[0]
+    ok(left == 0 and moved == msgs,
+       "moves: all %s finished in one pass (INBOX %s, Handled %s) %s"
+       % (msgs, left, moved, p.stderr[-300:]))
+
+
 def part_sendmail():
     """The sendmail sink through Postfix's own sendmail(1) (maildrop, pickup)."""
     wrapper = os.path.join(D, "sendmail")
@@ -459,6 +539,8 @@ def main():
         print("outbox: %.1f s" % (time.time() - t0), flush=True)
         part_pop3()
         print("pop3: %.1f s" % (time.time() - t0), flush=True)
+        part_arrival_and_moves()
+        print("arrival and moves: %.1f s" % (time.time() - t0), flush=True)
         part_sendmail()
         print("sendmail: %.1f s" % (time.time() - t0), flush=True)
         part_wrong_ca()

@@ -10,16 +10,27 @@
  *   = refused; an address that could be an option never reaches argv.
  * - group delivery to a Maildir (deliver_nosync + one sync) and the batch
  *   acknowledgement (new/ -> cur/:2,S), the throughput path of a batch.
+ * - the arrival time of each message (issue 13): a Maildir file's delivery
+ *   time, IMAP INTERNALDATE (from a scripted IMAP server on loopback, so a
+ *   server's hostile values can be sent too), and the search that lets
+ *   interrupted IMAP moves finish in one pass.
  */
 #include "mail.h"
 
+#include <arpa/inet.h>
 #include <check.h>
 #include <dirent.h>
+#include <netinet/in.h>
+#include <signal.h>
+#include <sys/socket.h>
+#include <sys/time.h>
+#include <sys/wait.h>
 #include <gnutls/gnutls.h>
 #include <gnutls/x509.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 #include <sys/stat.h>
 #include <unistd.h>
 
@@ -235,6 +246,242 @@ START_TEST(test_maildir_group)
 }
 END_TEST
 
+/* Issue 13: the Maildir delivery time is the time the unique name starts
+ * with, else the file's modification time. */
+START_TEST(test_maildir_arrival)
+{
+  static const struct {
+    const char *name;
+    int64_t t; /* 0: the file's mtime */
+  } names[] = {
+      {"1795507200.M12P34.host", 1795507200},
+      {"1795507200.M12P34.host:2,", 1795507200},
+      {"9223372036854775807.x", INT64_MAX},
+      {"9223372036854775808.x", 0},        /* past int64: no wrap, the mtime */
+      {"99999999999999999999999999.x", 0}, /* more than 19 digits */
+      {"999999999.x", 0},                  /* fewer than 10: no delivery time */
+      {"1795507200", 0},                   /* no '.' after it */
+      {"move.eml", 0},
+  };
+  char dir[300], path[700], name[256];
+  struct timeval tv[2] = {{1795500000, 0}, {1795500000, 0}};
+  struct timespec now;
+  int64_t t;
+  size_t i;
+
+  snprintf(dir, sizeof(dir), "%s/arrive", tmpdir);
+  ck_assert_int_eq(mail_maildir_init(dir), 0);
+  /* what mail_maildir_deliver names: now */
+  clock_gettime(CLOCK_REALTIME, &now);
+  ck_assert_int_eq(mail_maildir_deliver(dir, "x\n", 2, name, sizeof(name)), 0);
+  t = mail_maildir_arrival(dir, name);
+  ck_assert(t >= now.tv_sec && t <= now.tv_sec + 2);
+  for(i = 0; i < sizeof(names) / sizeof(names[0]); i++) {
+    FILE *f;
+    snprintf(path, sizeof(path), "%s/new/%s", dir, names[i].name);
+    f = fopen(path, "w");
+    ck_assert_ptr_nonnull(f);
+    fclose(f);
+    ck_assert_int_eq(utimes(path, tv), 0);
+    ck_assert_msg(mail_maildir_arrival(dir, names[i].name) ==
+                      (names[i].t ? names[i].t : 1795500000),
+                  "%s: %lld", names[i].name, (long long)mail_maildir_arrival(dir, names[i].name));
+  }
+  ck_assert_int_eq(mail_maildir_arrival(dir, "gone.eml"), -1);
+  ck_assert_int_eq(mail_maildir_arrival(dir, "../x"), -1);
+  ck_assert_int_eq(mail_maildir_arrival(NULL, "x"), -1);
+}
+END_TEST
+
+/* ---- a scripted IMAP server on loopback ---- */
+
+/* One message the fake server holds: its INTERNALDATE as sent (NULL: the
+ * server sends none). */
+struct fake_msg {
+  unsigned uid;
+  const char *date;
+};
+
+static const struct fake_msg fake_msgs[] = {
+    {4, "\"24-Nov-2026 09:00:00 +0100\""},
+    {5, "\"24-Nov-2026 03:00:00 -0500\""},
+    {6, "\"24-Nov-2026 09:00:00 +0199\""}, /* minutes past 59 */
+    {7, "\"31-Feb-2026 08:00:00 +0000\""}, /* no such day */
+    {8, NULL},
+};
+
+#define FAKE_BODY "From: a@b.test\r\n\r\ne4\r\n"
+
+static void fake_send(int fd, const char *s)
+{
+  size_t n = strlen(s);
+  while(n) {
+    ssize_t w = write(fd, s, n);
+    if(w <= 0)
+      _exit(1);
+    s += w;
+    n -= (size_t)w;
+  }
+}
+
+/* Serves one client on fd: the commands mail_imap_open, _search and
+ * _fetch send, each line logged to log. */
+static void fake_imap(int fd, FILE *log)
+{
+  char line[1024];
+  size_t k = 0;
+  char c;
+
+  fake_send(fd, "* OK [CAPABILITY IMAP4rev1 MOVE UIDPLUS] fake ready\r\n");
+  while(read(fd, &c, 1) == 1) {
+    char tag[32], out[512];
+    const char *cmd;
+    if(c != '\n') {
+      if(k + 1 < sizeof(line) && c != '\r')
+        line[k++] = c;
+      continue;
+    }
+    line[k] = '\0';
+    k = 0;
+    fprintf(log, "%s\n", line);
+    fflush(log);
+    if(sscanf(line, "%31s", tag) != 1)
+      continue;
+    cmd = line + strlen(tag) + 1;
+    if(!strncasecmp(cmd, "LOGIN", 5))
+      snprintf(out, sizeof(out), "%s OK LOGIN done\r\n", tag);
+    else if(!strncasecmp(cmd, "CAPABILITY", 10))
+      snprintf(out, sizeof(out), "* CAPABILITY IMAP4rev1 MOVE UIDPLUS\r\n%s OK done\r\n", tag);
+    else if(!strncasecmp(cmd, "SELECT", 6))
+      snprintf(out, sizeof(out),
+               "* 5 EXISTS\r\n* OK [UIDVALIDITY 7] v\r\n* OK [UIDNEXT 9] n\r\n"
+               "%s OK [READ-WRITE] done\r\n",
+               tag);
+    else if(!strncasecmp(cmd, "UID SEARCH", 10))
+      snprintf(out, sizeof(out), "* SEARCH 4 5 6 7 8\r\n%s OK done\r\n", tag);
+    else if(!strncasecmp(cmd, "UID FETCH", 9)) {
+      unsigned uid = (unsigned)strtoul(cmd + 10, NULL, 10);
+      const struct fake_msg *m = NULL;
+      size_t i;
+      for(i = 0; i < sizeof(fake_msgs) / sizeof(fake_msgs[0]); i++)
+        if(fake_msgs[i].uid == uid)
+          m = &fake_msgs[i];
+      if(!m)
+        snprintf(out, sizeof(out), "%s OK nothing\r\n", tag);
+      else if(strstr(cmd, "BODY.PEEK"))
+        snprintf(out, sizeof(out), "* 1 FETCH (UID %u%s%s BODY[] {%zu}\r\n%s)\r\n%s OK done\r\n",
+                 uid, m->date ? " INTERNALDATE " : "", m->date ? m->date : "", strlen(FAKE_BODY),
+                 FAKE_BODY, tag);
+      else
+        snprintf(out, sizeof(out), "* 1 FETCH (UID %u RFC822.SIZE %zu)\r\n%s OK done\r\n", uid,
+                 strlen(FAKE_BODY), tag);
+    } else if(!strncasecmp(cmd, "LOGOUT", 6)) {
+      snprintf(out, sizeof(out), "* BYE\r\n%s OK done\r\n", tag);
+      fake_send(fd, out);
+      return;
+    } else
+      snprintf(out, sizeof(out), "%s BAD not in the script\r\n", tag);
+    fake_send(fd, out);
+  }
+}
+
+/* Starts the fake server (one connection per child) on a loopback port. */
+static pid_t fake_start(int *port, const char *logpath)
+{
+  struct sockaddr_in a;
+  socklen_t al = sizeof(a);
+  int ls = socket(AF_INET, SOCK_STREAM, 0);
+  pid_t pid;
+
+  ck_assert_int_ge(ls, 0);
+  memset(&a, 0, sizeof(a));
+  a.sin_family = AF_INET;
+  a.sin_addr.s_addr = htonl(INADDR_LOOPBACK);
+  ck_assert_int_eq(bind(ls, (struct sockaddr *)&a, sizeof(a)), 0);
+  ck_assert_int_eq(listen(ls, 4), 0);
+  ck_assert_int_eq(getsockname(ls, (struct sockaddr *)&a, &al), 0);
+  *port = ntohs(a.sin_port);
+  pid = fork();
+  ck_assert_int_ge(pid, 0);
+  if(!pid) {
+    FILE *log = fopen(logpath, "a");
+    int fd;
+    /* never outlive a test that failed half-way */
+    signal(SIGALRM, SIG_DFL);
+    alarm(60);
+    if(!log)
+      _exit(1);
+    while((fd = accept(ls, NULL, NULL)) >= 0) {
+      fake_imap(fd, log);
+      close(fd);
+    }
+    _exit(0);
+  }
+  close(ls);
+  return pid;
+}
+
+/* INTERNALDATE comes with the body, as Unix seconds; a date the server
+ * got wrong is no date (-1), and so is none. With handled, the search asks
+ * for every message, so all the committed ones can be moved at once. */
+START_TEST(test_imap_arrival_and_search)
+{
+  static const int64_t want[] = {1795507200, 1795507200, -1, -1, -1};
+  struct mail_server srv;
+  struct mail_imap *im = NULL;
+  char logpath[300], err[300], line[1024];
+  uint32_t *uids = NULL;
+  size_t n = 0, i;
+  int port, status;
+  bool all = false, unseen = false;
+  pid_t pid;
+  FILE *log;
+
+  snprintf(logpath, sizeof(logpath), "%s/imap.log", tmpdir);
+  pid = fake_start(&port, logpath);
+  memset(&srv, 0, sizeof(srv));
+  srv.host = "127.0.0.1";
+  srv.port = port;
+  srv.tls = MAIL_TLS_NONE;
+  srv.user = "referee";
+  srv.password = "secret";
+  srv.timeout_s = 10;
+  ck_assert_msg(mail_imap_open(&im, &srv, "INBOX", err, sizeof(err)) == 0, "%s", err);
+  ck_assert_uint_eq(mail_imap_uidvalidity(im), 7);
+  ck_assert_int_eq(mail_imap_search(im, 6, true, &uids, &n), 0);
+  ck_assert_uint_eq(n, 5);
+  free(uids);
+  ck_assert_int_eq(mail_imap_search(im, 6, false, &uids, &n), 0);
+  free(uids);
+  for(i = 0; i < sizeof(want) / sizeof(want[0]); i++) {
+    char *data = NULL;
+    size_t len = 0;
+    int64_t at = 0;
+    ck_assert_int_eq(mail_imap_fetch(im, 4 + (uint32_t)i, &data, &len, &at), 0);
+    ck_assert_uint_eq(len, strlen(FAKE_BODY));
+    ck_assert_msg(at == want[i], "UID %zu: %lld", 4 + i, (long long)at);
+    free(data);
+  }
+  mail_imap_close(im);
+  /* SIGKILL: the child has check's own SIGTERM handler, which ends the
+   * whole process group */
+  kill(pid, SIGKILL);
+  ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+  log = fopen(logpath, "r");
+  ck_assert_ptr_nonnull(log);
+  while(fgets(line, sizeof(line), log)) {
+    if(strstr(line, "UID SEARCH ALL"))
+      all = true;
+    if(strstr(line, "UID SEARCH OR UNSEEN UID 7:*"))
+      unseen = true;
+    if(strstr(line, "BODY.PEEK"))
+      ck_assert_msg(strstr(line, "INTERNALDATE") != NULL, "%s", line);
+  }
+  fclose(log);
+  ck_assert_msg(all && unseen, "searches sent: all %d, unseen-or-above %d", all, unseen);
+}
+END_TEST
+
 static Suite *transport_suite(void)
 {
   Suite *s = suite_create("mail transports");
@@ -244,6 +491,8 @@ static Suite *transport_suite(void)
   tcase_add_test(tc, test_tls_parse);
   tcase_add_test(tc, test_sendmail_pipe);
   tcase_add_test(tc, test_maildir_group);
+  tcase_add_test(tc, test_maildir_arrival);
+  tcase_add_test(tc, test_imap_arrival_and_search);
   suite_add_tcase(s, tc);
   return s;
 }

@@ -131,6 +131,45 @@ START_TEST(test_guard_in_subject)
 }
 END_TEST
 
+/* issue 16: "roll" at the end of a play line is the standing answer to the
+ * next cube question (help-backgammon.txt), the play a candidate of its
+ * own; prose that ends in "roll" stays one line, a candidate or nothing. */
+static const struct {
+  const char *text;
+  int roll;         /* a roll command read */
+  const char *cand; /* the candidate left, NULL for none */
+} plays[] = {
+  {"13/7 8/7 roll", 1, "13/7 8/7"},
+  {"bar/22 6/off  ROLL", 1, "bar/22 6/off"},
+  {"8/5 6/5 ; e5 Roll", 1, "8/5 6/5 ; e5"},
+  {"K1/3 P1/2 roll", 1, "K1/3 P1/2"},
+  {"roll", 1, NULL},
+  {"13/7 8/7", 0, "13/7 8/7"},
+  {"rock and roll", 0, "rock and roll"},
+  {"let us roll 2 dice", 0, "let us roll 2 dice"},
+  {"13/7 8/7 rolls", 0, "13/7 8/7 rolls"},
+  {"13/7 8/7roll", 0, "13/7 8/7roll"},
+};
+
+START_TEST(test_play_then_roll)
+{
+  size_t i;
+  for(i = 0; i < sizeof(plays) / sizeof(plays[0]); i++) {
+    struct ref_cmds c;
+    int k, rolls = 0;
+    ref_commands_parse(&c, plays[i].text, NULL);
+    for(k = 0; k < c.ncmd; k++)
+      rolls += c.cmd[k].kind == REF_CMD_ROLL;
+    ck_assert_msg(rolls == plays[i].roll, "'%s': %d roll command(s)", plays[i].text, rolls);
+    if(plays[i].cand)
+      ck_assert_msg(c.ncand == 1 && !strcmp(c.cand[0], plays[i].cand), "'%s': cand '%s'",
+                    plays[i].text, c.ncand ? c.cand[0] : "(none)");
+    else
+      ck_assert_msg(c.ncand == 0, "'%s': %d candidates", plays[i].text, c.ncand);
+  }
+}
+END_TEST
+
 /* ---- new GAME [options] with ADDRESS, for every registered game ---- */
 
 /* Each game's switches, beyond its position (rules-spec.md; the games'
@@ -270,6 +309,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_unknown_words_not_guessed);
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
+  tcase_add_test(tc, test_play_then_roll);
   suite_add_tcase(s, tc);
   tc = tcase_create("new");
   tcase_add_test(tc, test_new_every_game);

@@ -1,0 +1,184 @@
+/*
+ * lock.c: processes sharing one store (issue 13). Contract in store.h
+ * (store_lock_daemon) and store_int.h (owners).
+ *
+ * Beside the database lies PATH.lock, a file of byte-range locks that the
+ * kernel drops when their holder ends, however it ends (kill -9 included):
+ *   byte 0        the daemon's lock: one `tabula serve` per store; the
+ *                 file's text is that daemon's pid, for the message that
+ *                 turns a second one away;
+ *   byte 1 + T    held by the process whose outbox claims carry token T
+ *                 (outbox.claim), for as long as it lives. A claim whose
+ *                 byte nobody holds belongs to a process that died: its
+ *                 rows are taken over (outbox.c, store_outbox_claim).
+ * Open file description locks (F_OFD_*, Linux) belong to the open file,
+ * not the process, so two store handles in one process exclude each other
+ * as two processes do (the unit tests rely on it), and closing some other
+ * descriptor of the file drops nothing. Without them, classic POSIX
+ * record locks do the same between processes.
+ */
+#define _GNU_SOURCE /* F_OFD_SETLK, F_OFD_GETLK */
+#include "store_int.h"
+
+#include <errno.h>
+#include <fcntl.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <sys/random.h>
+#include <sys/stat.h>
+#include <unistd.h>
+
+#ifdef F_OFD_SETLK
+#define LOCK_SET F_OFD_SETLK
+#define LOCK_GET F_OFD_GETLK
+#else
+#define LOCK_SET F_SETLK
+#define LOCK_GET F_GETLK
+#endif
+
+/* Tokens stay below 2^62 so that 1 + T is a valid file offset. */
+#define OWNER_MASK ((INT64_C(1) << 62) - 1)
+
+static int lock_path(struct store *st, char *buf, size_t cap)
+{
+  int n = snprintf(buf, cap, "%s.lock", st->path);
+  if(n < 0 || (size_t)n >= cap)
+    return store_fail(st, STORE_EIO, "the store's path is too long for its lock file");
+  return STORE_OK;
+}
+
+/* Opens PATH.lock once; created with the database's mode and, when we are
+ * root (an operator's command), its owner, so the daemon can still lock it
+ * afterwards (SQLite does the same for its -wal and -shm files). */
+static int lock_open(struct store *st)
+{
+  char path[4200];
+  struct stat db;
+  bool have_db;
+  int fd, rc;
+
+  if(st->lock_fd >= 0)
+    return STORE_OK;
+  if(!st->path)
+    return store_fail(st, STORE_EIO, "an in-memory store has no lock file");
+  rc = lock_path(st, path, sizeof(path));
+  if(rc)
+    return rc;
+  have_db = stat(st->path, &db) == 0;
+  fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, have_db ? (db.st_mode & 0666) : 0600);
+  if(fd < 0)
+    return store_fail(st, errno == ENOSPC ? STORE_EFULL : STORE_EIO, "opening %s: %s", path,
+                      strerror(errno));
+  if(have_db && geteuid() == 0 && (db.st_uid != 0 || db.st_gid != 0) &&
+     fchown(fd, db.st_uid, db.st_gid)) {
+    /* best effort: the daemon may run as root too */
+  }
+  st->lock_fd = fd;
+  return STORE_OK;
+}
+
+static int range(int fd, int cmd, short type, off_t start, struct flock *fl)
+{
+  memset(fl, 0, sizeof(*fl));
+  fl->l_type = type;
+  fl->l_whence = SEEK_SET;
+  fl->l_start = start;
+  fl->l_len = 1;
+  return fcntl(fd, cmd, fl);
+}
+
+int store_owner(struct store *st, int64_t *owner)
+{
+  struct flock fl;
+  int tries, rc;
+
+  *owner = 0;
+  if(st->owner) {
+    *owner = st->owner;
+    return STORE_OK;
+  }
+  if(st->path) {
+    rc = lock_open(st);
+    if(rc)
+      return rc;
+  }
+  for(tries = 0; tries < 8; tries++) {
+    int64_t t = 0;
+    if(getrandom(&t, sizeof(t), 0) != (ssize_t)sizeof(t))
+      return store_fail(st, STORE_EIO, "no randomness for the claim token: %s",
+                        strerror(errno));
+    t &= OWNER_MASK;
+    if(!t)
+      continue;
+    if(st->lock_fd < 0 || !range(st->lock_fd, LOCK_SET, F_WRLCK, (off_t)(1 + t), &fl)) {
+      st->owner = t;
+      *owner = t;
+      return STORE_OK;
+    }
+    if(errno != EAGAIN && errno != EACCES)
+      return store_fail(st, STORE_EIO, "locking the claim token: %s", strerror(errno));
+  }
+  return store_fail(st, STORE_EIO, "no free claim token");
+}
+
+bool store_owner_alive(struct store *st, int64_t owner)
+{
+  struct flock fl;
+
+  if(owner == st->owner)
+    return true;
+  if(owner <= 0 || owner > OWNER_MASK)
+    return false; /* not a token this code hands out */
+  if(!st->path)
+    return false; /* an in-memory store is this process's alone */
+  /* Cannot look: say alive. Rows then wait rather than go twice. */
+  if(lock_open(st) || range(st->lock_fd, LOCK_GET, F_WRLCK, (off_t)(1 + owner), &fl))
+    return true;
+  return fl.l_type != F_UNLCK;
+}
+
+int store_lock_daemon(struct store *st)
+{
+  char text[32], path[4200];
+  struct flock fl;
+  ssize_t got;
+  int n, rc;
+
+  rc = lock_open(st);
+  if(rc)
+    return rc;
+  if(range(st->lock_fd, LOCK_SET, F_WRLCK, 0, &fl)) {
+    long pid = 0;
+    if(errno != EAGAIN && errno != EACCES)
+      return store_fail(st, STORE_EIO, "locking the store for the daemon: %s",
+                        strerror(errno));
+    got = pread(st->lock_fd, text, sizeof(text) - 1, 0);
+    text[got > 0 ? got : 0] = '\0';
+    pid = strtol(text, NULL, 10);
+    lock_path(st, path, sizeof(path));
+    if(pid > 0)
+      return store_fail(st, STORE_EBUSY,
+                        "another tabula serve (pid %ld) is running on the store %s "
+                        "(lock %s): one daemon per store; stop it first",
+                        pid, st->path, path);
+    return store_fail(st, STORE_EBUSY,
+                      "another tabula serve is running on the store %s (lock %s): one "
+                      "daemon per store; stop it first",
+                      st->path, path);
+  }
+  /* The pid is for the message above; the lock itself is what counts. */
+  n = snprintf(text, sizeof(text), "%ld\n", (long)getpid());
+  if(ftruncate(st->lock_fd, 0) || pwrite(st->lock_fd, text, (size_t)n, 0) != n) {
+    /* a daemon without its pid on record still holds the lock */
+  }
+  return STORE_OK;
+}
+
+void store_lock_close(struct store *st)
+{
+  if(st->lock_fd >= 0)
+    close(st->lock_fd); /* drops every lock of this handle */
+  st->lock_fd = -1;
+  st->owner = 0;
+}

@@ -1,0 +1,312 @@
+/*
+ * test_claims.c: processes sharing one store (issue 13, "every reply
+ * exactly once"; store/lock.c, store/outbox.c).
+ *
+ * Two store handles on one file stand for two processes: lock.c's locks
+ * belong to the open file, not the process, so two handles exclude each
+ * other as two processes do, and closing a handle is what the kernel does
+ * for a process killed with -9.
+ *
+ * What must hold:
+ * - a reply is claimed by the process that queued it, and no other process
+ *   gets it while that one lives;
+ * - rows nobody holds are claimed by exactly one of two claimers, oldest
+ *   first, at most max at a time;
+ * - a claim ends with sent, retry (the row goes back to the queue) or
+ *   release, and with its process: the rows of a process that died are
+ *   taken over marked in_doubt, because it may have sent them;
+ * - one daemon per store: the second lock is refused, naming the first's
+ *   pid, and is granted once the first is gone;
+ * - an old (v2) outbox's queued rows are claimable after the migration;
+ * - SQLite's integrity check says "" for a sound file and names what is
+ *   broken in a damaged one.
+ */
+#include "store.h"
+
+#include <check.h>
+#include <dirent.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+static char dbpath[300];
+
+static void setup(void)
+{
+  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-claims-XXXXXX", P_tmpdir);
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
+}
+
+static void teardown(void)
+{
+  char path[600];
+  struct dirent *d;
+  DIR *dir = opendir(tmpdir);
+
+  if(!dir)
+    return;
+  for(d = readdir(dir); d; d = readdir(dir)) {
+    if(!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
+      continue;
+    snprintf(path, sizeof(path), "%s/%s", tmpdir, d->d_name);
+    unlink(path);
+  }
+  closedir(dir);
+  rmdir(tmpdir);
+}
+
+static struct store *open_ok(void)
+{
+  char err[256];
+  struct store *st = NULL;
+  ck_assert_msg(store_open(&st, dbpath, err, sizeof(err)) == STORE_OK, "open: %s", err);
+  return st;
+}
+
+static void raw_exec(const char *sql)
+{
+  sqlite3 *db = NULL;
+  char *msg = NULL;
+  ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+  ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
+                msg ? msg : "?");
+  sqlite3_free(msg);
+  sqlite3_close(db);
+}
+
+static int64_t add(struct store *st, const char *to, int64_t now)
+{
+  int64_t id = 0;
+  ck_assert_int_eq(store_outbox_add(st, &id, 0, to, "Subject: x\r\n\r\nbody\r\n", now), STORE_OK);
+  return id;
+}
+
+/* Claims and returns how many rows came; ids[] gets them, in order. */
+static size_t claim(struct store *st, int64_t now, size_t max, int64_t *ids, bool *doubt)
+{
+  struct store_outbox *rows = NULL;
+  size_t n = 0, i;
+  ck_assert_int_eq(store_outbox_claim(st, &rows, &n, now, max), STORE_OK);
+  for(i = 0; i < n; i++) {
+    if(ids)
+      ids[i] = rows[i].id;
+    if(doubt)
+      doubt[i] = rows[i].in_doubt;
+  }
+  store_outbox_free(rows, n);
+  return n;
+}
+
+START_TEST(test_claim_queued_by_its_process)
+{
+  struct store *a = open_ok(), *b = open_ok();
+  int64_t id[3], got[8];
+  bool doubt[8];
+
+  id[0] = add(a, "x@example.org", 100);
+  id[1] = add(a, "y@example.org", 100);
+  id[2] = add(a, "z@example.org", 100);
+  /* b gets nothing while a lives; a gets its own, oldest first */
+  ck_assert_uint_eq(claim(b, 1000, 8, NULL, NULL), 0);
+  ck_assert_uint_eq(claim(a, 1000, 8, got, doubt), 3);
+  ck_assert_int_eq(got[0], id[0]);
+  ck_assert_int_eq(got[2], id[2]);
+  ck_assert(!doubt[0] && !doubt[1] && !doubt[2]);
+  /* max limits, keeping the oldest */
+  ck_assert_uint_eq(claim(a, 1000, 2, got, NULL), 2);
+  ck_assert_int_eq(got[1], id[1]);
+  /* sent: gone from the queue */
+  ck_assert_int_eq(store_outbox_sent(a, id[0], 101), STORE_OK);
+  ck_assert_uint_eq(claim(a, 1000, 8, got, NULL), 2);
+  ck_assert_int_eq(got[0], id[1]);
+  ck_assert_uint_eq(claim(b, 1000, 8, NULL, NULL), 0);
+  store_close(b);
+  store_close(a);
+}
+END_TEST
+
+/* a dies holding claims (kill -9 closes its files): b takes them over,
+ * in_doubt, and the row a recorded as sent stays sent. */
+START_TEST(test_claim_taken_over_from_the_dead)
+{
+  struct store *a = open_ok(), *b = open_ok();
+  int64_t id[3], got[8];
+  bool doubt[8];
+
+  id[0] = add(a, "x@example.org", 100);
+  id[1] = add(a, "y@example.org", 100);
+  id[2] = add(a, "z@example.org", 100);
+  ck_assert_int_eq(store_outbox_sent(a, id[0], 101), STORE_OK);
+  store_close(a);
+  ck_assert_uint_eq(claim(b, 1000, 8, got, doubt), 2);
+  ck_assert_int_eq(got[0], id[1]);
+  ck_assert_int_eq(got[1], id[2]);
+  ck_assert(doubt[0] && doubt[1]);
+  /* now b's: a third process gets nothing while b lives */
+  a = open_ok();
+  ck_assert_uint_eq(claim(a, 1000, 8, NULL, NULL), 0);
+  /* a failed attempt gives the row back, still in doubt */
+  ck_assert_int_eq(store_outbox_retry(b, id[1], 2000, "421 later", false), STORE_OK);
+  ck_assert_uint_eq(claim(a, 1999, 8, NULL, NULL), 0);
+  ck_assert_uint_eq(claim(a, 2000, 8, got, doubt), 1);
+  ck_assert_int_eq(got[0], id[1]);
+  ck_assert(doubt[0]);
+  store_close(a);
+  store_close(b);
+}
+END_TEST
+
+/* Rows nobody holds (left by an older tabula, or given back): two
+ * claimers split them, never share one. */
+START_TEST(test_claim_unheld_rows_once)
+{
+  struct store *a = open_ok(), *b = open_ok();
+  int64_t ga[64], gb[64];
+  size_t na, nb, i, j;
+  char sql[256];
+
+  for(i = 0; i < 40; i++) {
+    snprintf(sql, sizeof(sql),
+             "INSERT INTO outbox(recipient, message, state, next_try, created)"
+             " VALUES('r%zu@example.org', 'm', 'queued', %zu, 1)",
+             i, i < 30 ? (size_t)10 : (size_t)5000);
+    raw_exec(sql);
+  }
+  na = claim(a, 100, 16, ga, NULL);
+  nb = claim(b, 100, 64, gb, NULL);
+  ck_assert_uint_eq(na, 16);
+  ck_assert_uint_eq(nb, 14); /* 30 due, the other 10 not yet */
+  for(i = 0; i < na; i++)
+    for(j = 0; j < nb; j++)
+      ck_assert_int_ne(ga[i], gb[j]);
+  ck_assert_int_lt(ga[15], gb[0]); /* a came first and got the oldest */
+  /* release: b's rows go to whoever claims next, not in doubt */
+  ck_assert_int_eq(store_outbox_release(b), STORE_OK);
+  ck_assert_uint_eq(claim(a, 100, 64, ga, NULL), 30);
+  ck_assert_uint_eq(claim(b, 100, 64, NULL, NULL), 0);
+  store_close(a);
+  store_close(b);
+}
+END_TEST
+
+START_TEST(test_daemon_lock)
+{
+  struct store *a = open_ok(), *b = open_ok();
+  char pid[32];
+
+  ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
+  ck_assert_int_eq(store_lock_daemon(b), STORE_EBUSY);
+  snprintf(pid, sizeof(pid), "(pid %ld)", (long)getpid());
+  ck_assert_msg(strstr(store_errmsg(b), pid) && strstr(store_errmsg(b), "serve"), "%s",
+                store_errmsg(b));
+  /* the daemon's lock does not stand in the way of claims */
+  add(b, "x@example.org", 1);
+  ck_assert_uint_eq(claim(b, 10, 8, NULL, NULL), 1);
+  store_close(a);
+  ck_assert_int_eq(store_lock_daemon(b), STORE_OK);
+  store_close(b);
+}
+END_TEST
+
+START_TEST(test_claim_in_memory)
+{
+  struct store *st = NULL;
+  char err[256];
+  int64_t got[4];
+
+  ck_assert_int_eq(store_open(&st, ":memory:", err, sizeof(err)), STORE_OK);
+  add(st, "x@example.org", 1);
+  ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
+  ck_assert_int_eq(store_outbox_sent(st, got[0], 11), STORE_OK);
+  ck_assert_uint_eq(claim(st, 10, 4, NULL, NULL), 0);
+  ck_assert_int_eq(store_lock_daemon(st), STORE_EIO); /* nothing to lock */
+  ck_assert_int_eq(strlen(store_id(st)), 16);
+  store_close(st);
+}
+END_TEST
+
+/* A v2 file with queued replies (before claims existed): brought forward,
+ * its rows are claimable, and it got its own random id. */
+START_TEST(test_claim_after_migration)
+{
+  struct store *st = open_ok(), *other;
+  char id1[24];
+  int64_t got[4];
+
+  store_close(st);
+  raw_exec("DROP INDEX outbox_claimed;"
+           "ALTER TABLE outbox DROP COLUMN claim; ALTER TABLE outbox DROP COLUMN in_doubt;"
+           "DELETE FROM kv; PRAGMA user_version = 2;"
+           "INSERT INTO outbox(recipient, message, state, next_try, created)"
+           " VALUES('old@example.org', 'm', 'queued', 1, 1);");
+  st = open_ok();
+  ck_assert_int_eq(store_schema_version(st), 3);
+  ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
+  snprintf(id1, sizeof(id1), "%s", store_id(st));
+  ck_assert_int_eq(strlen(id1), 16);
+  store_close(st);
+  /* another file, another id */
+  snprintf(dbpath + strlen(dbpath) - 3, 8, "2.db");
+  other = open_ok();
+  ck_assert_str_ne(store_id(other), id1);
+  store_close(other);
+}
+END_TEST
+
+START_TEST(test_integrity_check)
+{
+  struct store *st = open_ok();
+  char *problems = NULL;
+  int i;
+
+  for(i = 0; i < 300; i++)
+    add(st, "x@example.org", i);
+  ck_assert_int_eq(store_integrity_check(st, &problems), STORE_OK);
+  ck_assert_str_eq(problems, "");
+  free(problems);
+  store_close(st);
+
+  /* An index that no longer matches its table, as a flipped byte in its
+   * page would leave it: SQLite's check names the index. */
+  raw_exec("PRAGMA writable_schema = ON;"
+           "UPDATE sqlite_schema SET sql = 'CREATE INDEX outbox_due ON outbox(next_try, state)'"
+           " WHERE name = 'outbox_due';");
+  st = open_ok();
+  ck_assert_int_eq(store_integrity_check(st, &problems), STORE_OK);
+  ck_assert_msg(strstr(problems, "outbox_due") != NULL, "%s", problems);
+  free(problems);
+  store_close(st);
+}
+END_TEST
+
+static Suite *claims_suite(void)
+{
+  Suite *s = suite_create("claims");
+  TCase *tc = tcase_create("claims");
+
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_claim_queued_by_its_process);
+  tcase_add_test(tc, test_claim_taken_over_from_the_dead);
+  tcase_add_test(tc, test_claim_unheld_rows_once);
+  tcase_add_test(tc, test_daemon_lock);
+  tcase_add_test(tc, test_claim_in_memory);
+  tcase_add_test(tc, test_claim_after_migration);
+  tcase_add_test(tc, test_integrity_check);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  SRunner *sr = srunner_create(claims_suite());
+  int failed;
+
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
