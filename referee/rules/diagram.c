@@ -172,3 +172,14 @@ void ref_diag_reserves(struct ref_diagram *d, const uint8_t bar[2][6], const uin
     d->off[c].n = off[c];
   }
 }
+
+void ref_diag_bg_turn(struct ref_diagram *d, const struct ref_bg_turn *t, int mirrored_seat)
+{
+  if(mirrored_seat >= 0 && t->last_seat >= 0)
+    ref_diag_mark_play(d, t->last, t->last_seat, t->last_seat == mirrored_seat);
+  if(t->phase == REF_PHASE_MOVE && t->dice[0]) {
+    d->dice[0] = t->dice[0];
+    d->dice[1] = t->dice[1];
+    d->ndice = 2;
+  }
+}

@@ -38,5 +38,12 @@ void ref_diag_bg_board(struct ref_diagram *d, const struct ref_bg_board *b);
  * the diagram's point 25 - p (backgammon's second seat, Tables Chess's
  * first). */
 void ref_diag_mark_play(struct ref_diagram *d, const char *play, int seat, bool mirror);
+struct ref_bg_turn;
+/* What the dice games' turn frame (backgammon_board.c) shows: the dice to
+ * play while a play is due, and the last play marked when `mirrored_seat`
+ * is the seat whose plays number the points from the other end
+ * (backgammon's second, Tables Chess's first) and -1 to mark none
+ * (Backgammon Chess, whose frame keeps no play's text). */
+void ref_diag_bg_turn(struct ref_diagram *d, const struct ref_bg_turn *t, int mirrored_seat);
 
 #endif
