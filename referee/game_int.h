@@ -103,6 +103,26 @@ int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const
 /* Offers, actions, the operator's decision, a loss on time: a comment. */
 int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
                     const struct ref_rec_step *st);
+/* A movetext record (PGN, PDN): the journal replayed, the position at
+ * "start" kept, each move written by `move`, the rest as ref_record_note's
+ * comments, then how the game ended. ref_record_movetext_out writes the
+ * tag pairs' blank line, the movetext and the word that ends it; both free
+ * the moves, so the caller frees nothing. */
+struct ref_rec_movetext {
+  struct ref_rec_text t;
+  struct ref_buf moves;
+  char start[600];
+  struct ref_rec_end end;
+  int (*move)(struct ref_rec_text *t, const struct ref_game_ctx *r, const struct ref_rec_step *st);
+};
+int ref_record_movetext(struct ref_service *svc, struct ref_game_ctx *g,
+                        struct ref_rec_movetext *m);
+int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, const char *last);
+/* The tags a PGN or PDN record opens with: Event (the game's number), Site
+ * (the referee's address), Date; and the Result tag's words (1-0, 0-1,
+ * 1/2-1/2, or * for a game not over: PGN 8.1.1.7, PDN 3.0's the same). */
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out);
+const char *ref_record_result(const struct ref_rec_end *end);
 int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                    unsigned flags);
 int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,

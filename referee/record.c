@@ -383,3 +383,58 @@ int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
   return rc;
 }
 
+static int movetext_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
+{
+  struct ref_rec_movetext *m = arg;
+  const struct store_entry *e = st->e;
+
+  if(!strcmp(e->kind, "start"))
+    return r->desc->ops->encode(r->state, m->start, sizeof(m->start)) == REF_OK ? 0 : -1;
+  if(!strcmp(e->kind, "move"))
+    return m->move(&m->t, r, st);
+  return ref_record_note(&m->t, r, st);
+}
+
+int ref_record_movetext(struct ref_service *svc, struct ref_game_ctx *g,
+                        struct ref_rec_movetext *m)
+{
+  ref_buf_init(&m->moves, 4u * 1024u * 1024u);
+  m->t.text = &m->moves;
+  m->t.col = 0;
+  m->t.need_number = 1;
+  m->start[0] = '\0';
+  if(ref_record_walk(svc, g, movetext_step, m, NULL) || ref_record_end(svc, g, &m->end)) {
+    ref_buf_free(&m->moves);
+    return -1;
+  }
+  return 0;
+}
+
+int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, const char *last)
+{
+  int rc = -1;
+  ref_buf_puts(out, "\n");
+  if(!ref_record_word(&m->t, last)) {
+    ref_buf_printf(out, "%s\n\n", m->moves.s ? m->moves.s : "");
+    rc = 0;
+  }
+  ref_buf_free(&m->moves);
+  return rc;
+}
+
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out)
+{
+  char date[16], event[64];
+  ref_record_date(g, date, sizeof(date));
+  snprintf(event, sizeof(event), "tabula game %lld", (long long)g->row.id);
+  ref_record_tag(out, "Event", event);
+  ref_record_tag(out, "Site", svc->cfg.address);
+  ref_record_tag(out, "Date", date);
+}
+
+const char *ref_record_result(const struct ref_rec_end *end)
+{
+  if(!end->over)
+    return "*";
+  return end->winner == 0 ? "1-0" : end->winner == 1 ? "0-1" : "1/2-1/2";
+}

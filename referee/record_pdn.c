@@ -20,11 +20,6 @@
 #include <stdlib.h>
 #include <string.h>
 
-struct pdn_ctx {
-  struct ref_rec_text t;
-  char start[600];
-};
-
 /* "11x18x25" as "11x25" unless another legal capture from 11 ends on 25. */
 static void short_capture(const struct ref_game_ctx *r, const struct ref_state *before,
                           const char *canon, char *out, size_t cap)
@@ -58,67 +53,43 @@ static void short_capture(const struct ref_game_ctx *r, const struct ref_state *
     snprintf(out, cap, "%s", shorter);
 }
 
-static int pdn_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
+static int pdn_move(struct ref_rec_text *t, const struct ref_game_ctx *r,
+                    const struct ref_rec_step *st)
 {
-  struct pdn_ctx *c = arg;
-  const struct store_entry *e = st->e;
   char w[400];
-
-  if(!strcmp(e->kind, "start"))
-    return r->desc->ops->encode(r->state, c->start, sizeof(c->start)) == REF_OK ? 0 : -1;
-  if(!strcmp(e->kind, "move")) {
-    short_capture(r, st->before, e->text, w, sizeof(w));
-    return ref_record_move(&c->t, st, w);
-  }
-  return ref_record_note(&c->t, r, st);
+  short_capture(r, st->before, st->e->text, w, sizeof(w));
+  return ref_record_move(t, st, w);
 }
 
 int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                    unsigned flags)
 {
-  struct pdn_ctx c;
-  struct ref_buf moves;
-  struct ref_rec_end end;
+  struct ref_rec_movetext m = {.move = pdn_move};
   struct ref_state *initial = NULL;
-  char date[16], event[64], name[300], tc[32], start[600] = "";
-  const char *result;
-  int rc = -1;
+  char name[300], tc[32], start[600] = "";
 
-  memset(&c, 0, sizeof(c));
-  ref_buf_init(&moves, 4u * 1024u * 1024u);
-  c.t.text = &moves;
-  c.t.need_number = 1;
-  if(ref_record_walk(svc, g, pdn_step, &c, NULL) || ref_record_end(svc, g, &end))
-    goto out;
+  if(ref_record_movetext(svc, g, &m))
+    return -1;
   /* the standard start needs no FEN; anything else carries it */
   initial = ref_state_new(g->desc);
   if(!initial || g->desc->ops->init(initial, NULL, NULL) != REF_OK ||
-     g->desc->ops->encode(initial, start, sizeof(start)) != REF_OK)
-    goto out;
-  result = !end.over ? "*" : end.winner == 0 ? "1-0" : end.winner == 1 ? "0-1" : "1/2-1/2";
-  ref_record_date(g, date, sizeof(date));
-  snprintf(event, sizeof(event), "tabula game %lld", (long long)g->row.id);
-  ref_record_tag(out, "Event", event);
-  ref_record_tag(out, "Site", svc->cfg.address);
-  ref_record_tag(out, "Date", date);
+     g->desc->ops->encode(initial, start, sizeof(start)) != REF_OK) {
+    free(initial);
+    ref_buf_free(&m.moves);
+    return -1;
+  }
+  free(initial);
+  ref_record_head(svc, g, out);
   ref_record_player(g, 0, flags, name, sizeof(name));
   ref_record_tag(out, "Black", name);
   ref_record_player(g, 1, flags, name, sizeof(name));
   ref_record_tag(out, "White", name);
-  ref_record_tag(out, "Result", result);
+  ref_record_tag(out, "Result", ref_record_result(&m.end));
   ref_record_tag(out, "GameType", "21");
-  if(c.start[0] && strcmp(c.start, start))
-    ref_record_tag(out, "FEN", c.start);
+  if(m.start[0] && strcmp(m.start, start))
+    ref_record_tag(out, "FEN", m.start);
   ref_record_time_control(svc, g, tc, sizeof(tc));
   ref_record_tag(out, "TimeControl", tc);
-  ref_record_tag(out, "Termination", ref_record_termination(&end));
-  ref_buf_puts(out, "\n");
-  if(ref_record_word(&c.t, "*"))
-    goto out;
-  ref_buf_printf(out, "%s\n\n", moves.s ? moves.s : "");
-  rc = 0;
-out:
-  free(initial);
-  ref_buf_free(&moves);
-  return rc;
+  ref_record_tag(out, "Termination", ref_record_termination(&m.end));
+  return ref_record_movetext_out(&m, out, "*");
 }

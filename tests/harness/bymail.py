@@ -11,6 +11,7 @@ import email.policy
 import glob
 import os
 import re
+import shutil
 import subprocess
 
 REFEREE = "referee@example.org"
@@ -184,3 +185,15 @@ def resign(t, num, a, b, words="resign"):
     if "offers to resign" in str(msg["Subject"]):
         t.deliver(other, "accept", reply=msg)
     return who
+
+
+def finish(results, work):
+    """The end of a test script: its folder removed when every check passed
+    (else kept and named, for inspection), "N passed, M failed" printed; the
+    exit status (a script that checked nothing fails)."""
+    if all(results):
+        shutil.rmtree(work, ignore_errors=True)
+    else:
+        print("kept for inspection: %s" % work)
+    print("%d passed, %d failed" % (results.count(True), results.count(False)))
+    return 0 if results and all(results) else 1

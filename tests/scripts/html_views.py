@@ -345,12 +345,8 @@ def main():
         check("the index lists every published game",
               all('href="game-%d.html"' % n in dom for n, _, _ in played.values()), dom[:500])
     finally:
-        if all(results):
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print("kept for inspection: %s" % work)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if results and all(results) else 1
+        status = bymail.finish(results, work)
+    return status
 
 
 def write_config(work):

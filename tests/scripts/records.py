@@ -295,12 +295,8 @@ def main():
         chess(root)
         hybrids(root)
     finally:
-        if all(results):
-            shutil.rmtree(root, ignore_errors=True)
-        else:
-            print("kept for inspection: %s" % root)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if results and all(results) else 1
+        status = bymail.finish(results, root)
+    return status
 
 
 if __name__ == "__main__":
