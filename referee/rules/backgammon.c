@@ -762,7 +762,7 @@ static int bg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d
   const struct bg_state *st = cst_of(s);
   ref_diag_points(d, seat == 1);
   ref_diag_bg_board(d, &st->b);
-  ref_diag_bg_turn(d, &st->t, 1);
+  ref_diag_bg_turn(d, &st->t, true);
   d->cube = ref_bg_cube_value(&st->cube);
   d->cube_owner = st->cube.owner;
   return REF_OK;

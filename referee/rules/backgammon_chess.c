@@ -761,7 +761,7 @@ static int bc_diagram(const struct ref_state *s, int seat, struct ref_diagram *d
   d->jail[1] = st->b.pt[1][REF_BG_BAR];
   d->cube = ref_bg_cube_value(&st->cube);
   d->cube_owner = st->cube.owner;
-  ref_diag_bg_turn(d, &st->t, -1);
+  ref_diag_bg_turn(d, &st->t, false);
   return REF_OK;
 }
 

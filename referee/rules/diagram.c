@@ -87,7 +87,9 @@ static int absolute(int seat, int p)
   return seat == 0 ? p : 25 - p;
 }
 
-void ref_diag_mark_play(struct ref_diagram *d, const char *play, int seat, bool mirror)
+/* The last play by `seat` marked; each side numbers the points from its
+ * own home (BG 4.1), so the second seat's point p is the diagram's 25 - p. */
+static void mark_last_play(struct ref_diagram *d, const char *play, int seat)
 {
   /* gnubg's notation: "13/7* 8/7", "bar/22", "6/off", "24/18/13", "6/4(2)" */
   const char *p = play;
@@ -119,7 +121,7 @@ void ref_diag_mark_play(struct ref_diagram *d, const char *play, int seat, bool 
       continue;
     }
     if(point >= 1 && point <= 24)
-      d->point[(mirror ? 25 - point : point) - 1].mark |= first ? REF_DIAG_FROM : REF_DIAG_TO;
+      d->point[absolute(seat, point) - 1].mark |= first ? REF_DIAG_FROM : REF_DIAG_TO;
     if(*p == '*')
       p++;
     first = *p != '/';
@@ -173,10 +175,10 @@ void ref_diag_reserves(struct ref_diagram *d, const uint8_t bar[2][6], const uin
   }
 }
 
-void ref_diag_bg_turn(struct ref_diagram *d, const struct ref_bg_turn *t, int mirrored_seat)
+void ref_diag_bg_turn(struct ref_diagram *d, const struct ref_bg_turn *t, bool mark_play)
 {
-  if(mirrored_seat >= 0 && t->last_seat >= 0)
-    ref_diag_mark_play(d, t->last, t->last_seat, t->last_seat == mirrored_seat);
+  if(mark_play && t->last_seat >= 0)
+    mark_last_play(d, t->last, t->last_seat);
   if(t->phase == REF_PHASE_MOVE && t->dice[0]) {
     d->dice[0] = t->dice[0];
     d->dice[1] = t->dice[1];

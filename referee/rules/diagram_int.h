@@ -33,17 +33,12 @@ struct ref_bg_board;
 /* The checkers of a backgammon board (backgammon_int.h) on the diagram's
  * points, bar and off tray; White light, Black dark. */
 void ref_diag_bg_board(struct ref_diagram *d, const struct ref_bg_board *b);
-/* The last play by `seat`, in gnubg's notation ("13/7* 8/7", "Nbar/5"),
- * marked on the points it left and reached; `mirror`: the play's point p is
- * the diagram's point 25 - p (backgammon's second seat, Tables Chess's
- * first). */
-void ref_diag_mark_play(struct ref_diagram *d, const char *play, int seat, bool mirror);
 struct ref_bg_turn;
 /* What the dice games' turn frame (backgammon_board.c) shows: the dice to
- * play while a play is due, and the last play marked when `mirrored_seat`
- * is the seat whose plays number the points from the other end
- * (backgammon's second, Tables Chess's first) and -1 to mark none
- * (Backgammon Chess, whose frame keeps no play's text). */
-void ref_diag_bg_turn(struct ref_diagram *d, const struct ref_bg_turn *t, int mirrored_seat);
+ * play while a play is due and, when `mark_play`, the last play (gnubg's
+ * notation, "13/7* 8/7", "Nbar/5") marked on the points it left and
+ * reached: backgammon and Tables Chess; Backgammon Chess's frame keeps no
+ * play's text. */
+void ref_diag_bg_turn(struct ref_diagram *d, const struct ref_bg_turn *t, bool mark_play);
 
 #endif

@@ -1348,7 +1348,7 @@ static int tc_diagram(const struct ref_state *s, int seat, struct ref_diagram *d
     for(i = 0; i < n; i++)
       ref_diag_put_letter(&d->bar[side], letters[i]);
   }
-  ref_diag_bg_turn(d, &st->t, 0);
+  ref_diag_bg_turn(d, &st->t, true);
   return REF_OK;
 }
 

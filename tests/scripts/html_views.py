@@ -211,6 +211,23 @@ def pieces_match(game, text, dom):
         upper, lower, letters)
 
 
+def play_marked(text, dom, first, passed):
+    """The 24-point boards: the points marked are those the last play ("bob
+    played 13/7* 8/7.") names, each side's numbering its own (BG 4.1: the
+    second seat's point p is the first seat's 25 - p); none after a pass."""
+    got = {int(n) for n in re.findall(r'<td data-point="(\d+)" data-mark="1"', dom)}
+    if passed:
+        return not got, "a pass, yet marked %s" % sorted(got)
+    m = re.search(r"^(\S+) played (.+)\.$", text, re.M)
+    if not m:
+        return False, "no play named in the mail:\n" + text[:300]
+    second = m.group(1) != first
+    named = {int(n) for n in re.findall(r"\d+", re.sub(r"\(\d+\)", "", m.group(2)))}
+    want = {25 - n if second else n for n in named if 1 <= n <= 24}
+    return got == want, "play %r by %s: marked %s, named %s" % (
+        m.group(2), m.group(1), sorted(got), sorted(want))
+
+
 def board_part(game, text):
     """The ASCII board's piece rows only (stacks in 4x8, point rows in Tables Chess)."""
     if game == "chessgammon4x8":
@@ -283,6 +300,10 @@ def main():
                   'data-diagram="1"' in dom and ('data-mark="1"' in dom or passed), dom[:300])
             ok, why = pieces_match(game, text, dom)
             check("%s: every piece on its square" % game, ok, why)
+            if game in ("backgammon", "tableschess"):
+                ok, why = play_marked(text, dom, a, passed)
+                check("%s: the points of the last play marked, where the mover's "
+                      "numbering puts them" % game, ok, why)
 
         # every game ends; one private game must leave no trace on the site
         for game, (num, a, b) in played.items():
