@@ -11,6 +11,7 @@ is rendered by headless Chromium (Debian's), screenshotted, and its DOM
     102 KB clipping budget; the HTML holds no script, image, style sheet or
     remote reference, and the browser fetched nothing but the file itself
     (Chromium's net log);
+  - with the option html=0, plain text only;
   - the board is drawn (a diagram table), the last move marked, and the
     pieces stand where the text part's board has them: every square of the
     grid games against the ASCII board or the FEN, the backgammon points
@@ -258,6 +259,14 @@ def main():
         _, urls = chromium("file://" + probe, os.path.join(work, "probe.png"), 200, work)
         check("the net log catches a page's remote fetch (a control page)",
               "http://example.invalid/x.png" in urls, urls)
+        # the option html=0: every mail plain text only, the board as ASCII
+        plain = bymail.Table(TABULA, os.path.join(work, "plain"), extra="html=0\n")
+        bymail.play(plain, "backgammon", "p1@example.org", "p2@example.org",
+                    random.Random(17), 2)
+        kinds = sorted({m.get_content_type() for m in plain.mails})
+        boards = sum(1 for m in plain.mails if " +13-14-" in bymail.text(m))
+        check("html=0: every mail text/plain (%d mails, %d with a board)"
+              % (len(plain.mails), boards), kinds == ["text/plain"] and boards >= 2, kinds)
         for i, game in enumerate(GAMES):
             a, b = "alice%d@example.org" % i, "bob%d@example.org" % i
             num = bymail.play(t, game, a, b, rng, 5)
