@@ -61,6 +61,8 @@ static const struct option_def options[] = {
   STR(help_url, "", "a web page of rules and help, named at the end of every help mail"),
   STR(auth, "token+from", "who may act for a seat: token+from (the key AND the seat's From) or token"),
   INT(rate_limit, "120", 0, 100000, "mails per hour read from one sender; more are recorded, not answered (0: no limit)"),
+  INT(stranger_mails_per_hour, "20", 0, 100000, "mails per hour, all together, to addresses that hold no seat and never answered (confirmation requests, help, invitations); more are not sent, and logged"),
+  INT(confirm_days, "3", 1, 60, "days a confirmation request waits for its answer (a first new, each observe)"),
   STR(recipient_delimiter, "+", "the character between local part and key in reply addresses: + - = or _"),
   STR(source, "maildir", "where mail comes from: maildir (inbox), imap or pop3"),
   STR(in_host, "", "IMAP or POP3 server host name (checked against its certificate)"),

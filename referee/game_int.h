@@ -1,12 +1,14 @@
 /*
  * game_int.h: layer 3 of the service, "games" (docs/architecture.md): a
  * game rebuilt from its journal and the journal written (game.c), its dice
- * chain in the store (dicechain.c), its record (record.c) and its
- * observers (observers.c). Calls only layers 1 and 2.
+ * chain in the store (dicechain.c), its record (record.c), its observers
+ * (observers.c) and a mail's move lines read as its turn (turnread.c).
+ * Calls only layers 1 and 2.
  */
 #ifndef TABULA_GAME_INT_H
 #define TABULA_GAME_INT_H
 
+#include "commands.h"
 #include "context_int.h"
 
 /* game.c */
@@ -135,5 +137,24 @@ int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
  * -2 full, -1 error. */
 int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on);
+int ref_is_observer(struct ref_service *svc, int64_t game, const char *address); /* 1, 0, -1 */
+/* A private game (new GAME private, issue 13) takes no observers: 1 when
+ * private, 0 when not, -1 on a store error. */
+int ref_game_private(struct ref_service *svc, int64_t game);
+int ref_game_set_private(struct ref_service *svc, int64_t game);
+
+/* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1,
+ * issue 13): a line that alone is a legal whole turn, else consecutive
+ * lines joined. found: mv is the turn, input the line(s) it was read from.
+ * conflict: two different turns, input the second. Neither: err and input
+ * are the most telling failure of a single line (input may be empty).
+ * 0, or -1 without memory. */
+struct ref_turn {
+  int found, conflict;
+  struct ref_move mv;
+  struct ref_err err;
+  char input[REF_CAND_MAX * 129]; /* the candidates joined by spaces */
+};
+int ref_read_turn(const struct ref_game_ctx *g, const struct ref_cmds *cmds, struct ref_turn *t);
 
 #endif

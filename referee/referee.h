@@ -34,6 +34,10 @@ struct ref_config {
                               (default); "token": the key alone, the seat's player of
                               record is copied on what another address did */
   int rate_limit;          /* mails per hour per sender; 0 = no limit */
+  /* Nothing to an address that has not asked (optin.c, issue 13). */
+  int stranger_mails_per_hour; /* all mails an hour, together, to addresses that hold no seat
+                                  and never answered us: confirmations, help, invitations */
+  int confirm_days;        /* a confirmation request's key lapses after this */
   char recipient_delimiter[2]; /* local+GAME.KEY@domain: "+" (or - = _ as the MTA uses) */
   /* Mail transports (transport.c, issue 5): where mail comes from and goes. */
   char source[16];         /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */

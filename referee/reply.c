@@ -22,19 +22,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* local+GAME.TOKEN@domain from the referee's own address: replying is all a
- * player does, and the tag tells the game and the seat. */
-static int tokened_address(char *buf, size_t cap, const char *address, char delim,
-                           int64_t game, const char *token)
+/* local+TAG@domain from the referee's own address: replying is all a player
+ * does, and the tag (GAME.TOKEN, or confirm.KEY) says what the reply
+ * answers. The delimiter is the MTA's (config recipient_delimiter, "+" by
+ * default). */
+static int tagged_address(char *buf, size_t cap, const char *address, char delim,
+                          const char *tag)
 {
   const char *at = strrchr(address, '@');
   int n;
   if(!at)
     return -1;
-  /* the delimiter is the MTA's (config recipient_delimiter, "+" by default) */
-  n = snprintf(buf, cap, "%.*s%c%lld.%s%s", (int)(at - address), address,
-               delim ? delim : '+', (long long)game, token, at);
+  n = snprintf(buf, cap, "%.*s%c%s%s", (int)(at - address), address, delim ? delim : '+', tag,
+               at);
   return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+static int tokened_address(char *buf, size_t cap, const char *address, char delim,
+                           int64_t game, const char *token)
+{
+  char tag[128];
+  snprintf(tag, sizeof(tag), "%lld.%s", (long long)game, token);
+  return tagged_address(buf, cap, address, delim, tag);
 }
 
 /* ---- the digest: where a mail may wait ---- */
@@ -146,20 +155,17 @@ out:
 
 /* ---- composing and queueing ---- */
 
-int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
-              const char *tmpl, const struct tpl_var *vars, size_t nvars)
-{
-  return ref_reply_ex(m, g, seat, to, tmpl, vars, nvars, NULL);
-}
-
-int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
-                 const char *tmpl, const struct tpl_var *vars, size_t nvars,
-                 const struct ref_reply_extra *x)
+/* The template to `to`: `prefix` goes in front of the subject ("[tabula
+ * GAME TOKEN]"), `reply_to` (or NULL) is the address a reply goes to; `x`
+ * (or NULL) the board as data, the game's link, the files (issue 17). */
+static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
+                   const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                   const char *prefix, const char *reply_to, const struct ref_reply_extra *x)
 {
   struct ref_service *svc = m->svc;
   struct mail_out out;
   char *subject = NULL, *body = NULL, *message = NULL, *html = NULL;
-  char full_subject[600], reply_to[MAIL_ADDR_MAX], refs[1400];
+  char full_subject[600], refs[1400];
   int rc = -1;
 
   memset(&out, 0, sizeof(out));
@@ -187,19 +193,8 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
   out.domain = svc->cfg.domain;
   out.date = ref_now(svc);
   out.body = body;
-  if(g && seat >= 0 && (size_t)seat < g->nseats) {
-    snprintf(full_subject, sizeof(full_subject), "[tabula %lld %s] %s", (long long)g->row.id,
-             g->seats[seat].token, subject);
-    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
-                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
-      out.reply_to = reply_to;
-  }
-  else if(g)
-    /* observers: the game's number, never a key */
-    snprintf(full_subject, sizeof(full_subject), "[tabula %lld] %s", (long long)g->row.id,
-             subject);
-  else
-    snprintf(full_subject, sizeof(full_subject), "%s", subject);
+  out.reply_to = reply_to;
+  snprintf(full_subject, sizeof(full_subject), "%s%s%s", prefix, prefix[0] ? " " : "", subject);
   out.subject = full_subject;
   /* A player who asked for a daily digest gets news of others' moves there. */
   switch(digest_hold(m, g, to, tmpl, subject, out.reply_to, body)) {
@@ -236,4 +231,49 @@ out:
   free(html);
   free(message);
   return rc;
+}
+
+int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+              const char *tmpl, const struct tpl_var *vars, size_t nvars)
+{
+  return ref_reply_ex(m, g, seat, to, tmpl, vars, nvars, NULL);
+}
+
+int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+                 const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                 const struct ref_reply_extra *x)
+{
+  struct ref_service *svc = m->svc;
+  char prefix[128] = "", reply_to[MAIL_ADDR_MAX];
+  const char *rt = NULL;
+
+  if(g && seat >= 0 && (size_t)seat < g->nseats) {
+    snprintf(prefix, sizeof(prefix), "[tabula %lld %s]", (long long)g->row.id,
+             g->seats[seat].token);
+    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
+                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
+      rt = reply_to;
+  }
+  else if(g)
+    /* observers: the game's number, never a key */
+    snprintf(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id);
+  return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x);
+}
+
+/* A confirmation request (optin.c, issue 13): the one-time key in the
+ * subject ("[tabula confirm KEY]") and in the Reply-To (local+confirm.KEY@),
+ * as a game mail carries a seat's key, so that replying is all it takes. */
+int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, const char *tmpl,
+                      const struct tpl_var *vars, size_t nvars)
+{
+  struct ref_service *svc = m->svc;
+  char prefix[128], tag[96], reply_to[MAIL_ADDR_MAX];
+  snprintf(prefix, sizeof(prefix), "[tabula confirm %s]", key);
+  snprintf(tag, sizeof(tag), "confirm.%s", key);
+  return compose(m, NULL, to, tmpl, vars, nvars, prefix,
+                 tagged_address(reply_to, sizeof(reply_to), svc->cfg.address,
+                                svc->cfg.recipient_delimiter[0], tag) == 0
+                   ? reply_to
+                   : NULL,
+                 NULL);
 }

@@ -303,19 +303,16 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   return rc;
 }
 
-/* Whether the sender holds a seat in any game (so may be answered). */
+/* Whether the sender may be answered: it holds a seat in some game, or
+ * has answered one of our mails (optin.c, issue 13). */
 int ref_known_player(struct ref_service *svc, const char *address)
 {
-  int64_t *ids = NULL;
-  size_t n = 0;
-  if(store_games_of(svc->st, &ids, &n, address) != STORE_OK)
-    return 0;
-  free(ids);
-  return n > 0;
+  return ref_stranger(svc, address) == 0;
 }
 
 /* A refusal to a mail that names no game of the sender's: a player of
- * some game is told why, a stranger hears nothing (no backscatter). */
+ * some game or a confirmed address is told why, a stranger hears nothing
+ * (no backscatter). */
 int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
                       const char *detail)
 {

@@ -38,10 +38,12 @@ int ref_tell_observer(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
 int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
                const char *reason, const char *detail, const struct ref_err *err);
 /* A refusal to a mail that names no game of the sender's: a player of
- * some game is told why, a stranger hears nothing (no backscatter). */
+ * some game or a confirmed address (optin.c) is told why, a stranger
+ * hears nothing (no backscatter). */
 int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
                       const char *detail);
-/* Whether `address` holds a seat in any game (so may be answered). */
+/* Whether `address` holds a seat in any game or has confirmed (so may be
+ * answered). */
 int ref_known_player(struct ref_service *svc, const char *address);
 
 #endif

@@ -14,7 +14,8 @@
  * transaction, so a crash mid-migration leaves the old version intact.
  *
  * The other files: games.c (games, seats, players, dice), journal.c (the
- * hash chain and its exact serialisation, journal_hash), outbox.c.
+ * hash chain and its exact serialisation, journal_hash), outbox.c,
+ * clocks.c, confirm.c (confirmations, confirmed addresses).
  */
 #include "store_int.h"
 
@@ -175,6 +176,32 @@ static const struct migration migrations[] = {
       "  CHECK(in_doubt IN (0, 1));"
       "CREATE INDEX outbox_claimed ON outbox(claim) WHERE claim IS NOT NULL;"
       "INSERT OR IGNORE INTO kv(key, value) VALUES('store id', lower(hex(randomblob(8))));"},
+  /* v4 (issue 13, confirm.c: nothing to an address that has not asked):
+   * the requests waiting for their one-time key to come back from their
+   * address (`new` or `observe`, the command line as written), and the
+   * addresses that have answered one of our mails. Those already in the
+   * journal as answering a keyed mail (accept, decline, a move, an action
+   * or an offer by their seat) count as having answered. */
+  {4, "CREATE TABLE confirmations("
+      "  key TEXT PRIMARY KEY,"
+      "  address TEXT NOT NULL COLLATE NOCASE,"
+      "  kind TEXT NOT NULL CHECK(kind IN ('new', 'observe')),"
+      "  request TEXT NOT NULL,"
+      "  game INTEGER NOT NULL DEFAULT 0,"
+      "  created INTEGER NOT NULL,"
+      "  expires INTEGER NOT NULL"
+      ") STRICT;"
+      "CREATE INDEX confirmations_by_expiry ON confirmations(expires);"
+      "CREATE TABLE confirmed("
+      "  address TEXT PRIMARY KEY COLLATE NOCASE,"
+      "  since INTEGER NOT NULL,"
+      "  how TEXT NOT NULL"
+      ") STRICT;"
+      "INSERT OR IGNORE INTO confirmed(address, since, how)"
+      "  SELECT s.address, min(j.time), 'answered before schema v4'"
+      "  FROM seats s JOIN journal j ON j.game = s.game AND j.seat = s.seat"
+      "  WHERE j.kind IN ('accept', 'decline', 'move', 'action', 'offer')"
+      "  GROUP BY s.address;"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)

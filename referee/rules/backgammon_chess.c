@@ -404,7 +404,9 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     nst.ep = (uint8_t)sq;
   }
   full = strtoul(field[4], &end, 10);
-  if(*end || full < 1 || full > 9999 || !isdigit((unsigned char)field[4][0]))
+  /* the chess core's limit, where its make stops counting: every position
+   * a game reaches decodes (9999 here was passed in four moves) */
+  if(*end || full < 1 || full > REF_CH_COUNTER_MAX || !isdigit((unsigned char)field[4][0]))
     return bad_position(err, "move number");
   nst.pos.fullmove = (uint32_t)full;
   nst.pos.key = ref_chess_key_compute(&nst.pos);

@@ -525,7 +525,8 @@ void ref_geo_make(const struct ref_geo *g, struct ref_geo_pos *p, uint32_t m)
 
   move_pieces(g, p, m);
   p->ep = p->ep_victim = REF_GEO_NONE;
-  p->halfmove++;
+  if(p->halfmove < REF_GEO_COUNTER_MAX)
+    p->halfmove++;
   /* FIDE 9.3: captures and pawn moves reset the fifty-move count. */
   if(capture || type == REF_GEO_PAWN)
     p->halfmove = 0;
@@ -534,7 +535,7 @@ void ref_geo_make(const struct ref_geo *g, struct ref_geo_pos *p, uint32_t m)
   p->virgin[to >> 6] &= ~(1ull << (to & 63));
   p->castle &= (uint8_t)(g->castle_keep[from] & g->castle_keep[to]);
   p->side ^= 1;
-  if(p->side == REF_GEO_WHITE)
+  if(p->side == REF_GEO_WHITE && p->fullmove < REF_GEO_COUNTER_MAX)
     p->fullmove++;
   /* BB-6: a two-step, forward or sideways, leaves the crossed square open
    * to e.p. for one move. Pawn pushes are orthogonal, so two squares apart

@@ -488,8 +488,8 @@ void ref_cg_end_turn(struct ref_cg_state *st)
   st->fresh = 0;
   p->side = (uint8_t)them;
   p->key ^= ref_chess_zobrist_side;
-  if(mover == BLACK)
-    p->fullmove++;
+  if(mover == BLACK && p->fullmove < REF_CH_COUNTER_MAX)
+    p->fullmove++; /* six digits, as read: every position decodes */
   st->ep[0] = ep[0];
   st->ep[1] = ep[1];
   st->pend[0] = st->pend[1] = NO_SQ;
@@ -576,7 +576,10 @@ int ref_cg_read_record(const char *text, size_t max, const char *extra, struct r
         t = ref_cg_type_of_letter(*s);
         if(t < 0)
           return REF_EINVAL;
-        r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
+        /* A count never wraps (issue 20): it stops at 16, more than a side
+         * has of any type, so the game still refuses it as too many. */
+        if(r->bar[*s >= 'a' ? BLACK : WHITE][t] < 16)
+          r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
       }
     }
     else if(!strncmp(f, "off:", 4) && !seen_off) {

@@ -365,8 +365,8 @@ static void settle(struct v4_state *st)
 
 static void end_turn(struct v4_state *st)
 {
-  if(st->side == BLACK)
-    st->fullmove++;
+  if(st->side == BLACK && st->fullmove < REF_CH_COUNTER_MAX)
+    st->fullmove++; /* six digits, as read: every position decodes */
   st->side ^= 1;
   ref_ge_push(&st->e, v4_key(st), false);
   settle(st);
@@ -427,7 +427,8 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
     s++;
   do {
     int t = ref_cg_type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
-    if(t < 0 || (c >= 0 && cc != c))
+    /* a count never wraps (issue 20): no side has 16 of a type */
+    if(t < 0 || (c >= 0 && cc != c) || st->n[sq][t] >= 16)
       return false;
     c = cc;
     put(st, c, t, sq);

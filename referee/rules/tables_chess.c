@@ -1019,7 +1019,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   if(nf >= 3 && !read_uint(f[2], fe[2], TC_IDLE_MAX, &v))
     return bad_position(err, "stuck count");
   nst.idle = (int16_t)(nf >= 3 ? v : 0);
-  if(nf >= 4 && (!read_uint(f[3], fe[3], 30000, &v) || v < 1))
+  if(nf >= 4 && (!read_uint(f[3], fe[3], REF_BG_MOVE_MAX, &v) || v < 1))
     return bad_position(err, "move number");
   nst.t.move_number = (int16_t)(nf >= 4 ? v : 1);
 

@@ -229,8 +229,9 @@ START_TEST(test_claim_in_memory)
 }
 END_TEST
 
-/* A v2 file with queued replies (before claims existed): brought forward,
- * its rows are claimable, and it got its own random id. */
+/* A v2 file with queued replies (before claims existed, and before the
+ * confirmations of v4): brought forward to the latest version, its rows are
+ * claimable, and it got its own random id. */
 START_TEST(test_claim_after_migration)
 {
   struct store *st = open_ok(), *other;
@@ -240,11 +241,12 @@ START_TEST(test_claim_after_migration)
   store_close(st);
   raw_exec("DROP INDEX outbox_claimed;"
            "ALTER TABLE outbox DROP COLUMN claim; ALTER TABLE outbox DROP COLUMN in_doubt;"
+           "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DELETE FROM kv; PRAGMA user_version = 2;"
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = open_ok();
-  ck_assert_int_eq(store_schema_version(st), 3);
+  ck_assert_int_eq(store_schema_version(st), 4);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);
