@@ -9,8 +9,8 @@
  * inline script turns the list into a slider, and the page works without
  * it), the history, the result, the dice proof lines with how to check
  * them, and the record to download. What is not published: games whose
- * options say "private" (not even in the index) and players' addresses:
- * a player is the initials of the address's local part (record.c's
+ * invitation said "private" (new GAME private, issue 13: not even in the
+ * index) and players' addresses: a player is the initials of the address's local part (record.c's
  * ref_public_name), the invitation line of the history is left out, and
  * the record offered is the public one (initials). The dice lines are
  * published as the mails showed them, since they are what makes the proof
@@ -223,7 +223,7 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
     char why[256];
     /* a private game is not even read for the view */
     memset(&g, 0, sizeof(g));
-    if(store_game_load(svc->st, &g.row, ids[i]) != STORE_OK || ref_game_private(&g))
+    if(ref_game_private(svc, ids[i]) != 0 || store_game_load(svc->st, &g.row, ids[i]) != STORE_OK)
       continue;
     if(ref_game_load(svc, &g, ids[i], why, sizeof(why))) {
       ref_log_warn("site: game %lld left out: %s", (long long)ids[i], why);

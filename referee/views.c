@@ -34,25 +34,14 @@ struct view {
   size_t n;
 };
 
-/* Whether a game stays off the web view: its options say "private"
- * (issue 17; the option itself is the invitation's). */
-int ref_game_private(const struct ref_game_ctx *g)
-{
-  char copy[sizeof(g->row.options)], *save = NULL, *tok;
-  snprintf(copy, sizeof(copy), "%s", g->row.options);
-  for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
-    if(!strcasecmp(tok, "private") || !strncasecmp(tok, "private=", 8))
-      return strcasecmp(tok, "private=off") && strcasecmp(tok, "private=0") &&
-             strcasecmp(tok, "private=no");
-  return 0;
-}
-
 void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap)
 {
   const char *url = svc->cfg.site_url;
   size_t len = strlen(url);
   buf[0] = '\0';
-  if(!len || ref_game_private(g))
+  /* a private game (new GAME private, issue 13) has no page; nor, on a
+   * store error, a link */
+  if(!len || ref_game_private(svc, g->row.id) != 0)
     return;
   snprintf(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
            (long long)g->row.id);

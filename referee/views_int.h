@@ -21,9 +21,8 @@ int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl
  * (issue 17). */
 int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                     const struct tpl_var *extra, size_t nextra);
-/* A game kept off the web view (its options say "private"), and its page
- * there (site_url; "" when none or private). */
-int ref_game_private(const struct ref_game_ctx *g);
+/* A game's page on the web view (site_url; "" when none, or when the game
+ * is private: new GAME private, issue 13). */
 void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap);
 int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                        const struct tpl_var *extra, size_t nextra);

@@ -41,6 +41,14 @@ class Table:
             raise RuntimeError("tabula %s failed: %s" % (" ".join(args), p.stderr.decode()))
         return p
 
+    def invite(self, sender, body):
+        """A `new`; an address's first one is confirmed from that address
+        first (issue 13), the way a player answers the request."""
+        self.deliver(sender, body)
+        last = self.last.get(sender)
+        if last is not None and "[tabula confirm " in str(last["Subject"]):
+            self.deliver(sender, "confirm", reply=last)
+
     def deliver(self, sender, body, reply=None):
         self.n += 1
         to, subject, extra = REFEREE, "hi", ""
@@ -123,7 +131,7 @@ def play(t, game, a, b, rng, plies, new_opts="", cube=None, pick=None):
     """Starts GAME between a and b and plays `plies` turns (or to the end).
     cube(who, n) answers a cube question ("roll", "double"; n counts them);
     a doubled player answers cube(who, "doubled"). Returns the game number."""
-    t.deliver(a, "new %s%s with %s" % (game, " " + new_opts if new_opts else "", b))
+    t.invite(a, "new %s%s with %s" % (game, " " + new_opts if new_opts else "", b))
     invite = t.last[b]
     num = int(re.search(r"\[tabula (\d+)", str(invite["Subject"])).group(1))
     t.deliver(b, "accept\nentropy: %s's words" % b.split("@")[0], reply=invite)

@@ -19,7 +19,7 @@ is rendered by headless Chromium (Debian's), screenshotted, and its DOM
 Then every game is ended (a resignation) and `tabula site` writes the web
 view: each page and the index are screenshotted, valid HTML
 (npm html-validate, tests/oracles), name no player's address, and a game
-whose options say "private" is in no file of the site.
+that is private (new GAME private) is in no file of the site.
 Screenshots go to SHOTS_DIR (docs/screenshots when given; else a temporary
 folder). Without chromium: SKIP. Prints "N passed, M failed".
 """
@@ -29,7 +29,6 @@ import os
 import random
 import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -317,17 +316,11 @@ def main():
         # every game ends; one private game must leave no trace on the site
         for game, (num, a, b) in played.items():
             bymail.resign(t, num, a, b)
-        t.deliver("secret1@example.org", "new chess with secret2@example.org")
+        t.invite("secret1@example.org", "new chess private with secret2@example.org")
         inv = t.last["secret2@example.org"]
         priv = int(re.search(r"\[tabula (\d+)", str(inv["Subject"])).group(1))
         t.deliver("secret2@example.org", "accept", reply=inv)
         t.deliver("secret1@example.org", "e4", reply=t.last["secret1@example.org"])
-        # "private" is the invitation's option (another change adds it to
-        # `new`); here it is set in the store as that option would be
-        con = sqlite3.connect(os.path.join(t.root, "db"))
-        con.execute("update games set options = 'private' where id = ?", (priv,))
-        con.commit()
-        con.close()
         site = os.path.join(work, "site")
         out = t.run("site", site).stdout.decode()
         check("tabula site writes a page per published game",

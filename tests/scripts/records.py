@@ -224,7 +224,7 @@ def chess(root):
     # A chess FEN has spaces, which a `new` option word cannot carry (the
     # mail splits options at blanks), so the set-up game gets its position
     # in the store before it starts, as the operator's options would.
-    t.deliver(A, "new chess with %s" % B)
+    t.invite(A, "new chess with %s" % B)
     g = int(re.search(r"\[tabula (\d+)", str(t.last[B]["Subject"])).group(1))
     con = sqlite3.connect(os.path.join(t.root, "db"))
     con.execute("update games set options = ? where id = ?",
