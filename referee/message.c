@@ -19,33 +19,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The per-sender rate limit (config rate_limit, mails per hour): a count
- * per address in the kv table over a window that starts with the first
- * mail and lasts an hour. 1 when this mail is over it, 0 when not, -1 on a
- * store failure. Counted inside the message's transaction. */
+/* The per-sender rate limit (config rate_limit, mails per hour), counted
+ * inside the message's transaction: every mail counts, those over the
+ * limit too. 1 when this mail is over it, 0 when not, -1 on a store
+ * failure. */
 static int over_rate(struct ref_service *svc, const char *from)
 {
-  char key[300], value[64];
-  long long start = 0, count = 0;
-  int64_t now = ref_now(svc);
-  int rc;
+  char key[300];
 
   if(svc->cfg.rate_limit <= 0 || !from[0])
     return 0;
   snprintf(key, sizeof(key), "rate:%s", from);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
-    return -1;
-  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
-     now - start >= 3600) {
-    start = now;
-    count = 0;
-  }
-  count++;
-  snprintf(value, sizeof(value), "%lld %lld", start, count);
-  if(store_kv_set(svc->st, key, value) != STORE_OK)
-    return -1;
-  return count > svc->cfg.rate_limit ? 1 : 0;
+  return ref_hourly_count(svc, key, 1, svc->cfg.rate_limit, true);
 }
 
 int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,

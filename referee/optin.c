@@ -61,32 +61,20 @@ int ref_stranger(struct ref_service *svc, const char *address)
   return n == 0;
 }
 
-/* The budget is a count in the kv table over a window that starts with
- * the first mail counted and lasts an hour (as the rate limit's, in
- * message.c), written in the caller's transaction: a message rolled back
- * takes back its count with it. */
+/* The budget is an hourly count (ref_hourly_count, as the rate limit's):
+ * mail that would pass it is not sent, and not counted. */
 int ref_stranger_budget(struct ref_service *svc, int n, const char *what, const char *to)
 {
-  static const char key[] = "budget:strangers";
-  char value[64];
-  long long start = 0, count = 0;
-  int64_t now = ref_now(svc);
-  int rc = store_kv_get(svc->st, value, sizeof(value), key);
+  int over = ref_hourly_count(svc, "budget:strangers", n, svc->cfg.stranger_mails_per_hour, false);
 
-  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+  if(over < 0)
     return -1;
-  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
-     now - start >= 3600) {
-    start = now;
-    count = 0;
-  }
-  if(count + n > svc->cfg.stranger_mails_per_hour) {
+  if(over) {
     ref_log_warn("over stranger_mails_per_hour (%d): %s to %s not sent",
                  svc->cfg.stranger_mails_per_hour, what, to);
     return 0;
   }
-  snprintf(value, sizeof(value), "%lld %lld", start, count + n);
-  return store_kv_set(svc->st, key, value) == STORE_OK ? 1 : -1;
+  return 1;
 }
 
 int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *request,
