@@ -23,10 +23,12 @@ class Table:
         self.root = root
         os.makedirs(root, exist_ok=True)
         self.conf = os.path.join(root, "t.ini")
-        # rate_limit=0: a scripted game sends many mails a minute
+        # rate_limit=0: a scripted game sends many mails a minute; and it
+        # invites more strangers an hour than a club would (issue 13's budget)
         with open(self.conf, "w") as f:
             f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
-                    "address=%s\ndomain=example.org\nrate_limit=0\nlog_level=1\n%s"
+                    "address=%s\ndomain=example.org\nrate_limit=0\n"
+                    "stranger_mails_per_hour=100000\nlog_level=1\n%s"
                     % (root, root, root, REFEREE, extra))
         self.seen = set()
         self.last = {}      # address -> last message
