@@ -436,5 +436,5 @@ int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return -1;
   m->changed = 1;
   m->observed = 1;
-  return ref_tell_all(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+  return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
 }

@@ -31,7 +31,7 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL))
       return -1;
     ref_log_info("game %lld: over, %s", (long long)g->row.id, g->row.result);
-    return ref_tell_all(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+    return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
   }
   /* A turn mailed in parts (Backgammon Chess: the play, then the chess
    * move): the mover still holds the turn and nothing was rolled or played

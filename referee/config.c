@@ -91,6 +91,9 @@ static const struct option_def options[] = {
   INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
   INT(digest_hour, "6", 0, 23, "UTC hour at which daily digests are sent"),
   PATH(test_clock_file, "", "TESTS ONLY: take the time (epoch seconds) from this file"),
+  INT(html, "1", 0, 1, "1: a mail that shows a board also carries it drawn in an HTML part (0: plain text only)"),
+  PATH(site_dir, "", "folder of the read-only web view (tabula site); serve rewrites it after each change (empty: none)"),
+  STR(site_url, "", "address where site_dir is served; mails carry their game's link (empty: no link)"),
 };
 
 static int set_option(struct ref_config *cfg, const struct option_def *o, const char *value,

@@ -15,6 +15,7 @@
 #include "templates.h"
 
 struct mail_msg;
+struct mail_part;
 
 struct ref_service {
   struct ref_config cfg;
@@ -76,6 +77,18 @@ int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit,
  * may hold (news of what others did) goes to the digest queue instead. */
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars);
+/* What a mail may carry beside its words (issue 17): the board as data for
+ * the HTML part (NULL: the ASCII board is shown there), files, the game's
+ * web page. */
+struct ref_reply_extra {
+  const struct ref_diagram *diagram;
+  const struct mail_part *attach;
+  size_t nattach;
+  const char *link;
+};
+int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+                 const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                 const struct ref_reply_extra *x);
 
 /* A confirmation request (optin.c): the one-time key in the subject and the
  * Reply-To, as a game mail carries a seat's key. */

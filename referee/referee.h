@@ -68,6 +68,10 @@ struct ref_config {
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int digest_hour;         /* UTC hour at which daily digests go out */
   char test_clock_file[512]; /* TESTS ONLY: epoch seconds read from this file */
+  /* Issue 17: the HTML part of mails that show a board; the web view. */
+  int html;                /* 1: a mail that shows a board also has an HTML part */
+  char site_dir[512];      /* "" : no web view; else the daemon writes it there */
+  char site_url[256];      /* the web view's address: mails carry the game's link */
 };
 
 void ref_config_defaults(struct ref_config *cfg);
@@ -175,5 +179,9 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
                                const char *name, char *const *words, int nwords, int cycles);
 /* A round robin's standings, by name or number. */
 int ref_service_standings(struct ref_service *svc, FILE *out, const char *name);
+/* The read-only web view (site.c, issue 17): index.html, a page and the
+ * record of every published game updated at or after `since` (0: all)
+ * written into dir. *written counts the pages. */
+int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, size_t *written);
 
 #endif /* TABULA_REFEREE_H */

@@ -4,10 +4,17 @@
  * RFC 5322 form (threading, Auto-Submitted), and the store keeps it in the
  * same transaction as the move it reports: in the outbox, or in the
  * reader's digest queue when the reader asked for a daily digest.
+ * A mail that shows a board also gets an HTML part with the same words and
+ * the board drawn as a table (issue 17, html = 1): the template is
+ * rendered once more with a marker where the board goes, the text around
+ * it becomes paragraphs (board_html.c), and templates/mail.html frames it.
+ * The text part stays exactly what it was. Files (the game's record) are
+ * attached as asked.
  * Layer 2, "mail out" (docs/architecture.md): it calls nothing above.
  */
 #include "context_int.h"
 
+#include "board_html.h"
 #include "log.h"
 #include "mail.h"
 
@@ -81,17 +88,83 @@ static int digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char
   return 1;
 }
 
+/* ---- the HTML part ---- */
+
+#define BOARD_MARK "\x1e" "board" "\x1e"
+
+/* The mail's words as HTML, the board drawn where the template puts it;
+ * NULL when the template shows no board. */
+static char *html_part(struct ref_service *svc, const char *tmpl, const struct tpl_var *vars,
+                       size_t nvars, const char *subject, const char *body,
+                       const struct ref_reply_extra *x)
+{
+  const char *dir = svc->cfg.templates_dir;
+  struct tpl_var *v = NULL, frame[3];
+  struct ref_buf content, esc_subject = {0}, esc_link = {0};
+  char *marked = NULL, *msubj = NULL, *fsubj = NULL, *page = NULL, *at;
+  const char *ascii = NULL;
+  size_t i;
+
+  for(i = 0; i < nvars; i++)
+    if(!strcmp(vars[i].name, "board"))
+      ascii = vars[i].value;
+  if(!ascii || !ascii[0] || !strstr(body, ascii))
+    return NULL;
+  v = malloc(nvars * sizeof(*v));
+  if(!v)
+    return NULL;
+  for(i = 0; i < nvars; i++) {
+    v[i] = vars[i];
+    if(!strcmp(v[i].name, "board"))
+      v[i].value = BOARD_MARK;
+  }
+  ref_buf_init(&content, 1024u * 1024u);
+  if(tpl_render(&msubj, &marked, dir, tmpl, v, nvars) || !(at = strstr(marked, BOARD_MARK)))
+    goto out;
+  *at = '\0';
+  if(ref_html_text(&content, marked) ||
+     (x && x->diagram ? ref_html_board(&content, x->diagram, dir) : ref_html_pre(&content, ascii)) ||
+     ref_html_text(&content, at + strlen(BOARD_MARK)))
+    goto out;
+  /* values the frame puts into markup are escaped like the words */
+  ref_buf_init(&esc_subject, 4096);
+  ref_buf_init(&esc_link, 4096);
+  if(ref_html_escape(&esc_subject, subject, strlen(subject)) ||
+     (x && x->link && ref_html_escape(&esc_link, x->link, strlen(x->link))))
+    goto out;
+  frame[0].name = "subject";
+  frame[0].value = esc_subject.s;
+  frame[1].name = "content";
+  frame[1].value = content.s;
+  frame[2].name = "link";
+  frame[2].value = esc_link.s ? esc_link.s : "";
+  if(tpl_render(&fsubj, &page, dir, "mail.html", frame, 3)) {
+    ref_log_error("template mail.html is missing or malformed");
+    page = NULL;
+  }
+out:
+  ref_buf_free(&content);
+  ref_buf_free(&esc_subject);
+  ref_buf_free(&esc_link);
+  free(v);
+  free(marked);
+  free(msubj);
+  free(fsubj);
+  return page;
+}
+
 /* ---- composing and queueing ---- */
 
 /* The template to `to`: `prefix` goes in front of the subject ("[tabula
- * GAME TOKEN]"), `reply_to` (or NULL) is the address a reply goes to. */
+ * GAME TOKEN]"), `reply_to` (or NULL) is the address a reply goes to; `x`
+ * (or NULL) the board as data, the game's link, the files (issue 17). */
 static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
                    const char *tmpl, const struct tpl_var *vars, size_t nvars,
-                   const char *prefix, const char *reply_to)
+                   const char *prefix, const char *reply_to, const struct ref_reply_extra *x)
 {
   struct ref_service *svc = m->svc;
   struct mail_out out;
-  char *subject = NULL, *body = NULL, *message = NULL;
+  char *subject = NULL, *body = NULL, *message = NULL, *html = NULL;
   char full_subject[600], refs[1400];
   int rc = -1;
 
@@ -99,6 +172,20 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
   if(tpl_render(&subject, &body, svc->cfg.templates_dir, tmpl, vars, nvars)) {
     ref_log_error("template %s is missing or malformed", tmpl);
     goto out;
+  }
+  if(x && x->link && x->link[0]) {
+    /* the game's page (site_url): one line at the end, the words a phrase */
+    char line[700];
+    struct tpl_var lv = {"link", x->link};
+    size_t len = strlen(body);
+    tpl_line(line, sizeof(line), svc->cfg.templates_dir, "phrases.txt", "game-link", &lv, 1);
+    char *longer = malloc(len + strlen(line) + 3);
+    if(!longer)
+      goto out;
+    snprintf(longer, len + strlen(line) + 3, "%s%s%s\n", body,
+             len && body[len - 1] != '\n' ? "\n" : "", line);
+    free(body);
+    body = longer;
   }
   out.from = svc->cfg.address;
   out.from_name = "tabula referee";
@@ -122,6 +209,13 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
              m->mail->references[0] ? " " : "", m->mail->message_id);
     out.references = refs;
   }
+  if(svc->cfg.html)
+    html = html_part(svc, tmpl, vars, nvars, full_subject, body, x);
+  out.html = html;
+  if(x && x->nattach) {
+    out.attach = x->attach;
+    out.nattach = x->nattach;
+  }
   if(mail_compose(&message, NULL, &out) != MAIL_OK) {
     ref_log_error("cannot compose %s to a checked address", tmpl);
     goto out;
@@ -134,12 +228,20 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
 out:
   free(subject);
   free(body);
+  free(html);
   free(message);
   return rc;
 }
 
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars)
+{
+  return ref_reply_ex(m, g, seat, to, tmpl, vars, nvars, NULL);
+}
+
+int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+                 const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                 const struct ref_reply_extra *x)
 {
   struct ref_service *svc = m->svc;
   char prefix[128] = "", reply_to[MAIL_ADDR_MAX];
@@ -155,7 +257,7 @@ int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const cha
   else if(g)
     /* observers: the game's number, never a key */
     snprintf(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id);
-  return compose(m, g, to, tmpl, vars, nvars, prefix, rt);
+  return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x);
 }
 
 /* A confirmation request (optin.c, issue 13): the one-time key in the
@@ -172,5 +274,6 @@ int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, co
                  tagged_address(reply_to, sizeof(reply_to), svc->cfg.address,
                                 svc->cfg.recipient_delimiter[0], tag) == 0
                    ? reply_to
-                   : NULL);
+                   : NULL,
+                 NULL);
 }

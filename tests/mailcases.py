@@ -263,7 +263,7 @@ def read_mail(raw):
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     return {"to": str(msg["To"]).strip().lower(), "subject": str(msg["Subject"]),
             "reply-to": str(msg["Reply-To"] or ""),
-            "body": msg.get_content().replace("\r\n", "\n"), "msg": msg, "raw": raw}
+            "body": text_part(msg).replace("\r\n", "\n"), "msg": msg, "raw": raw}
 
 
 def compose(sender, body, mid, to=REFEREE, subject="", extra=""):
@@ -348,6 +348,15 @@ def game_of(subject):
     return m.group(1) if m else None
 
 
+def text_part(msg):
+    """The text/plain part: all of a plain mail, the first alternative of a
+    mail with an HTML part (issue 17)."""
+    part = msg.get_body(preferencelist=("plain",))
+    if part is None:
+        raise CaseError("outgoing mail has no text/plain part")
+    return part.get_content()
+
+
 def check_outgoing(mail):
     """What every mail tabula sends must have (RFC 5322, RFC 3834)."""
     msg = mail["msg"]
@@ -356,7 +365,21 @@ def check_outgoing(mail):
             raise CaseError("outgoing mail lacks %s" % h)
     if str(msg["Auto-Submitted"]).lower() != "auto-replied":
         raise CaseError("outgoing mail lacks Auto-Submitted: auto-replied")
-    ctype = str(msg["Content-Type"]).lower()
+    # issue 17: text/plain, or multipart/alternative with text/plain first
+    # and the HTML after it, or either inside multipart/mixed with files
+    body = msg
+    if body.get_content_type() == "multipart/mixed":
+        body = next(body.iter_parts())
+    if body.get_content_type() == "multipart/alternative":
+        parts = list(body.iter_parts())
+        if [p.get_content_type() for p in parts] != ["text/plain", "text/html"]:
+            raise CaseError("the alternatives are not text/plain then text/html")
+        html = parts[1].get_content().lower()
+        for bad in ("<script", "<img", "<link", "<iframe", "src=", "url(", "@import"):
+            if bad in html:
+                raise CaseError("the HTML part holds %s" % bad)
+        body = parts[0]
+    ctype = str(body["Content-Type"]).lower()
     if "text/plain" not in ctype or "flowed" in ctype:
         raise CaseError("outgoing mail is not plain, unflowed text: %s" % ctype)
     # RFC 5322 §2.1.1: 998 at most. (Boards keep to 72 columns by their own

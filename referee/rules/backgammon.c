@@ -18,6 +18,7 @@
  * state machine over them.
  */
 #include "backgammon_int.h"
+#include "diagram_int.h"
 #include "dice_notation_int.h"
 #include "game_text_int.h"
 #include "rules.h"
@@ -883,6 +884,20 @@ static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* The board as data (issue 17): checkers on points, bar, off, the cube,
+ * the dice to play, the last play marked; Black (seat 1) reads from its
+ * side. */
+static int bg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct bg_state *st = cst_of(s);
+  ref_diag_points(d, seat == 1);
+  ref_diag_bg_board(d, &st->b);
+  ref_diag_bg_turn(d, &st->t, true);
+  d->cube = ref_bg_cube_value(&st->cube);
+  d->cube_owner = st->cube.owner;
+  return REF_OK;
+}
+
 static const struct ref_game_ops bg_ops = {
   bg_init,   /* init */
   bg_decode, /* decode */
@@ -897,6 +912,7 @@ static const struct ref_game_ops bg_ops = {
   bg_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   bg_ok,     /* ok */
+  bg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backgammon = {

@@ -18,6 +18,7 @@
  */
 #include "chess_int.h"
 #include "chess_notation_int.h"
+#include "diagram_int.h"
 #include "game_end_int.h"
 #include "game_text_int.h"
 #include "rules.h"
@@ -716,6 +717,16 @@ static int chess_render(const struct ref_state *s, int seat, char *buf, size_t c
   return ref_text_copy(out, k, buf, cap);
 }
 
+/* The board as data (issue 17): FEN letters, the last move marked; Black
+ * (seat 1) reads from the other side. */
+static int chess_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct chess_state *st = cstate_of(s);
+  ref_diag_grid(d, 8, 8, seat == 1);
+  ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
+  return REF_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const struct ref_game_ops chess_ops = {
@@ -732,6 +743,7 @@ static const struct ref_game_ops chess_ops = {
   chess_render, /* render */
   chess_perft,  /* perft */
   chess_ok,     /* ok */
+  chess_diagram, /* diagram */
 };
 
 /* Two seats, White first (section 1.8); draws exist (CH-2). */

@@ -21,6 +21,7 @@
  */
 #include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "diagram_int.h"
 #include "game_text_int.h"
 
 #include <assert.h>
@@ -1114,6 +1115,18 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 
   k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat);
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
+}
+
+/* The board as data (issue 17): the chess diagram, the last half marked,
+ * each side's bar and borne-off count out of its army (the variants share
+ * it: ref_cg_diagram). */
+int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct ref_cg_state *st = cstate_of(s);
+  ref_diag_grid(d, 8, 8, seat == 1);
+  ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
+  ref_diag_reserves(d, st->bar, st->off, army_of(st));
+  return REF_OK;
 }
 
 /* ------------------------------------------------------------------------ */

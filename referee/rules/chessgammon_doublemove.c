@@ -296,6 +296,7 @@ static const struct ref_game_ops doublemove_ops = {
   ref_cg_render,  /* render */
   NULL,           /* perft: the generic walk */
   ref_cg_ok,      /* ok */
+  ref_cg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_doublemove_chessgammon = {

@@ -310,8 +310,20 @@ def msgid(text):
 
 
 def normalise(text):
-    """What differs between runs by nature: tabula's own Message-IDs, and the
-    keys of games invited and of confirmations asked during the workload."""
+    """What differs between runs by nature: tabula's own Message-IDs, the
+    keys of games invited and of confirmations asked during the workload,
+    and a multipart mail's boundaries (random, issue 17); such a mail is
+    compared part by part, decoded, so the keys inside a base64 HTML part
+    are seen too."""
+    if re.search(r"^Content-Type: multipart/", text, re.M | re.I):
+        msg = email.message_from_string(text, policy=email.policy.compat32)
+        head = [(k, v) for k, v in msg.items() if k.lower() != "content-type"]
+        parts = ["%s: %s" % kv for kv in head]
+        for part in msg.walk():
+            parts.append("-- " + part.get_content_type())
+            if not part.is_multipart():
+                parts.append(part.get_payload(decode=True).decode("utf-8", "replace"))
+        text = "\n".join(parts)
     text = re.sub(r"Message-ID: <[^>]*>", "Message-ID: <>", text)
     text = re.sub(r"\[tabula (\d+|confirm) [a-z0-9]{16}\]", r"[tabula \1 KEY]", text)
     return re.sub(r"\+(\d+|confirm)\.[a-z0-9]{16}@", r"+\1.KEY@", text)

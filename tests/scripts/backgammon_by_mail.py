@@ -101,7 +101,7 @@ class Table:
         return new
 
     def body(self, who):
-        return self.last[who].get_content()
+        return self.last[who].get_body(preferencelist=("plain",)).get_content()
 
 
 def position(body):
@@ -126,7 +126,7 @@ def play_game(t, white, black, rng, doubles=0, entropy="", limit=600, avoid_hits
     double instead of rolling."""
     t.invite(white, "new backgammon with %s" % black)
     invite = t.last[black]
-    commitment_before_accept = "Dice commitment:" in invite.get_content()
+    commitment_before_accept = "Dice commitment:" in invite.get_body(preferencelist=("plain",)).get_content()
     t.deliver(black, "accept\n" + ("entropy: %s\n" % entropy if entropy else ""), reply=invite)
     turn = 0
     doubled = 0

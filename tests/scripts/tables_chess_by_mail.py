@@ -86,7 +86,7 @@ class Table:
             self.last[str(msg["To"]).strip("<> ").lower()] = msg
 
     def body(self, who):
-        return self.last[who].get_content()
+        return self.last[who].get_body(preferencelist=("plain",)).get_content()
 
 
 def legal_plays(pos):
@@ -191,7 +191,7 @@ def main():
         for f in outbox:
             with open(f, "rb") as fh:
                 body = email.message_from_bytes(fh.read(), policy=email.policy.default)
-            boards += [l for l in body.get_content().splitlines() if "|" in l]
+            boards += [l for l in body.get_body(preferencelist=("plain",)).get_content().splitlines() if "|" in l]
         wide = [l for l in boards if len(l) > 72]
         check("every board line of every mail is at most 72 columns (%d lines)" % len(boards),
               boards and not wide, "\n".join(wide[:3]))
