@@ -195,4 +195,7 @@ class Club:
 
 
 def body(msg):
-    return msg.get_content().replace("\r\n", "\n")
+    """The text/plain part: all of a plain mail, the first alternative of a
+    mail with an HTML part or a record attached (issue 17)."""
+    part = msg.get_body(preferencelist=("plain",))
+    return part.get_content().replace("\r\n", "\n") if part else ""

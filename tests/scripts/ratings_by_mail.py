@@ -32,7 +32,7 @@ import tempfile
 
 TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
-from club import Club  # noqa: E402  (tests/harness/club.py)
+from club import Club, body  # noqa: E402  (tests/harness/club.py)
 
 results = []
 
@@ -171,7 +171,7 @@ def main():
         invitation = club.last[players[3]]
         g = int(re.search(r"\[tabula (\d+) ", str(invitation["Subject"])).group(1))
         check("an unrated game says so in its invitation",
-              "The game is unrated" in invitation.get_content(), invitation.get_content())
+              "The game is unrated" in body(invitation), body(invitation))
         club.play(players[3], g, "accept")
         club.play(players[2], g, "e4")
         club.play(players[3], g, "resign")
@@ -185,22 +185,22 @@ def main():
 
         expected = expected_table(rated)
         club.deliver(players[0], "ratings chess", reply=club.last[players[0]])
-        body = club.last[players[0]].get_content()
-        rows = table_rows(body)
-        check("ratings by mail lists the four players", sorted(rows) == sorted(players), body)
+        text = body(club.last[players[0]])
+        rows = table_rows(text)
+        check("ratings by mail lists the four players", sorted(rows) == sorted(players), text)
         for p in players:
             r, rd, _, n = expected.get(p, [0, 0, 0, 0])
             got = rows.get(p)
             check("%s: rating %d, RD %d, %d games, as computed from the paper"
                   % (p, round(r), round(rd), n),
-                  got and got[1:] == (round(r), round(rd), n), "%s in:\n%s" % (got, body))
+                  got and got[1:] == (round(r), round(rd), n), "%s in:\n%s" % (got, text))
         check("the sender's line is marked, and only it",
-              [p for p in rows if rows[p][0]] == [players[0]], body)
+              [p for p in rows if rows[p][0]] == [players[0]], text)
         order = [p for p in sorted(rows, key=lambda p: -expected[p][0])]
-        check("ranked by rating", [m for m in re.findall(r"\S+@\S+", body)][:4] == order, body)
+        check("ranked by rating", [m for m in re.findall(r"\S+@\S+", text)][:4] == order, text)
 
         club.deliver(players[2], "rating", reply=club.last[players[2]])
-        mine = club.last[players[2]].get_content()
+        mine = body(club.last[players[2]])
         r, rd, _, n = expected[players[2]]
         check("rating by mail: the sender's rating and deviation",
               "rating %d, deviation %d; rated games: %d" % (round(r), round(rd), n) in mine, mine)
