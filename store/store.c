@@ -282,7 +282,8 @@ void store_finish(struct store *st, sqlite3_stmt *stmt)
       st->cache[i].busy = false;
       return;
     }
-  store_finish(st, stmt);
+  /* not cached (the cache was full when it was prepared) */
+  sqlite3_finalize(stmt);
 }
 
 int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what)
