@@ -355,6 +355,108 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now)
   return rc;
 }
 
+int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  *n = 0;
+  if(!st->owner)
+    return STORE_OK; /* nothing claimed, nothing of ours to mark */
+  rc = store_prepare(st, &stmt,
+                     "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL"
+                     " WHERE id >= ?2 AND id <= ?3 AND claim = ?4 AND state = 'queued'",
+                     "outbox_sent_range");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, now, "outbox.sent");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, lo, "outbox_sent_range: lo");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 3, hi, "outbox_sent_range: hi");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 4, st->owner, "outbox_sent_range: owner");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_sent_range");
+  if(rc == STORE_OK)
+    *n = (size_t)sqlite3_changes(st->db);
+  store_finish(st, stmt);
+  return rc;
+}
+
+/* One integer from a one-column query with up to one bound integer;
+ * *found false when it gave no row or NULL. */
+static int one_int(struct store *st, const char *sql, int64_t arg, int64_t *out, bool *found,
+                   int64_t *second, const char *what)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc, r;
+
+  *found = false;
+  rc = store_prepare(st, &stmt, sql, what);
+  if(rc == STORE_OK && sqlite3_bind_parameter_count(stmt) >= 1)
+    rc = store_bind_int64(st, stmt, 1, arg, what);
+  if(rc)
+    goto out;
+  r = sqlite3_step(stmt);
+  if(r == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
+    *out = sqlite3_column_int64(stmt, 0);
+    if(second)
+      *second = sqlite3_column_int64(stmt, 1);
+    *found = true;
+  }
+  else if(r != SQLITE_ROW && r != SQLITE_DONE)
+    rc = store_fail_sql(st, r, what);
+out:
+  store_finish(st, stmt);
+  return rc;
+}
+
+int store_outbox_prune(struct store *st, int64_t before, size_t *n)
+{
+  sqlite3_stmt *stmt = NULL;
+  int64_t top = 0, lo = 0, hi, id = 0, created = 0;
+  bool found;
+  int rc;
+
+  *n = 0;
+  /* The newest row is never deleted: SQLite gives a new row the highest
+   * id + 1, and an id handed out twice would name an old reply's Maildir
+   * file (transport.c), which the flush would take for the new one. */
+  rc = one_int(st, "SELECT max(id) FROM outbox", 0, &top, &found, NULL, "outbox_prune");
+  if(rc || !found)
+    return rc;
+  /* Ids grow with `created`: the first row created at or after `before`,
+   * by halving on ids, bounds the rows to look at. */
+  hi = top + 1; /* lo: every row below it is older; the bound is at most hi */
+  while(lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    rc = one_int(st, "SELECT id, created FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1", mid,
+                 &id, &found, &created, "outbox_prune");
+    if(rc)
+      return rc;
+    if(!found || created >= before)
+      hi = mid; /* no row lies in [mid, id) */
+    else
+      lo = id + 1;
+  }
+  rc = store_prepare(st, &stmt,
+                     "DELETE FROM outbox WHERE id < ?1 AND id < ?2 AND state = 'sent'"
+                     " AND sent < ?3",
+                     "outbox_prune");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, lo, "outbox_prune: bound");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, top, "outbox_prune: newest");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 3, before, "outbox_prune: before");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_prune");
+  if(rc == STORE_OK)
+    *n = (size_t)sqlite3_changes(st->db);
+  store_finish(st, stmt);
+  return rc;
+}
+
 int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const char *error,
                        bool permanent)
 {

@@ -31,6 +31,7 @@ struct store {
   char err[512];
   bool batch; /* store_batch_begin: one outer transaction for many messages */
   bool unit;  /* inside a batch: store_begin's savepoint is open */
+  bool lazy;  /* store_batch_begin_lazy: synchronous=NORMAL until its end */
   /* lock.c (issue 13): the file PATH.lock beside the database, whose
    * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
    * process while it owns outbox claims. -1 and 0 until first needed. */
