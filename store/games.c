@@ -285,7 +285,7 @@ int store_game_list(struct store *st, int64_t **ids, size_t *n)
 
 int store_seat_put(struct store *st, const struct store_seat *s)
 {
-  struct store_group group = {false, false};
+  struct store_group group = {false, false, 0};
   sqlite3_stmt *player = NULL;
   sqlite3_stmt *seat = NULL;
   int rc;

@@ -106,7 +106,7 @@ int store_journal_append(struct store *st, int64_t *out_seq, const struct store_
 int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash,
                               const struct store_entry *e)
 {
-  struct store_group group = {false, false};
+  struct store_group group = {false, false, 0};
   struct journal_fields f;
   sqlite3_stmt *head = NULL;
   sqlite3_stmt *ins = NULL;

@@ -24,6 +24,9 @@
 static const char *const state_names[] = {"queued", "sent", "failed"};
 #define STATE_COUNT (sizeof(state_names) / sizeof(state_names[0]))
 
+static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
+                      const char *message, int64_t now);
+
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now)
 {
@@ -58,7 +61,111 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
   if(rc == STORE_OK && id)
     *id = sqlite3_last_insert_rowid(st->db);
   store_finish(st, stmt);
+  /* Kept in memory for this process's flush (issue 15): only a row it
+   * claims, since nobody else may send it. */
+  if(rc == STORE_OK && owner)
+    fresh_add(st, sqlite3_last_insert_rowid(st->db), game, recipient, message, now);
   return rc;
+}
+
+/* ---- replies queued by this process, in memory (issue 15) ---- */
+
+static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
+                      const char *message, int64_t now)
+{
+  struct store_outbox *r;
+  size_t n = strlen(recipient);
+
+  /* A row left out is read back from the table instead, and so are the
+   * ones after it: the list is handed out only without holes (rows leave
+   * in creation order). */
+  if(st->fresh_gap || st->nfresh >= STORE_FRESH_MAX || n >= sizeof(r->recipient)) {
+    st->fresh_gap = true;
+    return;
+  }
+  if(st->nfresh == st->capfresh) {
+    size_t cap = st->capfresh ? 2 * st->capfresh : 64;
+    struct store_outbox *p = realloc(st->fresh, cap * sizeof(*p));
+    if(!p) {
+      st->fresh_gap = true;
+      return;
+    }
+    st->fresh = p;
+    st->capfresh = cap;
+  }
+  r = &st->fresh[st->nfresh];
+  memset(r, 0, sizeof(*r));
+  if(!(r->message = strdup(message))) {
+    st->fresh_gap = true;
+    return;
+  }
+  r->id = id;
+  r->game = game;
+  r->created = now;
+  r->next_try = now;
+  r->state = STORE_OUTBOX_QUEUED;
+  memcpy(r->recipient, recipient, n + 1);
+  st->nfresh++;
+  /* outside a transaction the insert committed by itself */
+  if(sqlite3_get_autocommit(st->db))
+    store_fresh_committed(st);
+}
+
+void store_fresh_truncate(struct store *st, size_t n)
+{
+  while(st->nfresh > n)
+    free(st->fresh[--st->nfresh].message);
+  if(st->fresh_committed > st->nfresh)
+    st->fresh_committed = st->nfresh;
+  if(!n)
+    st->fresh_gap = false;
+}
+
+void store_fresh_committed(struct store *st)
+{
+  st->fresh_committed = st->nfresh;
+}
+
+int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc, r;
+
+  *rows = NULL;
+  *n = 0;
+  /* only between transactions: then every row listed is committed */
+  if(!st->nfresh || !sqlite3_get_autocommit(st->db) || st->fresh_committed != st->nfresh ||
+     st->fresh_gap) {
+    if(sqlite3_get_autocommit(st->db))
+      store_fresh_truncate(st, 0);
+    return STORE_OK;
+  }
+  /* A row of this process queued before these and not yet sent (its send
+   * failed and waits, say) goes first: rows leave in creation order. Then
+   * every row is read back, in order, by store_outbox_claim. */
+  rc = store_prepare(st, &stmt,
+                     "SELECT 1 FROM outbox WHERE claim = ?1 AND state = 'queued' AND id < ?2"
+                     " LIMIT 1",
+                     "outbox_fresh");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_fresh: owner");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, st->fresh[0].id, "outbox_fresh: first");
+  if(rc == STORE_OK && (r = sqlite3_step(stmt)) != SQLITE_DONE) {
+    if(r != SQLITE_ROW)
+      rc = store_fail_sql(st, r, "outbox_fresh");
+    store_fresh_truncate(st, 0);
+  }
+  store_finish(st, stmt);
+  if(rc || !st->nfresh) {
+    store_fresh_truncate(st, 0);
+    return rc;
+  }
+  *rows = st->fresh;
+  *n = st->nfresh;
+  st->fresh = NULL;
+  st->nfresh = st->capfresh = st->fresh_committed = 0;
+  return STORE_OK;
 }
 
 static int state_from_word(struct store *st, enum store_outbox_state *out, const char *word)
@@ -312,6 +419,9 @@ int store_outbox_release(struct store *st)
   sqlite3_stmt *stmt = NULL;
   int rc;
 
+  /* given back: another process may send them now */
+  if(sqlite3_get_autocommit(st->db))
+    store_fresh_truncate(st, 0);
   if(!st->owner)
     return STORE_OK;
   rc = store_prepare(st, &stmt,

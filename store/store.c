@@ -501,6 +501,7 @@ int store_group_begin(struct store *st, struct store_group *g)
 
   g->own_tx = sqlite3_get_autocommit(st->db) != 0;
   g->active = false;
+  g->fresh = st->nfresh;
   if(g->own_tx)
     rc = run_sql(st, "BEGIN IMMEDIATE", "begin");
   else
@@ -522,10 +523,14 @@ int store_group_end(struct store *st, struct store_group *g, int rc)
       rc2 = run_sql(st, "COMMIT", "commit");
     else
       rc2 = run_sql(st, "RELEASE store_group", "release savepoint");
-    if(rc2 == STORE_OK)
+    if(rc2 == STORE_OK) {
+      if(g->own_tx)
+        store_fresh_committed(st);
       return STORE_OK;
+    }
     rc = rc2;
   }
+  store_fresh_truncate(st, g->fresh);
   /* Undo without overwriting the first error's text: that is the one the
    * operator needs. */
   if(g->own_tx) {
@@ -748,6 +753,8 @@ void store_close(struct store *st)
    * back by SQLite. */
   while(st->ncache)
     sqlite3_finalize(st->cache[--st->ncache].stmt);
+  store_fresh_truncate(st, 0);
+  free(st->fresh);
   sqlite3_close(st->db);
   store_lock_close(st);
   free(st->path);
@@ -895,15 +902,19 @@ int store_begin(struct store *st)
       return store_fail(st, STORE_EIO, "begin: the batch's transaction was rolled back");
     rc = run_sql(st, "SAVEPOINT store_unit", "begin (savepoint)");
     st->unit = rc == STORE_OK;
+    st->fresh_unit = st->nfresh;
     return rc;
   }
   if(!sqlite3_get_autocommit(st->db))
     return store_fail(st, STORE_EIO, "begin: a transaction is already open");
+  st->fresh_tx = st->nfresh;
   return run_sql(st, "BEGIN IMMEDIATE", "begin");
 }
 
 int store_commit(struct store *st)
 {
+  int rc;
+
   if(st->batch) {
     if(!st->unit)
       return store_fail(st, STORE_EIO, "commit: no transaction is open");
@@ -912,7 +923,10 @@ int store_commit(struct store *st)
   }
   if(sqlite3_get_autocommit(st->db))
     return store_fail(st, STORE_EIO, "commit: no transaction is open");
-  return run_sql(st, "COMMIT", "commit");
+  rc = run_sql(st, "COMMIT", "commit");
+  if(rc == STORE_OK)
+    store_fresh_committed(st);
+  return rc;
 }
 
 int store_rollback(struct store *st)
@@ -925,11 +939,13 @@ int store_rollback(struct store *st)
     st->unit = false;
     /* If SQLite already undid the whole transaction (an I/O error), this
      * fails, and so will store_batch_commit: the batch is retried whole. */
+    store_fresh_truncate(st, st->fresh_unit);
     rc = run_sql(st, "ROLLBACK TO store_unit", "rollback (savepoint)");
     if(rc == STORE_OK)
       rc = run_sql(st, "RELEASE store_unit", "rollback (savepoint)");
     return rc;
   }
+  store_fresh_truncate(st, st->fresh_tx);
   if(sqlite3_get_autocommit(st->db))
     return STORE_OK;
   return run_sql(st, "ROLLBACK", "rollback");
@@ -946,6 +962,7 @@ int store_batch_begin(struct store *st)
 
   if(st->batch || !sqlite3_get_autocommit(st->db))
     return store_fail(st, STORE_EIO, "batch: a transaction is already open");
+  st->fresh_tx = st->nfresh;
   rc = run_sql(st, "BEGIN IMMEDIATE", "batch begin");
   st->batch = rc == STORE_OK;
   st->unit = false;
@@ -991,6 +1008,10 @@ int store_batch_commit(struct store *st)
   rc = run_sql(st, "COMMIT", "batch commit");
   if(rc != STORE_OK && !sqlite3_get_autocommit(st->db))
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
+  if(rc == STORE_OK)
+    store_fresh_committed(st);
+  else
+    store_fresh_truncate(st, st->fresh_tx);
   lazy_end(st);
   return rc;
 }
@@ -1001,6 +1022,7 @@ int store_batch_rollback(struct store *st)
 
   st->batch = false;
   st->unit = false;
+  store_fresh_truncate(st, st->fresh_tx);
   if(!sqlite3_get_autocommit(st->db))
     rc = run_sql(st, "ROLLBACK", "batch rollback");
   lazy_end(st);
