@@ -9,456 +9,24 @@
  * (Position ID, Match ID, FormatMove); tests/unit/rules/test_backgammon.c
  * checks them against gnubg's own answers.
  *
- * The file has two halves: first the ref_bg_* helpers (board, steps, the
- * play generator with must-play, notation, IDs, cube), then the game ops,
- * a thin state machine over them.
+ * The board, the play generator with must-play, gnubg's notation, the cube
+ * and the turn frame are backgammon_board.c's; the reading of plays is
+ * dice_notation.c's. Here: the Position ID and Match ID (gnubg's position
+ * strings, which Backgammon Chess uses too), then the game ops, a thin
+ * state machine over them.
  */
 #include "backgammon_int.h"
+#include "dice_notation_int.h"
+#include "game_text_int.h"
 #include "rules.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---------------------------------------------------------------------- */
-/* Board                                                                   */
-/* ---------------------------------------------------------------------- */
-
-void ref_bg_board_start(struct ref_bg_board *b)
-{
-  int s;
-  memset(b, 0, sizeof(*b));
-  for(s = 0; s < 2; s++) {
-    b->pt[s][24] = 2;
-    b->pt[s][13] = 5;
-    b->pt[s][8] = 3;
-    b->pt[s][6] = 5;
-  }
-}
-
-bool ref_bg_board_ok(const struct ref_bg_board *b)
-{
-  int s, p, n;
-  for(s = 0; s < 2; s++) {
-    n = 0;
-    for(p = 0; p <= REF_BG_BAR; p++)
-      n += b->pt[s][p];
-    if(n != REF_BG_CHECKERS)
-      return false;
-  }
-  for(p = 1; p <= 24; p++)
-    if(b->pt[0][p] && b->pt[1][25 - p])
-      return false;
-  return true;
-}
-
-int ref_bg_pips(const struct ref_bg_board *b, int side)
-{
-  int p, n = 0;
-  for(p = 1; p <= REF_BG_BAR; p++)
-    n += p * b->pt[side][p];
-  return n;
-}
-
-bool ref_bg_all_home(const struct ref_bg_board *b, int side)
-{
-  int p;
-  for(p = 7; p <= REF_BG_BAR; p++)
-    if(b->pt[side][p])
-      return false;
-  return true;
-}
-
-enum ref_bg_why ref_bg_step(const struct ref_bg_board *b, int side, int from, int die, int *to)
-{
-  const uint8_t *me = b->pt[side], *op = b->pt[!side];
-  int t = from - die, p;
-
-  if(from < 1 || from > REF_BG_BAR || !me[from])
-    return REF_BG_NO_CHECKER;
-  /* Section 4.2 "Bar": everything on the bar enters before anything else
-   * moves. */
-  if(from != REF_BG_BAR && me[REF_BG_BAR])
-    return REF_BG_BAR_FIRST;
-  if(t >= 1) {
-    if(op[25 - t] >= 2)
-      return REF_BG_BLOCKED;
-    *to = t;
-    return REF_BG_STEP_OK;
-  }
-  /* Bearing off (section 4.2): only with all 15 home; die n takes point n;
-   * a larger die may take the highest checker only when none stands higher
-   * than the point it leaves. */
-  if(!ref_bg_all_home(b, side))
-    return REF_BG_CANNOT_BEAR_OFF;
-  if(t < 0)
-    for(p = from + 1; p <= 6; p++)
-      if(me[p])
-        return REF_BG_CANNOT_BEAR_OFF;
-  *to = REF_BG_OFF;
-  return REF_BG_STEP_OK;
-}
-
-bool ref_bg_step_apply(struct ref_bg_board *b, int side, int from, int to)
-{
-  uint8_t *me = b->pt[side], *op = b->pt[!side];
-  assert(me[from] > 0);
-  me[from]--;
-  me[to]++;
-  if(to >= 1 && op[25 - to]) {
-    /* A blot hit goes to its owner's bar (section 4.2). */
-    assert(op[25 - to] == 1);
-    op[25 - to] = 0;
-    op[REF_BG_BAR]++;
-    return true;
-  }
-  return false;
-}
-
-int ref_bg_play_apply(struct ref_bg_board *b, int side, const struct ref_bg_play *p)
-{
-  int i, hits = 0;
-  for(i = 0; i < p->n; i++)
-    hits += ref_bg_step_apply(b, side, p->from[i], p->to[i]);
-  return hits;
-}
-
-int ref_bg_game_multiplier(const struct ref_bg_board *b, int winner)
-{
-  const uint8_t *lo = b->pt[!winner];
-  int p;
-  if(lo[REF_BG_OFF])
-    return 1;
-  /* BG-3: a backgammon needs a loser's checker on the bar or in the
-   * winner's home board, i.e. the loser's points 19-24. */
-  for(p = 19; p <= REF_BG_BAR; p++)
-    if(lo[p])
-      return 3;
-  return 2;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Legal plays                                                             */
-/* ---------------------------------------------------------------------- */
-
-int ref_bg_mustplay_cmp(int dice_a, int pips_a, int dice_b, int pips_b)
-{
-  if(dice_a != dice_b)
-    return dice_a < dice_b ? -1 : 1;
-  if(pips_a != pips_b)
-    return pips_a < pips_b ? -1 : 1;
-  return 0;
-}
-
-static uint64_t board_hash(const struct ref_bg_board *b)
-{
-  uint64_t h = 0xcbf29ce484222325u;
-  const uint8_t *p = (const uint8_t *)b->pt;
-  size_t i;
-  for(i = 0; i < sizeof(b->pt); i++) {
-    h ^= p[i];
-    h *= 0x100000001b3u;
-  }
-  return h;
-}
-
-long ref_bg_playlist_find(const struct ref_bg_playlist *list, const struct ref_bg_board *res)
-{
-  size_t mask, i;
-  uint32_t k;
-  if(!list->nslot)
-    return -1;
-  mask = list->nslot - 1;
-  for(i = (size_t)board_hash(res) & mask;; i = (i + 1) & mask) {
-    k = list->slot[i];
-    if(!k)
-      return -1;
-    if(!memcmp(list->res[k - 1].pt, res->pt, sizeof(res->pt)))
-      return (long)(k - 1);
-  }
-}
-
-static void playlist_reset(struct ref_bg_playlist *list)
-{
-  list->n = 0;
-  if(list->slot)
-    memset(list->slot, 0, list->nslot * sizeof(*list->slot));
-}
-
-/* Room for one more entry, the hash table kept at most half full. */
-static int playlist_reserve(struct ref_bg_playlist *list)
-{
-  size_t cap, i, mask, j;
-  struct ref_bg_play *v;
-  struct ref_bg_board *res;
-  uint32_t *slot;
-
-  if(list->n < list->cap)
-    return REF_OK;
-  cap = list->cap ? list->cap * 2 : 64;
-  v = realloc(list->v, cap * sizeof(*v));
-  if(!v)
-    return REF_ENOMEM;
-  list->v = v;
-  res = realloc(list->res, cap * sizeof(*res));
-  if(!res)
-    return REF_ENOMEM;
-  list->res = res;
-  slot = calloc(cap * 2, sizeof(*slot));
-  if(!slot)
-    return REF_ENOMEM;
-  free(list->slot);
-  list->slot = slot;
-  list->nslot = cap * 2;
-  list->cap = cap;
-  mask = list->nslot - 1;
-  for(i = 0; i < list->n; i++) {
-    for(j = (size_t)board_hash(&list->res[i]) & mask; slot[j]; j = (j + 1) & mask)
-      ;
-    slot[j] = (uint32_t)(i + 1);
-  }
-  return REF_OK;
-}
-
-void ref_bg_playlist_free(struct ref_bg_playlist *list)
-{
-  free(list->v);
-  free(list->res);
-  free(list->slot);
-  memset(list, 0, sizeof(*list));
-}
-
-struct gen {
-  struct ref_bg_playlist *out;
-  int side;
-  int dice[4];
-  int ndice;
-  bool doubles;
-  struct ref_bg_play cur;
-  int rc;
-};
-
-/* A complete sequence: keep it if must-play (BG-2) allows it and its
- * resulting position is new. */
-static void gen_save(struct gen *g, const struct ref_bg_board *b, int used)
-{
-  struct ref_bg_playlist *list = g->out;
-  int pips = 0, i, c;
-  size_t mask, j;
-
-  for(i = 0; i < used; i++)
-    pips += g->dice[i];
-  c = ref_bg_mustplay_cmp(used, pips, list->max_dice, list->max_pips);
-  if(c < 0)
-    return;
-  if(c > 0) {
-    playlist_reset(list);
-    list->max_dice = used;
-    list->max_pips = pips;
-  }
-  if(ref_bg_playlist_find(list, b) >= 0)
-    return;
-  if(playlist_reserve(list) != REF_OK) {
-    g->rc = REF_ENOMEM;
-    return;
-  }
-  g->cur.n = (uint8_t)used;
-  list->v[list->n] = g->cur;
-  list->res[list->n] = *b;
-  mask = list->nslot - 1;
-  for(j = (size_t)board_hash(b) & mask; list->slot[j]; j = (j + 1) & mask)
-    ;
-  list->slot[j] = (uint32_t)(list->n + 1);
-  list->n++;
-}
-
-/*
- * Depth-first over the dice in order. With doubles the steps are taken
- * from non-increasing points: any doubles play can be reordered that way
- * (a checker moved on continues from a lower point, blocks do not change
- * and bear-off only gets easier), which avoids generating each play up to
- * 24 times.
- */
-static void gen_rec(struct gen *g, const struct ref_bg_board *b, int depth, int maxfrom)
-{
-  struct ref_bg_board nb;
-  int from, to;
-  bool moved = false;
-
-  if(g->rc)
-    return;
-  if(depth == g->ndice) {
-    gen_save(g, b, depth);
-    return;
-  }
-  for(from = maxfrom; from >= 1; from--) {
-    if(!b->pt[g->side][from])
-      continue;
-    if(ref_bg_step(b, g->side, from, g->dice[depth], &to) != REF_BG_STEP_OK)
-      continue;
-    nb = *b;
-    ref_bg_step_apply(&nb, g->side, from, to);
-    g->cur.from[depth] = (uint8_t)from;
-    g->cur.to[depth] = (uint8_t)to;
-    moved = true;
-    gen_rec(g, &nb, depth + 1, g->doubles ? from : REF_BG_BAR);
-  }
-  if(!moved)
-    gen_save(g, b, depth);
-}
-
-int ref_bg_plays(const struct ref_bg_board *b, int side, int d1, int d2,
-                 struct ref_bg_playlist *out)
-{
-  struct gen g;
-  int rc;
-
-  memset(&g, 0, sizeof(g));
-  g.out = out;
-  g.side = side;
-  playlist_reset(out);
-  out->max_dice = -1;
-  out->max_pips = -1;
-  if(d1 == d2) {
-    g.doubles = true;
-    g.ndice = 4;
-    g.dice[0] = g.dice[1] = g.dice[2] = g.dice[3] = d1;
-    gen_rec(&g, b, 0, REF_BG_BAR);
-  }
-  else {
-    /* Both orders: the first die may be playable only after the second. */
-    g.ndice = 2;
-    g.dice[0] = d1 > d2 ? d1 : d2;
-    g.dice[1] = d1 > d2 ? d2 : d1;
-    gen_rec(&g, b, 0, REF_BG_BAR);
-    g.dice[0] = d1 > d2 ? d2 : d1;
-    g.dice[1] = d1 > d2 ? d1 : d2;
-    gen_rec(&g, b, 0, REF_BG_BAR);
-  }
-  rc = g.rc;
-  /* A roll that cannot be used at all still yields one play, the empty
-   * one: gen_save stored it with used = 0. */
-  assert(rc || out->n > 0);
-  return rc;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Notation                                                                */
-/* ---------------------------------------------------------------------- */
-
-static char *put_point(char *p, int n)
-{
-  if(n == REF_BG_OFF)
-    return p + sprintf(p, "off");
-  if(n == REF_BG_BAR)
-    return p + sprintf(p, "bar");
-  return p + sprintf(p, "%d", n);
-}
-
-struct fmt_row {
-  int pt[6]; /* pt[0] source, pt[1..nd-1] points hit on the way, pt[nd] destination */
-  int nd;
-  int count;
-  bool live;
-};
-
-static int fmt_row_cmp(const void *a, const void *b)
-{
-  const struct fmt_row *x = a, *y = b;
-  if(x->pt[0] != y->pt[0])
-    return y->pt[0] - x->pt[0];
-  return y->pt[1] - x->pt[1];
-}
-
-/*
- * gnubg's FormatMove (drawboard.c), which the players and the oracle know:
- * steps sorted by source then destination, highest first; a step that
- * starts where an earlier one ends continues it (the hop is kept, starred,
- * only when it hit); identical chains are counted as (n); a hit is starred
- * once per point. Hits are judged on the board before the play, as gnubg
- * does.
- */
-int ref_bg_play_format(const struct ref_bg_board *b, int side, const struct ref_bg_play *p,
-                       char *buf, size_t cap)
-{
-  struct fmt_row rows[4];
-  char tmp[96], *o = tmp;
-  const uint8_t *op = b->pt[!side];
-  unsigned fl = 0;
-  int n = p->n, i, j, k, m, len;
-
-  if(n == 0) {
-    if(cap < 3)
-      return -1;
-    memcpy(buf, "--", 3);
-    return 2;
-  }
-  memset(rows, 0, sizeof(rows));
-  for(i = 0; i < n; i++) {
-    rows[i].pt[0] = p->from[i];
-    rows[i].pt[1] = p->to[i];
-    rows[i].nd = 1;
-    rows[i].count = 1;
-    rows[i].live = true;
-  }
-  qsort(rows, (size_t)n, sizeof(rows[0]), fmt_row_cmp);
-  for(i = 0; i < n; i++)
-    for(j = i; j < n; j++)
-      if(rows[i].live && rows[j].live && rows[i].pt[rows[i].nd] == rows[j].pt[0]) {
-        int d = rows[i].pt[rows[i].nd];
-        if(op[25 - d])
-          rows[i].pt[++rows[i].nd] = rows[j].pt[rows[j].nd];
-        else
-          rows[i].pt[rows[i].nd] = rows[j].pt[rows[j].nd];
-        rows[j].live = false;
-      }
-  for(i = 0; i < n; i++) {
-    if(!rows[i].live)
-      continue;
-    for(j = i + 1; j < n; j++) {
-      if(!rows[j].live || rows[j].nd != rows[i].nd)
-        continue;
-      for(k = 0; k <= rows[i].nd && rows[i].pt[k] == rows[j].pt[k]; k++)
-        ;
-      if(k > rows[i].nd) {
-        rows[i].count++;
-        rows[j].live = false;
-      }
-    }
-  }
-  m = 0;
-  for(i = 0; i < n; i++) {
-    if(!rows[i].live)
-      continue;
-    if(m++)
-      *o++ = ' ';
-    o = put_point(o, rows[i].pt[0]);
-    for(k = 1; k < rows[i].nd; k++) {
-      *o++ = '/';
-      o = put_point(o, rows[i].pt[k]);
-      *o++ = '*';
-      fl |= 1u << rows[i].pt[k];
-    }
-    *o++ = '/';
-    k = rows[i].pt[rows[i].nd];
-    o = put_point(o, k);
-    if(k && op[25 - k] && !(fl & (1u << k))) {
-      *o++ = '*';
-      fl |= 1u << k;
-    }
-    if(rows[i].count > 1)
-      o += sprintf(o, "(%d)", rows[i].count);
-  }
-  *o = '\0';
-  len = (int)(o - tmp);
-  if((size_t)len >= cap)
-    return -1;
-  memcpy(buf, tmp, (size_t)len + 1);
-  return len;
-}
 
 /* ---------------------------------------------------------------------- */
 /* Position ID and Match ID                                                */
@@ -624,34 +192,6 @@ int ref_bg_match_decode(struct ref_bg_match *m, const char *id)
 }
 
 /* ---------------------------------------------------------------------- */
-/* Cube                                                                    */
-/* ---------------------------------------------------------------------- */
-
-void ref_bg_cube_init(struct ref_bg_cube *c)
-{
-  c->log2 = 0;
-  c->owner = -1;
-}
-
-bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side)
-{
-  /* Section 4.3: centred or own cube, and no double beyond 64. */
-  return (c->owner < 0 || c->owner == side) && c->log2 < REF_BG_CUBE_MAX_LOG2;
-}
-
-void ref_bg_cube_take(struct ref_bg_cube *c, int taker)
-{
-  assert(c->log2 < REF_BG_CUBE_MAX_LOG2);
-  c->log2++;
-  c->owner = (int8_t)taker;
-}
-
-int ref_bg_cube_value(const struct ref_bg_cube *c)
-{
-  return 1 << c->log2;
-}
-
-/* ---------------------------------------------------------------------- */
 /* The game: money backgammon, seat 0 White, seat 1 Black                  */
 /* ---------------------------------------------------------------------- */
 
@@ -665,19 +205,8 @@ int ref_bg_cube_value(const struct ref_bg_cube *c)
 struct bg_state {
   struct ref_bg_board b;
   struct ref_bg_cube cube;
-  uint8_t phase;     /* enum ref_phase */
-  int8_t turn;       /* -1 when over */
-  int8_t onroll;
-  uint8_t opening;   /* BG-1: the one-die-each opening roll is pending */
-  uint8_t dice[2];   /* phase MOVE: the roll to play, as rolled */
-  int8_t winner;     /* phase OVER */
-  uint8_t end;       /* enum ref_end */
-  uint8_t resigned;  /* REF_END_RESIGNATION: level 1-3 */
-  int16_t points;
-  int16_t move_number; /* plays made so far + 1 */
-  int8_t last_seat;    /* -1: no play yet */
-  uint8_t last_dice[2];
-  char last[40];       /* canonical notation of the last play */
+  struct ref_bg_turn t; /* phase, seats, dice (BG-1 opening), result */
+  uint8_t resigned;     /* REF_END_RESIGNATION: level 1-3 */
 };
 
 #define BG_MOVE_TAG 0x42470000u /* "BG": marks a ref_move made here */
@@ -695,54 +224,126 @@ static const struct bg_state *cst_of(const struct ref_state *s)
   return (const struct bg_state *)(const void *)s;
 }
 
-static void play_to_move(const struct ref_bg_play *p, struct ref_move *m)
+/* ---- reading a play (section 4.4, BG-6): dice_notation.c --------------- */
+
+/* The board as the shared reader sees it: one kind of checker, forward
+ * only (the reader never asks backward of a game without piece names). */
+static bool bg_checker_on(const void *b, int side, int q, int type)
 {
-  int i;
-  memset(m, 0, sizeof(*m));
-  m->w[0] = BG_MOVE_TAG | p->n;
-  for(i = 0; i < p->n; i++)
-    m->w[1 + i] = (uint32_t)p->from[i] | (uint32_t)p->to[i] << 8;
+  (void)type;
+  return ((const struct ref_bg_board *)b)->pt[side][q] != 0;
 }
 
-static int move_to_play(const struct ref_move *m, struct ref_bg_play *p)
+static bool bg_anything_on(const void *b, int side, int q)
 {
-  int i;
-  if((m->w[0] & 0xffff0000u) != BG_MOVE_TAG || (m->w[0] & 0xffffu) > 4)
-    return REF_EINVAL;
-  memset(p, 0, sizeof(*p));
-  p->n = (uint8_t)(m->w[0] & 0xffffu);
-  for(i = 0; i < p->n; i++) {
-    p->from[i] = (uint8_t)(m->w[1 + i] & 0xff);
-    p->to[i] = (uint8_t)(m->w[1 + i] >> 8 & 0xff);
-    if(p->from[i] < 1 || p->from[i] > REF_BG_BAR || p->to[i] >= p->from[i])
-      return REF_EINVAL;
-  }
-  return REF_OK;
+  return bg_checker_on(b, side, q, 0);
 }
+
+static int bg_reader_step(const void *b, int side, int type, int from, int die, int dir, int *to)
+{
+  (void)type, (void)dir;
+  return (int)ref_bg_step(b, side, from, die, to);
+}
+
+static bool bg_reader_apply(void *b, int side, int type, int from, int to)
+{
+  (void)type;
+  return ref_bg_step_apply(b, side, from, to);
+}
+
+static long bg_reader_find(const void *legal, const void *b)
+{
+  return ref_bg_playlist_find(legal, b);
+}
+
+/* Refusals by how much they tell: bar > blocked > bear-off > no checker. */
+static const int bg_why_rank[] = {0, 1, 4, 3, 2};
+
+static const struct ref_dn_board bg_reader_board = {
+  sizeof(struct ref_bg_board), 1, bg_checker_on, bg_anything_on, bg_reader_step, bg_reader_apply,
+  bg_reader_find, NULL, NULL, bg_why_rank, 0,
+};
+
+static const struct ref_dn_syntax bg_syntax = {NULL, 0, NULL}; /* gnubg's: no piece names */
+
+static int bg_gen(const void *b, int side, int d1, int d2, void *list, struct ref_dn_plays *view)
+{
+  struct ref_bg_playlist *l = list;
+  int rc = ref_bg_plays(b, side, d1, d2, l);
+  view->v = l->v;
+  view->n = l->n;
+  view->max_dice = l->max_dice;
+  return rc;
+}
+
+static void bg_list_free(void *list)
+{
+  ref_bg_playlist_free(list);
+}
+
+static int bg_text(const void *b, int side, const struct ref_bg_play *p, char *buf, size_t cap)
+{
+  return ref_bg_play_format(b, side, p, buf, cap);
+}
+
+/* The refusal of a readable play: "your dice do not fit" over any other
+ * reason when the routes cannot fit the roll at all; the point it
+ * happened on as the detail. */
+static void bg_explain(const struct ref_dn_input *in, const int dice[2], int why, int at, int type,
+                       const char **reason, char *detail, size_t cap)
+{
+  (void)type;
+  if(!ref_dn_dice_fit(in, dice))
+    why = REF_DN_WHY_DICE;
+  switch(why) {
+  case REF_BG_NO_CHECKER:
+    *reason = "bg-no-checker";
+    break;
+  case REF_BG_BAR_FIRST:
+    *reason = "bg-bar-first";
+    break;
+  case REF_BG_BLOCKED:
+    *reason = "bg-blocked";
+    break;
+  case REF_BG_CANNOT_BEAR_OFF:
+    *reason = "bg-cannot-bear-off";
+    break;
+  default:
+    *reason = "bg-wrong-dice";
+    break;
+  }
+  if(at == REF_BG_BAR)
+    snprintf(detail, cap, "bar");
+  else
+    snprintf(detail, cap, "%d", at);
+}
+
+/* Backgammon as dice_notation.c plays it: checkers only, forward only. */
+static const struct ref_dn_rules bg_rules = {
+  BG_MOVE_TAG, &bg_syntax, &bg_reader_board,
+  offsetof(struct bg_state, b), offsetof(struct bg_state, t),
+  0, true, false, /* off is a point; forward only; no play wins before its end */
+  sizeof(struct ref_bg_playlist), bg_gen, bg_list_free, bg_text, bg_explain, BG_SUGGEST,
+};
 
 int ref_bg_move_to_play(const struct ref_move *m, struct ref_bg_play *p)
 {
-  return move_to_play(m, p);
+  return ref_dn_play(&bg_rules, m, p);
 }
 
 /* The roller's turn starts: section 1.6, the cube question comes before
  * the roll and is asked only when a double is legal. */
 static void start_turn(struct bg_state *st, int seat)
 {
-  st->onroll = (int8_t)seat;
-  st->turn = (int8_t)seat;
-  st->dice[0] = st->dice[1] = 0;
-  st->phase = ref_bg_cube_may_double(&st->cube, seat) ? REF_PHASE_CUBE : REF_PHASE_ROLL;
+  st->t.onroll = (int8_t)seat;
+  st->t.turn = (int8_t)seat;
+  st->t.dice[0] = st->t.dice[1] = 0;
+  st->t.phase = ref_bg_cube_may_double(&st->cube, seat) ? REF_PHASE_CUBE : REF_PHASE_ROLL;
 }
 
 static void finish(struct bg_state *st, int winner, enum ref_end end, int points)
 {
-  st->phase = REF_PHASE_OVER;
-  st->turn = -1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->points = (int16_t)points;
-  st->dice[0] = st->dice[1] = 0;
+  ref_bg_turn_finish(&st->t, winner, end, points);
 }
 
 static int bg_init(struct ref_state *s, const char *options, struct ref_err *err)
@@ -756,13 +357,13 @@ static int bg_init(struct ref_state *s, const char *options, struct ref_err *err
   memset(st, 0, sizeof(*st));
   ref_bg_board_start(&st->b);
   ref_bg_cube_init(&st->cube);
-  st->opening = 1;
-  st->phase = REF_PHASE_ROLL;
-  st->turn = 0;
-  st->onroll = 0;
-  st->winner = -1;
-  st->move_number = 1;
-  st->last_seat = -1;
+  st->t.opening = 1;
+  st->t.phase = REF_PHASE_ROLL;
+  st->t.turn = 0;
+  st->t.onroll = 0;
+  st->t.winner = -1;
+  st->t.move_number = 1;
+  st->t.last_seat = -1;
   return REF_OK;
 }
 
@@ -789,21 +390,21 @@ static int bg_encode(const struct ref_state *s, char *buf, size_t cap)
   memset(&m, 0, sizeof(m));
   m.cube_log2 = st->cube.log2;
   m.cube_owner = st->cube.owner;
-  if(st->phase == REF_PHASE_OVER) {
-    view = st->winner;
-    m.state = st->end == REF_END_BORNE_OFF ? 2 : st->end == REF_END_RESIGNATION ? 3 : 4;
-    m.resigned = st->end == REF_END_RESIGNATION ? st->resigned : 0;
-    m.on_roll = st->winner;
-    m.turn = !st->winner;
+  if(st->t.phase == REF_PHASE_OVER) {
+    view = st->t.winner;
+    m.state = st->t.end == REF_END_BORNE_OFF ? 2 : st->t.end == REF_END_RESIGNATION ? 3 : 4;
+    m.resigned = st->t.end == REF_END_RESIGNATION ? st->resigned : 0;
+    m.on_roll = st->t.winner;
+    m.turn = !st->t.winner;
   }
   else {
-    view = st->onroll;
-    m.state = st->opening ? 0 : 1;
-    m.on_roll = st->onroll;
-    m.turn = st->turn;
-    m.doubled = st->phase == REF_PHASE_CUBE_REPLY;
-    m.dice[0] = st->dice[0];
-    m.dice[1] = st->dice[1];
+    view = st->t.onroll;
+    m.state = st->t.opening ? 0 : 1;
+    m.on_roll = st->t.onroll;
+    m.turn = st->t.turn;
+    m.doubled = st->t.phase == REF_PHASE_CUBE_REPLY;
+    m.dice[0] = st->t.dice[0];
+    m.dice[1] = st->t.dice[1];
   }
   ref_bg_position_id(&st->b, view, pid);
   ref_bg_match_id(&m, mid);
@@ -852,9 +453,9 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
   memset(&nst, 0, sizeof(nst));
   nst.cube.log2 = (int8_t)m.cube_log2;
   nst.cube.owner = (int8_t)m.cube_owner;
-  nst.winner = -1;
-  nst.move_number = 1;
-  nst.last_seat = -1;
+  nst.t.winner = -1;
+  nst.t.move_number = 1;
+  nst.t.last_seat = -1;
   if(ref_bg_position_decode(&nst.b, m.on_roll, pid) != REF_OK)
     return bad_position(err, "Position ID");
   off0 = nst.b.pt[0][REF_BG_OFF];
@@ -864,8 +465,8 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
   case 0:
     if(m.cube_log2 || m.doubled || m.resigned || m.dice[0] || m.on_roll || m.turn)
       return bad_position(err, "opening");
-    nst.opening = 1;
-    nst.phase = REF_PHASE_ROLL;
+    nst.t.opening = 1;
+    nst.t.phase = REF_PHASE_ROLL;
     break;
   case 1:
     if(m.resigned)
@@ -873,18 +474,18 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
     if(m.doubled) {
       if(m.dice[0] || m.turn == m.on_roll || !ref_bg_cube_may_double(&nst.cube, m.on_roll))
         return bad_position(err, "double");
-      nst.onroll = (int8_t)m.on_roll;
-      nst.turn = (int8_t)m.turn;
-      nst.phase = REF_PHASE_CUBE_REPLY;
+      nst.t.onroll = (int8_t)m.on_roll;
+      nst.t.turn = (int8_t)m.turn;
+      nst.t.phase = REF_PHASE_CUBE_REPLY;
       break;
     }
     if(m.turn != m.on_roll)
       return bad_position(err, "turn");
     start_turn(&nst, m.on_roll);
     if(m.dice[0]) {
-      nst.dice[0] = (uint8_t)m.dice[0];
-      nst.dice[1] = (uint8_t)m.dice[1];
-      nst.phase = REF_PHASE_MOVE;
+      nst.t.dice[0] = (uint8_t)m.dice[0];
+      nst.t.dice[1] = (uint8_t)m.dice[1];
+      nst.t.phase = REF_PHASE_MOVE;
     }
     break;
   default:
@@ -915,185 +516,57 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
 
 /* ---- dice and cube ----------------------------------------------------- */
 
+/* BG-1: the opening roll is one die each, faces[0] White's; a tie is
+ * rolled again; the higher starts and plays both numbers. */
 static int bg_roll(struct ref_state *s, const int *faces, int nfaces, struct ref_err *err)
 {
-  struct bg_state *st = st_of(s);
-
-  if(st->phase != REF_PHASE_ROLL && st->phase != REF_PHASE_CUBE) {
-    ref_err_set(err, REF_EPHASE, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-now",
-                NULL);
-    return REF_EPHASE;
-  }
-  if(nfaces != 2 || faces[0] < 1 || faces[0] > 6 || faces[1] < 1 || faces[1] > 6) {
-    ref_err_set(err, REF_EINVAL, "bg-bad-dice", NULL);
-    return REF_EINVAL;
-  }
-  if(st->opening) {
-    /* BG-1: one die each, faces[0] White's; a tie is rolled again; the
-     * higher starts and plays both numbers. */
-    if(faces[0] == faces[1])
-      return REF_OK;
-    st->opening = 0;
-    st->onroll = st->turn = faces[0] > faces[1] ? 0 : 1;
-  }
-  /* A roll in REF_PHASE_CUBE means "no double" (section 1.6). */
-  st->dice[0] = (uint8_t)faces[0];
-  st->dice[1] = (uint8_t)faces[1];
-  st->phase = REF_PHASE_MOVE;
-  return REF_OK;
+  return ref_bg_turn_roll(&st_of(s)->t, faces, nfaces, "bg-no-roll-now", true, err);
 }
+
+/* Section 4.3: the cube; BG-5: resignation at a level; no draws. */
+static const struct ref_bg_acts bg_acts = {"no-draws", "no-draws", "backgammon", NULL, NULL};
 
 static int bg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
   struct bg_state *st = st_of(s);
-  const char *why = NULL;
+  int rc = ref_bg_turn_act(&st->t, &st->cube, seat, action, arg, &bg_acts, err);
 
-  if(seat < 0 || seat > 1) {
-    ref_err_set(err, REF_EINVAL, "bad-seat", NULL);
-    return REF_EINVAL;
-  }
-  if(st->phase == REF_PHASE_OVER) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  switch(action) {
-  case REF_ACT_DOUBLE:
-    /* Section 4.3: only at the start of one's own turn, before rolling,
-     * with the cube centred or one's own, and never beyond 64. */
-    if(st->phase == REF_PHASE_CUBE && seat == st->turn) {
-      st->phase = REF_PHASE_CUBE_REPLY;
-      st->turn = (int8_t)!seat;
-      return REF_OK;
-    }
-    if(st->phase == REF_PHASE_CUBE_REPLY && seat == st->turn)
-      why = "bg-take-or-drop"; /* BG-4: no beavers */
-    else if(seat != st->turn && !st->opening)
-      why = "not-your-turn";
-    else if(st->phase != REF_PHASE_ROLL || st->opening)
-      why = "bg-double-before-roll";
-    else if(st->cube.log2 >= REF_BG_CUBE_MAX_LOG2)
-      why = "bg-cube-max";
-    else
-      why = "bg-not-your-cube";
-    break;
-  case REF_ACT_TAKE:
-  case REF_ACT_DROP:
-    if(st->phase != REF_PHASE_CUBE_REPLY || seat != st->turn) {
-      why = "bg-no-double";
-      break;
-    }
-    if(action == REF_ACT_DROP) {
-      /* The doubler wins the value before the double. */
-      finish(st, st->onroll, REF_END_CUBE_DROPPED, ref_bg_cube_value(&st->cube));
-      return REF_OK;
-    }
-    ref_bg_cube_take(&st->cube, seat);
-    st->turn = st->onroll;
-    st->phase = REF_PHASE_ROLL;
-    return REF_OK;
-  case REF_ACT_RESIGN:
-    /* BG-5: the service has negotiated the level; points = level x cube. */
-    if(arg < 1 || arg > 3) {
-      ref_err_set(err, REF_EINVAL, "bg-resign-level", NULL);
-      return REF_EINVAL;
-    }
+  if(rc == REF_OK && action == REF_ACT_RESIGN)
     st->resigned = (uint8_t)arg;
-    finish(st, !seat, REF_END_RESIGNATION, arg * ref_bg_cube_value(&st->cube));
-    return REF_OK;
-  case REF_ACT_DRAW_AGREED:
-  case REF_ACT_DRAW_CLAIM:
-    ref_err_set(err, REF_EINVAL, "no-draws", "backgammon");
-    return REF_EINVAL;
-  default:
-    ref_err_set(err, REF_EINVAL, "bad-option", NULL);
-    return REF_EINVAL;
-  }
-  ref_err_set(err, REF_EPHASE, why, !strcmp(why, "not-your-turn") ? seat_name[st->turn] : NULL);
-  return REF_EPHASE;
+  return rc;
 }
 
 /* ---- moves ------------------------------------------------------------- */
 
 static int bg_legal(const struct ref_state *s, struct ref_movelist *out)
 {
-  const struct bg_state *st = cst_of(s);
-  struct ref_bg_playlist list = {0};
-  struct ref_move m;
-  size_t i;
-  int rc;
-
-  if(st->phase != REF_PHASE_MOVE)
-    return REF_EPHASE;
-  rc = ref_bg_plays(&st->b, st->onroll, st->dice[0], st->dice[1], &list);
-  for(i = 0; !rc && i < list.n; i++) {
-    play_to_move(&list.v[i], &m);
-    rc = ref_movelist_push(out, &m);
-  }
-  ref_bg_playlist_free(&list);
-  return rc;
+  return ref_dn_legal(&bg_rules, s, out);
 }
 
+/* REF_NOTATION_COMPUTER is the same: gnubg's notation is what the oracle
+ * prints too. */
 static int bg_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
                      char *buf, size_t cap)
 {
-  const struct bg_state *st = cst_of(s);
-  struct ref_bg_play p;
-  if(move_to_play(m, &p) != REF_OK)
-    return REF_EINVAL;
-  /* REF_NOTATION_COMPUTER is the same: gnubg's notation is what the
-   * oracle prints too. */
   (void)style;
-  if(ref_bg_play_format(&st->b, st->onroll, &p, buf, cap) < 0)
-    return REF_EINVAL;
-  return REF_OK;
+  return ref_dn_format(&bg_rules, s, m, buf, cap);
 }
 
-/* Is every step of p a legal step with a die of the roll, each die used
- * once? (apply's cheap check; must-play is legal()'s business.) */
-static bool steps_fit_dice(const struct bg_state *st, const struct ref_bg_play *p)
+static int bg_parse(const struct ref_state *s, const char *text, struct ref_move *out,
+                    struct ref_err *err)
 {
-  struct ref_bg_board b = st->b;
-  int dice[4], nd, i, k, to;
-  bool used[4] = {false, false, false, false}, found;
-
-  nd = st->dice[0] == st->dice[1] ? 4 : 2;
-  for(i = 0; i < 4; i++)
-    dice[i] = st->dice[i & 1];
-  if(p->n > nd)
-    return false;
-  for(i = 0; i < p->n; i++) {
-    found = false;
-    for(k = 0; k < nd && !found; k++)
-      if(!used[k] && ref_bg_step(&b, st->onroll, p->from[i], dice[k], &to) == REF_BG_STEP_OK &&
-         to == p->to[i]) {
-        used[k] = true;
-        found = true;
-      }
-    if(!found)
-      return false;
-    ref_bg_step_apply(&b, st->onroll, p->from[i], p->to[i]);
-  }
-  return true;
+  return ref_dn_parse(&bg_rules, s, text, out, err);
 }
 
 static int bg_apply(struct ref_state *s, const struct ref_move *m)
 {
   struct bg_state *st = st_of(s);
   struct ref_bg_play p;
-  int mover = st->onroll;
+  int mover = st->t.onroll, rc = ref_dn_apply(&bg_rules, s, m, &p);
 
-  if(st->phase != REF_PHASE_MOVE)
-    return REF_EPHASE;
-  if(move_to_play(m, &p) != REF_OK || !steps_fit_dice(st, &p))
-    return REF_EILLEGAL;
-  if(ref_bg_play_format(&st->b, mover, &p, st->last, sizeof(st->last)) < 0)
-    st->last[0] = '\0';
-  st->last_seat = (int8_t)mover;
-  st->last_dice[0] = st->dice[0];
-  st->last_dice[1] = st->dice[1];
-  ref_bg_play_apply(&st->b, mover, &p);
-  st->move_number++;
+  if(rc)
+    return rc;
   if(st->b.pt[mover][REF_BG_OFF] == REF_BG_CHECKERS) {
     /* Section 4.3: single, gammon or backgammon, times the cube. */
     finish(st, mover, REF_END_BORNE_OFF,
@@ -1107,21 +580,7 @@ static int bg_apply(struct ref_state *s, const struct ref_move *m)
 static void bg_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct bg_state *st = cst_of(s);
-  memset(out, 0, sizeof(*out));
-  out->phase = (enum ref_phase)st->phase;
-  out->turn = st->turn;
-  out->need_faces = st->phase == REF_PHASE_ROLL || st->phase == REF_PHASE_CUBE ? 2 : 0;
-  out->winner = st->phase == REF_PHASE_OVER ? st->winner : -1;
-  out->end = st->phase == REF_PHASE_OVER ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->phase == REF_PHASE_OVER ? st->points : 0;
-  out->move_number = st->move_number;
-  out->cube = ref_bg_cube_value(&st->cube);
-  out->cube_owner = st->cube.owner;
-  if(st->phase == REF_PHASE_MOVE) {
-    out->dice[0] = st->dice[0];
-    out->dice[1] = st->dice[1];
-    out->ndice = 2;
-  }
+  ref_bg_turn_status(&st->t, &st->cube, out);
 }
 
 static bool bg_ok(const struct ref_state *s)
@@ -1131,41 +590,39 @@ static bool bg_ok(const struct ref_state *s)
 
   if(!ref_bg_board_ok(&st->b))
     return false;
-  if(st->cube.log2 < 0 || st->cube.log2 > REF_BG_CUBE_MAX_LOG2 || st->cube.owner < -1 ||
-     st->cube.owner > 1 || (st->cube.owner < 0) != (st->cube.log2 == 0))
+  if(!ref_bg_cube_ok(&st->cube) || st->t.onroll < 0 || st->t.onroll > 1)
     return false;
-  if(st->onroll < 0 || st->onroll > 1)
-    return false;
-  switch(st->phase) {
+  switch(st->t.phase) {
   case REF_PHASE_OVER:
-    if(st->turn != -1 || st->winner < 0 || st->winner > 1)
+    if(st->t.turn != -1 || st->t.winner < 0 || st->t.winner > 1)
       return false;
-    if(st->end == REF_END_BORNE_OFF)
-      return (st->winner ? off1 : off0) == REF_BG_CHECKERS &&
-             st->points == ref_bg_game_multiplier(&st->b, st->winner) * ref_bg_cube_value(&st->cube);
+    if(st->t.end == REF_END_BORNE_OFF)
+      return (st->t.winner ? off1 : off0) == REF_BG_CHECKERS &&
+             st->t.points ==
+               ref_bg_game_multiplier(&st->b, st->t.winner) * ref_bg_cube_value(&st->cube);
     if(off0 == REF_BG_CHECKERS || off1 == REF_BG_CHECKERS)
       return false;
-    if(st->end == REF_END_RESIGNATION)
+    if(st->t.end == REF_END_RESIGNATION)
       return st->resigned >= 1 && st->resigned <= 3 &&
-             st->points == st->resigned * ref_bg_cube_value(&st->cube);
-    return st->end == REF_END_CUBE_DROPPED && st->points == ref_bg_cube_value(&st->cube);
+             st->t.points == st->resigned * ref_bg_cube_value(&st->cube);
+    return st->t.end == REF_END_CUBE_DROPPED && st->t.points == ref_bg_cube_value(&st->cube);
   case REF_PHASE_MOVE:
-    if(st->dice[0] < 1 || st->dice[0] > 6 || st->dice[1] < 1 || st->dice[1] > 6 ||
-       st->turn != st->onroll || st->opening)
+    if(st->t.dice[0] < 1 || st->t.dice[0] > 6 || st->t.dice[1] < 1 || st->t.dice[1] > 6 ||
+       st->t.turn != st->t.onroll || st->t.opening)
       return false;
     break;
   case REF_PHASE_CUBE_REPLY:
-    if(st->turn != !st->onroll || st->dice[0] || st->opening ||
-       !ref_bg_cube_may_double(&st->cube, st->onroll))
+    if(st->t.turn != !st->t.onroll || st->t.dice[0] || st->t.opening ||
+       !ref_bg_cube_may_double(&st->cube, st->t.onroll))
       return false;
     break;
   case REF_PHASE_CUBE:
   case REF_PHASE_ROLL:
-    if(st->turn != st->onroll || st->dice[0] || st->dice[1])
+    if(st->t.turn != st->t.onroll || st->t.dice[0] || st->t.dice[1])
       return false;
-    if(st->opening)
-      return st->phase == REF_PHASE_ROLL && st->cube.log2 == 0;
-    if((st->phase == REF_PHASE_CUBE) != ref_bg_cube_may_double(&st->cube, st->onroll))
+    if(st->t.opening)
+      return st->t.phase == REF_PHASE_ROLL && st->cube.log2 == 0;
+    if((st->t.phase == REF_PHASE_CUBE) != ref_bg_cube_may_double(&st->cube, st->t.onroll))
       return false;
     break;
   default:
@@ -1174,549 +631,21 @@ static bool bg_ok(const struct ref_state *s)
   return off0 < REF_BG_CHECKERS && off1 < REF_BG_CHECKERS;
 }
 
-/* ---- reading a play (section 4.4, BG-6) -------------------------------- */
-
-/* One checker's route as written: waypoints in the mover's numbering,
- * pt[0] the start, pt[npt-1] the end; a chained "24/18/13" fixes 18. */
-struct seg {
-  int pt[6];
-  int npt;
-};
-
-struct input {
-  struct seg seg[4];
-  int nseg;
-  int stars; /* hit marks written */
-};
-
-enum {
-  WHY_WRONG_DICE = 5, /* beyond enum ref_bg_why: the steps do not fit the roll */
-  WHY_NONE = 6
-};
-
-/* Reads "bar", "b", "off", "o" or a number 0-25. */
-static bool read_point(const char **pp, int *out)
-{
-  const char *p = *pp;
-  int n = 0, k = 0;
-
-  if(!strncmp(p, "bar", 3) || (p[0] == 'b' && !isalpha((unsigned char)p[1]))) {
-    *out = REF_BG_BAR;
-    *pp = p + (p[1] == 'a' ? 3 : 1);
-    return true;
-  }
-  if(!strncmp(p, "off", 3) || (p[0] == 'o' && !isalpha((unsigned char)p[1]))) {
-    *out = REF_BG_OFF;
-    *pp = p + (p[1] == 'f' ? 3 : 1);
-    return true;
-  }
-  while(isdigit((unsigned char)p[k]) && k < 3)
-    n = n * 10 + (p[k++] - '0');
-  if(!k || isdigit((unsigned char)p[k]) || n > 25)
-    return false;
-  *out = n;
-  *pp = p + k;
-  return true;
-}
-
-/*
- * Tolerant reading (section 1.1-1.2, 4.4): "13/7 8/7", "bar/22", "b/22",
- * "25/22", "6/off", "6/0", "-" for "/", "24/18*\/13", "6/4(2)"; hit marks
- * `*`, `x`, `:` are optional; a leading move number ("12.") or roll
- * ("31:") and the glyphs ! ? , ; . are ignored. Returns REF_OK, or
- * REF_EPARSE for text that is not a list of moves, or REF_EILLEGAL with a
- * reason for readable nonsense (a backward move, more moves than dice).
- */
-static int read_input(const char *text, struct input *in, const char **reason)
-{
-  char low[256];
-  const char *p;
-  struct seg segs[8], *cur = NULL;
-  int nseg = 0, i, k, n, pt;
-  bool expect = false;
-
-  memset(in, 0, sizeof(*in));
-  *reason = "unreadable";
-  for(i = 0; text[i] && i < (int)sizeof(low) - 1; i++)
-    low[i] = (char)tolower((unsigned char)text[i]);
-  low[i] = '\0';
-  if(text[i])
-    return REF_EPARSE;
-  p = low;
-  while(isspace((unsigned char)*p))
-    p++;
-  /* "12." move number, "31:" roll */
-  for(k = 0; isdigit((unsigned char)p[k]); k++)
-    ;
-  if(k && p[k] == '.')
-    p += k + 1;
-  else if(k == 2 && p[k] == ':' && p[0] >= '1' && p[0] <= '6' && p[1] >= '1' && p[1] <= '6')
-    p += 3;
-
-  while(*p) {
-    if(isspace((unsigned char)*p) || strchr(",;.!?", *p)) {
-      p++;
-      continue;
-    }
-    if(*p == '*' || *p == 'x' || *p == ':') {
-      if(!cur || expect)
-        return REF_EPARSE;
-      in->stars++;
-      p++;
-      continue;
-    }
-    if(*p == '/' || *p == '-') {
-      if(!cur || expect)
-        return REF_EPARSE;
-      expect = true;
-      p++;
-      continue;
-    }
-    if(*p == '(') {
-      if(!cur || expect || cur->npt < 2)
-        return REF_EPARSE;
-      p++;
-      for(n = 0; isdigit((unsigned char)*p) && n < 10; p++)
-        n = n * 10 + (*p - '0');
-      if(*p != ')' || n < 1 || n > 4 || nseg + n - 1 > 8)
-        return REF_EPARSE;
-      p++;
-      for(i = 1; i < n; i++)
-        segs[nseg++] = *cur;
-      cur = &segs[nseg - 1];
-      continue;
-    }
-    if(!read_point(&p, &pt))
-      return REF_EPARSE;
-    if(expect) {
-      if(cur->npt == 6)
-        return REF_EPARSE;
-      cur->pt[cur->npt++] = pt;
-      expect = false;
-      continue;
-    }
-    if(cur && cur->npt < 2)
-      return REF_EPARSE;
-    if(nseg == 8)
-      return REF_EPARSE;
-    cur = &segs[nseg++];
-    cur->pt[0] = pt;
-    cur->npt = 1;
-  }
-  if(!cur || expect || cur->npt < 2)
-    return REF_EPARSE;
-  for(i = 0; i < nseg; i++) {
-    if(segs[i].pt[0] == REF_BG_OFF)
-      return REF_EPARSE;
-    for(k = 1; k < segs[i].npt; k++) {
-      if(segs[i].pt[k] == REF_BG_BAR || (segs[i].pt[k] == REF_BG_OFF && k < segs[i].npt - 1))
-        return REF_EPARSE;
-      if(segs[i].pt[k] >= segs[i].pt[k - 1]) {
-        *reason = "bg-wrong-direction";
-        return REF_EILLEGAL;
-      }
-    }
-  }
-  if(nseg > 4) {
-    *reason = "bg-wrong-dice";
-    return REF_EILLEGAL;
-  }
-  memcpy(in->seg, segs, sizeof(in->seg));
-  in->nseg = nseg;
-  return REF_OK;
-}
-
-#define MAX_CAND 16
-
-/* Search state: every ordering of the written routes and every assignment
- * of dice (BG-6), each step checked by ref_bg_step. */
-struct matcher {
-  const struct input *in;
-  const struct ref_bg_playlist *legal;
-  int side;
-  int dice[4];
-  int ndice;
-  bool used[4];
-  int pos[4];  /* current point of each route's checker */
-  int next[4]; /* index of its next waypoint */
-  struct ref_bg_play play;
-  int hits;
-  long cand[MAX_CAND]; /* legal plays reached (index in legal) */
-  int cand_hits[MAX_CAND];
-  int ncand;
-  int exec_dice, exec_pips; /* best complete but illegal execution */
-  int why, why_depth, why_point;
-};
-
-static void matcher_fail(struct matcher *mt, int why, int depth, int point)
-{
-  /* Report the most telling refusal: any rule over "dice do not fit",
-   * then the deepest, then bar > blocked > bear-off > no checker. */
-  static const int rank[] = {0, 1, 4, 3, 2, 0, -1};
-  int a = why == WHY_WRONG_DICE ? 0 : 1, b = mt->why == WHY_WRONG_DICE ? 0 : 1;
-  if(mt->why != WHY_NONE) {
-    if(a != b && a < b)
-      return;
-    if(a == b && depth < mt->why_depth)
-      return;
-    if(a == b && depth == mt->why_depth && rank[why] <= rank[mt->why])
-      return;
-  }
-  mt->why = why;
-  mt->why_depth = depth;
-  mt->why_point = point;
-}
-
-static void matcher_rec(struct matcher *mt, const struct ref_bg_board *b, int depth)
-{
-  struct ref_bg_board nb;
-  int s, k, k2, to, target, from, why, oldpos, oldnext, pips, i;
-  bool done = true, dup, hit;
-  long idx;
-
-  for(s = 0; s < mt->in->nseg; s++)
-    if(mt->next[s] < mt->in->seg[s].npt)
-      done = false;
-  if(done) {
-    /* Compared by resulting position (section 4.4). */
-    idx = ref_bg_playlist_find(mt->legal, b);
-    if(idx < 0) {
-      pips = 0;
-      for(k = 0; k < mt->ndice; k++)
-        pips += mt->used[k] ? mt->dice[k] : 0;
-      if(ref_bg_mustplay_cmp(depth, pips, mt->exec_dice, mt->exec_pips) > 0) {
-        mt->exec_dice = depth;
-        mt->exec_pips = pips;
-      }
-      return;
-    }
-    for(i = 0; i < mt->ncand; i++)
-      if(mt->cand[i] == idx)
-        return;
-    if(mt->ncand < MAX_CAND) {
-      mt->cand[mt->ncand] = idx;
-      mt->cand_hits[mt->ncand++] = mt->hits;
-    }
-    return;
-  }
-  if(depth == mt->ndice) {
-    matcher_fail(mt, WHY_WRONG_DICE, depth, mt->pos[0]);
-    return;
-  }
-  for(s = 0; s < mt->in->nseg; s++) {
-    if(mt->next[s] >= mt->in->seg[s].npt)
-      continue;
-    for(k = 0; k < mt->ndice; k++) {
-      if(mt->used[k])
-        continue;
-      for(dup = false, k2 = 0; k2 < k; k2++)
-        if(!mt->used[k2] && mt->dice[k2] == mt->dice[k])
-          dup = true;
-      if(dup)
-        continue;
-      from = mt->pos[s];
-      why = (int)ref_bg_step(b, mt->side, from, mt->dice[k], &to);
-      if(why != REF_BG_STEP_OK) {
-        matcher_fail(mt, why, depth, from);
-        continue;
-      }
-      target = mt->in->seg[s].pt[mt->next[s]];
-      if((to == REF_BG_OFF && target != REF_BG_OFF) || (to != REF_BG_OFF && to < target)) {
-        matcher_fail(mt, WHY_WRONG_DICE, depth, from);
-        continue;
-      }
-      nb = *b;
-      hit = ref_bg_step_apply(&nb, mt->side, from, to);
-      oldpos = mt->pos[s];
-      oldnext = mt->next[s];
-      mt->pos[s] = to;
-      if(to == target)
-        mt->next[s]++;
-      mt->used[k] = true;
-      mt->hits += hit;
-      mt->play.from[depth] = (uint8_t)from;
-      mt->play.to[depth] = (uint8_t)to;
-      matcher_rec(mt, &nb, depth + 1);
-      mt->hits -= hit;
-      mt->used[k] = false;
-      mt->pos[s] = oldpos;
-      mt->next[s] = oldnext;
-    }
-  }
-}
-
-/* Do the written routes fit the roll at all, board aside? Each route's
- * waypoints must be hit exactly by some of the dice (off may be overshot).
- * When not, "your dice do not fit" is the refusal, whatever else is in
- * the way. */
-static bool dice_fit(const struct input *in, int *pos, int *next, const int *dice, bool *used,
-                     int ndice)
-{
-  int s, k, target, np, oldpos, oldnext;
-  bool done = true, ok = false;
-
-  for(s = 0; s < in->nseg; s++)
-    if(next[s] < in->seg[s].npt)
-      done = false;
-  if(done)
-    return true;
-  for(s = 0; s < in->nseg && !ok; s++) {
-    if(next[s] >= in->seg[s].npt)
-      continue;
-    for(k = 0; k < ndice && !ok; k++) {
-      if(used[k])
-        continue;
-      target = in->seg[s].pt[next[s]];
-      np = pos[s] - dice[k];
-      if(np < target && target != REF_BG_OFF)
-        continue;
-      oldpos = pos[s];
-      oldnext = next[s];
-      pos[s] = np < 0 ? 0 : np;
-      if(pos[s] == target)
-        next[s]++;
-      used[k] = true;
-      ok = dice_fit(in, pos, next, dice, used, ndice);
-      used[k] = false;
-      pos[s] = oldpos;
-      next[s] = oldnext;
-    }
-  }
-  return ok;
-}
-
-static void put_detail_point(char *buf, size_t cap, int p)
-{
-  if(p == REF_BG_BAR)
-    snprintf(buf, cap, "bar");
-  else
-    snprintf(buf, cap, "%d", p);
-}
-
-/* Up to BG_SUGGEST legal plays nearest to what was written: most written
- * start and end points among the play's steps first. */
-static void suggest(const struct bg_state *st, const struct ref_bg_playlist *list,
-                    const struct input *in, struct ref_err *err)
-{
-  size_t i, best;
-  int s, k, score, top, *scores = NULL;
-  bool taken[4];
-
-  if(!err || !list->n)
-    return;
-  scores = malloc(list->n * sizeof(*scores));
-  if(!scores)
-    return;
-  for(i = 0; i < list->n; i++) {
-    score = 0;
-    for(k = 0; k < 4; k++)
-      taken[k] = false;
-    for(s = 0; in && s < in->nseg; s++)
-      for(k = 0; k < list->v[i].n; k++)
-        if(!taken[k] && list->v[i].from[k] == in->seg[s].pt[0]) {
-          taken[k] = true;
-          score++;
-          break;
-        }
-    for(k = 0; k < 4; k++)
-      taken[k] = false;
-    for(s = 0; in && s < in->nseg; s++)
-      for(k = 0; k < list->v[i].n; k++)
-        if(!taken[k] && list->v[i].to[k] == in->seg[s].pt[in->seg[s].npt - 1]) {
-          taken[k] = true;
-          score++;
-          break;
-        }
-    scores[i] = score;
-  }
-  while(err->nsuggest < BG_SUGGEST && err->nsuggest < (int)list->n) {
-    top = -1;
-    best = 0;
-    for(i = 0; i < list->n; i++)
-      if(scores[i] > top) {
-        top = scores[i];
-        best = i;
-      }
-    scores[best] = -2;
-    ref_bg_play_format(&st->b, st->onroll, &list->v[best], err->suggest[err->nsuggest],
-                       REF_NOTATION_MAX);
-    err->nsuggest++;
-  }
-  free(scores);
-}
-
-static bool is_pass(const char *text)
-{
-  char w[32];
-  int n = 0;
-  for(; *text && n < (int)sizeof(w) - 1; text++)
-    if(!isspace((unsigned char)*text) && !strchr(".!?", *text))
-      w[n++] = (char)tolower((unsigned char)*text);
-  w[n] = '\0';
-  return !*text && (!strcmp(w, "--") || !strcmp(w, "pass") || !strcmp(w, "nomove"));
-}
-
-static int bg_parse(const struct ref_state *s, const char *text, struct ref_move *out,
-                    struct ref_err *err)
-{
-  const struct bg_state *st = cst_of(s);
-  struct ref_bg_playlist list = {0};
-  struct input in;
-  struct matcher *mt = NULL;
-  const char *reason = NULL;
-  char detail[96];
-  int rc, i, pick, npick;
-
-  if(st->phase != REF_PHASE_MOVE) {
-    rc = REF_EPHASE;
-    ref_err_set(err, rc, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet", NULL);
-    goto out;
-  }
-  rc = ref_bg_plays(&st->b, st->onroll, st->dice[0], st->dice[1], &list);
-  if(rc)
-    goto out;
-  if(is_pass(text)) {
-    if(list.n == 1 && list.v[0].n == 0) {
-      play_to_move(&list.v[0], out);
-      goto out;
-    }
-    rc = REF_EILLEGAL;
-    ref_err_set(err, rc, "bg-must-move", NULL);
-    suggest(st, &list, NULL, err);
-    goto out;
-  }
-  rc = read_input(text, &in, &reason);
-  if(rc) {
-    ref_err_set(err, rc, reason, NULL);
-    suggest(st, &list, NULL, err);
-    goto out;
-  }
-  mt = calloc(1, sizeof(*mt));
-  if(!mt) {
-    rc = REF_ENOMEM;
-    goto out;
-  }
-  mt->in = &in;
-  mt->legal = &list;
-  mt->side = st->onroll;
-  mt->ndice = st->dice[0] == st->dice[1] ? 4 : 2;
-  for(i = 0; i < 4; i++)
-    mt->dice[i] = st->dice[i & 1];
-  for(i = 0; i < in.nseg; i++) {
-    mt->pos[i] = in.seg[i].pt[0];
-    mt->next[i] = 1;
-  }
-  mt->exec_dice = mt->exec_pips = -1;
-  mt->why = WHY_NONE;
-  matcher_rec(mt, &st->b, 0);
-
-  pick = -1;
-  if(mt->ncand == 1)
-    pick = 0;
-  else if(mt->ncand > 1) {
-    /* "24/13" may pass a blot or not: the written hit marks decide. */
-    for(npick = 0, i = 0; i < mt->ncand; i++)
-      if(mt->cand_hits[i] == in.stars) {
-        pick = i;
-        npick++;
-      }
-    if(npick != 1) {
-      rc = REF_EAMBIGUOUS;
-      ref_err_set(err, rc, "ambiguous", NULL);
-      if(err) {
-        for(i = 0; i < mt->ncand && i < REF_SUGGEST_MAX; i++)
-          ref_bg_play_format(&st->b, st->onroll, &list.v[mt->cand[i]], err->suggest[i],
-                             REF_NOTATION_MAX);
-        err->nsuggest = i;
-        snprintf(err->detail, sizeof(err->detail), "%.40s or %.40s", err->suggest[0],
-                 err->suggest[1]);
-      }
-      goto out;
-    }
-  }
-  if(pick >= 0) {
-    play_to_move(&list.v[mt->cand[pick]], out);
-    goto out;
-  }
-  rc = REF_EILLEGAL;
-  detail[0] = '\0';
-  if(mt->exec_dice >= 0) {
-    /* It can be played, but must-play (BG-2) wants more. */
-    reason = mt->exec_dice < list.max_dice ? "bg-not-all-dice" : "bg-higher-die";
-  }
-  else {
-    for(i = 0; i < in.nseg; i++) {
-      mt->pos[i] = in.seg[i].pt[0];
-      mt->next[i] = 1;
-    }
-    if(!dice_fit(&in, mt->pos, mt->next, mt->dice, mt->used, mt->ndice))
-      mt->why = WHY_WRONG_DICE;
-    switch(mt->why) {
-    case REF_BG_NO_CHECKER:
-      reason = "bg-no-checker";
-      break;
-    case REF_BG_BAR_FIRST:
-      reason = "bg-bar-first";
-      break;
-    case REF_BG_BLOCKED:
-      reason = "bg-blocked";
-      break;
-    case REF_BG_CANNOT_BEAR_OFF:
-      reason = "bg-cannot-bear-off";
-      break;
-    default:
-      reason = "bg-wrong-dice";
-      break;
-    }
-    put_detail_point(detail, sizeof(detail), mt->why_point);
-  }
-  ref_err_set(err, rc, reason, detail[0] ? detail : NULL);
-  suggest(st, &list, &in, err);
-out:
-  free(mt);
-  ref_bg_playlist_free(&list);
-  return rc;
-}
-
 /* ---- the board diagram ------------------------------------------------- */
 
 /*
  * Drawn as gnubg draws its ASCII board, from the reader's side: the
  * reader's home board bottom right, their points numbered 1-12 along the
  * bottom (right to left) and 13-24 along the top, so they move
- * counterclockwise; the opponent's home is top right. (We chose this over
- * the ChromaGames picture of section 4.1, which puts White's home top
- * left, because every backgammon program and most players read this one.)
+ * counterclockwise; the opponent's home is top right (BG-8: this rather
+ * than the ChromaGames picture of section 4.1, which puts White's home top
+ * left, because every backgammon program and most players read this one).
  * White's checkers are O and Black's X, as gnubg's players 0 and 1. A
  * column shows five checkers; a taller one shows its count in the fifth
  * row. The bar column holds the opponent's bar checkers above, the
  * reader's below; borne-off counts, pips, cube and dice are in the margin.
  */
 #define BG_ROW_MAX 80
-
-struct out {
-  char *buf;
-  size_t cap, len;
-  bool full;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-  if(o->full)
-    return;
-  va_start(ap, fmt);
-  n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-  va_end(ap);
-  if(n < 0 || (size_t)n >= o->cap - o->len) {
-    o->full = true;
-    return;
-  }
-  o->len += (size_t)n;
-}
 
 /* Checkers on the reader's point p: count and glyph. */
 static int point_at(const struct ref_bg_board *b, int reader, int p, char *glyph)
@@ -1741,7 +670,7 @@ static void cell(char out[4], int count, char glyph, int row)
     snprintf(out, 4, "   ");
 }
 
-static void half_row(struct out *o, const struct bg_state *st, int reader, bool top, int row)
+static void half_row(struct ref_text *o, const struct bg_state *st, int reader, bool top, int row)
 {
   char c[4], g, line[BG_ROW_MAX];
   int i, p, n, len = 0;
@@ -1759,20 +688,21 @@ static void half_row(struct out *o, const struct bg_state *st, int reader, bool 
     len += snprintf(line + len, sizeof(line) - (size_t)len, "%s", c);
   }
   snprintf(line + len, sizeof(line) - (size_t)len, "|");
-  emit(o, "%s", line);
+  ref_text_emit(o, "%s", line);
 }
 
-static void margin(struct out *o, const struct bg_state *st, int side, int line, int reader)
+static void margin(struct ref_text *o, const struct bg_state *st, int side, int line, int reader)
 {
   switch(line) {
   case 0:
-    emit(o, "  %c %s%s", side ? 'X' : 'O', seat_name[side], side == reader ? " (you)" : "");
+    ref_text_emit(o, "  %c %s%s", side ? 'X' : 'O', seat_name[side],
+                  side == reader ? " (you)" : "");
     break;
   case 1:
-    emit(o, "  pips %d", ref_bg_pips(&st->b, side));
+    ref_text_emit(o, "  pips %d", ref_bg_pips(&st->b, side));
     break;
   case 2:
-    emit(o, "  off %d", st->b.pt[side][REF_BG_OFF]);
+    ref_text_emit(o, "  off %d", st->b.pt[side][REF_BG_OFF]);
     break;
   default:
     break;
@@ -1782,68 +712,44 @@ static void margin(struct out *o, const struct bg_state *st, int side, int line,
 static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct bg_state *st = cst_of(s);
-  struct out o = {buf, cap, 0, false};
+  struct ref_text o;
   char id[48];
   int reader = seat == 1 ? 1 : 0, row, i, p;
 
   if(!cap)
     return REF_EINVAL;
-  buf[0] = '\0';
+  ref_text_init(&o, buf, cap);
   bg_encode(s, id, sizeof(id));
   id[14] = '\0';
-  emit(&o, " Position ID: %s\n Match ID   : %s\n", id, id + 15);
-  emit(&o, " +");
+  ref_text_emit(&o, " Position ID: %s\n Match ID   : %s\n", id, id + 15);
+  ref_text_emit(&o, " +");
   for(p = 13; p <= 24; p++)
-    emit(&o, p == 19 ? "-----%d-" : "%d-", p);
-  emit(&o, "+\n");
+    ref_text_emit(&o, p == 19 ? "-----%d-" : "%d-", p);
+  ref_text_emit(&o, "+\n");
   for(row = 0; row < 5; row++) {
     half_row(&o, st, reader, true, row);
     margin(&o, st, !reader, row, reader);
-    emit(&o, "\n");
+    ref_text_emit(&o, "\n");
   }
-  emit(&o, " |                  |BAR|                  |");
+  ref_text_emit(&o, " |                  |BAR|                  |");
   if(st->cube.owner < 0)
-    emit(&o, "  cube %d, centred\n", ref_bg_cube_value(&st->cube));
+    ref_text_emit(&o, "  cube %d, centred\n", ref_bg_cube_value(&st->cube));
   else
-    emit(&o, "  cube %d, %s's\n", ref_bg_cube_value(&st->cube), seat_name[st->cube.owner]);
+    ref_text_emit(&o, "  cube %d, %s's\n", ref_bg_cube_value(&st->cube), seat_name[st->cube.owner]);
   for(row = 4; row >= 0; row--) {
     half_row(&o, st, reader, false, row);
     margin(&o, st, reader, 4 - row - 2, reader);
-    emit(&o, "\n");
+    ref_text_emit(&o, "\n");
   }
-  emit(&o, " +");
+  ref_text_emit(&o, " +");
   for(i = 0; i < 12; i++) {
     p = 12 - i;
     if(i == 6)
-      emit(&o, "-----");
-    emit(&o, p > 9 ? "%d-" : "-%d-", p);
+      ref_text_emit(&o, "-----");
+    ref_text_emit(&o, p > 9 ? "%d-" : "-%d-", p);
   }
-  emit(&o, "+\n");
-  if(st->last_seat >= 0)
-    emit(&o, " Last: %s %d%d: %s\n", seat_name[st->last_seat], st->last_dice[0],
-         st->last_dice[1], st->last);
-  switch(st->phase) {
-  case REF_PHASE_ROLL:
-    if(st->opening)
-      emit(&o, " Opening roll: one die each, the higher plays both.\n");
-    else
-      emit(&o, " %s to roll.\n", seat_name[st->turn]);
-    break;
-  case REF_PHASE_CUBE:
-    emit(&o, " %s to double or roll.\n", seat_name[st->turn]);
-    break;
-  case REF_PHASE_CUBE_REPLY:
-    emit(&o, " %s doubles to %d: %s to take or drop.\n", seat_name[st->onroll],
-         2 * ref_bg_cube_value(&st->cube), seat_name[st->turn]);
-    break;
-  case REF_PHASE_MOVE:
-    emit(&o, " %s to play %d%d.\n", seat_name[st->turn], st->dice[0], st->dice[1]);
-    break;
-  default:
-    emit(&o, " %s wins %d point%s (%s).\n", seat_name[st->winner], st->points,
-         st->points == 1 ? "" : "s", ref_end_name((enum ref_end)st->end));
-    break;
-  }
+  ref_text_emit(&o, "+\n");
+  ref_bg_turn_render(&o, &st->t, &st->cube, "Opening roll: one die each, the higher plays both.");
   return o.full ? REF_EINVAL : REF_OK;
 }
 

@@ -9,7 +9,11 @@
  * player's backgammon part the backgammon game's own tolerant parser,
  * called through its ops on a state decoded from our board; the checkers
  * generator on the wrapping 64-square board (checkers_int.h,
- * ref_ck_geom_wrap64) for the stones.
+ * ref_ck_geom_wrap64) for the stones. This file holds the
+ * position string and the ops; the turn played part by part is in
+ * backgammon_chess_turn.c, the chess board with stones in
+ * backgammon_chess_board.c, a turn's notation in
+ * backgammon_chess_notation.c (types: backgammon_chess_int.h).
  *
  * A turn (section 6.2): the cube, the roll, the backgammon play; each
  * checker borne off is placed on the chess board as a stone; then one chess
@@ -62,873 +66,26 @@
  * Example, the start: rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq
  * - 1 4HPwATDgc/ABMA:MAEAAAAAAAAE first
  */
-#include "backgammon_int.h"
-#include "checkers_int.h"
-#include "chess_int.h"
-#include "rules.h"
+#include "backgammon_chess_int.h"
+#include "game_text_int.h"
 
 #include <ctype.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 extern const struct ref_game_desc ref_game_backgammon;
 
-#define BC_MAGIC 0x42434831u /* "BCH1" */
-#define BC_TAG 0x42430000u   /* "BC": marks a ref_move made here */
-#define BC_HAS_BG 0x1u
-#define BC_HAS_CHESS 0x2u
-#define BC_NPLACE_SHIFT 4
-#define BC_LAG_MAX 9
-#define BC_LAG_DEFAULT 2 /* lagbgchess without lag=: section 6.9 leaves L open */
-#define BIT(sq) (UINT64_C(1) << (sq))
-#define NO_SQ REF_CH_NO_SQ
-
-enum stage { ST_NONE, ST_BG, ST_PLACE, ST_CHESS };
-
-/*
- * The state. pos holds pieces only; pos.side is always `onroll` while the
- * game runs and pos.ep always NO_SQ (our own `ep` is stone-aware).
- * `bgtext` is this turn's backgammon play as played (so a player who
- * repeats it with the chess move is understood); it is not part of the
- * position string.
- */
-struct bc_state {
-  uint32_t magic;
-  struct ref_chess_pos pos;
-  uint64_t stones[2]; /* squares holding a stone of that side */
-  uint64_t dbl[2];    /* the doubled ones (X), a subset */
-  struct ref_bg_board b;
-  struct ref_bg_cube cube;
-  uint8_t phase; /* enum ref_phase */
-  uint8_t stage; /* enum stage, in REF_PHASE_MOVE */
-  int8_t turn;   /* seat to act, -1 when over */
-  int8_t onroll; /* seat whose turn it is */
-  uint8_t dice[2];
-  uint8_t pending; /* stones still to place (stage ST_PLACE) */
-  uint8_t first;   /* White's first turn: chess only (6.2.1) */
-  uint8_t ep;      /* e.p. target or NO_SQ */
-  uint8_t lag;
-  uint8_t draws;
-  int8_t winner;
-  uint8_t end;
-  int16_t points;
-  uint8_t last_from, last_to; /* the last chess move, for render */
-  char bgtext[48];
-};
-
-/* One chess-board move: a piece move (the chess core's 16 bits) or a stone
- * path (the checkers generator's). */
-struct cmove {
-  uint8_t stone;
-  uint16_t m;
-  struct ref_ck_path path;
-};
-
-struct cmlist {
-  int n, cap;
-  struct cmove *v;
-};
-
-/* A whole or partial turn as parsed or listed. */
-struct turn {
-  bool has_bg;
-  struct ref_bg_play play;
-  int nplace;
-  uint8_t place[4];
-  bool has_chess;
-  struct cmove cm;
-};
-
 static const char *const seat_name[2] = {"White", "Black"};
-
-static struct bc_state *st_of(struct ref_state *s)
-{
-  return (struct bc_state *)(void *)s;
-}
-
-static const struct bc_state *cst_of(const struct ref_state *s)
-{
-  return (const struct bc_state *)(const void *)s;
-}
-
-static void sq_name(int sq, char out[3])
-{
-  out[0] = (char)('a' + sq % 8);
-  out[1] = (char)('1' + sq / 8);
-  out[2] = '\0';
-}
-
-/* "e4" (either case) at p: the square, else -1. */
-static int sq_read(const char *p)
-{
-  int f = tolower((unsigned char)p[0]) - 'a', r = p[1] - '1';
-  if(f < 0 || f > 7 || r < 0 || r > 7)
-    return -1;
-  return r * 8 + f;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Stones                                                                  */
-/* ---------------------------------------------------------------------- */
-
-static uint64_t occ_all(const struct bc_state *st)
-{
-  return st->pos.occ[0] | st->pos.occ[1] | st->stones[0] | st->stones[1];
-}
-
-/* Checkers a side has on the chess board (V 1, X 2). */
-static int stone_checkers(const struct bc_state *st, int side)
-{
-  return ref_chess_popcount(st->stones[side]) + ref_chess_popcount(st->dbl[side]);
-}
-
-/* BC-6: a captured stone goes to its owner's jail, V 1 checker, X 2, and
- * stops counting as borne off. */
-static void stone_to_jail(struct bc_state *st, int side, int sq)
-{
-  int n = (st->dbl[side] & BIT(sq)) ? 2 : 1;
-  st->stones[side] &= ~BIT(sq);
-  st->dbl[side] &= ~BIT(sq);
-  st->b.pt[side][REF_BG_OFF] = (uint8_t)(st->b.pt[side][REF_BG_OFF] - n);
-  st->b.pt[side][REF_BG_BAR] = (uint8_t)(st->b.pt[side][REF_BG_BAR] + n);
-}
-
-/* A stone's directions: V forward (White north, Black south), X all four
- * (BC-5: doubled = crowned). */
-static unsigned stone_dirs(const struct bc_state *st, int side, int sq)
-{
-  if(st->dbl[side] & BIT(sq))
-    return REF_CK_ALL;
-  return side == REF_CH_WHITE ? REF_CK_NORTH : REF_CK_SOUTH;
-}
-
-static void ck_board_of(const struct bc_state *st, int side, struct ref_ck_board *cb)
-{
-  cb->geom = &ref_ck_geom_wrap64;
-  cb->occupied = occ_all(st);
-  cb->enemy = st->pos.occ[!side] | st->stones[!side];
-}
-
-static int emit_takes(void *ctx, const struct ref_ck_path *p)
-{
-  return (p->captured & *(const uint64_t *)ctx) ? 1 : 0;
-}
-
-/* BC-7: sq is attacked by `by` if a chess piece of `by` attacks it (stones
- * block lines) or a stone of `by` could take it in a jump sequence. */
-static bool attacked(const struct bc_state *st, int sq, int by)
-{
-  struct ref_ck_board cb;
-  uint64_t b, target = BIT(sq);
-
-  if(ref_chess_attackers(&st->pos, sq, occ_all(st)) & st->pos.occ[by])
-    return true;
-  if(!st->stones[by])
-    return false;
-  ck_board_of(st, by, &cb);
-  for(b = st->stones[by]; b; b &= b - 1) {
-    int from = ref_chess_lsb(b);
-    unsigned dirs = stone_dirs(st, by, from);
-    if(ref_ck_can_jump(&cb, from, dirs) && ref_ck_jumps(&cb, from, dirs, 0, emit_takes, &target))
-      return true;
-  }
-  return false;
-}
-
-static bool king_attacked(const struct bc_state *st, int side)
-{
-  uint64_t k = st->pos.pieces[side][REF_CH_KING];
-  return k && attacked(st, ref_chess_lsb(k), !side);
-}
-
-/* ---------------------------------------------------------------------- */
-/* Chess-board moves                                                       */
-/* ---------------------------------------------------------------------- */
-
-static int cm_push(struct cmlist *l, const struct cmove *m)
-{
-  if(l->n == l->cap) {
-    int cap = l->cap ? l->cap * 2 : 64;
-    struct cmove *v = realloc(l->v, (size_t)cap * sizeof(*v));
-    if(!v)
-      return REF_ENOMEM;
-    l->v = v;
-    l->cap = cap;
-  }
-  l->v[l->n++] = *m;
-  return REF_OK;
-}
-
-static void cm_free(struct cmlist *l)
-{
-  free(l->v);
-  memset(l, 0, sizeof(*l));
-}
-
-/* A stone captured a piece on a rook's corner: that castling right goes,
- * as ref_chess_make does for piece captures (the key follows). */
-static void drop_rights(struct ref_chess_pos *p, int sq)
-{
-  unsigned r = p->castle;
-  if(sq == 0)
-    r &= ~REF_CH_WQ;
-  else if(sq == 7)
-    r &= ~REF_CH_WK;
-  else if(sq == 56)
-    r &= ~REF_CH_BQ;
-  else if(sq == 63)
-    r &= ~REF_CH_BK;
-  if(r != p->castle) {
-    p->key ^= ref_chess_zobrist_castle[p->castle] ^ ref_chess_zobrist_castle[r];
-    p->castle = (uint8_t)r;
-  }
-}
-
-/* The chess side to move changes without a piece move (a stone move, or a
- * turn with no chess move: 6.2f). */
-static void flip_side(struct ref_chess_pos *p)
-{
-  p->side ^= 1;
-  p->key ^= ref_chess_zobrist_side;
-  if(p->side == REF_CH_WHITE)
-    p->fullmove++;
-}
-
-/* Plays a chess-board move of the side to move (no legality check). */
-static void cm_do(struct bc_state *st, const struct cmove *cm)
-{
-  int us = st->pos.side, them = !us;
-
-  st->ep = NO_SQ;
-  if(!cm->stone) {
-    int from = ref_chess_move_from(cm->m), to = ref_chess_move_to(cm->m);
-    bool pawn = REF_CH_TYPE(st->pos.board[from]) == REF_CH_PAWN;
-    /* 6.3: chess pieces take stones the normal way; the stone goes to jail. */
-    if(st->stones[them] & BIT(to))
-      stone_to_jail(st, them, to);
-    ref_chess_make(&st->pos, cm->m);
-    if(st->pos.ep != NO_SQ) {
-      st->pos.key ^= ref_chess_zobrist_ep[st->pos.ep & 7];
-      st->pos.ep = NO_SQ;
-    }
-    /* Our own e.p. square: after a double step, when an enemy pawn stands
-     * to take (stones never are taken e.p., 6.3; legality is the
-     * generator's business, which knows about stones). */
-    if(pawn && (from ^ to) == 16 &&
-       (ref_chess_pawn_att[us][(from + to) / 2] & st->pos.pieces[them][REF_CH_PAWN]))
-      st->ep = (uint8_t)((from + to) / 2);
-    st->last_from = (uint8_t)from;
-    st->last_to = (uint8_t)to;
-    return;
-  }
-  {
-    const struct ref_ck_path *p = &cm->path;
-    int to = p->to[p->nhops - 1];
-    bool x = (st->dbl[us] & BIT(p->from)) != 0;
-    uint64_t c;
-    st->stones[us] &= ~BIT(p->from);
-    st->dbl[us] &= ~BIT(p->from);
-    st->stones[us] |= BIT(to);
-    if(x)
-      st->dbl[us] |= BIT(to);
-    for(c = p->captured; c; c &= c - 1) {
-      int sq = ref_chess_lsb(c);
-      if(st->stones[them] & BIT(sq)) {
-        stone_to_jail(st, them, sq);
-      }
-      else {
-        ref_chess_remove(&st->pos, sq);
-        drop_rights(&st->pos, sq);
-      }
-    }
-    st->pos.halfmove = p->capture ? 0 : st->pos.halfmove + 1;
-    flip_side(&st->pos);
-    st->last_from = p->from;
-    st->last_to = (uint8_t)to;
-  }
-}
-
-struct stone_gen {
-  struct cmlist *out;
-  const struct bc_state *st;
-  int us;
-  int rc;
-};
-
-static int emit_stone(void *ctx, const struct ref_ck_path *p)
-{
-  struct stone_gen *g = ctx;
-  struct bc_state c = *g->st;
-  struct cmove cm;
-
-  memset(&cm, 0, sizeof(cm));
-  cm.stone = 1;
-  cm.path.from = p->from;
-  cm.path.nhops = p->nhops;
-  cm.path.capture = p->capture;
-  cm.path.captured = p->captured;
-  memcpy(cm.path.to, p->to, p->nhops);
-  memcpy(cm.path.over, p->over, p->nhops);
-  cm_do(&c, &cm);
-  /* 6.2.4: no move may leave one's own king attacked. */
-  if(king_attacked(&c, g->us))
-    return 0;
-  g->rc = cm_push(g->out, &cm);
-  return g->rc;
-}
-
-/* Would the king of the side to move, standing on `from`, be attacked on
- * sq? A stone attacks only what it could jump (BC-7), so an empty square
- * the king passes when castling is tried with the king on it. */
-static bool king_safe_on(const struct bc_state *st, int from, int sq)
-{
-  struct bc_state c;
-  int us = st->pos.side;
-  if(sq == from)
-    return !attacked(st, sq, !us);
-  c = *st;
-  ref_chess_remove(&c.pos, from);
-  ref_chess_put(&c.pos, us, REF_CH_KING, sq);
-  return !attacked(&c, sq, !us);
-}
-
-/*
- * Every legal chess-board move of the side to move, in a stable order:
- * pieces as the chess generator lists them, then stones square by square,
- * steps before jumps. Legal: not leaving one's own king attacked (BC-7),
- * castling not out of, through or into attack (CH-1 with BC-7).
- */
-static int gen_chess(const struct bc_state *st, struct cmlist *out)
-{
-  struct ref_chess_pos w = st->pos;
-  uint16_t moves[REF_CH_MAX_MOVES];
-  struct stone_gen sg;
-  struct ref_ck_board cb;
-  int us = st->pos.side, n, i;
-  uint64_t b;
-
-  out->n = 0;
-  /* The generator sees stones as units: blockers, and targets when enemy. */
-  w.occ[0] |= st->stones[0];
-  w.occ[1] |= st->stones[1];
-  w.ep = st->ep != NO_SQ && !(occ_all(st) & BIT(st->ep)) ? st->ep : NO_SQ;
-  n = ref_chess_gen_pseudo(&w, 0, moves);
-  for(i = 0; i < n; i++) {
-    struct cmove cm;
-    bool ok;
-    memset(&cm, 0, sizeof(cm));
-    cm.m = moves[i];
-    if(ref_chess_move_kind(moves[i]) == REF_CH_MV_CASTLE) {
-      int from = ref_chess_move_from(moves[i]), to = ref_chess_move_to(moves[i]);
-      ok = king_safe_on(st, from, from) && king_safe_on(st, from, (from + to) / 2) &&
-           king_safe_on(st, from, to);
-    }
-    else {
-      struct bc_state c = *st;
-      c.pos.ep = w.ep; /* for the e.p. capture's make; cleared again by cm_do */
-      if(w.ep != NO_SQ)
-        c.pos.key ^= ref_chess_zobrist_ep[w.ep & 7];
-      cm_do(&c, &cm);
-      ok = !king_attacked(&c, us);
-    }
-    if(ok && cm_push(out, &cm))
-      return REF_ENOMEM;
-  }
-  sg.out = out;
-  sg.st = st;
-  sg.us = us;
-  sg.rc = 0;
-  ck_board_of(st, us, &cb);
-  for(b = st->stones[us]; b; b &= b - 1) {
-    int from = ref_chess_lsb(b);
-    unsigned dirs = stone_dirs(st, us, from);
-    if(ref_ck_steps(&cb, from, dirs, emit_stone, &sg) || sg.rc)
-      return sg.rc ? sg.rc : REF_ENOMEM;
-    if(ref_ck_jumps(&cb, from, dirs, 0, emit_stone, &sg) || sg.rc)
-      return sg.rc ? sg.rc : REF_ENOMEM;
-  }
-  return REF_OK;
-}
-
-static bool cm_same(const struct cmove *a, const struct cmove *b)
-{
-  if(a->stone != b->stone)
-    return false;
-  if(!a->stone)
-    return a->m == b->m;
-  return a->path.from == b->path.from && a->path.nhops == b->path.nhops &&
-         a->path.capture == b->path.capture && !memcmp(a->path.to, b->path.to, a->path.nhops);
-}
-
-/* ---------------------------------------------------------------------- */
-/* The turn                                                                */
-/* ---------------------------------------------------------------------- */
-
-static void finish(struct bc_state *st, int winner, enum ref_end end, int points)
-{
-  st->phase = REF_PHASE_OVER;
-  st->stage = ST_NONE;
-  st->turn = -1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->points = (int16_t)points;
-}
-
-/* Section 1.6 / 4.3: the cube question comes before the roll, and only
- * when a double is legal. */
-static void start_turn(struct bc_state *st, int seat)
-{
-  st->onroll = st->turn = (int8_t)seat;
-  st->dice[0] = st->dice[1] = 0;
-  st->stage = ST_NONE;
-  st->pending = 0;
-  st->first = 0;
-  st->bgtext[0] = '\0';
-  st->phase = ref_bg_cube_may_double(&st->cube, seat) ? REF_PHASE_CUBE : REF_PHASE_ROLL;
-}
-
-/* 6.2e: before the chess move. The opponent's king attacked and a legal
- * chess move at hand: the player wins (seed: "you may be able to make a
- * chess move while opponent is in check. In this case, you win"). No legal
- * chess move: in check loses, else the only draw there is (6.6). */
-static int enter_chess(struct bc_state *st)
-{
-  struct cmlist l = {0};
-  int us = st->onroll, rc = gen_chess(st, &l), n = l.n;
-  int cube = ref_bg_cube_value(&st->cube);
-
-  cm_free(&l);
-  if(rc)
-    return rc;
-  if(n && king_attacked(st, !us))
-    finish(st, us, REF_END_CHECKMATE, cube);
-  else if(!n && king_attacked(st, us))
-    finish(st, !us, REF_END_CHECKMATE, cube);
-  else if(!n)
-    finish(st, -1, REF_END_STALEMATE, 0);
-  else
-    st->stage = ST_CHESS;
-  return REF_OK;
-}
-
-/* After the backgammon play and its placements. */
-static int after_backgammon(struct bc_state *st, bool played)
-{
-  if(!played) {
-    /* 6.2f: no die played, no chess move; the chess side passes too. */
-    st->ep = NO_SQ;
-    flip_side(&st->pos);
-    start_turn(st, !st->onroll);
-    return REF_OK;
-  }
-  return enter_chess(st);
-}
-
-/* Plays the backgammon part. With `check`, the play must be one of
- * ref_bg_plays (must-play, BG-2), else REF_EILLEGAL; without, the caller
- * knows it is (it came from that list or from the backgammon parser). */
-static int do_bg(struct bc_state *st, const struct ref_bg_play *p, bool check)
-{
-  struct ref_bg_playlist list = {0};
-  struct ref_bg_board nb = st->b;
-  int mover = st->onroll, i, off = 0, rc;
-
-  if(st->phase != REF_PHASE_MOVE || st->stage != ST_BG)
-    return REF_EPHASE;
-  for(i = 0; i < p->n; i++) {
-    int to;
-    if(p->from[i] < 1 || p->from[i] > REF_BG_BAR || p->to[i] >= p->from[i] ||
-       ref_bg_step(&nb, mover, p->from[i], p->from[i] - p->to[i] > 6 ? 6 : 1, &to) ==
-         REF_BG_NO_CHECKER)
-      return REF_EILLEGAL;
-    ref_bg_step_apply(&nb, mover, p->from[i], p->to[i]);
-    off += p->to[i] == REF_BG_OFF;
-  }
-  rc = check ? ref_bg_plays(&st->b, mover, st->dice[0], st->dice[1], &list) : REF_OK;
-  if(!rc && check && ref_bg_playlist_find(&list, &nb) < 0)
-    rc = REF_EILLEGAL;
-  if(!rc && ref_bg_play_format(&st->b, mover, p, st->bgtext, sizeof(st->bgtext)) < 0)
-    st->bgtext[0] = '\0';
-  ref_bg_playlist_free(&list);
-  if(rc)
-    return rc;
-  st->b = nb;
-  if(st->b.pt[mover][REF_BG_OFF] == REF_BG_CHECKERS) {
-    /* 6.2d, BC-9: a backgammon win takes the gammon multipliers; the last
-     * stones need no placing. */
-    st->pending = (uint8_t)off;
-    finish(st, mover, REF_END_BORNE_OFF,
-           ref_bg_game_multiplier(&st->b, mover) * ref_bg_cube_value(&st->cube));
-    return REF_OK;
-  }
-  if(off) {
-    st->stage = ST_PLACE;
-    st->pending = (uint8_t)off;
-    return REF_OK;
-  }
-  return after_backgammon(st, p->n > 0);
-}
-
-/* Why a stone may not go on sq (BC-2: any vacant square, or on one's own
- * single stone making it doubled), or NULL. */
-static const char *place_refusal(const struct bc_state *st, int sq)
-{
-  int us = st->onroll;
-  if(sq < 0 || sq > 63)
-    return "bc-bad-square";
-  if(st->pos.board[sq] != REF_CH_EMPTY || (st->stones[!us] & BIT(sq)))
-    return "bc-square-occupied";
-  if(st->dbl[us] & BIT(sq))
-    return "bc-stone-full";
-  return NULL;
-}
-
-static int do_place(struct bc_state *st, int sq)
-{
-  int us = st->onroll;
-  if(st->phase != REF_PHASE_MOVE || st->stage != ST_PLACE || !st->pending)
-    return REF_EPHASE;
-  if(place_refusal(st, sq))
-    return REF_EILLEGAL;
-  if(st->stones[us] & BIT(sq))
-    st->dbl[us] |= BIT(sq);
-  else
-    st->stones[us] |= BIT(sq);
-  st->last_from = st->last_to = (uint8_t)sq;
-  if(--st->pending == 0)
-    return after_backgammon(st, true);
-  return REF_OK;
-}
-
-static int do_chess(struct bc_state *st, const struct cmove *cm)
-{
-  struct cmlist l = {0};
-  int i, rc, us = st->onroll;
-  bool found = false;
-
-  if(st->phase != REF_PHASE_MOVE || st->stage != ST_CHESS)
-    return REF_EPHASE;
-  rc = gen_chess(st, &l);
-  for(i = 0; !rc && i < l.n && !found; i++)
-    if(cm_same(&l.v[i], cm)) {
-      found = true;
-      cm_do(st, &l.v[i]); /* the generator's path: it knows what was jumped */
-    }
-  cm_free(&l);
-  if(rc)
-    return rc;
-  if(!found)
-    return REF_EILLEGAL;
-  /* 6.2.3: the opponent checkmated (attacked, no legal chess move) loses at
-   * once; future placements do not count (BC-4). */
-  if(king_attacked(st, !us)) {
-    rc = gen_chess(st, &l);
-    if(!rc && l.n == 0)
-      finish(st, us, REF_END_CHECKMATE, ref_bg_cube_value(&st->cube));
-    cm_free(&l);
-    if(rc)
-      return rc;
-    if(st->phase == REF_PHASE_OVER)
-      return REF_OK;
-  }
-  start_turn(st, !us);
-  return REF_OK;
-}
-
-/* ---------------------------------------------------------------------- */
-/* ref_move <-> turn                                                       */
-/* ---------------------------------------------------------------------- */
-
-static void turn_to_move(const struct turn *t, struct ref_move *m)
-{
-  int i;
-  memset(m, 0, sizeof(*m));
-  m->w[0] = BC_TAG | (t->has_bg ? BC_HAS_BG : 0) | (t->has_chess ? BC_HAS_CHESS : 0) |
-            (uint32_t)t->nplace << BC_NPLACE_SHIFT;
-  if(t->has_bg) {
-    m->w[1] = t->play.n;
-    for(i = 0; i < t->play.n; i++) {
-      m->w[2] |= (uint32_t)t->play.from[i] << (8 * i);
-      m->w[3] |= (uint32_t)t->play.to[i] << (8 * i);
-    }
-  }
-  for(i = 0; i < t->nplace; i++)
-    m->w[4] |= (uint32_t)t->place[i] << (8 * i);
-  if(t->has_chess) {
-    if(!t->cm.stone) {
-      m->w[5] = 1u | (uint32_t)t->cm.m << 16;
-    }
-    else {
-      m->w[5] = 2u;
-      m->w[6] = t->cm.path.from | (uint32_t)t->cm.path.nhops << 8 |
-                (uint32_t)t->cm.path.capture << 16;
-      for(i = 0; i < t->cm.path.nhops; i++)
-        m->w[7 + i / 4] |= (uint32_t)t->cm.path.to[i] << (8 * (i % 4));
-    }
-  }
-}
-
-static int move_to_turn(const struct ref_move *m, struct turn *t)
-{
-  int i;
-  memset(t, 0, sizeof(*t));
-  if((m->w[0] & 0xffff0000u) != BC_TAG)
-    return REF_EINVAL;
-  t->has_bg = (m->w[0] & BC_HAS_BG) != 0;
-  t->has_chess = (m->w[0] & BC_HAS_CHESS) != 0;
-  t->nplace = (int)(m->w[0] >> BC_NPLACE_SHIFT & 7);
-  if(t->nplace > 4 || m->w[1] > 4)
-    return REF_EINVAL;
-  t->play.n = (uint8_t)m->w[1];
-  for(i = 0; i < t->play.n; i++) {
-    t->play.from[i] = (uint8_t)(m->w[2] >> (8 * i));
-    t->play.to[i] = (uint8_t)(m->w[3] >> (8 * i));
-  }
-  for(i = 0; i < t->nplace; i++) {
-    t->place[i] = (uint8_t)(m->w[4] >> (8 * i));
-    if(t->place[i] > 63)
-      return REF_EINVAL;
-  }
-  if(t->has_chess) {
-    if((m->w[5] & 0xffff) == 1) {
-      t->cm.m = (uint16_t)(m->w[5] >> 16);
-    }
-    else if((m->w[5] & 0xffff) == 2) {
-      t->cm.stone = 1;
-      t->cm.path.from = (uint8_t)m->w[6];
-      t->cm.path.nhops = (uint8_t)(m->w[6] >> 8);
-      t->cm.path.capture = (m->w[6] >> 16 & 1) != 0;
-      if(t->cm.path.from > 63 || !t->cm.path.nhops || t->cm.path.nhops > REF_CK_HOPS_MAX)
-        return REF_EINVAL;
-      for(i = 0; i < t->cm.path.nhops; i++)
-        t->cm.path.to[i] = (uint8_t)(m->w[7 + i / 4] >> (8 * (i % 4)));
-    }
-    else {
-      return REF_EINVAL;
-    }
-  }
-  return REF_OK;
-}
-
-/* Plays every part of a turn in order; stops at the first refusal. */
-static int do_turn(struct bc_state *st, const struct turn *t)
-{
-  int rc = REF_OK, i;
-  if(t->has_bg)
-    rc = do_bg(st, &t->play, true);
-  for(i = 0; !rc && i < t->nplace; i++)
-    rc = st->phase == REF_PHASE_OVER ? REF_EILLEGAL : do_place(st, t->place[i]);
-  /* A chess part after a win before the chess move (6.2d, 6.2e) is moot. */
-  if(!rc && t->has_chess && st->phase != REF_PHASE_OVER)
-    rc = do_chess(st, &t->cm);
-  return rc;
-}
-
-/* ---------------------------------------------------------------------- */
-/* Notation out                                                            */
-/* ---------------------------------------------------------------------- */
-
-static bool opponent_mated(const struct bc_state *after)
-{
-  struct cmlist l = {0};
-  bool mate = false;
-  if(king_attacked(after, after->pos.side)) {
-    mate = gen_chess(after, &l) == REF_OK && l.n == 0;
-    cm_free(&l);
-  }
-  return mate;
-}
-
-/* SAN for pieces (the PGN rules, stone-aware: a stone taken is a capture,
- * the disambiguation is among this game's legal moves); for stones
- * `Vc3-d4`, `Vc3xe5xc7`, `Xd4-c3` (6.5). + and # from the position after. */
-static void cm_format(const struct bc_state *st, const struct cmlist *legal,
-                      const struct cmove *cm, char *out, size_t cap)
-{
-  static const char letters[] = "PNBRQK";
-  char s[80], sq[3];
-  size_t k = 0;
-  int i, us = st->pos.side;
-  struct bc_state c = *st;
-
-  if(cm->stone) {
-    const struct ref_ck_path *p = &cm->path;
-    s[k++] = (st->dbl[us] & BIT(p->from)) ? 'X' : 'V';
-    sq_name(p->from, sq);
-    s[k++] = sq[0];
-    s[k++] = sq[1];
-    for(i = 0; i < p->nhops; i++) {
-      s[k++] = p->capture ? 'x' : '-';
-      sq_name(p->to[i], sq);
-      s[k++] = sq[0];
-      s[k++] = sq[1];
-    }
-  }
-  else {
-    int from = ref_chess_move_from(cm->m), to = ref_chess_move_to(cm->m);
-    int kind = ref_chess_move_kind(cm->m), type = REF_CH_TYPE(st->pos.board[from]);
-    bool capture = st->pos.board[to] != REF_CH_EMPTY || (st->stones[!us] & BIT(to)) ||
-                   kind == REF_CH_MV_EP;
-    if(kind == REF_CH_MV_CASTLE) {
-      k = (size_t)snprintf(s, sizeof(s), "%s", to > from ? "O-O" : "O-O-O");
-    }
-    else {
-      if(type == REF_CH_PAWN) {
-        if(capture)
-          s[k++] = (char)('a' + from % 8);
-      }
-      else {
-        bool others = false, same_file = false, same_rank = false;
-        struct cmlist own = {0};
-        s[k++] = letters[type];
-        /* The legal list is needed only when another such piece exists. */
-        if(!legal && ref_chess_popcount(st->pos.pieces[us][type]) > 1 &&
-           gen_chess(st, &own) == REF_OK)
-          legal = &own;
-        for(i = 0; legal && i < legal->n; i++) {
-          const struct cmove *o = &legal->v[i];
-          int f2 = ref_chess_move_from(o->m);
-          if(o->stone || f2 == from || ref_chess_move_to(o->m) != to ||
-             st->pos.board[f2] != st->pos.board[from])
-            continue;
-          others = true;
-          same_file |= f2 % 8 == from % 8;
-          same_rank |= f2 / 8 == from / 8;
-        }
-        if(others && (!same_file || same_rank))
-          s[k++] = (char)('a' + from % 8);
-        if(others && same_file)
-          s[k++] = (char)('1' + from / 8);
-        cm_free(&own);
-      }
-      if(capture)
-        s[k++] = 'x';
-      sq_name(to, sq);
-      s[k++] = sq[0];
-      s[k++] = sq[1];
-      if(kind == REF_CH_MV_PROMO) {
-        s[k++] = '=';
-        s[k++] = letters[ref_chess_move_promo(cm->m)];
-      }
-    }
-  }
-  cm_do(&c, cm);
-  if(king_attacked(&c, c.pos.side))
-    s[k++] = opponent_mated(&c) ? '#' : '+';
-  s[k] = '\0';
-  snprintf(out, cap, "%s", s);
-}
-
-/* gnubg's notation of the play with `@sq` after each bear-off (6.5),
- * placements in the order given. */
-static void bg_format(const struct bc_state *st, const struct turn *t, char *out, size_t cap)
-{
-  char raw[64], *tok, *save = NULL;
-  size_t k = 0;
-  int used = 0;
-
-  out[0] = '\0';
-  if(ref_bg_play_format(&st->b, st->onroll, &t->play, raw, sizeof(raw)) < 0)
-    return;
-  for(tok = strtok_r(raw, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    char *off = strstr(tok, "/off"), *rep;
-    int n = 1, i;
-    if(!off || !t->nplace) {
-      k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s", k ? " " : "", tok);
-      continue;
-    }
-    rep = strchr(off, '(');
-    if(rep) {
-      n = atoi(rep + 1);
-      *rep = '\0';
-    }
-    for(i = 0; i < n; i++) {
-      char sq[3] = "";
-      if(used < t->nplace)
-        sq_name(t->place[used++], sq);
-      k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s%s%s", k ? " " : "", tok,
-                            sq[0] ? "@" : "", sq);
-    }
-  }
-}
-
-/* The whole notation of a turn (6.5): `(roll 3-1) 8/5 6/5 ; e5`,
- * `6/off@e4 ; Vd5xf7`, `@e4`, `Nf3`. Writes into out; false when it does not
- * fit in REF_NOTATION_MAX even without the roll. */
-static bool turn_format(const struct bc_state *st, const struct turn *t, char *out, size_t cap)
-{
-  struct bc_state c = *st;
-  char bgpart[REF_NOTATION_MAX * 2] = "", places[32] = "", chess[REF_NOTATION_MAX] = "";
-  char roll[16] = "", whole[REF_NOTATION_MAX * 4];
-  int i;
-
-  if(t->has_bg) {
-    bg_format(st, t, bgpart, sizeof(bgpart));
-    if(t->play.n == 0)
-      snprintf(bgpart, sizeof(bgpart), "--");
-    snprintf(roll, sizeof(roll), "(roll %d-%d) ", st->dice[0], st->dice[1]);
-    /* The position after it matters only for a chess part's SAN. */
-    if(t->has_chess && do_bg(&c, &t->play, false))
-      return false;
-  }
-  for(i = 0; i < t->nplace; i++) {
-    char sq[3];
-    sq_name(t->place[i], sq);
-    if(!t->has_bg) /* placements alone: `@e4 @d5` */
-      snprintf(places + strlen(places), sizeof(places) - strlen(places), "%s@%s", i ? " " : "",
-               sq);
-    if(t->has_chess && c.phase == REF_PHASE_MOVE && c.stage == ST_PLACE)
-      do_place(&c, t->place[i]);
-  }
-  if(t->has_chess && c.phase == REF_PHASE_MOVE && c.stage == ST_CHESS)
-    cm_format(&c, NULL, &t->cm, chess, sizeof(chess));
-  snprintf(whole, sizeof(whole), "%s%s%s%s", bgpart, places,
-           (bgpart[0] || places[0]) && chess[0] ? " ; " : "", chess);
-  if(strlen(whole) >= REF_NOTATION_MAX && t->has_chess && t->cm.stone && t->cm.path.nhops > 1) {
-    /* Too long for a reply's line: a long jump as origin x end, which the
-     * reader takes when one path joins them (the rare rest stays long). */
-    char from[3], to[3], *mark = chess + strlen(chess);
-    while(mark > chess && (mark[-1] == '+' || mark[-1] == '#'))
-      mark--;
-    sq_name(t->cm.path.from, from);
-    sq_name(t->cm.path.to[t->cm.path.nhops - 1], to);
-    snprintf(whole, sizeof(whole), "%s%s ; %c%sx%s%s", bgpart, places, chess[0], from, to, mark);
-  }
-  if(roll[0] && strlen(roll) + strlen(whole) < REF_NOTATION_MAX) {
-    memmove(whole + strlen(roll), whole, strlen(whole) + 1);
-    memcpy(whole, roll, strlen(roll));
-  }
-  if(strlen(whole) >= REF_NOTATION_MAX || strlen(whole) >= cap)
-    return false;
-  memcpy(out, whole, strlen(whole) + 1);
-  return true;
-}
 
 /* ---------------------------------------------------------------------- */
 /* Position string                                                         */
 /* ---------------------------------------------------------------------- */
 
-static void match_of(const struct bc_state *st, struct ref_bg_match *m)
-{
-  memset(m, 0, sizeof(*m));
-  m->cube_log2 = st->cube.log2;
-  m->cube_owner = st->cube.owner;
-  m->state = 1;
-  m->on_roll = st->onroll;
-  m->turn = st->turn < 0 ? st->onroll : st->turn;
-  m->doubled = st->phase == REF_PHASE_CUBE_REPLY;
-  if(st->phase == REF_PHASE_MOVE && !st->first) {
-    m->dice[0] = st->dice[0];
-    m->dice[1] = st->dice[1];
-  }
-}
-
 static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   struct ref_bg_match m;
   char board[80], pid[15], mid[13], stage[48], cast[5], ep[3] = "-";
   int k = 0, r, f, n;
@@ -973,15 +130,15 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
     cast[k++] = '-';
   cast[k] = '\0';
   if(st->ep != NO_SQ)
-    sq_name(st->ep, ep);
-  ref_bg_position_id(&st->b, st->onroll, pid);
-  match_of(st, &m);
+    ref_bc_sq_name(st->ep, ep);
+  ref_bg_position_id(&st->b, st->t.onroll, pid);
+  ref_bc_match_of(st, &m);
   ref_bg_match_id(&m, mid);
-  switch(st->phase) {
+  switch(st->t.phase) {
   case REF_PHASE_OVER:
     snprintf(stage, sizeof(stage), "over:%s:%s:%d",
-             st->winner < 0 ? "-" : st->winner ? "b" : "w", ref_end_name((enum ref_end)st->end),
-             st->points);
+             st->t.winner < 0 ? "-" : st->t.winner ? "b" : "w",
+             ref_end_name((enum ref_end)st->t.end), st->t.points);
     break;
   case REF_PHASE_CUBE:
   case REF_PHASE_ROLL:
@@ -1001,7 +158,7 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
       snprintf(stage, sizeof(stage), "chess");
     break;
   }
-  n = snprintf(buf, cap, "%s %c %s %s %u %s:%s %s", board, st->onroll ? 'b' : 'w', cast, ep,
+  n = snprintf(buf, cap, "%s %c %s %s %u %s:%s %s", board, st->t.onroll ? 'b' : 'w', cast, ep,
                (unsigned)st->pos.fullmove, pid, mid, stage);
   if(n < 0 || (size_t)n >= cap)
     return REF_EINVAL;
@@ -1019,31 +176,15 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
  * judge check without stones, which this game cannot use.) */
 static bool pos_ok(const struct ref_chess_pos *p)
 {
-  uint64_t pieces[2][6] = {{0}}, occ[2] = {0, 0};
-  int sq, c, t;
+  int c;
 
-  if(p->side > 1 || p->castle > 15 || p->fullmove < 1 || p->ep != NO_SQ)
+  if(p->side > 1 || p->castle > 15 || p->fullmove < 1 || p->ep != NO_SQ ||
+     !ref_chess_tables_ok(p))
     return false;
-  for(sq = 0; sq < 64; sq++) {
-    int code = p->board[sq];
-    if(code == REF_CH_EMPTY)
-      continue;
-    c = REF_CH_COLOR(code);
-    t = REF_CH_TYPE(code);
-    if(c > 1 || t < 0 || t > REF_CH_KING)
+  for(c = 0; c < 2; c++)
+    if(ref_chess_popcount(p->pieces[c][REF_CH_KING]) != 1 || ref_chess_popcount(p->occ[c]) > 16)
       return false;
-    pieces[c][t] |= BIT(sq);
-    occ[c] |= BIT(sq);
-  }
-  for(c = 0; c < 2; c++) {
-    for(t = 0; t < 6; t++)
-      if(pieces[c][t] != p->pieces[c][t])
-        return false;
-    if(occ[c] != p->occ[c] || ref_chess_popcount(pieces[c][REF_CH_KING]) != 1 ||
-       ref_chess_popcount(occ[c]) > 16)
-      return false;
-  }
-  if((pieces[0][REF_CH_PAWN] | pieces[1][REF_CH_PAWN]) & 0xFF000000000000FFull)
+  if((p->pieces[0][REF_CH_PAWN] | p->pieces[1][REF_CH_PAWN]) & 0xFF000000000000FFull)
     return false;
   if(((p->castle & (REF_CH_WK | REF_CH_WQ)) && p->board[4] != REF_CH_PIECE(0, REF_CH_KING)) ||
      ((p->castle & REF_CH_WK) && p->board[7] != REF_CH_PIECE(0, REF_CH_ROOK)) ||
@@ -1058,7 +199,7 @@ static bool pos_ok(const struct ref_chess_pos *p)
 /* The invariant checker: every redundant field recomputed. */
 static bool bc_ok(const struct ref_state *s)
 {
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   int side;
 
   if(st->magic != BC_MAGIC || !pos_ok(&st->pos) || !ref_bg_board_ok(&st->b))
@@ -1068,20 +209,17 @@ static bool bc_ok(const struct ref_state *s)
   for(side = 0; side < 2; side++) {
     /* Stones still owed: in the placing stage, or when the game ended
      * there (the 15th checker off, a resignation). */
-    int owed = side == st->onroll && (st->stage == ST_PLACE || st->phase == REF_PHASE_OVER)
+    int owed = side == st->t.onroll && (st->stage == ST_PLACE || st->t.phase == REF_PHASE_OVER)
                  ? st->pending
                  : 0;
     /* Conservation: what is off the backgammon board is on the chess board
      * as stones, or about to be placed. */
     if((st->dbl[side] & ~st->stones[side]) ||
        (st->stones[side] & (st->stones[!side] | st->pos.occ[0] | st->pos.occ[1])) ||
-       st->b.pt[side][REF_BG_OFF] != stone_checkers(st, side) + owed)
+       st->b.pt[side][REF_BG_OFF] != ref_bc_stone_checkers(st, side) + owed)
       return false;
   }
-  if(st->cube.log2 < 0 || st->cube.log2 > REF_BG_CUBE_MAX_LOG2 || st->cube.owner < -1 ||
-     st->cube.owner > 1 || (st->cube.owner < 0) != (st->cube.log2 == 0))
-    return false;
-  if(st->onroll < 0 || st->onroll > 1)
+  if(!ref_bg_cube_ok(&st->cube) || st->t.onroll < 0 || st->t.onroll > 1)
     return false;
   if(st->ep != NO_SQ) {
     int pusher = st->pos.side ^ 1, front = pusher ? st->ep - 8 : st->ep + 8;
@@ -1091,47 +229,47 @@ static bool bc_ok(const struct ref_state *s)
        st->pos.board[pusher ? st->ep + 8 : st->ep - 8] != REF_CH_EMPTY)
       return false;
   }
-  if(st->phase == REF_PHASE_OVER) {
+  if(st->t.phase == REF_PHASE_OVER) {
     int cube = ref_bg_cube_value(&st->cube);
-    if(st->turn != -1 || st->winner < -1 || st->winner > 1 || st->stage != ST_NONE)
+    if(st->t.turn != -1 || st->t.winner < -1 || st->t.winner > 1 || st->stage != ST_NONE)
       return false;
-    switch(st->end) {
+    switch(st->t.end) {
     case REF_END_BORNE_OFF:
-      return st->winner >= 0 && st->b.pt[st->winner][REF_BG_OFF] == REF_BG_CHECKERS &&
-             st->points == ref_bg_game_multiplier(&st->b, st->winner) * cube;
+      return st->t.winner >= 0 && st->b.pt[st->t.winner][REF_BG_OFF] == REF_BG_CHECKERS &&
+             st->t.points == ref_bg_game_multiplier(&st->b, st->t.winner) * cube;
     case REF_END_STALEMATE:
     case REF_END_AGREEMENT:
-      return st->winner == -1 && st->points == 0;
+      return st->t.winner == -1 && st->t.points == 0;
     case REF_END_CHECKMATE:
     case REF_END_CUBE_DROPPED:
-      return st->winner >= 0 && st->points == cube;
+      return st->t.winner >= 0 && st->t.points == cube;
     case REF_END_RESIGNATION:
-      return st->winner >= 0 && st->points % cube == 0 && st->points / cube >= 1 &&
-             st->points / cube <= 3;
+      return st->t.winner >= 0 && st->t.points % cube == 0 && st->t.points / cube >= 1 &&
+             st->t.points / cube <= 3;
     default:
       return false;
     }
   }
   if(st->b.pt[0][REF_BG_OFF] == REF_BG_CHECKERS || st->b.pt[1][REF_BG_OFF] == REF_BG_CHECKERS)
     return false;
-  if(st->pos.side != st->onroll)
+  if(st->pos.side != st->t.onroll)
     return false;
-  switch(st->phase) {
+  switch(st->t.phase) {
   case REF_PHASE_CUBE:
   case REF_PHASE_ROLL:
-    return st->turn == st->onroll && !st->dice[0] && !st->dice[1] && !st->first &&
+    return st->t.turn == st->t.onroll && !st->t.dice[0] && !st->t.dice[1] && !st->first &&
            st->stage == ST_NONE &&
-           (st->phase == REF_PHASE_CUBE) == ref_bg_cube_may_double(&st->cube, st->onroll);
+           (st->t.phase == REF_PHASE_CUBE) == ref_bg_cube_may_double(&st->cube, st->t.onroll);
   case REF_PHASE_CUBE_REPLY:
-    return st->turn == !st->onroll && !st->dice[0] && !st->first && st->stage == ST_NONE &&
-           ref_bg_cube_may_double(&st->cube, st->onroll);
+    return st->t.turn == !st->t.onroll && !st->t.dice[0] && !st->first && st->stage == ST_NONE &&
+           ref_bg_cube_may_double(&st->cube, st->t.onroll);
   case REF_PHASE_MOVE:
-    if(st->turn != st->onroll)
+    if(st->t.turn != st->t.onroll)
       return false;
     if(st->first)
-      return st->onroll == 0 && !st->dice[0] && !st->dice[1] && st->stage == ST_CHESS &&
+      return st->t.onroll == 0 && !st->t.dice[0] && !st->t.dice[1] && st->stage == ST_CHESS &&
              st->cube.log2 == 0;
-    if(st->dice[0] < 1 || st->dice[0] > 6 || st->dice[1] < 1 || st->dice[1] > 6)
+    if(st->t.dice[0] < 1 || st->t.dice[0] > 6 || st->t.dice[1] < 1 || st->t.dice[1] > 6)
       return false;
     if(st->stage == ST_PLACE)
       return st->pending >= 1 && st->pending <= 4;
@@ -1139,10 +277,10 @@ static bool bc_ok(const struct ref_state *s)
       return st->pending == 0;
     if(st->stage == ST_CHESS) {
       /* 6.2e has been judged: the opponent's king is safe, a move exists. */
-      struct cmlist l = {0};
-      bool ok = st->pending == 0 && !king_attacked(st, !st->onroll) &&
-                gen_chess(st, &l) == REF_OK && l.n > 0;
-      cm_free(&l);
+      struct bc_cmlist l = {0};
+      bool ok = st->pending == 0 && !ref_bc_king_attacked(st, !st->t.onroll) &&
+                ref_bc_gen_chess(st, &l) == REF_OK && l.n > 0;
+      ref_bc_cm_free(&l);
       return ok;
     }
     return false;
@@ -1236,7 +374,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   nst.magic = BC_MAGIC;
   ref_chess_clear(&nst.pos);
   nst.ep = NO_SQ;
-  nst.winner = -1;
+  nst.t.winner = -1;
   nst.last_from = nst.last_to = NO_SQ;
   nst.lag = (uint8_t)lag;
   nst.draws = (uint8_t)draws;
@@ -1244,8 +382,8 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     return bad_position(err, "board");
   if(strcmp(field[1], "w") && strcmp(field[1], "b"))
     return bad_position(err, "side");
-  nst.onroll = (int8_t)(field[1][0] == 'b');
-  nst.pos.side = (uint8_t)nst.onroll;
+  nst.t.onroll = (int8_t)(field[1][0] == 'b');
+  nst.pos.side = (uint8_t)nst.t.onroll;
   if(strcmp(field[2], "-")) {
     for(i = 0; field[2][i]; i++) {
       const char *c = strchr("KQkq", field[2][i]);
@@ -1259,7 +397,7 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     }
   }
   if(strcmp(field[3], "-")) {
-    int sq = sq_read(field[3]);
+    int sq = ref_bc_sq_read(field[3]);
     if(sq < 0 || field[3][2])
       return bad_position(err, "en passant");
     nst.ep = (uint8_t)sq;
@@ -1274,10 +412,10 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   if(!colon || colon - field[5] != 14 || strlen(colon + 1) != 12)
     return bad_position(err, "Position ID:Match ID");
   *colon = '\0';
-  if(ref_bg_position_decode(&nst.b, nst.onroll, field[5]) != REF_OK ||
+  if(ref_bg_position_decode(&nst.b, nst.t.onroll, field[5]) != REF_OK ||
      ref_bg_match_decode(&m, colon + 1) != REF_OK)
     return bad_position(err, "Position ID:Match ID");
-  if(m.match_len || m.crawford || m.resigned || m.state != 1 || m.on_roll != nst.onroll ||
+  if(m.match_len || m.crawford || m.resigned || m.state != 1 || m.on_roll != nst.t.onroll ||
      m.cube_log2 > REF_BG_CUBE_MAX_LOG2 || (m.cube_owner < 0) != (m.cube_log2 == 0))
     return bad_position(err, "Match ID");
   nst.cube.log2 = (int8_t)m.cube_log2;
@@ -1285,33 +423,33 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
 
   /* The stage, checked against the Match ID's dice and double bit. */
   if(!strcmp(field[6], "first")) {
-    if(m.dice[0] || m.doubled || m.turn != 0 || nst.onroll != 0)
+    if(m.dice[0] || m.doubled || m.turn != 0 || nst.t.onroll != 0)
       return bad_position(err, "first");
     nst.first = 1;
-    nst.phase = REF_PHASE_MOVE;
+    nst.t.phase = REF_PHASE_MOVE;
     nst.stage = ST_CHESS;
-    nst.turn = 0;
+    nst.t.turn = 0;
   }
   else if(!strcmp(field[6], "turn")) {
-    if(m.dice[0] || m.doubled || m.turn != nst.onroll)
+    if(m.dice[0] || m.doubled || m.turn != nst.t.onroll)
       return bad_position(err, "turn");
-    start_turn(&nst, nst.onroll);
+    ref_bc_start_turn(&nst, nst.t.onroll);
   }
   else if(!strcmp(field[6], "reply")) {
-    if(m.dice[0] || !m.doubled || m.turn == nst.onroll ||
-       !ref_bg_cube_may_double(&nst.cube, nst.onroll))
+    if(m.dice[0] || !m.doubled || m.turn == nst.t.onroll ||
+       !ref_bg_cube_may_double(&nst.cube, nst.t.onroll))
       return bad_position(err, "reply");
-    nst.phase = REF_PHASE_CUBE_REPLY;
-    nst.turn = (int8_t)!nst.onroll;
+    nst.t.phase = REF_PHASE_CUBE_REPLY;
+    nst.t.turn = (int8_t)!nst.t.onroll;
   }
   else if(!strcmp(field[6], "bg") || !strcmp(field[6], "chess") ||
           !strncmp(field[6], "place:", 6)) {
-    if(!m.dice[0] || m.doubled || m.turn != nst.onroll)
+    if(!m.dice[0] || m.doubled || m.turn != nst.t.onroll)
       return bad_position(err, field[6]);
-    nst.phase = REF_PHASE_MOVE;
-    nst.turn = nst.onroll;
-    nst.dice[0] = (uint8_t)m.dice[0];
-    nst.dice[1] = (uint8_t)m.dice[1];
+    nst.t.phase = REF_PHASE_MOVE;
+    nst.t.turn = nst.t.onroll;
+    nst.t.dice[0] = (uint8_t)m.dice[0];
+    nst.t.dice[1] = (uint8_t)m.dice[1];
     nst.stage = field[6][0] == 'b' ? ST_BG : field[6][0] == 'c' ? ST_CHESS : ST_PLACE;
     if(nst.stage == ST_PLACE) {
       if(field[6][6] < '1' || field[6][6] > '4' || field[6][7])
@@ -1336,8 +474,8 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     if(endv < 0 || *end || !isdigit((unsigned char)*pts) || points > 192 || m.dice[0] ||
        m.doubled)
       return bad_position(err, "over");
-    finish(&nst, *w == '-' ? -1 : *w == 'b', (enum ref_end)endv, (int)points);
-    i = nst.b.pt[nst.onroll][REF_BG_OFF] - stone_checkers(&nst, nst.onroll);
+    ref_bc_finish(&nst, *w == '-' ? -1 : *w == 'b', (enum ref_end)endv, (int)points);
+    i = nst.b.pt[nst.t.onroll][REF_BG_OFF] - ref_bc_stone_checkers(&nst, nst.t.onroll);
     if(i < 0 || i > 4)
       return bad_position(err, "stones");
     nst.pending = (uint8_t)i;
@@ -1345,11 +483,11 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   else {
     return bad_position(err, "stage");
   }
-  if(nst.pos.side != nst.onroll)
+  if(nst.pos.side != nst.t.onroll)
     return bad_position(err, "side");
   if(!bc_ok((struct ref_state *)(void *)&nst))
     return bad_position(err, "inconsistent");
-  *st_of(s) = nst;
+  *ref_bc_st(s) = nst;
   return REF_OK;
 }
 
@@ -1367,13 +505,13 @@ static void start_position(struct bc_state *st)
   ref_bg_board_start(&st->b);
   ref_bg_cube_init(&st->cube);
   st->ep = NO_SQ;
-  st->winner = -1;
+  st->t.winner = -1;
   st->last_from = st->last_to = NO_SQ;
   /* 6.2.1: White's first turn is a chess move only. */
   st->first = 1;
-  st->phase = REF_PHASE_MOVE;
+  st->t.phase = REF_PHASE_MOVE;
   st->stage = ST_CHESS;
-  st->turn = st->onroll = 0;
+  st->t.turn = st->t.onroll = 0;
 }
 
 static int init_with(struct ref_state *s, const char *options, int lag_default,
@@ -1425,7 +563,7 @@ static int init_with(struct ref_state *s, const char *options, int lag_default,
   }
   nst.lag = (uint8_t)lag;
   nst.draws = (uint8_t)draws;
-  *st_of(s) = nst;
+  *ref_bc_st(s) = nst;
   return REF_OK;
 }
 
@@ -1441,118 +579,51 @@ static int lag_init(struct ref_state *s, const char *options, struct ref_err *er
 
 static int bc_roll(struct ref_state *s, const int *faces, int nfaces, struct ref_err *err)
 {
-  struct bc_state *st = st_of(s);
-  if(st->phase != REF_PHASE_ROLL && st->phase != REF_PHASE_CUBE) {
-    ref_err_set(err, REF_EPHASE, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-now",
-                NULL);
-    return REF_EPHASE;
-  }
-  if(nfaces != 2 || faces[0] < 1 || faces[0] > 6 || faces[1] < 1 || faces[1] > 6) {
-    ref_err_set(err, REF_EINVAL, "bg-bad-dice", NULL);
-    return REF_EINVAL;
-  }
-  /* BC-1: an ordinary two-dice roll, doubles count; the turn order is the
-   * chess game's. A roll in REF_PHASE_CUBE means "no double". */
-  st->dice[0] = (uint8_t)faces[0];
-  st->dice[1] = (uint8_t)faces[1];
-  st->phase = REF_PHASE_MOVE;
-  st->stage = ST_BG;
-  return REF_OK;
+  struct bc_state *st = ref_bc_st(s);
+  /* BC-1: an ordinary two-dice roll, doubles count (no opening roll: the
+   * turn order is the chess game's). */
+  int rc = ref_bg_turn_roll(&st->t, faces, nfaces, "bg-no-roll-now", true, err);
+
+  if(rc == REF_OK)
+    st->stage = ST_BG;
+  return rc;
 }
 
+/* 6.2.2a with 4.3: the cube before one's own roll (none on White's first
+ * turn); 6.8: resignation single, gammon or backgammon (section 4.3
+ * levels) x cube; BC-8: "no draw other than stalemate", agreement only by
+ * option; 6.6: the chess draws (repetition, fifty moves) do not count. */
 static int bc_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
-  struct bc_state *st = st_of(s);
-  const char *why;
+  struct bc_state *st = ref_bc_st(s);
+  struct ref_bg_acts a = {st->draws ? NULL : "bc-no-draw-agreement", "bc-no-draw-claim", NULL,
+                          NULL, st->first ? "bc-no-cube-first-turn" : NULL};
+  int rc = ref_bg_turn_act(&st->t, &st->cube, seat, action, arg, &a, err);
 
-  if(seat < 0 || seat > 1) {
-    ref_err_set(err, REF_EINVAL, "bad-seat", NULL);
-    return REF_EINVAL;
-  }
-  if(st->phase == REF_PHASE_OVER) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  switch(action) {
-  case REF_ACT_DOUBLE:
-    /* 6.2.2a with 4.3: before one's own roll, cube centred or one's own. */
-    if(st->phase == REF_PHASE_CUBE && seat == st->turn) {
-      st->phase = REF_PHASE_CUBE_REPLY;
-      st->turn = (int8_t)!seat;
-      return REF_OK;
-    }
-    if(st->phase == REF_PHASE_CUBE_REPLY && seat == st->turn)
-      why = "bg-take-or-drop";
-    else if(seat != st->turn)
-      why = "not-your-turn";
-    else if(st->phase != REF_PHASE_ROLL)
-      why = st->first ? "bc-no-cube-first-turn" : "bg-double-before-roll";
-    else if(st->cube.log2 >= REF_BG_CUBE_MAX_LOG2)
-      why = "bg-cube-max";
-    else
-      why = "bg-not-your-cube";
-    break;
-  case REF_ACT_TAKE:
-  case REF_ACT_DROP:
-    if(st->phase != REF_PHASE_CUBE_REPLY || seat != st->turn) {
-      why = "bg-no-double";
-      break;
-    }
-    if(action == REF_ACT_DROP) {
-      finish(st, st->onroll, REF_END_CUBE_DROPPED, ref_bg_cube_value(&st->cube));
-      return REF_OK;
-    }
-    ref_bg_cube_take(&st->cube, seat);
-    st->turn = st->onroll;
-    st->phase = REF_PHASE_ROLL;
-    return REF_OK;
-  case REF_ACT_RESIGN:
-    /* 6.8: single, gammon or backgammon (section 4.3 levels) x cube. */
-    if(arg < 1 || arg > 3) {
-      ref_err_set(err, REF_EINVAL, "bg-resign-level", NULL);
-      return REF_EINVAL;
-    }
-    finish(st, !seat, REF_END_RESIGNATION, arg * ref_bg_cube_value(&st->cube));
-    return REF_OK;
-  case REF_ACT_DRAW_AGREED:
-    /* BC-8: "no draw other than stalemate"; agreement only by option. */
-    if(!st->draws) {
-      ref_err_set(err, REF_EINVAL, "bc-no-draw-agreement", NULL);
-      return REF_EINVAL;
-    }
-    finish(st, -1, REF_END_AGREEMENT, 0);
-    return REF_OK;
-  case REF_ACT_DRAW_CLAIM:
-    /* 6.6: the chess draws (repetition, fifty moves) do not count. */
-    ref_err_set(err, REF_EINVAL, "bc-no-draw-claim", NULL);
-    return REF_EINVAL;
-  default:
-    ref_err_set(err, REF_EINVAL, "bad-option", NULL);
-    return REF_EINVAL;
-  }
-  ref_err_set(err, REF_EPHASE, why, !strcmp(why, "not-your-turn") ? seat_name[st->turn] : NULL);
-  return REF_EPHASE;
+  if(rc == REF_OK && st->t.phase == REF_PHASE_OVER)
+    st->stage = ST_NONE;
+  return rc;
 }
 
 static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
 {
-  const struct bc_state *st = cst_of(s);
+  const struct bc_state *st = ref_bc_cst(s);
   struct ref_move m;
-  struct turn t;
+  struct bc_turn t;
   int rc = REF_OK, i;
 
-  if(st->phase != REF_PHASE_MOVE)
+  if(st->t.phase != REF_PHASE_MOVE)
     return REF_EPHASE;
   memset(&t, 0, sizeof(t));
   if(st->stage == ST_BG) {
     struct ref_bg_playlist list = {0};
     size_t k;
-    rc = ref_bg_plays(&st->b, st->onroll, st->dice[0], st->dice[1], &list);
+    rc = ref_bg_plays(&st->b, st->t.onroll, st->t.dice[0], st->t.dice[1], &list);
     t.has_bg = true;
     for(k = 0; !rc && k < list.n; k++) {
       t.play = list.v[k];
-      turn_to_move(&t, &m);
+      ref_bc_turn_to_move(&t, &m);
       rc = ref_movelist_push(out, &m);
     }
     ref_bg_playlist_free(&list);
@@ -1560,38 +631,38 @@ static int bc_legal(const struct ref_state *s, struct ref_movelist *out)
   else if(st->stage == ST_PLACE) {
     t.nplace = 1;
     for(i = 0; !rc && i < 64; i++) {
-      if(place_refusal(st, i))
+      if(ref_bc_place_refusal(st, i))
         continue;
       t.place[0] = (uint8_t)i;
-      turn_to_move(&t, &m);
+      ref_bc_turn_to_move(&t, &m);
       rc = ref_movelist_push(out, &m);
     }
   }
   else {
-    struct cmlist l = {0};
-    rc = gen_chess(st, &l);
+    struct bc_cmlist l = {0};
+    rc = ref_bc_gen_chess(st, &l);
     t.has_chess = true;
     for(i = 0; !rc && i < l.n; i++) {
       t.cm = l.v[i];
-      turn_to_move(&t, &m);
+      ref_bc_turn_to_move(&t, &m);
       rc = ref_movelist_push(out, &m);
     }
-    cm_free(&l);
+    ref_bc_cm_free(&l);
   }
   return rc;
 }
 
 static int bc_apply(struct ref_state *s, const struct ref_move *m)
 {
-  struct bc_state *st = st_of(s), c = *st;
-  struct turn t;
+  struct bc_state *st = ref_bc_st(s), c = *st;
+  struct bc_turn t;
   int rc;
 
-  if(st->phase != REF_PHASE_MOVE)
+  if(st->t.phase != REF_PHASE_MOVE)
     return REF_EPHASE;
-  if(move_to_turn(m, &t) != REF_OK)
+  if(ref_bc_move_to_turn(m, &t) != REF_OK)
     return REF_EILLEGAL;
-  rc = do_turn(&c, &t);
+  rc = ref_bc_do_turn(&c, &t);
   if(rc == REF_OK)
     *st = c; /* all or nothing */
   return rc;
@@ -1600,640 +671,31 @@ static int bc_apply(struct ref_state *s, const struct ref_move *m)
 static int bc_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
                      char *buf, size_t cap)
 {
-  struct turn t;
+  struct bc_turn t;
   (void)style; /* one notation: the referee's is what programs read too */
-  if(move_to_turn(m, &t) != REF_OK || !turn_format(cst_of(s), &t, buf, cap))
+  if(ref_bc_move_to_turn(m, &t) != REF_OK || !ref_bc_turn_format(ref_bc_cst(s), &t, buf, cap))
     return REF_EINVAL;
   return REF_OK;
 }
 
 static void bc_status(const struct ref_state *s, struct ref_status *out)
 {
-  const struct bc_state *st = cst_of(s);
-  memset(out, 0, sizeof(*out));
-  out->phase = (enum ref_phase)st->phase;
-  out->turn = st->turn;
-  out->need_faces = st->phase == REF_PHASE_ROLL || st->phase == REF_PHASE_CUBE ? 2 : 0;
-  out->winner = st->phase == REF_PHASE_OVER ? st->winner : -1;
-  out->end = st->phase == REF_PHASE_OVER ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->phase == REF_PHASE_OVER ? st->points : 0;
+  const struct bc_state *st = ref_bc_cst(s);
+  ref_bg_turn_status(&st->t, &st->cube, out);
   out->move_number = (int)st->pos.fullmove;
-  out->in_check = st->phase != REF_PHASE_OVER && king_attacked(st, st->onroll);
-  out->cube = ref_bg_cube_value(&st->cube);
-  out->cube_owner = st->cube.owner;
-  if(st->phase == REF_PHASE_MOVE && !st->first) {
-    out->dice[0] = st->dice[0];
-    out->dice[1] = st->dice[1];
-    out->ndice = 2;
+  out->in_check = st->t.phase != REF_PHASE_OVER && ref_bc_king_attacked(st, st->t.onroll);
+  if(st->first) { /* 6.2.1: no dice on White's first turn */
+    out->dice[0] = out->dice[1] = 0;
+    out->ndice = 0;
   }
 }
-
-/* ---------------------------------------------------------------------- */
-/* Reading a turn (section 1, 6.5)                                         */
-/* ---------------------------------------------------------------------- */
-
-/* The backgammon part, read by the backgammon game itself (its tolerant
- * reader, BG-6 orders, reason keys and suggestions) on a state decoded
- * from our board and dice. */
-static int parse_bg(const struct bc_state *st, const char *text, struct ref_bg_play *play,
-                    struct ref_err *err)
-{
-  const struct ref_game_desc *bg = &ref_game_backgammon;
-  struct ref_state *tmp = ref_state_new(bg);
-  struct ref_bg_match m;
-  struct ref_move mv;
-  char pid[15], mid[13], id[32];
-  int rc;
-
-  if(!tmp)
-    return REF_ENOMEM;
-  ref_bg_position_id(&st->b, st->onroll, pid);
-  match_of(st, &m);
-  ref_bg_match_id(&m, mid);
-  snprintf(id, sizeof(id), "%s:%s", pid, mid);
-  rc = bg->ops->decode(tmp, id, err);
-  if(rc == REF_OK)
-    rc = bg->ops->parse(tmp, text, &mv, err);
-  if(rc == REF_OK && ref_bg_move_to_play(&mv, play) != REF_OK)
-    rc = REF_EINVAL;
-  free(tmp);
-  return rc;
-}
-
-/* Chess-part suggestions: legal moves sharing the destination, origin or
- * piece with what was read, best first (section 1.4). */
-static void suggest_chess(const struct bc_state *st, const struct cmlist *l, int to, int from,
-                          int piece, struct ref_err *err)
-{
-  int score[512], i, k, n = l->n < 512 ? l->n : 512;
-  if(!err)
-    return;
-  for(i = 0; i < n; i++) {
-    const struct cmove *c = &l->v[i];
-    int f = c->stone ? c->path.from : ref_chess_move_from(c->m);
-    int t = c->stone ? c->path.to[c->path.nhops - 1] : ref_chess_move_to(c->m);
-    int type = c->stone ? 6 : REF_CH_TYPE(st->pos.board[f]);
-    score[i] = (t == to) * 4 + (f == from) * 2 + (type == piece);
-  }
-  err->nsuggest = 0;
-  for(k = 0; k < REF_SUGGEST_MAX && k < n; k++) {
-    int best = -1;
-    for(i = 0; i < n; i++)
-      if(score[i] >= 0 && (best < 0 || score[i] > score[best]))
-        best = i;
-    if(best < 0 || (n > REF_SUGGEST_MAX && score[best] == 0 && k > 0))
-      break;
-    cm_format(st, l, &l->v[best], err->suggest[k], REF_NOTATION_MAX);
-    score[best] = -1;
-    err->nsuggest = k + 1;
-  }
-}
-
-static int chess_fail(const struct bc_state *st, const struct cmlist *l, enum ref_code code,
-                      const char *reason, const char *detail, int to, int from, int piece,
-                      struct ref_err *err)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest_chess(st, l, to, from, piece, err);
-  return code;
-}
-
-/*
- * The chess part: SAN or long algebraic for pieces (`e5`, `Nf3`, `exd5`,
- * `O-O`, `e7e8=Q`, `e2-e4`), stone moves `Vc3-d4`, `Vc3xe5xc7`, `Xd4-c3`
- * (also without the letter, and a jump as origin x destination when only
- * one path joins them). Move numbers, check marks and glyphs are ignored.
- */
-static int parse_chess(const struct bc_state *st, const char *text, struct cmove *out,
-                       struct ref_err *err)
-{
-  static const char pieces[] = "PNBRQK";
-  struct cmlist l = {0};
-  char s[64];
-  int n = 0, i, sqs[REF_CK_HOPS_MAX + 1], nsq = 0, piece = -1, promo = -1, ff = -1, fr = -1;
-  int to, nfound = 0, found = -1, exact = -1, castle = 0, rc;
-  bool capture = false, stone_letter = false, promo_missing = false;
-  const char *p;
-
-  rc = gen_chess(st, &l);
-  if(rc)
-    return rc;
-  /* Clean: leading move numbers and dots, trailing marks and glyphs. */
-  while(isspace((unsigned char)*text) || isdigit((unsigned char)*text) || *text == '.')
-    text++;
-  for(p = text; *p && n < (int)sizeof(s) - 1; p++)
-    if(!isspace((unsigned char)*p))
-      s[n++] = *p;
-  s[n] = '\0';
-  while(n && strchr("+#!?", s[n - 1]))
-    s[--n] = '\0';
-  if(!n) {
-    rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, -1, -1, -1, err);
-    goto out;
-  }
-  for(i = 0, castle = 0; s[i]; i++) {
-    if(s[i] == 'O' || s[i] == 'o' || s[i] == '0')
-      castle++;
-    else if(s[i] != '-') {
-      castle = 0;
-      break;
-    }
-  }
-  if(castle == 2 || castle == 3) {
-    for(i = 0; i < l.n; i++)
-      if(!l.v[i].stone && ref_chess_move_kind(l.v[i].m) == REF_CH_MV_CASTLE &&
-         (ref_chess_move_to(l.v[i].m) > ref_chess_move_from(l.v[i].m)) == (castle == 2))
-        found = i;
-    if(found < 0) {
-      rc = chess_fail(st, &l, REF_EILLEGAL, "bc-cannot-castle", NULL, -1, -1, REF_CH_KING, err);
-      goto out;
-    }
-    *out = l.v[found];
-    goto out;
-  }
-
-  p = s;
-  if((*p == 'V' || *p == 'X' || *p == 'v') && sq_read(p + 1) >= 0) {
-    stone_letter = true;
-    p++;
-  }
-  else if(*p == 'K' && (p[1] == 't' || p[1] == 'n')) {
-    piece = REF_CH_KNIGHT;
-    p += 2;
-  }
-  else if(strchr("KQRNB", *p) && *p) {
-    piece = (int)(strchr(pieces, *p) - pieces);
-    p++;
-  }
-  else if(strchr("kqrn", *p) && *p && !(p[1] >= '1' && p[1] <= '8')) {
-    piece = (int)(strchr(pieces, toupper((unsigned char)*p)) - pieces);
-    p++;
-  }
-  /* The rest: squares and separators, maybe an origin file or rank, maybe a
-   * promotion. */
-  while(*p) {
-    int sq = sq_read(p);
-    if(sq >= 0 && nsq <= REF_CK_HOPS_MAX) {
-      sqs[nsq++] = sq;
-      p += 2;
-    }
-    else if(strchr("-xX:*", *p)) {
-      if(*p != '-')
-        capture = true;
-      p++;
-    }
-    else if(nsq == 0 && *p >= 'a' && *p <= 'h' && ff < 0) {
-      ff = *p++ - 'a';
-    }
-    else if(nsq == 0 && *p >= '1' && *p <= '8' && fr < 0) {
-      fr = *p++ - '1';
-    }
-    else if(nsq && (*p == '=' || *p == '/' || *p == '(')) {
-      p++;
-    }
-    else if(nsq && promo < 0 && strchr("QRBNqrbn", *p) && *p) {
-      promo = (int)(strchr(pieces, toupper((unsigned char)*p)) - pieces);
-      p++;
-      if(*p == ')')
-        p++;
-    }
-    else {
-      rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, nsq ? sqs[nsq - 1] : -1, -1,
-                      piece, err);
-      goto out;
-    }
-  }
-  if(!nsq) {
-    rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, -1, -1, piece, err);
-    goto out;
-  }
-  to = sqs[nsq - 1];
-  /* A path from a square holding one of our stones is a stone move. */
-  if(stone_letter || (nsq >= 2 && piece < 0 && ff < 0 && fr < 0 &&
-                      (st->stones[st->pos.side] & BIT(sqs[0])))) {
-    int from = sqs[0];
-    if(nsq < 2 || promo >= 0) {
-      rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, to, from, 6, err);
-      goto out;
-    }
-    for(i = 0; i < l.n; i++) {
-      const struct ref_ck_path *pa = &l.v[i].path;
-      int j;
-      bool all;
-      if(!l.v[i].stone || pa->from != from || pa->to[pa->nhops - 1] != to)
-        continue;
-      /* Every landing written (6.5), or origin and end when one path fits. */
-      all = pa->nhops == nsq - 1;
-      for(j = 0; all && j < pa->nhops; j++)
-        all = pa->to[j] == sqs[j + 1];
-      if(all) {
-        exact = i;
-      }
-      else if(nsq == 2) {
-        nfound++;
-        found = i;
-      }
-    }
-    if(exact >= 0 || nfound == 1) {
-      *out = l.v[exact >= 0 ? exact : found];
-      goto out;
-    }
-    if(nfound > 1) {
-      char from_s[3], to_s[3], detail[16];
-      sq_name(from, from_s);
-      sq_name(to, to_s);
-      snprintf(detail, sizeof(detail), "%s-%s", from_s, to_s);
-      rc = chess_fail(st, &l, REF_EAMBIGUOUS, "bc-stone-path-ambiguous", detail, to, from, 6,
-                      err);
-      goto out;
-    }
-    {
-      char sq[3];
-      sq_name(from, sq);
-      if(!(st->stones[st->pos.side] & BIT(from)))
-        rc = chess_fail(st, &l, REF_EILLEGAL, "bc-no-stone", sq, to, from, 6, err);
-      else
-        rc = chess_fail(st, &l, REF_EILLEGAL, "bc-stone-cannot", sq, to, from, 6, err);
-    }
-    goto out;
-  }
-  if(nsq > 2) {
-    rc = chess_fail(st, &l, REF_EPARSE, "unreadable", NULL, to, -1, piece, err);
-    goto out;
-  }
-  if(nsq == 2) {
-    ff = sqs[0] % 8;
-    fr = sqs[0] / 8;
-  }
-  for(i = 0; i < l.n; i++) {
-    const struct cmove *c = &l.v[i];
-    int f, type, kind;
-    bool cap;
-    if(c->stone || ref_chess_move_to(c->m) != to)
-      continue;
-    f = ref_chess_move_from(c->m);
-    kind = ref_chess_move_kind(c->m);
-    type = REF_CH_TYPE(st->pos.board[f]);
-    cap = st->pos.board[to] != REF_CH_EMPTY || (st->stones[!st->pos.side] & BIT(to)) ||
-          kind == REF_CH_MV_EP;
-    if(piece >= 0 ? type != piece : (nsq == 1 && type != REF_CH_PAWN))
-      continue;
-    if((ff >= 0 && f % 8 != ff) || (fr >= 0 && f / 8 != fr))
-      continue;
-    /* SAN names a pawn capture by its file: a bare "e4" is the push. */
-    if(nsq == 1 && piece < 0 && ff < 0 && cap)
-      continue;
-    if(capture && !cap)
-      continue;
-    if(kind == REF_CH_MV_PROMO) {
-      if(promo < 0) {
-        promo_missing = true;
-        continue;
-      }
-      if(ref_chess_move_promo(c->m) != promo)
-        continue;
-    }
-    else if(promo >= 0) {
-      continue;
-    }
-    nfound++;
-    found = i;
-  }
-  if(nfound == 1) {
-    *out = l.v[found];
-    goto out;
-  }
-  {
-    char sq[3];
-    sq_name(to, sq);
-    if(nfound > 1)
-      rc = chess_fail(st, &l, REF_EAMBIGUOUS, "ambiguous", s, to, -1, piece, err);
-    else if(promo_missing)
-      rc = chess_fail(st, &l, REF_EILLEGAL, "promotion-piece-missing", sq, to, -1, piece, err);
-    else
-      rc = chess_fail(st, &l, REF_EILLEGAL, "no-such-move", s, to,
-                      ff >= 0 && fr >= 0 ? fr * 8 + ff : -1, piece, err);
-  }
-out:
-  cm_free(&l);
-  return rc;
-}
-
-/* A backgammon part as a comparable string: lower case, no roll, no hit
- * marks, no placements, its moves sorted (BG-6 lets them come in any
- * order). */
-static void bg_norm(const char *in, char *out, size_t cap)
-{
-  char tmp[128], *tok[16], *save = NULL, *w;
-  size_t k = 0;
-  int n = 0, i, j;
-
-  for(i = 0; in[i] && k < sizeof(tmp) - 1; i++) {
-    if(in[i] == '@' && sq_read(in + i + 1) >= 0) {
-      i += 2;
-      continue;
-    }
-    if(in[i] == '*')
-      continue;
-    tmp[k++] = (char)tolower((unsigned char)in[i]);
-  }
-  tmp[k] = '\0';
-  if(!strncmp(tmp, "(roll", 5) && strchr(tmp, ')'))
-    memmove(tmp, strchr(tmp, ')') + 1, strlen(strchr(tmp, ')') + 1) + 1);
-  for(w = strtok_r(tmp, " \t", &save); w && n < 16; w = strtok_r(NULL, " \t", &save))
-    tok[n++] = w;
-  for(i = 1; i < n; i++)
-    for(j = i; j > 0 && strcmp(tok[j - 1], tok[j]) > 0; j--) {
-      w = tok[j];
-      tok[j] = tok[j - 1];
-      tok[j - 1] = w;
-    }
-  k = 0;
-  out[0] = '\0';
-  for(i = 0; i < n; i++)
-    k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s", i ? " " : "", tok[i]);
-}
-
-/* Takes every `@sq` out of text (blanking it), in order. Returns the count,
- * or -1 on an `@` not followed by a square or more than four. */
-static int take_places(char *text, uint8_t *places)
-{
-  int n = 0;
-  char *p;
-  for(p = text; (p = strchr(p, '@')) != NULL;) {
-    int sq = sq_read(p + 1);
-    if(sq < 0 || n == 4)
-      return -1;
-    places[n++] = (uint8_t)sq;
-    p[0] = p[1] = p[2] = ' ';
-  }
-  return n;
-}
-
-static bool blank(const char *s)
-{
-  while(*s && (isspace((unsigned char)*s) || *s == ';' || *s == ','))
-    s++;
-  return !*s;
-}
-
-static void trim(char *s)
-{
-  size_t n = strlen(s), i = 0;
-  while(n && (isspace((unsigned char)s[n - 1]) || s[n - 1] == ','))
-    s[--n] = '\0';
-  while(s[i] && isspace((unsigned char)s[i]))
-    i++;
-  memmove(s, s + i, n - i + 1);
-}
-
-static int fail_with(enum ref_code code, const char *reason, const char *detail,
-                     struct ref_err *err)
-{
-  ref_err_set(err, code, reason, detail);
-  return code;
-}
-
-/* Suggestions when the backgammon part is wanted: the legal plays. */
-static void suggest_bg(const struct bc_state *st, struct ref_err *err)
-{
-  struct ref_err tmp;
-  struct ref_bg_play play;
-  int i;
-  if(!err)
-    return;
-  memset(&tmp, 0, sizeof(tmp));
-  parse_bg(st, "?", &play, &tmp);
-  for(i = 0; i < tmp.nsuggest; i++)
-    memcpy(err->suggest[i], tmp.suggest[i], sizeof(err->suggest[i]));
-  err->nsuggest = tmp.nsuggest;
-}
-
-static void suggest_places(const struct bc_state *st, struct ref_err *err)
-{
-  int sq, k = 0;
-  if(!err)
-    return;
-  for(sq = 0; sq < 64 && k < REF_SUGGEST_MAX; sq++)
-    if(!place_refusal(st, sq)) {
-      char name[3];
-      sq_name(sq, name);
-      snprintf(err->suggest[k++], REF_NOTATION_MAX, "@%s", name);
-    }
-  err->nsuggest = k;
-}
-
-/*
- * One turn, or the rest of one, as a player writes it (6.5):
- *   [(roll a-b)] [backgammon part with @sq after each /off] [; chess part]
- * In stage ST_PLACE the left part may be just the placements (`@e4`, `e4`)
- * or the turn's backgammon play repeated; in ST_CHESS a repeated
- * backgammon part before `;` is accepted. Without `;`, the last word is
- * tried as the chess part when the whole does not read as backgammon.
- */
-static int bc_parse(const struct ref_state *s, const char *text, struct ref_move *out,
-                    struct ref_err *err)
-{
-  const struct bc_state *st = cst_of(s);
-  struct bc_state sim;
-  struct turn t;
-  char buf[256], left[256], chess[256] = "", norm_a[128], norm_b[128], *semi;
-  int rc, i, n;
-
-  if(st->phase != REF_PHASE_MOVE)
-    return fail_with(REF_EPHASE, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
-                     NULL, err);
-  if(!text || strlen(text) >= sizeof(buf))
-    return fail_with(REF_EPARSE, "unreadable", NULL, err);
-  snprintf(buf, sizeof(buf), "%s", text);
-  trim(buf);
-  memset(&t, 0, sizeof(t));
-  /* "(roll 3-1)" as the referee echoes it: must be this turn's roll. */
-  if(!strncasecmp(buf, "(roll", 5)) {
-    char *close = strchr(buf, ')');
-    int a = 0, b = 0;
-    if(!close || sscanf(buf + 5, " %d - %d", &a, &b) != 2)
-      return fail_with(REF_EPARSE, "unreadable", NULL, err);
-    if(st->first || st->stage != ST_BG ||
-       !((a == st->dice[0] && b == st->dice[1]) || (a == st->dice[1] && b == st->dice[0]))) {
-      char d[16];
-      snprintf(d, sizeof(d), "%d-%d", st->dice[0], st->dice[1]);
-      return fail_with(REF_EILLEGAL, st->stage == ST_BG ? "bc-wrong-roll" : "bc-backgammon-done",
-                       st->stage == ST_BG ? d : st->bgtext, err);
-    }
-    memmove(buf, close + 1, strlen(close + 1) + 1);
-    trim(buf);
-  }
-  semi = strchr(buf, ';');
-  if(semi) {
-    *semi = '\0';
-    snprintf(chess, sizeof(chess), "%s", semi + 1);
-    trim(chess);
-  }
-  snprintf(left, sizeof(left), "%s", buf);
-  trim(left);
-
-  if(st->stage == ST_BG) {
-    struct ref_err first;
-    char *sp;
-    if(!left[0]) {
-      rc = fail_with(REF_EILLEGAL, "bc-backgammon-first", NULL, err);
-      suggest_bg(st, err);
-      return rc;
-    }
-    n = take_places(left, t.place);
-    if(n < 0)
-      return fail_with(REF_EPARSE, "unreadable", NULL, err);
-    t.nplace = n;
-    memset(&first, 0, sizeof(first));
-    rc = parse_bg(st, left, &t.play, &first);
-    if(rc && !semi && (sp = strrchr(left, ' ')) != NULL) {
-      /* "8/5 6/5 e5": the last word as the chess part. */
-      struct ref_err second;
-      memset(&second, 0, sizeof(second));
-      snprintf(chess, sizeof(chess), "%s", sp + 1);
-      *sp = '\0';
-      if(parse_bg(st, left, &t.play, &second) == REF_OK)
-        rc = REF_OK;
-      else
-        chess[0] = '\0';
-    }
-    if(rc) {
-      if(err)
-        *err = first;
-      /* "e5" alone: a chess move where the turn starts with backgammon. */
-      if(!semi && !strchr(left, '/') && rc == REF_EPARSE && err)
-        snprintf(err->reason, sizeof(err->reason), "bc-backgammon-first");
-      return rc;
-    }
-    t.has_bg = true;
-  }
-  else if(st->stage == ST_PLACE) {
-    if(strchr(left, '/')) {
-      /* The turn's play written again, with its placements. */
-      n = take_places(left, t.place);
-      bg_norm(left, norm_a, sizeof(norm_a));
-      bg_norm(st->bgtext, norm_b, sizeof(norm_b));
-      if(n < 0 || strcmp(norm_a, norm_b))
-        return fail_with(REF_EILLEGAL, "bc-backgammon-done", st->bgtext, err);
-      t.nplace = n;
-    }
-    else {
-      char *w, *save = NULL, rest[256] = "";
-      for(w = strtok_r(left, " \t,", &save); w; w = strtok_r(NULL, " \t,", &save)) {
-        const char *q = w[0] == '@' ? w + 1 : w;
-        if(!rest[0] && t.nplace < st->pending && sq_read(q) >= 0 && !q[2]) {
-          t.place[t.nplace++] = (uint8_t)sq_read(q);
-          continue;
-        }
-        if(semi || rest[0]) {
-          rc = fail_with(REF_EPARSE, "unreadable", w, err);
-          suggest_places(st, err);
-          return rc;
-        }
-        snprintf(rest, sizeof(rest), "%s", w); /* the chess part, without ';' */
-      }
-      if(rest[0])
-        snprintf(chess, sizeof(chess), "%s", rest);
-    }
-    if(!t.nplace) {
-      rc = fail_with(REF_EILLEGAL, "bc-placement-missing", NULL, err);
-      suggest_places(st, err);
-      return rc;
-    }
-  }
-  else {
-    if(semi && !blank(left)) {
-      if(st->first)
-        return fail_with(REF_EILLEGAL, "bc-no-dice-first-turn", NULL, err);
-      bg_norm(left, norm_a, sizeof(norm_a));
-      bg_norm(st->bgtext, norm_b, sizeof(norm_b));
-      if(strcmp(norm_a, norm_b))
-        return fail_with(REF_EILLEGAL, "bc-backgammon-done", st->bgtext, err);
-    }
-    if(!semi && strchr(left, '/'))
-      return fail_with(REF_EILLEGAL, st->first ? "bc-no-dice-first-turn" : "bc-backgammon-done",
-                       st->first ? NULL : st->bgtext, err);
-    if(!semi)
-      snprintf(chess, sizeof(chess), "%s", left);
-    if(!chess[0])
-      return fail_with(REF_EPARSE, "unreadable", NULL, err);
-  }
-
-  /* Play it through on a copy: every part must be legal where it falls. */
-  sim = *st;
-  if(t.has_bg && do_bg(&sim, &t.play, false) != REF_OK)
-    return fail_with(REF_EILLEGAL, "illegal", NULL, err);
-  for(i = 0; i < t.nplace; i++) {
-    const char *why;
-    char name[3];
-    if(sim.phase == REF_PHASE_OVER) {
-      t.nplace = i; /* 6.2d: the backgammon game is won; nothing to place */
-      break;
-    }
-    if(sim.stage != ST_PLACE)
-      return fail_with(REF_EILLEGAL, "bc-too-many-placements", NULL, err);
-    why = place_refusal(&sim, t.place[i]);
-    if(why) {
-      sq_name(t.place[i], name);
-      rc = fail_with(REF_EILLEGAL, why, name, err);
-      suggest_places(&sim, err);
-      return rc;
-    }
-    do_place(&sim, t.place[i]);
-  }
-  if(chess[0] && sim.phase != REF_PHASE_OVER) {
-    if(sim.phase == REF_PHASE_MOVE && sim.stage == ST_PLACE) {
-      char d[8];
-      snprintf(d, sizeof(d), "%d", sim.pending);
-      rc = fail_with(REF_EILLEGAL, "bc-placement-missing", d, err);
-      suggest_places(&sim, err);
-      return rc;
-    }
-    if(sim.phase != REF_PHASE_MOVE || sim.stage != ST_CHESS)
-      return fail_with(REF_EILLEGAL, "bc-no-chess-move", NULL, err);
-    rc = parse_chess(&sim, chess, &t.cm, err);
-    if(rc)
-      return rc;
-    t.has_chess = true;
-  }
-  if(!t.has_bg && !t.nplace && !t.has_chess)
-    return fail_with(REF_EPARSE, "unreadable", NULL, err);
-  turn_to_move(&t, out);
-  return REF_OK;
-}
-
 /* ---------------------------------------------------------------------- */
 /* The boards                                                              */
 /* ---------------------------------------------------------------------- */
 
-struct out {
-  char *buf;
-  size_t cap, len;
-  bool full;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-  if(o->full)
-    return;
-  va_start(ap, fmt);
-  n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-  va_end(ap);
-  if(n < 0 || (size_t)n >= o->cap - o->len) {
-    o->full = true;
-    return;
-  }
-  o->len += (size_t)n;
-}
-
 /* The backgammon board as the backgammon game draws it (its rows only: the
  * IDs and its own status lines are not this game's). */
-static void render_bg(const struct bc_state *st, int seat, struct out *o)
+static void render_bg(const struct bc_state *st, int seat, struct ref_text *o)
 {
   const struct ref_game_desc *bg = &ref_game_backgammon;
   struct ref_state *tmp = ref_state_new(bg);
@@ -2247,7 +709,7 @@ static void render_bg(const struct bc_state *st, int seat, struct out *o)
   m.cube_log2 = st->cube.log2;
   m.cube_owner = st->cube.owner;
   m.state = 1;
-  m.on_roll = m.turn = st->onroll;
+  m.on_roll = m.turn = st->t.onroll;
   for(s = 0; s < 2; s++)
     if(st->b.pt[s][REF_BG_OFF] == REF_BG_CHECKERS)
       done = s;
@@ -2263,7 +725,7 @@ static void render_bg(const struct bc_state *st, int seat, struct out *o)
     goto out;
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save))
     if(!strncmp(line, " +", 2) || !strncmp(line, " |", 2))
-      emit(o, "%s\n", line);
+      ref_text_emit(o, "%s\n", line);
 out:
   free(text);
   free(tmp);
@@ -2278,20 +740,20 @@ out:
 static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
-  const struct bc_state *st = cst_of(s);
-  struct out o = {buf, cap, 0, false};
+  const struct bc_state *st = ref_bc_cst(s);
+  struct ref_text o;
   bool flip = seat == 1;
-  int row, col, side = st->onroll;
+  int row, col, side = st->t.onroll;
 
   if(!cap)
     return REF_EINVAL;
-  buf[0] = '\0';
+  ref_text_init(&o, buf, cap);
   for(row = 0; row < 8; row++) {
     int rank = flip ? row : 7 - row;
-    emit(&o, " %d ", rank + 1);
+    ref_text_emit(&o, " %d ", rank + 1);
     for(col = 0; col < 8; col++) {
       int file = flip ? 7 - col : col, sq = rank * 8 + file, code = st->pos.board[sq];
-      bool mark = st->phase != REF_PHASE_OVER && (sq == st->last_from || sq == st->last_to);
+      bool mark = st->t.phase != REF_PHASE_OVER && (sq == st->last_from || sq == st->last_to);
       char c = '.';
       if(code != REF_CH_EMPTY)
         c = letters[REF_CH_COLOR(code)][REF_CH_TYPE(code)];
@@ -2299,76 +761,64 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
         c = (st->dbl[0] & BIT(sq)) ? 'X' : 'V';
       else if(st->stones[1] & BIT(sq))
         c = (st->dbl[1] & BIT(sq)) ? 'x' : 'v';
-      emit(&o, "%c%c%c", mark ? '[' : ' ', c, mark ? ']' : ' ');
+      ref_text_emit(&o, "%c%c%c", mark ? '[' : ' ', c, mark ? ']' : ' ');
     }
-    emit(&o, " %d", rank + 1);
+    ref_text_emit(&o, " %d", rank + 1);
     if(row == 1)
-      emit(&o, "    stones: V X White, v x Black");
+      ref_text_emit(&o, "    stones: V X White, v x Black");
     if(row == 2)
-      emit(&o, "    in jail: White %d, Black %d", st->b.pt[0][REF_BG_BAR],
-           st->b.pt[1][REF_BG_BAR]);
-    emit(&o, "\n");
+      ref_text_emit(&o, "    in jail: White %d, Black %d", st->b.pt[0][REF_BG_BAR],
+                    st->b.pt[1][REF_BG_BAR]);
+    ref_text_emit(&o, "\n");
   }
-  emit(&o, "   ");
+  ref_text_emit(&o, "   ");
   for(col = 0; col < 8; col++)
-    emit(&o, col < 7 ? " %c " : " %c", 'a' + (flip ? 7 - col : col));
-  emit(&o, "\n\n");
+    ref_text_emit(&o, col < 7 ? " %c " : " %c", 'a' + (flip ? 7 - col : col));
+  ref_text_emit(&o, "\n\n");
   render_bg(st, seat == 1 ? 1 : 0, &o);
-  switch(st->phase) {
-  case REF_PHASE_CUBE:
-    emit(&o, " %s to double or roll.\n", seat_name[side]);
-    break;
-  case REF_PHASE_ROLL:
-    emit(&o, " %s to roll.\n", seat_name[side]);
-    break;
-  case REF_PHASE_CUBE_REPLY:
-    emit(&o, " %s doubles to %d: %s to take or drop.\n", seat_name[side],
-         2 * ref_bg_cube_value(&st->cube), seat_name[!side]);
-    break;
-  case REF_PHASE_MOVE:
+  if(st->t.phase == REF_PHASE_MOVE) {
     if(st->first)
-      emit(&o, " %s to move: on the first turn a chess move only.\n", seat_name[side]);
+      ref_text_emit(&o, " %s to move: on the first turn a chess move only.\n", seat_name[side]);
     else if(st->stage == ST_BG)
-      emit(&o, " %s to play %d-%d, then a chess move (\"PLAY ; MOVE\").\n", seat_name[side],
-           st->dice[0], st->dice[1]);
+      ref_text_emit(&o, " %s to play %d-%d, then a chess move (\"PLAY ; MOVE\").\n",
+                    seat_name[side], st->t.dice[0], st->t.dice[1]);
     else if(st->stage == ST_PLACE)
-      emit(&o, " %s to place %d borne-off stone%s: \"@e4\".\n", seat_name[side], st->pending,
-           st->pending == 1 ? "" : "s");
+      ref_text_emit(&o, " %s to place %d borne-off stone%s: \"@e4\".\n", seat_name[side],
+                    st->pending, st->pending == 1 ? "" : "s");
     else
-      emit(&o, " %s (roll %d-%d) to make a chess move%s.\n", seat_name[side], st->dice[0],
-           st->dice[1], king_attacked(st, side) ? ", in check" : "");
-    break;
-  default:
-    if(st->winner < 0)
-      emit(&o, " Drawn (%s).\n", ref_end_name((enum ref_end)st->end));
-    else
-      emit(&o, " %s wins %d point%s (%s).\n", seat_name[st->winner], st->points,
-           st->points == 1 ? "" : "s", ref_end_name((enum ref_end)st->end));
-    break;
+      ref_text_emit(&o, " %s (roll %d-%d) to make a chess move%s.\n", seat_name[side],
+                    st->t.dice[0], st->t.dice[1],
+                    ref_bc_king_attacked(st, side) ? ", in check" : "");
+  }
+  else {
+    /* The last chess move is marked on the board itself. */
+    struct ref_bg_turn t = st->t;
+    t.last_seat = -1;
+    ref_bg_turn_render(&o, &t, &st->cube, "");
   }
   return o.full ? REF_EINVAL : REF_OK;
 }
 
 static const struct ref_game_ops bc_ops = {
-  bc_init,   /* init */
-  bc_decode, /* decode */
-  bc_encode, /* encode */
-  bc_legal,  /* legal */
-  bc_parse,  /* parse */
-  bc_format, /* format */
-  bc_apply,  /* apply */
-  bc_roll,   /* roll */
-  bc_act,    /* act */
-  bc_status, /* status */
-  bc_render, /* render */
-  NULL,      /* perft: the generic one (dice fixed by the caller) */
-  bc_ok,     /* ok */
+  bc_init,      /* init */
+  bc_decode,    /* decode */
+  bc_encode,    /* encode */
+  bc_legal,     /* legal */
+  ref_bc_parse, /* parse: backgammon_chess_notation.c */
+  bc_format,    /* format */
+  bc_apply,     /* apply */
+  bc_roll,      /* roll */
+  bc_act,       /* act */
+  bc_status,    /* status */
+  bc_render,    /* render */
+  NULL,         /* perft: the generic one (dice fixed by the caller) */
+  bc_ok,        /* ok */
 };
 
 /* Lag Backgammon Chess (6.9): the same rules; only init differs (lag=2
  * unless given). The private dice are the service's (referee/lag.c). */
 static const struct ref_game_ops lag_ops = {
-  lag_init, bc_decode, bc_encode, bc_legal, bc_parse, bc_format, bc_apply,
+  lag_init, bc_decode, bc_encode, bc_legal, ref_bc_parse, bc_format, bc_apply,
   bc_roll,  bc_act,    bc_status, bc_render, NULL,     bc_ok,
 };
 
@@ -2393,3 +843,4 @@ const struct ref_game_desc ref_game_lag_backgammon_chess = {
   sizeof(struct bc_state),
   &lag_ops,
 };
+

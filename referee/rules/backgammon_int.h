@@ -37,11 +37,15 @@ struct ref_bg_board {
   uint8_t pt[2][26];
 };
 
-/* One turn of checker moves ("a play"), steps in the order played, each in
- * the mover's numbering: from 25 = bar, to 0 = off. n = 0 is the empty
- * play of a roll that cannot be used. */
+/* One turn of moves on this board ("a play"), steps in the order played,
+ * each in the mover's numbering: from 25 = bar, to 0 = off. n = 0 is the
+ * empty play of a roll that cannot be used. Backgammon moves checkers
+ * (type 0); Tables Chess moves typed pieces, and `won` marks the play that
+ * takes a king home (TC-9, tables_chess_int.h). */
 struct ref_bg_play {
   uint8_t n;
+  uint8_t won;
+  uint8_t type[4];
   uint8_t from[4];
   uint8_t to[4];
 };
@@ -99,6 +103,12 @@ int ref_bg_play_apply(struct ref_bg_board *b, int side, const struct ref_bg_play
  * (dice used, pips) is worse than, as good as, or better than B.
  */
 int ref_bg_mustplay_cmp(int dice_a, int pips_a, int dice_b, int pips_b);
+
+/* Must-play while plays are listed: a complete play of `used` dice and
+ * `pips` pips against the best so far (*max_dice, *max_pips). < 0: drop
+ * it; 0: keep it beside the others; > 0: it is better, the plays kept so
+ * far must go (the maxima are updated). */
+int ref_bg_mustplay_rank(int *max_dice, int *max_pips, int used, int pips);
 
 /*
  * Every legal play of `side` for the roll d1, d2, one per distinct
@@ -170,6 +180,75 @@ void ref_bg_cube_init(struct ref_bg_cube *c);
 bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side);
 void ref_bg_cube_take(struct ref_bg_cube *c, int taker);
 int ref_bg_cube_value(const struct ref_bg_cube *c);
+
+/*
+ * Where a game on this board stands (sections 4.2, 6.2, 7.2): the frame
+ * the three dice games share, so that the phase checks, the roll's
+ * checks, the status and the end are one piece of code. `onroll` is the
+ * seat whose turn of play it is (gnubg's dice owner), `turn` the seat that
+ * must act now (the taker while a double is offered; -1 when over).
+ */
+struct ref_bg_turn {
+  uint8_t phase;       /* enum ref_phase */
+  int8_t turn;
+  int8_t onroll;
+  uint8_t opening;     /* the one-die-each opening roll is pending (BG-1, TC-6) */
+  uint8_t dice[2];     /* REF_PHASE_MOVE: the roll to play, as rolled */
+  int8_t winner;       /* REF_PHASE_OVER: the winning seat, -1 a draw */
+  uint8_t end;         /* enum ref_end, when over */
+  int16_t points;      /* when over: what the winner scores */
+  int16_t move_number; /* plays made so far + 1 (the service's #N) */
+  int8_t last_seat;    /* the last play, for the board: who (-1: none yet), */
+  uint8_t last_dice[2]; /* with which roll, */
+  char last[64];       /* in canonical notation */
+};
+struct ref_err;
+struct ref_status;
+/* The game ends: phase over, no one to act, no dice. */
+void ref_bg_turn_finish(struct ref_bg_turn *t, int winner, int end, int points);
+/*
+ * Dice arrive (ops->roll): REF_EPHASE (reason `not_now`, or game-over)
+ * unless the cube question or the roll is due, REF_EINVAL (bg-bad-dice)
+ * unless faces are two dice. A roll while the cube question is open means
+ * "no double" (section 1.6). While the opening roll is due, faces[0] is
+ * White's die and faces[1] Black's: a tie rolls again, else the higher
+ * starts and, with `opening_plays`, plays these numbers (BG-1) or rolls
+ * afresh (TC-6). Otherwise the roll is to play: REF_PHASE_MOVE.
+ */
+int ref_bg_turn_roll(struct ref_bg_turn *t, const int *faces, int nfaces, const char *not_now,
+                     bool opening_plays, struct ref_err *err);
+/* REF_OK when a play is due (REF_PHASE_MOVE), else REF_EPHASE: game-over,
+ * or bg-no-roll-yet. */
+int ref_bg_turn_may_play(const struct ref_bg_turn *t, struct ref_err *err);
+/* What a game allows besides moves (ops->act): NULL reasons allow. */
+struct ref_bg_acts {
+  const char *agree_refusal; /* a draw by agreement is refused with this reason */
+  const char *claim_refusal; /* a draw claim is refused with this reason */
+  const char *draw_detail;   /* the detail of both refusals */
+  const char *no_cube;       /* without a cube: why cube actions are refused */
+  const char *first_turn;    /* with a cube: why a double is refused on a first turn */
+};
+/* ops->status of the frame; cube NULL for a game without one. */
+void ref_bg_turn_status(const struct ref_bg_turn *t, const struct ref_bg_cube *cube,
+                        struct ref_status *out);
+/*
+ * ops->act: `seat` must be a seat and the game running. The cube actions
+ * of section 4.3 (double, take, drop) on a game with a cube c (else
+ * refused); resignation: the BG-5 levels 1-3 times the cube, or one point
+ * without a cube; a draw by agreement or a claim as `a` allows. REF_OK
+ * with the state advanced, or an error.
+ */
+int ref_bg_turn_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int action, int arg,
+                    const struct ref_bg_acts *a, struct ref_err *err);
+/* The cube's invariants: a value up to 64, centred exactly at 1. */
+bool ref_bg_cube_ok(const struct ref_bg_cube *c);
+
+/* The lines under a diagram (ops->render): the last play, then who is to
+ * do what, or the result; `opening` is the line while the opening roll is
+ * due. Points are shown for a game with a cube. */
+struct ref_text;
+void ref_bg_turn_render(struct ref_text *o, const struct ref_bg_turn *t,
+                        const struct ref_bg_cube *cube, const char *opening);
 
 /* How many times the stake a finished game is worth to the winner, who has
  * borne off everything: 1 single, 2 gammon (loser has none off), 3

@@ -50,6 +50,9 @@
  *         king move: files run to n, so "Kn4-m5" is the king from n4.
  */
 #include "board_geometry_int.h"
+#include "chess_notation_int.h"
+#include "game_end_int.h"
+#include "game_text_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -57,7 +60,6 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <strings.h>
 
 /* ------------------------------------------------------------------------ */
 /* The geometries (BB-1 .. BB-8 as data) */
@@ -117,23 +119,15 @@ static const struct ref_geo_spec *const specs[BB_NBOARDS] = {&spec_pinwheel, &sp
 /* ------------------------------------------------------------------------ */
 /* The game state */
 
-#define BB_MAGIC 0x42423231u /* "BB21": bump when the layout changes */
-/* Repetition keys since the last capture or pawn move; the 75-move rule
- * (CH-2) ends a game at 150 such plies, so 160 is room enough. */
-#define BB_HIST_MAX 160
+#define BB_MAGIC 0x42423232u /* "BB22": bump when the layout changes */
 
 struct bb_state {
   uint32_t magic;
   uint8_t board_kind; /* BB_PINWHEEL or BB_CORNERS (BB-1) */
   uint8_t fide_draws; /* CH-2 block on (1) or off (0) */
-  uint8_t over;
-  int8_t winner; /* seat, or -1 for a draw (when over) */
-  uint8_t end;   /* enum ref_end (when over) */
   uint8_t last_from, last_to; /* the last move, for render; REF_GEO_NONE if none */
-  uint8_t pad;
-  uint16_t nhist;
   struct ref_geo_pos pos;
-  uint64_t hist[BB_HIST_MAX];
+  struct ref_ge e; /* the result and the repetition keys since the last capture or pawn move */
   struct ref_geo geo; /* tables built from specs[board_kind] */
 };
 
@@ -147,16 +141,6 @@ static struct bb_state *state_of(struct ref_state *s)
 static const struct bb_state *cstate_of(const struct ref_state *s)
 {
   return (const struct bb_state *)(const void *)s;
-}
-
-static int repetitions(const struct bb_state *st)
-{
-  uint64_t key = st->hist[st->nhist - 1];
-  int i, count = 0;
-  for(i = (int)st->nhist - 1; i >= 0; i -= 2)
-    if(st->hist[i] == key)
-      count++;
-  return count;
 }
 
 /* CH-2 dead positions as rules-spec lists them (K v K, K+B v K, K+N v K,
@@ -184,49 +168,14 @@ static bool dead_position(const struct ref_geo_pos *p)
 }
 
 /* The automatic result of the position (§2.3, then CH-2): mate and
- * stalemate, then the automatic FIDE draws; mate first (FIDE 9.6.2).
- * REF_END_NONE while the game goes on; OUT: *winner. */
-static enum ref_end verdict(const struct bb_state *st, int *winner)
-{
-  const struct ref_geo_pos *p = &st->pos;
-
-  *winner = -1;
-  if(!ref_geo_gen_legal(&st->geo, p, NULL)) {
-    if(!ref_geo_in_check(&st->geo, p))
-      return REF_END_STALEMATE;
-    *winner = p->side ^ 1;
-    return REF_END_CHECKMATE;
-  }
-  if(!st->fide_draws)
-    return REF_END_NONE;
-  if(dead_position(p))
-    return REF_END_DEAD_POSITION;
-  if(repetitions(st) >= 5)
-    return REF_END_FIVEFOLD;
-  if(p->halfmove >= 150)
-    return REF_END_SEVENTY_FIVE;
-  return REF_END_NONE;
-}
-
+ * stalemate, then the automatic FIDE draws; mate first (FIDE 9.6.2). */
 static void settle(struct bb_state *st)
 {
-  int winner;
-  enum ref_end end = verdict(st, &winner);
+  const struct ref_geo_pos *p = &st->pos;
+  bool has_moves = ref_geo_gen_legal(&st->geo, p, NULL) != 0;
 
-  st->end = (uint8_t)end;
-  st->winner = (int8_t)winner;
-  st->over = end != REF_END_NONE;
-}
-
-static void history_push(struct bb_state *st)
-{
-  if(st->pos.halfmove == 0)
-    st->nhist = 0;
-  if(st->nhist == BB_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (BB_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = ref_geo_key(&st->pos);
+  ref_ge_fide(&st->e, st->fide_draws, has_moves, !has_moves && ref_geo_in_check(&st->geo, p),
+              has_moves && st->fide_draws && dead_position(p), p->halfmove, p->side ^ 1);
 }
 
 /* The tables belong to this board: its size and its holes (BB-1). */
@@ -336,117 +285,13 @@ static int start_from(struct bb_state *st, int kind, int fide_draws, const char 
   st->fide_draws = (uint8_t)fide_draws;
   st->last_from = st->last_to = REF_GEO_NONE;
   st->pos = pos;
-  st->hist[0] = ref_geo_key(&pos);
-  st->nhist = 1;
+  ref_ge_start(&st->e, ref_geo_key(&pos));
   settle(st);
   return REF_OK;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Options */
-
-static void trim(const char **b, const char **e)
-{
-  while(*b < *e && (**b == ' ' || **b == '\t'))
-    (*b)++;
-  while(*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
-    (*e)--;
-}
-
-static bool span_is(const char *b, const char *e, const char *word)
-{
-  return (size_t)(e - b) == strlen(word) && !strncasecmp(b, word, (size_t)(e - b));
-}
-
-struct bb_options {
-  int fide_draws, board;
-  bool seen_fide, seen_board, seen_fen;
-  char fen[256];
-};
-
-/* One "key=value" segment [b, e). A key given twice is refused. */
-static int option_one(struct bb_options *o, const char *b, const char *e, struct ref_err *err)
-{
-  const char *eq = memchr(b, '=', (size_t)(e - b)), *kb = b, *ke = eq ? eq : e, *vb, *ve;
-  char key[32];
-
-  trim(&kb, &ke);
-  snprintf(key, sizeof(key), "%.*s", (int)(ke - kb), kb);
-  if(kb == ke && !eq)
-    return REF_OK;
-  vb = eq ? eq + 1 : e;
-  ve = e;
-  trim(&vb, &ve);
-  if(span_is(kb, ke, "fide_draws")) {
-    if(!eq || o->seen_fide || !(span_is(vb, ve, "on") || span_is(vb, ve, "off")))
-      goto bad;
-    o->seen_fide = true;
-    o->fide_draws = span_is(vb, ve, "on");
-    return REF_OK;
-  }
-  /* BB-1 and BB-D2: the rules-spec name, and a shorter alias. */
-  if(span_is(kb, ke, "b2b_board") || span_is(kb, ke, "geometry")) {
-    if(!eq || o->seen_board)
-      goto bad;
-    if(span_is(vb, ve, "pinwheel"))
-      o->board = BB_PINWHEEL;
-    else if(span_is(vb, ve, "corners") || span_is(vb, ve, "corner"))
-      o->board = BB_CORNERS;
-    else
-      goto bad;
-    o->seen_board = true;
-    return REF_OK;
-  }
-  if(span_is(kb, ke, "fen")) {
-    size_t i;
-    if(!eq || o->seen_fen || (size_t)(ve - vb) >= sizeof(o->fen))
-      goto bad;
-    o->seen_fen = true;
-    /* BB-D2: "_" stands for a space (a mail's "new" line splits at spaces). */
-    for(i = 0; i < (size_t)(ve - vb); i++)
-      o->fen[i] = vb[i] == '_' ? ' ' : vb[i];
-    o->fen[i] = '\0';
-    return REF_OK;
-  }
-  ref_err_set(err, REF_EINVAL, "bb-unknown-option", key);
-  return REF_EINVAL;
-bad:
-  ref_err_set(err, REF_EINVAL, "bb-bad-option", key);
-  return REF_EINVAL;
-}
-
-/*
- * Options (rules.h): b2b_board=pinwheel|corners (BB-1, alias geometry=),
- * fide_draws=on|off (CH-2, default on), fen=POSITION (its holes must fit
- * the board asked for; without b2b_board they choose it). Unknown keys are
- * REF_EINVAL; on failure the state is left as it was.
- */
-static int bb_init(struct ref_state *s, const char *options, struct ref_err *err)
-{
-  struct bb_options o;
-  const char *b = options ? options : "", *reason = NULL;
-  int rc = REF_OK;
-
-  memset(&o, 0, sizeof(o));
-  o.fide_draws = 1;
-  o.board = BB_PINWHEEL;
-  while(*b && rc == REF_OK) {
-    const char *e = strchr(b, ';');
-    if(!e)
-      e = b + strlen(b);
-    rc = option_one(&o, b, e, err);
-    b = *e ? e + 1 : e;
-  }
-  if(rc != REF_OK)
-    return rc;
-  if(!o.seen_fen)
-    snprintf(o.fen, sizeof(o.fen), "%s", specs[o.board]->start_fen);
-  rc = start_from(state_of(s), o.seen_fen && !o.seen_board ? -1 : o.board, o.fide_draws, o.fen,
-                  &reason);
-  if(rc != REF_OK)
-    ref_err_set(err, rc, reason, NULL);
-  return rc;
-}
 
 /* The board comes from the holes; fide_draws is kept from a state made by
  * init (options are not part of a position string). */
@@ -462,6 +307,70 @@ static int bb_decode(struct ref_state *s, const char *text, struct ref_err *err)
   return rc;
 }
 
+/*
+ * Options (rules.h, game_text.c): b2b_board=pinwheel|corners (BB-1, alias
+ * geometry=, BB-D2), fide_draws=on|off (CH-2, default on), fen=POSITION
+ * (its holes must fit the board asked for; without b2b_board they choose
+ * it; BB-D2: "_" stands for a space, a mail's "new" line splits at
+ * spaces). Keys and words in any case; unknown keys, and keys given
+ * twice, are REF_EINVAL; on failure the state is left as it was.
+ */
+static int bb_init(struct ref_state *s, const char *options, struct ref_err *err)
+{
+  struct ref_opt o;
+  const char *b = options, *reason = NULL;
+  char fen[256], key[32];
+  int fide_draws = 1, board = BB_PINWHEEL, rc;
+  bool seen_fide = false, seen_board = false, seen_fen = false;
+  size_t i;
+
+  while(ref_opt_next(&b, &o)) {
+    ref_opt_key(&o, key, sizeof(key));
+    if(o.kb == o.ke && !o.has_value)
+      continue;
+    if(ref_opt_is_ci(o.kb, o.ke, "fide_draws")) {
+      /* CH-2: on or off, once */
+      int on = ref_opt_is_ci(o.vb, o.ve, "on") ? 1 : ref_opt_is_ci(o.vb, o.ve, "off") ? 0 : -1;
+      if(on < 0 || !o.has_value || seen_fide)
+        goto bad;
+      seen_fide = true;
+      fide_draws = on;
+    }
+    else if(ref_opt_is_ci(o.kb, o.ke, "b2b_board") || ref_opt_is_ci(o.kb, o.ke, "geometry")) {
+      if(!o.has_value || seen_board)
+        goto bad;
+      if(ref_opt_is_ci(o.vb, o.ve, "pinwheel"))
+        board = BB_PINWHEEL;
+      else if(ref_opt_is_ci(o.vb, o.ve, "corners") || ref_opt_is_ci(o.vb, o.ve, "corner"))
+        board = BB_CORNERS;
+      else
+        goto bad;
+      seen_board = true;
+    }
+    else if(ref_opt_is_ci(o.kb, o.ke, "fen")) {
+      if(!o.has_value || seen_fen || (size_t)(o.ve - o.vb) >= sizeof(fen))
+        goto bad;
+      seen_fen = true;
+      for(i = 0; i < (size_t)(o.ve - o.vb); i++)
+        fen[i] = o.vb[i] == '_' ? ' ' : o.vb[i];
+      fen[i] = '\0';
+    }
+    else {
+      ref_err_set(err, REF_EINVAL, "bb-unknown-option", key);
+      return REF_EINVAL;
+    }
+  }
+  if(!seen_fen)
+    snprintf(fen, sizeof(fen), "%s", specs[board]->start_fen);
+  rc = start_from(state_of(s), seen_fen && !seen_board ? -1 : board, fide_draws, fen, &reason);
+  if(rc != REF_OK)
+    ref_err_set(err, rc, reason, NULL);
+  return rc;
+bad:
+  ref_err_set(err, REF_EINVAL, "bb-bad-option", key);
+  return REF_EINVAL;
+}
+
 static int bb_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct bb_state *st = cstate_of(s);
@@ -471,36 +380,21 @@ static int bb_encode(const struct ref_state *s, char *buf, size_t cap)
 /* ------------------------------------------------------------------------ */
 /* Moves through the interface */
 
+/* None once the game is over (G-1). */
 static int bb_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct bb_state *st = cstate_of(s);
   uint32_t moves[REF_GEO_MAX_MOVES];
-  struct ref_move m;
-  int i, n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
+  int n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
 
-  memset(&m, 0, sizeof(m));
-  for(i = 0; i < n; i++) {
-    m.w[0] = moves[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  return ref_ge_moves(&st->e, moves, n, 0, out);
 }
 
 /* The move inside m if it is legal in st, else 0 (no move encodes as 0). */
 static uint32_t legal_move_of(const struct bb_state *st, const struct ref_move *m)
 {
   uint32_t moves[REF_GEO_MAX_MOVES];
-  int i, n;
-
-  for(i = 1; i < REF_MOVE_WORDS; i++)
-    if(m->w[i])
-      return 0;
-  n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
-  for(i = 0; i < n; i++)
-    if(moves[i] == m->w[0])
-      return moves[i];
-  return 0;
+  return ref_ge_find(moves, ref_geo_gen_legal(&st->geo, &st->pos, moves), m);
 }
 
 /* §8.4 canonical long algebraic of legal m, with + or # after it. */
@@ -580,7 +474,7 @@ static int bb_apply(struct ref_state *s, const struct ref_move *m)
   struct bb_state *st = state_of(s);
   uint32_t mv;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   mv = legal_move_of(st, m);
   if(!mv)
@@ -588,54 +482,35 @@ static int bb_apply(struct ref_state *s, const struct ref_move *m)
   ref_geo_make(&st->geo, &st->pos, mv);
   st->last_from = (uint8_t)ref_geo_move_from(mv);
   st->last_to = (uint8_t)ref_geo_move_to(mv);
-  history_push(st);
+  ref_ge_push(&st->e, ref_geo_key(&st->pos), st->pos.halfmove == 0);
   settle(st);
   assert(bb_ok(s)); /* the checker after every apply in debug builds */
-  return REF_OK;
-}
-
-/* Resignation, agreed draw and draw claims (CH-2), as chess.c. */
-static int bb_act(struct ref_state *s, int seat, enum ref_action action, int arg,
-                  struct ref_err *err)
-{
-  struct bb_state *st = state_of(s);
-  enum ref_end claim = REF_END_NONE, end;
-  int winner, rc;
-
-  (void)arg;
-  /* CH-2: threefold and fifty moves only on claim, by either player. */
-  if(st->fide_draws)
-    claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-          : st->pos.halfmove >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim,
-                     st->fide_draws ? "draw-not-claimable" : "draw-rules-off", &winner, &end, err);
-  if(rc)
-    return rc;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->over = 1;
-  assert(bb_ok(s));
   return REF_OK;
 }
 
 static void bb_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct bb_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->pos.side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->pos.fullmove;
-  out->in_check = ref_geo_in_check(&st->geo, &st->pos);
-  out->draw_claimable =
-    !st->over && st->fide_draws && (repetitions(st) >= 3 || st->pos.halfmove >= 100);
-  out->cube = 0;
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, ref_geo_in_check(&st->geo, &st->pos),
+                ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove) != REF_END_NONE, out);
 }
 
+/* Resignation, agreed draw and draw claims (CH-2), as chess.c: threefold
+ * and fifty moves only on claim, by either player. */
+static int bb_act(struct ref_state *s, int seat, enum ref_action action, int arg,
+                  struct ref_err *err)
+{
+  struct bb_state *st = state_of(s);
+  int rc = ref_ge_act(&st->e, seat, action,
+                      ref_ge_fide_claim(&st->e, st->fide_draws, st->pos.halfmove),
+                      st->fide_draws ? "draw-not-claimable" : "draw-rules-off", err);
+
+  (void)arg;
+  assert(rc || bb_ok(s));
+  return rc;
+}
+
+/* The move generator's count (G-1), as in chess.c. */
 static uint64_t bb_perft(const struct ref_state *s, int depth)
 {
   const struct bb_state *st = cstate_of(s);
@@ -652,17 +527,16 @@ static uint64_t bb_perft(const struct ref_state *s, int depth)
 static bool bb_ok(const struct ref_state *s)
 {
   const struct bb_state *st = cstate_of(s);
-  enum ref_end end;
-  int winner;
+  struct bb_state *again;
+  bool ok;
 
-  if(st->magic != BB_MAGIC || st->board_kind >= BB_NBOARDS || st->fide_draws > 1 || st->over > 1)
+  if(st->magic != BB_MAGIC || st->board_kind >= BB_NBOARDS || st->fide_draws > 1)
     return false;
   if(!tables_match(st))
     return false;
   if(!ref_geo_pos_ok(&st->geo, &st->pos))
     return false;
-  if(st->nhist < 1 || st->nhist > BB_HIST_MAX || st->hist[st->nhist - 1] != ref_geo_key(&st->pos) ||
-     st->nhist > st->pos.halfmove + 1)
+  if(!ref_ge_hist_ok(&st->e, ref_geo_key(&st->pos)) || st->e.nhist > st->pos.halfmove + 1)
     return false;
   if((st->last_from == REF_GEO_NONE) != (st->last_to == REF_GEO_NONE))
     return false;
@@ -670,304 +544,23 @@ static bool bb_ok(const struct ref_state *s)
      (st->last_to >= REF_GEO_CELLS || st->pos.board[st->last_to] == REF_GEO_EMPTY ||
       REF_GEO_COLOR(st->pos.board[st->last_to]) != (st->pos.side ^ 1)))
     return false;
-  end = verdict(st, &winner);
-  /* A running game must not have missed an automatic ending. */
-  if(!st->over)
-    return st->end == REF_END_NONE && st->winner == -1 && end == REF_END_NONE;
-  switch(st->end) {
-  case REF_END_CHECKMATE:
-  case REF_END_STALEMATE:
-  case REF_END_DEAD_POSITION:
-  case REF_END_FIVEFOLD:
-  case REF_END_SEVENTY_FIVE:
-    /* Automatic results must be exactly what the position says. */
-    return end == st->end && winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner == 0 || st->winner == 1;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && st->fide_draws && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fide_draws && st->pos.halfmove >= 100;
-  default:
+  /* The result the position says, on a copy (the state is large). */
+  again = malloc(sizeof(*again));
+  if(!again)
     return false;
-  }
+  memcpy(again, st, sizeof(*again));
+  settle(again);
+  ok = ref_ge_ok(&st->e, &again->e, st->fide_draws && ref_ge_repetitions(&st->e) >= 3,
+                 st->fide_draws && st->pos.halfmove >= 100);
+  free(again);
+  return ok;
 }
 
 /* ------------------------------------------------------------------------ */
-/* The tolerant parser (§1.1-1.4, §8.4). The cleaned input is read in every
- * way it can be read (a leading capital K, N or B is a piece, or, in an
- * all-capitals move, a file: files run a-n here), each reading is matched
- * against the legal moves, and the input is accepted only when exactly one
- * legal move fits. Nothing is guessed. */
-
-#define PIECE_ANY (-1) /* a full origin square without a letter: any piece */
-
-struct pattern {
-  int castle;   /* 0, 1 for O-O, 2 for O-O-O */
-  int piece;    /* piece type, or PIECE_ANY */
-  int ff, fr;   /* origin file and row, -1 when not written */
-  int to;       /* destination cell (may be a hole), -1 for castling */
-  int promo;    /* promotion piece, -1 when none written */
-  bool capture; /* a capture mark was written */
-};
-
-enum match { MATCH_NONE, MATCH_FULL, MATCH_PROMO_MISSING, MATCH_NOT_CAPTURE };
-
-static bool is_space(int c)
-{
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-static bool is_digit(int c)
-{
-  return c >= '0' && c <= '9';
-}
-
-static int file_of(int c)
-{
-  if(c >= 'a' && c <= 'n')
-    return c - 'a';
-  if(c >= 'A' && c <= 'N')
-    return c - 'A';
-  return -1;
-}
-
-static int rank_of(int c)
-{
-  return c >= '1' && c <= '8' ? c - '1' : -1;
-}
-
-static int promo_of(int c)
-{
-  switch(c) {
-  case 'Q':
-  case 'q':
-    return REF_GEO_QUEEN;
-  case 'R':
-  case 'r':
-    return REF_GEO_ROOK;
-  case 'B':
-  case 'b':
-    return REF_GEO_BISHOP;
-  case 'N':
-  case 'n':
-    return REF_GEO_KNIGHT;
-  default:
-    return -1;
-  }
-}
-
-static bool ends_with_ci(const unsigned char *b, const unsigned char *e, const char *suffix)
-{
-  size_t n = strlen(suffix), i;
-  if((size_t)(e - b) < n)
-    return false;
-  for(i = 0; i < n; i++) {
-    int c = e[(ptrdiff_t)i - (ptrdiff_t)n];
-    if(c >= 'A' && c <= 'Z')
-      c += 'a' - 'A';
-    if(c != suffix[i])
-      return false;
-  }
-  return true;
-}
-
-/* §1.1: drops surrounding punctuation, a move number, glyphs, check marks
- * and "e.p.". False when nothing is left, it is too long, or a space is
- * left inside (two words are not one move). */
-static bool clean_input(const char *text, char *out, size_t cap)
-{
-  const unsigned char *b = (const unsigned char *)text, *e = b + strlen(text), *q;
-  bool changed = true;
-  size_t len;
-
-  while(changed) {
-    changed = false;
-    while(b < e && (is_space(*b) || *b >= 0x80 || strchr("\"'`.,;:([{<", *b))) {
-      b++;
-      changed = true;
-    }
-    q = b;
-    while(q < e && is_digit(*q))
-      q++;
-    if(q > b && q < e && *q == '.') {
-      b = q;
-      changed = true;
-    }
-  }
-  changed = true;
-  while(changed && e > b) {
-    int c = e[-1];
-    if(is_space(c) || c >= 0x80 || strchr("!?+#.,;:\"'`]}>", c))
-      e--;
-    else if(c == ')' && !memchr(b, '(', (size_t)(e - b)))
-      e--;
-    else if(ends_with_ci(b, e, "e.p") && (e - b == 3 || is_digit(e[-4]) || is_space(e[-4])))
-      e -= 3;
-    else if(ends_with_ci(b, e, "ep") && e - b > 2 && (is_digit(e[-3]) || is_space(e[-3])))
-      e -= 2;
-    else if(ends_with_ci(b, e, "ch") && e - b > 2 &&
-            (is_digit(e[-3]) || (e[-3] && strchr("QRBNqrbn)", e[-3]))))
-      e -= 2;
-    else
-      changed = false;
-  }
-  len = (size_t)(e - b);
-  if(!len || len + 1 > cap)
-    return false;
-  for(q = b; q < e; q++)
-    if(is_space(*q))
-      return false;
-  memcpy(out, b, len);
-  out[len] = '\0';
-  return true;
-}
-
-static int castle_kind(const char *s)
-{
-  int os = 0;
-  for(; *s; s++) {
-    if(*s == 'O' || *s == 'o' || *s == '0')
-      os++;
-    else if(*s != '-')
-      return 0;
-  }
-  return os == 2 ? 1 : os == 3 ? 2 : 0;
-}
-
-/* Ways to read the first character(s). */
-enum prefix { PFX_NONE, PFX_PIECE, PFX_KNIGHT2, PFX_COUNT };
-
-/*
- * One reading of a cleaned move: [piece] [origin file] [origin row]
- * [- x : *] destination [promotion]. With PFX_NONE a full origin square
- * matches any piece (long algebraic, computer notation), anything less is a
- * pawn (SAN). `caps` says the input has no lower-case letter, which lets a
- * capital K/N/B be a file (§1.3: lower case means the file).
- */
-static bool parse_reading(const char *s, enum prefix pfx, bool caps, struct pattern *pt)
-{
-  size_t n = strlen(s), i = 0, end;
-  int c = (unsigned char)s[0], nsep = 0;
-
-  memset(pt, 0, sizeof(*pt));
-  pt->ff = pt->fr = pt->to = pt->promo = -1;
-  pt->piece = REF_GEO_PAWN;
-  if(pfx == PFX_PIECE) {
-    /* Upper-case piece letters; lower case only where not a file. */
-    const char *hit = strchr("PNBRQK", c);
-    if(c && hit)
-      pt->piece = (int)(hit - "PNBRQK");
-    else if(c == 'q' || c == 'r' || c == 'p')
-      pt->piece = c == 'q' ? REF_GEO_QUEEN : c == 'r' ? REF_GEO_ROOK : REF_GEO_PAWN;
-    else
-      return false;
-    i = 1;
-  }
-  else if(pfx == PFX_KNIGHT2) {
-    /* Kn / Kt: the knight (§1.3; seed 003's Table II writes Kn). */
-    if(c != 'K' || n < 2 || !strchr("nNtT", s[1]))
-      return false;
-    pt->piece = REF_GEO_KNIGHT;
-    i = 2;
-  }
-  else if((c == 'K' || c == 'N' || c == 'B') && !caps) {
-    return false; /* §1.3: beside lower case, a capital K, N, B is a piece */
-  }
-
-  end = n;
-  if(end >= i + 5 && s[end - 1] == ')' && s[end - 3] == '(' && promo_of(s[end - 2]) >= 0) {
-    pt->promo = promo_of(s[end - 2]);
-    end -= 3;
-  }
-  else if(end >= i + 3 && promo_of(s[end - 1]) >= 0 &&
-          (s[end - 2] == '=' || s[end - 2] == '/' || rank_of(s[end - 2]) >= 0)) {
-    pt->promo = promo_of(s[end - 1]);
-    end--;
-    if(s[end - 1] == '=' || s[end - 1] == '/')
-      end--;
-  }
-  else if(end >= i + 3 && (s[end - 1] == '=' || s[end - 1] == '/')) {
-    end--;
-  }
-
-  if(end < i + 2 || file_of(s[end - 2]) < 0 || rank_of(s[end - 1]) < 0)
-    return false;
-  pt->to = rank_of(s[end - 1]) * REF_GEO_ROW + file_of(s[end - 2]);
-  end -= 2;
-  while(end > i && strchr("-xX:*", s[end - 1])) {
-    if(s[end - 1] != '-')
-      pt->capture = true;
-    end--;
-    if(++nsep > 2)
-      return false;
-  }
-  if(end - i == 2) {
-    pt->ff = file_of(s[i]);
-    pt->fr = rank_of(s[i + 1]);
-    if(pt->ff < 0 || pt->fr < 0)
-      return false;
-    if(pfx == PFX_NONE)
-      pt->piece = PIECE_ANY;
-  }
-  else if(end - i == 1) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0) {
-      pt->fr = rank_of(s[i]);
-      if(pt->fr < 0)
-        return false;
-    }
-  }
-  else if(end != i) {
-    return false;
-  }
-  return true;
-}
-
-static enum match pattern_match(const struct ref_geo *g, const struct ref_geo_pos *p,
-                                const struct pattern *pt, uint32_t m)
-{
-  int from = ref_geo_move_from(m), to = ref_geo_move_to(m), kind = ref_geo_move_kind(m);
-  int type = REF_GEO_TYPE(p->board[from]);
-  bool capture = p->board[to] != REF_GEO_EMPTY || kind == REF_GEO_MV_EP;
-
-  if(kind == REF_GEO_MV_CASTLE) {
-    const struct ref_geo_castle *c = ref_geo_castle_of(g, m);
-    bool kingside = c->letter == 'K' || c->letter == 'k';
-    int k;
-    if(pt->castle)
-      return kingside == (pt->castle == 1) ? MATCH_FULL : MATCH_NONE;
-    /* BB-D4: the king's squares name castling too (seed 003 writes H1-H3),
-     * unless they are also a king's step (O-O-O's H1-G2 is the step). */
-    for(k = 0; k < 8; k++)
-      if(g->step[from][k] == to)
-        return MATCH_NONE;
-  }
-  else if(pt->castle) {
-    return MATCH_NONE;
-  }
-  if(to != pt->to || (pt->piece >= 0 && type != pt->piece))
-    return MATCH_NONE;
-  if((pt->ff >= 0 && ref_geo_col(from) != pt->ff) || (pt->fr >= 0 && ref_geo_row(from) != pt->fr))
-    return MATCH_NONE;
-  /* SAN names a pawn capture by its file: a bare "d4" is a step only. */
-  if(pt->piece == REF_GEO_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(kind == REF_GEO_MV_PROMO) {
-    if(pt->promo < 0)
-      return MATCH_PROMO_MISSING;
-    if(ref_geo_move_promo(m) != pt->promo)
-      return MATCH_NONE;
-  }
-  else if(pt->promo >= 0) {
-    return MATCH_NONE;
-  }
-  if(pt->capture && !capture)
-    return MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
-}
+/* Reading a move (§1.1-1.4, §8.4): chess_notation.c reads and matches
+ * (files run a-n here, so a capital K, N or B of an all-capitals move may
+ * be a file); here are the legal moves as it sees them and the rules'
+ * reasons for a readable move that matches none. */
 
 /* Why castling that way is refused (§8.3, CH-1). */
 static const char *castle_refusal(const struct ref_geo *g, const struct ref_geo_pos *p,
@@ -1044,140 +637,97 @@ static const char *shape_refusal(const struct ref_geo *g, const struct ref_geo_p
   return NULL;
 }
 
-/* Best-effort reading of unreadable text for suggestions. */
-static void hint_pattern(const char *text, struct pattern *pt)
+/* Move m as notation sees it. */
+static void describe(const void *ctx, uint32_t m, struct ref_cn_move *d)
 {
-  const char *s;
-  int last = -1, prev = -1;
+  const struct bb_state *st = ctx;
+  const struct ref_geo *g = &st->geo;
+  const struct ref_geo_pos *p = &st->pos;
+  int from = ref_geo_move_from(m), to = ref_geo_move_to(m), kind = ref_geo_move_kind(m), k;
+  const struct ref_geo_castle *c = ref_geo_castle_of(g, m);
 
-  memset(pt, 0, sizeof(*pt));
-  pt->piece = PIECE_ANY;
-  pt->ff = pt->fr = pt->promo = -1;
-  for(s = text; *s && s[1]; s++) {
-    if(file_of(*s) >= 0 && rank_of(s[1]) >= 0) {
-      prev = last;
-      last = rank_of(s[1]) * REF_GEO_ROW + file_of(*s);
-    }
-  }
-  pt->to = last;
-  if(prev >= 0) {
-    pt->ff = ref_geo_col(prev);
-    pt->fr = ref_geo_row(prev);
+  memset(d, 0, sizeof(*d));
+  d->kind = c ? REF_CN_CASTLE : REF_CN_NORMAL;
+  d->piece = (int8_t)REF_GEO_TYPE(p->board[from]);
+  d->ff = (int8_t)ref_geo_col(from);
+  d->fr = (int8_t)(ref_geo_row(from) + 1);
+  d->tf = (int8_t)ref_geo_col(to);
+  d->tr = (int8_t)(ref_geo_row(to) + 1);
+  d->promo = (int8_t)(kind == REF_GEO_MV_PROMO ? ref_geo_move_promo(m) : -1);
+  d->capture = p->board[to] != REF_GEO_EMPTY || kind == REF_GEO_MV_EP;
+  if(c) {
+    d->castle = c->letter == 'K' || c->letter == 'k' ? 1 : 2;
+    /* BB-D4: the king's squares name castling too (seed 003 writes H1-H3),
+     * unless they are also a king's step (O-O-O's H1-G2 is the step). */
+    d->by_squares = 1;
+    for(k = 0; k < 8; k++)
+      if(g->step[from][k] == to)
+        d->by_squares = 0;
   }
 }
 
-struct suggestion {
-  int score;
+static void long_of(const void *ctx, uint32_t m, char *buf, size_t cap)
+{
+  const struct bb_state *st = ctx;
   char text[REF_NOTATION_MAX];
-};
-
-static int cmp_suggestion(const void *a, const void *b)
-{
-  const struct suggestion *x = a, *y = b;
-  if(x->score != y->score)
-    return y->score - x->score;
-  return strcmp(x->text, y->text);
-}
-
-/* err->suggest (§1.4): `only` exactly, else the legal moves sharing the
- * destination, origin or piece with what was read, or all when few. */
-static void suggest(const struct ref_geo *g, const struct ref_geo_pos *p, const struct pattern *pt,
-                    const uint32_t *only, int nonly, struct ref_err *err)
-{
-  struct suggestion *sg;
-  uint32_t moves[REF_GEO_MAX_MOVES];
-  int i, n, kept = 0;
-
-  if(!err)
-    return;
-  if(only) {
-    n = nonly;
-    memcpy(moves, only, (size_t)n * sizeof(moves[0]));
-  }
-  else {
-    n = ref_geo_gen_legal(g, p, moves);
-  }
-  sg = calloc((size_t)(n ? n : 1), sizeof(*sg));
-  if(!sg)
-    return;
-  for(i = 0; i < n; i++) {
-    int from = ref_geo_move_from(moves[i]), score = 0;
-    if(pt && !only) {
-      if(pt->castle && ref_geo_move_kind(moves[i]) == REF_GEO_MV_CASTLE)
-        score += 4;
-      if(ref_geo_move_to(moves[i]) == pt->to)
-        score += 4;
-      if((pt->ff >= 0 || pt->fr >= 0) && (pt->ff < 0 || ref_geo_col(from) == pt->ff) &&
-         (pt->fr < 0 || ref_geo_row(from) == pt->fr))
-        score += 2;
-      if(pt->piece >= 0 && REF_GEO_TYPE(p->board[from]) == pt->piece)
-        score += 1;
-    }
-    sg[i].score = score;
-    long_algebraic(g, p, moves[i], sg[i].text);
-  }
-  qsort(sg, (size_t)n, sizeof(sg[0]), cmp_suggestion);
-  for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
-    if(!only && n > REF_SUGGEST_MAX && sg[i].score == 0 && sg[0].score > 0)
-      break;
-    memcpy(err->suggest[kept++], sg[i].text, sizeof(sg[i].text));
-  }
-  err->nsuggest = kept;
-  free(sg);
-}
-
-static int parse_fail(const struct ref_geo *g, const struct ref_geo_pos *p, struct ref_err *err,
-                      enum ref_code code, const char *reason, const char *detail,
-                      const struct pattern *pt)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest(g, p, pt, NULL, 0, err);
-  return code;
+  long_algebraic(&st->geo, &st->pos, m, text);
+  snprintf(buf, cap, "%s", text);
 }
 
 /* Why nothing legal matched (REF_EILLEGAL), most specific first. */
-static int illegal_reason(const struct ref_geo *g, const struct ref_geo_pos *p,
-                          const struct pattern *pats, int npat, const char *in, struct ref_err *err)
+static int explain(const struct ref_cn_game *cg, const struct ref_cn_pattern *pats, int npat,
+                   const char *in, struct ref_err *err)
 {
+  const struct bb_state *st = cg->ctx;
+  const struct ref_geo *g = &st->geo;
+  const struct ref_geo_pos *p = &st->pos;
   uint32_t moves[REF_GEO_MAX_MOVES];
+  struct ref_cn_move d;
   char sq[4], detail[8];
   int i, k, n;
 
   for(k = 0; k < npat; k++)
     if(pats[k].castle)
-      return parse_fail(g, p, err, REF_EILLEGAL, castle_refusal(g, p, pats[k].castle == 1), NULL,
-                        &pats[k]);
+      return ref_cn_refuse(cg, REF_EILLEGAL, castle_refusal(g, p, pats[k].castle == 1), NULL,
+                           &pats[k], err);
   n = ref_geo_gen_pseudo(g, p, moves);
-  for(i = 0; i < n; i++)
+  for(i = 0; i < n; i++) {
+    describe(st, moves[i], &d);
     for(k = 0; k < npat; k++)
-      if(pattern_match(g, p, &pats[k], moves[i]) != MATCH_NONE)
-        return parse_fail(g, p, err, REF_EILLEGAL, "king-in-check", NULL, &pats[k]);
+      if(ref_cn_fits(&pats[k], &d, false))
+        return ref_cn_refuse(cg, REF_EILLEGAL, "king-in-check", NULL, &pats[k], err);
+  }
   for(k = 0; k < npat; k++) {
-    const struct pattern *pt = &pats[k];
-    int from = pt->ff >= 0 && pt->fr >= 0 ? pt->fr * REF_GEO_ROW + pt->ff : -1;
+    const struct ref_cn_pattern *pt = &pats[k];
+    int from = pt->ff >= 0 && pt->fr > 0 ? (pt->fr - 1) * REF_GEO_ROW + pt->ff : -1;
+    int to = (pt->tr - 1) * REF_GEO_ROW + pt->tf;
     if(from >= 0) {
       ref_geo_square_name(from, sq);
       if(!g->exists[from] || ref_geo_col(from) >= g->cols)
-        return parse_fail(g, p, err, REF_EILLEGAL, "bb-no-square", sq, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, "bb-no-square", sq, pt, err);
       if(p->board[from] == REF_GEO_EMPTY)
-        return parse_fail(g, p, err, REF_EILLEGAL, "no-piece-there", sq, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(REF_GEO_COLOR(p->board[from]) != p->side)
-        return parse_fail(g, p, err, REF_EILLEGAL, "not-your-piece", sq, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, "not-your-piece", sq, pt, err);
     }
-    if(!g->exists[pt->to]) {
-      ref_geo_square_name(pt->to, sq);
-      return parse_fail(g, p, err, REF_EILLEGAL, "bb-no-square", sq, pt);
+    if(!g->exists[to]) {
+      ref_geo_square_name(to, sq);
+      return ref_cn_refuse(cg, REF_EILLEGAL, "bb-no-square", sq, pt, err);
     }
     if(from >= 0) {
       const char *why;
       detail[0] = '\0';
-      why = shape_refusal(g, p, from, pt->to, detail);
+      why = shape_refusal(g, p, from, to, detail);
       if(why)
-        return parse_fail(g, p, err, REF_EILLEGAL, why, detail, pt);
+        return ref_cn_refuse(cg, REF_EILLEGAL, why, detail, pt, err);
     }
   }
-  return parse_fail(g, p, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  return ref_cn_refuse(cg, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
 }
+
+/* Files a-n, rows 1-8, long algebraic (§8.4). */
+static const struct ref_cn_dialect bb_dialect = {REF_GEO_MAX_COLS, 8, false, true, false, NULL};
+static const struct ref_cn_rules bb_reader = {&bb_dialect, describe, long_of, explain};
 
 /*
  * Reads one move of player input (§1, §8.4). OUT: out (REF_OK only). On
@@ -1191,97 +741,10 @@ static int bb_parse(const struct ref_state *s, const char *text, struct ref_move
                     struct ref_err *err)
 {
   const struct bb_state *st = cstate_of(s);
-  const struct ref_geo *g = &st->geo;
-  const struct ref_geo_pos *p = &st->pos;
-  struct pattern pats[PFX_COUNT], hint;
-  uint32_t moves[REF_GEO_MAX_MOVES], found[REF_GEO_MAX_MOVES];
-  uint32_t promo_missing = 0, not_capture = 0;
-  char in[32], detail[96], sq[3];
-  int npat = 0, nfound = 0, n, i, k, castle;
-  bool caps = true;
+  uint32_t moves[REF_GEO_MAX_MOVES];
+  int n = ref_geo_gen_legal(&st->geo, &st->pos, moves);
 
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(!text || !clean_input(text, in, sizeof(in))) {
-    hint_pattern(text ? text : "", &hint);
-    return parse_fail(g, p, err, REF_EPARSE, "unreadable", NULL, &hint);
-  }
-  castle = castle_kind(in);
-  if(castle) {
-    memset(&pats[0], 0, sizeof(pats[0]));
-    pats[0].castle = castle;
-    pats[0].piece = REF_GEO_KING;
-    pats[0].ff = pats[0].fr = pats[0].to = pats[0].promo = -1;
-    npat = 1;
-  }
-  else {
-    for(i = 0; in[i]; i++)
-      if(in[i] >= 'a' && in[i] <= 'z')
-        caps = false;
-    for(k = 0; k < PFX_COUNT; k++) {
-      /* BB-D5: n is a file here, so "Kn4-m5" is the king; Kn/Kt name the
-       * knight only where the text is no king move ("Kng3-e4", "Ktg3"). */
-      if(k == PFX_KNIGHT2 && npat && pats[npat - 1].piece == REF_GEO_KING)
-        continue;
-      if(parse_reading(in, (enum prefix)k, caps, &pats[npat]))
-        npat++;
-    }
-  }
-  if(!npat) {
-    hint_pattern(in, &hint);
-    return parse_fail(g, p, err, REF_EPARSE, "unreadable", in, &hint);
-  }
-
-  n = ref_geo_gen_legal(g, p, moves);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(g, p, &pats[k], moves[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_PROMO_MISSING && !promo_missing)
-        promo_missing = moves[i];
-      else if(m == MATCH_NOT_CAPTURE && !not_capture)
-        not_capture = moves[i];
-    }
-    if(full)
-      found[nfound++] = moves[i];
-  }
-  if(nfound == 1) {
-    memset(out, 0, sizeof(*out));
-    out->w[0] = found[0];
-    return REF_OK;
-  }
-  if(nfound > 1) {
-    size_t len = 0;
-    char one[REF_NOTATION_MAX];
-    detail[0] = '\0';
-    for(i = 0; i < nfound; i++) {
-      long_algebraic(g, p, found[i], one);
-      if(len + strlen(one) + 3 < sizeof(detail))
-        len += (size_t)snprintf(detail + len, sizeof(detail) - len, "%s%s", i ? ", " : "", one);
-    }
-    ref_err_set(err, REF_EAMBIGUOUS, "ambiguous", detail);
-    suggest(g, p, NULL, found, nfound, err);
-    return REF_EAMBIGUOUS;
-  }
-  if(promo_missing) {
-    /* No default queen (§2.4): name the move without its piece. */
-    ref_geo_square_name(ref_geo_move_from(promo_missing), sq);
-    snprintf(detail, sizeof(detail), "%s-", sq);
-    ref_geo_square_name(ref_geo_move_to(promo_missing), sq);
-    snprintf(detail + strlen(detail), sizeof(detail) - strlen(detail), "%s", sq);
-    if(p->board[ref_geo_move_to(promo_missing)] != REF_GEO_EMPTY)
-      detail[2] = 'x';
-    return parse_fail(g, p, err, REF_EILLEGAL, "promotion-piece-missing", detail, &pats[0]);
-  }
-  if(not_capture) {
-    ref_geo_square_name(ref_geo_move_to(not_capture), sq);
-    return parse_fail(g, p, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-  return illegal_reason(g, p, pats, npat, in, err);
+  return ref_cn_parse(&bb_reader, st, st->e.over, moves, n, text, out, err);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1352,10 +815,7 @@ static int bb_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     out[k++] = '\n';
   }
   out[k] = '\0';
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  return ref_text_copy(out, k, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1376,13 +836,7 @@ static const struct ref_game_ops bb_ops = {
   bb_ok,     /* ok */
 };
 
+/* Two seats, White first; draws as in chess (CH-2). */
 const struct ref_game_desc ref_game_backtoback = {
-  "backtoback",              /* name */
-  "Back-to-Back Chess",      /* title */
-  1,                         /* version: bump when any ruling changes */
-  2,                         /* seats */
-  {"White", "Black"},        /* seat_names */
-  REF_GAME_DRAWS,            /* flags */
-  sizeof(struct bb_state),   /* state_size */
-  &bb_ops,                   /* ops */
-};
+  "backtoback", "Back-to-Back Chess", 1 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct bb_state), &bb_ops};

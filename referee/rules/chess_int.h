@@ -190,6 +190,9 @@ void ref_chess_remove(struct ref_chess_pos *p, int sq);
 void ref_chess_clear(struct ref_chess_pos *p);
 /* The key recomputed from scratch (for set-up code and the checker). */
 uint64_t ref_chess_key_compute(const struct ref_chess_pos *p);
+/* The bitboards (pieces, occ) recomputed from the mailbox: true when every
+ * square holds a valid code and they match (for the checkers). */
+bool ref_chess_tables_ok(const struct ref_chess_pos *p);
 
 /* ---- move generation and making ---- */
 
@@ -233,6 +236,15 @@ uint64_t ref_chess_perft(const struct ref_chess_pos *p, int depth);
  * static reason key; p is then unspecified.
  */
 int ref_chess_fen_read(struct ref_chess_pos *p, const char *fen, const char **reason);
+/* FEN's first field, the placement, into out (room for 72): "rnbqkbnr/...".
+ * Returns its length; out is NUL-terminated. */
+size_t ref_chess_placement_write(const struct ref_chess_pos *p, char *out);
+/* The board as `seat` sees it (seat 1: turned round), three columns a
+ * square, letters as in FEN, '.' empty, the squares `from` and `to` (the
+ * last move; REF_CH_NO_SQ for none) in brackets, file letters above and
+ * below, rank numbers on both sides. Into out (room for 400); returns the
+ * length, out NUL-terminated. */
+size_t ref_chess_diagram(const struct ref_chess_pos *p, int seat, int from, int to, char *out);
 /* Writes the FEN (NUL-terminated). REF_EINVAL if cap is too small. */
 int ref_chess_fen_write(const struct ref_chess_pos *p, char *buf, size_t cap);
 

@@ -19,9 +19,12 @@
  * ops shared by the variants; the board; the invariant checker; the
  * descriptor of the plain game.
  */
+#include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "game_text_int.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -83,23 +86,9 @@ static uint64_t appropriate_of(const struct ref_cg_state *st, int c, int t)
   return st->rk_array ? rk_appropriate[c][t] : appropriate[c][t];
 }
 
-const struct ref_cg_rules *ref_cg_rules_of(int id)
-{
-  switch(id) {
-  case REF_CG_DOUBLEMOVE:
-    return &ref_cg_rules_doublemove;
-  case REF_CG_RACING_KINGS:
-    return &ref_cg_rules_racing_kings;
-  case REF_CG_BODLAENDER:
-    return &ref_cg_rules_bodlaender;
-  default:
-    return &ref_cg_rules_plain;
-  }
-}
-
 static const struct ref_cg_rules *rules_of(const struct ref_cg_state *st)
 {
-  return ref_cg_rules_of(st->variant);
+  return st->rules;
 }
 
 static struct ref_cg_state *state_of(struct ref_state *s)
@@ -110,14 +99,6 @@ static struct ref_cg_state *state_of(struct ref_state *s)
 static const struct ref_cg_state *cstate_of(const struct ref_state *s)
 {
   return (const struct ref_cg_state *)(const void *)s;
-}
-
-static int bar_total(const struct ref_cg_state *st, int c)
-{
-  int t, n = 0;
-  for(t = 0; t < 6; t++)
-    n += st->bar[c][t];
-  return n;
 }
 
 /* The repetition key (CG-12): the board and side (the chess key), the bars
@@ -337,7 +318,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
 
   if(st->off[us] == army_of(st))
     return 0;
-  if(!bar_total(st, us)) {
+  if(!ref_cg_bar_count(st->bar[us])) {
     /* The common case, straight into out: every piece move, e.p. and
      * bear-off (no bar, no restriction). */
     uint16_t cm[REF_CH_MAX_MOVES];
@@ -376,12 +357,7 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
 bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h)
 {
   uint32_t v[REF_CG_MAX_HALVES];
-  int i, n = ref_cg_gen(st, v);
-
-  for(i = 0; i < n; i++)
-    if(v[i] == h)
-      return true;
-  return false;
+  return ref_cg_has(v, ref_cg_gen(st, v), h);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -448,25 +424,17 @@ void ref_cg_play(struct ref_cg_state *st, uint32_t h)
   st->half++;
 }
 
-/* How often the current position has occurred, this time included. */
-static int repetitions(const struct ref_cg_state *st)
+/* Can the side to move (other false) or the other side move here
+ * (rule 8, CG-11)? */
+static bool can_move(const void *ctx, bool other)
 {
-  int i, count = 0;
-  uint64_t key = st->hist[st->nhist - 1];
-
-  for(i = (int)st->nhist - 1; i >= 0; i--)
-    if(st->hist[i] == key)
-      count++;
-  return count;
-}
-
-/* Can the side that is not to move move here (CG-11)? */
-static bool other_can_move(const struct ref_cg_state *st)
-{
+  const struct ref_cg_state *st = ctx;
   struct ref_cg_state c;
   uint32_t v[REF_CG_MAX_HALVES];
 
-  memcpy(&c, st, offsetof(struct ref_cg_state, hist));
+  if(!other)
+    return ref_cg_gen(st, v) > 0;
+  memcpy(&c, st, offsetof(struct ref_cg_state, e));
   c.pos.side ^= 1;
   c.pos.key ^= ref_chess_zobrist_side;
   c.ep[0] = c.ep[1] = NO_SQ;
@@ -475,23 +443,10 @@ static bool other_can_move(const struct ref_cg_state *st)
   return ref_cg_gen(&c, v) > 0;
 }
 
-static void finish(struct ref_cg_state *st, int winner, enum ref_end end)
-{
-  st->over = 1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-}
-
 /*
- * The result after a completed turn (rule 9), from the position alone so
- * decode and the checker reach the same verdict:
- * - CG-10: a move number is White's half, then Black's. After Black's:
- *   both finished is a draw, one finished wins. After White's: White
- *   finished means Black still replies (and loses at once if it cannot
- *   move); Black finished (only by being captured out, HB-4) wins at once.
- * - rule 8, CG-11, CG-14: no legal move passes (being "stalemated" is
- *   passing), unless neither side can move.
- * RK-1 rk_array keeps CG-10 as it is: both sides then race up the same
+ * The result after a completed turn (rule 9, game_end.c), from the
+ * position alone so decode and the checker reach the same verdict. RK-1
+ * rk_array keeps CG-10 as it is: both sides then race up the same
  * distance from mirrored arrays and White moves first, so Black's reply in
  * the same move number is exactly Racing Kings' own "Black reaches on the
  * next move: draw" [src: lichess] (rules-spec §5.5 End). Finishing means
@@ -499,41 +454,8 @@ static void finish(struct ref_cg_state *st, int winner, enum ref_end end)
  */
 static void settle(struct ref_cg_state *st)
 {
-  int mover = st->pos.side ^ 1;
-  bool w = st->off[WHITE] == army_of(st), b = st->off[BLACK] == army_of(st);
-  uint32_t v[REF_CG_MAX_HALVES];
-
-  st->over = 0;
-  st->winner = -1;
-  st->end = REF_END_NONE;
-  if(mover == BLACK) {
-    if(w && b)
-      finish(st, -1, REF_END_SAME_MOVE_NUMBER);
-    else if(b)
-      finish(st, BLACK, REF_END_BORNE_OFF);
-    else if(w)
-      finish(st, WHITE, REF_END_BORNE_OFF);
-  }
-  else if(b) {
-    finish(st, BLACK, REF_END_BORNE_OFF);
-  }
-  if(st->over)
-    return;
-  if(ref_cg_gen(st, v))
-    return;
-  if(w) /* CG-10: "otherwise (including Black having to pass) White wins" */
-    finish(st, WHITE, REF_END_BORNE_OFF);
-  else if(!other_can_move(st))
-    finish(st, -1, REF_END_NO_MOVES); /* CG-11 */
-}
-
-static void history_push(struct ref_cg_state *st)
-{
-  if(st->nhist == REF_CG_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (REF_CG_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = cg_key(st);
+  bool done[2] = {st->off[WHITE] == army_of(st), st->off[BLACK] == army_of(st)};
+  ref_ge_chessgammon(&st->e, st->pos.side ^ 1, done, can_move, st);
 }
 
 void ref_cg_end_turn(struct ref_cg_state *st)
@@ -572,7 +494,7 @@ void ref_cg_end_turn(struct ref_cg_state *st)
   st->pend[0] = st->pend[1] = NO_SQ;
   st->half = 0;
   st->first_ep = 0;
-  history_push(st);
+  ref_ge_push(&st->e, cg_key(st), false);
   settle(st);
 }
 
@@ -581,74 +503,24 @@ void ref_cg_end_turn(struct ref_cg_state *st)
  * White, letters in ASCII order), "off:W/B", "ep:" targets, move number,
  * and "array:rk" for the Racing Kings array (RK-1 rk_array). */
 
-static void square_name(int sq, char *out)
-{
-  out[0] = (char)('a' + SQ_FILE(sq));
-  out[1] = (char)('1' + SQ_RANK(sq));
-  out[2] = '\0';
-}
-
 int ref_cg_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   const struct ref_chess_pos *p = &st->pos;
-  char out[192], sq[3];
-  size_t k = 0;
-  int rank, file, empty, c, t, i, nbar = 0;
-  static const char order[] = "BKNPQRbknpqr"; /* ASCII order */
+  char out[192], sq[3], ep[8];
+  size_t k = ref_chess_placement_write(p, out);
+  int i, n;
 
-  for(rank = 7; rank >= 0; rank--) {
-    empty = 0;
-    for(file = 0; file < 8; file++) {
-      int code = p->board[rank * 8 + file];
-      if(code == REF_CH_EMPTY) {
-        empty++;
-        continue;
-      }
-      if(empty)
-        out[k++] = (char)('0' + empty);
-      empty = 0;
-      out[k] = piece_letters[REF_CH_TYPE(code)];
-      if(REF_CH_COLOR(code) == BLACK)
-        out[k] = (char)(out[k] - 'A' + 'a');
-      k++;
-    }
-    if(empty)
-      out[k++] = (char)('0' + empty);
-    if(rank)
-      out[k++] = '/';
+  for(i = 0, n = 0; i < 2 && st->ep[i] != NO_SQ; i++) {
+    ref_cn_square(SQ_FILE(st->ep[i]), SQ_RANK(st->ep[i]) + 1, sq);
+    n += snprintf(ep + n, sizeof(ep) - (size_t)n, "%s%s", i ? "," : "", sq);
   }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %c bar:", p->side == WHITE ? 'w' : 'b');
-  for(i = 0; order[i]; i++) {
-    char ch = order[i];
-    c = ch >= 'a' ? BLACK : WHITE;
-    t = (int)(strchr(piece_letters, c == BLACK ? ch - 'a' + 'A' : ch) - piece_letters);
-    for(int j = 0; j < st->bar[c][t]; j++) {
-      out[k++] = ch;
-      nbar++;
-    }
-  }
-  if(!nbar)
-    out[k++] = '-';
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " off:%d/%d ep:", st->off[0], st->off[1]);
-  if(st->ep[0] == NO_SQ) {
-    out[k++] = '-';
-  }
-  else {
-    for(i = 0; i < 2 && st->ep[i] != NO_SQ; i++) {
-      square_name(st->ep[i], sq);
-      k += (size_t)snprintf(out + k, sizeof(out) - k, "%s%s", i ? "," : "", sq);
-    }
-  }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u%s", (unsigned)p->fullmove,
-                        st->rk_array ? " array:rk" : "");
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  k += ref_cg_write_record(out + k, sizeof(out) - k, p->side, st->bar, st->off, n ? ep : "-",
+                           p->fullmove, st->rk_array ? "array:rk" : NULL);
+  return ref_text_copy(out, k, buf, cap);
 }
 
-static int type_of_letter(int c)
+int ref_cg_type_of_letter(int c)
 {
   const char *hit;
   if(c >= 'a' && c <= 'z')
@@ -665,27 +537,22 @@ static bool read_square(const char *s, int *sq)
   return true;
 }
 
-/* Reads and validates a position string into st (a fresh state for the
- * rules given). On failure returns REF_EINVAL with a reason key. */
-static int read_position(struct ref_cg_state *st, const char *text, const struct ref_cg_rules *r,
-                         const char **reason)
+int ref_cg_read_record(const char *text, size_t max, const char *extra, struct ref_cg_record *r)
 {
-  char buf[200], *field[8], *s;
-  int nfield = 0, rank = 7, file = 0, c, t, i, offw = -1, offb = -1;
-  struct ref_chess_pos *p = &st->pos;
-  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false, seen_arr = false;
+  char *field[8], *s;
+  int nfield = 0, i, t;
+  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
   size_t len;
 
-  *reason = "cg-position-syntax";
-  if(!text || (len = strlen(text)) >= sizeof(buf))
+  memset(r, 0, sizeof(*r));
+  r->offw = r->offb = -1;
+  if(!text || (len = strlen(text)) >= max || len >= sizeof(r->buf))
     return REF_EINVAL;
-  memcpy(buf, text, len + 1);
-  /* '_' stands for a space, so a position fits in one word of a mail
-   * command ("new chessgammon fen=8/8/8/8/8/8/8/r2R4_w with ..."). */
-  for(s = buf; *s; s++)
+  memcpy(r->buf, text, len + 1);
+  for(s = r->buf; *s; s++)
     if(*s == '_')
       *s = ' ';
-  for(s = buf; *s;) {
+  for(s = r->buf; *s;) {
     while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
       *s++ = '\0';
     if(!*s)
@@ -696,10 +563,107 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
     while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
       s++;
   }
-  if(nfield < 2)
+  if(nfield < 2 || (strcmp(field[1], "w") && strcmp(field[1], "b")))
+    return REF_EINVAL;
+  r->board = field[0];
+  r->side = field[1][0] == 'b' ? BLACK : WHITE;
+  for(i = 2; i < nfield; i++) {
+    char *f = field[i];
+    if(!strncmp(f, "bar:", 4) && !seen_bar) {
+      seen_bar = true;
+      for(s = f + 4; strcmp(f + 4, "-") && *s; s++) {
+        t = ref_cg_type_of_letter(*s);
+        if(t < 0)
+          return REF_EINVAL;
+        r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
+      }
+    }
+    else if(!strncmp(f, "off:", 4) && !seen_off) {
+      char *slash = strchr(f + 4, '/');
+      seen_off = true;
+      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
+        return REF_EINVAL;
+      for(s = f + 4; *s; s++)
+        if((*s < '0' || *s > '9') && s != slash)
+          return REF_EINVAL;
+      r->offw = atoi(f + 4);
+      r->offb = atoi(slash + 1);
+    }
+    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
+      seen_ep = true;
+      r->ep = f + 3;
+    }
+    else if(extra && !r->extra && !strcmp(f, extra)) {
+      r->extra = true;
+    }
+    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
+            strspn(f, "0123456789") == strlen(f)) {
+      seen_num = true;
+      r->fullmove = (uint32_t)atoi(f);
+    }
+    else {
+      return REF_EINVAL;
+    }
+  }
+  return REF_OK;
+}
+
+size_t ref_cg_write_record(char *out, size_t cap, int side, const uint8_t bar[2][6],
+                           const uint8_t off[2], const char *ep, uint32_t fullmove,
+                           const char *extra)
+{
+  static const char order[] = "BKNPQRbknpqr"; /* ASCII order */
+  char bars[40];
+  int i, j, n = 0;
+
+  for(i = 0; order[i]; i++) {
+    int c = order[i] >= 'a' ? BLACK : WHITE, t = ref_cg_type_of_letter(order[i]);
+    for(j = 0; j < bar[c][t] && n < (int)sizeof(bars) - 1; j++)
+      bars[n++] = order[i];
+  }
+  if(!n)
+    bars[n++] = '-';
+  bars[n] = '\0';
+  return (size_t)snprintf(out, cap, " %c bar:%s off:%d/%d ep:%s %u%s%s", side == WHITE ? 'w' : 'b',
+                          bars, off[0], off[1], ep, (unsigned)fullmove, extra ? " " : "",
+                          extra ? extra : "");
+}
+
+size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const uint8_t off[2],
+                          int army, int seat)
+{
+  size_t k = 0;
+  int c, t, i;
+
+  for(c = 0; c < 2; c++) {
+    int who = seat == 1 ? c ^ 1 : c, nb = 0;
+    k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s bar:",
+                          who == WHITE ? "White" : "Black");
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < bar[who][t]; i++, nb++)
+        k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, " %c",
+                              who == BLACK ? piece_letters[t] - 'A' + 'a' : piece_letters[t]);
+    k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s   off: %d of %d\n", nb ? "" : " -",
+                          off[who], army);
+  }
+  return k;
+}
+
+/* Reads and validates a position string into st (a fresh state for the
+ * rules given). On failure returns REF_EINVAL with a reason key. */
+static int read_position(struct ref_cg_state *st, const char *text, const struct ref_cg_rules *r,
+                         const char **reason)
+{
+  struct ref_cg_record rec;
+  const char *s;
+  int rank = 7, file = 0, c, t, offw, offb;
+  struct ref_chess_pos *p = &st->pos;
+
+  *reason = "cg-position-syntax";
+  if(ref_cg_read_record(text, 200, r->id == REF_CG_RACING_KINGS ? "array:rk" : NULL, &rec))
     return REF_EINVAL;
   ref_chess_clear(p);
-  for(s = field[0]; *s; s++) {
+  for(s = rec.board; *s; s++) {
     if(*s == '/') {
       if(file != 8 || rank == 0)
         return REF_EINVAL;
@@ -712,7 +676,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
         return REF_EINVAL;
     }
     else {
-      t = type_of_letter(*s);
+      t = ref_cg_type_of_letter(*s);
       if(t < 0 || file > 7)
         return REF_EINVAL;
       ref_chess_put(p, *s >= 'a' ? BLACK : WHITE, t, rank * 8 + file);
@@ -721,63 +685,23 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
   }
   if(rank != 0 || file != 8)
     return REF_EINVAL;
-  if(!strcmp(field[1], "w"))
-    p->side = WHITE;
-  else if(!strcmp(field[1], "b"))
-    p->side = BLACK;
-  else
-    return REF_EINVAL;
-  for(i = 2; i < nfield; i++) {
-    char *f = field[i];
-    if(!strncmp(f, "bar:", 4) && !seen_bar) {
-      seen_bar = true;
-      if(!strcmp(f + 4, "-"))
-        continue;
-      for(s = f + 4; *s; s++) {
-        t = type_of_letter(*s);
-        if(t < 0)
-          return REF_EINVAL;
-        st->bar[*s >= 'a' ? BLACK : WHITE][t]++;
-      }
-    }
-    else if(!strncmp(f, "off:", 4) && !seen_off) {
-      char *slash = strchr(f + 4, '/');
-      seen_off = true;
-      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
-        return REF_EINVAL;
-      offw = atoi(f + 4);
-      offb = atoi(slash + 1);
-      for(s = f + 4; *s; s++)
-        if((*s < '0' || *s > '9') && s != slash)
-          return REF_EINVAL;
-    }
-    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
-      seen_ep = true;
-      if(!strcmp(f + 3, "-"))
-        continue;
-      for(s = f + 3, c = 0; *s; c++) {
-        int sq;
-        if(c == 2 || !read_square(s, &sq))
-          return REF_EINVAL;
-        st->ep[c] = (uint8_t)sq;
-        s += 2;
-        if(*s == ',')
-          s++;
-      }
-    }
-    else if(!strcmp(f, "array:rk") && !seen_arr && r->id == REF_CG_RACING_KINGS) {
-      seen_arr = true; /* RK-1 config rk_array */
-      st->rk_array = 1;
-    }
-    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
-            strspn(f, "0123456789") == strlen(f)) {
-      seen_num = true;
-      p->fullmove = (uint32_t)atoi(f);
-    }
-    else {
+  p->side = (uint8_t)rec.side;
+  memcpy(st->bar, rec.bar, sizeof(st->bar));
+  for(s = rec.ep, c = 0; s && strcmp(s, "-") && *s; c++) {
+    int sq;
+    if(c == 2 || !read_square(s, &sq))
       return REF_EINVAL;
-    }
+    st->ep[c] = (uint8_t)sq;
+    s += 2;
+    if(*s == ',')
+      s++;
   }
+  if(rec.extra)
+    st->rk_array = 1; /* RK-1 config rk_array */
+  if(rec.fullmove)
+    p->fullmove = rec.fullmove;
+  offw = rec.offw;
+  offb = rec.offb;
   /* The armies: 16 a side between board, bar and off; no more of a type
    * than started (no promotion); pawns never on their own first rank. */
   for(c = 0; c < 2; c++) {
@@ -800,7 +724,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
     *reason = "cg-pawn-on-first-rank";
     return REF_EINVAL;
   }
-  if(!r->bar && (bar_total(st, WHITE) || bar_total(st, BLACK))) {
+  if(!r->bar && (ref_cg_bar_count(st->bar[WHITE]) || ref_cg_bar_count(st->bar[BLACK]))) {
     *reason = "cg-no-bar";
     return REF_EINVAL;
   }
@@ -837,6 +761,7 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
   memset(&fresh, 0, sizeof(fresh));
   fresh.magic = REF_CG_MAGIC;
   fresh.variant = (uint8_t)r->id;
+  fresh.rules = r;
   fresh.fifty = (uint8_t)fifty;
   fresh.balanced = (uint8_t)balanced;
   fresh.rk_array = (uint8_t)rk_array; /* or "array:rk" in the text */
@@ -846,377 +771,87 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
     ref_err_set(err, REF_EINVAL, reason, NULL);
     return REF_EINVAL;
   }
-  fresh.hist[0] = cg_key(&fresh);
-  fresh.nhist = 1;
+  ref_ge_start(&fresh.e, cg_key(&fresh));
   settle(&fresh);
   memcpy(st, &fresh, sizeof(fresh));
   return REF_OK;
 }
 
 /* ------------------------------------------------------------------------ */
-/* Notation out: Betza's long form (§5.1). Captures with ':', bring-ins from
- * rank 0, bear-offs to rank 9, pawns without a letter, a pass "--". The
- * computer form: e2e4, P@h7, h6e9, 0000. */
+/* Notation out: Betza's long form (§5.1), written by chess_notation.c.
+ * Captures with ':', bring-ins from rank 0, bear-offs to rank 9, pawns
+ * without a letter, a pass "--". The computer form: e2e4, P@h7, h6e9,
+ * 0000. */
+
+/* Half h of the state ctx as notation sees it. */
+static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
+{
+  const struct ref_cg_state *st = ctx;
+  const struct ref_chess_pos *p = &st->pos;
+  int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
+
+  memset(d, 0, sizeof(*d));
+  d->promo = -1; /* §5.2 rule 2 */
+  d->ff = (int8_t)SQ_FILE(from);
+  d->fr = (int8_t)(SQ_RANK(from) + 1);
+  d->tf = (int8_t)SQ_FILE(to);
+  d->tr = (int8_t)(SQ_RANK(to) + 1);
+  d->piece = (int8_t)REF_CH_TYPE(p->board[from]);
+  switch(kind) {
+  case REF_CG_K_DROP: /* rule 6: from the bar, "rank 0" */
+    d->kind = REF_CN_DROP;
+    d->piece = (int8_t)ref_cg_half_type(h);
+    d->ff = -1;
+    d->fr = 0;
+    break;
+  case REF_CG_K_OFF: /* CG-2: to the imaginary rank 9, file `to` */
+    d->kind = REF_CN_OFF;
+    d->tf = (int8_t)to;
+    d->tr = 9;
+    break;
+  case REF_CG_K_PASS:
+    d->kind = REF_CN_PASS;
+    break;
+  default:
+    d->capture = kind == REF_CG_K_EP || p->board[to] != REF_CH_EMPTY;
+    break;
+  }
+}
 
 int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notation style,
                        char *buf, size_t cap)
 {
-  const struct ref_chess_pos *p = &st->pos;
-  int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  char out[24], a[3], b[3];
-  char letter = '\0';
+  int kind = ref_cg_half_kind(h);
+  struct ref_cn_move d;
 
-  if(kind == REF_CG_K_NORMAL || kind == REF_CG_K_EP || kind == REF_CG_K_OFF) {
-    int type = REF_CH_TYPE(p->board[from]);
-    if(p->board[from] == REF_CH_EMPTY)
-      return REF_EINVAL;
-    letter = type == REF_CH_PAWN ? '\0' : piece_letters[type];
-  }
-  else if(kind == REF_CG_K_DROP) {
-    letter = piece_letters[ref_cg_half_type(h)];
-  }
-  square_name(from, a);
-  square_name(to, b);
-  switch(kind) {
-  case REF_CG_K_NORMAL:
-  case REF_CG_K_EP: {
-    bool capture = kind == REF_CG_K_EP || p->board[to] != REF_CH_EMPTY;
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%s%s", a, b);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s%c%s", letter, a, capture ? ':' : '-', b);
-    else
-      snprintf(out, sizeof(out), "%s%c%s", a, capture ? ':' : '-', b);
-    break;
-  }
-  case REF_CG_K_DROP:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c@%s", letter, b);
-    else if(letter == 'P')
-      snprintf(out, sizeof(out), "%c0-%s", b[0], b);
-    else
-      snprintf(out, sizeof(out), "%c%c0-%s", letter, b[0], b);
-    break;
-  case REF_CG_K_OFF:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%s%c9", a, 'a' + to);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s-%c9", letter, a, 'a' + to);
-    else
-      snprintf(out, sizeof(out), "%s-%c9", a, 'a' + to);
-    break;
-  case REF_CG_K_PASS:
-    snprintf(out, sizeof(out), "%s", style == REF_NOTATION_COMPUTER ? "0000" : "--");
-    break;
-  default:
+  if(kind < REF_CG_K_NORMAL || kind > REF_CG_K_PASS ||
+     ((kind == REF_CG_K_NORMAL || kind == REF_CG_K_EP || kind == REF_CG_K_OFF) &&
+      st->pos.board[ref_cg_half_from(h)] == REF_CH_EMPTY))
     return REF_EINVAL;
-  }
-  if(strlen(out) + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, strlen(out) + 1);
-  return REF_OK;
+  describe(st, h, &d);
+  return ref_cn_write_betza(&d, style == REF_NOTATION_COMPUTER, false, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
-/* The tolerant parser (§1.1-1.4, §5.1 notation). One half is read into up
- * to two patterns (an all-capitals "B" may be the bishop or the b-file) and
- * matched against the legal halves; nothing is guessed. */
+/* Reading a half (§1.1-1.4, §5.1 notation): chess_notation.c reads and
+ * matches, bring-ins from rank 0 and bear-offs to rank 9 included; here
+ * are the legal halves as it sees them and the rules' reasons for a
+ * readable half that matches none. */
 
-#define PIECE_ANY REF_CG_PIECE_ANY
-#define PIECE_UNSET (-2)
-#define pattern ref_cg_pattern
-
-enum match { MATCH_NONE, MATCH_FULL, MATCH_NOT_CAPTURE };
-
-static bool is_space(int c)
+static void half_text(const void *ctx, uint32_t h, char *buf, size_t cap)
 {
-  return c == ' ' || c == '\t' || c == '\r' || c == '\n' || c == '\f' || c == '\v';
-}
-
-static int lower(int c)
-{
-  return c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c;
-}
-
-static int file_of(int c)
-{
-  c = lower(c);
-  return c >= 'a' && c <= 'h' ? c - 'a' : -1;
-}
-
-/*
- * Strips what §1.1 ignores: whitespace, a move number ("12." "12..."),
- * glyphs, check marks, surrounding punctuation. OUT: out. False when
- * nothing is left, it is too long, or a space remains inside.
- */
-bool ref_cg_clean_input(const char *text, char *out, size_t cap)
-{
-  const unsigned char *b = (const unsigned char *)text, *e = b + strlen(text), *q;
-  bool changed = true;
-  size_t len;
-
-  while(changed) {
-    changed = false;
-    while(b < e && (is_space(*b) || *b >= 0x80 || strchr("\"'`.,;([{<", *b))) {
-      b++;
-      changed = true;
-    }
-    q = b;
-    while(q < e && *q >= '0' && *q <= '9')
-      q++;
-    if(q > b && q < e && *q == '.') {
-      b = q;
-      changed = true;
-    }
-  }
-  while(e > b && (is_space(e[-1]) || e[-1] >= 0x80 || strchr("!?+#.,;\"'`]}>", e[-1])))
-    e--;
-  len = (size_t)(e - b);
-  if(!len || len + 1 > cap)
-    return false;
-  for(q = b; q < e; q++)
-    if(is_space(*q))
-      return false;
-  memcpy(out, b, len);
-  out[len] = '\0';
-  return true;
-}
-
-static bool ends_with_ci(const char *s, size_t n, const char *suffix)
-{
-  size_t k = strlen(suffix), i;
-  if(n < k)
-    return false;
-  for(i = 0; i < k; i++)
-    if(lower(s[n - k + i]) != suffix[i])
-      return false;
-  return true;
-}
-
-enum shape {
-  SHAPE_OK = REF_CG_SHAPE_OK,
-  SHAPE_BAD = REF_CG_SHAPE_BAD,
-  SHAPE_CASTLE = REF_CG_SHAPE_CASTLE,
-  SHAPE_PROMO = REF_CG_SHAPE_PROMO
-};
-
-int ref_cg_read_pattern(const char *s, bool b_is_file, struct pattern *pt)
-{
-  size_t n = strlen(s), i = 0, end;
-  int c = (unsigned char)s[0], nsep = 0, os = 0;
-  const char *q;
-
-  memset(pt, 0, sizeof(*pt));
-  pt->piece = PIECE_UNSET;
-  pt->ff = pt->fr = pt->tf = pt->tr = -1;
-  for(q = s; *q && (*q == 'O' || *q == 'o' || *q == '0' || *q == '-'); q++)
-    os += *q != '-';
-  if(!*q && (os == 2 || os == 3) && strchr(s, '-'))
-    return SHAPE_CASTLE; /* §5.2 rule 2: no castling */
-  if((c == 'K' || c == 'k') && n > 1 && strchr("tTnN", s[1])) {
-    pt->piece = REF_CH_KNIGHT; /* "Kt", "Kn" (§1.3) */
-    i = 2;
-  }
-  else if(strchr("KkQqRrNnPp", c) && c) {
-    pt->piece = type_of_letter(c);
-    i = 1;
-  }
-  else if(c == 'B' && !b_is_file) {
-    pt->piece = REF_CH_BISHOP;
-    i = 1;
-  }
-  end = n;
-  /* A promotion suffix: =Q, /Q, (Q), or a letter after the rank. */
-  if((end >= i + 4 && s[end - 1] == ')' && s[end - 3] == '(') ||
-     (end >= i + 3 && strchr("QRBNqrbn", s[end - 1]) &&
-      (s[end - 2] == '=' || s[end - 2] == '/' || (s[end - 2] >= '1' && s[end - 2] <= '8'))))
-    return SHAPE_PROMO; /* §5.2 rule 2: no promotion */
-  if(ends_with_ci(s, end, "off") && end >= i + 3) {
-    pt->tr = 9;
-    end -= 3;
-  }
-  else {
-    if(end < i + 2 || file_of(s[end - 2]) < 0 || s[end - 1] < '1' || s[end - 1] > '9')
-      return SHAPE_BAD;
-    pt->tf = file_of(s[end - 2]);
-    pt->tr = s[end - 1] - '0';
-    end -= 2;
-  }
-  while(end > i && strchr("-xX:*@", s[end - 1])) {
-    if(s[end - 1] == '@')
-      pt->drop = true;
-    else if(s[end - 1] == '*')
-      pt->star = true;
-    else if(s[end - 1] != '-')
-      pt->capture = true;
-    end--;
-    if(++nsep > 2)
-      return SHAPE_BAD;
-  }
-  if(end == 0 && (pt->drop || pt->star) && pt->piece == PIECE_UNSET)
-    pt->piece = REF_CH_PAWN; /* "@h7" */
-  if(end - i == 2) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0 || s[i + 1] < '0' || s[i + 1] > '8')
-      return SHAPE_BAD;
-    pt->fr = s[i + 1] - '0';
-  }
-  else if(end - i == 1) {
-    pt->ff = file_of(s[i]);
-    if(pt->ff < 0) {
-      if(s[i] < '0' || s[i] > '8')
-        return SHAPE_BAD;
-      pt->fr = s[i] - '0';
-    }
-  }
-  else if(end != i) {
-    return SHAPE_BAD;
-  }
-  if(pt->star) {
-    /* "Q*d1" is a bring-in (§5.1), "Qh4*h7" a capture (§1.2) */
-    if(end == i)
-      pt->drop = true;
-    pt->capture = true;
-  }
-  if(pt->fr == 0)
-    pt->drop = true;
-  if(pt->drop && (pt->tr == 9 || (pt->fr > 0)))
-    return SHAPE_BAD;
-  if(pt->piece == PIECE_UNSET)
-    pt->piece = pt->ff >= 0 && pt->fr > 0 ? PIECE_ANY : REF_CH_PAWN;
-  return SHAPE_OK;
-}
-
-static enum match pattern_match(const struct ref_cg_state *st, const struct pattern *pt,
-                                uint32_t h)
-{
-  const struct ref_chess_pos *p = &st->pos;
-  int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  int type;
-  bool capture;
-
-  if(kind == REF_CG_K_PASS)
-    return MATCH_NONE;
-  if(kind == REF_CG_K_DROP) {
-    if(!pt->drop)
-      return MATCH_NONE;
-    if((pt->piece >= 0 && ref_cg_half_type(h) != pt->piece) || pt->tr != SQ_RANK(to) + 1 ||
-       pt->tf != SQ_FILE(to) || (pt->ff >= 0 && pt->ff != SQ_FILE(to)))
-      return MATCH_NONE;
-    if(pt->capture && !pt->star)
-      return MATCH_NOT_CAPTURE;
-    return MATCH_FULL;
-  }
-  if(pt->drop && !pt->star)
-    return MATCH_NONE;
-  if(pt->fr == 0)
-    return MATCH_NONE;
-  if(kind == REF_CG_K_OFF) {
-    if(pt->tr != 9 || (pt->tf >= 0 && pt->tf != to))
-      return MATCH_NONE;
-  }
-  else if(pt->tr != SQ_RANK(to) + 1 || pt->tf != SQ_FILE(to)) {
-    return MATCH_NONE;
-  }
-  type = REF_CH_TYPE(p->board[from]);
-  if(pt->piece >= 0 && type != pt->piece)
-    return MATCH_NONE;
-  if((pt->ff >= 0 && SQ_FILE(from) != pt->ff) || (pt->fr > 0 && SQ_RANK(from) + 1 != pt->fr))
-    return MATCH_NONE;
-  capture = kind == REF_CG_K_EP || (kind == REF_CG_K_NORMAL && p->board[to] != REF_CH_EMPTY);
-  /* SAN names a pawn capture by its file: a bare "e5" is the step only. */
-  if(pt->piece == REF_CH_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(pt->capture && !capture)
-    return pt->star && pt->drop ? MATCH_NONE : MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
-}
-
-struct suggestion {
-  int score;
-  char text[REF_NOTATION_MAX];
-};
-
-static int cmp_suggestion(const void *a, const void *b)
-{
-  const struct suggestion *x = a, *y = b;
-  if(x->score != y->score)
-    return y->score - x->score;
-  return strcmp(x->text, y->text);
-}
-
-/* Fills err->suggest (§1.4): `only` exactly, or the legal halves sharing
- * destination, origin or piece with what was read, best first (all of
- * them when few). */
-static void suggest(const struct ref_cg_state *st, const struct pattern *pt, const uint32_t *only,
-                    int nonly, struct ref_err *err)
-{
-  static const struct pattern none = {PIECE_ANY, -1, -1, -2, -2, false, false, false};
-  struct suggestion sg[REF_CG_MAX_HALVES];
-  uint32_t v[REF_CG_MAX_HALVES];
-  int i, n, kept = 0;
-
-  if(!err)
-    return;
-  if(!pt)
-    pt = &none;
-  if(only) {
-    n = nonly;
-    memcpy(v, only, (size_t)n * sizeof(v[0]));
-  }
-  else {
-    n = ref_cg_gen(st, v);
-    if(!n) {
-      /* rule 8: nothing to offer but the pass */
-      snprintf(err->suggest[0], REF_NOTATION_MAX, "--");
-      err->nsuggest = 1;
-      return;
-    }
-  }
-  for(i = 0; i < n; i++) {
-    int kind = ref_cg_half_kind(v[i]), from = ref_cg_half_from(v[i]), to = ref_cg_half_to(v[i]);
-    int score = 0;
-    if(!only) {
-      if(kind == REF_CG_K_OFF ? pt->tr == 9 : (kind != REF_CG_K_PASS && pt->tf == SQ_FILE(to) &&
-                                                pt->tr == SQ_RANK(to) + 1))
-        score += 4;
-      if(kind == REF_CG_K_DROP ? pt->drop
-                               : (pt->ff >= 0 || pt->fr > 0) &&
-                                   (pt->ff < 0 || SQ_FILE(from) == pt->ff) &&
-                                   (pt->fr <= 0 || SQ_RANK(from) + 1 == pt->fr))
-        score += 2;
-      if(pt->piece >= 0 &&
-         (kind == REF_CG_K_DROP ? ref_cg_half_type(v[i])
-                                : REF_CH_TYPE(st->pos.board[from])) == pt->piece)
-        score += 1;
-    }
-    sg[i].score = score;
-    ref_cg_format_half(st, v[i], REF_NOTATION_CANONICAL, sg[i].text, sizeof(sg[i].text));
-  }
-  qsort(sg, (size_t)n, sizeof(sg[0]), cmp_suggestion);
-  for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
-    if(!only && n > REF_SUGGEST_MAX && sg[i].score == 0 && sg[0].score > 0)
-      break;
-    memcpy(err->suggest[kept++], sg[i].text, sizeof(sg[i].text));
-  }
-  err->nsuggest = kept;
-}
-
-static int fail(const struct ref_cg_state *st, struct ref_err *err, enum ref_code code,
-                const char *reason, const char *detail, const struct pattern *pt)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest(st, pt, NULL, 0, err);
-  return code;
+  ref_cg_format_half(ctx, h, REF_NOTATION_CANONICAL, buf, cap);
 }
 
 /* Why a readable half that matches no legal half is refused: the most
  * specific truth first (RK-2, rule 7, rule 6, the origin square). */
-static int explain(const struct ref_cg_state *st, const struct pattern *pats, int npat,
+static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
                    const char *in, struct ref_err *err)
 {
+  const struct ref_cg_state *st = g->ctx;
   const struct ref_chess_pos *p = &st->pos;
   struct families f;
+  struct ref_cn_move d;
   uint32_t all[REF_CG_MAX_HALVES * 2];
   int n = 0, i, k, us = p->side;
   char sq[3];
@@ -1226,186 +861,117 @@ static int explain(const struct ref_cg_state *st, const struct pattern *pats, in
   n = append(all, n, f.quiet, f.nquiet);
   n = append(all, n, f.off, f.noff);
   n = append(all, n, f.drop, f.ndrop);
-  for(i = 0; i < n; i++)
+  for(i = 0; i < n; i++) {
+    describe(st, all[i], &d);
     for(k = 0; k < npat; k++)
-      if(pattern_match(st, &pats[k], all[i]) == MATCH_FULL) {
+      if(ref_cn_fits(&pats[k], &d, true)) {
         uint32_t one = all[i];
         if(filter(st, &one, 1) == 0)
-          return fail(st, err, REF_EILLEGAL, "rk-king-attacked", NULL, &pats[k]);
-        return fail(st, err, REF_EILLEGAL, "cg-bar-restriction", NULL, &pats[k]);
+          return ref_cn_refuse(g, REF_EILLEGAL, "rk-king-attacked", NULL, &pats[k], err);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-bar-restriction", NULL, &pats[k], err);
       }
+  }
   for(k = 0; k < npat; k++) {
-    const struct pattern *pt = &pats[k];
+    const struct ref_cn_pattern *pt = &pats[k];
     if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = (pt->tr - 1) * 8 + pt->tf;
-      square_name(to, sq);
+      ref_cn_square(SQ_FILE(to), SQ_RANK(to) + 1, sq);
       if(!rules_of(st)->bar)
-        return fail(st, err, REF_EILLEGAL, "hb-no-bar", NULL, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "hb-no-bar", NULL, pt, err);
       if(!st->bar[us][pt->piece])
-        return fail(st, err, REF_EILLEGAL, "cg-not-on-bar", NULL, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
       if(!(appropriate_of(st, us, pt->piece) & BIT(to)))
-        return fail(st, err, REF_EILLEGAL, "cg-not-appropriate", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-appropriate", sq, pt, err);
       if(p->board[to] != REF_CH_EMPTY)
-        return fail(st, err, REF_EILLEGAL, "cg-square-occupied", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-square-occupied", sq, pt, err);
     }
     if(pt->ff >= 0 && pt->fr > 0) {
       int from = (pt->fr - 1) * 8 + pt->ff;
-      square_name(from, sq);
+      ref_cn_square(SQ_FILE(from), SQ_RANK(from) + 1, sq);
       if(p->board[from] == REF_CH_EMPTY)
-        return fail(st, err, REF_EILLEGAL, "no-piece-there", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, pt, err);
       if(REF_CH_COLOR(p->board[from]) != us)
-        return fail(st, err, REF_EILLEGAL, "not-your-piece", sq, pt);
+        return ref_cn_refuse(g, REF_EILLEGAL, "not-your-piece", sq, pt, err);
     }
     if(pt->tr == 9)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt);
+      return ref_cn_refuse(g, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt, err);
   }
-  return fail(st, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
+}
+
+/* §5.1: Betza's notation on the 8x8 board. A whole turn of the plain game
+ * is one half; Doublemove reads its two halves one by one (§5.4). */
+static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn"};
+static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL};
+static const struct ref_cn_rules cg_turn_reader = {&cg_turn, describe, half_text, explain};
+static const struct ref_cn_rules cg_half_reader = {&cg_half, describe, half_text, explain};
+
+/* The legal halves, or the pass when there are none (rule 8). */
+static int halves_or_pass(const struct ref_cg_state *st, uint32_t *v)
+{
+  int n = ref_cg_gen(st, v);
+  if(!n)
+    v[n++] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
+  return n;
 }
 
 int ref_cg_parse_half(const struct ref_cg_state *st, const char *text, uint32_t *out,
                       struct ref_err *err)
 {
-  struct pattern pats[2];
-  uint32_t v[REF_CG_MAX_HALVES], found[REF_CG_MAX_HALVES], not_capture = 0;
-  char in[32], low[32];
-  int npat = 0, nfound = 0, n, i, k;
-  bool has_lower = false;
-  enum shape sh;
+  uint32_t v[REF_CG_MAX_HALVES];
+  struct ref_move m;
+  int rc = ref_cn_parse(&cg_half_reader, st, false, v, halves_or_pass(st, v), text, &m, err);
 
-  if(!text || !ref_cg_clean_input(text, in, sizeof(in)))
-    return fail(st, err, REF_EPARSE, "unreadable", NULL, NULL);
-  for(i = 0; in[i]; i++) {
-    low[i] = (char)lower(in[i]);
-    if(in[i] >= 'a' && in[i] <= 'z')
-      has_lower = true;
-  }
-  low[i] = '\0';
-  n = ref_cg_gen(st, v);
-  if(!strcmp(low, "--") || !strcmp(low, "pass") || !strcmp(low, "0000")) {
-    /* Rule 8: a pass only when there is no legal move. */
-    if(n)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-pass", NULL, NULL);
-    *out = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    return REF_OK;
-  }
-  sh = ref_cg_read_pattern(in, false, &pats[0]);
-  if(sh == SHAPE_CASTLE)
-    return fail(st, err, REF_EILLEGAL, "cg-no-castling", NULL, NULL);
-  if(sh == SHAPE_PROMO)
-    return fail(st, err, REF_EILLEGAL, "cg-no-promotion", NULL, NULL);
-  if(sh == SHAPE_OK)
-    npat++;
-  if(in[0] == 'B' && !has_lower && ref_cg_read_pattern(in, true, &pats[npat]) == SHAPE_OK)
-    npat++;
-  if(!npat)
-    return fail(st, err, REF_EPARSE, "unreadable", in, NULL);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(st, &pats[k], v[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_NOT_CAPTURE && !not_capture)
-        not_capture = v[i];
-    }
-    if(full)
-      found[nfound++] = v[i];
-  }
-  if(nfound == 1) {
-    *out = found[0];
-    return REF_OK;
-  }
-  if(nfound > 1) {
-    char detail[96];
-    size_t len = 0;
-    struct suggestion sg[REF_CG_MAX_HALVES];
-    for(i = 0; i < nfound; i++) {
-      sg[i].score = 0;
-      ref_cg_format_half(st, found[i], REF_NOTATION_CANONICAL, sg[i].text, sizeof(sg[i].text));
-    }
-    qsort(sg, (size_t)nfound, sizeof(sg[0]), cmp_suggestion);
-    detail[0] = '\0';
-    for(i = 0; i < nfound; i++)
-      if(len + strlen(sg[i].text) + 3 < sizeof(detail))
-        len += (size_t)snprintf(detail + len, sizeof(detail) - len, "%s%s", i ? ", " : "",
-                                sg[i].text);
-    ref_err_set(err, REF_EAMBIGUOUS, "ambiguous", detail);
-    suggest(st, NULL, found, nfound, err);
-    return REF_EAMBIGUOUS;
-  }
-  if(not_capture) {
-    char sq[3];
-    square_name(ref_cg_half_to(not_capture), sq);
-    return fail(st, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-  return explain(st, pats, npat, in, err);
+  if(rc == REF_OK)
+    *out = m.w[0];
+  return rc;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Ops shared by the variants (one half per turn; Doublemove has its own
  * legal, parse, format and apply in chessgammon_doublemove.c). */
 
-static void trim(const char **b, const char **e)
-{
-  while(*b < *e && (**b == ' ' || **b == '\t'))
-    (*b)++;
-  while(*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
-    (*e)--;
-}
-
-static bool span_is(const char *b, const char *e, const char *word)
-{
-  return (size_t)(e - b) == strlen(word) && !strncmp(b, word, (size_t)(e - b));
-}
-
 /*
- * Options "key=value;...": fen=POSITION (the §5.1 record), fifty_moves=
- * on|off (CG-12, default off), in Doublemove balanced_start=on|off
- * (DM-2, default off), and in Racing Kings rk_array=on|off (RK-1, default
- * off: the Racing Kings array; with fen= the position is read in that
- * array). Unknown or repeated keys are REF_EINVAL.
+ * Options "key=value;..." (game_text.c): fen=POSITION (the §5.1 record),
+ * fifty_moves=on|off (CG-12, default off), in Doublemove
+ * balanced_start=on|off (DM-2, default off), and in Racing Kings
+ * rk_array=on|off (RK-1, default off: the Racing Kings array; with fen=
+ * the position is read in that array). Unknown or repeated keys are
+ * REF_EINVAL.
  */
 int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
                 const struct ref_cg_rules *rules)
 {
-  char fen[200];
-  const char *b = options ? options : "";
+  struct ref_opt o;
+  char fen[200], key[32];
+  const char *b = options;
   int fifty = 0, balanced = 0, rk_array = 0, rc;
   bool seen_fen = false, seen_fifty = false, seen_bal = false, seen_arr = false;
   bool rk = rules->id == REF_CG_RACING_KINGS;
 
-  while(*b) {
-    const char *e = strchr(b, ';'), *eq, *kb = b, *ke, *vb, *ve;
-    char key[32];
-    if(!e)
-      e = b + strlen(b);
-    eq = memchr(b, '=', (size_t)(e - b));
-    ke = eq ? eq : e;
-    trim(&kb, &ke);
-    vb = eq ? eq + 1 : e;
-    ve = e;
-    trim(&vb, &ve);
-    snprintf(key, sizeof(key), "%.*s", (int)(ke - kb), kb);
-    if(kb == ke && !eq) {
+  while(ref_opt_next(&b, &o)) {
+    bool fi = ref_opt_is(o.kb, o.ke, "fifty_moves"), ra = ref_opt_is(o.kb, o.ke, "rk_array");
+    ref_opt_key(&o, key, sizeof(key));
+    if(o.kb == o.ke && !o.has_value) {
       /* an empty segment */
     }
-    else if(span_is(kb, ke, "fen") && eq && !seen_fen && (size_t)(ve - vb) < sizeof(fen)) {
+    else if(ref_opt_is(o.kb, o.ke, "fen") && o.has_value && !seen_fen &&
+            (size_t)(o.ve - o.vb) < sizeof(fen)) {
       seen_fen = true;
-      snprintf(fen, sizeof(fen), "%.*s", (int)(ve - vb), vb);
+      snprintf(fen, sizeof(fen), "%.*s", (int)(o.ve - o.vb), o.vb);
     }
-    else if((span_is(kb, ke, "fifty_moves") && !seen_fifty) ||
-            (rules->balanced_option && span_is(kb, ke, "balanced_start") && !seen_bal) ||
-            (rk && span_is(kb, ke, "rk_array") && !seen_arr)) {
-      int on = span_is(vb, ve, "on");
-      if(!eq || (!on && !span_is(vb, ve, "off"))) {
+    else if((fi && !seen_fifty) || (rk && ra && !seen_arr) ||
+            (rules->balanced_option && ref_opt_is(o.kb, o.ke, "balanced_start") && !seen_bal)) {
+      int on = ref_opt_is(o.vb, o.ve, "on");
+      if(!o.has_value || (!on && !ref_opt_is(o.vb, o.ve, "off"))) {
         ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
         return REF_EINVAL;
       }
-      if(span_is(kb, ke, "fifty_moves")) {
+      if(fi) {
         seen_fifty = true;
         fifty = on;
       }
-      else if(span_is(kb, ke, "rk_array")) {
+      else if(ra) {
         seen_arr = true;
         rk_array = on;
       }
@@ -1418,7 +984,6 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
       ref_err_set(err, REF_EINVAL, "cg-unknown-option", key);
       return REF_EINVAL;
     }
-    b = *e ? e + 1 : e;
   }
   if(!seen_fen)
     snprintf(fen, sizeof(fen), "%s", rk_array ? rk_start_position : start_position);
@@ -1444,52 +1009,24 @@ int ref_cg_decode(struct ref_state *s, const char *text, struct ref_err *err,
                     err);
 }
 
+/* Rule 8, CG-14: a side with no legal move (a "stalemate") passes; the
+ * pass is the one move (the service plays it, §1.5). None once the game
+ * is over (G-1). */
 int ref_cg_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct ref_cg_state *st = cstate_of(s);
   uint32_t v[REF_CG_MAX_HALVES];
-  struct ref_move m;
-  int i, n;
-
-  memset(&m, 0, sizeof(m));
-  n = ref_cg_gen(st, v);
-  if(!n) {
-    /* Rule 8, CG-14: a side with no legal move (a "stalemate") passes;
-     * the pass is the one move (the service plays it, §1.5). */
-    v[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    n = 1;
-  }
-  for(i = 0; i < n; i++) {
-    m.w[0] = v[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  return ref_ge_moves(&st->e, v, ref_cg_gen(st, v), ref_cg_half(REF_CG_K_PASS, 0, 0, 0), out);
 }
 
 int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *out,
                  struct ref_err *err)
 {
   const struct ref_cg_state *st = cstate_of(s);
-  uint32_t h;
-  int rc;
+  uint32_t v[REF_CG_MAX_HALVES];
 
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  {
-    char in[64];
-    /* Two moves in one turn are Doublemove's (§5.4). */
-    if(text && ref_cg_clean_input(text, in, sizeof(in)) && strchr(in, ','))
-      return fail(st, err, REF_EILLEGAL, "cg-one-move-per-turn", NULL, NULL);
-  }
-  rc = ref_cg_parse_half(st, text, &h, err);
-  if(rc != REF_OK)
-    return rc;
-  memset(out, 0, sizeof(*out));
-  out->w[0] = h;
-  return REF_OK;
+  /* Two moves in one turn are Doublemove's (§5.4). */
+  return ref_cn_parse(&cg_turn_reader, st, st->e.over, v, halves_or_pass(st, v), text, out, err);
 }
 
 /* The pass, or a legal half; anything else in m is refused. */
@@ -1525,7 +1062,7 @@ int ref_cg_apply(struct ref_state *s, const struct ref_move *m)
   struct ref_cg_state *st = state_of(s);
   uint32_t h;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   if(!turn_of(st, m, &h))
     return REF_EILLEGAL;
@@ -1545,35 +1082,20 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                struct ref_err *err)
 {
   struct ref_cg_state *st = state_of(s);
-  enum ref_end claim, end;
-  int winner, rc;
+  int rc = ref_ge_act(&st->e, seat, action, ref_ge_cg_claim(&st->e, st->fifty, st->plies),
+                      "draw-not-claimable", err);
 
   (void)arg;
-  /* CG-12: the fifty-move claim counts 100 turns, fifty moves of each side */
-  claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-        : st->fifty && st->plies >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim, "draw-not-claimable", &winner, &end, err);
-  if(rc)
-    return rc;
-  finish(st, winner, end);
-  assert(ref_cg_ok(s));
-  return REF_OK;
+  assert(rc || ref_cg_ok(s));
+  return rc;
 }
 
+/* §5.2 rule 2: there is no check. */
 void ref_cg_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct ref_cg_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->pos.side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->pos.fullmove;
-  out->in_check = false; /* §5.2 rule 2: there is no check */
-  out->draw_claimable = !st->over && (repetitions(st) >= 3 || (st->fifty && st->plies >= 100));
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->pos.side, (int)st->pos.fullmove, false,
+                ref_ge_cg_claim(&st->e, st->fifty, st->plies) != REF_END_NONE, out);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1585,53 +1107,10 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   char out[1024];
-  size_t k = 0;
-  int row, col, i, c, t;
-  bool flip = seat == 1;
+  size_t k = ref_chess_diagram(&st->pos, seat, st->last_from, st->last_to, out);
 
-  for(i = 0; i < 2; i++) {
-    if(i == 1) {
-      for(row = 0; row < 8; row++) {
-        int rank = flip ? row : 7 - row;
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %d ", rank + 1);
-        for(col = 0; col < 8; col++) {
-          int file = flip ? 7 - col : col, sq = rank * 8 + file, code = st->pos.board[sq];
-          bool mark = sq == st->last_from || sq == st->last_to;
-          char ch = '.';
-          if(code != REF_CH_EMPTY) {
-            ch = piece_letters[REF_CH_TYPE(code)];
-            if(REF_CH_COLOR(code) == BLACK)
-              ch = (char)(ch - 'A' + 'a');
-          }
-          out[k++] = mark ? '[' : ' ';
-          out[k++] = ch;
-          out[k++] = mark ? ']' : ' ';
-        }
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %d\n", rank + 1);
-      }
-    }
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "   ");
-    for(col = 0; col < 8; col++)
-      k += (size_t)snprintf(out + k, sizeof(out) - k, " %c%s", 'a' + (flip ? 7 - col : col),
-                            col < 7 ? " " : "\n");
-  }
-  for(c = 0; c < 2; c++) {
-    int who = flip ? c ^ 1 : c, nb = 0;
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s bar:", who == WHITE ? "White" : "Black");
-    for(t = 0; t < 6; t++)
-      for(i = 0; i < st->bar[who][t]; i++) {
-        char ch = piece_letters[t];
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %c",
-                              who == BLACK ? ch - 'A' + 'a' : ch);
-        nb++;
-      }
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of %d\n", nb ? "" : " -",
-                          st->off[who], army_of(st));
-  }
-  if(k + 1 > cap || k + 1 > sizeof(out))
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat);
+  return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1645,31 +1124,20 @@ bool ref_cg_ok(const struct ref_state *s)
   const struct ref_cg_state *st = cstate_of(s);
   const struct ref_chess_pos *p = &st->pos;
   const struct ref_cg_rules *r;
-  uint64_t pieces[2][6] = {{0}}, occ[2] = {0, 0};
+  const uint64_t(*pieces)[6] = p->pieces;
   struct ref_cg_state again;
-  int sq, c, t, i;
+  int c, t, i;
 
-  if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || st->fifty > 1 ||
-     st->balanced > 1 || st->over > 1 || st->half || st->first_ep || st->fresh ||
+  if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || !st->rules ||
+     st->rules->id != st->variant || st->fifty > 1 ||
+     st->balanced > 1 || st->half || st->first_ep || st->fresh ||
      st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;
   r = rules_of(st);
   if(p->side > 1 || p->castle || p->ep != NO_SQ || p->fullmove < 1 || st->pend[0] != NO_SQ ||
      st->pend[1] != NO_SQ)
     return false;
-  for(sq = 0; sq < 64; sq++) {
-    int code = p->board[sq];
-    if(code == REF_CH_EMPTY)
-      continue;
-    c = REF_CH_COLOR(code);
-    t = REF_CH_TYPE(code);
-    if(c > 1 || t < 0 || t > REF_CH_KING)
-      return false;
-    pieces[c][t] |= BIT(sq);
-    occ[c] |= BIT(sq);
-  }
-  if(memcmp(pieces, p->pieces, sizeof(pieces)) || memcmp(occ, p->occ, sizeof(occ)) ||
-     (occ[0] & occ[1]) || p->key != ref_chess_key_compute(p))
+  if(!ref_chess_tables_ok(p) || p->key != ref_chess_key_compute(p))
     return false;
   for(c = 0; c < 2; c++) {
     int total = st->off[c];
@@ -1699,30 +1167,12 @@ bool ref_cg_ok(const struct ref_state *s)
     return false;
   if(st->last_from > NO_SQ || st->last_to > NO_SQ)
     return false;
-  if(st->nhist < 1 || st->nhist > REF_CG_HIST_MAX || st->hist[st->nhist - 1] != cg_key(st))
+  if(!ref_ge_hist_ok(&st->e, cg_key(st)))
     return false;
   memcpy(&again, st, sizeof(again));
   settle(&again);
-  if(!st->over)
-    return st->end == REF_END_NONE && st->winner == -1 && !again.over;
-  if(st->winner < -1 || st->winner > 1)
-    return false;
-  switch(st->end) {
-  case REF_END_BORNE_OFF:
-  case REF_END_SAME_MOVE_NUMBER:
-  case REF_END_NO_MOVES:
-    return again.over && again.end == st->end && again.winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner >= 0;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fifty && st->plies >= 100;
-  default:
-    return false;
-  }
+  return ref_ge_ok(&st->e, &again.e, ref_ge_repetitions(&st->e) >= 3,
+                   st->fifty && st->plies >= 100);
 }
 
 /* ------------------------------------------------------------------------ */
@@ -1738,38 +1188,12 @@ static int plain_decode(struct ref_state *s, const char *text, struct ref_err *e
   return ref_cg_decode(s, text, err, &ref_cg_rules_plain);
 }
 
-static const struct ref_game_ops chessgammon_ops = {
-  plain_init,      /* init */
-  plain_decode,    /* decode */
-  ref_cg_encode,   /* encode */
-  ref_cg_legal,    /* legal */
-  ref_cg_parse,    /* parse */
-  ref_cg_format,   /* format */
-  ref_cg_apply,    /* apply */
-  NULL,            /* roll: diceless */
-  ref_cg_act,      /* act */
-  ref_cg_status,   /* status */
-  ref_cg_render,   /* render */
-  NULL,            /* perft: the generic walk */
-  ref_cg_ok,       /* ok */
-};
+static const struct ref_game_ops chessgammon_ops = REF_CG_ONE_HALF_OPS(plain_init, plain_decode);
 
 const struct ref_game_desc ref_game_chessgammon = {
-  "chessgammon",                  /* name */
-  "Diceless Chessgammon",         /* title */
-  1,                              /* version: bump when any ruling changes */
-  2,                              /* seats */
-  {"White", "Black"},             /* seat_names */
-  REF_GAME_DRAWS,                 /* flags */
-  sizeof(struct ref_cg_state),    /* state_size */
-  &chessgammon_ops,               /* ops */
-};
+  "chessgammon", "Diceless Chessgammon", 1 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &chessgammon_ops};
 
+/* One half a turn, the bar, no position test, no options beyond fen= and fifty_moves=. */
 const struct ref_cg_rules ref_cg_rules_plain = {
-  REF_CG_PLAIN,           /* id */
-  &ref_game_chessgammon,  /* desc */
-  1,                      /* halves_per_turn */
-  true,                   /* bar */
-  NULL,                   /* position_ok */
-  false,                  /* balanced_option */
-};
+  REF_CG_PLAIN, &ref_game_chessgammon, 1, true, NULL, false};

@@ -34,9 +34,12 @@
  * files e-h treated as a wall. The stacks need their own representation:
  * counts per square and type, one colour per square.
  */
+#include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "game_text_int.h"
 
 #include <assert.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -47,8 +50,7 @@
 #define NO_SQ REF_CH_NO_SQ
 #define EMPTY 2
 #define FILES_ABCD 0x0F0F0F0F0F0F0F0Full
-#define V4_MAGIC 0x43473438u /* "CG48": bump when the layout changes */
-#define V4_HIST_MAX 200
+#define V4_MAGIC 0x43473439u /* "CG49": bump when the layout changes */
 #define V4_MAX_HALVES 256
 
 /* 4x8 squares 0..31 (a1 = 0, d1 = 3, a2 = 4, ...) and their chess index. */
@@ -75,9 +77,6 @@ struct v4_state {
   uint32_t magic;
   uint8_t max_stack; /* V4-2: 0 unlimited */
   uint8_t fifty;     /* CG-12 */
-  uint8_t over;
-  int8_t winner;
-  uint8_t end;
   uint8_t side;
   uint8_t ep; /* V4-12 target (4x8 square) or NO_SQ */
   uint8_t last_from, last_to;
@@ -85,10 +84,9 @@ struct v4_state {
   uint8_t n[32][6];  /* pieces per square and type */
   uint8_t bar[2][6];
   uint8_t off[2];
-  uint16_t nhist;
   uint32_t fullmove;
   uint32_t plies;
-  uint64_t hist[V4_HIST_MAX];
+  struct ref_ge e; /* result, repetition keys (CG-12); last: the generator needs no copy */
 };
 
 static bool v4_ok(const struct ref_state *s);
@@ -137,14 +135,6 @@ static uint64_t v4_key(const struct v4_state *st)
   return h * 0x100000001b3ull;
 }
 
-static int bar_total(const struct v4_state *st, int c)
-{
-  int t, k = 0;
-  for(t = 0; t < 6; t++)
-    k += st->bar[c][t];
-  return k;
-}
-
 /* ------------------------------------------------------------------------ */
 /* Moves */
 
@@ -186,21 +176,17 @@ static int gen_off(const struct v4_state *st, int us, int t, int sq, uint32_t *o
         out[n++] = ref_cg_half(REF_CG_K_OFF, sq, f + two[d], t);
     }
     break;
-  default:
+  default: /* sliders: straight (rook, queen) or diagonal (bishop, queen) */
     for(df = -1; df <= 1; df++) {
-      int k;
-      if((t == REF_CH_ROOK && df) || (t == REF_CH_BISHOP && !df))
+      int ff = f + df, rr = r + dr;
+      if(t == REF_CH_ROOK ? df != 0 : t == REF_CH_BISHOP && df == 0)
         continue;
-      for(k = 1;; k++) {
-        int ff = f + k * df, rr = r + k * dr;
-        if(rr == beyond) {
-          if(ff >= 0 && ff < 4)
-            out[n++] = ref_cg_half(REF_CG_K_OFF, sq, ff, t);
-          break;
-        }
-        if(ff < 0 || ff > 3 || st->color[SQ(ff, rr)] != EMPTY)
-          break;
+      while(rr != beyond && ff >= 0 && ff <= 3 && st->color[SQ(ff, rr)] == EMPTY) {
+        ff += df;
+        rr += dr;
       }
+      if(rr == beyond && ff >= 0 && ff < 4)
+        out[n++] = ref_cg_half(REF_CG_K_OFF, sq, ff, t);
     }
     break;
   }
@@ -215,7 +201,7 @@ static int gen(const struct v4_state *st, uint32_t *out)
 
   if(st->off[us] == 16)
     return 0;
-  if(bar_total(st, us)) {
+  if(ref_cg_bar_count(st->bar[us])) {
     /* V4-8, V4-7: bring-ins only, onto empty or own appropriate squares */
     for(t = 0; t < 6; t++) {
       uint32_t m = appropriate[us][t];
@@ -284,11 +270,7 @@ static int gen(const struct v4_state *st, uint32_t *out)
 static bool half_legal(const struct v4_state *st, uint32_t h)
 {
   uint32_t v[V4_MAX_HALVES];
-  int i, n = gen(st, v);
-  for(i = 0; i < n; i++)
-    if(v[i] == h)
-      return true;
-  return false;
+  return ref_cg_has(v, gen(st, v), h);
 }
 
 static void put(struct v4_state *st, int c, int t, int sq)
@@ -348,10 +330,10 @@ static void play(struct v4_state *st, uint32_t h)
     break;
   case REF_CG_K_OFF:
     take(st, t, from);
-    st->off[us]++;
-    st->plies = 0;
     st->last_from = (uint8_t)from;
     st->last_to = NO_SQ;
+    st->off[us]++;
+    st->plies = 0;
     break;
   default:
     st->last_from = st->last_to = NO_SQ;
@@ -359,47 +341,25 @@ static void play(struct v4_state *st, uint32_t h)
   }
 }
 
-static void finish(struct v4_state *st, int winner, enum ref_end end)
+/* Can the side to move (other false) or the other side move here? */
+static bool can_move(const void *ctx, bool other)
 {
-  st->over = 1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-}
-
-/* The result after a turn, as in chessgammon.c: CG-10, CG-11. */
-static void settle(struct v4_state *st)
-{
-  int mover = st->side ^ 1;
-  bool w = st->off[WHITE] == 16, b = st->off[BLACK] == 16;
+  struct v4_state c;
   uint32_t v[V4_MAX_HALVES];
 
-  st->over = 0;
-  st->winner = -1;
-  st->end = REF_END_NONE;
-  if(mover == BLACK) {
-    if(w && b)
-      finish(st, -1, REF_END_SAME_MOVE_NUMBER);
-    else if(b)
-      finish(st, BLACK, REF_END_BORNE_OFF);
-    else if(w)
-      finish(st, WHITE, REF_END_BORNE_OFF);
-  }
-  else if(b) {
-    finish(st, BLACK, REF_END_BORNE_OFF);
-  }
-  if(st->over || gen(st, v))
-    return;
-  if(w) {
-    finish(st, WHITE, REF_END_BORNE_OFF);
-  }
-  else {
-    struct v4_state c;
-    memcpy(&c, st, offsetof(struct v4_state, hist));
+  memcpy(&c, ctx, offsetof(struct v4_state, e)); /* the generator reads no history */
+  if(other) {
     c.side ^= 1;
     c.ep = NO_SQ;
-    if(!gen(&c, v))
-      finish(st, -1, REF_END_NO_MOVES);
   }
+  return gen(&c, v) > 0;
+}
+
+/* The result after a turn, as in chessgammon.c: CG-10, CG-11 (game_end.c). */
+static void settle(struct v4_state *st)
+{
+  bool done[2] = {st->off[WHITE] == 16, st->off[BLACK] == 16};
+  ref_ge_chessgammon(&st->e, st->side ^ 1, done, can_move, st);
 }
 
 static void end_turn(struct v4_state *st)
@@ -407,39 +367,19 @@ static void end_turn(struct v4_state *st)
   if(st->side == BLACK)
     st->fullmove++;
   st->side ^= 1;
-  if(st->nhist == V4_HIST_MAX) {
-    memmove(st->hist, st->hist + 2, (V4_HIST_MAX - 2) * sizeof(st->hist[0]));
-    st->nhist -= 2;
-  }
-  st->hist[st->nhist++] = v4_key(st);
+  ref_ge_push(&st->e, v4_key(st), false);
   settle(st);
-}
-
-static int repetitions(const struct v4_state *st)
-{
-  int i, k = 0;
-  for(i = 0; i < st->nhist; i++)
-    k += st->hist[i] == st->hist[st->nhist - 1];
-  return k;
 }
 
 /* ------------------------------------------------------------------------ */
 /* The position string */
-
-static void square_name(int sq, char *out)
-{
-  out[0] = (char)('a' + FILE_OF(sq));
-  out[1] = (char)('1' + RANK_OF(sq));
-  out[2] = '\0';
-}
 
 static int v4_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct v4_state *st = cstate_of(s);
   char out[400], sq[3];
   size_t k = 0;
-  int rank, file, i, c, t, nbar = 0;
-  static const char order[] = "BKNPQRbknpqr";
+  int rank, file, i;
 
   for(rank = 7; rank >= 0; rank--) {
     int empty = 0;
@@ -467,37 +407,11 @@ static int v4_encode(const struct ref_state *s, char *buf, size_t cap)
     if(rank)
       out[k++] = '/';
   }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %c bar:", st->side == WHITE ? 'w' : 'b');
-  for(i = 0; order[i]; i++) {
-    c = order[i] >= 'a' ? BLACK : WHITE;
-    t = (int)(strchr(piece_letters, c == BLACK ? order[i] - 'a' + 'A' : order[i]) - piece_letters);
-    for(int j = 0; j < st->bar[c][t]; j++, nbar++)
-      out[k++] = order[i];
-  }
-  if(!nbar)
-    out[k++] = '-';
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " off:%d/%d ep:", st->off[0], st->off[1]);
-  if(st->ep == NO_SQ) {
-    out[k++] = '-';
-  }
-  else {
-    square_name(st->ep, sq);
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s", sq);
-  }
-  k += (size_t)snprintf(out + k, sizeof(out) - k, " %u", (unsigned)st->fullmove);
-  if(k + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
-}
-
-static int type_of_letter(int c)
-{
-  const char *hit;
-  if(c >= 'a' && c <= 'z')
-    c = c - 'a' + 'A';
-  hit = c ? strchr(piece_letters, c) : NULL;
-  return hit ? (int)(hit - piece_letters) : -1;
+  if(st->ep != NO_SQ)
+    ref_cn_square(FILE_OF(st->ep), RANK_OF(st->ep) + 1, sq);
+  k += ref_cg_write_record(out + k, sizeof(out) - k, st->side, st->bar, st->off,
+                           st->ep != NO_SQ ? sq : "-", st->fullmove, NULL);
+  return ref_text_copy(out, k, buf, cap);
 }
 
 /* Reads one square's content at *p: a letter or a parenthesised stack of
@@ -511,7 +425,7 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
   if(paren)
     s++;
   do {
-    int t = type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
+    int t = ref_cg_type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
     if(t < 0 || (c >= 0 && cc != c))
       return false;
     c = cc;
@@ -530,36 +444,15 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
 
 static int read_position(struct v4_state *st, const char *text, const char **reason)
 {
-  char buf[400], *field[8], *s;
-  int nfield = 0, rank = 7, file = 0, c, t, i, offw = -1, offb = -1, sq;
-  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
-  size_t len;
+  struct ref_cg_record rec;
+  int rank = 7, file = 0, c, t, sq;
   const char *q;
 
   *reason = "cg-position-syntax";
-  if(!text || (len = strlen(text)) >= sizeof(buf))
-    return REF_EINVAL;
-  memcpy(buf, text, len + 1);
-  /* '_' stands for a space, so a position fits in one word of a mail
-   * command ("new chessgammon fen=8/8/8/8/8/8/8/r2R4_w with ..."). */
-  for(s = buf; *s; s++)
-    if(*s == '_')
-      *s = ' ';
-  for(s = buf; *s;) {
-    while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-      *s++ = '\0';
-    if(!*s)
-      break;
-    if(nfield == 8)
-      return REF_EINVAL;
-    field[nfield++] = s;
-    while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-      s++;
-  }
-  if(nfield < 2)
+  if(ref_cg_read_record(text, 400, NULL, &rec))
     return REF_EINVAL;
   memset(st->color, EMPTY, sizeof(st->color));
-  for(q = field[0]; *q;) {
+  for(q = rec.board; *q;) {
     if(*q == '/') {
       if(file != 4 || rank == 0)
         return REF_EINVAL;
@@ -581,52 +474,16 @@ static int read_position(struct v4_state *st, const char *text, const char **rea
   }
   if(rank != 0 || file != 4)
     return REF_EINVAL;
-  if(!strcmp(field[1], "w"))
-    st->side = WHITE;
-  else if(!strcmp(field[1], "b"))
-    st->side = BLACK;
-  else
-    return REF_EINVAL;
-  for(i = 2; i < nfield; i++) {
-    char *f = field[i];
-    if(!strncmp(f, "bar:", 4) && !seen_bar) {
-      seen_bar = true;
-      if(strcmp(f + 4, "-"))
-        for(s = f + 4; *s; s++) {
-          t = type_of_letter(*s);
-          if(t < 0)
-            return REF_EINVAL;
-          st->bar[*s >= 'a' ? BLACK : WHITE][t]++;
-        }
-    }
-    else if(!strncmp(f, "off:", 4) && !seen_off) {
-      char *slash = strchr(f + 4, '/');
-      seen_off = true;
-      if(!slash || slash == f + 4 || !slash[1] || strlen(f) > 9)
-        return REF_EINVAL;
-      for(s = f + 4; *s; s++)
-        if((*s < '0' || *s > '9') && s != slash)
-          return REF_EINVAL;
-      offw = atoi(f + 4);
-      offb = atoi(slash + 1);
-    }
-    else if(!strncmp(f, "ep:", 3) && !seen_ep) {
-      seen_ep = true;
-      if(strcmp(f + 3, "-")) {
-        if(strlen(f + 3) != 2 || f[3] < 'a' || f[3] > 'd' || f[4] < '1' || f[4] > '8')
-          return REF_EINVAL;
-        st->ep = (uint8_t)SQ(f[3] - 'a', f[4] - '1');
-      }
-    }
-    else if(!seen_num && f[0] >= '1' && f[0] <= '9' && strlen(f) <= 6 &&
-            strspn(f, "0123456789") == strlen(f)) {
-      seen_num = true;
-      st->fullmove = (uint32_t)atoi(f);
-    }
-    else {
+  st->side = (uint8_t)rec.side;
+  memcpy(st->bar, rec.bar, sizeof(st->bar));
+  if(rec.ep && strcmp(rec.ep, "-")) {
+    if(strlen(rec.ep) != 2 || rec.ep[0] < 'a' || rec.ep[0] > 'd' || rec.ep[1] < '1' ||
+       rec.ep[1] > '8')
       return REF_EINVAL;
-    }
+    st->ep = (uint8_t)SQ(rec.ep[0] - 'a', rec.ep[1] - '1');
   }
+  if(rec.fullmove)
+    st->fullmove = rec.fullmove;
   for(c = 0; c < 2; c++) {
     int total = 0;
     for(t = 0; t < 6; t++) {
@@ -642,7 +499,8 @@ static int read_position(struct v4_state *st, const char *text, const char **rea
     }
     st->off[c] = (uint8_t)(16 - total);
   }
-  if((offw >= 0 && offw != st->off[WHITE]) || (offb >= 0 && offb != st->off[BLACK])) {
+  if((rec.offw >= 0 && rec.offw != st->off[WHITE]) ||
+     (rec.offb >= 0 && rec.offb != st->off[BLACK])) {
     *reason = "cg-off-mismatch";
     return REF_EINVAL;
   }
@@ -674,6 +532,7 @@ static int state_from(struct v4_state *st, const char *text, int max_stack, int 
 {
   struct v4_state fresh;
   const char *reason = NULL;
+  int rc;
 
   memset(&fresh, 0, sizeof(fresh));
   fresh.magic = V4_MAGIC;
@@ -681,258 +540,123 @@ static int state_from(struct v4_state *st, const char *text, int max_stack, int 
   fresh.fifty = (uint8_t)fifty;
   fresh.ep = fresh.last_from = fresh.last_to = NO_SQ;
   fresh.fullmove = 1;
-  if(read_position(&fresh, text, &reason) != REF_OK) {
-    ref_err_set(err, REF_EINVAL, reason, NULL);
-    return REF_EINVAL;
+  rc = read_position(&fresh, text, &reason);
+  if(rc == REF_OK) {
+    ref_ge_start(&fresh.e, v4_key(&fresh));
+    settle(&fresh);
+    *st = fresh;
   }
-  fresh.hist[0] = v4_key(&fresh);
-  fresh.nhist = 1;
-  settle(&fresh);
-  memcpy(st, &fresh, sizeof(fresh));
-  return REF_OK;
+  else {
+    ref_err_set(err, rc, reason, NULL);
+  }
+  return rc;
 }
 
 /* ------------------------------------------------------------------------ */
 /* Notation */
 
-static int format_half(const struct v4_state *st, uint32_t h, enum ref_notation style, char *buf,
-                       size_t cap)
+static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
 {
-  int kind = ref_cg_half_kind(h), t = ref_cg_half_type(h);
-  int from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  char out[24], a[3], b[3], letter = t == REF_CH_PAWN ? '\0' : piece_letters[t];
-
-  square_name(from, a);
-  square_name(to, b);
-  switch(kind) {
-  case REF_CG_K_NORMAL:
-  case REF_CG_K_EP: {
-    bool capture = kind == REF_CG_K_EP || st->color[to] == (st->side ^ 1);
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c%s%s", piece_letters[t], a, b);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s%c%s", letter, a, capture ? ':' : '-', b);
-    else
-      snprintf(out, sizeof(out), "%s%c%s", a, capture ? ':' : '-', b);
-    break;
-  }
-  case REF_CG_K_DROP:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c@%s", piece_letters[t], b);
-    else if(!letter)
-      snprintf(out, sizeof(out), "%c0-%s", b[0], b);
-    else
-      snprintf(out, sizeof(out), "%c%c0-%s", letter, b[0], b);
-    break;
-  case REF_CG_K_OFF:
-    if(style == REF_NOTATION_COMPUTER)
-      snprintf(out, sizeof(out), "%c%s%c9", piece_letters[t], a, 'a' + to);
-    else if(letter)
-      snprintf(out, sizeof(out), "%c%s-%c9", letter, a, 'a' + to);
-    else
-      snprintf(out, sizeof(out), "%s-%c9", a, 'a' + to);
-    break;
-  case REF_CG_K_PASS:
-    snprintf(out, sizeof(out), "%s", style == REF_NOTATION_COMPUTER ? "0000" : "--");
-    break;
-  default:
-    return REF_EINVAL;
-  }
-  if(strlen(out) + 1 > cap)
-    return REF_EINVAL;
-  memcpy(buf, out, strlen(out) + 1);
-  return REF_OK;
-}
-
-enum match { MATCH_NONE, MATCH_FULL, MATCH_NOT_CAPTURE };
-
-static enum match pattern_match(const struct v4_state *st, const struct ref_cg_pattern *pt,
-                                uint32_t h)
-{
+  const struct v4_state *st = ctx;
   int kind = ref_cg_half_kind(h), from = ref_cg_half_from(h), to = ref_cg_half_to(h);
-  int t = ref_cg_half_type(h);
-  bool capture;
 
-  if(kind == REF_CG_K_PASS)
-    return MATCH_NONE;
+  memset(d, 0, sizeof(*d));
+  d->promo = -1;
+  d->piece = (int8_t)ref_cg_half_type(h); /* stacks: the half names its piece */
+  d->ff = (int8_t)FILE_OF(from);
+  d->fr = (int8_t)(RANK_OF(from) + 1);
+  d->tf = (int8_t)FILE_OF(to);
+  d->tr = (int8_t)(RANK_OF(to) + 1);
   if(kind == REF_CG_K_DROP) {
-    if(!pt->drop || (pt->piece >= 0 && t != pt->piece) || pt->tr != RANK_OF(to) + 1 ||
-       pt->tf != FILE_OF(to) || (pt->ff >= 0 && pt->ff != FILE_OF(to)))
-      return MATCH_NONE;
-    return pt->capture && !pt->star ? MATCH_NOT_CAPTURE : MATCH_FULL;
+    d->kind = REF_CN_DROP;
+    d->ff = -1;
+    d->fr = 0;
   }
-  if((pt->drop && !pt->star) || pt->fr == 0)
-    return MATCH_NONE;
-  if(kind == REF_CG_K_OFF) {
-    if(pt->tr != 9 || (pt->tf >= 0 && pt->tf != to))
-      return MATCH_NONE;
+  else if(kind == REF_CG_K_OFF) {
+    d->kind = REF_CN_OFF;
+    d->tf = (int8_t)to; /* a9-d9 */
+    d->tr = 9;
   }
-  else if(pt->tr != RANK_OF(to) + 1 || pt->tf != FILE_OF(to)) {
-    return MATCH_NONE;
+  else if(kind == REF_CG_K_PASS) {
+    d->kind = REF_CN_PASS;
   }
-  if(pt->piece >= 0 && t != pt->piece)
-    return MATCH_NONE;
-  if((pt->ff >= 0 && FILE_OF(from) != pt->ff) || (pt->fr > 0 && RANK_OF(from) + 1 != pt->fr))
-    return MATCH_NONE;
-  capture = kind == REF_CG_K_EP || (kind == REF_CG_K_NORMAL && st->color[to] == (st->side ^ 1));
-  if(pt->piece == REF_CH_PAWN && pt->ff < 0 && !pt->capture && capture)
-    return MATCH_NONE;
-  if(pt->capture && !capture)
-    return pt->star && pt->drop ? MATCH_NONE : MATCH_NOT_CAPTURE;
-  return MATCH_FULL;
+  else {
+    d->capture = kind == REF_CG_K_EP || st->color[to] == (st->side ^ 1);
+  }
 }
 
-/* The legal halves as suggestions (§1.4): those sharing destination or
- * origin with what was read first, or all when few. */
-static void suggest(const struct v4_state *st, const struct ref_cg_pattern *pt, struct ref_err *err)
-{
-  uint32_t v[V4_MAX_HALVES];
-  int i, n = gen(st, v), kept = 0, pass;
+/* Reading a half (§1.1-1.4, §5.1, §5.3): chess_notation.c reads and
+ * matches; here are the legal halves as it sees them and the rules'
+ * reasons for a readable half that matches none. */
 
-  if(!err)
-    return;
-  if(!n) {
-    /* rule 8: nothing to offer but the pass */
-    snprintf(err->suggest[0], REF_NOTATION_MAX, "--");
-    err->nsuggest = 1;
-    return;
-  }
-  for(pass = 0; pass < 2 && kept < REF_SUGGEST_MAX; pass++)
-    for(i = 0; i < n && kept < REF_SUGGEST_MAX; i++) {
-      int from = ref_cg_half_from(v[i]), to = ref_cg_half_to(v[i]), kind = ref_cg_half_kind(v[i]);
-      bool related = pt && kind != REF_CG_K_DROP &&
-                     ((pt->tf == FILE_OF(to) && pt->tr == RANK_OF(to) + 1) ||
-                      (pt->ff == FILE_OF(from) && pt->fr == RANK_OF(from) + 1));
-      if(pass == 0 ? !related : related || (n > REF_SUGGEST_MAX && kept))
-        continue;
-      format_half(st, v[i], REF_NOTATION_CANONICAL, err->suggest[kept++], REF_NOTATION_MAX);
+static void half_text(const void *ctx, uint32_t h, char *buf, size_t cap)
+{
+  struct ref_cn_move d;
+  describe(ctx, h, &d);
+  ref_cn_write_betza(&d, false, true, buf, cap);
+}
+
+/* Readable, not legal: the most specific reason. */
+static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
+                   const char *in, struct ref_err *err)
+{
+  const struct v4_state *st = g->ctx;
+  int k, us = st->side;
+  char sq[3];
+
+  for(k = 0; k < npat; k++) {
+    const struct ref_cn_pattern *pt = &pats[k];
+    if(pt->tf > 3 || pt->ff > 3)
+      return ref_cn_refuse(g, REF_EILLEGAL, "v4-no-such-square", NULL, pt, err);
+    if(ref_cg_bar_count(st->bar[us]) && !pt->drop)
+      return ref_cn_refuse(g, REF_EILLEGAL, "v4-bar-first", NULL, pt, err); /* V4-8 */
+    if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
+      int to = SQ(pt->tf, pt->tr - 1);
+      ref_cn_square(FILE_OF(to), RANK_OF(to) + 1, sq);
+      if(!st->bar[us][pt->piece])
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
+      if(!(appropriate[us][pt->piece] & (1u << to)))
+        return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-appropriate", sq, pt, err);
+      if(st->color[to] == (us ^ 1))
+        return ref_cn_refuse(g, REF_EILLEGAL, "v4-enemy-there", sq, pt, err); /* V4-7 */
     }
-  err->nsuggest = kept;
+    if(pt->tr >= 1 && pt->tr <= 8 && !pt->drop) {
+      int to = SQ(pt->tf, pt->tr - 1);
+      ref_cn_square(FILE_OF(to), RANK_OF(to) + 1, sq);
+      if(st->color[to] == (us ^ 1) && count_at(st, to) > 1)
+        return ref_cn_refuse(g, REF_EILLEGAL, "v4-blocked", sq, pt, err); /* V4-3 */
+      if(st->color[to] == us && st->max_stack && count_at(st, to) >= st->max_stack)
+        return ref_cn_refuse(g, REF_EILLEGAL, "v4-stack-full", sq, pt, err); /* V4-2 */
+    }
+    if(pt->ff >= 0 && pt->fr > 0) {
+      int from = SQ(pt->ff, pt->fr - 1);
+      ref_cn_square(FILE_OF(from), RANK_OF(from) + 1, sq);
+      if(st->color[from] == EMPTY)
+        return ref_cn_refuse(g, REF_EILLEGAL, "no-piece-there", sq, pt, err);
+      if(st->color[from] != us)
+        return ref_cn_refuse(g, REF_EILLEGAL, "not-your-piece", sq, pt, err);
+    }
+    if(pt->tr == 9)
+      return ref_cn_refuse(g, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt, err);
+  }
+  return ref_cn_refuse(g, REF_EILLEGAL, "no-such-move", in, &pats[0], err);
 }
 
-static int fail(const struct v4_state *st, struct ref_err *err, enum ref_code code,
-                const char *reason, const char *detail, const struct ref_cg_pattern *pt)
-{
-  ref_err_set(err, code, reason, detail);
-  suggest(st, pt, err);
-  return code;
-}
+/* V4-13: one move a turn; a letterless move out of a stack is the pawn's.
+ * Files e-h are read so that a move there is told they do not exist. */
+static const struct ref_cn_dialect v4_dialect = {8, 8, true, true, true, "cg-one-move-per-turn"};
+static const struct ref_cn_rules v4_reader = {&v4_dialect, describe, half_text, explain};
 
 static int v4_parse(const struct ref_state *s, const char *text, struct ref_move *out,
                     struct ref_err *err)
 {
   const struct v4_state *st = cstate_of(s);
-  struct ref_cg_pattern pats[2];
-  uint32_t v[V4_MAX_HALVES], found = 0, not_capture = 0;
-  char in[32], sq[3];
-  int npat = 0, nfound = 0, n, i, k, sh, us = st->side;
-  bool has_lower = false;
+  uint32_t v[V4_MAX_HALVES];
+  int n = gen(st, v);
 
-  if(st->over) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  if(!text || !ref_cg_clean_input(text, in, sizeof(in)))
-    return fail(st, err, REF_EPARSE, "unreadable", NULL, NULL);
-  n = gen(st, v);
-  for(i = 0; in[i]; i++)
-    has_lower |= in[i] >= 'a' && in[i] <= 'z';
-  if(!strcmp(in, "--") || !strcmp(in, "pass") || !strcmp(in, "PASS") || !strcmp(in, "0000")) {
-    if(n)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-pass", NULL, NULL);
-    memset(out, 0, sizeof(*out));
-    out->w[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    return REF_OK;
-  }
-  if(strchr(in, ','))
-    return fail(st, err, REF_EILLEGAL, "cg-one-move-per-turn", NULL, NULL); /* V4-13 */
-  sh = ref_cg_read_pattern(in, false, &pats[0]);
-  if(sh == REF_CG_SHAPE_CASTLE)
-    return fail(st, err, REF_EILLEGAL, "cg-no-castling", NULL, NULL);
-  if(sh == REF_CG_SHAPE_PROMO)
-    return fail(st, err, REF_EILLEGAL, "cg-no-promotion", NULL, NULL);
-  if(sh == REF_CG_SHAPE_OK)
-    npat++;
-  if(in[0] == 'B' && !has_lower && ref_cg_read_pattern(in, true, &pats[npat]) == REF_CG_SHAPE_OK)
-    npat++;
-  if(!npat)
-    return fail(st, err, REF_EPARSE, "unreadable", in, NULL);
-  for(i = 0; i < n; i++) {
-    bool full = false;
-    for(k = 0; k < npat; k++) {
-      enum match m = pattern_match(st, &pats[k], v[i]);
-      if(m == MATCH_FULL)
-        full = true;
-      else if(m == MATCH_NOT_CAPTURE)
-        not_capture = v[i];
-    }
-    if(full) {
-      found = v[i];
-      nfound++;
-    }
-  }
-  if(nfound > 1 && pats[0].piece == REF_CG_PIECE_ANY && npat == 1) {
-    /* "b7-b6" out of a stack holding a pawn and a rook: without a letter
-     * it is the pawn, as the canonical form writes pawns (stacks make the
-     * letterless long form of chess ambiguous). */
-    int pawns = 0;
-    for(i = 0; i < n; i++)
-      if(pattern_match(st, &pats[0], v[i]) == MATCH_FULL &&
-         ref_cg_half_type(v[i]) == REF_CH_PAWN) {
-        found = v[i];
-        pawns++;
-      }
-    if(pawns == 1)
-      nfound = 1;
-  }
-  if(nfound == 1) {
-    memset(out, 0, sizeof(*out));
-    out->w[0] = found;
-    return REF_OK;
-  }
-  if(nfound > 1)
-    return fail(st, err, REF_EAMBIGUOUS, "ambiguous", in, &pats[0]);
-  if(not_capture) {
-    square_name(ref_cg_half_to(not_capture), sq);
-    return fail(st, err, REF_EILLEGAL, "not-a-capture", sq, &pats[0]);
-  }
-  /* Readable, not legal: the most specific reason. */
-  for(k = 0; k < npat; k++) {
-    const struct ref_cg_pattern *pt = &pats[k];
-    if((pt->tf > 3 && pt->tf >= 0) || (pt->ff > 3 && pt->ff >= 0))
-      return fail(st, err, REF_EILLEGAL, "v4-no-such-square", NULL, pt);
-    if(bar_total(st, us) && !pt->drop)
-      return fail(st, err, REF_EILLEGAL, "v4-bar-first", NULL, pt);
-    if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
-      int to = SQ(pt->tf, pt->tr - 1);
-      square_name(to, sq);
-      if(!st->bar[us][pt->piece])
-        return fail(st, err, REF_EILLEGAL, "cg-not-on-bar", NULL, pt);
-      if(!(appropriate[us][pt->piece] & (1u << to)))
-        return fail(st, err, REF_EILLEGAL, "cg-not-appropriate", sq, pt);
-      if(st->color[to] == (us ^ 1))
-        return fail(st, err, REF_EILLEGAL, "v4-enemy-there", sq, pt);
-    }
-    if(pt->tr >= 1 && pt->tr <= 8 && !pt->drop) {
-      int to = SQ(pt->tf, pt->tr - 1);
-      square_name(to, sq);
-      if(st->color[to] == (us ^ 1) && count_at(st, to) > 1)
-        return fail(st, err, REF_EILLEGAL, "v4-blocked", sq, pt);
-      if(st->color[to] == us && st->max_stack && count_at(st, to) >= st->max_stack)
-        return fail(st, err, REF_EILLEGAL, "v4-stack-full", sq, pt);
-    }
-    if(pt->ff >= 0 && pt->fr > 0) {
-      int from = SQ(pt->ff, pt->fr - 1);
-      square_name(from, sq);
-      if(st->color[from] == EMPTY)
-        return fail(st, err, REF_EILLEGAL, "no-piece-there", sq, pt);
-      if(st->color[from] != us)
-        return fail(st, err, REF_EILLEGAL, "not-your-piece", sq, pt);
-    }
-    if(pt->tr == 9)
-      return fail(st, err, REF_EILLEGAL, "cg-cannot-bear-off", NULL, pt);
-  }
-  return fail(st, err, REF_EILLEGAL, "no-such-move", in, &pats[0]);
+  if(!n) /* rule 8: the pass is the one move */
+    v[n++] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
+  return ref_cn_parse(&v4_reader, st, st->e.over, v, n, text, out, err);
 }
 
 static bool turn_of(const struct v4_state *st, const struct ref_move *m)
@@ -950,66 +674,55 @@ static bool turn_of(const struct v4_state *st, const struct ref_move *m)
 /* ------------------------------------------------------------------------ */
 /* Ops */
 
+/* Options (game_text.c): fen=POSITION, max_stack=2..16|unlimited (V4-2),
+ * fifty_moves=on|off (CG-12); V4-13: balanced_start and the like
+ * (Doublemove) are not options here. */
 static int v4_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
-  char fen[400];
-  const char *b = options ? options : "";
+  struct ref_opt o;
+  char fen[400], key[32], val[400];
+  const char *b = options;
   int max_stack = 0, fifty = 0;
   bool seen_fen = false, seen_max = false, seen_fifty = false;
 
   snprintf(fen, sizeof(fen), "%s", start_position);
-  while(*b) {
-    const char *e = strchr(b, ';'), *eq;
-    char key[32], val[400];
-    size_t kl, vl;
-    if(!e)
-      e = b + strlen(b);
-    eq = memchr(b, '=', (size_t)(e - b));
-    while(b < e && *b == ' ')
-      b++;
-    kl = (size_t)((eq ? eq : e) - b);
-    while(kl && b[kl - 1] == ' ')
-      kl--;
-    snprintf(key, sizeof(key), "%.*s", (int)kl, b);
-    vl = eq ? (size_t)(e - eq - 1) : 0;
-    snprintf(val, sizeof(val), "%.*s", (int)vl, eq ? eq + 1 : "");
-    if(!kl && !eq) {
+  while(ref_opt_next(&b, &o)) {
+    ref_opt_key(&o, key, sizeof(key));
+    snprintf(val, sizeof(val), "%.*s", (int)(o.ve - o.vb), o.vb);
+    if(o.kb == o.ke && !o.has_value) {
       /* an empty segment */
     }
-    else if(!strcmp(key, "fen") && eq && !seen_fen) {
+    else if(!strcmp(key, "fen") && o.has_value && !seen_fen) {
       seen_fen = true;
       snprintf(fen, sizeof(fen), "%s", val);
     }
-    else if(!strcmp(key, "max_stack") && eq && !seen_max) {
-      /* V4-2: 2 .. 16, or "unlimited" (the default) */
+    else if(!strcmp(key, "max_stack") && o.has_value && !seen_max) {
       seen_max = true;
       if(!strcmp(val, "unlimited"))
         max_stack = 0;
       else if(strspn(val, "0123456789") == strlen(val) && strlen(val) <= 2 && atoi(val) >= 2 &&
               atoi(val) <= 16)
         max_stack = atoi(val);
-      else {
-        ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
-        return REF_EINVAL;
-      }
+      else
+        goto bad;
     }
-    else if(!strcmp(key, "fifty_moves") && eq && !seen_fifty &&
+    else if(!strcmp(key, "fifty_moves") && o.has_value && !seen_fifty &&
             (!strcmp(val, "on") || !strcmp(val, "off"))) {
       seen_fifty = true;
       fifty = !strcmp(val, "on");
     }
     else if(!strcmp(key, "fifty_moves") || !strcmp(key, "fen") || !strcmp(key, "max_stack")) {
-      ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
-      return REF_EINVAL;
+      goto bad;
     }
     else {
-      /* V4-13: balanced_start and the like (Doublemove) are not options here */
       ref_err_set(err, REF_EINVAL, "cg-unknown-option", key);
       return REF_EINVAL;
     }
-    b = *e ? e + 1 : e;
   }
   return state_from(state_of(s), fen, max_stack, fifty, err);
+bad:
+  ref_err_set(err, REF_EINVAL, "cg-bad-option", key);
+  return REF_EINVAL;
 }
 
 static int v4_decode(struct ref_state *s, const char *text, struct ref_err *err)
@@ -1019,39 +732,30 @@ static int v4_decode(struct ref_state *s, const char *text, struct ref_err *err)
   return state_from(state_of(s), text, ours ? old->max_stack : 0, ours ? old->fifty : 0, err);
 }
 
+/* Rule 8: the pass when no half is legal; none once over (G-1). */
 static int v4_legal(const struct ref_state *s, struct ref_movelist *out)
 {
   const struct v4_state *st = cstate_of(s);
   uint32_t v[V4_MAX_HALVES];
-  struct ref_move m;
-  int i, n = gen(st, v);
-
-  memset(&m, 0, sizeof(m));
-  if(!n) {
-    v[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
-    n = 1;
-  }
-  for(i = 0; i < n; i++) {
-    m.w[0] = v[i];
-    if(ref_movelist_push(out, &m) != REF_OK)
-      return REF_ENOMEM;
-  }
-  return REF_OK;
+  return ref_ge_moves(&st->e, v, gen(st, v), ref_cg_half(REF_CG_K_PASS, 0, 0, 0), out);
 }
 
+/* Betza's long form (§5.1, chess_notation.c); the computer form names the
+ * piece of every move (a stack may hold several). */
 static int v4_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
                      char *buf, size_t cap)
 {
-  const struct v4_state *st = cstate_of(s);
-  if(!turn_of(st, m))
+  struct ref_cn_move d;
+  if(!turn_of(cstate_of(s), m))
     return REF_EINVAL;
-  return format_half(st, m->w[0], style, buf, cap);
+  describe(cstate_of(s), m->w[0], &d);
+  return ref_cn_write_betza(&d, style == REF_NOTATION_COMPUTER, true, buf, cap);
 }
 
 static int v4_apply(struct ref_state *s, const struct ref_move *m)
 {
   struct v4_state *st = state_of(s);
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   if(!turn_of(st, m))
     return REF_EILLEGAL;
@@ -1061,38 +765,25 @@ static int v4_apply(struct ref_state *s, const struct ref_move *m)
   return REF_OK;
 }
 
+/* CG-12, as in chessgammon.c: the fifty-move claim counts 100 turns. */
 static int v4_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
   struct v4_state *st = state_of(s);
-  enum ref_end claim, end;
-  int winner, rc;
+  enum ref_end claim = ref_ge_cg_claim(&st->e, st->fifty, st->plies);
+  int rc;
 
   (void)arg;
-  /* CG-12, as in chessgammon.c: the fifty-move claim counts 100 turns */
-  claim = repetitions(st) >= 3 ? REF_END_THREEFOLD
-        : st->fifty && st->plies >= 100 ? REF_END_FIFTY_MOVES : REF_END_NONE;
-  rc = ref_plain_act(seat, action, st->over, claim, "draw-not-claimable", &winner, &end, err);
-  if(rc)
-    return rc;
-  finish(st, winner, end);
-  assert(v4_ok(s));
-  return REF_OK;
+  rc = ref_ge_act(&st->e, seat, action, claim, "draw-not-claimable", err);
+  assert(rc || v4_ok(s));
+  return rc;
 }
 
 static void v4_status(const struct ref_state *s, struct ref_status *out)
 {
   const struct v4_state *st = cstate_of(s);
-
-  memset(out, 0, sizeof(*out));
-  out->phase = st->over ? REF_PHASE_OVER : REF_PHASE_MOVE;
-  out->turn = st->over ? -1 : st->side;
-  out->winner = st->over ? st->winner : -1;
-  out->end = st->over ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->over && st->winner >= 0 ? 1 : 0;
-  out->move_number = (int)st->fullmove;
-  out->draw_claimable = !st->over && (repetitions(st) >= 3 || (st->fifty && st->plies >= 100));
-  out->cube_owner = -1;
+  ref_ge_status(&st->e, st->side, (int)st->fullmove, false,
+                ref_ge_cg_claim(&st->e, st->fifty, st->plies) != REF_END_NONE, out);
 }
 
 /*
@@ -1105,7 +796,7 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   const struct v4_state *st = cstate_of(s);
   char out[1200];
   size_t k = 0;
-  int row, col, c, t, i;
+  int row, col, i;
   bool flip = seat == 1;
 
   k += (size_t)snprintf(out + k, sizeof(out) - k, "   ");
@@ -1146,20 +837,8 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     }
     k += (size_t)snprintf(out + k, sizeof(out) - k, " %d\n", rank + 1);
   }
-  for(c = 0; c < 2; c++) {
-    int who = flip ? c ^ 1 : c, nb = 0;
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s bar:", who == WHITE ? "White" : "Black");
-    for(t = 0; t < 6; t++)
-      for(i = 0; i < st->bar[who][t]; i++, nb++)
-        k += (size_t)snprintf(out + k, sizeof(out) - k, " %c",
-                              who == BLACK ? piece_letters[t] - 'A' + 'a' : piece_letters[t]);
-    k += (size_t)snprintf(out + k, sizeof(out) - k, "%s   off: %d of 16\n", nb ? "" : " -",
-                          st->off[who]);
-  }
-  if(k + 1 > cap || k + 1 > sizeof(out))
-    return REF_EINVAL;
-  memcpy(buf, out, k + 1);
-  return REF_OK;
+  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, 16, seat);
+  return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
 /* The invariant checker: colours and counts agree square by square, 16
@@ -1172,7 +851,9 @@ static bool v4_ok(const struct ref_state *s)
   struct v4_state again;
   int sq, c, t;
 
-  if(st->magic != V4_MAGIC || st->over > 1 || st->side > 1 || st->fifty > 1 ||
+  if(!ref_ge_hist_ok(&st->e, v4_key(st)))
+    return false;
+  if(st->magic != V4_MAGIC || st->side > 1 || st->fifty > 1 ||
      st->max_stack == 1 || st->max_stack > 16 || st->fullmove < 1)
     return false;
   for(sq = 0; sq < 32; sq++) {
@@ -1208,30 +889,12 @@ static bool v4_ok(const struct ref_state *s)
   }
   if((st->last_from > 31 && st->last_from != NO_SQ) || (st->last_to > 31 && st->last_to != NO_SQ))
     return false;
-  if(st->nhist < 1 || st->nhist > V4_HIST_MAX || st->hist[st->nhist - 1] != v4_key(st))
-    return false;
-  memcpy(&again, st, sizeof(again));
+  /* The result the position says, on a copy; claimed draws that still
+   * hold (CG-12). */
+  again = *st;
   settle(&again);
-  if(!st->over)
-    return st->end == REF_END_NONE && st->winner == -1 && !again.over;
-  if(st->winner < -1 || st->winner > 1)
-    return false;
-  switch(st->end) {
-  case REF_END_BORNE_OFF:
-  case REF_END_SAME_MOVE_NUMBER:
-  case REF_END_NO_MOVES:
-    return again.over && again.end == st->end && again.winner == st->winner;
-  case REF_END_RESIGNATION:
-    return st->winner >= 0;
-  case REF_END_AGREEMENT:
-    return st->winner == -1;
-  case REF_END_THREEFOLD:
-    return st->winner == -1 && repetitions(st) >= 3;
-  case REF_END_FIFTY_MOVES:
-    return st->winner == -1 && st->fifty && st->plies >= 100;
-  default:
-    return false;
-  }
+  return ref_ge_ok(&st->e, &again.e, ref_ge_repetitions(&st->e) >= 3,
+                   st->fifty && st->plies >= 100);
 }
 
 static const struct ref_game_ops chessgammon_4x8_ops = {

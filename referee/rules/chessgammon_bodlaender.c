@@ -28,38 +28,12 @@ static int hb_decode(struct ref_state *s, const char *text, struct ref_err *err)
   return ref_cg_decode(s, text, err, &ref_cg_rules_bodlaender);
 }
 
-static const struct ref_game_ops bodlaender_ops = {
-  hb_init,        /* init */
-  hb_decode,      /* decode: a position with pieces on a bar is refused */
-  ref_cg_encode,  /* encode */
-  ref_cg_legal,   /* legal */
-  ref_cg_parse,   /* parse */
-  ref_cg_format,  /* format */
-  ref_cg_apply,   /* apply */
-  NULL,           /* roll: diceless */
-  ref_cg_act,     /* act */
-  ref_cg_status,  /* status */
-  ref_cg_render,  /* render */
-  NULL,           /* perft: the generic walk */
-  ref_cg_ok,      /* ok: no piece on a bar */
-};
+static const struct ref_game_ops bodlaender_ops = REF_CG_ONE_HALF_OPS(hb_init, hb_decode);
 
 const struct ref_game_desc ref_game_bodlaender_chessgammon = {
-  "bodlaender",                       /* name */
-  "Hans Bodlaender's Chessgammon",    /* title */
-  1,                                  /* version: bump when any ruling changes */
-  2,                                  /* seats */
-  {"White", "Black"},                 /* seat_names */
-  REF_GAME_DRAWS,                     /* flags */
-  sizeof(struct ref_cg_state),        /* state_size */
-  &bodlaender_ops,                    /* ops */
-};
+  "bodlaender", "Hans Bodlaender's Chessgammon", 1 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &bodlaender_ops};
 
+/* One half a turn; HB-1: no bar, captured pieces count as off. */
 const struct ref_cg_rules ref_cg_rules_bodlaender = {
-  REF_CG_BODLAENDER,                 /* id */
-  &ref_game_bodlaender_chessgammon,  /* desc */
-  1,                                 /* halves_per_turn */
-  false,                             /* bar: HB-1, captured pieces count as off */
-  NULL,                              /* position_ok */
-  false,                             /* balanced_option */
-};
+  REF_CG_BODLAENDER, &ref_game_bodlaender_chessgammon, 1, false, NULL, false};

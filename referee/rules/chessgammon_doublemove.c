@@ -48,6 +48,8 @@ static int dm_legal(const struct ref_state *s, struct ref_movelist *out)
   int i, j, n1, n2;
 
   memset(&m, 0, sizeof(m));
+  if(st->e.over)
+    return REF_OK; /* G-1: none once the game is over */
   n1 = ref_cg_gen(st, first);
   if(!n1) {
     m.w[0] = ref_cg_half(REF_CG_K_PASS, 0, 0, 0);
@@ -59,7 +61,7 @@ static int dm_legal(const struct ref_state *s, struct ref_movelist *out)
     n2 = 0;
     if(!single_turn(st)) {
       /* The history is not read by the generator: copy the rest only. */
-      memcpy(&mid, st, offsetof(struct ref_cg_state, hist));
+      memcpy(&mid, st, offsetof(struct ref_cg_state, e));
       ref_cg_play(&mid, first[i]);
       n2 = ref_cg_gen(&mid, second);
     }
@@ -142,7 +144,7 @@ static int dm_parse(const struct ref_state *s, const char *text, struct ref_move
   uint32_t h1, h2 = 0, v[REF_CG_MAX_HALVES];
   int rc, n2;
 
-  if(st->over) {
+  if(st->e.over) {
     ref_err_set(err, REF_EPHASE, "game-over", NULL);
     return REF_EPHASE;
   }
@@ -241,7 +243,7 @@ static int dm_apply(struct ref_state *s, const struct ref_move *m)
   struct ref_cg_state *st = (struct ref_cg_state *)(void *)s;
   struct ref_cg_state mid;
 
-  if(st->over)
+  if(st->e.over)
     return REF_EPHASE;
   if(!turn_ok(st, m, &mid))
     return REF_EILLEGAL;
@@ -282,21 +284,9 @@ static const struct ref_game_ops doublemove_ops = {
 };
 
 const struct ref_game_desc ref_game_doublemove_chessgammon = {
-  "doublemove",                              /* name */
-  "Doublemove Diceless Chessgammon",         /* title */
-  1,                                         /* version: bump when any ruling changes */
-  2,                                         /* seats */
-  {"White", "Black"},                        /* seat_names */
-  REF_GAME_DRAWS,                            /* flags */
-  sizeof(struct ref_cg_state),               /* state_size */
-  &doublemove_ops,                           /* ops */
-};
+  "doublemove", "Doublemove Diceless Chessgammon", 1 /* version: bump when any ruling changes */,
+  2, {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &doublemove_ops};
 
+/* DM-1: two halves a turn; the bar; DM-2: the balanced_start option. */
 const struct ref_cg_rules ref_cg_rules_doublemove = {
-  REF_CG_DOUBLEMOVE,                 /* id */
-  &ref_game_doublemove_chessgammon,  /* desc */
-  2,                                 /* halves_per_turn: DM-1 */
-  true,                              /* bar */
-  NULL,                              /* position_ok */
-  true,                              /* balanced_option: DM-2 */
-};
+  REF_CG_DOUBLEMOVE, &ref_game_doublemove_chessgammon, 2, true, NULL, true};

@@ -24,6 +24,7 @@
 #include <stdint.h>
 
 #include "chess_int.h"
+#include "game_end_int.h"
 #include "rules.h"
 
 enum {
@@ -59,7 +60,7 @@ static inline int ref_cg_half_type(uint32_t h)
  * offs (16 pieces x 3 files) and bring-ins (16 squares). */
 #define REF_CG_MAX_HALVES 400
 
-/* Variant identities, stored in the state (states hold no pointers). */
+/* Variant identities, stored in the state beside the variant's rule table. */
 enum {
   REF_CG_PLAIN = 0,
   REF_CG_DOUBLEMOVE = 1,
@@ -80,14 +81,15 @@ struct ref_cg_rules {
   bool balanced_option;
 };
 
+/* Each variant's file defines its table and hands it to ref_cg_init and
+ * ref_cg_decode, which keep it in the state: the shared machinery never
+ * names a variant (no file cycle, scripts/check-layers.py, issue 14). */
 extern const struct ref_cg_rules ref_cg_rules_plain;
 extern const struct ref_cg_rules ref_cg_rules_doublemove;
 extern const struct ref_cg_rules ref_cg_rules_racing_kings;
 extern const struct ref_cg_rules ref_cg_rules_bodlaender;
-const struct ref_cg_rules *ref_cg_rules_of(int id);
 
-#define REF_CG_MAGIC 0x43474d31u /* "CGM1": bump when the layout changes */
-#define REF_CG_HIST_MAX 200
+#define REF_CG_MAGIC 0x43474d33u /* "CGM3": bump when the layout changes */
 
 /*
  * The game state (rules-spec §9): the chess position (board, side, move
@@ -98,11 +100,13 @@ const struct ref_cg_rules *ref_cg_rules_of(int id);
 struct ref_cg_state {
   uint32_t magic;
   uint8_t variant;  /* REF_CG_* */
+  /* The variant's rule table, set by init and decode with `variant`: a
+   * pointer to constant data, the same in every copy of the state within
+   * one process; positions are stored and mailed as strings, never as
+   * these bytes. */
+  const struct ref_cg_rules *rules;
   uint8_t fifty;    /* CG-12: fifty-move claim on (1) or off (0, default) */
   uint8_t balanced; /* DM-2: White's first turn has one move */
-  uint8_t over;
-  int8_t winner; /* seat, -1 for a draw (when over) */
-  uint8_t end;   /* enum ref_end (when over) */
   uint8_t ep[2]; /* e.p. targets for the side to move, REF_CH_NO_SQ if none */
   uint8_t pend[2];  /* two-steps made in this turn (become ep[] of the next) */
   uint8_t half;     /* 0, or 1 while the second half of a Doublemove turn is due */
@@ -112,10 +116,9 @@ struct ref_cg_state {
   uint8_t last_from, last_to; /* the last half on the board, for render */
   uint8_t fresh;              /* this turn reset the fifty-move count (CG-12) */
   uint8_t rk_array; /* RK-1 config rk_array: the Racing Kings array, both sides bear off up */
-  uint16_t nhist;
   uint32_t plies; /* turns since a capture, pawn move, bring-in or bear-off */
   struct ref_chess_pos pos;
-  uint64_t hist[REF_CG_HIST_MAX];
+  struct ref_ge e; /* result, repetition keys (CG-12); last: the generator needs no copy */
 };
 
 /* ---- the half-move layer (chessgammon.c) ---- */
@@ -141,27 +144,54 @@ int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notat
 /* Is h one of the legal halves now? */
 bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h);
 
-/* ---- reading notation (shared with the 4x8 game) ---- */
+/* ---- the record and the bars, shared with the 4x8 game ---- */
 
-/* Strips what rules-spec §1.1 ignores (move numbers, glyphs, check marks,
- * surrounding punctuation). OUT: out. False when nothing is left, it is
- * too long, or a space remains inside. */
-bool ref_cg_clean_input(const char *text, char *out, size_t cap);
+/* Is h among v[0..n-1]? */
+static inline bool ref_cg_has(const uint32_t *v, int n, uint32_t h)
+{
+  while(n-- > 0)
+    if(v[n] == h)
+      return true;
+  return false;
+}
 
-#define REF_CG_PIECE_ANY (-1)
-/* One reading of a half: [piece] [origin] [- x : * @] destination. */
-struct ref_cg_pattern {
-  int piece;    /* type; REF_CG_PIECE_ANY for a full origin square without a letter */
-  int ff, fr;   /* origin file, rank (0 = the bar, 1-8), -1 unwritten */
-  int tf, tr;   /* destination file (-1: "off" without one), rank 1-9 */
-  bool drop;    /* from the bar: @, rank 0, or a bare * after the letter */
-  bool star;    /* that * could also be a capture mark (§1.2) */
-  bool capture; /* x : * written */
+/* Pieces on a bar (bar[type]). */
+static inline int ref_cg_bar_count(const uint8_t bar[6])
+{
+  return bar[0] + bar[1] + bar[2] + bar[3] + bar[4] + bar[5];
+}
+/* The type of a piece letter P N B R Q K, either case; -1 for none. */
+int ref_cg_type_of_letter(int c);
+
+/*
+ * A position record (§5.1) split into its fields: the board (the game's
+ * to read), the side to move, "bar:" pieces (upper case White), "off:W/B"
+ * (-1 when unwritten), "ep:" as written (NULL when absent: the game's to
+ * read), the move number (0 when unwritten), and the word `extra` when
+ * the game has one ("array:rk", RK-1). '_' stands for a space, so a
+ * position fits in one word of a mail command.
+ */
+struct ref_cg_record {
+  char buf[400];
+  char *board;
+  int side;
+  uint8_t bar[2][6];
+  int offw, offb;
+  const char *ep;
+  uint32_t fullmove;
+  bool extra;
 };
-enum { REF_CG_SHAPE_OK, REF_CG_SHAPE_BAD, REF_CG_SHAPE_CASTLE, REF_CG_SHAPE_PROMO };
-/* Reads cleaned text; with b_is_file a capital B is the b-file. Returns a
- * REF_CG_SHAPE_*: castling and promotion are recognised to be refused. */
-int ref_cg_read_pattern(const char *s, bool b_is_file, struct ref_cg_pattern *pt);
+/* REF_OK, or REF_EINVAL for text of `max` bytes or more or broken fields. */
+int ref_cg_read_record(const char *text, size_t max, const char *extra, struct ref_cg_record *r);
+/* " w bar:Qp off:0/1 ep:EP N[ EXTRA]" after a record's board (bar pieces
+ * in ASCII order). Returns the length written (as snprintf). */
+size_t ref_cg_write_record(char *out, size_t cap, int side, const uint8_t bar[2][6],
+                           const uint8_t off[2], const char *ep, uint32_t fullmove,
+                           const char *extra);
+/* Under a diagram: each side's bar and borne-off count, the reader's
+ * (`seat`) last. Returns the length written (as snprintf). */
+size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const uint8_t off[2],
+                          int army, int seat);
 
 /* ---- ops shared by the 8x8 variants ---- */
 
@@ -181,5 +211,14 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
 void ref_cg_status(const struct ref_state *s, struct ref_status *out);
 int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap);
 bool ref_cg_ok(const struct ref_state *s);
+
+/* The ops table of an 8x8 variant whose turn is one half (rules-spec
+ * 5.2, 5.5, 5.6): its own init and decode, which know the variant's
+ * rules; the rest shared. No dice (roll NULL), the generic perft walk. */
+#define REF_CG_ONE_HALF_OPS(init, decode)                                                         \
+  {                                                                                               \
+    init, decode, ref_cg_encode, ref_cg_legal, ref_cg_parse, ref_cg_format, ref_cg_apply, NULL,   \
+      ref_cg_act, ref_cg_status, ref_cg_render, NULL, ref_cg_ok                                   \
+  }
 
 #endif /* TABULA_CHESSGAMMON_INT_H */

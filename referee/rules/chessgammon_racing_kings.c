@@ -46,38 +46,12 @@ static int rk_decode(struct ref_state *s, const char *text, struct ref_err *err)
   return ref_cg_decode(s, text, err, &ref_cg_rules_racing_kings);
 }
 
-static const struct ref_game_ops racing_kings_ops = {
-  rk_init,        /* init */
-  rk_decode,      /* decode */
-  ref_cg_encode,  /* encode */
-  ref_cg_legal,   /* legal */
-  ref_cg_parse,   /* parse */
-  ref_cg_format,  /* format */
-  ref_cg_apply,   /* apply */
-  NULL,           /* roll: diceless */
-  ref_cg_act,     /* act */
-  ref_cg_status,  /* status */
-  ref_cg_render,  /* render */
-  NULL,           /* perft: the generic walk */
-  ref_cg_ok,      /* ok: includes RK-2 through the hook */
-};
+static const struct ref_game_ops racing_kings_ops = REF_CG_ONE_HALF_OPS(rk_init, rk_decode);
 
 const struct ref_game_desc ref_game_racing_kings_chessgammon = {
-  "racingkings",                  /* name */
-  "Racing Kings Chessgammon",     /* title */
-  1,                              /* version: bump when any ruling changes */
-  2,                              /* seats */
-  {"White", "Black"},             /* seat_names */
-  REF_GAME_DRAWS,                 /* flags */
-  sizeof(struct ref_cg_state),    /* state_size */
-  &racing_kings_ops,              /* ops */
-};
+  "racingkings", "Racing Kings Chessgammon", 1 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &racing_kings_ops};
 
+/* One half a turn, the bar; RK-2: kings_safe after every half. */
 const struct ref_cg_rules ref_cg_rules_racing_kings = {
-  REF_CG_RACING_KINGS,                 /* id */
-  &ref_game_racing_kings_chessgammon,  /* desc */
-  1,                                   /* halves_per_turn */
-  true,                                /* bar */
-  kings_safe,                          /* position_ok: RK-2 */
-  false,                               /* balanced_option */
-};
+  REF_CG_RACING_KINGS, &ref_game_racing_kings_chessgammon, 1, true, kings_safe, false};

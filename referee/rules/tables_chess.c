@@ -5,9 +5,10 @@
  * Rules: docs/rules-spec.md section 7 and its decisions TC-0 .. TC-11
  * (board and setup TC-1, piece dice TC-2/TC-3, king safety at the end of
  * the turn TC-4, entry TC-5, fresh dice for the starter TC-6, must-play
- * TC-7, the stalemate draw TC-8, exact landing TC-9, no bearing off TC-10,
- * no cube TC-11). The board arithmetic (points, blots, blocks, the bar,
- * entry, hits, must-play ranking) is backgammon's, reused through
+ * TC-7, the stalemate draw TC-8 (both kings stuck behind blocks), exact
+ * landing TC-9, no bearing off TC-10, no cube TC-11). The board arithmetic
+ * (points, blots, blocks, the bar, entry, hits, must-play ranking) is
+ * backgammon's, reused through
  * backgammon_int.h; what Tables Chess adds (piece types, backward moves,
  * the king) is in tables_chess_int.h's helpers below.
  *
@@ -16,9 +17,9 @@
  *   TC-9a  A king landing on its point 24 ends the turn and the game at
  *          once: dice left are not played, and for must-play (TC-7) the
  *          winning play counts as using the whole roll.
- *   TC-8a  The idle count of TC-8 is kept in plies (turns of either
- *          player, passes included): the draw comes when 100 plies in a
- *          row have moved neither king.
+ *   TC-8a  The count of TC-8 is kept in turns of either player, passes
+ *          included: the stalemate comes when both kings have been
+ *          stuck at the end of 20 turns in a row (10 of each player).
  *   TC-12  Resignation is allowed (section 1.7) and is worth 1 point like
  *          every win; draws by agreement (TC-8) use "draw offer".
  *
@@ -39,7 +40,8 @@
  *                 xWH    the game is over: W = w, b or d (draw), H = k
  *                        (king home, TC-9), r (resignation), s (TC-8
  *                        stalemate), a (agreement)
- *   IDLE          plies in a row without a king move (TC-8), default 0
+ *   IDLE          turns in a row that ended with both kings stuck (TC-8,
+ *                 TC-8a), default 0
  *   MOVE          turns played so far + 1, default 1
  *
  * The start:  KP1NP3RP7BP13BP16NP19/kp1np3rp7bp13bp16np19:o:0:1
@@ -49,18 +51,21 @@
  * `R7/13*`, `Nbar/5`. One piece's consecutive steps are joined (`R7/13`);
  * a point on the way is kept where it hit or where the piece turned.
  */
+#include "dice_notation_int.h"
+#include "game_text_int.h"
 #include "tables_chess_int.h"
 #include "rules.h"
 
 #include <assert.h>
 #include <ctype.h>
 #include <stdarg.h>
+#include <stddef.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
 #define TC_PIECES 12
-#define TC_IDLE_MAX 100 /* TC-8: 50 turns of each player */
+#define TC_IDLE_MAX 20 /* TC-8a: both kings stuck for 20 turns, 10 of each player */
 #define TC_SUGGEST 6
 
 enum { K = REF_TC_KING, R = REF_TC_ROOK, B = REF_TC_BISHOP, N = REF_TC_KNIGHT, P = REF_TC_PAWN };
@@ -202,6 +207,25 @@ bool ref_tc_king_safe(const struct ref_tc_board *b, int side)
     return true;
   /* TC-4: "may never be left alone on a point at the end of a turn". */
   return q != REF_BG_BAR && b->bg.pt[side][q] >= 2;
+}
+
+/*
+ * TC-8: "unable to pass their Kings past blocks". A king moves only 1 or
+ * 2 points forward (section 7.3), so it is stuck when each of those two
+ * points is an enemy block (two or more pieces) or lies beyond its point
+ * 24: no roll can move it. A side without a king is never stuck.
+ */
+bool ref_tc_king_stuck(const struct ref_tc_board *b, int side)
+{
+  const uint8_t *op = b->bg.pt[!side];
+  int q = ref_tc_king_at(b, side), d;
+
+  if(q < 1 || q == REF_BG_BAR)
+    return false;
+  for(d = 1; d <= 2; d++)
+    if(q - d >= 1 && op[25 - (q - d)] < 2)
+      return false;
+  return true;
 }
 
 /* ---------------------------------------------------------------------- */
@@ -353,7 +377,7 @@ static void memo_free(struct memo *m)
 
 void ref_tc_play_result(const struct ref_tc_playlist *list, size_t i, struct ref_tc_board *out)
 {
-  const struct ref_tc_play *p = &list->v[i];
+  const struct ref_bg_play *p = &list->v[i];
   int k;
   *out = list->start;
   for(k = 0; k < p->n; k++)
@@ -395,7 +419,7 @@ void ref_tc_playlist_free(struct ref_tc_playlist *list)
   memset(list, 0, sizeof(*list));
 }
 
-static int list_push(struct ref_tc_playlist *l, const struct ref_tc_play *p, uint64_t h)
+static int list_push(struct ref_tc_playlist *l, const struct ref_bg_play *p, uint64_t h)
 {
   void *a1 = l->v;
   int rc = table_grow(l->n, &l->cap, &l->hash, &a1, sizeof(*l->v), NULL, 0, &l->slot,
@@ -424,7 +448,7 @@ struct tgen {
   int dice[4];
   int ndice;
   bool doubles;
-  struct ref_tc_play cur;
+  struct ref_bg_play cur;
   int rc;
 };
 
@@ -441,14 +465,11 @@ static void tgen_save(struct tgen *g, const struct ref_tc_board *b, uint64_t h, 
       used++;
       pips += g->dice[k];
     }
-  c = ref_bg_mustplay_cmp(used, pips, l->max_dice, l->max_pips);
+  c = ref_bg_mustplay_rank(&l->max_dice, &l->max_pips, used, pips); /* TC-7 */
   if(c < 0)
     return;
-  if(c > 0) {
+  if(c > 0)
     list_reset(l);
-    l->max_dice = used;
-    l->max_pips = pips;
-  }
   g->cur.n = (uint8_t)depth;
   g->cur.won = won;
   if(list_find(l, b, h) >= 0)
@@ -556,7 +577,7 @@ int ref_tc_plays(const struct ref_tc_board *b, int side, int d1, int d2,
                  struct ref_tc_playlist *out)
 {
   struct tgen g;
-  struct ref_tc_play none;
+  struct ref_bg_play none;
   struct ref_tc_board work;
   int rc;
 
@@ -600,7 +621,7 @@ static char *put_point(char *p, int q)
 
 /* Joins each piece's consecutive steps; keeps a point on the way where it
  * hit or turned (so the text names one resulting board). */
-static int play_format(const struct ref_tc_board *b, int side, const struct ref_tc_play *p,
+static int play_format(const struct ref_tc_board *b, int side, const struct ref_bg_play *p,
                        char *buf, size_t cap)
 {
   struct ref_tc_board w = *b;
@@ -649,22 +670,13 @@ static int play_format(const struct ref_tc_board *b, int side, const struct ref_
 /*
  * State. `onroll` is the side whose turn of play it is; `turn` the seat that
  * must act (the same, -1 when over). The opening roll (TC-6) is pending
- * while `opening` is set. `idle` counts plies without a king move (TC-8).
+ * while `opening` is set. `idle` counts the turns in a row that ended with
+ * both kings stuck (TC-8).
  */
 struct tc_state {
   struct ref_tc_board b;
-  uint8_t phase; /* enum ref_phase: ROLL, MOVE or OVER (no cube, TC-11) */
-  int8_t turn;
-  int8_t onroll;
-  uint8_t opening;
-  uint8_t dice[2];
-  int8_t winner; /* -1: a draw */
-  uint8_t end;   /* enum ref_end */
+  struct ref_bg_turn t; /* phases ROLL, MOVE or OVER (no cube, TC-11); TC-6 opening */
   int16_t idle;
-  int16_t move_number;
-  int8_t last_seat;
-  uint8_t last_dice[2];
-  char last[64];
 };
 
 #define TC_MOVE_TAG 0x54430000u /* "TC" */
@@ -679,33 +691,139 @@ static const struct tc_state *cst_of(const struct ref_state *s)
   return (const struct tc_state *)(const void *)s;
 }
 
-static void play_to_move(const struct ref_tc_play *p, struct ref_move *m)
+/* ---- reading a play (section 7.6): dice_notation.c --------------------- */
+
+/* Piece words (section 1.3: Kt/Kn for the knight). */
+static const struct ref_dn_word tc_words[] = {
+  {"k", K},  {"king", K},  {"r", R},  {"rook", R},   {"b", B}, {"bishop", B},
+  {"n", N},  {"kt", N},    {"kn", N}, {"knight", N}, {"p", P}, {"pawn", P},
+};
+
+/* Own points 1-24, pieces named, "off" refused (TC-10). */
+static const struct ref_dn_syntax tc_syntax = {
+  tc_words, (int)(sizeof(tc_words) / sizeof(tc_words[0])), "tc-off-track",
+};
+
+/* The board as the shared reader sees it: five piece types, both ways. */
+static bool piece_on(const void *b, int side, int q, int type)
 {
-  int i;
-  memset(m, 0, sizeof(*m));
-  m->w[0] = TC_MOVE_TAG | p->n | (uint32_t)p->won << 8;
-  for(i = 0; i < p->n; i++)
-    m->w[1 + i] = (uint32_t)p->type[i] | (uint32_t)p->from[i] << 8 | (uint32_t)p->to[i] << 16;
+  return ((const struct ref_tc_board *)b)->n[side][q][type] != 0;
 }
 
-static int move_to_play(const struct ref_move *m, struct ref_tc_play *p)
+static bool any_on(const void *b, int side, int q)
 {
-  int i;
-  if((m->w[0] & 0xffff0000u) != TC_MOVE_TAG || (m->w[0] & 0xffu) > 4 ||
-     (m->w[0] & 0xfe00u))
-    return REF_EINVAL;
-  memset(p, 0, sizeof(*p));
-  p->n = (uint8_t)(m->w[0] & 0xffu);
-  p->won = (uint8_t)(m->w[0] >> 8 & 1u);
-  for(i = 0; i < p->n; i++) {
-    p->type[i] = (uint8_t)(m->w[1 + i] & 0xff);
-    p->from[i] = (uint8_t)(m->w[1 + i] >> 8 & 0xff);
-    p->to[i] = (uint8_t)(m->w[1 + i] >> 16 & 0xff);
-    if(p->type[i] >= REF_TC_TYPES || p->from[i] < 1 || p->from[i] > REF_BG_BAR ||
-       p->to[i] < 1 || p->to[i] > 24 || p->to[i] == p->from[i])
-      return REF_EINVAL;
+  return ((const struct ref_tc_board *)b)->bg.pt[side][q] != 0;
+}
+
+static int reader_step(const void *b, int side, int type, int from, int die, int dir, int *to)
+{
+  return (int)ref_tc_step(b, side, type, from, die, dir, to);
+}
+
+static bool reader_apply(void *b, int side, int type, int from, int to)
+{
+  return ref_tc_step_apply(b, side, type, from, to);
+}
+
+static long reader_find(const void *legal, const void *b)
+{
+  return ref_tc_playlist_find(legal, b);
+}
+
+/* TC-9a: nothing moves once the king is home. */
+static bool king_home(const void *b, int side)
+{
+  return ref_tc_king_at(b, side) == 1;
+}
+
+/* TC-4 at the end of the turn. */
+static const char *king_alone(const void *b, int side)
+{
+  return ref_tc_king_safe(b, side) ? NULL : "tc-king-alone";
+}
+
+/* Refusal ranks by enum ref_tc_why: bar first tells most, then blocked,
+ * backward, pawn blot, piece die, off track, no piece. */
+static const int tc_why_rank[] = {0, 1, 7, 6, 2, 3, 4, 5};
+
+static const struct ref_dn_board tc_reader_board = {
+  sizeof(struct ref_tc_board), REF_TC_TYPES, piece_on, any_on, reader_step, reader_apply,
+  reader_find, king_home, king_alone, tc_why_rank,
+  1u << REF_TC_BLOCKED | 1u << REF_TC_PAWN_NO_BLOT, /* named by the point landed on */
+};
+
+static int tc_gen(const void *b, int side, int d1, int d2, void *list, struct ref_dn_plays *view)
+{
+  struct ref_tc_playlist *l = list;
+  int rc = ref_tc_plays(b, side, d1, d2, l);
+  *view = (struct ref_dn_plays){l->v, l->n, l->max_dice};
+  return rc;
+}
+
+static int tc_text(const void *b, int side, const struct ref_bg_play *p, char *buf, size_t cap)
+{
+  return play_format(b, side, p, buf, cap);
+}
+
+static const char *why_reason(int why)
+{
+  switch(why) {
+  case REF_TC_NO_PIECE:
+    return "tc-no-piece";
+  case REF_TC_BAR_FIRST:
+    return "tc-bar-first";
+  case REF_TC_BLOCKED:
+    return "tc-blocked";
+  case REF_TC_OFF_TRACK:
+    return "tc-off-track";
+  case REF_TC_WRONG_DIE:
+    return "tc-piece-die";
+  case REF_TC_BACKWARD:
+    return "tc-backward";
+  case REF_TC_PAWN_NO_BLOT:
+    return "tc-pawn-blot";
+  default:
+    return "bg-wrong-dice";
   }
-  return REF_OK;
+}
+
+/* The refusal: the piece that cannot use the die, or the point in the
+ * mover's numbering. */
+static void tc_explain(const struct ref_dn_input *in, const int dice[2], int why, int at, int type,
+                       const char **reason, char *detail, size_t cap)
+{
+  (void)in, (void)dice;
+  *reason = why_reason(why);
+  if(why == REF_TC_WRONG_DIE && type >= 0)
+    snprintf(detail, cap, "%s", type_name[type]);
+  else if(why != REF_DN_WHY_DICE && why != REF_DN_WHY_NONE) {
+    if(at == REF_BG_BAR)
+      snprintf(detail, cap, "bar");
+    else if(at >= 1 && at <= 24)
+      snprintf(detail, cap, "%d", 25 - at);
+  }
+}
+
+static void tc_list_free(void *list)
+{
+  ref_tc_playlist_free(list);
+}
+
+/* Tables Chess as dice_notation.c plays it: typed pieces both ways, no
+ * bearing off (TC-10), a play may win on the way (TC-9a). */
+static const struct ref_dn_rules tc_rules = {
+  TC_MOVE_TAG, &tc_syntax, &tc_reader_board,
+  offsetof(struct tc_state, b), offsetof(struct tc_state, t),
+  1, false, true,
+  sizeof(struct ref_tc_playlist), tc_gen, tc_list_free, tc_text, tc_explain, TC_SUGGEST,
+};
+
+/* Section 7.6 read by dice_notation.c: the pieces named or not, routes in
+ * any order, the hit marks. */
+static int tc_parse(const struct ref_state *s, const char *text, struct ref_move *out,
+                    struct ref_err *err)
+{
+  return ref_dn_parse(&tc_rules, s, text, out, err);
 }
 
 static void board_start(struct ref_tc_board *b)
@@ -724,20 +842,17 @@ static void board_start(struct ref_tc_board *b)
   ref_tc_board_sync(b);
 }
 
+/* Every win is worth one point (TC-12), a draw none. */
 static void finish(struct tc_state *st, int winner, enum ref_end end)
 {
-  st->phase = REF_PHASE_OVER;
-  st->turn = -1;
-  st->winner = (int8_t)winner;
-  st->end = (uint8_t)end;
-  st->dice[0] = st->dice[1] = 0;
+  ref_bg_turn_finish(&st->t, winner, end, winner >= 0);
 }
 
 static void start_turn(struct tc_state *st, int seat)
 {
-  st->onroll = st->turn = (int8_t)seat;
-  st->dice[0] = st->dice[1] = 0;
-  st->phase = REF_PHASE_ROLL;
+  st->t.onroll = st->t.turn = (int8_t)seat;
+  st->t.dice[0] = st->t.dice[1] = 0;
+  st->t.phase = REF_PHASE_ROLL;
 }
 
 /* ---- position strings -------------------------------------------------- */
@@ -762,22 +877,22 @@ static int tc_encode(const struct ref_state *s, char *buf, size_t cap)
     }
   }
   *o++ = ':';
-  if(st->phase == REF_PHASE_OVER) {
+  if(st->t.phase == REF_PHASE_OVER) {
     static const char how[REF_END_LAST] = {[REF_END_KING_HOME] = 'k',
                                            [REF_END_RESIGNATION] = 'r',
                                            [REF_END_STALEMATE] = 's',
                                            [REF_END_AGREEMENT] = 'a'};
-    o += sprintf(o, "x%c%c", st->winner < 0 ? 'd' : "wb"[st->winner],
-                 how[st->end] ? how[st->end] : '?');
+    o += sprintf(o, "x%c%c", st->t.winner < 0 ? 'd' : "wb"[st->t.winner],
+                 how[st->t.end] ? how[st->t.end] : '?');
   }
-  else if(st->opening)
+  else if(st->t.opening)
     *o++ = 'o';
   else {
-    *o++ = "wb"[st->onroll];
-    if(st->phase == REF_PHASE_MOVE)
-      o += sprintf(o, "%d%d", st->dice[0], st->dice[1]);
+    *o++ = "wb"[st->t.onroll];
+    if(st->t.phase == REF_PHASE_MOVE)
+      o += sprintf(o, "%d%d", st->t.dice[0], st->t.dice[1]);
   }
-  o += sprintf(o, ":%d:%d", st->idle, st->move_number);
+  o += sprintf(o, ":%d:%d", st->idle, st->t.move_number);
   if((size_t)(o - tmp) >= cap)
     return REF_EINVAL;
   memcpy(buf, tmp, (size_t)(o - tmp) + 1);
@@ -880,12 +995,12 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     if(!isspace((unsigned char)*p))
       return bad_position(err, "text after the position");
   if(nf < 2 || nf > 4)
-    return bad_position(err, "fields are board:phase[:idle[:move]]");
+    return bad_position(err, "fields are board:phase[:stuck[:move]]");
 
   memset(&nst, 0, sizeof(nst));
-  nst.winner = -1;
-  nst.last_seat = -1;
-  nst.move_number = 1;
+  nst.t.winner = -1;
+  nst.t.last_seat = -1;
+  nst.t.move_number = 1;
   slash = memchr(f[0], '/', (size_t)(fe[0] - f[0]));
   if(!slash)
     return bad_position(err, "the board is WHITE/BLACK");
@@ -901,16 +1016,16 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   }
 
   if(nf >= 3 && !read_uint(f[2], fe[2], TC_IDLE_MAX, &v))
-    return bad_position(err, "idle count");
+    return bad_position(err, "stuck count");
   nst.idle = (int16_t)(nf >= 3 ? v : 0);
   if(nf >= 4 && (!read_uint(f[3], fe[3], 30000, &v) || v < 1))
     return bad_position(err, "move number");
-  nst.move_number = (int16_t)(nf >= 4 ? v : 1);
+  nst.t.move_number = (int16_t)(nf >= 4 ? v : 1);
 
   p = f[1];
   v = (int)(fe[1] - f[1]);
   if(v == 1 && *p == 'o') {
-    nst.opening = 1;
+    nst.t.opening = 1;
     start_turn(&nst, 0);
   }
   else if((v == 1 || v == 3) && (*p == 'w' || *p == 'b')) {
@@ -918,9 +1033,9 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     if(v == 3) {
       if(p[1] < '1' || p[1] > '6' || p[2] < '1' || p[2] > '6')
         return bad_position(err, "dice are 1 to 6");
-      nst.dice[0] = (uint8_t)(p[1] - '0');
-      nst.dice[1] = (uint8_t)(p[2] - '0');
-      nst.phase = REF_PHASE_MOVE;
+      nst.t.dice[0] = (uint8_t)(p[1] - '0');
+      nst.t.dice[1] = (uint8_t)(p[2] - '0');
+      nst.t.phase = REF_PHASE_MOVE;
     }
   }
   else if(v == 3 && *p == 'x') {
@@ -937,7 +1052,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   else
     return bad_position(err, "phase is o, w, b, w21, b66 or x..");
   if(!tc_ok((const struct ref_state *)(const void *)&nst))
-    return bad_position(err, "no game reaches it (a king alone or home, or the idle count)");
+    return bad_position(err, "no game reaches it (a king alone or home, or the stuck count)");
   *st_of(s) = nst;
   return REF_OK;
 }
@@ -951,11 +1066,11 @@ static int tc_init(struct ref_state *s, const char *options, struct ref_err *err
 
   memset(st, 0, sizeof(*st));
   board_start(&st->b);
-  st->opening = 1;
+  st->t.opening = 1;
   start_turn(st, 0);
-  st->winner = -1;
-  st->move_number = 1;
-  st->last_seat = -1;
+  st->t.winner = -1;
+  st->t.move_number = 1;
+  st->t.last_seat = -1;
   /* "key=value;...": only fen=POSITION (the top comment's string). */
   for(p = options; p && *p; p = *e ? e + 1 : e) {
     e = p + strcspn(p, ";");
@@ -976,173 +1091,48 @@ static int tc_init(struct ref_state *s, const char *options, struct ref_err *err
 
 /* ---- dice and actions -------------------------------------------------- */
 
+/* Section 7.2: the opening roll is one die each (faces[0] White's), ties
+ * again; TC-6: the starter then rolls two fresh dice. */
 static int tc_roll(struct ref_state *s, const int *faces, int nfaces, struct ref_err *err)
 {
-  struct tc_state *st = st_of(s);
-
-  if(st->phase != REF_PHASE_ROLL) {
-    ref_err_set(err, REF_EPHASE, st->phase == REF_PHASE_OVER ? "game-over" : "tc-no-roll-now",
-                NULL);
-    return REF_EPHASE;
-  }
-  if(nfaces != 2 || faces[0] < 1 || faces[0] > 6 || faces[1] < 1 || faces[1] > 6) {
-    ref_err_set(err, REF_EINVAL, "bg-bad-dice", NULL);
-    return REF_EINVAL;
-  }
-  if(st->opening) {
-    /* Section 7.2: one die each (faces[0] White's), ties again; TC-6:
-     * the starter then rolls two fresh dice. */
-    if(faces[0] != faces[1]) {
-      st->opening = 0;
-      start_turn(st, faces[0] > faces[1] ? 0 : 1);
-    }
-    return REF_OK;
-  }
-  st->dice[0] = (uint8_t)faces[0];
-  st->dice[1] = (uint8_t)faces[1];
-  st->phase = REF_PHASE_MOVE;
-  return REF_OK;
+  return ref_bg_turn_roll(&st_of(s)->t, faces, nfaces, "tc-no-roll-now", false, err);
 }
+
+/* TC-12: a resignation loses the game, whatever level was named; TC-8:
+ * "Stalemate" by agreement, the referee declares the other itself; TC-11:
+ * no cube. */
+static const struct ref_bg_acts tc_acts = {NULL, "tc-no-draw-claim", NULL, "tc-no-cube", NULL};
 
 static int tc_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                   struct ref_err *err)
 {
-  struct tc_state *st = st_of(s);
-
-  (void)arg;
-  if(seat < 0 || seat > 1) {
-    ref_err_set(err, REF_EINVAL, "bad-seat", NULL);
-    return REF_EINVAL;
-  }
-  if(st->phase == REF_PHASE_OVER) {
-    ref_err_set(err, REF_EPHASE, "game-over", NULL);
-    return REF_EPHASE;
-  }
-  switch(action) {
-  case REF_ACT_RESIGN:
-    /* TC-12: a resignation loses the game, whatever level was named. */
-    finish(st, !seat, REF_END_RESIGNATION);
-    return REF_OK;
-  case REF_ACT_DRAW_AGREED:
-    /* TC-8: "Stalemate" by agreement. */
-    finish(st, -1, REF_END_AGREEMENT);
-    return REF_OK;
-  case REF_ACT_DRAW_CLAIM:
-    /* TC-8: the referee declares the idle-king draw itself. */
-    ref_err_set(err, REF_EINVAL, "tc-no-draw-claim", NULL);
-    return REF_EINVAL;
-  case REF_ACT_DOUBLE:
-  case REF_ACT_TAKE:
-  case REF_ACT_DROP:
-    ref_err_set(err, REF_EINVAL, "tc-no-cube", NULL); /* TC-11 */
-    return REF_EINVAL;
-  default:
-    ref_err_set(err, REF_EINVAL, "bad-option", NULL);
-    return REF_EINVAL;
-  }
+  return ref_bg_turn_act(&st_of(s)->t, NULL, seat, action, arg, &tc_acts, err);
 }
 
 /* ---- moves ------------------------------------------------------------- */
 
 static int tc_legal(const struct ref_state *s, struct ref_movelist *out)
 {
-  const struct tc_state *st = cst_of(s);
-  struct ref_tc_playlist list = {0};
-  struct ref_move m;
-  size_t i;
-  int rc;
-
-  if(st->phase != REF_PHASE_MOVE)
-    return REF_EPHASE;
-  rc = ref_tc_plays(&st->b, st->onroll, st->dice[0], st->dice[1], &list);
-  for(i = 0; !rc && i < list.n; i++) {
-    play_to_move(&list.v[i], &m);
-    rc = ref_movelist_push(out, &m);
-  }
-  ref_tc_playlist_free(&list);
-  return rc;
-}
-
-static int tc_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
-                     char *buf, size_t cap)
-{
-  const struct tc_state *st = cst_of(s);
-  struct ref_tc_play p;
-  /* One notation for players and programs alike (section 7.6). */
-  (void)style;
-  if(move_to_play(m, &p) != REF_OK)
-    return REF_EINVAL;
-  if(play_format(&st->b, st->onroll, &p, buf, cap) < 0)
-    return REF_EINVAL;
-  return REF_OK;
-}
-
-/* apply's own check: each step legal with an unused die of the roll, the
- * king safe at the end unless home. Must-play is legal()'s business. */
-static bool play_fits(const struct tc_state *st, const struct ref_tc_play *p,
-                      struct ref_tc_board *after)
-{
-  struct ref_tc_board b = st->b;
-  int dice[4], nd, i, k, to;
-  bool used[4] = {false, false, false, false}, found;
-
-  nd = st->dice[0] == st->dice[1] ? 4 : 2;
-  for(i = 0; i < 4; i++)
-    dice[i] = st->dice[i & 1];
-  if(p->n > nd)
-    return false;
-  for(i = 0; i < p->n; i++) {
-    if(ref_tc_king_at(&b, st->onroll) == 1)
-      return false; /* TC-9a: nothing moves after the king is home */
-    found = false;
-    for(k = 0; k < nd && !found; k++) {
-      int dir = p->to[i] < p->from[i] ? 1 : -1;
-      if(!used[k] &&
-         ref_tc_step(&b, st->onroll, p->type[i], p->from[i], dice[k], dir, &to) ==
-           REF_TC_STEP_OK &&
-         to == p->to[i]) {
-        used[k] = true;
-        found = true;
-      }
-    }
-    if(!found)
-      return false;
-    ref_tc_step_apply(&b, st->onroll, p->type[i], p->from[i], p->to[i]);
-  }
-  if(!ref_tc_king_safe(&b, st->onroll))
-    return false;
-  *after = b;
-  return true;
+  return ref_dn_legal(&tc_rules, s, out);
 }
 
 static int tc_apply(struct ref_state *s, const struct ref_move *m)
 {
   struct tc_state *st = st_of(s);
-  struct ref_tc_play p;
-  struct ref_tc_board after;
-  int mover = st->onroll, i;
-  bool king_moved = false;
+  struct ref_bg_play p;
+  int mover = st->t.onroll, rc = ref_dn_apply(&tc_rules, s, m, &p);
 
-  if(st->phase != REF_PHASE_MOVE)
-    return REF_EPHASE;
-  if(move_to_play(m, &p) != REF_OK || !play_fits(st, &p, &after))
-    return REF_EILLEGAL;
-  if(play_format(&st->b, mover, &p, st->last, sizeof(st->last)) < 0)
-    st->last[0] = '\0';
-  st->last_seat = (int8_t)mover;
-  st->last_dice[0] = st->dice[0];
-  st->last_dice[1] = st->dice[1];
-  st->b = after;
-  st->move_number++;
-  for(i = 0; i < p.n; i++)
-    if(p.type[i] == K)
-      king_moved = true;
+  if(rc)
+    return rc;
   if(ref_tc_king_at(&st->b, mover) == 1) {
     finish(st, mover, REF_END_KING_HOME); /* TC-9 */
     return REF_OK;
   }
-  /* TC-8, TC-8a: plies without a king move, passes included. */
-  st->idle = (int16_t)(king_moved ? 0 : st->idle + 1);
+  /* TC-8, TC-8a: turns in a row (passes included) that end with both
+   * kings stuck behind blocks. */
+  st->idle = (int16_t)(ref_tc_king_stuck(&st->b, 0) && ref_tc_king_stuck(&st->b, 1)
+                         ? st->idle + 1
+                         : 0);
   if(st->idle >= TC_IDLE_MAX) {
     finish(st, -1, REF_END_STALEMATE);
     return REF_OK;
@@ -1153,22 +1143,15 @@ static int tc_apply(struct ref_state *s, const struct ref_move *m)
 
 static void tc_status(const struct ref_state *s, struct ref_status *out)
 {
-  const struct tc_state *st = cst_of(s);
-  memset(out, 0, sizeof(*out));
-  out->phase = (enum ref_phase)st->phase;
-  out->turn = st->turn;
-  out->need_faces = st->phase == REF_PHASE_ROLL ? 2 : 0;
-  out->winner = st->phase == REF_PHASE_OVER ? st->winner : -1;
-  out->end = st->phase == REF_PHASE_OVER ? (enum ref_end)st->end : REF_END_NONE;
-  out->points = st->phase == REF_PHASE_OVER && st->winner >= 0 ? 1 : 0;
-  out->move_number = st->move_number;
-  out->cube = 0;
-  out->cube_owner = -1;
-  if(st->phase == REF_PHASE_MOVE) {
-    out->dice[0] = st->dice[0];
-    out->dice[1] = st->dice[1];
-    out->ndice = 2;
-  }
+  ref_bg_turn_status(&cst_of(s)->t, NULL, out); /* TC-11: no cube */
+}
+
+/* One notation for players and programs alike (section 7.6). */
+static int tc_format(const struct ref_state *s, const struct ref_move *m, enum ref_notation style,
+                     char *buf, size_t cap)
+{
+  (void)style;
+  return ref_dn_format(&tc_rules, s, m, buf, cap);
 }
 
 static bool tc_ok(const struct ref_state *s)
@@ -1194,524 +1177,45 @@ static bool tc_ok(const struct ref_state *s)
       return false;
     /* TC-4 at every turn's end; TC-9: home only in a game won so. */
     if(q == 1) {
-      if(st->phase != REF_PHASE_OVER || st->end != REF_END_KING_HOME || st->winner != side)
+      if(st->t.phase != REF_PHASE_OVER || st->t.end != REF_END_KING_HOME || st->t.winner != side)
         return false;
     }
     else if(!ref_tc_king_safe(&b, side))
       return false;
   }
-  if(st->move_number < 1 || st->idle < 0 || st->idle > TC_IDLE_MAX || st->onroll < 0 ||
-     st->onroll > 1)
+  if(st->t.move_number < 1 || st->idle < 0 || st->idle > TC_IDLE_MAX || st->t.onroll < 0 ||
+     st->t.onroll > 1)
     return false;
-  switch(st->phase) {
+  /* TC-8: a count only while both kings are stuck (it restarts at 0). */
+  if(st->idle > 0 && !(ref_tc_king_stuck(&b, 0) && ref_tc_king_stuck(&b, 1)))
+    return false;
+  switch(st->t.phase) {
   case REF_PHASE_ROLL:
-    return st->turn == st->onroll && !st->dice[0] && !st->dice[1] && st->idle < TC_IDLE_MAX &&
-           (!st->opening || st->turn == 0);
+    return st->t.turn == st->t.onroll && !st->t.dice[0] && !st->t.dice[1] &&
+           st->idle < TC_IDLE_MAX &&
+           (!st->t.opening || st->t.turn == 0);
   case REF_PHASE_MOVE:
-    return st->turn == st->onroll && !st->opening && st->dice[0] >= 1 && st->dice[0] <= 6 &&
-           st->dice[1] >= 1 && st->dice[1] <= 6 && st->idle < TC_IDLE_MAX;
+    return st->t.turn == st->t.onroll && !st->t.opening && st->t.dice[0] >= 1 &&
+           st->t.dice[0] <= 6 &&
+           st->t.dice[1] >= 1 && st->t.dice[1] <= 6 && st->idle < TC_IDLE_MAX;
   case REF_PHASE_OVER:
-    if(st->turn != -1 || st->dice[0] || st->dice[1] || st->winner < -1 || st->winner > 1)
+    if(st->t.turn != -1 || st->t.dice[0] || st->t.dice[1] || st->t.winner < -1 || st->t.winner > 1)
       return false;
-    switch(st->end) {
+    switch(st->t.end) {
     case REF_END_KING_HOME:
-      return st->winner >= 0 && ref_tc_king_at(&b, st->winner) == 1;
+      return st->t.winner >= 0 && ref_tc_king_at(&b, st->t.winner) == 1;
     case REF_END_RESIGNATION:
-      return st->winner >= 0;
+      return st->t.winner >= 0;
     case REF_END_STALEMATE:
-      return st->winner == -1 && st->idle >= TC_IDLE_MAX;
+      return st->t.winner == -1 && st->idle >= TC_IDLE_MAX;
     case REF_END_AGREEMENT:
-      return st->winner == -1;
+      return st->t.winner == -1;
     default:
       return false;
     }
   default:
     return false;
   }
-}
-
-/* ---- reading a play (section 7.6) -------------------------------------- */
-
-/* One piece's route as written, q numbering; type -1 when not named. */
-struct route {
-  int type;
-  int pt[6];
-  int npt;
-};
-
-struct tinput {
-  struct route r[4];
-  int nr;
-  int stars;
-};
-
-/* Piece words (section 1.3: Kt/Kn for the knight); -1 if none. */
-static int piece_word(const char *w, size_t n)
-{
-  static const struct {
-    const char *w;
-    int type;
-  } words[] = {{"k", K}, {"king", K}, {"r", R}, {"rook", R}, {"b", B}, {"bishop", B},
-               {"n", N}, {"kt", N},   {"kn", N}, {"knight", N}, {"p", P}, {"pawn", P}};
-  size_t i;
-  for(i = 0; i < sizeof(words) / sizeof(words[0]); i++)
-    if(strlen(words[i].w) == n && !strncmp(words[i].w, w, n))
-      return words[i].type;
-  return -1;
-}
-
-/*
- * Tolerant reading (sections 1.1-1.3, 7.6): "K1/3 P1/2", "R7/13*",
- * "Nbar/5", "bar/5", "r7-13", "R7/10/13", "P1/2(2)", "Kt19/22"; `*`, `x`,
- * `:` hit marks optional; a leading move number or roll and , ; . ! ? are
- * ignored. Points are the mover's own, 1-24, `bar` (or 0) as a source.
- */
-static int read_input(const char *text, struct tinput *in, const char **reason)
-{
-  char low[256];
-  const char *p, *w;
-  struct route rs[8], *cur = NULL;
-  int nr = 0, i, k, n, pt, type = -1;
-  bool expect = false, pending = false;
-  size_t wl;
-
-  memset(in, 0, sizeof(*in));
-  *reason = "unreadable";
-  for(i = 0; text[i] && i < (int)sizeof(low) - 1; i++)
-    low[i] = (char)tolower((unsigned char)text[i]);
-  low[i] = '\0';
-  if(text[i])
-    return REF_EPARSE;
-  p = low;
-  while(isspace((unsigned char)*p))
-    p++;
-  for(k = 0; isdigit((unsigned char)p[k]); k++)
-    ;
-  if(k && p[k] == '.')
-    p += k + 1;
-  else if(k == 2 && p[k] == ':' && p[0] >= '1' && p[0] <= '6' && p[1] >= '1' && p[1] <= '6')
-    p += 3;
-
-  while(*p) {
-    if(isspace((unsigned char)*p) || strchr(",;.!?", *p)) {
-      if(pending)
-        return REF_EPARSE;
-      p++;
-      continue;
-    }
-    if(*p == '*' || *p == ':' || (*p == 'x' && !isalpha((unsigned char)p[1]))) {
-      if(!cur || expect || pending)
-        return REF_EPARSE;
-      in->stars++;
-      p++;
-      continue;
-    }
-    if(*p == '/' || *p == '-') {
-      if(!cur || expect || pending)
-        return REF_EPARSE;
-      expect = true;
-      p++;
-      continue;
-    }
-    if(*p == '(') {
-      if(!cur || expect || pending || cur->npt < 2)
-        return REF_EPARSE;
-      p++;
-      for(n = 0; isdigit((unsigned char)*p) && n < 10; p++)
-        n = n * 10 + (*p - '0');
-      if(*p != ')' || n < 1 || n > 4 || nr + n - 1 > 8)
-        return REF_EPARSE;
-      p++;
-      for(i = 1; i < n; i++)
-        rs[nr++] = *cur;
-      cur = &rs[nr - 1];
-      continue;
-    }
-    pt = -1;
-    if(isalpha((unsigned char)*p)) {
-      for(w = p; isalpha((unsigned char)*p); p++)
-        ;
-      wl = (size_t)(p - w);
-      if(wl >= 3 && !strncmp(p - 3, "bar", 3) && (wl == 3 || piece_word(w, wl - 3) >= 0)) {
-        /* "bar", or a piece word run into it: "nbar" */
-        if(wl > 3) {
-          if(expect || pending)
-            return REF_EPARSE;
-          type = piece_word(w, wl - 3);
-          pending = true;
-        }
-        pt = REF_BG_BAR;
-      }
-      else if(wl == 3 && !strncmp(w, "off", 3)) {
-        *reason = "tc-off-track"; /* TC-10 */
-        return REF_EILLEGAL;
-      }
-      else {
-        if(expect || pending || piece_word(w, wl) < 0)
-          return REF_EPARSE;
-        type = piece_word(w, wl);
-        pending = true;
-        continue;
-      }
-    }
-    else if(isdigit((unsigned char)*p)) {
-      for(n = 0, k = 0; isdigit((unsigned char)*p) && k < 3; p++, k++)
-        n = n * 10 + (*p - '0');
-      if(k > 2 || n > 24)
-        return REF_EPARSE;
-      pt = n ? 25 - n : REF_BG_BAR;
-    }
-    else
-      return REF_EPARSE;
-    if(expect) {
-      if(cur->npt == 6 || pt == REF_BG_BAR)
-        return REF_EPARSE;
-      cur->pt[cur->npt++] = pt;
-      expect = false;
-      continue;
-    }
-    if((cur && cur->npt < 2) || nr == 8)
-      return REF_EPARSE;
-    cur = &rs[nr++];
-    cur->type = pending ? type : -1;
-    cur->pt[0] = pt;
-    cur->npt = 1;
-    pending = false;
-  }
-  if(!cur || expect || pending || cur->npt < 2)
-    return REF_EPARSE;
-  for(i = 0; i < nr; i++)
-    for(k = 1; k < rs[i].npt; k++)
-      if(rs[i].pt[k] == rs[i].pt[k - 1])
-        return REF_EPARSE;
-  if(nr > 4) {
-    *reason = "bg-wrong-dice";
-    return REF_EILLEGAL;
-  }
-  memcpy(in->r, rs, sizeof(in->r));
-  in->nr = nr;
-  return REF_OK;
-}
-
-#define MAX_CAND 16
-
-enum { WHY_WRONG_DICE = 20, WHY_NONE = 21 };
-
-struct matcher {
-  const struct tinput *in;
-  const struct ref_tc_playlist *legal;
-  int side;
-  int dice[4];
-  int ndice;
-  bool used[4];
-  int pos[4], next[4], type[4];
-  int hits;
-  long cand[MAX_CAND];
-  int cand_hits[MAX_CAND];
-  int ncand;
-  int exec_dice, exec_pips; /* best complete, king-safe, but not legal execution */
-  bool exec_alone;          /* a complete execution left the king alone (TC-4) */
-  int why, why_depth, why_point, why_type;
-};
-
-static void matcher_fail(struct matcher *mt, int why, int depth, int point, int type)
-{
-  /* The most telling refusal: any rule over "dice do not fit", then the
-   * deepest, then by rank. */
-  static const int rank[] = {0, 1, 7, 6, 2, 3, 4, 5};
-  int a = why == WHY_WRONG_DICE ? 0 : 1, b = mt->why == WHY_WRONG_DICE ? 0 : 1;
-  if(mt->why != WHY_NONE) {
-    if(a < b)
-      return;
-    if(a == b && depth < mt->why_depth)
-      return;
-    if(a == b && depth == mt->why_depth &&
-       (why == WHY_WRONG_DICE || rank[why] <= rank[mt->why]))
-      return;
-  }
-  mt->why = why;
-  mt->why_depth = depth;
-  mt->why_point = point;
-  mt->why_type = type;
-}
-
-static void matcher_rec(struct matcher *mt, const struct ref_tc_board *b, int depth)
-{
-  struct ref_tc_board nb;
-  int s, k, k2, t, t0, t1, to, target, from, why, dir, oldpos, oldnext, oldtype, pips, i;
-  bool done = true, dup, hit;
-  long idx;
-
-  for(s = 0; s < mt->in->nr; s++)
-    if(mt->next[s] < mt->in->r[s].npt)
-      done = false;
-  if(done) {
-    idx = ref_tc_playlist_find(mt->legal, b);
-    if(idx < 0) {
-      if(!ref_tc_king_safe(b, mt->side)) {
-        mt->exec_alone = true;
-        return;
-      }
-      pips = 0;
-      for(k = 0; k < mt->ndice; k++)
-        pips += mt->used[k] ? mt->dice[k] : 0;
-      if(ref_bg_mustplay_cmp(depth, pips, mt->exec_dice, mt->exec_pips) > 0) {
-        mt->exec_dice = depth;
-        mt->exec_pips = pips;
-      }
-      return;
-    }
-    for(i = 0; i < mt->ncand; i++)
-      if(mt->cand[i] == idx)
-        return;
-    if(mt->ncand < MAX_CAND) {
-      mt->cand[mt->ncand] = idx;
-      mt->cand_hits[mt->ncand++] = mt->hits;
-    }
-    return;
-  }
-  if(depth == mt->ndice || ref_tc_king_at(b, mt->side) == 1) {
-    matcher_fail(mt, WHY_WRONG_DICE, depth, mt->pos[0], -1);
-    return;
-  }
-  for(s = 0; s < mt->in->nr; s++) {
-    if(mt->next[s] >= mt->in->r[s].npt)
-      continue;
-    from = mt->pos[s];
-    target = mt->in->r[s].pt[mt->next[s]];
-    dir = target < from ? 1 : -1;
-    t0 = mt->type[s] >= 0 ? mt->type[s] : 0;
-    t1 = mt->type[s] >= 0 ? mt->type[s] : REF_TC_TYPES - 1;
-    for(k = 0; k < mt->ndice; k++) {
-      if(mt->used[k])
-        continue;
-      for(dup = false, k2 = 0; k2 < k; k2++)
-        if(!mt->used[k2] && mt->dice[k2] == mt->dice[k])
-          dup = true;
-      if(dup)
-        continue;
-      for(t = t0; t <= t1; t++) {
-        if(mt->type[s] < 0 && !b->n[mt->side][from][t]) {
-          if(!b->bg.pt[mt->side][from] && t == t1)
-            matcher_fail(mt, REF_TC_NO_PIECE, depth, from, -1);
-          continue;
-        }
-        why = (int)ref_tc_step(b, mt->side, t, from, mt->dice[k], dir, &to);
-        if(why != REF_TC_STEP_OK) {
-          matcher_fail(mt, why, depth,
-                       why == REF_TC_BLOCKED || why == REF_TC_PAWN_NO_BLOT
-                         ? from - dir * mt->dice[k]
-                         : from,
-                       t);
-          continue;
-        }
-        if(dir > 0 ? to < target : to > target) {
-          matcher_fail(mt, WHY_WRONG_DICE, depth, from, t);
-          continue;
-        }
-        nb = *b;
-        hit = ref_tc_step_apply(&nb, mt->side, t, from, to);
-        oldpos = mt->pos[s];
-        oldnext = mt->next[s];
-        oldtype = mt->type[s];
-        mt->pos[s] = to;
-        mt->type[s] = t;
-        if(to == target)
-          mt->next[s]++;
-        mt->used[k] = true;
-        mt->hits += hit;
-        matcher_rec(mt, &nb, depth + 1);
-        mt->hits -= hit;
-        mt->used[k] = false;
-        mt->pos[s] = oldpos;
-        mt->next[s] = oldnext;
-        mt->type[s] = oldtype;
-      }
-    }
-  }
-}
-
-/* Up to TC_SUGGEST legal plays nearest to what was written: most written
- * pieces, sources and destinations among their steps first. */
-static void suggest(const struct tc_state *st, const struct ref_tc_playlist *list,
-                    const struct tinput *in, struct ref_err *err)
-{
-  size_t i, best;
-  int s, k, score, top, *scores;
-
-  if(!err || !list->n)
-    return;
-  scores = malloc(list->n * sizeof(*scores));
-  if(!scores)
-    return;
-  for(i = 0; i < list->n; i++) {
-    score = 0;
-    for(s = 0; in && s < in->nr; s++)
-      for(k = 0; k < list->v[i].n; k++) {
-        if(list->v[i].from[k] == in->r[s].pt[0] &&
-           (in->r[s].type < 0 || in->r[s].type == list->v[i].type[k]))
-          score += 2;
-        if(list->v[i].to[k] == in->r[s].pt[in->r[s].npt - 1])
-          score++;
-      }
-    scores[i] = score;
-  }
-  while(err->nsuggest < TC_SUGGEST && err->nsuggest < (int)list->n) {
-    top = -1;
-    best = 0;
-    for(i = 0; i < list->n; i++)
-      if(scores[i] > top) {
-        top = scores[i];
-        best = i;
-      }
-    scores[best] = -2;
-    if(play_format(&st->b, st->onroll, &list->v[best], err->suggest[err->nsuggest],
-                   REF_NOTATION_MAX) >= 0)
-      err->nsuggest++;
-  }
-  free(scores);
-}
-
-static bool is_pass(const char *text)
-{
-  char w[32];
-  int n = 0;
-  for(; *text && n < (int)sizeof(w) - 1; text++)
-    if(!isspace((unsigned char)*text) && !strchr(".!?", *text))
-      w[n++] = (char)tolower((unsigned char)*text);
-  w[n] = '\0';
-  return !*text && (!strcmp(w, "--") || !strcmp(w, "pass") || !strcmp(w, "nomove"));
-}
-
-static const char *why_reason(int why)
-{
-  switch(why) {
-  case REF_TC_NO_PIECE:
-    return "tc-no-piece";
-  case REF_TC_BAR_FIRST:
-    return "tc-bar-first";
-  case REF_TC_BLOCKED:
-    return "tc-blocked";
-  case REF_TC_OFF_TRACK:
-    return "tc-off-track";
-  case REF_TC_WRONG_DIE:
-    return "tc-piece-die";
-  case REF_TC_BACKWARD:
-    return "tc-backward";
-  case REF_TC_PAWN_NO_BLOT:
-    return "tc-pawn-blot";
-  default:
-    return "bg-wrong-dice";
-  }
-}
-
-static int tc_parse(const struct ref_state *s, const char *text, struct ref_move *out,
-                    struct ref_err *err)
-{
-  const struct tc_state *st = cst_of(s);
-  struct ref_tc_playlist list = {0};
-  struct tinput in;
-  struct matcher *mt = NULL;
-  const char *reason = NULL;
-  char detail[96];
-  int rc, i, pick, npick;
-
-  if(st->phase != REF_PHASE_MOVE) {
-    rc = REF_EPHASE;
-    ref_err_set(err, rc, st->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet", NULL);
-    return rc;
-  }
-  rc = ref_tc_plays(&st->b, st->onroll, st->dice[0], st->dice[1], &list);
-  if(rc)
-    goto out;
-  if(is_pass(text)) {
-    if(list.n == 1 && list.v[0].n == 0) {
-      play_to_move(&list.v[0], out);
-      goto out;
-    }
-    rc = REF_EILLEGAL;
-    ref_err_set(err, rc, "bg-must-move", NULL);
-    suggest(st, &list, NULL, err);
-    goto out;
-  }
-  rc = read_input(text, &in, &reason);
-  if(rc) {
-    ref_err_set(err, rc, reason, NULL);
-    suggest(st, &list, NULL, err);
-    goto out;
-  }
-  mt = calloc(1, sizeof(*mt));
-  if(!mt) {
-    rc = REF_ENOMEM;
-    goto out;
-  }
-  mt->in = &in;
-  mt->legal = &list;
-  mt->side = st->onroll;
-  mt->ndice = st->dice[0] == st->dice[1] ? 4 : 2;
-  for(i = 0; i < 4; i++)
-    mt->dice[i] = st->dice[i & 1];
-  for(i = 0; i < in.nr; i++) {
-    mt->pos[i] = in.r[i].pt[0];
-    mt->next[i] = 1;
-    mt->type[i] = in.r[i].type;
-  }
-  mt->exec_dice = mt->exec_pips = -1;
-  mt->why = WHY_NONE;
-  matcher_rec(mt, &st->b, 0);
-
-  pick = -1;
-  if(mt->ncand == 1)
-    pick = 0;
-  else if(mt->ncand > 1) {
-    /* "R7/13" may pass a blot or not: the written hit marks decide. */
-    for(npick = 0, i = 0; i < mt->ncand; i++)
-      if(mt->cand_hits[i] == in.stars) {
-        pick = i;
-        npick++;
-      }
-    if(npick != 1) {
-      rc = REF_EAMBIGUOUS;
-      ref_err_set(err, rc, "ambiguous", NULL);
-      if(err) {
-        for(i = 0; i < mt->ncand && i < REF_SUGGEST_MAX; i++)
-          play_format(&st->b, st->onroll, &list.v[mt->cand[i]], err->suggest[i],
-                      REF_NOTATION_MAX);
-        err->nsuggest = i;
-        snprintf(err->detail, sizeof(err->detail), "%.40s or %.40s", err->suggest[0],
-                 err->suggest[1]);
-      }
-      goto out;
-    }
-  }
-  if(pick >= 0) {
-    play_to_move(&list.v[mt->cand[pick]], out);
-    goto out;
-  }
-  rc = REF_EILLEGAL;
-  detail[0] = '\0';
-  if(mt->exec_dice >= 0)
-    /* Playable, but must-play (TC-7) wants more. */
-    reason = mt->exec_dice < list.max_dice ? "bg-not-all-dice" : "bg-higher-die";
-  else if(mt->exec_alone)
-    reason = "tc-king-alone"; /* TC-4 */
-  else {
-    reason = why_reason(mt->why);
-    if(mt->why == REF_TC_WRONG_DIE && mt->why_type >= 0)
-      snprintf(detail, sizeof(detail), "%s", type_name[mt->why_type]);
-    else if(mt->why != WHY_WRONG_DICE && mt->why != WHY_NONE) {
-      if(mt->why_point == REF_BG_BAR)
-        snprintf(detail, sizeof(detail), "bar");
-      else if(mt->why_point >= 1 && mt->why_point <= 24)
-        snprintf(detail, sizeof(detail), "%d", 25 - mt->why_point);
-    }
-  }
-  ref_err_set(err, rc, reason, detail[0] ? detail : NULL);
-  suggest(st, &list, &in, err);
-out:
-  free(mt);
-  ref_tc_playlist_free(&list);
-  return rc;
 }
 
 /* ---- the board diagram ------------------------------------------------- */
@@ -1727,30 +1231,6 @@ out:
  * backgammon board of backgammon.c does), so Black's picture is White's
  * mirrored, not turned: "your point 1 is bottom right" holds for both.
  */
-struct out {
-  char *buf;
-  size_t cap, len;
-  bool full;
-};
-
-static void emit(struct out *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
-
-static void emit(struct out *o, const char *fmt, ...)
-{
-  va_list ap;
-  int n;
-  if(o->full)
-    return;
-  va_start(ap, fmt);
-  n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
-  va_end(ap);
-  if(n < 0 || (size_t)n >= o->cap - o->len) {
-    o->full = true;
-    return;
-  }
-  o->len += (size_t)n;
-}
-
 /* The letters on White's point w (1-24), or on side's bar (w = 0: White's,
  * w = 25: Black's), in the order K R B N P, White first. */
 static int stack_at(const struct ref_tc_board *b, int w, char *letters)
@@ -1779,7 +1259,7 @@ static int column_point(int reader, bool top, int i)
   return reader ? 25 - own : own;
 }
 
-static void half(struct out *o, const struct tc_state *st, int reader, bool top)
+static void half(struct ref_text *o, const struct tc_state *st, int reader, bool top)
 {
   char stacks[13][32];
   int len[13], rows = 1, row, i, r;
@@ -1793,103 +1273,69 @@ static void half(struct out *o, const struct tc_state *st, int reader, bool top)
       rows = len[i];
   for(r = 0; r < rows; r++) {
     row = top ? r : rows - 1 - r;
-    emit(o, " |");
+    ref_text_emit(o, " |");
     for(i = 0; i < 12; i++) {
       char c = row < len[i] ? stacks[i][row] : (row == 0 ? '.' : ' ');
       if(i == 6)
-        emit(o, " |  %c  |", row < len[12] ? stacks[12][row] : ' ');
-      emit(o, "  %c ", c);
+        ref_text_emit(o, " |  %c  |", row < len[12] ? stacks[12][row] : ' ');
+      ref_text_emit(o, "  %c ", c);
     }
-    emit(o, " |\n");
+    ref_text_emit(o, " |\n");
   }
 }
 
-static void labels(struct out *o, bool top)
+static void labels(struct ref_text *o, bool top)
 {
   int i;
-  emit(o, "  ");
+  ref_text_emit(o, "  ");
   for(i = 0; i < 12; i++) {
     if(i == 6)
-      emit(o, " | bar |");
-    emit(o, " %2d%s", top ? 13 + i : 12 - i, i == 11 ? "" : " ");
+      ref_text_emit(o, " | bar |");
+    ref_text_emit(o, " %2d%s", top ? 13 + i : 12 - i, i == 11 ? "" : " ");
   }
-  emit(o, "\n");
+  ref_text_emit(o, "\n");
 }
 
 static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct tc_state *st = cst_of(s);
-  struct out o = {buf, cap, 0, false};
+  struct ref_text o;
   int reader = seat == 1 ? 1 : 0, side, q;
   char bar[32];
 
   if(!cap)
     return REF_EINVAL;
-  buf[0] = '\0';
-  emit(&o, " Tables Chess, %s's side: %s upper case, %s lower case.\n", seat_name[reader],
-       seat_name[0], seat_name[1]);
+  ref_text_init(&o, buf, cap);
+  ref_text_emit(&o, " Tables Chess, %s's side: %s upper case, %s lower case.\n", seat_name[reader],
+                seat_name[0], seat_name[1]);
   labels(&o, true);
-  emit(&o, " +-------------------------+-----+-------------------------+\n");
+  ref_text_emit(&o, " +-------------------------+-----+-------------------------+\n");
   half(&o, st, reader, true);
-  emit(&o, " |                         |     |                         |\n");
+  ref_text_emit(&o, " |                         |     |                         |\n");
   half(&o, st, reader, false);
-  emit(&o, " +-------------------------+-----+-------------------------+\n");
+  ref_text_emit(&o, " +-------------------------+-----+-------------------------+\n");
   labels(&o, false);
   for(side = 0; side < 2; side++) {
     stack_at(&st->b, side ? 25 : 0, bar);
     q = ref_tc_king_at(&st->b, side);
-    emit(&o, " %s: king on %d of 24%s%s.\n", seat_name[side], q > 0 ? 25 - q : 0,
-         bar[0] ? "; on the bar: " : "", bar);
+    ref_text_emit(&o, " %s: king on %d of 24%s%s.\n", seat_name[side], q > 0 ? 25 - q : 0,
+                  bar[0] ? "; on the bar: " : "", bar);
   }
-  if(st->idle > 0 && st->phase != REF_PHASE_OVER)
-    emit(&o, " No king has moved for %d turn%s (a draw at %d, TC-8).\n", st->idle,
-         st->idle == 1 ? "" : "s", TC_IDLE_MAX);
-  if(st->last_seat >= 0)
-    emit(&o, " Last: %s %d%d: %s\n", seat_name[st->last_seat], st->last_dice[0],
-         st->last_dice[1], st->last);
-  switch(st->phase) {
-  case REF_PHASE_ROLL:
-    if(st->opening)
-      emit(&o, " Opening roll: one die each, the higher starts.\n");
-    else
-      emit(&o, " %s to roll.\n", seat_name[st->turn]);
-    break;
-  case REF_PHASE_MOVE:
-    emit(&o, " %s to play %d%d.\n", seat_name[st->turn], st->dice[0], st->dice[1]);
-    break;
-  default:
-    if(st->winner < 0)
-      emit(&o, " Drawn (%s).\n", ref_end_name((enum ref_end)st->end));
-    else
-      emit(&o, " %s wins (%s).\n", seat_name[st->winner], ref_end_name((enum ref_end)st->end));
-    break;
-  }
+  if(st->idle > 0 && st->t.phase != REF_PHASE_OVER)
+    ref_text_emit(&o, " Both kings stuck behind blocks for %d turn%s (a draw at %d, TC-8).\n",
+                  st->idle, st->idle == 1 ? "" : "s", TC_IDLE_MAX);
+  ref_bg_turn_render(&o, &st->t, NULL, "Opening roll: one die each, the higher starts.");
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* No perft of its own: the generic one (dice fixed by the caller). */
 static const struct ref_game_ops tc_ops = {
-  tc_init,   /* init */
-  tc_decode, /* decode */
-  tc_encode, /* encode */
-  tc_legal,  /* legal */
-  tc_parse,  /* parse */
-  tc_format, /* format */
-  tc_apply,  /* apply */
-  tc_roll,   /* roll */
-  tc_act,    /* act */
-  tc_status, /* status */
-  tc_render, /* render */
-  NULL,      /* perft: the generic one (dice fixed by the caller) */
-  tc_ok,     /* ok */
-};
+  .init = tc_init,     .decode = tc_decode, .encode = tc_encode, .legal = tc_legal,
+  .parse = tc_parse,   .format = tc_format, .apply = tc_apply,   .roll = tc_roll,
+  .act = tc_act,       .status = tc_status, .render = tc_render, .ok = tc_ok};
 
+/* Two seats, White first; dice, no cube (TC-11), draws (TC-8). Version 2:
+ * TC-8 is both Kings stuck behind blocks (issue 14). */
 const struct ref_game_desc ref_game_tables_chess = {
-  "tableschess",                  /* name */
-  "Tables Chess",                 /* title */
-  1,                              /* version */
-  2,                              /* seats */
-  {"White", "Black", NULL, NULL}, /* seat_names */
-  REF_GAME_DICE | REF_GAME_DRAWS, /* flags: TC-11 no cube; TC-8 draws */
-  sizeof(struct tc_state),        /* state_size */
-  &tc_ops,                        /* ops */
-};
+  "tableschess", "Tables Chess", 2 /* version: bump when any ruling changes */, 2,
+  {"White", "Black"}, REF_GAME_DICE | REF_GAME_DRAWS, sizeof(struct tc_state), &tc_ops};

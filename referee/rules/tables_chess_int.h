@@ -62,20 +62,20 @@ bool ref_tc_step_apply(struct ref_tc_board *b, int side, int type, int from, int
 bool ref_tc_king_safe(const struct ref_tc_board *b, int side);
 /* q of side's king, or -1 when it has none (test boards). */
 int ref_tc_king_at(const struct ref_tc_board *b, int side);
+/* TC-8: side's king cannot move with any roll: the two points ahead of it
+ * (the king's 1 and 2, forward only) are enemy blocks or beyond its point
+ * 24. False for a side without a king. */
+bool ref_tc_king_stuck(const struct ref_tc_board *b, int side);
 
-/* One turn: steps in the order played, q numbering. `won`: the last step
- * took the king to its point 24 (TC-9), ending the game. */
-struct ref_tc_play {
-  uint8_t n;
-  uint8_t won;
-  uint8_t type[4], from[4], to[4];
-};
+/* One turn is a struct ref_bg_play: steps in the order played, q
+ * numbering, each with its piece type; `won`: the last step took the king
+ * to its point 24 (TC-9), ending the game. */
 
 /* Every legal play of a roll, one per distinct resulting board, in a
  * stable order (ref_tc_play_result gives the board after v[i]). */
 struct ref_tc_playlist {
   size_t n, cap;
-  struct ref_tc_play *v;
+  struct ref_bg_play *v;
   uint64_t *hash; /* of the board after v[i] */
   uint32_t *slot;
   size_t nslot;

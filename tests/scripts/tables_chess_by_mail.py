@@ -145,7 +145,7 @@ def main():
 
         # From the start: the opening roll (TC-6) and the first turns; the
         # game is then resigned (whole games from the start last hundreds
-        # of turns, mostly to the TC-8 draw: see the unit tests' playouts).
+        # of turns: see the unit tests' playouts).
         t.deliver("gina@example.org", "new tableschess with hugo@example.org")
         t.deliver("hugo@example.org", "accept", reply=t.last["hugo@example.org"])
         first = t.body("gina@example.org") + t.body("hugo@example.org")

@@ -1161,11 +1161,14 @@ START_TEST(test_registry)
 }
 END_TEST
 
-/* Every reason key backgammon.c can return is worded in
- * templates/reasons.txt. */
+/* Every reason key backgammon can return (backgammon.c, the shared board
+ * and turn code in backgammon_board.c, the reader in dice_notation.c) is
+ * worded in templates/reasons.txt. */
 START_TEST(test_reason_keys)
 {
-  char *code = slurp(TABULA_SOURCE_DIR "/referee/rules/backgammon.c");
+  static const char *const files[] = {"backgammon.c", "backgammon_board.c", "dice_notation.c"};
+  char path[512], *code = NULL, *part;
+  size_t len = 0, k;
   char *reasons = slurp(TABULA_SOURCE_DIR "/templates/reasons.txt");
   static const char *const shared[] = {"unreadable", "ambiguous", "game-over", "not-your-turn",
                                        "bad-option", "bad-seat", "no-draws"};
@@ -1174,6 +1177,15 @@ START_TEST(test_reason_keys)
   int n = 0;
   size_t i;
 
+  for(k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
+    snprintf(path, sizeof(path), "%s/referee/rules/%s", TABULA_SOURCE_DIR, files[k]);
+    part = slurp(path);
+    code = realloc(code, len + strlen(part) + 1);
+    ck_assert_ptr_nonnull(code);
+    memcpy(code + len, part, strlen(part) + 1);
+    len += strlen(part);
+    free(part);
+  }
   for(p = strstr(code, "\"bg-"); p; p = strstr(q, "\"bg-")) {
     q = strchr(p + 1, '"');
     ck_assert_ptr_nonnull(q);

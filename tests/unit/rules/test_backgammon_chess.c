@@ -736,10 +736,14 @@ START_TEST(test_render)
 }
 END_TEST
 
-/* Every reason key backgammon_chess.c returns is worded in reasons.txt. */
+/* Every reason key the game's files (backgammon_chess*.c) return is worded
+ * in reasons.txt. */
 START_TEST(test_reason_keys)
 {
-  char *code = slurp(TABULA_SOURCE_DIR "/referee/rules/backgammon_chess.c");
+  static const char *const files[] = {"backgammon_chess.c", "backgammon_chess_board.c",
+                                      "backgammon_chess_notation.c"};
+  char *code = NULL;
+  size_t f, len = 0;
   char *reasons = slurp(TABULA_SOURCE_DIR "/templates/reasons.txt");
   static const char *const shared[] = {"unreadable", "ambiguous", "game-over", "not-your-turn",
                                        "bad-option", "bad-seat", "no-such-move",
@@ -749,6 +753,18 @@ START_TEST(test_reason_keys)
   int n = 0;
   size_t i;
 
+  for(f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
+    char path[256], *one;
+    size_t n1;
+    snprintf(path, sizeof(path), "%s/referee/rules/%s", TABULA_SOURCE_DIR, files[f]);
+    one = slurp(path);
+    n1 = strlen(one);
+    code = realloc(code, len + n1 + 1);
+    ck_assert_ptr_nonnull(code);
+    memcpy(code + len, one, n1 + 1);
+    len += n1;
+    free(one);
+  }
   for(p = strstr(code, "\"bc-"); p; p = strstr(q, "\"bc-")) {
     q = strchr(p + 1, '"');
     ck_assert_ptr_nonnull(q);

@@ -868,15 +868,18 @@ START_TEST(test_chess_actions)
 
   s = state_new("startpos", NULL);
   play(s, "e4 e5");
-  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_AGREED, 0, &err), REF_OK);
-  assert_over(s, REF_END_AGREEMENT, -1);
-  ck_assert(G->ops->ok(s));
-  /* moves already legal are refused once over */
+  /* moves already legal are refused once over, and none is listed (G-1) */
   {
     struct ref_movelist list = {0};
     ck_assert_int_eq(G->ops->legal(s, &list), REF_OK);
     ck_assert_uint_gt(list.n, 0);
+    ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_AGREED, 0, &err), REF_OK);
+    assert_over(s, REF_END_AGREEMENT, -1);
+    ck_assert(G->ops->ok(s));
     ck_assert_int_eq(G->ops->apply(s, &list.v[0]), REF_EPHASE);
+    ref_movelist_clear(&list);
+    ck_assert_int_eq(G->ops->legal(s, &list), REF_OK);
+    ck_assert_uint_eq(list.n, 0);
     ref_movelist_free(&list);
   }
   free(s);

@@ -456,31 +456,62 @@ START_TEST(test_tc7_higher_die)
 }
 END_TEST
 
-/* TC-8, TC-8a: 100 plies without a king move draw; a king move resets the
- * count; TC-8 agreement; no claims. */
+/* Both kings stuck (TC-8): White's on its 10 behind Black's blocks on its
+ * 11 and 12, Black's likewise behind White's on 13 and 14. */
+#define STUCK "KP10BB13NN14RP1PP2PP3/kp10bb13nn14rp1pp2pp3"
+
+/* TC-8, TC-8a: both kings stuck behind blocks at the end of 20 turns in a
+ * row draw (the old "no king move for 100 plies" is gone: the start is
+ * no stalemate, whatever the count says); a turn that frees a king starts
+ * the count again; a pass is a turn; agreement; no claims. */
 START_TEST(test_tc8_stalemate)
 {
-  struct ref_state *s = decode(START ":w21:99:80");
+  struct ref_state *s = decode(STUCK ":w21:19:30");
   struct ref_status st;
   struct ref_err err;
+  struct ref_tc_board b;
   char pos[256];
 
-  play(s, "B13/15 N3/4");
+  /* the helper: White's king on its own 10 (q = 15) with a pawn, Black
+   * blocks on White's 11 and 12 (Black's q 11 and 12); one block gone
+   * frees it; a side without a king is never stuck */
+  free(s);
+  memset(&b, 0, sizeof(b));
+  b.n[0][15][REF_TC_KING] = b.n[0][15][REF_TC_PAWN] = 1;
+  b.n[1][11][REF_TC_KNIGHT] = b.n[1][12][REF_TC_BISHOP] = 2;
+  ck_assert(ref_tc_board_sync(&b));
+  ck_assert(ref_tc_king_stuck(&b, 0));
+  ck_assert(!ref_tc_king_stuck(&b, 1));
+  b.n[1][12][REF_TC_BISHOP] = 1;
+  ck_assert(ref_tc_board_sync(&b));
+  ck_assert(!ref_tc_king_stuck(&b, 0));
+  /* a king on its 23 is stuck exactly when its goal is blocked */
+  memset(&b, 0, sizeof(b));
+  b.n[0][2][REF_TC_KING] = b.n[0][2][REF_TC_PAWN] = 1;
+  b.n[1][24][REF_TC_PAWN] = 2;
+  ck_assert(ref_tc_board_sync(&b));
+  ck_assert(ref_tc_king_stuck(&b, 0));
+
+  /* the 20th stuck turn draws */
+  s = decode(STUCK ":w21:19:30");
+  play(s, "R1/3 P1/2");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_OVER);
   ck_assert_int_eq(st.winner, -1);
   ck_assert_int_eq(st.end, REF_END_STALEMATE);
   ck_assert_int_eq(st.points, 0);
   encode(s, pos, sizeof(pos));
-  ck_assert_str_eq(pos, "KP1P3N4RP7P13B15BP16NP19/kp1np3rp7bp13bp16np19:xds:100:81");
+  ck_assert_str_eq(pos, "PPP2RPP3KP10BB13NN14/rp1pp2pp3kp10bb13nn14:xds:20:31");
   free(s);
   s = decode(pos);
   free(s);
 
-  s = decode(START ":w21:99:80");
-  play(s, "K1/3 P1/2"); /* a king move: the count starts again */
+  /* a turn that frees Black's king (a knight leaves White's block on 14)
+   * starts the count again */
+  s = decode(STUCK ":w21:19:30");
+  play(s, "N14/13 R1/3");
   encode(s, pos, sizeof(pos));
-  ck_assert_str_eq(pos, "P2KNP3RP7BP13BP16NP19/kp1np3rp7bp13bp16np19:b:0:81");
+  ck_assert_str_eq(pos, "P1PP2RPP3KP10BBN13N14/rp1pp2pp3kp10bb13nn14:b:0:31");
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EINVAL);
   ck_assert_str_eq(err.reason, "tc-no-draw-claim");
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_AGREED, 0, &err), REF_OK);
@@ -489,12 +520,12 @@ START_TEST(test_tc8_stalemate)
   ck_assert(G->ops->ok(s));
   free(s);
 
-  /* TC-8a: a pass is a ply too */
-  s = decode("R0KBBP1NNPPPPP12/kp1bbpp15rp18np20np23:w55:98");
+  /* TC-8a: a pass is a turn too (White's rook cannot enter on 6) */
+  s = decode("R0P1PP2PP3KP10BB13NN14/kp10bb13nn14rp19pp20pp21:w66:3:30");
   {
     struct ref_movelist list = {0};
     ck_assert_int_eq(G->ops->legal(s, &list), REF_OK);
-    ck_assert_uint_eq(list.n, 1); /* 5-5: the rook cannot enter on 5 */
+    ck_assert_uint_eq(list.n, 1);
     ck_assert_int_eq(G->ops->format(s, &list.v[0], REF_NOTATION_CANONICAL, pos, sizeof(pos)),
                      REF_OK);
     ck_assert_str_eq(pos, "--");
@@ -502,7 +533,7 @@ START_TEST(test_tc8_stalemate)
     ref_movelist_free(&list);
   }
   encode(s, pos, sizeof(pos));
-  ck_assert_str_eq(pos, "R0KBBP1NNPPPPP12/kp1bbpp15rp18np20np23:b:99:2");
+  ck_assert_str_eq(pos, "R0P1PP2PP3KP10BB13NN14/kp10bb13nn14rp19pp20pp21:b:4:31");
   free(s);
 }
 END_TEST
@@ -771,16 +802,16 @@ END_TEST
 /*
  * Must-show 3 and 5: 1,000 seeded games, a third each from the start,
  * from a race position (kings on 21 with company) so that kings get home,
- * and from the start with TC-8's idle count at 90 so that the stalemate
- * draw comes; each capped at 120 steps. After every step: ops->ok, the position string
+ * and from a position with both kings stuck and TC-8's count at 19 so
+ * that the stalemate draw comes; each capped at 120 steps. After every step: ops->ok, the position string
  * round trip, and string_invariants; every 8th move also its notation
  * round trip (the bench does every move).
  */
 START_TEST(test_playouts)
 {
-  /* the start; a race; the start with TC-8's count near its end */
+  /* the start; a race; both kings stuck with TC-8's count near its end */
   static const char *const from[3] = {NULL, "NP3RP7BP13BP16NP17KP21/np3rp6bp13bp16np17kp21:w:0:1",
-                                      START ":o:90:1"};
+                                      STUCK ":w:19:1"};
   struct ref_movelist list = {0};
   struct ref_state *s = ref_state_new(G), *scratch = ref_state_new(G);
   struct ref_status st;

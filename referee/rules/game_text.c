@@ -1,0 +1,89 @@
+/*
+ * game_text.c: the text helpers of game_text_int.h.
+ */
+#include "game_text_int.h"
+#include "rules.h"
+
+#include <stdarg.h>
+#include <stdio.h>
+#include <string.h>
+#include <strings.h>
+
+int ref_text_copy(const char *out, size_t len, char *buf, size_t cap)
+{
+  if(len + 1 > cap)
+    return REF_EINVAL;
+  memcpy(buf, out, len);
+  buf[len] = '\0';
+  return REF_OK;
+}
+
+void ref_text_init(struct ref_text *o, char *buf, size_t cap)
+{
+  o->buf = buf;
+  o->cap = cap;
+  o->len = 0;
+  o->full = cap == 0;
+  if(cap)
+    buf[0] = '\0';
+}
+
+void ref_text_emit(struct ref_text *o, const char *fmt, ...)
+{
+  va_list ap;
+  int n;
+  if(o->full)
+    return;
+  va_start(ap, fmt);
+  n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+  va_end(ap);
+  if(n < 0 || (size_t)n >= o->cap - o->len) {
+    o->full = true;
+    return;
+  }
+  o->len += (size_t)n;
+}
+
+static void trim(const char **b, const char **e)
+{
+  while(*b < *e && (**b == ' ' || **b == '\t'))
+    (*b)++;
+  while(*e > *b && ((*e)[-1] == ' ' || (*e)[-1] == '\t'))
+    (*e)--;
+}
+
+bool ref_opt_next(const char **p, struct ref_opt *o)
+{
+  const char *b = *p, *e, *eq;
+
+  if(!b || !*b)
+    return false;
+  e = strchr(b, ';');
+  if(!e)
+    e = b + strlen(b);
+  eq = memchr(b, '=', (size_t)(e - b));
+  o->kb = b;
+  o->ke = eq ? eq : e;
+  o->vb = eq ? eq + 1 : e;
+  o->ve = e;
+  o->has_value = eq != NULL;
+  trim(&o->kb, &o->ke);
+  trim(&o->vb, &o->ve);
+  *p = *e ? e + 1 : e;
+  return true;
+}
+
+bool ref_opt_is(const char *b, const char *e, const char *word)
+{
+  return (size_t)(e - b) == strlen(word) && !strncmp(b, word, (size_t)(e - b));
+}
+
+bool ref_opt_is_ci(const char *b, const char *e, const char *word)
+{
+  return (size_t)(e - b) == strlen(word) && !strncasecmp(b, word, (size_t)(e - b));
+}
+
+void ref_opt_key(const struct ref_opt *o, char *buf, size_t cap)
+{
+  snprintf(buf, cap, "%.*s", (int)(o->ke - o->kb), o->kb);
+}
