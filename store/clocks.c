@@ -180,8 +180,11 @@ int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64
   *ids = NULL;
   *n = 0;
   rc = store_prepare(st, &stmt,
+                     /* oldest first, in the order of the games_invited index:
+                      * ORDER BY id alone made SQLite walk every game by its
+                      * id instead (issue 15: 0.26 s a tick at a million) */
                      "SELECT id FROM games WHERE phase = 'invited' AND created <= ?1"
-                     " ORDER BY id",
+                     " ORDER BY created, id",
                      "games_invited_before");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, before, "games_invited_before: before");

@@ -292,7 +292,8 @@ int store_clock_due(struct store *st, struct store_clock **clocks, size_t *n, in
                     size_t max);
 /* Sets a clock's next_event alone (< 0: never). */
 int store_clock_set_next(struct store *st, int64_t game, int64_t next_event);
-/* Games still "invited" that were created at or before `before`; free() *ids. */
+/* Games still "invited" that were created at or before `before`, oldest
+ * first; free() *ids. */
 int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64_t before);
 /* How many journal entries of a game have this kind. */
 int store_journal_count(struct store *st, int64_t *n, int64_t game, const char *kind);
