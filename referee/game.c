@@ -98,7 +98,8 @@ int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, c
  * journal stays the truth: `tabula check` replays every game in full and
  * compares (ref_game_snapshot_check), and a snapshot that does not fit
  * its journal, its game or this build is not used. States are plain data
- * (rules.h), so the bytes are the state; runs of zeros are packed (a
+ * (rules.h), so the bytes are the state, except where a game says its state
+ * holds a pointer (REF_GAME_LOCAL_STATE: no snapshot, the journal replays); runs of zeros are packed (a
  * chess state is 1.5 KB, mostly an empty repetition history). A SHA-256
  * over the game's kind and all of it catches a snapshot edited alone.
  *
@@ -400,6 +401,8 @@ static int load_snapshot(struct ref_service *svc, struct ref_game_ctx *g, char *
   char hash[65];
   int rc = 0;
 
+  if(g->desc->flags & REF_GAME_LOCAL_STATE)
+    return 0; /* its bytes hold a pointer of the process that saved it */
   if(store_game_snapshot(svc->st, &blob, &len, g->row.id) != STORE_OK) {
     snprintf(why, cap, "game %lld cannot be read: %s", (long long)g->row.id,
              store_errmsg(svc->st));
@@ -501,6 +504,8 @@ int ref_game_snapshot_check(struct ref_service *svc, const struct ref_game_ctx *
   char hash[65];
   int rc = 0;
 
+  if(g->desc->flags & REF_GAME_LOCAL_STATE)
+    return 0; /* never loaded (load_snapshot) */
   if(store_game_snapshot(svc->st, &blob, &len, g->row.id) != STORE_OK) {
     snprintf(why, cap, "its snapshot cannot be read: %s", store_errmsg(svc->st));
     return 1;
@@ -605,7 +610,8 @@ int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g)
     }
   }
   g->row.updated = ref_now(svc);
-  if(g->started && g->head_seq > 0) {
+  /* (a state holding a pointer is not kept as bytes: REF_GAME_LOCAL_STATE) */
+  if(g->started && g->head_seq > 0 && !(g->desc->flags & REF_GAME_LOCAL_STATE)) {
     size_t len = 0;
     unsigned char *snap = snap_make(g, &len);
     int rc = snap ? store_game_update_snapshot(svc->st, &g->row, snap, len) : -1;
