@@ -113,6 +113,11 @@ def wait_sent(n, timeout=30):
 
 time.sleep(1.0)
 lmtp("alice@example.test", "referee@example.test", "bench", "new chess fide_draws=off with bob@example.test")
+wait_sent(1)  # issue 13: a first `new` is confirmed from its address first
+con = sqlite3.connect(D + "/t.db")
+key = con.execute("select key from confirmations").fetchone()[0]
+con.close()
+lmtp("alice@example.test", "referee+confirm.%s@example.test" % key, "Re: bench", "confirm")
 wait_sent(2)
 con = sqlite3.connect(D + "/t.db")
 tok = {r[0]: r[1] for r in con.execute("select seat, token from seats where game = 1")}

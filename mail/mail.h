@@ -132,6 +132,14 @@ int64_t mail_received_time(const char *raw, size_t len);
 bool mail_addr_valid(const char *addr);
 bool mail_msgid_valid(const char *msgid);
 
+/* A file attached to a reply (issue 17: the game's record). */
+struct mail_part {
+  const char *filename; /* [A-Za-z0-9._-] only, at most 64 bytes (checked) */
+  const char *type;     /* "text/plain", "application/vnd.chess-pgn" (checked) */
+  const char *data;
+  size_t len;
+};
+
 /* An outgoing reply. NULL fields are left out. */
 struct mail_out {
   const char *from;        /* addr-spec (checked) */
@@ -145,6 +153,10 @@ struct mail_out {
   const char *domain;      /* right side of generated Message-IDs */
   int64_t date;            /* unix seconds for the Date header */
   const char *body;        /* UTF-8 text, LF line ends; sent text/plain, never flowed */
+  const char *html;        /* NULL, or the same content as HTML: then the body is
+                              multipart/alternative, the text part first (RFC 2046 5.1.4) */
+  const struct mail_part *attach; /* files: multipart/mixed around the body (RFC 2046 5.1.3) */
+  size_t nattach;
 };
 
 /* Composes the whole message (CRLF line ends, 7bit or quoted-printable

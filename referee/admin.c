@@ -360,7 +360,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
   extra[0].value = g.row.result;
   extra[1].name = "reason"; /* adjudicated.txt: a line only when given */
   extra[1].value = reason ? reason : "";
-  if(ref_tell_all(&m, &g, "adjudicated.txt", extra, 2) ||
+  if(ref_tell_result(&m, &g, "adjudicated.txt", extra, 2) ||
      ref_tell_observers(&m, &g, "adjudicated.txt", extra, 2))
     goto fail_store;
   if(store_commit(svc->st) != STORE_OK)
@@ -393,7 +393,7 @@ int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)
   if(rc)
     return rc;
   ref_buf_init(&b, 64u * 1024u * 1024u);
-  if(!ref_game_export(svc, &g, &b))
+  if(!ref_game_export(svc, &g, &b, 0))
     fputs(b.s ? b.s : "", out);
   else {
     fprintf(stderr, "tabula: game %lld: the journal does not replay\n", (long long)id);

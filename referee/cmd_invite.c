@@ -1,6 +1,6 @@
 /*
- * cmd_invite.c: a game's start (issue 6): `new GAME [as SEAT] [key=value
- * ...] with ADDRESS`, the invitation; `accept [entropy: TEXT]` and
+ * cmd_invite.c: a game's start (issue 6): `new GAME [as SEAT] [private]
+ * [key=value ...] with ADDRESS`, the invitation; `accept [entropy: TEXT]` and
  * `decline` by the invited. The game starts when every seat has accepted:
  * the rules' start position, E fixed for dice games (dicechain.c), the
  * first rolls (turns.c). Layer 6, "handlers" (docs/architecture.md).
@@ -14,8 +14,11 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* new GAME [as SEAT] [key=value...] with ADDRESS: an invitation. The game
- * exists in the "invited" phase until every invitee accepts. */
+/* new GAME [as SEAT] [private] [key=value...] with ADDRESS: an invitation.
+ * The game exists in the "invited" phase until every invitee accepts.
+ * From an address that has never answered one of our mails it only asks
+ * that address to confirm (optin.c, issue 13): cmd_confirm.c runs it again
+ * when the answer comes. */
 int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
@@ -23,11 +26,18 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_game_ctx g;
   struct ref_state *probe = NULL;
   struct ref_err err;
-  char opts[256] = "", *save = NULL, *tok, copy[256], text[600];
-  int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1;
+  char opts[256] = "", *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
+  int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1, priv = 0;
+  int strangers = 0;
   int64_t id;
 
   memset(&g, 0, sizeof(g));
+  switch(ref_confirmed(svc, m->mail->from)) {
+  case -1: return -1;
+  case 0:
+    return ref_ask_confirmation(m, "new", c->line, 0, "confirm-new.txt", NULL, 0);
+  default: break;
+  }
   if(!d)
     return ref_refuse(m, NULL, -1, c->line, "unknown-game", c->arg, NULL);
   if(c->nwith != d->seats - 1)
@@ -59,6 +69,11 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
       pending_as = 0;
       continue;
     }
+    /* private: no observers (issue 13); the service's, not the rules' */
+    if(!strcasecmp(tok, "private")) {
+      priv = 1;
+      continue;
+    }
     if(!strchr(tok, '='))
       return ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL);
     /* days=N and weekends=on|off are the service's (clock.c), not the rules' */
@@ -88,6 +103,23 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     return ref_refuse(m, NULL, -1, c->line, "bad-option", opts, NULL);
   }
   free(probe);
+  /* An invitation to an address that holds no seat and never answered us
+   * is mail to a stranger: within the hourly budget (optin.c), else the
+   * inviter hears why and nothing is created. */
+  for(i = 0; i < c->nwith; i++) {
+    int s = ref_stranger(svc, c->with[i]);
+    if(s < 0)
+      return -1;
+    strangers += s;
+    snprintf(to + strlen(to), sizeof(to) - strlen(to), "%s%s", i ? ", " : "", c->with[i]);
+  }
+  if(strangers) {
+    int ok = ref_stranger_budget(svc, strangers, "an invitation", to);
+    if(ok < 0)
+      return -1;
+    if(!ok)
+      return ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+  }
 
   memset(&g.row, 0, sizeof(g.row));
   snprintf(g.row.kind, sizeof(g.row.kind), "%s", d->name);
@@ -128,13 +160,15 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
    * any player accepts. */
   if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
     goto out;
-  snprintf(text, sizeof(text), "new %s%s%s by %s", d->name, opts[0] ? " " : "", opts,
-           m->mail->from);
+  if(priv && ref_game_set_private(svc, id))
+    goto out;
+  snprintf(text, sizeof(text), "new %s%s%s%s by %s", d->name, priv ? " private" : "",
+           opts[0] ? " " : "", opts, m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL))
     goto out;
   for(i = 0; i < d->seats; i++) {
-    struct tpl_var extra[1] = {{"inviter", m->mail->from}};
-    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 1))
+    struct tpl_var extra[2] = {{"inviter", m->mail->from}, {"private", priv ? "yes" : ""}};
+    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 2))
       goto out;
   }
   m->changed = 1;

@@ -1,7 +1,8 @@
 /*
  * cmd_observe.c: `observe GAME` and `unobserve [GAME]` (issue 6): the
  * game's list of observers (observers.c). An observer gets the board after
- * every change, read-only (views.c). Layer 6, "handlers"
+ * every change, read-only (views.c). Observing is double opt-in and a
+ * private game has none (issue 13). Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"
@@ -25,46 +26,115 @@ static int64_t named_game(const char *arg, const char *subject)
     p++;
   if(*p)
     return strtoll(p, NULL, 10);
-  if(subject && (p = strstr(subject, "[tabula ")) && sscanf(p, "[tabula %lld]", &id) == 1)
+  /* at most 18 digits, as in a tag (issue 20) */
+  if(subject && (p = strstr(subject, "[tabula ")) && strspn(p + 8, "0123456789") <= 18 &&
+     sscanf(p, "[tabula %lld]", &id) == 1)
     return id;
   return 0;
 }
 
+/* Whether `from` may observe the loaded game g: 0 yes; else the refusal is
+ * made (to a player or a confirmed address; a stranger hears nothing) and
+ * 1 returned, or -1 on an error. */
+static int observe_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *from,
+                           const char *line)
+{
+  char num[24];
+  int priv, seat = ref_seat_of(g, from);
+  snprintf(num, sizeof(num), "%lld", (long long)g->row.id);
+  if(seat >= 0)
+    return ref_refuse(m, g, seat, line, "observe-own-game", "", NULL) ? -1 : 1;
+  if(g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED)
+    return ref_refuse_player(m, line, "game-over", "") ? -1 : 1;
+  /* issue 13: a private game has no observers */
+  if((priv = ref_game_private(m->svc, g->row.id)) != 0)
+    return priv < 0 || ref_refuse_player(m, line, "observe-private", num) ? -1 : 1;
+  return 0;
+}
+
+/* The game's players, "a and b" (the confirmation request names them). */
+static void players_text(const struct ref_game_ctx *g, char *buf, size_t cap)
+{
+  size_t i;
+  buf[0] = '\0';
+  for(i = 0; i < g->nseats; i++)
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s",
+             i == 0 ? "" : i + 1 == g->nseats ? " and " : ", ", g->seats[i].address);
+}
+
+/* Puts `from` on the list and tells it so (or, when the list is full or it
+ * is on it already, says that). */
+static int observe_on(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *from,
+                      const char *line)
+{
+  char num[24];
+  int set = ref_observer_set(m->svc, g->row.id, from, 1);
+  snprintf(num, sizeof(num), "%lld", (long long)g->row.id);
+  if(set == -1)
+    return -1;
+  if(set == -2)
+    return ref_refuse_player(m, line, "observers-full", num);
+  if(set == 0)
+    m->changed = 1;
+  ref_log_info("game %lld: %s observes", (long long)g->row.id, from);
+  return ref_tell_observer(m, g, from, "observing.txt", NULL, 0);
+}
+
 /* observe GAME / unobserve [GAME]: the game's list of observers. An
  * observer gets the board after every change, read-only: its mails carry
- * no key and no tokened Reply-To, so nothing an observer sends can act. */
+ * no key and no tokened Reply-To, so nothing an observer sends can act.
+ * Observing is double opt-in (issue 13): whoever asks, the observer
+ * address is only sent a confirmation request, and its answer
+ * (ref_do_observe_confirmed) puts it on the list. Stopping needs none. */
 int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
   struct ref_game_ctx g;
-  char why[256], num[24];
+  char why[256], num[24], players[600];
   int64_t id = named_game(c->arg, on ? NULL : m->mail->subject);
   int rc, set;
 
   snprintf(num, sizeof(num), "%lld", (long long)id);
   if(id <= 0 || ref_game_load(svc, &g, id, why, sizeof(why)))
     return ref_refuse_player(m, c->line, "no-such-game", num);
-  if(ref_seat_of(&g, from) >= 0) {
-    rc = ref_refuse(m, &g, ref_seat_of(&g, from), c->line, "observe-own-game", "", NULL);
+  if(on) {
+    rc = observe_refused(m, &g, from, c->line);
+    if(rc == 0 && (rc = ref_is_observer(svc, id, from)) == 1)
+      rc = observe_on(m, &g, from, c->line); /* already observing: said again */
+    else if(rc == 0) {
+      struct tpl_var extra[3] = {{"game", num}, {"title", g.desc->title}, {"players", players}};
+      players_text(&g, players, sizeof(players));
+      rc = ref_ask_confirmation(m, "observe", c->line, id, "confirm-observe.txt", extra, 3);
+    }
     ref_game_free(&g);
-    return rc;
+    return rc < 0 ? -1 : 0;
   }
-  if(on && (g.row.phase == STORE_GAME_FINISHED || g.row.phase == STORE_GAME_CANCELLED)) {
+  set = ref_observer_set(svc, id, from, 0);
+  if(set == -1 || set == 1) {
     ref_game_free(&g);
-    return ref_refuse_player(m, c->line, "game-over", "");
+    return set == -1 ? -1 : ref_refuse_player(m, c->line, "not-observing", num);
   }
-  set = ref_observer_set(svc, id, from, on);
-  if(set == -1 || set == -2 || (set == 1 && !on)) {
-    ref_game_free(&g);
-    if(set == -1)
-      return -1;
-    return ref_refuse_player(m, c->line, set == -2 ? "observers-full" : "not-observing", num);
-  }
-  if(set == 0)
-    m->changed = 1;
-  ref_log_info("game %lld: %s %s", (long long)id, from, on ? "observes" : "no longer observes");
-  rc = ref_tell_observer(m, &g, from, on ? "observing.txt" : "unobserved.txt", NULL, 0);
+  m->changed = 1;
+  ref_log_info("game %lld: %s no longer observes", (long long)id, from);
+  rc = ref_tell_observer(m, &g, from, "unobserved.txt", NULL, 0);
   ref_game_free(&g);
   return rc;
+}
+
+/* The answer to an observe confirmation: the game is looked at again (it
+ * may have ended meanwhile), then the address goes on the list. */
+int ref_do_observe_confirmed(struct ref_msg_ctx *m, int64_t game, const char *line)
+{
+  struct ref_game_ctx g;
+  char why[256], num[24];
+  int rc;
+  snprintf(num, sizeof(num), "%lld", (long long)game);
+  if(ref_game_load(m->svc, &g, game, why, sizeof(why)))
+    return ref_refuse_player(m, line, "no-such-game", num);
+  rc = observe_refused(m, &g, m->mail->from, line);
+  if(rc == 0)
+    rc = observe_on(m, &g, m->mail->from, line);
+  ref_game_free(&g);
+  return rc < 0 ? -1 : 0;
 }

@@ -31,7 +31,7 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL))
       return -1;
     ref_log_info("game %lld: over, %s", (long long)g->row.id, g->row.result);
-    return ref_tell_all(m, g, "game-over.txt", NULL, 0);
+    return ref_tell_result(m, g, "game-over.txt", NULL, 0);
   }
   /* A turn mailed in parts (Backgammon Chess: the play, then the chess
    * move): the mover still holds the turn and nothing was rolled or played
@@ -101,18 +101,18 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return do_action(m, g, seat, c, REF_ACT_DRAW_AGREED, 0);
 }
 
-/* The move of this mail: exactly one candidate line must read as a legal
- * move (rules-spec.md §1.1: one turn per email). */
+/* The move of this mail: its candidate lines must read as one legal turn
+ * (rules-spec.md §1.1: one turn per email; turnread.c joins a play written
+ * over several lines, issue 13). */
 int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmds *cmds, int notify)
 {
   const struct ref_game_ops *ops = g->desc->ops;
-  struct ref_err err, best_err;
-  struct ref_move mv, found;
+  struct ref_turn *t;
+  struct ref_move found;
   struct ref_status s;
-  const char *best_input = NULL;
   char canon[REF_NOTATION_MAX], numbered[160];
-  int i, nfound = 0, best_rank = -1;
+  int rc;
 
   ops->status(g->state, &s);
   if(s.phase == REF_PHASE_OVER)
@@ -120,31 +120,22 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(s.turn != seat)
     return ref_refuse(m, g, seat, cmds->cand[0], "not-your-turn", g->desc->seat_names[s.turn],
                       NULL);
-  memset(&best_err, 0, sizeof(best_err));
-  for(i = 0; i < cmds->ncand; i++) {
-    memset(&err, 0, sizeof(err));
-    if(ops->parse(g->state, cmds->cand[i], &mv, &err) == REF_OK) {
-      if(nfound && memcmp(&mv, &found, sizeof(mv)))
-        return ref_refuse(m, g, seat, cmds->cand[i], "one-move-per-mail", "", NULL);
-      found = mv;
-      nfound++;
-      continue;
-    }
-    /* Keep the most telling failure: an illegal or ambiguous move says more
-     * than an unreadable greeting. */
-    {
-      int rank = err.code == REF_EPARSE ? 0 : 1;
-      if(rank > best_rank) {
-        best_rank = rank;
-        best_err = err;
-        best_input = cmds->cand[i];
-      }
-    }
+  if(!(t = malloc(sizeof(*t))))
+    return -1;
+  if(ref_read_turn(g, cmds, t)) {
+    free(t);
+    return -1;
   }
-  if(!nfound)
-    return ref_refuse(m, g, seat, best_input ? best_input : "",
-                      best_err.reason[0] ? best_err.reason : "unreadable", best_err.detail,
-                      &best_err);
+  if(!t->found) {
+    rc = t->conflict ? ref_refuse(m, g, seat, t->input, "one-move-per-mail", "", NULL)
+                     : ref_refuse(m, g, seat, t->input,
+                                  t->err.reason[0] ? t->err.reason : "unreadable", t->err.detail,
+                                  &t->err);
+    free(t);
+    return rc;
+  }
+  found = t->mv;
+  free(t);
 
   ops->format(g->state, &found, REF_NOTATION_CANONICAL, canon, sizeof(canon));
   ref_move_label(g, canon, numbered, sizeof(numbered));

@@ -31,7 +31,19 @@ int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
   if(!g->started)
     return ref_refuse(m, g, seat, "legal", "not-started", "", NULL);
   ref_buf_init(&b, 256 * 1024);
-  if(g->desc->ops->legal(g->state, &list) != REF_OK)
+  rc = g->desc->ops->legal(g->state, &list);
+  if(rc == REF_EPHASE) {
+    /* A dice game lists no moves before the roll or after the end
+     * (backgammon.c, tables_chess.c, backgammon_chess.c): a refusal, not a
+     * failure, which would leave the mail to be retried for ever and hold
+     * up the inbox behind it. */
+    struct ref_status s;
+    ref_movelist_free(&list);
+    g->desc->ops->status(g->state, &s);
+    return ref_refuse(m, g, seat, "legal", s.phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
+                      "", NULL);
+  }
+  if(rc != REF_OK)
     return -1;
   for(i = 0; i < list.n; i++) {
     char mv[REF_NOTATION_MAX];
@@ -70,6 +82,20 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
   help_url[0].value = m->svc->cfg.help_url;
   if(g && seat >= 0)
     return ref_tell_seat(m, g, seat, tmpl, help_url, 1);
+  /* issue 13: help to an address that holds no seat and never answered
+   * us is mail to a stranger (the From may be forged): within the hourly
+   * budget (optin.c), else nothing. */
+  switch(ref_stranger(m->svc, m->mail->from)) {
+  case -1: return -1;
+  case 1:
+    switch(ref_stranger_budget(m->svc, 1, "help", m->mail->from)) {
+    case -1: return -1;
+    case 0: m->refused = 1; return 0;
+    default: break;
+    }
+    break;
+  default: break;
+  }
   return ref_reply(m, NULL, -1, m->mail->from, tmpl, help_url, 1);
 }
 

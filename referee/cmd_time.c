@@ -27,7 +27,7 @@ int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, i
   extra[0].value = when;
   extra[1].name = "late";
   extra[1].value = g->seats[loser].address;
-  return ref_tell_all(m, g, "timeout.txt", extra, 2);
+  return ref_tell_result(m, g, "timeout.txt", extra, 2);
 }
 
 /* vacation FROM TO: whole UTC days, inclusive; "to" or "-" between the

@@ -29,13 +29,14 @@ static const struct word table[] = {
   {"preview", REF_CMD_PREVIEW}, {"observe", REF_CMD_OBSERVE},
   {"unobserve", REF_CMD_UNOBSERVE},
   {"vacation", REF_CMD_VACATION}, {"digest", REF_CMD_DIGEST},
+  {"confirm", REF_CMD_CONFIRM},
 };
 
 static const char *const names[REF_CMD_LAST] = {
   "new", "accept", "decline", "board", "legal", "history", "resign", "draw offer",
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
-  "vacation", "digest", "claim time",
+  "vacation", "digest", "claim time", "confirm",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)

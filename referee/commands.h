@@ -39,6 +39,7 @@ enum ref_cmd_kind {
   REF_CMD_VACATION,     /* vacation FROM TO (YYYY-MM-DD): the clock stops (clock.c) */
   REF_CMD_DIGEST,       /* digest on|off: one daily mail instead of one per event */
   REF_CMD_CLAIM_TIME,   /* claim time | time claim: the opponent's time is up */
+  REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
   REF_CMD_LAST
 };
 

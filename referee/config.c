@@ -61,6 +61,8 @@ static const struct option_def options[] = {
   STR(help_url, "", "a web page of rules and help, named at the end of every help mail"),
   STR(auth, "token+from", "who may act for a seat: token+from (the key AND the seat's From) or token"),
   INT(rate_limit, "120", 0, 100000, "mails per hour read from one sender; more are recorded, not answered (0: no limit)"),
+  INT(stranger_mails_per_hour, "20", 0, 100000, "mails per hour, all together, to addresses that hold no seat and never answered (confirmation requests, help, invitations); more are not sent, and logged"),
+  INT(confirm_days, "3", 1, 60, "days a confirmation request waits for its answer (a first new, each observe)"),
   STR(recipient_delimiter, "+", "the character between local part and key in reply addresses: + - = or _"),
   STR(source, "maildir", "where mail comes from: maildir (inbox), imap or pop3"),
   STR(in_host, "", "IMAP or POP3 server host name (checked against its certificate)"),
@@ -90,6 +92,9 @@ static const struct option_def options[] = {
   INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
   INT(digest_hour, "6", 0, 23, "UTC hour at which daily digests are sent"),
   PATH(test_clock_file, "", "TESTS ONLY: take the time (epoch seconds) from this file"),
+  INT(html, "1", 0, 1, "1: a mail that shows a board also carries it drawn in an HTML part (0: plain text only)"),
+  PATH(site_dir, "", "folder of the read-only web view (tabula site); serve rewrites it after each change (empty: none)"),
+  STR(site_url, "", "address where site_dir is served; mails carry their game's link (empty: no link)"),
 };
 
 static int set_option(struct ref_config *cfg, const struct option_def *o, const char *value,

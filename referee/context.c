@@ -16,6 +16,31 @@
 #include <sys/random.h>
 #include <time.h>
 
+/* ---- hourly counts ---- */
+
+int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit, bool count_over)
+{
+  char value[64];
+  long long start = 0, count = 0;
+  int64_t now = ref_now(svc);
+  int rc = store_kv_get(svc->st, value, sizeof(value), key), over;
+
+  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+    return -1;
+  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
+     now - start >= 3600) {
+    start = now;
+    count = 0;
+  }
+  over = count + n > limit;
+  if(over && !count_over)
+    return 1;
+  snprintf(value, sizeof(value), "%lld %lld", start, count + n);
+  if(store_kv_set(svc->st, key, value) != STORE_OK)
+    return -1;
+  return over;
+}
+
 /* ---- the time now ---- */
 
 static int64_t system_clock(void *arg)

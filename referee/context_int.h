@@ -1,8 +1,9 @@
 /*
  * context_int.h: layer 2 of the service, "mail out" (docs/architecture.md):
  * the three contexts every layer above passes around (the service, a game,
- * one message), the time now and tokens (context.c), and the one way a
- * mail leaves: ref_reply (reply.c). Nothing here calls a layer above.
+ * one message), the time now and tokens (context.c), the one way a mail
+ * leaves: ref_reply (reply.c), and who may be sent mail at all (optin.c).
+ * Nothing here calls a layer above.
  */
 #ifndef TABULA_CONTEXT_INT_H
 #define TABULA_CONTEXT_INT_H
@@ -14,6 +15,7 @@
 #include "templates.h"
 
 struct mail_msg;
+struct mail_part;
 
 struct ref_service {
   struct ref_config cfg;
@@ -66,6 +68,13 @@ int ref_make_token(char *out, size_t cap);
 /* A message context with no inbound mail (ticks, the operator); free its
  * events with ref_buf_free. */
 void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
+/* An hourly count in the kv table under `key` (the rate limit per sender,
+ * issue 6; the budget for mail to strangers, issue 13): a window that
+ * starts with the first count and lasts an hour, written in the caller's
+ * transaction, so a message rolled back takes its count back with it.
+ * Adds n, unless that passes `limit` and !count_over. 1 when the count
+ * with n passes limit, 0 when not, -1 on a store failure. */
+int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit, bool count_over);
 
 /* Replies (reply.c). `m` non-NULL and `to` equal to its sender makes the
  * reply thread under the inbound message. `g`/`seat` give the subject tag
@@ -73,5 +82,55 @@ void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
  * may hold (news of what others did) goes to the digest queue instead. */
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars);
+/* What a mail may carry beside its words (issue 17): the board as data for
+ * the HTML part (NULL: the ASCII board is shown there), files, the game's
+ * web page. */
+struct ref_reply_extra {
+  const struct ref_diagram *diagram;
+  const struct mail_part *attach;
+  size_t nattach;
+  const char *link;
+};
+int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+                 const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                 const struct ref_reply_extra *x);
+
+/* A confirmation request (optin.c): the one-time key in the subject and the
+ * Reply-To, as a game mail carries a seat's key. */
+int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, const char *tmpl,
+                      const struct tpl_var *vars, size_t nvars);
+
+/* Nothing to an address that has not asked (optin.c, issue 13). Each
+ * returns -1 on a store error. */
+/* 1 when the address has answered one of our mails (a confirmation, or a
+ * mail with its seat's key from its own address), else 0. */
+int ref_confirmed(struct ref_service *svc, const char *address);
+int ref_confirmed_add(struct ref_service *svc, const char *address, const char *how);
+/* 1 when the address holds no seat in any game and has not confirmed. */
+int ref_stranger(struct ref_service *svc, const char *address);
+/* Takes n mails to strangers from the hourly budget (stranger_mails_per_hour):
+ * 1 taken, 0 over it (nothing taken, logged with what and to). */
+int ref_stranger_budget(struct ref_service *svc, int n, const char *what, const char *to);
+/* Asks m's sender to confirm `request` (the command line, kind "new" or
+ * "observe", game for observe): a one-time key stored for confirm_days and
+ * mailed with `tmpl` ({request}, {referee}, {expires} and the extras), within
+ * the budget; over it nothing is stored or sent (m->refused set). */
+int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *request,
+                         int64_t game, const char *tmpl, const struct tpl_var *extra,
+                         size_t nextra);
+enum ref_confirm_state {
+  REF_CONFIRM_OK,     /* the request is *out: run it */
+  REF_CONFIRM_LAPSED, /* answered after confirm_days: not run */
+  REF_CONFIRM_UNKNOWN /* no such key, used, or from another address */
+};
+/* The request a key names, answered from `from` by a mail that reached the
+ * mailbox at `arrived` (issue 13: lapsed or not by its arrival, not by
+ * when it is read). OK and LAPSED use the key up and record `from` as
+ * confirmed: it answered the mail we sent it. */
+int ref_confirmation_take(struct ref_service *svc, const char *key, const char *from,
+                          int64_t arrived, struct store_confirm *out,
+                          enum ref_confirm_state *state);
+/* Drops requests that lapsed long ago (tick.c). */
+int ref_confirmations_prune(struct ref_service *svc);
 
 #endif

@@ -99,6 +99,9 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
   int64_t next_tick = 0, down_since = 0;
   char fault[400];
   int wait_ms = 0; /* > 0 while the store is failing: the next wait */
+  size_t pages = 0;
+  int64_t site_since = 0;
+  int site_due = svc->cfg.site_dir[0] != '\0';
 
   if(store_lock_daemon(svc->st) != STORE_OK) {
     ref_log_error("%s", store_errmsg(svc->st));
@@ -128,8 +131,23 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     /* Time-driven work (clock.c), at most once a minute of the service's clock. */
     if(!*stop && ref_now(svc) >= next_tick) {
       next_tick = ref_now(svc) + 60;
-      if(ref_service_tick(svc, &ticked) == 0 && ticked)
+      if(ref_service_tick(svc, &ticked) == 0 && ticked) {
         ref_service_flush_outbox(svc, &sent);
+        site_due = svc->cfg.site_dir[0] != '\0';
+      }
+    }
+    /* The web view (site_dir, issue 17): the pages of the games changed
+     * since the last writing, and the index, after every pass that
+     * changed something; a failure is logged and tried at the next. */
+    if(processed && svc->cfg.site_dir[0])
+      site_due = 1;
+    if(site_due) {
+      int64_t now = ref_now(svc);
+      if(ref_service_site(svc, svc->cfg.site_dir, site_since, &pages) == 0) {
+        site_since = now;
+        site_due = 0;
+        ref_log_debug("site: %zu page(s) written to %s", pages, svc->cfg.site_dir);
+      }
     }
     if(ref_transport_fault(svc, fault, sizeof(fault))) {
       if(wait_ms) {

@@ -32,7 +32,9 @@ static int tag_from_address(const char *addr, char delim, int64_t *game, char *t
     char *end;
     long long id = strtoll(plus + 1, &end, 10);
     dot = end;
-    if(end == plus + 1 || !isdigit((unsigned char)plus[1]) || *dot != '.' || id <= 0 ||
+    /* at most 18 digits: a longer number names no game (issue 20) */
+    if(end == plus + 1 || end - plus > 19 || !isdigit((unsigned char)plus[1]) || *dot != '.' ||
+       id <= 0 ||
        dot >= at || (size_t)(at - dot - 1) >= cap || at == dot + 1)
       continue;
     memcpy(token, dot + 1, (size_t)(at - dot - 1));
@@ -48,12 +50,66 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   const char *p = strstr(subject, "[tabula ");
   long long id;
   char tok[64];
-  if(!p || sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 ||
-     strlen(tok) >= cap)
+  size_t digits = p ? strspn(p + 8, "0123456789") : 0;
+  /* At most 18 digits, then a space: a longer number names no game (%lld
+   * is undefined on overflow, issue 20). */
+  if(!p || digits < 1 || digits > 18 || p[8 + digits] != ' ' ||
+     sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 || strlen(tok) >= cap)
     return -1;
   *game = id;
   snprintf(token, cap, "%s", tok);
   return 0;
+}
+
+/* The key of a confirmation request being answered (optin.c, issue 13):
+ * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]". */
+static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
+{
+  const char *addrs[2] = {mail->to, mail->delivered_to};
+  const char *p;
+  char k[64];
+  int i;
+  for(i = 0; i < 2; i++) {
+    const char *addr = addrs[i], *at = strrchr(addr, '@'), *q;
+    if(!at)
+      continue;
+    for(q = addr; (q = memchr(q, delim, (size_t)(at - q))); q++) {
+      size_t n = (size_t)(at - q) - 9;
+      if((size_t)(at - q) <= 9 || strncasecmp(q + 1, "confirm.", 8) || n >= cap)
+        continue;
+      memcpy(key, q + 9, n);
+      key[n] = '\0';
+      return 0;
+    }
+  }
+  if((p = strstr(mail->subject, "[tabula confirm ")) &&
+     sscanf(p, "[tabula confirm %63[a-z0-9]]", k) == 1 && strlen(k) < cap) {
+    snprintf(key, cap, "%s", k);
+    return 0;
+  }
+  return -1;
+}
+
+/* The game a mail names: local+GAME.TOKEN@ in To, then Delivered-To, then
+ * "[tabula GAME TOKEN]" in the Subject. 0 when found. */
+static int game_tag(const struct mail_msg *mail, char delim, int64_t *game, char *token,
+                    size_t cap)
+{
+  return tag_from_address(mail->to, delim, game, token, cap) &&
+                 tag_from_address(mail->delivered_to, delim, game, token, cap) &&
+                 tag_from_subject(mail->subject, game, token, cap)
+             ? -1
+             : 0;
+}
+
+/* The seat whose key this is, -1 for none. */
+static int seat_of_token(const struct ref_game_ctx *g, const char *token)
+{
+  size_t i;
+  for(i = 0; i < g->nseats; i++)
+    if(!strcmp(g->seats[i].token, token))
+      return (int)i;
+  return -1;
 }
 
 /* ---- the "#N" guard ---- */
@@ -104,11 +160,14 @@ static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
                     NULL);
 }
 
-/* Whether some candidate line reads as a move of this game (legal or
- * not: an illegal or ambiguous move is still a move, and is refused). */
+/* Whether the candidate lines read as a move of this game (legal or not:
+ * an illegal or ambiguous move is still a move, and is refused), one line
+ * alone or lines joined (turnread.c). Without memory it says yes: the
+ * move is then tried, and fails as it should. */
 static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
 {
-  int i;
+  struct ref_turn *t;
+  int i, found;
   for(i = 0; i < cmds->ncand; i++) {
     struct ref_err err;
     struct ref_move mv;
@@ -118,7 +177,11 @@ static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
     if(rc == REF_OK || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)
       return 1;
   }
-  return 0;
+  if(!(t = malloc(sizeof(*t))))
+    return 1;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found || t->conflict;
+  free(t);
+  return found;
 }
 
 /* ---- the commands, in order ---- */
@@ -308,9 +371,10 @@ int ref_dispatch(struct ref_msg_ctx *m)
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
-  if(tag_from_address(mail->to, delim, &game, token, sizeof(token)) &&
-     tag_from_address(mail->delivered_to, delim, &game, token, sizeof(token)) &&
-     tag_from_subject(mail->subject, &game, token, sizeof(token))) {
+  /* The answer to a confirmation request (issue 13). */
+  if(!confirm_key(mail, delim, token, sizeof(token)))
+    return ref_do_confirm(m, token, &cmds);
+  if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
       const struct ref_cmd *c = &cmds.cmd[i];
@@ -340,10 +404,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   /* The token names the seat; under auth = token+from (the default) the
    * From must be that seat's player too, else a forwarded or forged mail
    * could move for them. */
-  seat = -1;
-  for(i = 0; i < (int)g.nseats; i++)
-    if(!strcmp(g.seats[i].token, token))
-      seat = i;
+  seat = seat_of_token(&g, token);
   if(seat < 0 || (!token_only && strcasecmp(g.seats[seat].address, mail->from))) {
     int sender_seat = ref_seat_of(&g, mail->from);
     m->refused = 1;
@@ -359,6 +420,14 @@ int ref_dispatch(struct ref_msg_ctx *m)
     }
     ref_game_free(&g);
     return rc;
+  }
+  /* issue 13: the seat's own address answered a mail with its key, so it
+   * reads our mail; it is confirmed from then on (optin.c). Under auth =
+   * token another From proves nothing of the sort. */
+  if(!strcasecmp(g.seats[seat].address, mail->from) &&
+     ref_confirmed_add(svc, mail->from, "answered a keyed mail")) {
+    ref_game_free(&g);
+    return -1;
   }
   /* Time first: a mail after the deadline finds the game lost on time. */
   {
@@ -383,6 +452,41 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_log_info("game %lld: %s acted for %s with the key alone (auth = token)",
                  (long long)game, mail->from, g.seats[seat].address);
     rc = ref_tell_seat(m, &g, seat, "acted-for-you.txt", extra, 2);
+  }
+  ref_game_free(&g);
+  return rc;
+}
+
+int ref_dispatch_unreadable(struct ref_msg_ctx *m, const char *why)
+{
+  struct ref_service *svc = m->svc;
+  const struct mail_msg *mail = m->mail;
+  struct ref_game_ctx g;
+  char token[64], err[256];
+  int64_t game = 0;
+  int seat, rc;
+  char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
+
+  m->refused = 1;
+  /* Only a player's own mail about their game is answered: its key names
+   * a seat and its From is that seat's player, whatever auth says (no
+   * command could be read, so nothing of auth = token's use applies).
+   * Anyone else gets nothing: no backscatter to a forged From. */
+  if(game_tag(mail, delim, &game, token, sizeof(token)))
+    return 0;
+  m->game = game;
+  if(ref_game_load(svc, &g, game, err, sizeof(err))) {
+    ref_log_warn("mail %s names game %lld: %s", m->message_id, (long long)game, err);
+    return 0;
+  }
+  seat = seat_of_token(&g, token);
+  if(seat < 0 || strcasecmp(g.seats[seat].address, mail->from)) {
+    ref_game_free(&g);
+    return 0;
+  }
+  {
+    struct tpl_var extra[2] = {{"why", why}, {"their_subject", mail->subject}};
+    rc = ref_tell_seat(m, &g, seat, "unreadable-mail.txt", extra, 2);
   }
   ref_game_free(&g);
   return rc;

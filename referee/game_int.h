@@ -1,12 +1,14 @@
 /*
  * game_int.h: layer 3 of the service, "games" (docs/architecture.md): a
  * game rebuilt from its journal and the journal written (game.c), its dice
- * chain in the store (dicechain.c), its record (record.c) and its
- * observers (observers.c). Calls only layers 1 and 2.
+ * chain in the store (dicechain.c), its record (record.c), its observers
+ * (observers.c) and a mail's move lines read as its turn (turnread.c).
+ * Calls only layers 1 and 2.
  */
 #ifndef TABULA_GAME_INT_H
 #define TABULA_GAME_INT_H
 
+#include "commands.h"
 #include "context_int.h"
 
 /* game.c */
@@ -46,14 +48,121 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                         int *nrolls);
 
-/* The record of a game (record.c): `history` by mail, `tabula export`. */
+/* The record of a game (record.c): `history` by mail, `tabula export`,
+ * in each community's format (record_pgn.c, record_pdn.c, record_mat.c;
+ * the hybrids a transcript: docs/records.md). */
 int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
-int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
+#define REF_EXPORT_PUBLIC 0x1u /* players named by initials, not addresses (the site) */
+int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                    unsigned flags);
+/* The format of a game's export: file extension, MIME type, name. */
+struct ref_export_kind {
+  const char *game, *ext, *mime, *format;
+};
+const struct ref_export_kind *ref_export_kind(const struct ref_game_desc *d);
+/* "A. L." for alice.liddell@example.org: how a public page names a player. */
+void ref_public_name(const char *address, char *buf, size_t cap);
+
+/* The journal replayed for a record: fn sees every entry with the position
+ * before it (NULL before "start") and the game after it. */
+struct ref_rec_step {
+  const struct store_entry *e;
+  const struct ref_state *before;
+  char label[160]; /* moves: "12. Nf3", "12... Nf6" (numbered games) or "13/7 8/7" */
+  int actor;       /* the acting seat; for a roll, the seat that rolled */
+  int move_number; /* ops->status before the entry */
+  int turn;
+};
+typedef int (*ref_rec_fn)(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
+int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_rec_fn fn,
+                    void *arg, struct ref_game_ctx *final);
+/* How the game ended, the rules' end or the operator's or the clock's. */
+struct ref_rec_end {
+  int over, winner, points, cancelled;
+  enum ref_end end;
+  char final_position[600];
+};
+int ref_record_end(struct ref_service *svc, struct ref_game_ctx *g, struct ref_rec_end *out);
+const char *ref_record_termination(const struct ref_rec_end *end); /* PGN 9.8.1 words */
+void ref_record_time_control(struct ref_service *svc, const struct ref_game_ctx *g, char *buf,
+                             size_t cap); /* "1/604800" */
+void ref_record_date(const struct ref_game_ctx *g, char *buf, size_t cap); /* "2026.11.22" */
+void ref_record_player(const struct ref_game_ctx *g, int seat, unsigned flags, char *buf,
+                       size_t cap);
+void ref_record_deed(char *buf, size_t cap, const char *who, const char *text);
+/* One entry in words ("White plays 13/7 8/7"), and a ref_rec_fn writing
+ * "DATE  WORDS" lines (arg: struct ref_rec_lines). */
+void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
+                         const struct ref_rec_step *st);
+struct ref_rec_lines {
+  struct ref_buf *out;
+  int public; /* the invitation names addresses: left out of public records */
+};
+int ref_record_line(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
+int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
+/* Tag pairs and movetext (PGN, PDN): lines of at most 79 characters. */
+struct ref_rec_text {
+  struct ref_buf *text;
+  size_t col;
+  int need_number; /* the next second-seat move needs "N..." */
+};
+void ref_record_tag(struct ref_buf *out, const char *name, const char *value);
+int ref_record_word(struct ref_rec_text *t, const char *w);
+int ref_record_comment(struct ref_rec_text *t, const char *text);
+int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const char *move);
+/* Offers, actions, the operator's decision, a loss on time: a comment. */
+int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
+                    const struct ref_rec_step *st);
+/* A movetext record (PGN, PDN): the journal replayed, the position at
+ * "start" kept, each move written by `move`, the rest as ref_record_note's
+ * comments, then how the game ended. ref_record_movetext_out writes the
+ * tag pairs' blank line, the movetext and the word that ends it; both free
+ * the moves, so the caller frees nothing. */
+struct ref_rec_movetext {
+  struct ref_rec_text t;
+  struct ref_buf moves;
+  char start[600];
+  struct ref_rec_end end;
+  int (*move)(struct ref_rec_text *t, const struct ref_game_ctx *r, const struct ref_rec_step *st);
+};
+int ref_record_movetext(struct ref_service *svc, struct ref_game_ctx *g,
+                        struct ref_rec_movetext *m);
+int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, const char *last);
+/* The tags a PGN or PDN record opens with: Event (the game's number), Site
+ * (the referee's address), Date; and the Result tag's words (1-0, 0-1,
+ * 1/2-1/2, or * for a game not over: PGN 8.1.1.7, PDN 3.0's the same). */
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out);
+const char *ref_record_result(const struct ref_rec_end *end);
+int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                   unsigned flags);
+int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                   unsigned flags);
+int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                   unsigned flags);
 
 /* Observers (observers.c): the list, addresses separated by spaces.
  * ref_observer_set: 0 done, 1 nothing to do (already / not an observer),
  * -2 full, -1 error. */
 int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on);
+int ref_is_observer(struct ref_service *svc, int64_t game, const char *address); /* 1, 0, -1 */
+/* A private game (new GAME private, issue 13) takes no observers: 1 when
+ * private, 0 when not, -1 on a store error. */
+int ref_game_private(struct ref_service *svc, int64_t game);
+int ref_game_set_private(struct ref_service *svc, int64_t game);
+
+/* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1,
+ * issue 13): a line that alone is a legal whole turn, else consecutive
+ * lines joined. found: mv is the turn, input the line(s) it was read from.
+ * conflict: two different turns, input the second. Neither: err and input
+ * are the most telling failure of a single line (input may be empty).
+ * 0, or -1 without memory. */
+struct ref_turn {
+  int found, conflict;
+  struct ref_move mv;
+  struct ref_err err;
+  char input[REF_CAND_MAX * 129]; /* the candidates joined by spaces */
+};
+int ref_read_turn(const struct ref_game_ctx *g, const struct ref_cmds *cmds, struct ref_turn *t);
 
 #endif

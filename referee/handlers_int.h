@@ -49,8 +49,15 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                  const char *address);
 
-/* cmd_observe.c: observe GAME (on 1), unobserve [GAME] (on 0). */
+/* cmd_observe.c: observe GAME (on 1: a confirmation request), unobserve
+ * [GAME] (on 0); the confirmed observe of game (its command line quoted in
+ * a refusal). */
 int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on);
+int ref_do_observe_confirmed(struct ref_msg_ctx *m, int64_t game, const char *line);
+
+/* cmd_confirm.c: the answer to a confirmation request, found by its key:
+ * the stored `new` or `observe` runs. */
+int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds);
 
 /* cmd_time.c: vacation FROM TO, digest on|off, claim time; the loss on
  * time, mailed (a claim, a late mail, the tick). */

@@ -95,6 +95,7 @@ static int run_show(struct cli *cli);
 static int run_check(struct cli *cli);
 static int run_adjudicate(struct cli *cli);
 static int run_export(struct cli *cli);
+static int run_site(struct cli *cli);
 static int run_verify(struct cli *cli);
 static int run_check_config(struct cli *cli);
 static int run_rules(struct cli *cli);
@@ -156,10 +157,19 @@ static const struct command commands[] = {
    "and mailed to both players and every observer at once; --reason TEXT\n"
    "(one line, at most 255 bytes) is journaled and quoted in that mail.",
    run_adjudicate},
-  {"export", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "the game's record: PGN, or a transcript",
-   "Prints the record of game GAME: PGN for chess, for the other games a\n"
-   "transcript with the dice lines, which tabula-verify-dice checks.",
+  {"export", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "the game's record: PGN, PDN, .mat or a transcript",
+   "Prints the record of game GAME in its community's format: PGN for chess,\n"
+   "PDN 3.0 for checkers, gnubg's .mat for backgammon, for the other games a\n"
+   "transcript naming the variant; the dice lines of a dice game are in it,\n"
+   "so tabula-verify-dice checks it.",
    run_export},
+  {"site", "DIR", 1, 1, OPT_CONFIG, NEEDS_STORE, "write the read-only web view into DIR",
+   "Writes the web view of the store into folder DIR (made when missing):\n"
+   "index.html, and for every game that started and is not private a page\n"
+   "(the board after every move, the history, the result, the dice lines)\n"
+   "and its record to download. Players are named by initials. Any web\n"
+   "server can serve the folder; with site_dir set, serve keeps it current.",
+   run_site},
   {"verify", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "check every dice roll of a game",
    "Checks every dice roll of game GAME against its commitment and the\n"
    "players' entropy (tabula-dice-1). Exit status 1 when a roll fails.",
@@ -529,6 +539,17 @@ static int run_show(struct cli *cli)
 static int run_export(struct cli *cli)
 {
   return run_game_view(cli, ref_service_export);
+}
+
+static int run_site(struct cli *cli)
+{
+  size_t pages = 0;
+  if(ref_service_site(cli->svc, cli->args[0], 0, &pages)) {
+    fprintf(stderr, "tabula: the web view could not be written to %s\n", cli->args[0]);
+    return EX_CANTCREAT;
+  }
+  printf("%zu game page(s) written to %s\n", pages, cli->args[0]);
+  return EX_OK;
 }
 
 static int run_verify(struct cli *cli)

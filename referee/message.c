@@ -5,6 +5,8 @@
  * sender over the rate limit), has dispatch.c run its commands, and
  * writes message seen + journal + state + outbox in ONE store
  * transaction. The caller acknowledges the source only after that commit.
+ * A mail that cannot be read is answered only when its header alone names
+ * a player's game with that player's key and address (issue 13).
  * A refused command changes nothing but the "message seen" record and the
  * reply that says why.
  */
@@ -17,44 +19,29 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* The per-sender rate limit (config rate_limit, mails per hour): a count
- * per address in the kv table over a window that starts with the first
- * mail and lasts an hour. 1 when this mail is over it, 0 when not, -1 on a
- * store failure. Counted inside the message's transaction. */
+/* The per-sender rate limit (config rate_limit, mails per hour), counted
+ * inside the message's transaction: every mail counts, those over the
+ * limit too. 1 when this mail is over it, 0 when not, -1 on a store
+ * failure. */
 static int over_rate(struct ref_service *svc, const char *from)
 {
-  char key[300], value[64];
-  long long start = 0, count = 0;
-  int64_t now = ref_now(svc);
-  int rc;
+  char key[300];
 
   if(svc->cfg.rate_limit <= 0 || !from[0])
     return 0;
   snprintf(key, sizeof(key), "rate:%s", from);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
-    return -1;
-  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
-     now - start >= 3600) {
-    start = now;
-    count = 0;
-  }
-  count++;
-  snprintf(value, sizeof(value), "%lld %lld", start, count);
-  if(store_kv_set(svc->st, key, value) != STORE_OK)
-    return -1;
-  return count > svc->cfg.rate_limit ? 1 : 0;
+  return ref_hourly_count(svc, key, 1, svc->cfg.rate_limit, true);
 }
 
 int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
                         enum ref_outcome *outcome)
 {
-  struct mail_msg *mail = NULL;
+  struct mail_msg *mail = NULL, *head = NULL;
   struct ref_msg_ctx m;
-  char err[256], digest[65], key[300];
+  char err[256], why_head[256], digest[65], key[300];
   const char *why = NULL;
   const char *result;
-  bool seen = false;
+  bool seen = false, automatic = false;
   int over;
   int rc = -1;
 
@@ -70,11 +57,27 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     /* Unreadable: nothing to answer, nothing to change; the source keeps
      * the bytes (Maildir cur/), and the digest makes a repeat a no-op. */
     ref_log_warn("unreadable message %.16s: %s", digest, err);
-    snprintf(key, sizeof(key), "<%s@digest>", digest);
     mail = NULL;
+    /* issue 13: its own header may still be read (a body past the MIME
+     * limits); when it names a player's game with their key, the player
+     * is told rather than left waiting for an answer that never comes. */
+    if(mail_parse_header(&head, raw, len, why_head, sizeof(why_head)) != MAIL_OK)
+      head = NULL;
+    else
+      automatic = mail_is_automatic(head, svc->cfg.address, &why);
   }
-  else if(mail->message_id[0])
+  else
+    automatic = mail_is_automatic(mail, svc->cfg.address, &why);
+  /* The key that makes a repeat a no-op. Automatic mail is never acted on,
+   * so it must not claim its Message-ID (issue 13): a mailing list's copy
+   * of a player's mail (RFC 2919 List-Id, Precedence: list) carries the
+   * player's Message-ID and often comes before the player's own copy,
+   * which would then be dropped as a duplicate. Such mail is keyed by its
+   * bytes, so only a byte-identical repeat of it is a duplicate. */
+  if(mail && mail->message_id[0] && !automatic)
     snprintf(key, sizeof(key), "%s", mail->message_id);
+  else if(head && head->message_id[0] && !automatic)
+    snprintf(key, sizeof(key), "%s", head->message_id); /* answered once, whatever the route */
   else
     snprintf(key, sizeof(key), "<%s@digest>", digest);
   m.mail = mail;
@@ -91,10 +94,19 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     rc = 0;
     goto out;
   }
-  if(!mail) {
+  if(!mail && head && !automatic && (over = over_rate(svc, head->from)) <= 0) {
+    if(over < 0)
+      goto rollback;
+    m.mail = head;
+    if(ref_dispatch_unreadable(&m, err))
+      goto rollback;
+    *outcome = m.replied ? REF_MSG_REFUSED : REF_MSG_IGNORED;
+    result = m.replied ? "refused: unreadable" : "ignored: unreadable";
+  }
+  else if(!mail) {
     result = "ignored: unreadable";
   }
-  else if(mail_is_automatic(mail, svc->cfg.address, &why)) {
+  else if(automatic) {
     /* RFC 3834 §2: never answer automatic mail, so no loops. */
     ref_log_info("message %s ignored: %s", key, why);
     result = "ignored: automatic";
@@ -126,10 +138,10 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     goto rollback;
   /* issue 16: one line per mail, whatever became of it */
   if(m.game)
-    ref_log_info("mail %s from %s: game %lld, %s", key, mail ? mail->from : "?",
+    ref_log_info("mail %s from %s: game %lld, %s", key, m.mail ? m.mail->from : "?",
                  (long long)m.game, result);
   else
-    ref_log_info("mail %s from %s: %s", key, mail ? mail->from : "?", result);
+    ref_log_info("mail %s from %s: %s", key, m.mail ? m.mail->from : "?", result);
   rc = 0;
   goto out;
 rollback:
@@ -140,5 +152,6 @@ rollback:
 out:
   ref_buf_free(&m.events);
   mail_msg_free(mail);
+  mail_msg_free(head);
   return rc;
 }

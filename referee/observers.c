@@ -1,8 +1,10 @@
 /*
  * observers.c: who watches a game (observe GAME, issue 6): the list is
  * "observers:GAME" in the kv table, addresses separated by spaces, at most
- * OBSERVERS_MAX. What observers are sent is views.c's (the board from the
- * first seat's side, no key). Layer 3, "games" (docs/architecture.md).
+ * OBSERVERS_MAX; a private game (new GAME private, issue 13) has
+ * "private:GAME" there and no observers. What observers are sent is
+ * views.c's (the board from the first seat's side, no key). Layer 3,
+ * "games" (docs/architecture.md).
  */
 #include "game_int.h"
 
@@ -40,6 +42,14 @@ static int has_word(const char *list, const char *word)
   return 0;
 }
 
+int ref_is_observer(struct ref_service *svc, int64_t game, const char *address)
+{
+  char list[OBSERVERS_MAX * 260];
+  if(ref_observers(svc, game, list, sizeof(list)))
+    return -1;
+  return has_word(list, address);
+}
+
 int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on)
 {
   char key[48], list[OBSERVERS_MAX * 260], next[OBSERVERS_MAX * 260] = "";
@@ -65,4 +75,29 @@ int ref_observer_set(struct ref_service *svc, int64_t game, const char *address,
   }
   observers_key(key, sizeof(key), game);
   return store_kv_set(svc->st, key, next) == STORE_OK ? 0 : -1;
+}
+
+/* ---- private games (issue 13): no observers ---- */
+
+static void private_key(char *buf, size_t cap, int64_t game)
+{
+  snprintf(buf, cap, "private:%lld", (long long)game);
+}
+
+int ref_game_private(struct ref_service *svc, int64_t game)
+{
+  char key[48], value[8];
+  int rc;
+  private_key(key, sizeof(key), game);
+  rc = store_kv_get(svc->st, value, sizeof(value), key);
+  if(rc == STORE_ENOTFOUND)
+    return 0;
+  return rc == STORE_OK ? !strcmp(value, "1") : -1;
+}
+
+int ref_game_set_private(struct ref_service *svc, int64_t game)
+{
+  char key[48];
+  private_key(key, sizeof(key), game);
+  return store_kv_set(svc->st, key, "1") == STORE_OK ? 0 : -1;
 }

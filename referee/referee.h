@@ -34,6 +34,10 @@ struct ref_config {
                               (default); "token": the key alone, the seat's player of
                               record is copied on what another address did */
   int rate_limit;          /* mails per hour per sender; 0 = no limit */
+  /* Nothing to an address that has not asked (optin.c, issue 13). */
+  int stranger_mails_per_hour; /* all mails an hour, together, to addresses that hold no seat
+                                  and never answered us: confirmations, help, invitations */
+  int confirm_days;        /* a confirmation request's key lapses after this */
   char recipient_delimiter[2]; /* local+GAME.KEY@domain: "+" (or - = _ as the MTA uses) */
   /* Mail transports (transport.c, issue 5): where mail comes from and goes. */
   char source[16];         /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
@@ -65,6 +69,10 @@ struct ref_config {
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int digest_hour;         /* UTC hour at which daily digests go out */
   char test_clock_file[512]; /* TESTS ONLY: epoch seconds read from this file */
+  /* Issue 17: the HTML part of mails that show a board; the web view. */
+  int html;                /* 1: a mail that shows a board also has an HTML part */
+  char site_dir[512];      /* "" : no web view; else the daemon writes it there */
+  char site_url[256];      /* the web view's address: mails carry the game's link */
 };
 
 void ref_config_defaults(struct ref_config *cfg);
@@ -161,5 +169,9 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
+/* The read-only web view (site.c, issue 17): index.html, a page and the
+ * record of every published game updated at or after `since` (0: all)
+ * written into dir. *written counts the pages. */
+int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, size_t *written);
 
 #endif /* TABULA_REFEREE_H */

@@ -4,10 +4,17 @@
  * RFC 5322 form (threading, Auto-Submitted), and the store keeps it in the
  * same transaction as the move it reports: in the outbox, or in the
  * reader's digest queue when the reader asked for a daily digest.
+ * A mail that shows a board also gets an HTML part with the same words and
+ * the board drawn as a table (issue 17, html = 1): the template is
+ * rendered once more with a marker where the board goes, the text around
+ * it becomes paragraphs (board_html.c), and templates/mail.html frames it.
+ * The text part stays exactly what it was. Files (the game's record) are
+ * attached as asked.
  * Layer 2, "mail out" (docs/architecture.md): it calls nothing above.
  */
 #include "context_int.h"
 
+#include "board_html.h"
 #include "log.h"
 #include "mail.h"
 
@@ -15,19 +22,28 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* local+GAME.TOKEN@domain from the referee's own address: replying is all a
- * player does, and the tag tells the game and the seat. */
-static int tokened_address(char *buf, size_t cap, const char *address, char delim,
-                           int64_t game, const char *token)
+/* local+TAG@domain from the referee's own address: replying is all a player
+ * does, and the tag (GAME.TOKEN, or confirm.KEY) says what the reply
+ * answers. The delimiter is the MTA's (config recipient_delimiter, "+" by
+ * default). */
+static int tagged_address(char *buf, size_t cap, const char *address, char delim,
+                          const char *tag)
 {
   const char *at = strrchr(address, '@');
   int n;
   if(!at)
     return -1;
-  /* the delimiter is the MTA's (config recipient_delimiter, "+" by default) */
-  n = snprintf(buf, cap, "%.*s%c%lld.%s%s", (int)(at - address), address,
-               delim ? delim : '+', (long long)game, token, at);
+  n = snprintf(buf, cap, "%.*s%c%s%s", (int)(at - address), address, delim ? delim : '+', tag,
+               at);
   return n > 0 && (size_t)n < cap ? 0 : -1;
+}
+
+static int tokened_address(char *buf, size_t cap, const char *address, char delim,
+                           int64_t game, const char *token)
+{
+  char tag[128];
+  snprintf(tag, sizeof(tag), "%lld.%s", (long long)game, token);
+  return tagged_address(buf, cap, address, delim, tag);
 }
 
 /* ---- the digest: where a mail may wait ---- */
@@ -72,15 +88,84 @@ static int digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char
   return 1;
 }
 
+/* ---- the HTML part ---- */
+
+#define BOARD_MARK "\x1e" "board" "\x1e"
+
+/* The mail's words as HTML, the board drawn where the template puts it;
+ * NULL when the template shows no board. */
+static char *html_part(struct ref_service *svc, const char *tmpl, const struct tpl_var *vars,
+                       size_t nvars, const char *subject, const char *body,
+                       const struct ref_reply_extra *x)
+{
+  const char *dir = svc->cfg.templates_dir;
+  struct tpl_var *v = NULL, frame[3];
+  struct ref_buf content, esc_subject = {0}, esc_link = {0};
+  char *marked = NULL, *msubj = NULL, *fsubj = NULL, *page = NULL, *at;
+  const char *ascii = NULL;
+  size_t i;
+
+  for(i = 0; i < nvars; i++)
+    if(!strcmp(vars[i].name, "board"))
+      ascii = vars[i].value;
+  if(!ascii || !ascii[0] || !strstr(body, ascii))
+    return NULL;
+  v = malloc(nvars * sizeof(*v));
+  if(!v)
+    return NULL;
+  for(i = 0; i < nvars; i++) {
+    v[i] = vars[i];
+    if(!strcmp(v[i].name, "board"))
+      v[i].value = BOARD_MARK;
+  }
+  ref_buf_init(&content, 1024u * 1024u);
+  if(tpl_render(&msubj, &marked, dir, tmpl, v, nvars) || !(at = strstr(marked, BOARD_MARK)))
+    goto out;
+  *at = '\0';
+  if(ref_html_text(&content, marked) ||
+     (x && x->diagram ? ref_html_board(&content, x->diagram, dir) : ref_html_pre(&content, ascii)) ||
+     ref_html_text(&content, at + strlen(BOARD_MARK)))
+    goto out;
+  /* values the frame puts into markup are escaped like the words */
+  ref_buf_init(&esc_subject, 4096);
+  ref_buf_init(&esc_link, 4096);
+  if(ref_html_escape(&esc_subject, subject, strlen(subject)) ||
+     (x && x->link && ref_html_escape(&esc_link, x->link, strlen(x->link))))
+    goto out;
+  frame[0].name = "subject";
+  frame[0].value = esc_subject.s;
+  frame[1].name = "content";
+  frame[1].value = content.s;
+  frame[2].name = "link";
+  frame[2].value = esc_link.s ? esc_link.s : "";
+  if(tpl_render(&fsubj, &page, dir, "mail.html", frame, 3)) {
+    ref_log_error("template mail.html is missing or malformed");
+    page = NULL;
+  }
+out:
+  ref_buf_free(&content);
+  ref_buf_free(&esc_subject);
+  ref_buf_free(&esc_link);
+  free(v);
+  free(marked);
+  free(msubj);
+  free(fsubj);
+  return page;
+}
+
 /* ---- composing and queueing ---- */
 
-int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
-              const char *tmpl, const struct tpl_var *vars, size_t nvars)
+/* The template to `to`: `prefix` goes in front of the subject ("[tabula
+ * GAME TOKEN]"), `reply_to` (or NULL) is the address a reply goes to; `x`
+ * (or NULL) the board as data, the game's link, the files (issue 17). */
+static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
+                   const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                   const char *prefix, const char *reply_to, const struct ref_reply_extra *x)
 {
   struct ref_service *svc = m->svc;
   struct mail_out out;
-  char *subject = NULL, *body = NULL, *message = NULL;
-  char full_subject[600], reply_to[MAIL_ADDR_MAX], refs[1400];
+  char *subject = NULL, *body = NULL, *message = NULL, *html = NULL;
+  char full_subject[600], refs[1400];
   int rc = -1;
 
   memset(&out, 0, sizeof(out));
@@ -88,25 +173,28 @@ int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const cha
     ref_log_error("template %s is missing or malformed", tmpl);
     goto out;
   }
+  if(x && x->link && x->link[0]) {
+    /* the game's page (site_url): one line at the end, the words a phrase */
+    char line[700];
+    struct tpl_var lv = {"link", x->link};
+    size_t len = strlen(body);
+    tpl_line(line, sizeof(line), svc->cfg.templates_dir, "phrases.txt", "game-link", &lv, 1);
+    char *longer = malloc(len + strlen(line) + 3);
+    if(!longer)
+      goto out;
+    snprintf(longer, len + strlen(line) + 3, "%s%s%s\n", body,
+             len && body[len - 1] != '\n' ? "\n" : "", line);
+    free(body);
+    body = longer;
+  }
   out.from = svc->cfg.address;
   out.from_name = "tabula referee";
   out.to = to;
   out.domain = svc->cfg.domain;
   out.date = ref_now(svc);
   out.body = body;
-  if(g && seat >= 0 && (size_t)seat < g->nseats) {
-    snprintf(full_subject, sizeof(full_subject), "[tabula %lld %s] %s", (long long)g->row.id,
-             g->seats[seat].token, subject);
-    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
-                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
-      out.reply_to = reply_to;
-  }
-  else if(g)
-    /* observers: the game's number, never a key */
-    snprintf(full_subject, sizeof(full_subject), "[tabula %lld] %s", (long long)g->row.id,
-             subject);
-  else
-    snprintf(full_subject, sizeof(full_subject), "%s", subject);
+  out.reply_to = reply_to;
+  snprintf(full_subject, sizeof(full_subject), "%s%s%s", prefix, prefix[0] ? " " : "", subject);
   out.subject = full_subject;
   /* A player who asked for a daily digest gets news of others' moves there. */
   switch(digest_hold(m, g, to, tmpl, subject, out.reply_to, body)) {
@@ -121,6 +209,13 @@ int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const cha
              m->mail->references[0] ? " " : "", m->mail->message_id);
     out.references = refs;
   }
+  if(svc->cfg.html)
+    html = html_part(svc, tmpl, vars, nvars, full_subject, body, x);
+  out.html = html;
+  if(x && x->nattach) {
+    out.attach = x->attach;
+    out.nattach = x->nattach;
+  }
   if(mail_compose(&message, NULL, &out) != MAIL_OK) {
     ref_log_error("cannot compose %s to a checked address", tmpl);
     goto out;
@@ -133,6 +228,52 @@ int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const cha
 out:
   free(subject);
   free(body);
+  free(html);
   free(message);
   return rc;
+}
+
+int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+              const char *tmpl, const struct tpl_var *vars, size_t nvars)
+{
+  return ref_reply_ex(m, g, seat, to, tmpl, vars, nvars, NULL);
+}
+
+int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
+                 const char *tmpl, const struct tpl_var *vars, size_t nvars,
+                 const struct ref_reply_extra *x)
+{
+  struct ref_service *svc = m->svc;
+  char prefix[128] = "", reply_to[MAIL_ADDR_MAX];
+  const char *rt = NULL;
+
+  if(g && seat >= 0 && (size_t)seat < g->nseats) {
+    snprintf(prefix, sizeof(prefix), "[tabula %lld %s]", (long long)g->row.id,
+             g->seats[seat].token);
+    if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
+                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
+      rt = reply_to;
+  }
+  else if(g)
+    /* observers: the game's number, never a key */
+    snprintf(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id);
+  return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x);
+}
+
+/* A confirmation request (optin.c, issue 13): the one-time key in the
+ * subject ("[tabula confirm KEY]") and in the Reply-To (local+confirm.KEY@),
+ * as a game mail carries a seat's key, so that replying is all it takes. */
+int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, const char *tmpl,
+                      const struct tpl_var *vars, size_t nvars)
+{
+  struct ref_service *svc = m->svc;
+  char prefix[128], tag[96], reply_to[MAIL_ADDR_MAX];
+  snprintf(prefix, sizeof(prefix), "[tabula confirm %s]", key);
+  snprintf(tag, sizeof(tag), "confirm.%s", key);
+  return compose(m, NULL, to, tmpl, vars, nvars, prefix,
+                 tagged_address(reply_to, sizeof(reply_to), svc->cfg.address,
+                                svc->cfg.recipient_delimiter[0], tag) == 0
+                   ? reply_to
+                   : NULL,
+                 NULL);
 }

@@ -3,7 +3,8 @@
  * `serve`, or `tabula tick`; issue 6): invitations left unanswered for
  * invite_days are cancelled, reminders go out at half time and on the last
  * day, games are lost on time (timeout=auto) or the time-up notice is sent
- * (timeout=claim), the daily digests of held mails (reply.c) are sent, and
+ * (timeout=claim), the daily digests of held mails (reply.c) are sent,
+ * confirmation requests that lapsed long ago are dropped (optin.c), and
  * sent replies older than outbox_keep_days are pruned (issue 15).
  *
  * One transaction per game (or per player for digests). Each action is
@@ -288,5 +289,13 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
     ref_buf_free(&m.events);
   }
   free(due);
+
+  /* Confirmation requests that lapsed long ago (optin.c, issue 13). */
+  if(store_begin(svc->st) != STORE_OK || ref_confirmations_prune(svc) ||
+     store_commit(svc->st) != STORE_OK) {
+    ref_log_error("tick: pruning confirmations: %s; will retry", store_errmsg(svc->st));
+    store_rollback(svc->st);
+    rc = -1;
+  }
   return rc;
 }

@@ -27,9 +27,25 @@ struct view {
   char commitment[200], guard[24];
   char time_control[96], move_deadline[40]; /* clock.c */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
+  char link[400];                           /* the game's web page (site_url) */
+  struct ref_diagram diagram;               /* the board as data: the HTML part */
+  int has_diagram;
   struct tpl_var vars[24];
   size_t n;
 };
+
+void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap)
+{
+  const char *url = svc->cfg.site_url;
+  size_t len = strlen(url);
+  buf[0] = '\0';
+  /* a private game (new GAME private, issue 13) has no page; nor, on a
+   * store error, a link */
+  if(!len || ref_game_private(svc, g->row.id) != 0)
+    return;
+  snprintf(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
+           (long long)g->row.id);
+}
 
 static void add_var(struct view *v, const char *name, const char *value)
 {
@@ -100,6 +116,10 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     while(len && v->board[len - 1] == '\n')
       v->board[--len] = '\0';
     g->desc->ops->encode(g->state, v->position, sizeof(v->position));
+    /* the board as data for the HTML part (issue 17), when the game has it */
+    if(m->svc->cfg.html && g->desc->ops->diagram &&
+       g->desc->ops->diagram(g->state, seat < 0 ? 0 : seat, &v->diagram) == REF_OK)
+      v->has_diagram = 1;
     {
       /* "#N" as the guard reads it: ops->status move_number */
       struct ref_status st;
@@ -111,6 +131,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   status_sentence(m, g, seat, v->status, sizeof(v->status));
   snprintf(v->last_move, sizeof(v->last_move), "%s", g->played[0] ? g->played : g->last_move);
   snprintf(v->result, sizeof(v->result), "%s", g->row.result);
+  ref_game_link(m->svc, g, v->link, sizeof(v->link));
   add_var(v, "game", v->game);
   add_var(v, "title", g->desc->title);
   add_var(v, "seat", v->seat);
@@ -142,9 +163,11 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 /* Template `tmpl` with seat's view (-1: the observers' view) plus extras,
  * to `to`. */
 static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
-                     const char *tmpl, const struct tpl_var *extra, size_t nextra)
+                     const char *tmpl, const struct tpl_var *extra, size_t nextra,
+                     const struct mail_part *files, size_t nfiles)
 {
   struct view *v = malloc(sizeof(*v));
+  struct ref_reply_extra x;
   size_t i;
   int rc;
   if(!v)
@@ -152,7 +175,12 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   build_view(m, g, seat, v);
   for(i = 0; i < nextra && v->n < sizeof(v->vars) / sizeof(v->vars[0]); i++)
     v->vars[v->n++] = extra[i];
-  rc = ref_reply(m, g, seat, to, tmpl, v->vars, v->n);
+  memset(&x, 0, sizeof(x));
+  x.diagram = v->has_diagram ? &v->diagram : NULL;
+  x.link = v->link;
+  x.attach = files;
+  x.nattach = nfiles;
+  rc = ref_reply_ex(m, g, seat, to, tmpl, v->vars, v->n, &x);
   free(v);
   return rc;
 }
@@ -160,7 +188,34 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
 int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *tmpl,
                   const struct tpl_var *extra, size_t nextra)
 {
-  return send_view(m, g, seat, g->seats[seat].address, tmpl, extra, nextra);
+  return send_view(m, g, seat, g->seats[seat].address, tmpl, extra, nextra, NULL, 0);
+}
+
+/* The end of a game to every player, the record attached (issue 17): the
+ * file other programs read (record.c: PGN, PDN, .mat, or the transcript). */
+int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
+                    const struct tpl_var *extra, size_t nextra)
+{
+  const struct ref_export_kind *k = ref_export_kind(g->desc);
+  struct ref_buf record;
+  struct mail_part file = {0};
+  char name[64];
+  size_t s, nfiles = 0;
+  int rc = 0;
+
+  ref_buf_init(&record, 4u * 1024u * 1024u);
+  if(!ref_game_export(m->svc, g, &record, 0) && record.s) {
+    snprintf(name, sizeof(name), "tabula-game-%lld.%s", (long long)g->row.id, k->ext);
+    file.filename = name;
+    file.type = k->mime;
+    file.data = record.s;
+    file.len = record.len;
+    nfiles = 1;
+  }
+  for(s = 0; s < g->nseats && !rc; s++)
+    rc = send_view(m, g, (int)s, g->seats[s].address, tmpl, extra, nextra, &file, nfiles);
+  ref_buf_free(&record);
+  return rc;
 }
 
 int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
@@ -178,7 +233,7 @@ int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl
 int ref_tell_observer(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
                       const char *tmpl, const struct tpl_var *extra, size_t nextra)
 {
-  return send_view(m, g, -1, to, tmpl, extra, nextra);
+  return send_view(m, g, -1, to, tmpl, extra, nextra, NULL, 0);
 }
 
 int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
@@ -237,19 +292,16 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   return rc;
 }
 
-/* Whether the sender holds a seat in any game (so may be answered). */
+/* Whether the sender may be answered: it holds a seat in some game, or
+ * has answered one of our mails (optin.c, issue 13). */
 int ref_known_player(struct ref_service *svc, const char *address)
 {
-  int64_t *ids = NULL;
-  size_t n = 0;
-  if(store_games_of(svc->st, &ids, &n, address) != STORE_OK)
-    return 0;
-  free(ids);
-  return n > 0;
+  return ref_stranger(svc, address) == 0;
 }
 
 /* A refusal to a mail that names no game of the sender's: a player of
- * some game is told why, a stranger hears nothing (no backscatter). */
+ * some game or a confirmed address is told why, a stranger hears nothing
+ * (no backscatter). */
 int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
                       const char *detail)
 {

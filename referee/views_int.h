@@ -17,6 +17,13 @@ int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const
                   const struct tpl_var *extra, size_t nextra);
 int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                  const struct tpl_var *extra, size_t nextra);
+/* The end of the game to every player with the game's record attached
+ * (issue 17). */
+int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
+                    const struct tpl_var *extra, size_t nextra);
+/* A game's page on the web view (site_url; "" when none, or when the game
+ * is private: new GAME private, issue 13). */
+void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap);
 int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                        const struct tpl_var *extra, size_t nextra);
 /* The observer's view of g (from the first seat's side, no key) to one
@@ -30,10 +37,12 @@ int ref_tell_observer(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
 int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
                const char *reason, const char *detail, const struct ref_err *err);
 /* A refusal to a mail that names no game of the sender's: a player of
- * some game is told why, a stranger hears nothing (no backscatter). */
+ * some game or a confirmed address (optin.c) is told why, a stranger
+ * hears nothing (no backscatter). */
 int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
                       const char *detail);
-/* Whether `address` holds a seat in any game (so may be answered). */
+/* Whether `address` holds a seat in any game or has confirmed (so may be
+ * answered). */
 int ref_known_player(struct ref_service *svc, const char *address);
 
 #endif

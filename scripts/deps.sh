@@ -8,8 +8,11 @@ want=(cmake make gcc pkg-config libsqlite3-dev libjansson-dev libinih-dev check
       nettle-dev libcurl4-gnutls-dev libetpan-dev libgnutls28-dev)
 if [ "${1:-build}" = test ]; then
   # clang: the second compiler CI builds with; python3: the mail-case runner
-  # and the dice verifier; stockfish, gnubg, node: the live oracle checks.
-  want+=(clang python3 sqlite3 stockfish gnubg)
+  # and the dice verifier; stockfish, gnubg, node: the live oracle checks;
+  # gnubg and pgn-extract read the exports back (tests/scripts/records.py);
+  # chromium draws the HTML mails and the web view, DejaVu has the chess
+  # symbols (tests/scripts/html_views.py).
+  want+=(clang python3 sqlite3 stockfish gnubg pgn-extract chromium fonts-dejavu-core)
   # the Debian package test (tests/scripts/debian_package.py, issue 16) and
   # the manual pages' check: dpkg-buildpackage, lintian, man
   want+=(debhelper lintian man-db)

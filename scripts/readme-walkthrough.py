@@ -4,7 +4,8 @@ every mail both ways, so the README shows what tabula actually sends.
 
 usage: scripts/readme-walkthrough.py TABULA
 
-A game of chess from invitation to result, written the way mail clients
+A game of chess from invitation to result (the inviter's one-time
+confirmation of her address first), written the way mail clients
 write: a greeting and a signature, a phone's "Sent from", the quoted mail
 below the answer, a chatty line beside the move, a refused move, a draw
 offer with a move. Uses the mail client of tests/mailcases.py; nothing is
@@ -22,7 +23,9 @@ import mailcases  # noqa: E402
 # (who, body, whose reply to show); the first mail is new, the rest replies
 STEPS = [
     ("alice@example.org", "Subject: a game?\nHi,\n\nnew chess with bob@example.org\n\n"
-     "Thanks!\n-- \nAlice Liddell\nhttps://alice.example.org", "bob@example.org"),
+     "Thanks!\n-- \nAlice Liddell\nhttps://alice.example.org", "alice@example.org"),
+    # issue 13: a first `new` is confirmed by its sender before anyone is invited
+    ("alice@example.org", "confirm", "bob@example.org"),
     ("bob@example.org", "Accept\n\nLooking forward to it!\n\nSent from my iPhone",
      "alice@example.org"),
     ("alice@example.org", "e4", None),

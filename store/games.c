@@ -455,7 +455,7 @@ static int dice_row(struct store *st, struct store_dice *out, sqlite3_stmt *stmt
   if(rc == STORE_OK)
     rc = store_copy_column(st, out->entropy, sizeof(out->entropy), stmt, 6, "dice.entropy");
   if(rc == STORE_OK) {
-    /* none (NULL, a chain from before v4) or not ours: the service
+    /* none (NULL, a chain from before v5) or not ours: the service
      * hashes from the secret and makes them anew */
     const void *p = sqlite3_column_blob(stmt, 8);
     int len = sqlite3_column_bytes(stmt, 8);

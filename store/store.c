@@ -14,7 +14,8 @@
  * transaction, so a crash mid-migration leaves the old version intact.
  *
  * The other files: games.c (games, seats, players, dice), journal.c (the
- * hash chain and its exact serialisation, journal_hash), outbox.c.
+ * hash chain and its exact serialisation, journal_hash), outbox.c,
+ * clocks.c, confirm.c (confirmations, confirmed addresses).
  */
 #include "store_int.h"
 
@@ -175,7 +176,33 @@ static const struct migration migrations[] = {
       "  CHECK(in_doubt IN (0, 1));"
       "CREATE INDEX outbox_claimed ON outbox(claim) WHERE claim IS NOT NULL;"
       "INSERT OR IGNORE INTO kv(key, value) VALUES('store id', lower(hex(randomblob(8))));"},
-  /* v4 (issue 15, a mail costs less than a process start):
+  /* v4 (issue 13, confirm.c: nothing to an address that has not asked):
+   * the requests waiting for their one-time key to come back from their
+   * address (`new` or `observe`, the command line as written), and the
+   * addresses that have answered one of our mails. Those already in the
+   * journal as answering a keyed mail (accept, decline, a move, an action
+   * or an offer by their seat) count as having answered. */
+  {4, "CREATE TABLE confirmations("
+      "  key TEXT PRIMARY KEY,"
+      "  address TEXT NOT NULL COLLATE NOCASE,"
+      "  kind TEXT NOT NULL CHECK(kind IN ('new', 'observe')),"
+      "  request TEXT NOT NULL,"
+      "  game INTEGER NOT NULL DEFAULT 0,"
+      "  created INTEGER NOT NULL,"
+      "  expires INTEGER NOT NULL"
+      ") STRICT;"
+      "CREATE INDEX confirmations_by_expiry ON confirmations(expires);"
+      "CREATE TABLE confirmed("
+      "  address TEXT PRIMARY KEY COLLATE NOCASE,"
+      "  since INTEGER NOT NULL,"
+      "  how TEXT NOT NULL"
+      ") STRICT;"
+      "INSERT OR IGNORE INTO confirmed(address, since, how)"
+      "  SELECT s.address, min(j.time), 'answered before schema v4'"
+      "  FROM seats s JOIN journal j ON j.game = s.game AND j.seat = s.seat"
+      "  WHERE j.kind IN ('accept', 'decline', 'move', 'action', 'offer')"
+      "  GROUP BY s.address;"},
+  /* v5 (issue 15, a mail costs less than a process start):
    * - outbox rebuilt with the same columns: its CHECKs without IN lists
    *   (SQLite runs a constant IN list through a temporary table at every
    *   insert, and at every update that sets the column), the message last
@@ -191,7 +218,7 @@ static const struct migration migrations[] = {
    * - the invitations waiting, by creation time, for the same reason;
    * - dice.checkpoints: every 64th key of a chain, so a roll hashes at most
    *   63 times instead of up to 8,192 (the secret's equals: never shown). */
-  {4, "CREATE TABLE outbox_v4("
+  {5, "CREATE TABLE outbox_v5("
       "  id INTEGER PRIMARY KEY,"
       "  game INTEGER NOT NULL DEFAULT 0,"
       "  recipient TEXT NOT NULL,"
@@ -205,12 +232,12 @@ static const struct migration migrations[] = {
       "  in_doubt INTEGER NOT NULL DEFAULT 0 CHECK(in_doubt = 0 OR in_doubt = 1),"
       "  message TEXT NOT NULL"
       ") STRICT;"
-      "INSERT INTO outbox_v4(id, game, recipient, state, attempts, next_try, last_error,"
+      "INSERT INTO outbox_v5(id, game, recipient, state, attempts, next_try, last_error,"
       "  created, sent, claim, in_doubt, message)"
       "  SELECT id, game, recipient, state, attempts, next_try, last_error, created, sent,"
       "  claim, in_doubt, message FROM outbox;"
       "DROP TABLE outbox;"
-      "ALTER TABLE outbox_v4 RENAME TO outbox;"
+      "ALTER TABLE outbox_v5 RENAME TO outbox;"
       "CREATE INDEX outbox_due ON outbox(next_try) WHERE state = 'queued';"
       "CREATE INDEX outbox_claimed ON outbox(claim) WHERE claim IS NOT NULL;"
       "ALTER TABLE games ADD COLUMN snapshot BLOB;"

@@ -338,6 +338,29 @@ void store_digest_free(struct store_digest_item *items, size_t n);
 /* Drops a player's held mails up to and including id `upto_id`. */
 int store_digest_clear(struct store *st, const char *address, int64_t upto_id);
 
+/* ---- confirmations (confirm.c, issue 13): nothing to an address that has
+ * not asked ---- */
+
+/* A request waiting for its one-time key to come back from its address. */
+struct store_confirm {
+  char key[40];       /* the one-time key, as mailed */
+  char address[256];  /* who must answer: the request's From */
+  char kind[16];      /* "new" or "observe" */
+  char request[256];  /* the command line as written */
+  int64_t game;       /* observe: the game; 0 otherwise */
+  int64_t created, expires; /* unix seconds */
+};
+
+int store_confirm_put(struct store *st, const struct store_confirm *c);
+int store_confirm_get(struct store *st, struct store_confirm *out, const char *key); /* ENOTFOUND */
+int store_confirm_delete(struct store *st, const char *key);
+/* Drops the requests that expired before `before`. */
+int store_confirm_prune(struct store *st, int64_t before);
+/* Whether an address has answered one of our mails (case-insensitive). */
+int store_confirmed_get(struct store *st, bool *yes, const char *address);
+/* Records that it has: the first time is kept ("how": what it answered). */
+int store_confirmed_add(struct store *st, const char *address, int64_t since, const char *how);
+
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);
 

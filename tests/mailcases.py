@@ -13,16 +13,29 @@ with a line holding only "."):
                         a mail client does: To = its Reply-To, "Re: " subject,
                         In-Reply-To, and the original quoted below the text
   reply ADDRESS GAME    the same, to the last mail about game GAME
-  reply-headers ADDRESS the same as reply, with more header fields: the block
-                        is header lines, a blank line, then the body
+  reply ADDRESS confirm the same, to the last confirmation request ADDRESS
+                        received ("[tabula confirm KEY]", issue 13)
+  reply-headers ADDRESS [VICTIM]
+                        the same as reply, with more header fields: the block
+                        is header lines, a blank line, then the body; with
+                        VICTIM, a forgery as reply-as writes it
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
-  (in any block, a line "@repeat N TEXT" stands for N lines TEXT)
+  (in any block, a line "@repeat N TEXT" stands for N times TEXT, a "\\n"
+  in TEXT a line break)
   hold                  the next mail is only put into the inbox; the one
                         after it is delivered together with it, in one pass
   poll                  `tabula poll` now: what hold left in the inbox
   redeliver             the previous inbound mail again, byte for byte
+  keep                  the next mail (send, reply ...) is composed but not
+                        delivered: `list-copy` and `deliver-kept` use it
+  list-copy             a mailing list's copy of the last mail (kept or
+                        delivered) is delivered: the same Message-ID and
+                        body, as Mailman relays it (List-Id, Precedence:
+                        list, a "[club]" subject prefix, a footer); it is
+                        then the last mail (`redeliver` repeats it)
+  deliver-kept          the kept mail is delivered
   mode poll|deliver     how mail reaches tabula: Maildir + `tabula poll`
                         (default) or `tabula deliver` on standard input
   expect N mails        the last delivery produced exactly N mails
@@ -93,6 +106,8 @@ class Conversation:
         self.mode = "poll"
         self.hold = False  # the next mail waits in the inbox for the one after
         self.arrival = None  # the next inbound mail's arrival time (issue 13)
+        self.keep = False  # the next mail is only composed (keep, deliver-kept)
+        self.kept = None
         self.seen_out = set()
         self.last_to = {}       # address -> last mail tabula sent it
         self.game_mail = {}     # (address, game) -> last mail about that game
@@ -155,7 +170,7 @@ class Conversation:
 
     def snapshot(self):
         if not os.path.exists(self.db):
-            return None
+            return ([], [])  # no store yet: no games, no journal
         con = sqlite3.connect(self.db)
         try:
             games = con.execute("select id, phase, state, turn, result, draw_offer_seat "
@@ -167,6 +182,10 @@ class Conversation:
         return (games, journal)
 
     def deliver(self, raw):
+        if self.keep:
+            self.keep = False
+            self.kept = self.last_raw = raw
+            return
         self.before = self.snapshot()
         self.last_raw = raw
         if self.mode == "deliver":
@@ -212,29 +231,16 @@ class Conversation:
                 continue
             self.seen_out.add(name)
             with open(os.path.join(newdir, name), "rb") as f:
-                raw = f.read()
-            msg = email.message_from_bytes(raw, policy=email.policy.default)
-            to = str(msg["To"]).strip().lower()
-            mail = {"to": to, "subject": str(msg["Subject"]),
-                    "reply-to": str(msg["Reply-To"] or ""),
-                    "body": msg.get_content().replace("\r\n", "\n"), "msg": msg, "raw": raw}
+                mail = read_mail(f.read())
             check_outgoing(mail)
             self.step_mails.append(mail)
-            self.last_to[to] = mail
-            self.game_mail[(to, game_of(mail["subject"]))] = mail
+            self.last_to[mail["to"]] = mail
+            self.game_mail[(mail["to"], game_of(mail["subject"]))] = mail
 
     def compose(self, sender, body, to=REFEREE, subject="", extra=""):
         self.counter += 1
         mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
-        lines = body.split("\n")
-        if lines and lines[0].startswith("Subject: "):
-            subject = lines[0][9:]
-            body = "\n".join(lines[1:])
-        head = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n"
-                "Date: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n"
-                "Content-Type: text/plain; charset=utf-8\r\n%s\r\n"
-                % (sender, to, subject, mid, extra))
-        return (head + body.replace("\n", "\r\n") + "\r\n").encode()
+        return compose(sender, body, mid, to, subject, extra)
 
     def reply(self, sender, body, victim=None, game=None, headers=""):
         if game is not None:
@@ -243,20 +249,112 @@ class Conversation:
             last = self.last_to.get((victim or sender).lower())
         if last is None:
             raise CaseError("no mail to %s to reply to" % sender)
-        msg = last["msg"]
-        to = str(msg["Reply-To"] or msg["From"])
-        subject = "Re: " + str(msg["Subject"])
-        quoted = "\n".join("> " + line for line in last["body"].split("\n"))
-        text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
-        extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
-        extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
-        return self.compose(sender, text, to=to, subject=subject, extra=extra)
+        self.counter += 1
+        mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
+        return reply_to(last, sender, body, mid, headers)
+
+
+# The mail client, for the script tests too (tests/scripts/*.py,
+# tests/crash/crash_trials.py): what tabula sent, read; a player's mail and
+# a player's reply, written.
+
+def read_mail(raw):
+    """A mail tabula wrote (bytes), as the cases look at it."""
+    msg = email.message_from_bytes(raw, policy=email.policy.default)
+    return {"to": str(msg["To"]).strip().lower(), "subject": str(msg["Subject"]),
+            "reply-to": str(msg["Reply-To"] or ""),
+            "body": text_part(msg).replace("\r\n", "\n"), "msg": msg, "raw": raw}
+
+
+def compose(sender, body, mid, to=REFEREE, subject="", extra=""):
+    """A plain mail from sender (a first line "Subject: ..." of body sets
+    the subject); extra is more header lines, each ending in CRLF (a
+    Content-Type among them replaces the text/plain one)."""
+    lines = body.split("\n")
+    if lines and lines[0].startswith("Subject: "):
+        subject = lines[0][9:]
+        body = "\n".join(lines[1:])
+    head = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: %s\r\n"
+            "Date: Sun, 22 Nov 2026 10:00:00 +0000\r\nMIME-Version: 1.0\r\n"
+            "%s%s\r\n"
+            % (sender, to, subject, mid,
+               "" if re.search(r"(?im)^content-type:", extra)
+               else "Content-Type: text/plain; charset=utf-8\r\n", extra))
+    return (head + body.replace("\n", "\r\n") + "\r\n").encode()
+
+
+def reply_to(last, sender, body, mid, headers=""):
+    """sender's answer to `last` (a read_mail) the way a mail client writes
+    it: To = its Reply-To, "Re: " subject, In-Reply-To, and the original
+    quoted below the text; headers: more header lines, one a line."""
+    msg = last["msg"]
+    to = str(msg["Reply-To"] or msg["From"])
+    subject = "Re: " + str(msg["Subject"])
+    quoted = "\n".join("> " + line for line in last["body"].split("\n"))
+    text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
+    extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
+    extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
+    return compose(sender, text, mid, to=to, subject=subject, extra=extra)
+
+
+def confirm_answers(outbox, mid, done=None, only=None):
+    """issue 13: the answer `confirm` of each confirmation request ("[tabula
+    confirm KEY]") in the Maildir outbox (new/ and cur/), from its
+    addressee, as reply_to writes it; in the order of the files' names.
+    mid(i) is the i-th answer's Message-ID; done, a set of file names,
+    skips the requests answered before and gets these added; only(address)
+    says which addressees answer (default: all)."""
+    done = set() if done is None else done
+    answers = []
+    for sub in ("new", "cur"):
+        d = os.path.join(outbox, sub)
+        for name in sorted(os.listdir(d)) if os.path.isdir(d) else []:
+            if name in done:
+                continue
+            with open(os.path.join(d, name), "rb") as f:
+                mail = read_mail(f.read())
+            if game_of(mail["subject"]) == "confirm" and (only is None or only(mail["to"])):
+                done.add(name)
+                answers.append(reply_to(mail, mail["to"], "confirm", mid(len(answers))))
+    return answers
+
+
+def list_copy(raw):
+    """The copy a Mailman list relays of a mail its member sent to the
+    referee and to the list: the same Message-ID and text, the list's
+    header fields (RFC 2919 List-Id, RFC 2369 List-Post, Precedence: list),
+    its subject prefix and footer (issue 13)."""
+    head, _, body = raw.partition(b"\r\n\r\n")
+    lines = []
+    for line in head.split(b"\r\n"):
+        if line.lower().startswith(b"subject: "):
+            line = b"Subject: [club] " + line[9:]
+        lines.append(line)
+    lines += [b"Cc: club@lists.example.org",
+              b"Sender: club-bounces@lists.example.org",
+              b"List-Id: Chess club <club.lists.example.org>",
+              b"List-Post: <mailto:club@lists.example.org>",
+              b"Precedence: list"]
+    footer = (b"_______________________________________________\r\n"
+              b"club mailing list\r\nclub@lists.example.org\r\n")
+    return b"\r\n".join(lines) + b"\r\n\r\n" + body + footer
 
 
 def game_of(subject):
-    """The game number of a "[tabula N TOKEN]" subject, or None."""
-    m = re.search(r"\[tabula (\d+) ", subject)
+    """The game number of a "[tabula N TOKEN]" (or an observer's "[tabula
+    N]") subject, "confirm" for a
+    confirmation request ("[tabula confirm KEY]", issue 13), or None."""
+    m = re.search(r"\[tabula (\d+|confirm)[ \]]", subject)
     return m.group(1) if m else None
+
+
+def text_part(msg):
+    """The text/plain part: all of a plain mail, the first alternative of a
+    mail with an HTML part (issue 17)."""
+    part = msg.get_body(preferencelist=("plain",))
+    if part is None:
+        raise CaseError("outgoing mail has no text/plain part")
+    return part.get_content()
 
 
 def check_outgoing(mail):
@@ -267,7 +365,21 @@ def check_outgoing(mail):
             raise CaseError("outgoing mail lacks %s" % h)
     if str(msg["Auto-Submitted"]).lower() != "auto-replied":
         raise CaseError("outgoing mail lacks Auto-Submitted: auto-replied")
-    ctype = str(msg["Content-Type"]).lower()
+    # issue 17: text/plain, or multipart/alternative with text/plain first
+    # and the HTML after it, or either inside multipart/mixed with files
+    body = msg
+    if body.get_content_type() == "multipart/mixed":
+        body = next(body.iter_parts())
+    if body.get_content_type() == "multipart/alternative":
+        parts = list(body.iter_parts())
+        if [p.get_content_type() for p in parts] != ["text/plain", "text/html"]:
+            raise CaseError("the alternatives are not text/plain then text/html")
+        html = parts[1].get_content().lower()
+        for bad in ("<script", "<img", "<link", "<iframe", "src=", "url(", "@import"):
+            if bad in html:
+                raise CaseError("the HTML part holds %s" % bad)
+        body = parts[0]
+    ctype = str(body["Content-Type"]).lower()
     if "text/plain" not in ctype or "flowed" in ctype:
         raise CaseError("outgoing mail is not plain, unflowed text: %s" % ctype)
     # RFC 5322 §2.1.1: 998 at most. (Boards keep to 72 columns by their own
@@ -285,7 +397,8 @@ def read_block(lines, i):
     block = []
     while i < len(lines) and lines[i] != ".":
         rep = re.fullmatch(r"@repeat (\d+) (.*)", lines[i])
-        block.extend([rep.group(2)] * int(rep.group(1)) if rep else [lines[i]])
+        block.extend(rep.group(2).replace("\\n", "\n").split("\n") * int(rep.group(1))
+                     if rep else [lines[i]])
         i += 1
     if i == len(lines):
         raise CaseError("block not closed by '.'")
@@ -328,7 +441,8 @@ def run_case(tabula, path):
                     # header lines, a blank line, the body (RFC 3834 cases)
                     block, i = read_block(lines, i)
                     headers, _, body = block.partition("\n\n")
-                    conv.deliver(conv.reply(words[1], body, headers=headers))
+                    conv.deliver(conv.reply(words[1], body, headers=headers,
+                                            victim=words[2] if len(words) > 2 else None))
                 elif words[0] == "reply-as":
                     body, i = read_block(lines, i)
                     conv.deliver(conv.reply(words[1], body, victim=words[2]))
@@ -339,6 +453,15 @@ def run_case(tabula, path):
                     conv.hold = True
                 elif words[0] == "redeliver":
                     conv.deliver(conv.last_raw)
+                elif words[0] == "keep":
+                    conv.keep = True
+                elif words[0] == "list-copy":
+                    conv.deliver(list_copy(conv.last_raw))
+                elif words[0] == "deliver-kept":
+                    if conv.kept is None:
+                        raise CaseError("no kept mail")
+                    conv.deliver(conv.kept)
+                    conv.kept = None
                 elif words[0] == "mode":
                     conv.mode = words[1]
                 elif words[0] == "clock" and len(words) == 2:

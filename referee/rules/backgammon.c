@@ -16,6 +16,7 @@
  * state machine over them.
  */
 #include "backgammon_int.h"
+#include "diagram_int.h"
 #include "dice_notation_int.h"
 #include "game_text_int.h"
 #include "rules.h"
@@ -182,8 +183,10 @@ int ref_bg_match_decode(struct ref_bg_match *m, const char *id)
   m->turn = v[5];
   m->doubled = v[6];
   m->resigned = v[7];
-  m->dice[0] = v[8];
-  m->dice[1] = v[9];
+  /* the higher die first, as ref_bg_match_id writes them: a position
+   * decodes the same from its own string (issue 13) */
+  m->dice[0] = v[8] > v[9] ? v[8] : v[9];
+  m->dice[1] = v[8] > v[9] ? v[9] : v[8];
   m->match_len = v[10];
   m->score[0] = v[11];
   m->score[1] = v[12];
@@ -346,14 +349,40 @@ static void finish(struct bg_state *st, int winner, enum ref_end end, int points
   ref_bg_turn_finish(&st->t, winner, end, points);
 }
 
+static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err);
+
+/*
+ * fen=POSITION (bg_encode's Position ID:Match ID, dice included) starts
+ * from a position, as `new GAME fen=...` does in the other games (issue 13's
+ * mail cases play fixed dice with it); no other option (BG-4: Jacoby,
+ * beavers, Crawford are off). Options are read as every game reads them
+ * (game_text.c).
+ */
 static int bg_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
   struct bg_state *st = st_of(s);
-  if(options && *options) {
-    /* No options yet (BG-4: Jacoby, beavers, Crawford are off). */
-    ref_err_set(err, REF_EINVAL, "bad-option", options);
-    return REF_EINVAL;
+  struct ref_opt o;
+  const char *b = options;
+  char fen[64], key[32];
+  bool seen_fen = false;
+
+  while(ref_opt_next(&b, &o)) {
+    ref_opt_key(&o, key, sizeof(key));
+    if(o.kb == o.ke && !o.has_value)
+      continue; /* an empty segment, e.g. after a trailing ';' */
+    if(!ref_opt_is(o.kb, o.ke, "fen") || !o.has_value || seen_fen) {
+      ref_err_set(err, REF_EINVAL, "bad-option", key);
+      return REF_EINVAL;
+    }
+    if((size_t)(o.ve - o.vb) >= sizeof(fen)) {
+      ref_err_set(err, REF_EINVAL, "bg-bad-position", "too long");
+      return REF_EINVAL;
+    }
+    seen_fen = true;
+    snprintf(fen, sizeof(fen), "%.*s", (int)(o.ve - o.vb), o.vb);
   }
+  if(seen_fen)
+    return bg_decode(s, fen, err);
   memset(st, 0, sizeof(*st));
   ref_bg_board_start(&st->b);
   ref_bg_cube_init(&st->cube);
@@ -753,6 +782,20 @@ static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* The board as data (issue 17): checkers on points, bar, off, the cube,
+ * the dice to play, the last play marked; Black (seat 1) reads from its
+ * side. */
+static int bg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct bg_state *st = cst_of(s);
+  ref_diag_points(d, seat == 1);
+  ref_diag_bg_board(d, &st->b);
+  ref_diag_bg_turn(d, &st->t, true);
+  d->cube = ref_bg_cube_value(&st->cube);
+  d->cube_owner = st->cube.owner;
+  return REF_OK;
+}
+
 static const struct ref_game_ops bg_ops = {
   bg_init,   /* init */
   bg_decode, /* decode */
@@ -767,6 +810,7 @@ static const struct ref_game_ops bg_ops = {
   bg_render, /* render */
   NULL,      /* perft: the generic one (dice fixed by the caller) */
   bg_ok,     /* ok */
+  bg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backgammon = {

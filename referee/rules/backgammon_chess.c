@@ -67,6 +67,7 @@
  * - 1 4HPwATDgc/ABMA:MAEAAAAAAAAE first
  */
 #include "backgammon_chess_int.h"
+#include "diagram_int.h"
 #include "game_text_int.h"
 
 #include <ctype.h>
@@ -403,7 +404,9 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
     nst.ep = (uint8_t)sq;
   }
   full = strtoul(field[4], &end, 10);
-  if(*end || full < 1 || full > 9999 || !isdigit((unsigned char)field[4][0]))
+  /* the chess core's limit, where its make stops counting: every position
+   * a game reaches decodes (9999 here was passed in four moves) */
+  if(*end || full < 1 || full > REF_CH_COUNTER_MAX || !isdigit((unsigned char)field[4][0]))
     return bad_position(err, "move number");
   nst.pos.fullmove = (uint32_t)full;
   nst.pos.key = ref_chess_key_compute(&nst.pos);
@@ -731,6 +734,39 @@ out:
   free(tmp);
 }
 
+/* The board as data (issue 17): the chess board with its pieces and
+ * stones (V a man, X a doubled stone: BC-5), the last chess move marked,
+ * the jail; and the backgammon board (its bar is the jail), the cube, the
+ * dice to play. */
+static int bc_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
+  const struct bc_state *st = ref_bc_cst(s);
+  int sq;
+  ref_diag_grid(d, 8, 8, seat == 1);
+  d->has_points = true;
+  for(sq = 0; sq < 64; sq++) {
+    struct ref_diag_cell *c = &d->cell[sq / 8][sq % 8];
+    int code = st->pos.board[sq];
+    if(code != REF_CH_EMPTY)
+      ref_diag_put_letter(&c->s, letters[REF_CH_COLOR(code)][REF_CH_TYPE(code)]);
+    else if(st->stones[0] & BIT(sq))
+      ref_diag_put_letter(&c->s, (st->dbl[0] & BIT(sq)) ? 'X' : 'V');
+    else if(st->stones[1] & BIT(sq))
+      ref_diag_put_letter(&c->s, (st->dbl[1] & BIT(sq)) ? 'x' : 'v');
+    if(st->t.phase != REF_PHASE_OVER)
+      c->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
+                            (sq == st->last_to ? REF_DIAG_TO : 0));
+  }
+  ref_diag_bg_board(d, &st->b);
+  d->jail[0] = st->b.pt[0][REF_BG_BAR];
+  d->jail[1] = st->b.pt[1][REF_BG_BAR];
+  d->cube = ref_bg_cube_value(&st->cube);
+  d->cube_owner = st->cube.owner;
+  ref_diag_bg_turn(d, &st->t, false);
+  return REF_OK;
+}
+
 /*
  * The chess board from `seat`'s side as the chess game draws it (three
  * columns a square, the last move in brackets), stones V X for White and v
@@ -813,6 +849,7 @@ static const struct ref_game_ops bc_ops = {
   bc_render,    /* render */
   NULL,         /* perft: the generic one (dice fixed by the caller) */
   bc_ok,        /* ok */
+  bc_diagram,   /* diagram */
 };
 
 /* Lag Backgammon Chess (6.9): the same rules; only init differs (lag=2
@@ -820,6 +857,7 @@ static const struct ref_game_ops bc_ops = {
 static const struct ref_game_ops lag_ops = {
   lag_init, bc_decode, bc_encode, bc_legal, ref_bc_parse, bc_format, bc_apply,
   bc_roll,  bc_act,    bc_status, bc_render, NULL,     bc_ok,
+  bc_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_backgammon_chess = {

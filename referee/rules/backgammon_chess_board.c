@@ -134,7 +134,7 @@ void ref_bc_flip_side(struct ref_chess_pos *p)
 {
   p->side ^= 1;
   p->key ^= ref_chess_zobrist_side;
-  if(p->side == REF_CH_WHITE)
+  if(p->side == REF_CH_WHITE && p->fullmove < REF_CH_COUNTER_MAX)
     p->fullmove++;
 }
 

@@ -436,8 +436,9 @@ int ref_bc_parse(const struct ref_state *s, const char *text, struct ref_move *o
   /* "(roll 3-1)" as the referee echoes it: must be this turn's roll. */
   if(!strncasecmp(buf, "(roll", 5)) {
     char *close = strchr(buf, ')');
-    int a = 0, b = 0;
-    if(!close || sscanf(buf + 5, " %d - %d", &a, &b) != 2)
+    int a = 0, b = 0, used = -1;
+    /* one digit a face: %d read any length into an int (issue 20) */
+    if(!close || sscanf(buf + 5, " %1d - %1d %n", &a, &b, &used) != 2 || buf + 5 + used != close)
       return fail_with(REF_EPARSE, "unreadable", NULL, err);
     if(st->first || st->stage != ST_BG ||
        !((a == st->t.dice[0] && b == st->t.dice[1]) ||

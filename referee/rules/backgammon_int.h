@@ -160,7 +160,7 @@ struct ref_bg_match {
   int jacoby;      /* bit 67, which gnubg 1.x writes as "Jacoby off" */
 };
 /* Match ID (12 characters + NUL). Like gnubg, writes the higher die
- * first. */
+ * first, and the decoder gives them back that way. */
 void ref_bg_match_id(const struct ref_bg_match *m, char out[13]);
 /* Decode a Match ID. Checks the syntax and the field ranges only (owner 2,
  * state > 4, a die of 7 ...); what a game accepts is the game's business.
@@ -181,6 +181,11 @@ bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side);
 void ref_bg_cube_take(struct ref_bg_cube *c, int taker);
 int ref_bg_cube_value(const struct ref_bg_cube *c);
 
+/* The move number stops here: it is an int16_t, and Tables Chess writes it
+ * in its position string and reads it back up to this, so every position
+ * a game reaches decodes from its own string (issue 13). */
+#define REF_BG_MOVE_MAX 30000
+
 /*
  * Where a game on this board stands (sections 4.2, 6.2, 7.2): the frame
  * the three dice games share, so that the phase checks, the roll's
@@ -197,7 +202,7 @@ struct ref_bg_turn {
   int8_t winner;       /* REF_PHASE_OVER: the winning seat, -1 a draw */
   uint8_t end;         /* enum ref_end, when over */
   int16_t points;      /* when over: what the winner scores */
-  int16_t move_number; /* plays made so far + 1 (the service's #N) */
+  int16_t move_number; /* plays made so far + 1 (the service's #N), at most REF_BG_MOVE_MAX */
   int8_t last_seat;    /* the last play, for the board: who (-1: none yet), */
   uint8_t last_dice[2]; /* with which roll, */
   char last[64];       /* in canonical notation */

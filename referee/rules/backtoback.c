@@ -51,6 +51,7 @@
  */
 #include "board_geometry_int.h"
 #include "chess_notation_int.h"
+#include "diagram_int.h"
 #include "game_end_int.h"
 #include "game_text_int.h"
 #include "rules.h"
@@ -818,6 +819,35 @@ static int bb_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return ref_text_copy(out, k, buf, cap);
 }
 
+/* The board as data (issue 17): 14 files a-n, the cells that are no
+ * squares as holes (BB-1), the barrier between rows 4 and 5 under its
+ * files (BB-2), the last move marked; Black (seat 1) turned round. */
+static int bb_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct bb_state *st = cstate_of(s);
+  const struct ref_geo *g = &st->geo;
+  const struct ref_geo_spec *spec = specs[st->board_kind];
+  int row, file;
+  ref_diag_grid(d, g->cols, g->rows, seat == 1);
+  if(spec->nwalls > 0) {
+    d->barrier = spec->walls[0].row + 1;
+    d->barrier_lo = spec->walls[0].col_lo;
+    d->barrier_hi = spec->walls[0].col_hi;
+  }
+  for(row = 0; row < g->rows && row < REF_DIAG_RANKS; row++)
+    for(file = 0; file < g->cols && file < REF_DIAG_FILES; file++) {
+      int cell = row * REF_GEO_ROW + file, code = st->pos.board[cell];
+      struct ref_diag_cell *c = &d->cell[row][file];
+      c->exists = g->exists[cell];
+      if(c->exists && code != REF_GEO_EMPTY)
+        ref_diag_put(&c->s, ref_diag_kind("PNBRQK"[REF_GEO_TYPE(code)]),
+                     REF_GEO_COLOR(code) == REF_GEO_BLACK);
+      c->s.mark = (uint8_t)((cell == st->last_from ? REF_DIAG_FROM : 0) |
+                            (cell == st->last_to ? REF_DIAG_TO : 0));
+    }
+  return REF_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const struct ref_game_ops bb_ops = {
@@ -834,6 +864,7 @@ static const struct ref_game_ops bb_ops = {
   bb_render, /* render */
   bb_perft,  /* perft */
   bb_ok,     /* ok */
+  bb_diagram, /* diagram */
 };
 
 /* Two seats, White first; draws as in chess (CH-2). */

@@ -14,6 +14,7 @@
  * simply finds REF_GEO_NONE where the board stops).
  */
 #include "board_geometry_int.h"
+#include "game_text_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -525,7 +526,8 @@ void ref_geo_make(const struct ref_geo *g, struct ref_geo_pos *p, uint32_t m)
 
   move_pieces(g, p, m);
   p->ep = p->ep_victim = REF_GEO_NONE;
-  p->halfmove++;
+  if(p->halfmove < REF_GEO_COUNTER_MAX)
+    p->halfmove++;
   /* FIDE 9.3: captures and pawn moves reset the fifty-move count. */
   if(capture || type == REF_GEO_PAWN)
     p->halfmove = 0;
@@ -534,7 +536,7 @@ void ref_geo_make(const struct ref_geo *g, struct ref_geo_pos *p, uint32_t m)
   p->virgin[to >> 6] &= ~(1ull << (to & 63));
   p->castle &= (uint8_t)(g->castle_keep[from] & g->castle_keep[to]);
   p->side ^= 1;
-  if(p->side == REF_GEO_WHITE)
+  if(p->side == REF_GEO_WHITE && p->fullmove < REF_GEO_COUNTER_MAX)
     p->fullmove++;
   /* BB-6: a two-step, forward or sideways, leaves the crossed square open
    * to e.p. for one move. Pawn pushes are orthogonal, so two squares apart
@@ -611,21 +613,6 @@ void ref_geo_square_name(int cell, char *out)
   out[2] = '\0';
 }
 
-static bool read_counter(const char *s, unsigned maxdigits, uint32_t *out)
-{
-  uint32_t v = 0;
-  unsigned n = 0;
-  if(!*s)
-    return false;
-  for(; *s; s++, n++) {
-    if(*s < '0' || *s > '9' || n >= maxdigits)
-      return false;
-    v = v * 10 + (uint32_t)(*s - '0');
-  }
-  *out = v;
-  return true;
-}
-
 /* At most 8 pawns, and every piece beyond the start set a promoted pawn. */
 static bool material_possible(const struct ref_geo_pos *p, int color)
 {
@@ -673,26 +660,10 @@ int ref_geo_fen_read(const struct ref_geo *g, struct ref_geo_pos *p, const char 
   char buf[256], *field[8], *s;
   int nfield = 0, row, col, color, c;
   uint32_t half = 0, full = 1;
-  size_t len;
 
   *reason = "geo-fen-syntax";
-  if(!fen)
+  if(!fen || (nfield = ref_text_fields(fen, buf, sizeof(buf), field, 7)) < 0)
     return REF_EINVAL;
-  len = strlen(fen);
-  if(len >= sizeof(buf))
-    return REF_EINVAL;
-  memcpy(buf, fen, len + 1);
-  for(s = buf; *s;) {
-    while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-      *s++ = '\0';
-    if(!*s)
-      break;
-    if(nfield == 7)
-      return REF_EINVAL;
-    field[nfield++] = s;
-    while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-      s++;
-  }
   if(nfield != 4 && nfield != 6 && nfield != 7)
     return REF_EINVAL;
 
@@ -795,7 +766,7 @@ int ref_geo_fen_read(const struct ref_geo *g, struct ref_geo_pos *p, const char 
 
   if(nfield >= 6) {
     *reason = "geo-fen-counters";
-    if(!read_counter(field[4], 6, &half) || !read_counter(field[5], 6, &full) || full < 1)
+    if(!ref_text_counter(field[4], 6, &half) || !ref_text_counter(field[5], 6, &full) || full < 1)
       return REF_EINVAL;
   }
   p->halfmove = half;

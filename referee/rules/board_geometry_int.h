@@ -147,6 +147,11 @@ struct ref_geo_pos {
   uint64_t virgin[2]; /* 128-bit set over cells, both colours */
 };
 
+/* The position string's counters have at most six digits, and a move never
+ * counts past that: every position a game reaches must decode from its own
+ * string (issue 13). */
+#define REF_GEO_COUNTER_MAX 999999u
+
 static inline bool ref_geo_is_virgin(const struct ref_geo_pos *p, int cell)
 {
   return (p->virgin[cell >> 6] >> (cell & 63)) & 1u;

@@ -29,6 +29,7 @@
  * into the generator's masks.
  */
 #include "checkers_int.h"
+#include "diagram_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1209,6 +1210,23 @@ static void ck_status(const struct ref_state *st, struct ref_status *out)
 
 /* ---- render ---- */
 
+/* The last move's squares as bit sets (bit k: square k + 1): where it
+ * started, where it landed (each hop), what it captured; none before the
+ * first move. */
+static void last_squares(const struct ck_state *s, uint32_t *from, uint32_t *to, uint32_t *took)
+{
+  struct ref_ck_path p;
+  int i;
+  *from = *to = *took = 0;
+  if(!s->has_last)
+    return;
+  ck_unpack(&p, &s->last);
+  *from = 1u << p.from;
+  for(i = 0; i < p.nhops; i++)
+    *to |= 1u << p.to[i];
+  *took = (uint32_t)p.captured;
+}
+
 /*
  * The board from `seat`'s side: that side's pieces at the bottom. Dark
  * squares show b / B (Black man / king), w / W (White man / king) or, when
@@ -1221,23 +1239,17 @@ static void ck_status(const struct ref_state *st, struct ref_status *out)
 static int ck_render(const struct ref_state *st, int seat, char *buf, size_t cap)
 {
   const struct ck_state *s = (const struct ck_state *)st;
-  uint32_t mark = 0, took = 0;
+  uint32_t from, to, took, mark;
   char line[96];
   size_t len = 0;
-  int row, col, i;
+  int row, col;
   bool flip = seat == CK_BLACK;
 
   if(!cap)
     return REF_EINVAL;
   buf[0] = '\0';
-  if(s->has_last) {
-    struct ref_ck_path p;
-    ck_unpack(&p, &s->last);
-    mark = 1u << p.from;
-    for(i = 0; i < p.nhops; i++)
-      mark |= 1u << p.to[i];
-    took = (uint32_t)p.captured;
-  }
+  last_squares(s, &from, &to, &took);
+  mark = from | to;
   {
     char files[40];
     for(col = 0; col < 8; col++)
@@ -1352,6 +1364,35 @@ static bool ck_ok(const struct ref_state *st)
   return true;
 }
 
+/* The board as data (issue 17): the playing squares numbered 1-32, men and
+ * kings (Black dark, White light), the last move's origin and landings
+ * marked; Black (seat 0) reads with rank 1 at the top, as ck_render. */
+static int ck_diagram(const struct ref_state *st, int seat, struct ref_diagram *d)
+{
+  const struct ck_state *s = (const struct ck_state *)st;
+  uint32_t from, to, took;
+  int x, y;
+  ref_diag_grid(d, 8, 8, seat == CK_BLACK);
+  last_squares(s, &from, &to, &took);
+  for(y = 0; y < 8; y++)
+    for(x = 0; x < 8; x++) {
+      struct ref_diag_cell *c = &d->cell[y][x];
+      int k = ck_cell_at(x, y);
+      uint32_t bit;
+      c->dark = k >= 0;
+      if(k < 0)
+        continue;
+      bit = 1u << k;
+      snprintf(c->label, sizeof(c->label), "%d", k + 1);
+      if((s->men[CK_BLACK] | s->kings[CK_BLACK]) & bit)
+        ref_diag_put(&c->s, (s->kings[CK_BLACK] & bit) ? REF_DIAG_CROWNED : REF_DIAG_MAN, 1);
+      else if((s->men[CK_WHITE] | s->kings[CK_WHITE]) & bit)
+        ref_diag_put(&c->s, (s->kings[CK_WHITE] & bit) ? REF_DIAG_CROWNED : REF_DIAG_MAN, 0);
+      c->s.mark = (uint8_t)(((from & bit) ? REF_DIAG_FROM : 0) | ((to & bit) ? REF_DIAG_TO : 0));
+    }
+  return REF_OK;
+}
+
 static const struct ref_game_ops ck_ops = {
   ck_init,   /* init */
   ck_decode, /* decode */
@@ -1366,6 +1407,7 @@ static const struct ref_game_ops ck_ops = {
   ck_render, /* render */
   ck_perft,  /* perft */
   ck_ok,     /* ok */
+  ck_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_checkers = {

@@ -18,6 +18,7 @@
  */
 #include "chess_int.h"
 #include "chess_notation_int.h"
+#include "diagram_int.h"
 #include "game_end_int.h"
 #include "game_text_int.h"
 #include "rules.h"
@@ -52,24 +53,6 @@ static int piece_from_letter(int c)
 {
   const char *hit = c ? strchr(piece_letters, c) : NULL;
   return hit ? (int)(hit - piece_letters) : -1;
-}
-
-/* Reads an unsigned decimal of at most `maxdigits` digits; no sign, no
- * spaces, no leading "+". */
-static bool read_counter(const char *s, unsigned maxdigits, uint32_t *out)
-{
-  uint32_t v = 0;
-  unsigned n = 0;
-
-  if(!*s)
-    return false;
-  for(; *s; s++, n++) {
-    if(*s < '0' || *s > '9' || n >= maxdigits)
-      return false;
-    v = v * 10 + (uint32_t)(*s - '0');
-  }
-  *out = v;
-  return true;
 }
 
 /* Material a game could have reached: at most 8 pawns, and every piece
@@ -111,26 +94,10 @@ int ref_chess_fen_read(struct ref_chess_pos *p, const char *fen, const char **re
   int nfield = 0, rank, file, c, checkers;
   uint32_t half = 0, full = 1;
   uint16_t moves[REF_CH_MAX_MOVES];
-  size_t len;
 
   *reason = "fen-syntax";
-  if(!fen)
+  if(!fen || (nfield = ref_text_fields(fen, buf, sizeof(buf), field, 7)) < 0)
     return REF_EINVAL;
-  len = strlen(fen);
-  if(len >= sizeof(buf))
-    return REF_EINVAL;
-  memcpy(buf, fen, len + 1);
-  for(s = buf; *s;) {
-    while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
-      *s++ = '\0';
-    if(!*s)
-      break;
-    if(nfield == 7)
-      return REF_EINVAL;
-    field[nfield++] = s;
-    while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
-      s++;
-  }
   if(nfield != 4 && nfield != 6)
     return REF_EINVAL;
 
@@ -200,7 +167,7 @@ int ref_chess_fen_read(struct ref_chess_pos *p, const char *fen, const char **re
 
   if(nfield == 6) {
     *reason = "fen-counters";
-    if(!read_counter(field[4], 6, &half) || !read_counter(field[5], 6, &full) || full < 1)
+    if(!ref_text_counter(field[4], 6, &half) || !ref_text_counter(field[5], 6, &full) || full < 1)
       return REF_EINVAL;
   }
   p->halfmove = half;
@@ -750,6 +717,16 @@ static int chess_render(const struct ref_state *s, int seat, char *buf, size_t c
   return ref_text_copy(out, k, buf, cap);
 }
 
+/* The board as data (issue 17): FEN letters, the last move marked; Black
+ * (seat 1) reads from the other side. */
+static int chess_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct chess_state *st = cstate_of(s);
+  ref_diag_grid(d, 8, 8, seat == 1);
+  ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
+  return REF_OK;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const struct ref_game_ops chess_ops = {
@@ -766,6 +743,7 @@ static const struct ref_game_ops chess_ops = {
   chess_render, /* render */
   chess_perft,  /* perft */
   chess_ok,     /* ok */
+  chess_diagram, /* diagram */
 };
 
 /* Two seats, White first (section 1.8); draws exist (CH-2). */

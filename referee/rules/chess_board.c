@@ -607,7 +607,8 @@ void ref_chess_make(struct ref_chess_pos *p, uint16_t m)
     p->key ^= ref_chess_zobrist_ep[p->ep & 7];
     p->ep = REF_CH_NO_SQ;
   }
-  p->halfmove++;
+  if(p->halfmove < REF_CH_COUNTER_MAX)
+    p->halfmove++;
   if(kind == REF_CH_MV_CASTLE) {
     move_piece(p, from, to);
     if(to > from)
@@ -644,7 +645,7 @@ void ref_chess_make(struct ref_chess_pos *p, uint16_t m)
   }
   p->side ^= 1;
   p->key ^= ref_chess_zobrist_side;
-  if(p->side == REF_CH_WHITE)
+  if(p->side == REF_CH_WHITE && p->fullmove < REF_CH_COUNTER_MAX)
     p->fullmove++;
 }
 

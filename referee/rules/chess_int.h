@@ -109,6 +109,11 @@ struct ref_chess_pos {
   uint32_t fullmove; /* FEN fullmove number, starts at 1 */
 };
 
+/* The FEN counters are read with at most six digits, and a move never
+ * counts past that: every position a game reaches must decode from its own
+ * string (a fen= start at 999999 used to write 1000000, refused). */
+#define REF_CH_COUNTER_MAX 999999u
+
 /* ---- bitboard helpers ---- */
 
 static inline uint64_t ref_chess_bit(int sq)

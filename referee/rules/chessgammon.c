@@ -21,6 +21,7 @@
  */
 #include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "diagram_int.h"
 #include "game_text_int.h"
 
 #include <assert.h>
@@ -487,8 +488,8 @@ void ref_cg_end_turn(struct ref_cg_state *st)
   st->fresh = 0;
   p->side = (uint8_t)them;
   p->key ^= ref_chess_zobrist_side;
-  if(mover == BLACK)
-    p->fullmove++;
+  if(mover == BLACK && p->fullmove < REF_CH_COUNTER_MAX)
+    p->fullmove++; /* six digits, as read: every position decodes */
   st->ep[0] = ep[0];
   st->ep[1] = ep[1];
   st->pend[0] = st->pend[1] = NO_SQ;
@@ -575,7 +576,10 @@ int ref_cg_read_record(const char *text, size_t max, const char *extra, struct r
         t = ref_cg_type_of_letter(*s);
         if(t < 0)
           return REF_EINVAL;
-        r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
+        /* A count never wraps (issue 20): it stops at 16, more than a side
+         * has of any type, so the game still refuses it as too many. */
+        if(r->bar[*s >= 'a' ? BLACK : WHITE][t] < 16)
+          r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
       }
     }
     else if(!strncmp(f, "off:", 4) && !seen_off) {
@@ -1111,6 +1115,18 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 
   k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat);
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
+}
+
+/* The board as data (issue 17): the chess diagram, the last half marked,
+ * each side's bar and borne-off count out of its army (the variants share
+ * it: ref_cg_diagram). */
+int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct ref_cg_state *st = cstate_of(s);
+  ref_diag_grid(d, 8, 8, seat == 1);
+  ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
+  ref_diag_reserves(d, st->bar, st->off, army_of(st));
+  return REF_OK;
 }
 
 /* ------------------------------------------------------------------------ */

@@ -36,6 +36,7 @@
  */
 #include "chess_notation_int.h"
 #include "chessgammon_int.h"
+#include "diagram_int.h"
 #include "game_text_int.h"
 
 #include <assert.h>
@@ -364,8 +365,8 @@ static void settle(struct v4_state *st)
 
 static void end_turn(struct v4_state *st)
 {
-  if(st->side == BLACK)
-    st->fullmove++;
+  if(st->side == BLACK && st->fullmove < REF_CH_COUNTER_MAX)
+    st->fullmove++; /* six digits, as read: every position decodes */
   st->side ^= 1;
   ref_ge_push(&st->e, v4_key(st), false);
   settle(st);
@@ -426,7 +427,8 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
     s++;
   do {
     int t = ref_cg_type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
-    if(t < 0 || (c >= 0 && cc != c))
+    /* a count never wraps (issue 20): no side has 16 of a type */
+    if(t < 0 || (c >= 0 && cc != c) || st->n[sq][t] >= 16)
       return false;
     c = cc;
     put(st, c, t, sq);
@@ -841,6 +843,29 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
+/* The board as data (issue 17): 4 files x 8 ranks, each square's stack in
+ * the order render lists it, the last move marked, bars and borne-off. */
+static int v4_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct v4_state *st = cstate_of(s);
+  int file, rank, i, j;
+  ref_diag_grid(d, 4, 8, seat == 1);
+  for(rank = 0; rank < 8; rank++)
+    for(file = 0; file < 4; file++) {
+      int sq = SQ(file, rank);
+      struct ref_diag_cell *cell = &d->cell[rank][file];
+      for(i = 0; stack_order[i]; i++) {
+        int tt = (int)(strchr(piece_letters, stack_order[i]) - piece_letters);
+        for(j = 0; j < st->n[sq][tt]; j++)
+          ref_diag_put(&cell->s, ref_diag_kind(stack_order[i]), st->color[sq] == BLACK);
+      }
+      cell->s.mark = (uint8_t)((sq == st->last_from ? REF_DIAG_FROM : 0) |
+                               (sq == st->last_to ? REF_DIAG_TO : 0));
+    }
+  ref_diag_reserves(d, st->bar, st->off, 16);
+  return REF_OK;
+}
+
 /* The invariant checker: colours and counts agree square by square, 16
  * pieces a side between board, bar and off (stacks included), no more of a
  * type than started, the stack limit, no pawn on its own first rank, the
@@ -911,6 +936,7 @@ static const struct ref_game_ops chessgammon_4x8_ops = {
   v4_render,  /* render */
   NULL,       /* perft: the generic walk */
   v4_ok,      /* ok */
+  v4_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_chessgammon_4x8 = {

@@ -197,8 +197,23 @@ static int dm_parse(const struct ref_state *s, const char *text, struct ref_move
       return REF_EILLEGAL;
     }
     rc = ref_cg_parse_half(&mid, b, &h2, err);
-    if(rc != REF_OK)
+    if(rc != REF_OK) {
+      /* The second half's suggestions are halves after the first: offer
+       * them as whole turns, which is what a player can send back. */
+      char first[REF_NOTATION_MAX];
+      int i, k = 0;
+      if(err && ref_cg_format_half(st, h1, REF_NOTATION_CANONICAL, first, sizeof(first)) ==
+                  REF_OK) {
+        for(i = 0; i < err->nsuggest; i++) {
+          char turn[2 * REF_NOTATION_MAX + 2];
+          snprintf(turn, sizeof(turn), "%s,%s", first, err->suggest[i]);
+          if(strlen(turn) < REF_NOTATION_MAX)
+            memcpy(err->suggest[k++], turn, strlen(turn) + 1);
+        }
+        err->nsuggest = k;
+      }
       return rc;
+    }
     if(ref_cg_half_kind(h2) == REF_CG_K_PASS) {
       ref_err_set(err, REF_EILLEGAL, "cg-cannot-pass", NULL);
       return REF_EILLEGAL;
@@ -281,6 +296,7 @@ static const struct ref_game_ops doublemove_ops = {
   ref_cg_render,  /* render */
   NULL,           /* perft: the generic walk */
   ref_cg_ok,      /* ok */
+  ref_cg_diagram, /* diagram */
 };
 
 const struct ref_game_desc ref_game_doublemove_chessgammon = {

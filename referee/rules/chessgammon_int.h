@@ -210,6 +210,7 @@ int ref_cg_act(struct ref_state *s, int seat, enum ref_action action, int arg,
                struct ref_err *err);
 void ref_cg_status(const struct ref_state *s, struct ref_status *out);
 int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap);
+int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d);
 bool ref_cg_ok(const struct ref_state *s);
 
 /* The ops table of an 8x8 variant whose turn is one half (rules-spec
@@ -218,7 +219,7 @@ bool ref_cg_ok(const struct ref_state *s);
 #define REF_CG_ONE_HALF_OPS(init, decode)                                                         \
   {                                                                                               \
     init, decode, ref_cg_encode, ref_cg_legal, ref_cg_parse, ref_cg_format, ref_cg_apply, NULL,   \
-      ref_cg_act, ref_cg_status, ref_cg_render, NULL, ref_cg_ok                                   \
+      ref_cg_act, ref_cg_status, ref_cg_render, NULL, ref_cg_ok, ref_cg_diagram                   \
   }
 
 #endif /* TABULA_CHESSGAMMON_INT_H */

@@ -776,6 +776,7 @@ int ref_dn_apply(const struct ref_dn_rules *r, struct ref_state *s, const struct
   t->last_dice[0] = t->dice[0];
   t->last_dice[1] = t->dice[1];
   memcpy(board, after, r->board->size);
-  t->move_number++;
+  if(t->move_number < REF_BG_MOVE_MAX)
+    t->move_number++;
   return REF_OK;
 }

@@ -87,3 +87,42 @@ void ref_opt_key(const struct ref_opt *o, char *buf, size_t cap)
 {
   snprintf(buf, cap, "%.*s", (int)(o->ke - o->kb), o->kb);
 }
+
+int ref_text_fields(const char *src, char *buf, size_t cap, char **field, int max)
+{
+  size_t len = strlen(src);
+  char *s;
+  int n = 0;
+
+  if(len >= cap)
+    return -1;
+  memcpy(buf, src, len + 1);
+  for(s = buf; *s;) {
+    while(*s == ' ' || *s == '\t' || *s == '\r' || *s == '\n')
+      *s++ = '\0';
+    if(!*s)
+      break;
+    if(n == max)
+      return -1;
+    field[n++] = s;
+    while(*s && *s != ' ' && *s != '\t' && *s != '\r' && *s != '\n')
+      s++;
+  }
+  return n;
+}
+
+bool ref_text_counter(const char *s, unsigned maxdigits, uint32_t *out)
+{
+  uint32_t v = 0;
+  unsigned n = 0;
+
+  if(!*s)
+    return false;
+  for(; *s; s++, n++) {
+    if(*s < '0' || *s > '9' || n >= maxdigits)
+      return false;
+    v = v * 10 + (uint32_t)(*s - '0');
+  }
+  *out = v;
+  return true;
+}

@@ -8,6 +8,7 @@
 
 #include <stdbool.h>
 #include <stddef.h>
+#include <stdint.h>
 
 /* A diagram being written into a caller's buffer; `full` once something
  * did not fit (ops->render then answers REF_EINVAL). */
@@ -43,5 +44,15 @@ bool ref_opt_is(const char *b, const char *e, const char *word);
 bool ref_opt_is_ci(const char *b, const char *e, const char *word);
 /* The key as a string for an error's detail (cut to fit). */
 void ref_opt_key(const struct ref_opt *o, char *buf, size_t cap);
+
+/* A position string's fields (FEN and its kin, rules-spec 1.2): src copied
+ * into buf (cap bytes) and split at blanks in place. The number of
+ * fields, or -1 when src does not fit or has more than `max` fields. */
+int ref_text_fields(const char *src, char *buf, size_t cap, char **field, int max);
+
+/* An unsigned decimal of 1 to `maxdigits` digits, nothing else (no sign,
+ * no blank): a position string's counters, bounded so that none wraps
+ * (issue 20). */
+bool ref_text_counter(const char *s, unsigned maxdigits, uint32_t *out);
 
 #endif /* TABULA_GAME_TEXT_INT_H */

@@ -144,6 +144,80 @@ enum ref_notation {
 struct ref_state; /* incomplete on purpose: each game casts to its own struct */
 
 /*
+ * The board as data, for drawing (issue 17): ops->diagram fills one of
+ * these and the service draws it (HTML mails, the web view); the rules
+ * core never writes markup or words. Grid boards (the chess family,
+ * checkers, Back-to-Back's 14 files with holes and a barrier) and 24-point
+ * boards (the backgammon family); Backgammon Chess has both.
+ *
+ * Coordinates are absolute. Grid: cell[rank][file], rank 0 the first
+ * seat's back rank (White's rank 1; checkers: the row of squares 29-32),
+ * file 0 the left file from that seat's side ("a"). Points: point[i] is
+ * point i + 1 counted by the first seat (its home board is 1-6). `flip`
+ * is the game's answer to "whose side is the reader at": set, the reader
+ * sits at the other end (rank 0 drawn at the top, file 0 at the right,
+ * the second seat's point numbers outside).
+ */
+#define REF_DIAG_FILES 14
+#define REF_DIAG_RANKS 8
+#define REF_DIAG_SHOW 5 /* pieces listed in one cell or on one point; more are counted */
+
+enum ref_diag_kind {
+  REF_DIAG_NONE,
+  REF_DIAG_KING, REF_DIAG_QUEEN, REF_DIAG_ROOK, REF_DIAG_BISHOP, REF_DIAG_KNIGHT,
+  REF_DIAG_PAWN,
+  REF_DIAG_MAN,     /* a draughts man, a Backgammon Chess stone */
+  REF_DIAG_CROWNED, /* a draughts king, a doubled stone */
+  REF_DIAG_CHECKER  /* a backgammon checker */
+};
+
+struct ref_diag_piece {
+  uint8_t kind; /* enum ref_diag_kind */
+  uint8_t dark; /* 0 the light pieces (White), 1 the dark ones (Black) */
+};
+
+#define REF_DIAG_FROM 0x1u /* the last move left here */
+#define REF_DIAG_TO 0x2u   /* the last move arrived here */
+
+/* What stands in one place: n pieces, the first min(n, REF_DIAG_SHOW)
+ * listed bottom first (a backgammon point lists its checkers; a stack of
+ * 4x8 Chessgammon its pieces). */
+struct ref_diag_stack {
+  uint16_t n;
+  uint8_t mark; /* REF_DIAG_FROM | REF_DIAG_TO */
+  struct ref_diag_piece p[REF_DIAG_SHOW];
+};
+
+struct ref_diag_cell {
+  uint8_t exists; /* 0: no square here (Back-to-Back's holes) */
+  uint8_t dark;   /* the square's colour */
+  char label[4];  /* printed in an empty square: checkers' square number */
+  struct ref_diag_stack s;
+};
+
+struct ref_diagram {
+  bool flip;
+  bool has_grid, has_points;
+  int files, ranks;
+  int barrier; /* a wall between rank barrier - 1 and rank barrier (Back-to-Back: 4); 0 none */
+  int barrier_lo, barrier_hi; /* the files it runs along, inclusive */
+  char file_label[REF_DIAG_FILES][3];
+  char rank_label[REF_DIAG_RANKS][3];
+  struct ref_diag_cell cell[REF_DIAG_RANKS][REF_DIAG_FILES];
+  struct ref_diag_stack point[24];
+  /* Off the board, by colour (0 light, 1 dark): the bar (checkers or, in
+   * the Chessgammon family, pieces waiting to come back), what is borne
+   * off (off_of > 0: out of so many, the Chessgammon family's 16) and
+   * Backgammon Chess's jail (BC-6). */
+  struct ref_diag_stack bar[2], off[2];
+  int off_of;
+  int jail[2];
+  int cube;       /* 0: no cube */
+  int cube_owner; /* colour owning it, -1 centred */
+  int dice[4], ndice;
+};
+
+/*
  * The operations of one game system. Unless said otherwise a slot returns
  * REF_OK or a negative enum ref_code and, given a non-NULL err, fills it.
  * Slots marked "may be NULL" have the default named.
@@ -182,6 +256,9 @@ struct ref_game_ops {
   uint64_t (*perft)(const struct ref_state *s, int depth);
   /* Invariant checker: recomputes every redundant field. May be NULL. */
   bool (*ok)(const struct ref_state *s);
+  /* The board as data from `seat`'s side (issue 17), the last move marked.
+   * May be NULL: the service then shows the ASCII board of render. */
+  int (*diagram)(const struct ref_state *s, int seat, struct ref_diagram *out);
 };
 
 /* Flags of a game system. */

@@ -54,6 +54,7 @@
 #include "dice_notation_int.h"
 #include "game_text_int.h"
 #include "tables_chess_int.h"
+#include "diagram_int.h"
 #include "rules.h"
 
 #include <assert.h>
@@ -1018,7 +1019,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   if(nf >= 3 && !read_uint(f[2], fe[2], TC_IDLE_MAX, &v))
     return bad_position(err, "stuck count");
   nst.idle = (int16_t)(nf >= 3 ? v : 0);
-  if(nf >= 4 && (!read_uint(f[3], fe[3], 30000, &v) || v < 1))
+  if(nf >= 4 && (!read_uint(f[3], fe[3], REF_BG_MOVE_MAX, &v) || v < 1))
     return bad_position(err, "move number");
   nst.t.move_number = (int16_t)(nf >= 4 ? v : 1);
 
@@ -1328,11 +1329,35 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
+/* The board as data (issue 17): the pieces on their points as render
+ * shows them (stack_at: White's point w holds White's own q = 25 - w and
+ * Black's q = w), both bars, the dice to play, the last play marked. */
+static int tc_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
+{
+  const struct tc_state *st = cst_of(s);
+  char letters[40];
+  int w, side, i, n;
+  ref_diag_points(d, seat == 1);
+  for(w = 1; w <= 24; w++) {
+    n = stack_at(&st->b, w, letters);
+    for(i = 0; i < n; i++)
+      ref_diag_put_letter(&d->point[w - 1], letters[i]);
+  }
+  for(side = 0; side < 2; side++) {
+    n = stack_at(&st->b, side ? 25 : 0, letters);
+    for(i = 0; i < n; i++)
+      ref_diag_put_letter(&d->bar[side], letters[i]);
+  }
+  ref_diag_bg_turn(d, &st->t, true);
+  return REF_OK;
+}
+
 /* No perft of its own: the generic one (dice fixed by the caller). */
 static const struct ref_game_ops tc_ops = {
   .init = tc_init,     .decode = tc_decode, .encode = tc_encode, .legal = tc_legal,
   .parse = tc_parse,   .format = tc_format, .apply = tc_apply,   .roll = tc_roll,
-  .act = tc_act,       .status = tc_status, .render = tc_render, .ok = tc_ok};
+  .act = tc_act,       .status = tc_status, .render = tc_render, .ok = tc_ok,
+  .diagram = tc_diagram};
 
 /* Two seats, White first; dice, no cube (TC-11), draws (TC-8). Version 2:
  * TC-8 is both Kings stuck behind blocks (issue 14). */

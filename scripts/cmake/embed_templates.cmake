@@ -1,7 +1,7 @@
 # Turns every file of templates/ into one C table (name, text), so the
 # tabula binary carries its reply text and an operator may still override
 # it with a directory (config: templates = DIR). Run by referee/CMakeLists.txt.
-file(GLOB files RELATIVE ${SRC} ${SRC}/*.txt)
+file(GLOB files RELATIVE ${SRC} ${SRC}/*.txt ${SRC}/*.html)
 list(SORT files)
 set(out "/* Generated from templates/ by scripts/cmake/embed_templates.cmake. Do not edit. */\n")
 string(APPEND out "#include <stddef.h>\n#include \"templates_embedded.h\"\n\n")

@@ -5,7 +5,8 @@ usage: crash_trials.py TABULA [SOURCE_DIR] [--trials N] [--mails M] [--kills K]
                        [--seed S] [--sink maildir|smtp] [--keep]
 
 A scripted workload (chess games with legal moves, illegal moves, board
-queries, byte-identical duplicates, new invitations, and backgammon games
+queries, byte-identical duplicates, confirmations that send invitations,
+first `new`s that ask to be confirmed (issue 13), and backgammon games
 refusing plays) goes through the daemon while it is killed with SIGKILL at
 random moments, 1..K times a trial, then restarted until everything is
 answered. Each trial is compared with the same workload run once without a
@@ -20,8 +21,8 @@ kill:
 The kill moments are random; the assertions hold for every one of them,
 because everything else is fixed: the store starts from one snapshot (same
 tokens, same dice), the clock is a file (test_clock_file), and what differs
-by nature (the Message-IDs tabula makes, the keys of games invited during
-the workload) is compared after normalising.
+by nature (the Message-IDs tabula makes, the keys of games invited and of
+confirmations asked during the workload) is compared after normalising.
 
 CI runs a short version (tests/CMakeLists.txt); bench/crash_trials.sh the
 long one. Prints a table, then "N passed, M failed".
@@ -52,6 +53,8 @@ LINES = [
 
 TABULA = None
 results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
+import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
 
 def check(name, ok, detail=""):
@@ -64,10 +67,13 @@ def check(name, ok, detail=""):
 # ---- a store and its workload ----
 
 def write_config(root, **kv):
+    # Every game's inviter is a first-time address asked to confirm (issue
+    # 13), and its invitee a stranger too; on the fixed clock all of it falls
+    # in one hour, far over the default budget of 20 mails to strangers.
     base = {"store_path": root + "/db", "inbox": root + "/in", "outbox": root + "/out",
             "address": "referee@example.org", "domain": "example.org", "rate_limit": "0",
             "poll_ms": "20", "log_level": "2", "batch_max": "40", "retry_base_s": "1",
-            "test_clock_file": root + "/clock"}
+            "test_clock_file": root + "/clock", "stranger_mails_per_hour": "100000"}
     base.update(kv)
     with open(root + "/clock", "w") as f:
         f.write("%d\n" % CLOCK)
@@ -99,7 +105,8 @@ def run(cmd, cfg, timeout=600):
 
 
 def snapshot(work, ngames):
-    """Games invited and accepted, no kill: the store every run starts from."""
+    """Games invited and accepted, no kill: the store every run starts from;
+    and the answers `confirm` of 8 more inviters, for the workload."""
     root = os.path.join(work, "snapshot")
     os.makedirs(root)
     cfg = write_config(root)
@@ -113,7 +120,27 @@ def snapshot(work, ngames):
         n += 1
         mails.append(mail_bytes(n, "bgw%d@example.org" % g, "referee@example.org",
                                 "new backgammon with bgb%d@example.org" % g))
+    for k in range(8):
+        n += 1
+        mails.append(mail_bytes(n, "new%d@example.org" % k, "referee@example.org",
+                                "new chess with friend%d@example.org" % k))
     drop_all(root, mails)
+    p = run("poll", cfg)
+    if p.returncode:
+        raise RuntimeError("setup poll: " + p.stderr[-2000:])
+    # issue 13: each first `new` asked its sender to confirm; the games'
+    # inviters answer now, the other 8 during the workload
+    base = n + 1
+    answers = mailcases.confirm_answers(root + "/out", lambda i: "<c%d@example.org>" % (base + i),
+                                        only=lambda a: not a.startswith("new"))
+    n += len(answers)
+    base = n + 1
+    later = mailcases.confirm_answers(root + "/out", lambda i: "<c%d@example.org>" % (base + i),
+                                      only=lambda a: a.startswith("new"))
+    n += len(later)
+    for f in os.listdir(root + "/in/cur"):
+        os.remove(os.path.join(root, "in", "cur", f))
+    drop_all(root, answers)
     p = run("poll", cfg)
     if p.returncode:
         raise RuntimeError("setup poll: " + p.stderr[-2000:])
@@ -134,10 +161,10 @@ def snapshot(work, ngames):
     con = sqlite3.connect(root + "/db")
     last = con.execute("select max(id) from outbox").fetchone()[0]
     con.close()
-    return root, tok, n, last
+    return root, tok, n, last, later
 
 
-def workload(tok, ngames, n0, size, rng):
+def workload(tok, ngames, n0, size, rng, confirmations):
     """At least `size` mails, in arrival order, with the moves of each game
     in order. Returns (mails, expected moves per game)."""
     n = n0
@@ -176,11 +203,14 @@ def workload(tok, ngames, n0, size, rng):
             extra.append(mail_bytes(n, "bg%s%d@example.org" % ("w" if i % 2 == 0 else "b", k),
                                     "referee+%d.%s@example.org" % (g, tok[(g, i % 2)]),
                                     "24/1" if i % 3 else "board"))
-    # new invitations: keys made during the run (compared normalised)
+    # new invitations, sent by the answers `confirm` to requests of the
+    # snapshot (issue 13), and first `new`s that ask to be confirmed: keys
+    # made during the run (compared normalised)
+    extra += confirmations
     for k in range(8):
         n += 1
-        extra.append(mail_bytes(n, "new%d@example.org" % k, "referee@example.org",
-                                "new chess with friend%d@example.org" % k))
+        extra.append(mail_bytes(n, "late%d@example.org" % k, "referee@example.org",
+                                "new chess with pal%d@example.org" % k))
     for data in extra:
         mails.insert(rng.randrange(len(mails) + 1), data)
     while len(mails) < size:  # stray mail from strangers: recorded, never answered
@@ -280,11 +310,23 @@ def msgid(text):
 
 
 def normalise(text):
-    """What differs between runs by nature: tabula's own Message-IDs, and the
-    keys of games invited during the workload."""
+    """What differs between runs by nature: tabula's own Message-IDs, the
+    keys of games invited and of confirmations asked during the workload,
+    and a multipart mail's boundaries (random, issue 17); such a mail is
+    compared part by part, decoded, so the keys inside a base64 HTML part
+    are seen too."""
+    if re.search(r"^Content-Type: multipart/", text, re.M | re.I):
+        msg = email.message_from_string(text, policy=email.policy.compat32)
+        head = [(k, v) for k, v in msg.items() if k.lower() != "content-type"]
+        parts = ["%s: %s" % kv for kv in head]
+        for part in msg.walk():
+            parts.append("-- " + part.get_content_type())
+            if not part.is_multipart():
+                parts.append(part.get_payload(decode=True).decode("utf-8", "replace"))
+        text = "\n".join(parts)
     text = re.sub(r"Message-ID: <[^>]*>", "Message-ID: <>", text)
-    text = re.sub(r"\[tabula (\d+) [a-z0-9]{16}\]", r"[tabula \1 KEY]", text)
-    return re.sub(r"\+(\d+)\.[a-z0-9]{16}@", r"+\1.KEY@", text)
+    text = re.sub(r"\[tabula (\d+|confirm) [a-z0-9]{16}\]", r"[tabula \1 KEY]", text)
+    return re.sub(r"\+(\d+|confirm)\.[a-z0-9]{16}@", r"+\1.KEY@", text)
 
 
 def lf(text):
@@ -432,8 +474,8 @@ def main():
             servers = Servers(a.source)
             servers.start()
             sink_opts = servers.sink_options()
-        snap, tok, n0, last_row = snapshot(work, ngames)
-        mails, expect = workload(tok, ngames, n0, a.mails, rng)
+        snap, tok, n0, last_row, confirmations = snapshot(work, ngames)
+        mails, expect = workload(tok, ngames, n0, a.mails, rng, confirmations)
 
         # the reference: no kill
         ref_root = fresh(work, "reference", snap)

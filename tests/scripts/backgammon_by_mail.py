@@ -62,6 +62,14 @@ class Table:
         self.last = {}
         self.n = 0
 
+    def invite(self, sender, body):
+        """A `new`; an address's first one is confirmed from that address
+        first (issue 13), the way a player answers the request."""
+        self.deliver(sender, body)
+        last = self.last.get(sender)
+        if last is not None and "[tabula confirm " in str(last["Subject"]):
+            self.deliver(sender, "confirm", reply=last)
+
     def deliver(self, sender, body, to="referee@example.org", subject="hi", reply=None):
         self.n += 1
         extra = ""
@@ -93,7 +101,7 @@ class Table:
         return new
 
     def body(self, who):
-        return self.last[who].get_content()
+        return self.last[who].get_body(preferencelist=("plain",)).get_content()
 
 
 def position(body):
@@ -116,9 +124,9 @@ def legal_plays(pos):
 def play_game(t, white, black, rng, doubles=0, entropy="", limit=600, avoid_hits=False):
     """Plays until the game is over; the first `doubles` cube decisions
     double instead of rolling."""
-    new = t.deliver(white, "new backgammon with %s" % black)
+    t.invite(white, "new backgammon with %s" % black)
     invite = t.last[black]
-    commitment_before_accept = "Dice commitment:" in invite.get_content()
+    commitment_before_accept = "Dice commitment:" in invite.get_body(preferencelist=("plain",)).get_content()
     t.deliver(black, "accept\n" + ("entropy: %s\n" % entropy if entropy else ""), reply=invite)
     turn = 0
     doubled = 0
@@ -259,7 +267,7 @@ def main():
 
         # BG-5: resignation is an offer; rejected, play goes on; accepted at
         # the gammon level, the game ends for 2 points x cube 1.
-        t.deliver("erin@example.org", "new backgammon with finn@example.org")
+        t.invite("erin@example.org", "new backgammon with finn@example.org")
         t.deliver("finn@example.org", "accept", reply=t.last["finn@example.org"])
         t.deliver("finn@example.org", "resign", reply=t.last["finn@example.org"])
         offered = "offers to resign, losing a single game" in t.body("erin@example.org")

@@ -92,6 +92,9 @@ def main():
     try:
         t = Table(root)
         t.deliver("alice", "new backgammon with bob@example.org", reply=False)
+        # issue 13: Alice's first `new` is confirmed from her address (her
+        # reply to the request) before Bob is invited
+        t.deliver("alice", "confirm")
         t.deliver("bob", "accept")
         mover = "alice" if "It is your turn" in t.body("alice") else "bob"
         other = "bob" if mover == "alice" else "alice"

@@ -61,6 +61,14 @@ class Table:
         self.log = []  # (batch, to, message) in arrival order
         self.n = 0
 
+    def invite(self, sender, body):
+        """A `new`; an address's first one is confirmed from that address
+        first (issue 13), the way a player answers the request."""
+        self.deliver(sender, body)
+        last = self.last.get(sender)
+        if last is not None and "[tabula confirm " in str(last["Subject"]):
+            self.deliver(sender, "confirm", reply=last)
+
     def deliver(self, sender, body, reply=None):
         self.n += 1
         to, subject, extra = "referee@example.org", "hi", ""
@@ -87,7 +95,7 @@ class Table:
                 self.last[who] = msg
 
     def body(self, who):
-        return self.last[who].get_content()
+        return self.last[who].get_body(preferencelist=("plain",)).get_content()
 
 
 def position(body):
@@ -191,7 +199,7 @@ def play(t, white, black, rng, steps, until_over=False, drop_at_end=False):
 
 
 def start(t, white, black, game, options=""):
-    t.deliver(white, "new %s %swith %s" % (game, options + " " if options else "", black))
+    t.invite(white, "new %s %swith %s" % (game, options + " " if options else "", black))
     invite = t.body(black)
     t.deliver(black, "accept\nentropy: %s's words\n" % black, reply=t.last[black])
     return invite
@@ -241,7 +249,7 @@ def main():
         at_start = [(to, m) for _, to, m in t.log[first_batch:]
                     if "your dice ahead" in str(m["Subject"])]
         rolls_at_start = {to: sorted(int(r) for r in re.findall(r"roll (\d+) faces",
-                                                                  m.get_content()))
+                                                                  m.get_body(preferencelist=("plain",)).get_content()))
                           for to, m in at_start}
         check("6.9: at the start Black sees rolls 1 and 3, White rolls 2 and 4",
               rolls_at_start == {f: [1, 3], e: [2, 4]}, str(rolls_at_start))
@@ -258,12 +266,12 @@ def main():
             if "your dice ahead" in str(m["Subject"]):
                 continue
             for g, i, faces in re.findall(r"Dice roll: game (\d+) chain \d+ roll (\d+) key "
-                                          r"[0-9a-f]{64} faces (\d \d)", m.get_content()):
+                                          r"[0-9a-f]{64} faces (\d \d)", m.get_body(preferencelist=("plain",)).get_content()):
                 if g == "3":
                     public.setdefault(int(i), (n, faces))
         owner_ok, faces_only, match, before, seen = True, True, True, True, 0
         for n, to, m in private:
-            text = m.get_content()
+            text = m.get_body(preferencelist=("plain",)).get_content()
             if re.search(r"[0-9a-f]{32}", text) or re.search(r"Dice (roll|commitment)", text):
                 faces_only = False
             for i, faces in re.findall(r"Dice preview: game 3 roll (\d+) faces (\d \d)", text):
@@ -289,7 +297,7 @@ def main():
             want = "all %d rolls verify" % n
             if g == "3":
                 want += "; %d private previews match" % sum(1 for i in public if any(
-                    re.search(r"Dice preview: game 3 roll %d faces" % i, m.get_content())
+                    re.search(r"Dice preview: game 3 roll %d faces" % i, m.get_body(preferencelist=("plain",)).get_content())
                     for _, _, m in private))
             p = subprocess.run(["python3", VERIFIER, "--game", g] + outbox,
                                capture_output=True, text=True)
@@ -308,16 +316,19 @@ def main():
         start(t, "gina@example.org", "hugo@example.org", "bgchess", "lag=1")
         got = sorted((to, int(i)) for _, to, m in t.log[g_first:]
                      if "your dice ahead" in str(m["Subject"])
-                     for i in re.findall(r"roll (\d+) faces", m.get_content()))
+                     for i in re.findall(r"roll (\d+) faces", m.get_body(preferencelist=("plain",)).get_content()))
         check("`new bgchess lag=1`: one roll ahead each at the start",
               got == [("gina@example.org", 2), ("hugo@example.org", 1)], str(got))
 
         p = subprocess.run([TABULA, "check", "-c", t.conf], capture_output=True, text=True)
         check("tabula check replays every journal", p.returncode == 0, p.stdout + p.stderr)
-        # the boards' lines are the ones starting with a space
-        wide = [l for _, _, m in t.log for l in m.get_content().splitlines()
-                if len(l) > 72 and l.startswith(" ")]
-        boards = sum(1 for _, _, m in t.log if "+13-14-15-16-17-18" in m.get_content())
+        # the boards' lines are the ones starting with a space (in game
+        # mails: a confirmation request quotes the `new` line as written)
+        wide = [l for _, _, m in t.log for l in m.get_body(preferencelist=("plain",)).get_content().splitlines()
+                if len(l) > 72 and l.startswith(" ") and
+                "[tabula confirm " not in str(m["Subject"])]
+        boards = sum(1 for _, _, m in t.log if "+13-14-15-16-17-18" in
+                    m.get_body(preferencelist=("plain",)).get_content())
         check("both boards in every game mail, no board line over 72 columns (%d boards)"
               % boards, boards > 100 and not wide, "\n".join(wide[:3]))
     except Exception as ex:  # a crash is a failure with its story

@@ -184,10 +184,16 @@ def run_all(root):
     outbox = Outbox(os.path.join(site, "data", "outbox"))
     p = run(["deliver", "-c", conf], empty, stdin=mail("alice@example.org",
                                                        "new chess with bob@example.org"))
-    status("deliver: an invitation", p, "OK")
+    status("deliver: a new (its confirmation request)", p, "OK")
     check("the store is made beside the file, not in the working directory",
           os.path.exists(os.path.join(site, "data", "tabula.db")) and os.listdir(empty) == [],
           os.listdir(site))
+    # issue 13: Alice's first `new` is confirmed from her address before Bob
+    # is invited: she answers the request as her mail client would
+    req = [m for m in outbox.new() if "[tabula confirm " in str(m["Subject"])]
+    p = run(["deliver", "-c", conf], empty, stdin=mail("alice@example.org", "confirm",
+                                                           reply=req[0]))
+    status("deliver: the confirmation", p, "OK")
     inv = [m for m in outbox.new() if "bob" in str(m["To"])]
     p = run(["deliver", "-c", conf], empty, stdin=mail("bob@example.org", "accept", reply=inv[0]))
     status("deliver: the accept", p, "OK")

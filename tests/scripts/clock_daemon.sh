@@ -34,14 +34,21 @@ wait_for 5 test -d "$dir/in/new"
 printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <cd-1@example.org>\n\nnew chess with bob@example.org\n' \
   >"$dir/in/tmp/m1"
 mv "$dir/in/tmp/m1" "$dir/in/new/m1"
-ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 2 ]"
+# Alice's first `new` is confirmed from her address first (issue 13): she
+# answers the request's one-time key with the word.
+ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 1 ]"
+key=$(grep -ho 'referee+confirm\.[a-z0-9]*@' "$dir"/out/new/* | head -1)
+printf 'From: alice@example.org\nTo: %sexample.org\nSubject: Re: confirm\nMessage-ID: <cd-2@example.org>\n\nconfirm\n' \
+  "$key" >"$dir/in/tmp/m2"
+mv "$dir/in/tmp/m2" "$dir/in/new/m2"
+ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 3 ]"
 # 14 days on: the daemon notices within its next tick (a minute of the clock).
 set_clock $((start + 14 * 86400 + 60))
 ok wait_for 10 bash -c "[ \$(grep -l 'invitation has expired' '$dir'/out/new/* | wc -l) -eq 2 ]"
 set_clock $((start + 20 * 86400))
 sleep 1
 ok test "$(expired)" -eq 2
-ok test "$(count "$dir/out/new")" -eq 4
+ok test "$(count "$dir/out/new")" -eq 5
 ok grep -q "test_clock_file" "$dir/log"
 kill -TERM "$pid"
 wait "$pid"

@@ -12,8 +12,9 @@ usage: debian_package.py TABULA SOURCE_DIR
   3. `man --warnings -l` renders the installed pages without a warning;
   4. the installed unit's ExecStart line, run as its User= with a scratch
      configuration ($TABULA_CONFIG: systemd is not running here), plays a
-     whole game of chess through a scratch Maildir: invitation, accept,
-     Scholar's mate, result; SIGTERM ends it with status 0;
+     whole game of chess through a scratch Maildir: confirmation (issue
+     13), invitation, accept, Scholar's mate, result; SIGTERM ends it with
+     status 0;
   5. `systemd-analyze security --offline` scores the installed unit (printed;
      it must stay "OK" or better, under 2.0);
   6. purged: the state directory is gone.
@@ -178,6 +179,10 @@ def play_scholars_mate(base, user):
               os.path.isdir(os.path.join(inbox, "new")) and os.path.exists(db) and
               os.stat(db).st_uid == int(sh(["id", "-u", user]).stdout), open(log.name).read())
         send("alice", "new chess with bob@example.org", reply=False)
+        # issue 13: Alice's first `new` is confirmed from her address (her
+        # reply to the request) before Bob is invited
+        check("the confirmation request", len(collect(1)) == 1)
+        send("alice", "confirm")
         check("the invitation and its notice", len(collect(2)) == 2)
         send("bob", "accept")
         check("the start, to both", len(collect(2)) == 2)
@@ -208,7 +213,7 @@ def play_scholars_mate(base, user):
     check("SIGTERM ends serve with status 0", rc == 0, "rc %s: %s" % (rc, text))
     check("one log line per mail, with its game",
           len(re.findall(r"info: mail <deb\d+@example.org> from \S+: (game \d+, )?applied", text))
-          == 9, text)
+          == 10, text)
 
 
 def main():

@@ -227,11 +227,26 @@ def wait_port(port, up, timeout=10):
 
 # ---------------------------------------------------------------------------
 
+def confirm(who, referee_poll=lambda: None, frm="referee@", timeout=10.0, what=""):
+    """issue 13: who's first `new` is confirmed from its address before
+    anyone is invited: who answers the request with `confirm`, as a mail
+    client replies (the key comes back through Postfix's delimiter).
+    False when no request came."""
+    conf = wait_mail(who, "Please confirm", timeout, frm=frm)
+    if not ok(conf is not None, "%sthe confirmation request reached %s's mailbox" % (what, who)):
+        return False
+    reply(who + "@example.test", conf, "confirm")
+    referee_poll()
+    return True
+
+
 def start_game(referee_poll, who="alice", opp="bob"):
     """Invitation and acceptance; returns the last mail each player got."""
     submit(who + "@example.test", "referee@example.test", "a game?",
            "new chess fide_draws=off with %s@example.test\n" % opp)
     referee_poll()
+    if not confirm(who, referee_poll):
+        return None, None
     inv = wait_mail(opp, "invites you")
     if not ok(inv is not None, "the invitation reached %s's mailbox" % opp):
         return None, None
@@ -275,7 +290,8 @@ def part_imap_idle():
     ok(serve.returncode == 0, "serve ended cleanly on SIGTERM (rc %s)" % serve.returncode)
     ok(journal(db) == ["e4", "e5"], "journal holds e4 e5: %s" % journal(db))
     msgs, uns = unseen("referee")
-    ok(msgs == 4 and uns == 0, "referee INBOX: 4 mails, all \\Seen (%s, %s)" % (msgs, uns))
+    # new, confirm (issue 13), accept, e4, e5
+    ok(msgs == 5 and uns == 0, "referee INBOX: 5 mails, all \\Seen (%s, %s)" % (msgs, uns))
     ok(all(r[0] == "sent" for r in outbox_rows(db)), "every reply marked sent on the 250")
     return db, cfg, a, b
 
@@ -361,6 +377,8 @@ def part_pop3():
     submit("alice@example.test", "carol@example.test", "pop3 game",
            "new chess with bob@example.test\n")
     poll()
+    if not confirm("alice", poll, frm="carol@", what="POP3: "):
+        return
     inv = wait_mail("bob", "invites you", frm="carol@")
     if not ok(inv is not None, "POP3: the invitation reached bob"):
         return
@@ -405,6 +423,8 @@ def part_arrival_and_moves():
     submit("alice@example.test", "carol@example.test", "a timed game",
            "new chess days=1 with bob@example.test\n")
     poll(cfg)
+    if not confirm("alice", lambda: poll(cfg), frm="carol@", what="arrival: "):
+        return
     inv = wait_mail("bob", "invites you", frm="carol@")
     if not ok(inv is not None, "arrival: the invitation reached bob"):
         return
@@ -470,11 +490,22 @@ def part_sendmail():
                 "Message-ID: <sm1@example.test>\n\nnew checkers with bob@example.test\n")
     p = tabula("poll", cfg)
     ok(p.returncode == 0, "sendmail sink: poll rc %s %s" % (p.returncode, p.stderr[-300:]))
+    # issue 13: carol confirms her first `new` (into the Maildir inbox)
+    conf = wait_mail("carol", "Please confirm", 20)
+    ok(conf is not None, "sendmail sink: the confirmation request reached carol")
+    if conf is None:
+        return
+    with open(os.path.join(inbox, "new", "2.M2P1.test"), "w") as f:
+        f.write("From: carol@example.test\nTo: %s\nSubject: Re: %s\n"
+                "Message-ID: <sm2@example.test>\n\nconfirm\n"
+                % (email.utils.parseaddr(str(conf["Reply-To"]))[1], conf["Subject"]))
+    p = tabula("poll", cfg)
+    ok(p.returncode == 0, "sendmail sink: poll rc %s %s" % (p.returncode, p.stderr[-300:]))
     inv = wait_mail("bob", "invites you", 20)
     ok(inv is not None and "carol@example.test" in str(inv["Subject"]),
        "sendmail sink: the invitation reached bob through Postfix's sendmail")
-    ok(all(r[0] == "sent" for r in outbox_rows(db)) and len(outbox_rows(db)) == 2,
-       "sendmail sink: both rows sent on exit 0")
+    ok(all(r[0] == "sent" for r in outbox_rows(db)) and len(outbox_rows(db)) == 3,
+       "sendmail sink: every row sent on exit 0")
 
 
 def part_wrong_ca():

@@ -32,6 +32,9 @@ import tempfile
 import time
 
 TABULA = os.path.abspath(sys.argv[1])
+sys.path.insert(0, os.path.join(sys.argv[2], "tests"))
+import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
+
 results = []
 
 
@@ -43,9 +46,12 @@ def check(name, ok, detail=""):
 
 
 def config(root, store=None, **kv):
+    # Up to 2,000 first-time addresses at once, each asked to confirm (issue
+    # 13) and 40 of them inviting another: mails to strangers far over the
+    # default budget of 20 an hour, which would keep back what is counted.
     base = {"store_path": store or root + "/db", "inbox": root + "/in", "outbox": root + "/out",
             "address": "referee@example.org", "domain": "example.org", "rate_limit": "0",
-            "poll_ms": "50", "log_level": "2"}
+            "poll_ms": "50", "log_level": "2", "stranger_mails_per_hour": "100000"}
     base.update(kv)
     path = os.path.join(root, "t.ini")
     with open(path, "w") as f:
@@ -59,14 +65,19 @@ SEQ = [0]
 
 
 def drop(root, frm, to, body, subject="game"):
+    data = ("From: %s\nTo: %s\nSubject: %s\nMessage-ID: <f%d@example.org>\n\n%s\n"
+            % (frm, to, subject, SEQ[0] + 1, body))
+    put(root, data.encode())
+    return data
+
+
+def put(root, raw):
+    """A whole mail (bytes) into the inbox."""
     SEQ[0] += 1
     name = "1700000000.M%06dP1_0.test" % SEQ[0]
-    data = ("From: %s\nTo: %s\nSubject: %s\nMessage-ID: <f%d@example.org>\n\n%s\n"
-            % (frm, to, subject, SEQ[0], body))
-    with open(os.path.join(root, "in", "tmp", name), "w") as f:
-        f.write(data)
+    with open(os.path.join(root, "in", "tmp", name), "wb") as f:
+        f.write(raw)
     os.rename(os.path.join(root, "in", "tmp", name), os.path.join(root, "in", "new", name))
-    return data
 
 
 def run(cmd, cfg, *args, stdin=None, timeout=120):
@@ -86,6 +97,10 @@ def games(root, cfg, db, n, moves=("e4", "e5")):
     """n chess games, accepted, with `moves` played: returns the seats' tokens."""
     for i in range(n):
         drop(root, "w%d@example.org" % i, "referee@example.org", "new chess with b%d@example.org" % i)
+    run("poll", cfg)
+    # issue 13: each first `new` is confirmed from its address, by a reply
+    for raw in mailcases.confirm_answers(root + "/out", lambda i: "<confirm%d@example.org>" % i):
+        put(root, raw)
     run("poll", cfg)
     tok = tokens(db)
     for i in range(n):
@@ -184,10 +199,10 @@ def part_damaged(root):
     # negative: from its start)
     cases = [("an index of processed messages", "sqlite_autoindex_messages_1", 300),
              # the games table's cell pointers (8 bytes into a leaf page):
-             # since schema v4 its cells end in the position's snapshot, a
+             # since schema v5 its cells end in the position's snapshot, a
              # blob whose bytes SQLite cannot tell from damage (issue 15)
              ("the games table", "games", -8), ("the journal", "journal", 200),
-             # (not the outbox's due index: since schema v4 it holds only
+             # (not the outbox's due index: since schema v5 it holds only
              # queued rows, none once every reply is sent; issue 15)
              ("the seats' address index", "seats_by_address", 150),
              ("the games table's first page header", "games", None)]
@@ -434,9 +449,10 @@ def part_sigterm(root):
     states = dict(con.execute("select state, count(*) from outbox group by state").fetchall())
     con.close()
     outbox = len(os.listdir(root + "/out/new"))
+    # one reply a mail: each first `new` asks its sender to confirm (issue 13)
     check("sigterm: a poll afterwards finishes the rest: %d mails, %s, %d files"
           % (total, states, outbox),
-          p.returncode == 0 and total == n and states == {"sent": 2 * n} and outbox == 2 * n,
+          p.returncode == 0 and total == n and states == {"sent": n} and outbox == n,
           p.stderr[-1000:])
 
 

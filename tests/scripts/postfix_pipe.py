@@ -100,6 +100,8 @@ def as_user(cmd, **kw):
 def play(db):
     ms.submit("alice@example.test", "referee@example.test", "a game?",
               "new chess with bob@example.test\n")
+    if not ms.confirm("alice", timeout=20):  # issue 13: her first `new`
+        return None, None
     inv = ms.wait_mail("bob", "invites you", 20)
     if not ok(inv is not None, "the invitation came through Postfix, tabula deliver and SMTP",
               postfix_log()[-2000:]):

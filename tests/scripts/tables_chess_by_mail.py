@@ -55,6 +55,14 @@ class Table:
         self.last = {}
         self.n = 0
 
+    def invite(self, sender, body):
+        """A `new`; an address's first one is confirmed from that address
+        first (issue 13), the way a player answers the request."""
+        self.deliver(sender, body)
+        last = self.last.get(sender)
+        if last is not None and "[tabula confirm " in str(last["Subject"]):
+            self.deliver(sender, "confirm", reply=last)
+
     def deliver(self, sender, body, reply=None):
         self.n += 1
         to, subject, extra = "referee@example.org", "hi", ""
@@ -78,7 +86,7 @@ class Table:
             self.last[str(msg["To"]).strip("<> ").lower()] = msg
 
     def body(self, who):
-        return self.last[who].get_content()
+        return self.last[who].get_body(preferencelist=("plain",)).get_content()
 
 
 def legal_plays(pos):
@@ -96,7 +104,7 @@ def play_game(t, white, black, rng, fen=None, limit=40):
     """Plays until the game is over, the player to move resigning after
     `limit` mails (a king can be shut out of its goal for a long time
     before TC-8 draws); returns the invitation's text."""
-    t.deliver(white, "new tableschess %swith %s" % ("fen=%s " % fen if fen else "", black))
+    t.invite(white, "new tableschess %swith %s" % ("fen=%s " % fen if fen else "", black))
     invite = t.body(black)
     t.deliver(black, "accept\nentropy: %s's words\n" % black, reply=t.last[black])
     for _ in range(limit):
@@ -146,7 +154,7 @@ def main():
         # From the start: the opening roll (TC-6) and the first turns; the
         # game is then resigned (whole games from the start last hundreds
         # of turns: see the unit tests' playouts).
-        t.deliver("gina@example.org", "new tableschess with hugo@example.org")
+        t.invite("gina@example.org", "new tableschess with hugo@example.org")
         t.deliver("hugo@example.org", "accept", reply=t.last["hugo@example.org"])
         first = t.body("gina@example.org") + t.body("hugo@example.org")
         check("TC-6: the opening roll is shown, one die each, then two fresh dice",
@@ -183,7 +191,7 @@ def main():
         for f in outbox:
             with open(f, "rb") as fh:
                 body = email.message_from_bytes(fh.read(), policy=email.policy.default)
-            boards += [l for l in body.get_content().splitlines() if "|" in l]
+            boards += [l for l in body.get_body(preferencelist=("plain",)).get_content().splitlines() if "|" in l]
         wide = [l for l in boards if len(l) > 72]
         check("every board line of every mail is at most 72 columns (%d lines)" % len(boards),
               boards and not wide, "\n".join(wide[:3]))

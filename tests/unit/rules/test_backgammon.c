@@ -1161,6 +1161,39 @@ START_TEST(test_registry)
 }
 END_TEST
 
+/* new backgammon fen=PositionID:MatchID starts from that position, the
+ * dice included (issue 13's mail cases play fixed dice with it); a bad
+ * string or another option beside it is refused. */
+START_TEST(test_init_fen)
+{
+  struct ref_state *s = ref_state_new(G);
+  struct ref_status st;
+  struct ref_err err;
+  char buf[64];
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE", NULL), REF_OK);
+  G->ops->status(s, &st);
+  ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
+  ck_assert_int_eq(st.turn, 0);
+  ck_assert_int_eq(st.dice[0] + st.dice[1], 9);
+  ck_assert_int_eq(G->ops->encode(s, buf, sizeof(buf)), REF_OK);
+  ck_assert_str_eq(buf, "4HPwATDgc/ABMA:MAEPAAAAAAAE");
+  memset(&err, 0, sizeof(err));
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bg-bad-position");
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;jacoby=on", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bad-option");
+  ck_assert_int_eq(G->ops->init(s, "fen=4HPwATDgc/ABMA:MAEPAAAAAAAE;fen=4HPwATDgc/ABMA", &err),
+                   REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bad-option");
+  /* Options are read as in every game (game_text.c): blanks and a trailing
+   * ';' are allowed. */
+  ck_assert_int_eq(G->ops->init(s, " fen = 4HPwATDgc/ABMA:MAEPAAAAAAAE ;", NULL), REF_OK);
+  ck_assert_int_eq(G->ops->encode(s, buf, sizeof(buf)), REF_OK);
+  ck_assert_str_eq(buf, "4HPwATDgc/ABMA:MAEPAAAAAAAE");
+  free(s);
+}
+END_TEST
+
 /* Every reason key backgammon can return (backgammon.c, the shared board
  * and turn code in backgammon_board.c, the reader in dice_notation.c) is
  * worded in templates/reasons.txt. */
@@ -1227,6 +1260,7 @@ static Suite *bg_suite(void)
   tcase_add_test(tc, test_input);
   tcase_add_test(tc, test_render);
   tcase_add_test(tc, test_registry);
+  tcase_add_test(tc, test_init_fen);
   tcase_add_test(tc, test_reason_keys);
   suite_add_tcase(s, tc);
   tc = tcase_create("playouts");

@@ -771,6 +771,55 @@ START_TEST(test_render)
 }
 END_TEST
 
+/* The board as data (issue 17): each side's play marked where its own
+ * numbering puts it (BG 4.1: Black's point p is White's 25 - p), and the
+ * pieces where render puts them. */
+static void check_marks(const struct ref_diagram *d, const unsigned want[24])
+{
+  int p;
+  for(p = 1; p <= 24; p++)
+    ck_assert_msg(d->point[p - 1].mark == want[p - 1], "point %d marked %u, want %u", p,
+                  d->point[p - 1].mark, want[p - 1]);
+}
+
+START_TEST(test_diagram)
+{
+  struct ref_state *s = ref_state_new(G);
+  struct ref_diagram d;
+  struct ref_err err;
+  unsigned want[24] = {0};
+
+  /* Black starts and plays K1/3 P1/2: its 1, 3 and 2 are White's 24, 22, 23 */
+  ck_assert_int_eq(G->ops->init(s, NULL, &err), REF_OK);
+  roll(s, 2, 5);
+  roll(s, 2, 1);
+  play(s, "K1/3 P1/2");
+  ck_assert_int_eq(G->ops->diagram(s, 1, &d), REF_OK);
+  ck_assert(d.has_points && d.flip);
+  want[23] = REF_DIAG_FROM;
+  want[21] = want[22] = REF_DIAG_TO;
+  check_marks(&d, want);
+  ck_assert_int_eq(d.point[21].n, 3); /* the king joins its 3's knight and pawn */
+  ck_assert_int_eq(d.point[21].p[0].kind, REF_DIAG_KING);
+  ck_assert_int_eq(d.point[21].p[0].dark, 1);
+  free(s);
+
+  /* White's play K1/3* P2/3 in its own numbering; Black's pawn hit goes to
+   * its bar */
+  s = decode("KP1P2N5RP7BP13BP16NP19/kp1np3rp7bp13bp16n19p22:w21");
+  play(s, "K1/3* P2/3");
+  ck_assert_int_eq(G->ops->diagram(s, 0, &d), REF_OK);
+  ck_assert(d.has_points && !d.flip);
+  memset(want, 0, sizeof(want));
+  want[0] = want[1] = REF_DIAG_FROM;
+  want[2] = REF_DIAG_TO;
+  check_marks(&d, want);
+  ck_assert_int_eq(d.bar[1].n, 1);
+  ck_assert_int_eq(d.bar[1].p[0].kind, REF_DIAG_PAWN);
+  free(s);
+}
+END_TEST
+
 START_TEST(test_registry_and_reasons)
 {
   FILE *f = fopen(TABULA_SOURCE_DIR "/templates/reasons.txt", "r");
@@ -897,6 +946,7 @@ static Suite *tc_suite(void)
   tcase_add_test(tc, test_tc11_tc12_cube_resign);
   tcase_add_test(tc, test_bad_positions);
   tcase_add_test(tc, test_render);
+  tcase_add_test(tc, test_diagram);
   tcase_add_test(tc, test_registry_and_reasons);
   suite_add_tcase(s, tc);
   tc = tcase_create("cross-check");

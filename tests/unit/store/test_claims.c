@@ -290,8 +290,9 @@ START_TEST(test_claim_in_memory)
 }
 END_TEST
 
-/* A v2 file with queued replies (before claims existed): brought forward,
- * its rows are claimable, and it got its own random id. */
+/* A v2 file with queued replies (before claims existed, and before the
+ * confirmations of v4 and the outbox of v5): brought forward to the latest version, its rows are
+ * claimable, and it got its own random id. */
 START_TEST(test_claim_after_migration)
 {
   struct store *st = open_ok(), *other;
@@ -299,16 +300,17 @@ START_TEST(test_claim_after_migration)
   int64_t got[4];
 
   store_close(st);
-  /* back to v2: v4's additions (issue 15) and v3's claims dropped */
+  /* back to v2: v5's additions (issue 15), v4's confirmations and v3's claims dropped */
   raw_exec("DROP INDEX outbox_claimed; DROP INDEX games_invited; DROP INDEX clocks_due;"
            "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
            "ALTER TABLE dice DROP COLUMN checkpoints;"
            "ALTER TABLE outbox DROP COLUMN claim; ALTER TABLE outbox DROP COLUMN in_doubt;"
+           "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DELETE FROM kv; PRAGMA user_version = 2;"
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = open_ok();
-  ck_assert_int_eq(store_schema_version(st), 4);
+  ck_assert_int_eq(store_schema_version(st), 5);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);

@@ -1,0 +1,55 @@
+/*
+ * cmd_confirm.c: the answer to a confirmation request (issue 13: nothing
+ * to an address that has not asked). The reply carries the request's
+ * one-time key (local+confirm.KEY@ or "[tabula confirm KEY]", found by
+ * dispatch.c) and the word "confirm"; it must come from the address the
+ * request was mailed to (optin.c). Then the stored command runs as if
+ * that address had just sent it: `new` (cmd_invite.c) or `observe`
+ * (cmd_observe.c). Layer 6, "handlers" (docs/architecture.md).
+ */
+#include "handlers_int.h"
+
+#include "log.h"
+#include "mail.h"
+
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds)
+{
+  struct ref_service *svc = m->svc;
+  const char *from = m->mail->from;
+  struct store_confirm req;
+  struct ref_cmds request;
+  enum ref_confirm_state state;
+  int i, word = 0;
+
+  for(i = 0; i < cmds->ncmd; i++)
+    word |= cmds->cmd[i].kind == REF_CMD_CONFIRM;
+  /* Without the word the reply is no answer (an auto-responder that
+   * ignores RFC 3834, say): nothing is said, so nothing can loop. */
+  if(!word) {
+    ref_log_info("mail %s from %s carries a confirmation key but not the word: ignored",
+                 m->message_id, from);
+    m->refused = 1;
+    return 0;
+  }
+  if(ref_confirmation_take(svc, key, from, m->arrived, &req, &state))
+    return -1;
+  if(state == REF_CONFIRM_UNKNOWN)
+    return ref_refuse_player(m, "confirm", "confirm-unknown", "");
+  if(state == REF_CONFIRM_LAPSED)
+    return ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL);
+  ref_log_info("%s confirmed: %s", from, req.request);
+  ref_commands_parse(&request, req.request, NULL);
+  for(i = 0; i < request.ncmd; i++) {
+    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)
+      return ref_do_new(m, &request.cmd[i]);
+    if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
+      return ref_do_observe_confirmed(m, req.game, req.request);
+  }
+  ref_log_error("confirmation %s: the stored request '%s' does not read as a %s", key,
+                req.request, req.kind);
+  return -1;
+}

@@ -1,0 +1,180 @@
+/*
+ * test_confirm.c: unit tests of store/confirm.c (issue 13: nothing to an
+ * address that has not asked) against store.h: the pending confirmation
+ * requests (put, get, delete, prune) and the confirmed addresses (case
+ * does not matter, the first answer is kept), and migration 4, which
+ * counts as confirmed the seats the journal shows answering a keyed mail.
+ */
+#include "store.h"
+
+#include <check.h>
+#include <sqlite3.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+#include <unistd.h>
+
+static char tmpdir[256];
+static char dbpath[300];
+
+static void setup(void)
+{
+  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-confirm-XXXXXX", P_tmpdir);
+  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
+  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
+}
+
+static void teardown(void)
+{
+  static const char *const suffix[] = {"", "-wal", "-shm"};
+  char path[400];
+  size_t i;
+  for(i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
+    snprintf(path, sizeof(path), "%s%s", dbpath, suffix[i]);
+    unlink(path);
+  }
+  rmdir(tmpdir);
+}
+
+static struct store *open_ok(const char *path)
+{
+  char err[256];
+  struct store *st = NULL;
+  ck_assert_msg(store_open(&st, path, err, sizeof(err)) == STORE_OK, "store_open: %s", err);
+  return st;
+}
+
+static void raw_exec(const char *path, const char *sql)
+{
+  sqlite3 *db = NULL;
+  char *msg = NULL;
+  ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
+  ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
+                msg ? msg : "?");
+  sqlite3_free(msg);
+  sqlite3_close(db);
+}
+
+static struct store_confirm request(const char *key, const char *address, int64_t expires)
+{
+  struct store_confirm c;
+  memset(&c, 0, sizeof(c));
+  snprintf(c.key, sizeof(c.key), "%s", key);
+  snprintf(c.address, sizeof(c.address), "%s", address);
+  snprintf(c.kind, sizeof(c.kind), "new");
+  snprintf(c.request, sizeof(c.request), "new chess with bob@example.org");
+  c.created = 1000;
+  c.expires = expires;
+  return c;
+}
+
+START_TEST(test_requests)
+{
+  struct store *st = open_ok(":memory:");
+  struct store_confirm a = request("k1", "alice@example.org", 5000), got;
+
+  ck_assert_int_eq(store_confirm_put(st, &a), STORE_OK);
+  ck_assert_int_eq(store_confirm_put(st, &a), STORE_EIO); /* a key is one request */
+  a = request("k2", "carol@example.net", 9000);
+  snprintf(a.kind, sizeof(a.kind), "observe");
+  a.game = 7;
+  ck_assert_int_eq(store_confirm_put(st, &a), STORE_OK);
+  ck_assert_int_eq(store_confirm_get(st, &got, "k2"), STORE_OK);
+  ck_assert_str_eq(got.address, "carol@example.net");
+  ck_assert_str_eq(got.kind, "observe");
+  ck_assert_str_eq(got.request, "new chess with bob@example.org");
+  ck_assert_int_eq(got.game, 7);
+  ck_assert_int_eq(got.created, 1000);
+  ck_assert_int_eq(got.expires, 9000);
+  ck_assert_int_eq(store_confirm_get(st, &got, "nope"), STORE_ENOTFOUND);
+  /* a kind the schema does not know is refused */
+  a = request("k3", "dave@example.net", 9000);
+  snprintf(a.kind, sizeof(a.kind), "resign");
+  ck_assert_int_ne(store_confirm_put(st, &a), STORE_OK);
+  /* prune drops what expired before the time given, nothing else */
+  ck_assert_int_eq(store_confirm_prune(st, 6000), STORE_OK);
+  ck_assert_int_eq(store_confirm_get(st, &got, "k1"), STORE_ENOTFOUND);
+  ck_assert_int_eq(store_confirm_get(st, &got, "k2"), STORE_OK);
+  ck_assert_int_eq(store_confirm_delete(st, "k2"), STORE_OK);
+  ck_assert_int_eq(store_confirm_get(st, &got, "k2"), STORE_ENOTFOUND);
+  store_close(st);
+}
+END_TEST
+
+START_TEST(test_confirmed)
+{
+  struct store *st = open_ok(":memory:");
+  bool yes = true;
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
+  ck_assert(!yes);
+  ck_assert_int_eq(store_confirmed_add(st, "Alice@Example.org", 100, "confirmed a request"),
+                   STORE_OK);
+  ck_assert_int_eq(store_confirmed_add(st, "alice@example.org", 200, "answered a keyed mail"),
+                   STORE_OK);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
+  ck_assert(yes);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "ALICE@EXAMPLE.ORG"), STORE_OK);
+  ck_assert(yes);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
+  ck_assert(!yes);
+  store_close(st);
+}
+END_TEST
+
+/* A store at version 3 (claims, before confirmations) with game 1: alice invited (only 'create'), bob
+ * accepted and moved; game 2: carol invited dave, who never answered.
+ * Opening it migrates to the latest (4: confirmations, 5: issue 15's
+ * columns) and counts bob as confirmed, no one else. */
+START_TEST(test_migration_counts_answers)
+{
+  struct store *st = open_ok(dbpath);
+  bool yes = false;
+  store_close(st);
+  raw_exec(dbpath,
+           "DROP INDEX games_invited; DROP INDEX clocks_due;"
+           "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
+           "ALTER TABLE dice DROP COLUMN checkpoints;"
+           "DROP TABLE confirmations; DROP TABLE confirmed; PRAGMA user_version = 3;"
+           "INSERT INTO players VALUES('alice@example.org', 1), ('bob@example.org', 1),"
+           " ('carol@example.org', 1), ('dave@example.org', 1);"
+           "INSERT INTO games(id, kind, rules_version, options, phase, state, turn, result,"
+           " created, updated) VALUES(1, 'chess', 1, '', 'active', '', 0, '', 1, 1),"
+           " (2, 'chess', 1, '', 'invited', '', -1, '', 1, 1);"
+           "INSERT INTO seats VALUES(1, 0, 'alice@example.org', 't1', 1, ''),"
+           " (1, 1, 'bob@example.org', 't2', 1, ''), (2, 0, 'carol@example.org', 't3', 1, ''),"
+           " (2, 1, 'dave@example.org', 't4', 0, '');"
+           "INSERT INTO journal VALUES(1, 1, 10, 0, 'create', 'new chess', '', '', ''),"
+           " (1, 2, 20, 1, 'accept', '', '', '', ''), (1, 3, 30, -1, 'start', '', '', '', ''),"
+           " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
+           " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
+  st = open_ok(dbpath);
+  ck_assert_int_eq(store_schema_version(st), 5);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
+  ck_assert(yes);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
+  ck_assert(!yes);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "carol@example.org"), STORE_OK);
+  ck_assert(!yes);
+  ck_assert_int_eq(store_confirmed_get(st, &yes, "dave@example.org"), STORE_OK);
+  ck_assert(!yes);
+  store_close(st);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("confirm");
+  TCase *tc = tcase_create("confirm");
+  SRunner *sr;
+  int failed;
+  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_test(tc, test_requests);
+  tcase_add_test(tc, test_confirmed);
+  tcase_add_test(tc, test_migration_counts_answers);
+  suite_add_tcase(s, tc);
+  sr = srunner_create(s);
+  srunner_run_all(sr, CK_NORMAL);
+  failed = srunner_ntests_failed(sr);
+  srunner_free(sr);
+  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+}
