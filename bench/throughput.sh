@@ -26,7 +26,7 @@ tabula=$(realpath "${1:-./build/referee/tabula}")
 runs=${2:-3}
 [ -x "$tabula" ] || { echo "no tabula binary at $tabula (build it first)" >&2; exit 2; }
 exec python3 - "$tabula" "$runs" <<'PY'
-import os, sqlite3, statistics, subprocess, sys, tempfile, time, shutil
+import os, resource, sqlite3, statistics, subprocess, sys, tempfile, time, shutil
 tabula, runs = sys.argv[1], int(sys.argv[2])
 GAMES = int(os.environ.get("GAMES", 1000))
 PLIES = int(os.environ.get("PLIES", 10))
@@ -42,11 +42,17 @@ def write(inbox, seq, frm, to, subject, body):
         f.write(data)
     os.rename(os.path.join(inbox, "tmp", name), os.path.join(inbox, "new", name))
 
+last_cpu = [0.0]
+
 def poll(cfg):
+    # the whole process's CPU (user + system), from the children's rusage
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
     t0 = time.time()
     p = subprocess.run([tabula, "poll", "-c", cfg], capture_output=True, text=True)
     if p.returncode:
         sys.exit("poll failed: " + p.stderr[-2000:])
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    last_cpu[0] = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
     return time.time() - t0, p.stderr
 
 def one_run():
@@ -93,6 +99,7 @@ def one_run():
                   "Re: game", mv)
     subprocess.run(["sync"])
     total, log = poll(cfg)
+    whole_cpu = last_cpu[0]
     import re
     m = re.search(r"pass: (\d+) message\(s\) processed in ([0-9.]+) s \(cpu ([0-9.]+) s\), (\d+) repl\(ies\) sent in ([0-9.]+) s", log)
     proc, cpu, flush = (float(m.group(2)), float(m.group(3)), float(m.group(5))) if m else (float("nan"),) * 3
@@ -102,9 +109,11 @@ def one_run():
     con.close()
     left = len(os.listdir(d + "/in/new"))
     shutil.rmtree(d)
-    return total, moves, sent, left, proc, cpu, flush
+    return total, moves, sent, left, proc, cpu, flush, whole_cpu
 
+load0 = os.getloadavg()
 res = [one_run() for _ in range(runs)]
+load1 = os.getloadavg()
 n = GAMES * len(MOVES)
 ts = [r[0] for r in res]
 med = statistics.median(ts)
@@ -118,8 +127,12 @@ print("%-34s %10.2f %12.0f %8s" % ("moves: read, applied, committed, acked", mp,
 print("%-34s %10.2f %12.0f %8s" % ("  of which CPU time", mc, n / mc, ""))
 print("%-34s %10.2f %12.0f %8s" % ("outbox: %d replies to a Maildir" % (2 * n), mf, 2 * n / mf, ""))
 print("%-34s %10.2f %12.0f %8s" % ("whole poll (process start to exit)", med, n / med, ""))
+wc = statistics.median(r[7] for r in res)
+print("%-34s %10.2f %12.0f %8s" % ("whole poll, CPU (user+sys)", wc, n / wc, ""))
+print("CPU a move, whole poll: %.3f ms (goal <= 0.1 ms: ratio %.2f)" % (wc / n * 1000, wc / n * 1000 / 0.1))
+print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + load1))
 print("ratio to the goal (5,000 moves/s), moves alone: %.2f; whole poll: %.2f" % (n / mp / 5000, n / med / 5000))
 for r in res:
     print("  run: %.2f s, %d moves journaled, %d replies sent, %d mails left in new/;"
-          " moves %.2f s (cpu %.2f s), outbox %.2f s" % r)
+          " moves %.2f s (cpu %.2f s), outbox %.2f s; whole poll cpu %.2f s" % r)
 PY

@@ -212,7 +212,8 @@ int mail_maildir_sync(const char *dir);
  * power loss is written again). Written to tmp/NAME, then renamed into
  * new/. sync as mail_maildir_deliver; without it the caller's
  * mail_maildir_sync makes the message durable. NAME: one path component,
- * no ':' and no leading '.'. */
+ * no ':' and no leading '.'. already NULL: the caller knows NAME is new
+ * (a reply just queued), nothing is looked for (issue 15). */
 int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len, bool sync,
                      bool *already);
 /* Which of the messages names[0..n) (lens[i] bytes each) a Maildir holds

@@ -549,17 +549,18 @@ int mail_maildir_sync(const char *dir)
   if(fd < 0)
     return MAIL_EIO;
     /* One flush of the file system holding the Maildir (Linux syncfs(2))
-     * covers every message written since, instead of one fsync each.
-     * Elsewhere sync(2), which waits on the BSDs and Linux (POSIX allows
-     * it to return early). Then new/ itself. */
+     * covers every message written since, instead of one fsync each, and
+     * the renames into new/ with them: one sync (issue 15). Elsewhere
+     * sync(2), which waits on the BSDs and Linux (POSIX allows it to
+     * return early), then new/ itself. */
 #ifdef __linux__
   if(syncfs(fd))
     rc = MAIL_EIO;
 #else
   sync();
-#endif
   if(!rc && fsync(fd))
     rc = MAIL_EIO;
+#endif
   close(fd);
   return rc;
 }
@@ -630,7 +631,8 @@ int mail_maildir_put(const char *dir, const char *name, const char *data, size_t
   struct stat st;
   int fd, rc = MAIL_EIO;
 
-  *already = false;
+  if(already)
+    *already = false;
   if(!dir || !name_ok(name) || strchr(name, ':') || (!data && len))
     return MAIL_EIO;
   if(len > MAIL_MAX_MESSAGE)
@@ -638,7 +640,9 @@ int mail_maildir_put(const char *dir, const char *name, const char *data, size_t
   if(path_of(tmp, sizeof(tmp), dir, "tmp", name) || path_of(dst, sizeof(dst), dir, "new", name) ||
      path_of(newdir, sizeof(newdir), dir, "new", NULL))
     return MAIL_EIO;
-  if(!lstat(dst, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
+  /* already NULL: the caller knows the name is new (a reply just
+   * queued), so nothing is looked up (issue 15) */
+  if(already && !lstat(dst, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
     *already = true;
     return 0;
   }

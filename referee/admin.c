@@ -220,10 +220,15 @@ int ref_service_check(struct ref_service *svc, FILE *out)
       bad++;
       continue;
     }
-    if(ref_game_load(svc, &g, ids[i], why, sizeof(why))) {
+    /* every entry through the rules, whatever the snapshot says */
+    if(ref_game_load_full(svc, &g, ids[i], why, sizeof(why))) {
       fprintf(out, "game %lld: %s\n", (long long)ids[i], why);
       bad++;
       continue;
+    }
+    if(ref_game_snapshot_check(svc, &g, why, sizeof(why))) {
+      fprintf(out, "game %lld: %s\n", (long long)ids[i], why);
+      bad++;
     }
     if(g.started) {
       g.desc->ops->encode(g.state, pos, sizeof(pos));

@@ -67,6 +67,7 @@ int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weeken
   c.days = days > 0 ? days : svc->cfg.days_per_move;
   c.weekends = (weekends >= 0 ? weekends : svc->cfg.weekends) != 0;
   c.seat = -1;
+  c.next_event = -1;
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
@@ -100,6 +101,36 @@ static int clock_state(struct ref_service *svc, const struct store_clock *c, con
   return 0;
 }
 
+/* The earliest moment something may fall due on clock c (issue 15): the
+ * first reminder not yet sent, or the deadline, reached by counting from
+ * the clock's start under the rules r. -1 when nothing more can be due
+ * (no clock runs; timeout=claim and the time-up notice went out). The tick
+ * reads only the clocks whose time has come (store_clock_due). */
+static int64_t next_event_under(const struct ref_service *svc, const struct store_clock *c,
+                                const struct ref_clock_rules *r)
+{
+  int64_t total = (int64_t)c->days * DAY, need = -1;
+
+  if(c->seat < 0)
+    return -1;
+  /* the thresholds of clock_due, the earliest still to come first */
+  if(!(c->reminded & 1))
+    need = total / 2;
+  else if(c->days > 2 && !(c->reminded & 2))
+    need = total - DAY;
+  else if(!strcmp(svc->cfg.timeout, "auto") || !(c->reminded & 4))
+    need = total;
+  return need < 0 ? -1 : ref_clock_reach(r, c->started, need);
+}
+
+/* The same counted without vacations: a vacation only ever moves these
+ * moments later, so this is a lower bound that needs no player's list. */
+static void set_next_event(const struct ref_service *svc, struct store_clock *c)
+{
+  struct ref_clock_rules r = {c->weekends, NULL, 0};
+  c->next_event = next_event_under(svc, c, &r);
+}
+
 /* Loads the clock of a game, or makes one with the defaults for games
  * created before clocks existed. *fresh says which. */
 static int clock_get(struct ref_service *svc, struct store_clock *c, int64_t game, int *fresh)
@@ -112,6 +143,7 @@ static int clock_get(struct ref_service *svc, struct store_clock *c, int64_t gam
     c->days = svc->cfg.days_per_move;
     c->weekends = svc->cfg.weekends != 0;
     c->seat = -1;
+    c->next_event = -1;
     *fresh = 1;
     return 0;
   }
@@ -144,10 +176,12 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
       return 0;
     c.seat = -1;
     c.deadline = 0;
+    c.next_event = -1;
     return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
   }
-  if(store_journal_count(svc->st, &moves, g->row.id, "move") != STORE_OK)
-    return -1;
+  /* the "move" entries journaled (game.c keeps the count; issue 15: no
+   * count(*) over the journal) */
+  moves = g->moves;
   if(!fresh && c.seat == seat && c.moves == moves)
     return 0; /* the same decision is still awaited: the clock runs on */
   c.seat = seat;
@@ -160,6 +194,7 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
   c.reminded = 0;
   if(clock_state(svc, &c, g->seats[seat].address, c.started, &used, &c.deadline))
     return -1;
+  set_next_event(svc, &c);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
@@ -175,9 +210,9 @@ void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, c
     return;
   snprintf(control, ccap, "%d day%s per move, weekends %s", c.days, c.days == 1 ? "" : "s",
            c.weekends ? "counted" : "not counted");
-  if(seat < 0 || seat != running_seat(g) ||
-     store_journal_count(svc->st, &moves, g->row.id, "move") != STORE_OK)
+  if(seat < 0 || seat != running_seat(g))
     return;
+  moves = g->moves;
   /* what ref_clock_sync will store once this mail's changes are saved */
   started = !fresh && c.seat == seat && c.moves == moves ? c.started : ref_now(svc);
   c.started = started;
@@ -357,5 +392,22 @@ int ref_clock_reminded(struct ref_service *svc, int64_t game, enum ref_clock_due
    * 4 time up (timeout=claim); a later one implies the earlier */
   c.reminded |= due == REF_DUE_HALF ? 1 : due == REF_DUE_DAY ? 1 | 2 : 1 | 2 | 4;
   c.deadline = deadline;
+  set_next_event(svc, &c);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
+}
+
+int64_t ref_clock_next_event(struct ref_service *svc, const struct store_clock *c)
+{
+  struct store_seat *seats = NULL;
+  struct store_vacation *vacs = NULL;
+  struct ref_clock_rules r;
+  size_t ns = 0;
+  int64_t next = 0; /* cannot tell: look again at the next tick */
+
+  if(store_seat_list(svc->st, &seats, &ns, c->game) == STORE_OK && c->seat >= 0 &&
+     (size_t)c->seat < ns && !rules_for(svc, c, seats[c->seat].address, &r, &vacs))
+    next = next_event_under(svc, c, &r);
+  free(vacs);
+  free(seats);
+  return next;
 }

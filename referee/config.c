@@ -84,6 +84,7 @@ static const struct option_def options[] = {
   INT(net_timeout_s, "30", 1, 600, "seconds a network operation may take"),
   INT(batch_max, "256", 1, 100000, "messages per transaction: one commit (fsync) per batch"),
   INT(retry_base_s, "60", 1, 86400, "first outbox retry after this many seconds, doubling"),
+  INT(outbox_keep_days, "7", 0, 3650, "days a sent reply stays in the store (0: for ever)"),
   INT(days_per_move, "7", 1, 365, "days per move unless a game says days=N"),
   INT(weekends, "1", 0, 1, "1: Saturdays and Sundays count toward the time (weekends=off per game)"),
   STR(timeout, "auto", "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),

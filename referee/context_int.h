@@ -34,6 +34,11 @@ struct ref_game_ctx {
   struct ref_state *state; /* valid once started */
   int started;
   size_t journal_len;
+  /* The journal's head as this process last wrote or read it, and the
+   * "move" entries up to it: the snapshot's facts (game.c, issue 15). */
+  int64_t head_seq;
+  char head_hash[65];
+  int64_t moves;
   char last_move[160]; /* "12. Nf3", as the last move mail showed it */
   char played[160];    /* the move this message made ("" if none): its mails name it,
                         * not a forced play or pass that followed it */

@@ -2,15 +2,20 @@
  * game.c: a game rebuilt from its journal, and the journal written
  * (docs/architecture.md, layer 3 "games").
  *
- * Games are not trusted to a stored blob: a game is rebuilt by replaying its
- * journal through the rules (ref_game_load), which is also what `tabula
- * check` does, so the stored position is a cache that must agree with the
- * journal. ref_game_save writes the rules' view back to the game's row.
+ * Games are not trusted to a stored blob: a game is rebuilt from its
+ * journal through the rules (ref_game_load), starting from the snapshot
+ * of its last save when that snapshot still matches the journal entry it
+ * was taken at (issue 15), and `tabula check` replays every journal in
+ * full (ref_game_load_full), so the stored position and the snapshot are
+ * caches that must agree with the journal. ref_game_save writes the
+ * rules' view back to the game's row.
  */
 #include "game_int.h"
 
 #include "log.h"
 
+#include <nettle/sha2.h>
+#include <stdbool.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -82,13 +87,262 @@ int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, c
   return 0;
 }
 
-int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
+/* ---- snapshots (issue 15) ----
+ *
+ * A game's stored snapshot is the rules' state as of one journal entry
+ * (its seq and hash), with what the service keeps beside the state: the
+ * move count, the last move's label, whether the game started. Loading
+ * starts from it when that entry is still in the journal with the same
+ * hash, and replays only what was journaled after it (usually nothing),
+ * so a mail costs the same at the 1,000th move as at the 10th. The
+ * journal stays the truth: `tabula check` replays every game in full and
+ * compares (ref_game_snapshot_check), and a snapshot that does not fit
+ * its journal, its game or this build is not used. States are plain data
+ * (rules.h), so the bytes are the state, except where a game says its state
+ * holds a pointer (REF_GAME_LOCAL_STATE: no snapshot, the journal replays); runs of zeros are packed (a
+ * chess state is 1.5 KB, mostly an empty repetition history). A SHA-256
+ * over the game's kind and all of it catches a snapshot edited alone.
+ *
+ * Layout, integers little-endian: "TSN1", u32 state size, u32 rules
+ * version, u32 flags (1 started), u64 seq, u64 moves, 32 bytes entry hash,
+ * u16 label length + label, u32 packed length + packed state (repeated:
+ * u16 literal length, literal bytes, u16 zero count), 32 bytes SHA-256. */
+
+#define SNAP_MAGIC "TSN1"
+
+struct snap_out {
+  unsigned char *p;
+  size_t len, cap;
+  bool err;
+};
+
+static void snap_put(struct snap_out *o, const void *data, size_t n)
+{
+  if(o->err)
+    return;
+  if(o->len + n > o->cap) {
+    size_t cap = o->cap ? o->cap : 1024;
+    unsigned char *p;
+    while(cap < o->len + n)
+      cap *= 2;
+    if(!(p = realloc(o->p, cap))) {
+      o->err = true;
+      return;
+    }
+    o->p = p;
+    o->cap = cap;
+  }
+  memcpy(o->p + o->len, data, n);
+  o->len += n;
+}
+
+static void snap_uint(struct snap_out *o, uint64_t v, int bytes)
+{
+  unsigned char b[8];
+  int i;
+  for(i = 0; i < bytes; i++)
+    b[i] = (unsigned char)(v >> (8 * i));
+  snap_put(o, b, (size_t)bytes);
+}
+
+struct snap_in {
+  const unsigned char *p;
+  size_t len, at;
+  bool err;
+};
+
+static uint64_t snap_get_uint(struct snap_in *in, int bytes)
+{
+  uint64_t v = 0;
+  int i;
+  if(in->err || in->len - in->at < (size_t)bytes) {
+    in->err = true;
+    return 0;
+  }
+  for(i = 0; i < bytes; i++)
+    v |= (uint64_t)in->p[in->at + (size_t)i] << (8 * i);
+  in->at += (size_t)bytes;
+  return v;
+}
+
+static const unsigned char *snap_get(struct snap_in *in, size_t n)
+{
+  const unsigned char *p = in->p + in->at;
+  if(in->err || in->len - in->at < n) {
+    in->err = true;
+    return NULL;
+  }
+  in->at += n;
+  return p;
+}
+
+static void snap_digest(uint8_t out[32], const char *kind, const unsigned char *p, size_t n)
+{
+  struct sha256_ctx ctx;
+  sha256_init(&ctx);
+  sha256_update(&ctx, strlen(kind) + 1, (const uint8_t *)kind);
+  sha256_update(&ctx, n, p);
+  sha256_digest(&ctx, SHA256_DIGEST_SIZE, out);
+}
+
+static int hex_nibble(char c)
+{
+  return c >= '0' && c <= '9' ? c - '0' : c >= 'a' && c <= 'f' ? c - 'a' + 10 : -1;
+}
+
+static int unhex32(uint8_t out[32], const char *hex)
+{
+  int i;
+  for(i = 0; i < 32; i++) {
+    int a = hex_nibble(hex[2 * i]), b = a < 0 ? -1 : hex_nibble(hex[2 * i + 1]);
+    if(b < 0)
+      return -1;
+    out[i] = (uint8_t)(a << 4 | b);
+  }
+  return hex[64] ? -1 : 0;
+}
+
+/* The snapshot of g as it stands (state, head, count, label); NULL when
+ * memory runs out or the head is not a hash. */
+static unsigned char *snap_make(const struct ref_game_ctx *g, size_t *len)
+{
+  const unsigned char *st = (const unsigned char *)g->state;
+  size_t size = g->desc->state_size, i = 0, label = strlen(g->last_move), packed_at;
+  struct snap_out o = {NULL, 0, 0, false};
+  uint8_t hash[32];
+
+  if(unhex32(hash, g->head_hash))
+    return NULL;
+  snap_put(&o, SNAP_MAGIC, 4);
+  snap_uint(&o, size, 4);
+  snap_uint(&o, (uint64_t)g->desc->version, 4);
+  snap_uint(&o, g->started ? 1 : 0, 4);
+  snap_uint(&o, (uint64_t)g->head_seq, 8);
+  snap_uint(&o, (uint64_t)g->moves, 8);
+  snap_put(&o, hash, 32);
+  snap_uint(&o, label, 2);
+  snap_put(&o, g->last_move, label);
+  packed_at = o.len;
+  snap_uint(&o, 0, 4); /* the packed length, set below */
+  while(i < size) {
+    size_t lit = 0, zero = 0;
+    /* literal bytes up to a run of at least four zeros */
+    while(i + lit < size && lit < 65535) {
+      size_t z = 0;
+      while(i + lit + z < size && z < 4 && !st[i + lit + z])
+        z++;
+      if(z == 4 || i + lit + z == size)
+        break;
+      lit += z + 1;
+    }
+    if(lit > 65535)
+      lit = 65535;
+    snap_uint(&o, lit, 2);
+    snap_put(&o, st + i, lit);
+    i += lit;
+    while(i + zero < size && zero < 65535 && !st[i + zero])
+      zero++;
+    snap_uint(&o, zero, 2);
+    i += zero;
+  }
+  if(!o.err) {
+    size_t n = o.len - packed_at - 4;
+    for(i = 0; i < 4; i++)
+      o.p[packed_at + i] = (unsigned char)(n >> (8 * i));
+  }
+  if(!o.err) {
+    uint8_t d[32];
+    snap_digest(d, g->desc->name, o.p, o.len);
+    snap_put(&o, d, 32);
+  }
+  if(o.err) {
+    free(o.p);
+    return NULL;
+  }
+  *len = o.len;
+  return o.p;
+}
+
+/* Reads a snapshot into g (state, started, moves, last_move) and its
+ * entry's seq and hash; -1 when it is not one this build can use for g's
+ * game (another layout, kind, size or rules version; damaged). */
+static int snap_read(struct ref_game_ctx *g, const unsigned char *p, size_t len, int64_t *seq,
+                     char hash[65])
+{
+  struct snap_in in = {p, len, 0, false};
+  unsigned char *st = (unsigned char *)g->state;
+  size_t size = g->desc->state_size, at = 0, label;
+  const unsigned char *h, *lp;
+  uint8_t d[32];
+  uint64_t flags, packed;
+  static const char digits[] = "0123456789abcdef";
+  int i;
+
+  if(len < 4 + 32 || memcmp(p, SNAP_MAGIC, 4))
+    return -1;
+  snap_digest(d, g->desc->name, p, len - 32);
+  if(memcmp(d, p + len - 32, 32))
+    return -1;
+  in.len = len - 32;
+  in.at = 4;
+  if(snap_get_uint(&in, 4) != size || snap_get_uint(&in, 4) != (uint64_t)g->desc->version)
+    return -1;
+  flags = snap_get_uint(&in, 4);
+  *seq = (int64_t)snap_get_uint(&in, 8);
+  g->moves = (int64_t)snap_get_uint(&in, 8);
+  h = snap_get(&in, 32);
+  label = (size_t)snap_get_uint(&in, 2);
+  lp = snap_get(&in, label);
+  packed = snap_get_uint(&in, 4);
+  if(in.err || label >= sizeof(g->last_move) || packed != in.len - in.at || *seq < 1)
+    return -1;
+  memcpy(g->last_move, lp, label);
+  g->last_move[label] = '\0';
+  for(i = 0; i < 32; i++) {
+    hash[2 * i] = digits[h[i] >> 4];
+    hash[2 * i + 1] = digits[h[i] & 15];
+  }
+  hash[64] = '\0';
+  while(in.at < in.len) {
+    size_t lit = (size_t)snap_get_uint(&in, 2), zero;
+    const unsigned char *src = snap_get(&in, lit);
+    if(in.err || lit > size - at)
+      return -1;
+    memcpy(st + at, src, lit);
+    at += lit;
+    zero = (size_t)snap_get_uint(&in, 2);
+    if(in.err || zero > size - at)
+      return -1;
+    memset(st + at, 0, zero);
+    at += zero;
+  }
+  if(at != size)
+    return -1;
+  g->started = (flags & 1) != 0;
+  return 0;
+}
+
+/* Replays entries[0..n) into g, counting moves; the head follows. */
+static int replay(struct ref_game_ctx *g, const struct store_entry *e, size_t n, char *why,
                   size_t cap)
 {
-  struct store_entry *entries = NULL;
-  size_t n = 0, i;
-  int rc;
+  size_t i;
+  for(i = 0; i < n; i++) {
+    if(ref_game_replay_entry(g, &e[i], why, cap))
+      return -1;
+    if(!strcmp(e[i].kind, "move"))
+      g->moves++;
+    g->head_seq = e[i].seq;
+    memcpy(g->head_hash, e[i].hash, sizeof(g->head_hash));
+  }
+  return 0;
+}
 
+/* The row, kind and seats of game id into a zeroed g, with a zeroed state. */
+static int load_row(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
+                    size_t cap)
+{
+  int rc;
   memset(g, 0, sizeof(*g));
   if((rc = store_game_load(svc->st, &g->row, id)) != STORE_OK) {
     /* issue 13: a damaged store is not "no game" */
@@ -98,31 +352,203 @@ int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, c
       snprintf(why, cap, "game %lld cannot be read: %s", (long long)id, store_errmsg(svc->st));
     return -1;
   }
-  rc = -1;
   g->desc = ref_game_find(g->row.kind);
   if(!g->desc) {
     snprintf(why, cap, "game %lld is of unknown kind '%s'", (long long)id, g->row.kind);
     return -1;
   }
-  if(store_seat_list(svc->st, &g->seats, &g->nseats, id) != STORE_OK ||
-     store_journal_load(svc->st, &entries, &n, id) != STORE_OK) {
+  if(store_seat_list(svc->st, &g->seats, &g->nseats, id) != STORE_OK) {
     snprintf(why, cap, "game %lld cannot be read: %s", (long long)id, store_errmsg(svc->st));
-    goto out;
+    return -1;
   }
   g->state = ref_state_new(g->desc);
   if(!g->state) {
     snprintf(why, cap, "game %lld: out of memory", (long long)id);
+    return -1;
+  }
+  return 0;
+}
+
+/* The whole journal replayed into g (after load_row). */
+static int load_full(struct ref_service *svc, struct ref_game_ctx *g, char *why, size_t cap)
+{
+  struct store_entry *entries = NULL;
+  size_t n = 0;
+  int rc = -1;
+
+  memset(g->state, 0, g->desc->state_size);
+  g->started = 0;
+  g->moves = 0;
+  g->head_seq = 0;
+  g->head_hash[0] = g->last_move[0] = '\0';
+  if(store_journal_load(svc->st, &entries, &n, g->row.id) != STORE_OK)
+    snprintf(why, cap, "game %lld cannot be read: %s", (long long)g->row.id,
+             store_errmsg(svc->st));
+  else if(!replay(g, entries, n, why, cap))
+    rc = 0;
+  free(entries);
+  return rc;
+}
+
+/* From the snapshot, when it fits the journal: 1 when used, 0 when there
+ * is none to use (g untouched), -1 on a store failure. */
+static int load_snapshot(struct ref_service *svc, struct ref_game_ctx *g, char *why, size_t cap)
+{
+  struct store_entry *entries = NULL;
+  void *blob = NULL;
+  size_t len = 0, n = 0;
+  int64_t seq = 0;
+  char hash[65];
+  int rc = 0;
+
+  if(g->desc->flags & REF_GAME_LOCAL_STATE)
+    return 0; /* its bytes hold a pointer of the process that saved it */
+  if(store_game_snapshot(svc->st, &blob, &len, g->row.id) != STORE_OK) {
+    snprintf(why, cap, "game %lld cannot be read: %s", (long long)g->row.id,
+             store_errmsg(svc->st));
+    return -1;
+  }
+  if(!blob)
+    return 0;
+  if(snap_read(g, blob, len, &seq, hash)) {
+    ref_log_warn("game %lld: its snapshot is not usable: replayed", (long long)g->row.id);
     goto out;
   }
-  for(i = 0; i < n; i++)
-    if(ref_game_replay_entry(g, &entries[i], why, cap))
-      goto out;
-  g->journal_len = n;
-  rc = 0;
+  if(store_journal_load_from(svc->st, &entries, &n, g->row.id, seq) != STORE_OK) {
+    snprintf(why, cap, "game %lld cannot be read: %s", (long long)g->row.id,
+             store_errmsg(svc->st));
+    rc = -1;
+    goto out;
+  }
+  /* the snapshot's own entry, unchanged: else the journal is the truth */
+  if(!n || entries[0].seq != seq || strcmp(entries[0].hash, hash)) {
+    ref_log_warn("game %lld: its snapshot does not match journal entry %lld: replayed",
+                 (long long)g->row.id, (long long)seq);
+    goto out;
+  }
+  g->head_seq = seq;
+  memcpy(g->head_hash, hash, sizeof(g->head_hash));
+  if(replay(g, entries + 1, n - 1, why, cap)) {
+    rc = -1;
+    goto out;
+  }
+  rc = 1;
 out:
   free(entries);
-  if(rc)
+  free(blob);
+  return rc;
+}
+
+#ifndef NDEBUG
+/* Debug builds (the test suite) check every load from a snapshot against
+ * a full replay: a path that saves a state its journal does not replay
+ * to shows up at once. */
+static void snapshot_self_check(struct ref_service *svc, const struct ref_game_ctx *g)
+{
+  struct ref_game_ctx full;
+  char why[256];
+
+  if(load_row(svc, &full, g->row.id, why, sizeof(why)) || load_full(svc, &full, why, sizeof(why)))
+    abort();
+  if(full.started != g->started || full.moves != g->moves || full.head_seq != g->head_seq ||
+     strcmp(full.head_hash, g->head_hash) || strcmp(full.last_move, g->last_move) ||
+     memcmp(full.state, g->state, g->desc->state_size)) {
+    ref_log_error("game %lld: the snapshot's state is not what the journal replays to",
+                  (long long)g->row.id);
+    abort();
+  }
+  ref_game_free(&full);
+}
+#endif
+
+int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
+                  size_t cap)
+{
+  int rc;
+
+  if(load_row(svc, g, id, why, cap))
+    goto fail;
+  rc = load_snapshot(svc, g, why, cap);
+  if(rc < 0 || (rc == 0 && load_full(svc, g, why, cap)))
+    goto fail;
+#ifndef NDEBUG
+  if(rc == 1)
+    snapshot_self_check(svc, g);
+#endif
+  g->journal_len = (size_t)g->head_seq;
+  return 0;
+fail:
+  ref_game_free(g);
+  return -1;
+}
+
+int ref_game_load_full(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
+                       size_t cap)
+{
+  if(load_row(svc, g, id, why, cap) || load_full(svc, g, why, cap)) {
     ref_game_free(g);
+    return -1;
+  }
+  g->journal_len = (size_t)g->head_seq;
+  return 0;
+}
+
+int ref_game_snapshot_check(struct ref_service *svc, const struct ref_game_ctx *g, char *why,
+                            size_t cap)
+{
+  struct ref_game_ctx snap;
+  struct store_entry *entries = NULL;
+  void *blob = NULL;
+  size_t len = 0, n = 0;
+  int64_t seq = 0;
+  char hash[65];
+  int rc = 0;
+
+  if(g->desc->flags & REF_GAME_LOCAL_STATE)
+    return 0; /* never loaded (load_snapshot) */
+  if(store_game_snapshot(svc->st, &blob, &len, g->row.id) != STORE_OK) {
+    snprintf(why, cap, "its snapshot cannot be read: %s", store_errmsg(svc->st));
+    return 1;
+  }
+  if(!blob)
+    return 0;
+  memset(&snap, 0, sizeof(snap));
+  snap.row = g->row;
+  snap.desc = g->desc;
+  snap.state = ref_state_new(g->desc);
+  if(!snap.state || snap_read(&snap, blob, len, &seq, hash)) {
+    /* another build's or damaged: loads replay, nothing is wrong */
+    goto out;
+  }
+  if(seq > g->head_seq) {
+    snprintf(why, cap, "its snapshot is of journal entry %lld, past the journal's end (%lld)",
+             (long long)seq, (long long)g->head_seq);
+    rc = 1;
+    goto out;
+  }
+  if(seq == g->head_seq) {
+    if(strcmp(hash, g->head_hash) || snap.moves != g->moves || snap.started != g->started ||
+       strcmp(snap.last_move, g->last_move) ||
+       memcmp(snap.state, g->state, g->desc->state_size)) {
+      snprintf(why, cap, "its snapshot (journal entry %lld) is not what the journal replays to",
+               (long long)seq);
+      rc = 1;
+    }
+    goto out;
+  }
+  /* an older snapshot: the entries after it replayed onto it must come to
+   * the same state */
+  if(store_journal_load_from(svc->st, &entries, &n, g->row.id, seq) != STORE_OK || !n ||
+     strcmp(entries[0].hash, hash) || replay(&snap, entries + 1, n - 1, why, cap) ||
+     snap.moves != g->moves || memcmp(snap.state, g->state, g->desc->state_size)) {
+    snprintf(why, cap, "its snapshot (journal entry %lld) is not what the journal replays to",
+             (long long)seq);
+    rc = 1;
+  }
+out:
+  free(entries);
+  free(snap.state);
+  free(blob);
   return rc;
 }
 
@@ -149,6 +575,7 @@ int ref_journal(struct ref_service *svc, struct ref_game_ctx *g, int seat, const
                 const char *text, const char *dice)
 {
   struct store_entry e;
+  int64_t seq = 0;
   memset(&e, 0, sizeof(e));
   e.game = g->row.id;
   e.time = ref_now(svc);
@@ -156,10 +583,19 @@ int ref_journal(struct ref_service *svc, struct ref_game_ctx *g, int seat, const
   snprintf(e.kind, sizeof(e.kind), "%s", kind);
   snprintf(e.text, sizeof(e.text), "%s", text);
   snprintf(e.dice, sizeof(e.dice), "%s", dice ? dice : "");
-  return store_journal_append(svc->st, NULL, &e) == STORE_OK ? 0 : -1;
+  if(store_journal_append_head(svc->st, &seq, g->head_hash, &e) != STORE_OK)
+    return -1;
+  /* the head the next snapshot is taken at, and the move count the clock
+   * reads (clock.c) instead of counting the journal */
+  g->head_seq = seq;
+  g->journal_len = (size_t)seq;
+  if(!strcmp(kind, "move"))
+    g->moves++;
+  return 0;
 }
 
-/* Writes the rules' view of the game back to its row. */
+/* Writes the rules' view of the game back to its row, with the snapshot
+ * a later load starts from. */
 int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g)
 {
   struct ref_status s;
@@ -174,6 +610,16 @@ int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g)
     }
   }
   g->row.updated = ref_now(svc);
+  /* (a state holding a pointer is not kept as bytes: REF_GAME_LOCAL_STATE) */
+  if(g->started && g->head_seq > 0 && !(g->desc->flags & REF_GAME_LOCAL_STATE)) {
+    size_t len = 0;
+    unsigned char *snap = snap_make(g, &len);
+    int rc = snap ? store_game_update_snapshot(svc->st, &g->row, snap, len) : -1;
+    free(snap);
+    if(snap)
+      return rc == STORE_OK ? 0 : -1;
+    /* out of memory: the row alone; loads replay from the older one */
+  }
   return store_game_update(svc->st, &g->row) == STORE_OK ? 0 : -1;
 }
 

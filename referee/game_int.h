@@ -14,6 +14,14 @@
 /* game.c */
 int ref_game_load(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
                   size_t cap);
+/* The same by replaying the whole journal, whatever the snapshot says
+ * (`tabula check`). */
+int ref_game_load_full(struct ref_service *svc, struct ref_game_ctx *g, int64_t id, char *why,
+                       size_t cap);
+/* Whether the game's stored snapshot agrees with g, a full replay: 0 yes
+ * (or none, or one this build does not use), 1 no (why says how). */
+int ref_game_snapshot_check(struct ref_service *svc, const struct ref_game_ctx *g, char *why,
+                            size_t cap);
 void ref_game_free(struct ref_game_ctx *g);
 /* Replays one journal entry into g->state (game loading and record.c). */
 int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,

@@ -67,6 +67,10 @@ enum ref_clock_due ref_clock_due_of(struct ref_service *svc, const struct store_
 int ref_clock_due_now(struct ref_service *svc, struct ref_game_ctx *g, int64_t now, int *seat,
                       int64_t *deadline, enum ref_clock_due *due);
 /* Records that the notice for `due` went out (so it goes once). */
+/* When something next falls due on clock c, counting the running
+ * player's vacations (the stored next_event counts none: a lower bound);
+ * -1 never, 0 when it cannot be read (look again). */
+int64_t ref_clock_next_event(struct ref_service *svc, const struct store_clock *c);
 int ref_clock_reminded(struct ref_service *svc, int64_t game, enum ref_clock_due due,
                        int64_t deadline);
 

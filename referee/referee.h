@@ -60,6 +60,7 @@ struct ref_config {
   int net_timeout_s;       /* per network operation */
   int batch_max;           /* messages per transaction (one fsync group) */
   int retry_base_s;        /* first outbox retry after this; doubles each time */
+  int outbox_keep_days;    /* sent replies are pruned after this (0: kept), issue 15 */
   /* Time (clock.c, issue 6). */
   int days_per_move;       /* default time per move, game option days=N */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */

@@ -4,7 +4,8 @@
  * invite_days are cancelled, reminders go out at half time and on the last
  * day, games are lost on time (timeout=auto) or the time-up notice is sent
  * (timeout=claim), the daily digests of held mails (reply.c) are sent,
- * and confirmation requests that lapsed long ago are dropped (optin.c).
+ * confirmation requests that lapsed long ago are dropped (optin.c), and
+ * sent replies older than outbox_keep_days are pruned (issue 15).
  *
  * One transaction per game (or per player for digests). Each action is
  * recorded in the same transaction as its mails (the clock's `reminded`
@@ -189,6 +190,37 @@ static int in_transaction(struct ref_service *svc, int64_t id, int64_t arg,
   return 0;
 }
 
+/* At most this many clocks a tick: the next tick takes the rest. */
+#define TICK_CLOCKS_MAX 4096
+
+/* The clocks of `c` that came up early (game != 0) get their exact next
+ * time, in one transaction; a time still in the past (it cannot be read
+ * now) becomes a minute from now, so a bad row is not read every tick. */
+static int postpone(struct ref_service *svc, struct store_clock *c, size_t n, int64_t now)
+{
+  size_t i, k = 0;
+  for(i = 0; i < n; i++)
+    k += c[i].game != 0;
+  if(!k)
+    return 0;
+  if(store_begin(svc->st) != STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++) {
+    if(!c[i].game)
+      continue;
+    if(c[i].next_event >= 0 && c[i].next_event <= now)
+      c[i].next_event = now + 60;
+    if(store_clock_set_next(svc->st, c[i].game, c[i].next_event) != STORE_OK)
+      break;
+  }
+  if(i < n || store_commit(svc->st) != STORE_OK) {
+    ref_log_error("tick: cannot record when clocks are next due: %s", store_errmsg(svc->st));
+    store_rollback(svc->st);
+    return -1;
+  }
+  return 0;
+}
+
 int ref_service_tick(struct ref_service *svc, size_t *actions)
 {
   int64_t now = ref_now(svc), *ids = NULL;
@@ -208,14 +240,39 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
       rc = -1;
   free(ids);
 
-  /* Clocks: decided cheaply outside a transaction, acted on inside one. */
-  if(store_clock_running(svc->st, &clocks, &n) != STORE_OK)
+  /* Clocks: only those whose next_event has come (issue 15: an index
+   * lookup, not every running clock); decided cheaply outside a
+   * transaction, acted on inside one. next_event counts no vacation, so a
+   * clock whose player is away can come up early with nothing due: it is
+   * given its exact time, all such in one transaction at the end. */
+  if(store_clock_due(svc->st, &clocks, &n, now, TICK_CLOCKS_MAX) != STORE_OK)
     return -1;
-  for(i = 0; i < n; i++)
-    if(ref_clock_due_of(svc, &clocks[i], now) != REF_DUE_NONE &&
-       in_transaction(svc, clocks[i].game, now, tick_clock, actions))
-      rc = -1;
+  for(i = 0; i < n; i++) {
+    if(ref_clock_due_of(svc, &clocks[i], now) != REF_DUE_NONE) {
+      if(in_transaction(svc, clocks[i].game, now, tick_clock, actions))
+        rc = -1;
+      clocks[i].game = 0; /* acted on: its clock was written there */
+    }
+    else
+      clocks[i].next_event = ref_clock_next_event(svc, &clocks[i]);
+  }
+  if(postpone(svc, clocks, n, now))
+    rc = -1;
   free(clocks);
+
+  /* Sent replies older than outbox_keep_days leave the store (issue 15):
+   * it no longer grows with every move. */
+  if(svc->cfg.outbox_keep_days > 0) {
+    size_t pruned = 0;
+    if(store_outbox_prune(svc->st, now - (int64_t)svc->cfg.outbox_keep_days * DAY, &pruned) !=
+       STORE_OK) {
+      ref_log_error("tick: cannot prune the outbox: %s", store_errmsg(svc->st));
+      rc = -1;
+    }
+    else if(pruned)
+      ref_log_info("outbox: %zu sent repl(ies) older than %d days deleted", pruned,
+                   svc->cfg.outbox_keep_days);
+  }
 
   /* Digests: one per player, at the first digest hour after the oldest
    * held mail. */

@@ -668,8 +668,8 @@ static int maildir_name(struct ref_service *svc, const struct store_outbox *row,
 /* One row through the sink: 0 once it took the message (SMTP 250,
  * sendmail exit 0, Maildir written: durable after ref_outbound_sync), else
  * a mail_code with the reason in err. */
-static int outbound_send(struct ref_service *svc, const struct store_outbox *row, char *err,
-                         size_t cap)
+static int outbound_send(struct ref_service *svc, const struct store_outbox *row, bool fresh,
+                         char *err, size_t cap)
 {
   struct ref_transport *t;
   struct mail_server srv;
@@ -712,8 +712,9 @@ static int outbound_send(struct ref_service *svc, const struct store_outbox *row
     rc = MAIL_EIO;
   else {
     /* Here already when a sync failed after the write (rows in doubt were
-     * looked for before: in_doubt_found). */
-    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len, false, &already);
+     * looked for before: in_doubt_found). A row just queued (fresh) was
+     * never written: nothing to look for. */
+    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len, false, fresh ? NULL : &already);
     if(rc)
       snprintf(err, cap, "cannot write to %.300s: %s", svc->cfg.outbox, strerror(errno));
     else if(already)
@@ -798,25 +799,39 @@ out:
 
 /* Records t->unrecorded as sent: one transaction, so a Maildir chunk costs
  * one commit. On failure they stay listed (and claimed by this process:
- * nobody else sends them) for the next try. */
-static int record_sent(struct ref_service *svc, struct ref_transport *t)
+ * nobody else sends them) for the next try. lazy (the Maildir sink): the
+ * commit is not synced (store_batch_begin_lazy): the replies are durable
+ * in the Maildir already, and a mark lost in a crash only makes them rows
+ * in doubt, which the flush finds there by name (issue 15). Runs of
+ * consecutive ids are marked by one statement each. */
+static int record_sent(struct ref_service *svc, struct ref_transport *t, bool lazy)
 {
   bool many = t->nunrecorded > 1;
-  size_t i;
+  size_t i, j;
   int rc = STORE_OK;
 
   if(!t->nunrecorded)
     return 0;
-  if(many)
-    rc = store_batch_begin(svc->st);
-  for(i = 0; rc == STORE_OK && i < t->nunrecorded; i++) {
-    rc = store_outbox_sent(svc->st, t->unrecorded[i], ref_now(svc));
-    if(rc == STORE_ENOTFOUND)
-      rc = STORE_OK; /* gone (pruned): nothing to record */
-  }
-  if(many && rc == STORE_OK)
-    rc = store_batch_commit(svc->st);
+  if(lazy)
+    rc = store_batch_begin_lazy(svc->st);
   else if(many)
+    rc = store_batch_begin(svc->st);
+  for(i = 0; rc == STORE_OK && i < t->nunrecorded; i = j) {
+    size_t n = 0;
+    for(j = i + 1; j < t->nunrecorded && t->unrecorded[j] == t->unrecorded[j - 1] + 1; j++)
+      ;
+    if(j - i == 1) {
+      rc = store_outbox_sent(svc->st, t->unrecorded[i], ref_now(svc));
+      if(rc == STORE_ENOTFOUND)
+        rc = STORE_OK; /* gone (pruned): nothing to record */
+    }
+    else
+      rc = store_outbox_sent_range(svc->st, t->unrecorded[i], t->unrecorded[j - 1],
+                                   ref_now(svc), &n);
+  }
+  if((lazy || many) && rc == STORE_OK)
+    rc = store_batch_commit(svc->st);
+  else if(lazy || many)
     store_batch_rollback(svc->st);
   if(rc != STORE_OK) {
     store_fault(svc, "outbox: cannot record what was sent");
@@ -875,17 +890,23 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
   bool keep_claims = false; /* written, not synced: nobody else may take them */
   char down[300] = "";
   size_t untried = 0;
+  bool first = true;
   int rc = 0;
 
   *sent = 0;
   if(!t)
     return -1;
-  if(record_sent(svc, t))
+  if(record_sent(svc, t, grouped))
     return -1;
   while(!rc && !stopping(svc)) {
     struct store_outbox *rows = NULL;
     size_t n = 0, i, chunk;
-    if(store_outbox_claim(svc->st, &rows, &n, ref_now(svc), OUTBOX_CHUNK) != STORE_OK) {
+    /* First what this process just queued, from memory; then what the
+     * table holds for it or for nobody (issue 15). */
+    bool fresh = first && store_outbox_fresh(svc->st, &rows, &n) == STORE_OK && n;
+    first = false;
+    if(!fresh &&
+       store_outbox_claim(svc->st, &rows, &n, ref_now(svc), OUTBOX_CHUNK) != STORE_OK) {
       store_fault(svc, "outbox: cannot claim replies");
       ref_log_error("outbox: cannot claim replies to send: %s", store_errmsg(svc->st));
       return -1;
@@ -918,7 +939,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
         continue;
       }
       else {
-        r = outbound_send(svc, &rows[i], err, sizeof(err));
+        r = outbound_send(svc, &rows[i], fresh, err, sizeof(err));
         /* (a Maildir that cannot be written, e.g. a full disk, is down too) */
         if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH || (grouped && r == MAIL_EIO))
           snprintf(down, sizeof(down), "%.299s", err[0] ? err : "server unavailable");
@@ -935,7 +956,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
       }
       if(!grouped) {
         ref_test_crash("after-send");
-        if(record_sent(svc, t)) {
+        if(record_sent(svc, t, false)) {
           rc = -1;
           i++;
           break;
@@ -957,7 +978,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     }
     else if(grouped && chunk) {
       ref_test_crash("after-send");
-      if(record_sent(svc, t))
+      if(record_sent(svc, t, true))
         rc = -1;
       else {
         *sent += chunk;

@@ -160,25 +160,109 @@ out:
   return rc;
 }
 
-int store_game_update(struct store *st, const struct store_game *g)
+/* The row (and, with snap, the snapshot) of g. The phase is set by a
+ * statement of its own, and only when it changes: SQLite checks a CHECK
+ * constraint only in an update that sets its column, and the IN list of
+ * games.phase costs a temporary table each time (issue 15). */
+static int game_update(struct store *st, const struct store_game *g, bool snap,
+                       const void *blob, size_t len)
 {
   sqlite3_stmt *stmt = NULL;
   int rc;
 
-  /* created is fixed at creation and not rewritten. */
-  rc = store_prepare(st, &stmt,
-                     "UPDATE games SET kind = ?1, rules_version = ?2, options = ?3,"
-                     " phase = ?4, state = ?5, turn = ?6, result = ?7, updated = ?8,"
-                     " deadline = ?9, draw_offer_seat = ?10 WHERE id = ?11",
-                     "game_update");
+  if((unsigned)g->phase >= PHASE_COUNT)
+    return store_fail(st, STORE_EIO, "game: phase %d is not a known phase", (int)g->phase);
+  rc = store_prepare(st, &stmt, "UPDATE games SET phase = ?1 WHERE id = ?2 AND phase <> ?1",
+                     "game_update: phase");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 1, phase_names[g->phase], "games.phase");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, g->id, "game_update: id");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "game_update: phase");
+  store_finish(st, stmt);
+  stmt = NULL;
+  if(rc)
+    return rc;
+  /* created is fixed at creation and not rewritten; ?4 (the phase) is
+   * bound by bind_game and unused here. */
+  if(snap)
+    rc = store_prepare(st, &stmt,
+                       "UPDATE games SET kind = ?1, rules_version = ?2, options = ?3,"
+                       " state = ?5, turn = ?6, result = ?7, updated = ?8,"
+                       " deadline = ?9, draw_offer_seat = ?10, snapshot = ?12 WHERE id = ?11",
+                       "game_update");
+  else
+    rc = store_prepare(st, &stmt,
+                       "UPDATE games SET kind = ?1, rules_version = ?2, options = ?3,"
+                       " state = ?5, turn = ?6, result = ?7, updated = ?8,"
+                       " deadline = ?9, draw_offer_seat = ?10 WHERE id = ?11",
+                       "game_update");
   if(rc == STORE_OK)
     rc = bind_game(st, stmt, g);
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 11, g->id, "game_update: id");
+  if(rc == STORE_OK && snap) {
+    int r = blob ? sqlite3_bind_blob(stmt, 12, blob, (int)len, SQLITE_TRANSIENT)
+                 : sqlite3_bind_null(stmt, 12);
+    if(r != SQLITE_OK)
+      rc = store_fail_sql(st, r, "games.snapshot");
+  }
   if(rc == STORE_OK)
     rc = store_step_done(st, stmt, "game_update");
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "game_update: no game %lld", (long long)g->id);
+  store_finish(st, stmt);
+  return rc;
+}
+
+int store_game_update(struct store *st, const struct store_game *g)
+{
+  return game_update(st, g, false, NULL, 0);
+}
+
+int store_game_update_snapshot(struct store *st, const struct store_game *g, const void *blob,
+                               size_t len)
+{
+  if(blob && len > STORE_SNAPSHOT_MAX)
+    return store_fail(st, STORE_EIO, "game_update: a snapshot of %zu bytes is too big", len);
+  return game_update(st, g, true, blob, len);
+}
+
+int store_game_snapshot(struct store *st, void **blob, size_t *len, int64_t id)
+{
+  sqlite3_stmt *stmt = NULL;
+  const void *p;
+  int rc, r;
+
+  *blob = NULL;
+  *len = 0;
+  rc = store_prepare(st, &stmt, "SELECT snapshot FROM games WHERE id = ?1", "game_snapshot");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, id, "game_snapshot: id");
+  if(rc)
+    goto out;
+  r = sqlite3_step(stmt);
+  if(r == SQLITE_DONE) {
+    rc = store_fail(st, STORE_ENOTFOUND, "game_snapshot: no game %lld", (long long)id);
+    goto out;
+  }
+  if(r != SQLITE_ROW) {
+    rc = store_fail_sql(st, r, "game_snapshot");
+    goto out;
+  }
+  p = sqlite3_column_blob(stmt, 0);
+  r = sqlite3_column_bytes(stmt, 0);
+  if(!p || r <= 0 || (size_t)r > STORE_SNAPSHOT_MAX)
+    goto out; /* none (NULL), or not one of ours: the caller replays */
+  *blob = malloc((size_t)r);
+  if(!*blob) {
+    rc = store_fail(st, STORE_ENOMEM, "game_snapshot: out of memory");
+    goto out;
+  }
+  memcpy(*blob, p, (size_t)r);
+  *len = (size_t)r;
+out:
   store_finish(st, stmt);
   return rc;
 }
@@ -201,7 +285,7 @@ int store_game_list(struct store *st, int64_t **ids, size_t *n)
 
 int store_seat_put(struct store *st, const struct store_seat *s)
 {
-  struct store_group group = {false, false};
+  struct store_group group = {false, false, 0};
   sqlite3_stmt *player = NULL;
   sqlite3_stmt *seat = NULL;
   int rc;
@@ -311,11 +395,12 @@ int store_dice_put(struct store *st, const struct store_dice *d)
 
   rc = store_prepare(st, &stmt,
                      "INSERT INTO dice(game, chain, commitment, secret, n, next_index,"
-                     " entropy, roll_count) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)"
+                     " entropy, roll_count, checkpoints) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+                     " ?9)"
                      " ON CONFLICT(game, chain) DO UPDATE SET commitment = excluded.commitment,"
                      " secret = excluded.secret, n = excluded.n,"
                      " next_index = excluded.next_index, entropy = excluded.entropy,"
-                     " roll_count = excluded.roll_count",
+                     " roll_count = excluded.roll_count, checkpoints = excluded.checkpoints",
                      "dice_put");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, d->game, "dice.game");
@@ -333,13 +418,22 @@ int store_dice_put(struct store *st, const struct store_dice *d)
     rc = store_bind_field(st, stmt, 7, d->entropy, sizeof(d->entropy), "dice.entropy");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 8, d->roll_count, "dice.roll_count");
+  if(rc == STORE_OK && d->checkpoints_len > sizeof(d->checkpoints))
+    rc = store_fail(st, STORE_EIO, "dice.checkpoints: more than fits");
+  if(rc == STORE_OK) {
+    int r = d->checkpoints_len ? sqlite3_bind_blob(stmt, 9, d->checkpoints,
+                                                   (int)d->checkpoints_len, SQLITE_TRANSIENT)
+                               : sqlite3_bind_null(stmt, 9);
+    if(r != SQLITE_OK)
+      rc = store_fail_sql(st, r, "dice.checkpoints");
+  }
   if(rc == STORE_OK)
     rc = store_step_done(st, stmt, "dice_put");
   store_finish(st, stmt);
   return rc;
 }
 
-/* Shared by both loads: stmt selects the eight columns in table order. */
+/* Shared by both loads: stmt selects the nine columns in table order. */
 static int dice_row(struct store *st, struct store_dice *out, sqlite3_stmt *stmt,
                     const char *what)
 {
@@ -360,6 +454,17 @@ static int dice_row(struct store *st, struct store_dice *out, sqlite3_stmt *stmt
     rc = store_copy_column(st, out->secret, sizeof(out->secret), stmt, 3, "dice.secret");
   if(rc == STORE_OK)
     rc = store_copy_column(st, out->entropy, sizeof(out->entropy), stmt, 6, "dice.entropy");
+  if(rc == STORE_OK) {
+    /* none (NULL, a chain from before v5) or not ours: the service
+     * hashes from the secret and makes them anew */
+    const void *p = sqlite3_column_blob(stmt, 8);
+    int len = sqlite3_column_bytes(stmt, 8);
+    out->checkpoints_len = 0;
+    if(p && len > 0 && (size_t)len <= sizeof(out->checkpoints)) {
+      memcpy(out->checkpoints, p, (size_t)len);
+      out->checkpoints_len = (size_t)len;
+    }
+  }
   return rc;
 }
 
@@ -371,7 +476,8 @@ int store_dice_load(struct store *st, struct store_dice *out, int64_t game)
   memset(out, 0, sizeof(*out));
   rc = store_prepare(st, &stmt,
                      "SELECT game, chain, commitment, secret, n, next_index, entropy,"
-                     " roll_count FROM dice WHERE game = ?1 ORDER BY chain DESC LIMIT 1",
+                     " roll_count, checkpoints FROM dice WHERE game = ?1 ORDER BY chain DESC"
+                     " LIMIT 1",
                      "dice_load");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, game, "dice_load: game");
@@ -391,7 +497,7 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
   memset(out, 0, sizeof(*out));
   rc = store_prepare(st, &stmt,
                      "SELECT game, chain, commitment, secret, n, next_index, entropy,"
-                     " roll_count FROM dice WHERE game = ?1 AND chain = ?2",
+                     " roll_count, checkpoints FROM dice WHERE game = ?1 AND chain = ?2",
                      "dice_load_chain");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, game, "dice_load_chain: game");

@@ -100,7 +100,13 @@ static int field_len(struct store *st, size_t *len, const char *field, size_t si
 
 int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e)
 {
-  struct store_group group = {false, false};
+  return store_journal_append_head(st, out_seq, NULL, e);
+}
+
+int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash,
+                              const struct store_entry *e)
+{
+  struct store_group group = {false, false, 0};
   struct journal_fields f;
   sqlite3_stmt *head = NULL;
   sqlite3_stmt *ins = NULL;
@@ -188,6 +194,8 @@ out:
   rc = store_group_end(st, &group, rc);
   if(rc == STORE_OK && out_seq)
     *out_seq = seq;
+  if(rc == STORE_OK && out_hash)
+    memcpy(out_hash, hash, sizeof(hash));
   return rc;
 }
 
@@ -220,6 +228,36 @@ int store_journal_load(struct store *st, struct store_entry **entries, size_t *n
                               "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
                               " FROM journal WHERE game = ?1 ORDER BY seq",
                               game, sizeof(struct store_entry), entry_row, "journal_load");
+  *entries = v;
+  return rc;
+}
+
+int store_journal_load_from(struct store *st, struct store_entry **entries, size_t *n,
+                            int64_t game, int64_t from)
+{
+  sqlite3_stmt *stmt = NULL;
+  void *v = NULL;
+  int rc;
+
+  *entries = NULL;
+  *n = 0;
+  rc = store_prepare(st, &stmt,
+                     "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
+                     " FROM journal WHERE game = ?1 AND seq >= ?2 ORDER BY seq",
+                     "journal_load_from");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, game, "journal_load_from: game");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, from, "journal_load_from: seq");
+  if(rc == STORE_OK)
+    rc = store_collect(st, stmt, sizeof(struct store_entry), &v, n, entry_row,
+                       "journal_load_from");
+  store_finish(st, stmt);
+  if(rc) {
+    free(v);
+    v = NULL;
+    *n = 0;
+  }
   *entries = v;
   return rc;
 }

@@ -24,6 +24,9 @@
 static const char *const state_names[] = {"queued", "sent", "failed"};
 #define STATE_COUNT (sizeof(state_names) / sizeof(state_names[0]))
 
+static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
+                      const char *message, int64_t now);
+
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now)
 {
@@ -58,7 +61,111 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
   if(rc == STORE_OK && id)
     *id = sqlite3_last_insert_rowid(st->db);
   store_finish(st, stmt);
+  /* Kept in memory for this process's flush (issue 15): only a row it
+   * claims, since nobody else may send it. */
+  if(rc == STORE_OK && owner)
+    fresh_add(st, sqlite3_last_insert_rowid(st->db), game, recipient, message, now);
   return rc;
+}
+
+/* ---- replies queued by this process, in memory (issue 15) ---- */
+
+static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
+                      const char *message, int64_t now)
+{
+  struct store_outbox *r;
+  size_t n = strlen(recipient);
+
+  /* A row left out is read back from the table instead, and so are the
+   * ones after it: the list is handed out only without holes (rows leave
+   * in creation order). */
+  if(st->fresh_gap || st->nfresh >= STORE_FRESH_MAX || n >= sizeof(r->recipient)) {
+    st->fresh_gap = true;
+    return;
+  }
+  if(st->nfresh == st->capfresh) {
+    size_t cap = st->capfresh ? 2 * st->capfresh : 64;
+    struct store_outbox *p = realloc(st->fresh, cap * sizeof(*p));
+    if(!p) {
+      st->fresh_gap = true;
+      return;
+    }
+    st->fresh = p;
+    st->capfresh = cap;
+  }
+  r = &st->fresh[st->nfresh];
+  memset(r, 0, sizeof(*r));
+  if(!(r->message = strdup(message))) {
+    st->fresh_gap = true;
+    return;
+  }
+  r->id = id;
+  r->game = game;
+  r->created = now;
+  r->next_try = now;
+  r->state = STORE_OUTBOX_QUEUED;
+  memcpy(r->recipient, recipient, n + 1);
+  st->nfresh++;
+  /* outside a transaction the insert committed by itself */
+  if(sqlite3_get_autocommit(st->db))
+    store_fresh_committed(st);
+}
+
+void store_fresh_truncate(struct store *st, size_t n)
+{
+  while(st->nfresh > n)
+    free(st->fresh[--st->nfresh].message);
+  if(st->fresh_committed > st->nfresh)
+    st->fresh_committed = st->nfresh;
+  if(!n)
+    st->fresh_gap = false;
+}
+
+void store_fresh_committed(struct store *st)
+{
+  st->fresh_committed = st->nfresh;
+}
+
+int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc, r;
+
+  *rows = NULL;
+  *n = 0;
+  /* only between transactions: then every row listed is committed */
+  if(!st->nfresh || !sqlite3_get_autocommit(st->db) || st->fresh_committed != st->nfresh ||
+     st->fresh_gap) {
+    if(sqlite3_get_autocommit(st->db))
+      store_fresh_truncate(st, 0);
+    return STORE_OK;
+  }
+  /* A row of this process queued before these and not yet sent (its send
+   * failed and waits, say) goes first: rows leave in creation order. Then
+   * every row is read back, in order, by store_outbox_claim. */
+  rc = store_prepare(st, &stmt,
+                     "SELECT 1 FROM outbox WHERE claim = ?1 AND state = 'queued' AND id < ?2"
+                     " LIMIT 1",
+                     "outbox_fresh");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_fresh: owner");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, st->fresh[0].id, "outbox_fresh: first");
+  if(rc == STORE_OK && (r = sqlite3_step(stmt)) != SQLITE_DONE) {
+    if(r != SQLITE_ROW)
+      rc = store_fail_sql(st, r, "outbox_fresh");
+    store_fresh_truncate(st, 0);
+  }
+  store_finish(st, stmt);
+  if(rc || !st->nfresh) {
+    store_fresh_truncate(st, 0);
+    return rc;
+  }
+  *rows = st->fresh;
+  *n = st->nfresh;
+  st->fresh = NULL;
+  st->nfresh = st->capfresh = st->fresh_committed = 0;
+  return STORE_OK;
 }
 
 static int state_from_word(struct store *st, enum store_outbox_state *out, const char *word)
@@ -312,6 +419,9 @@ int store_outbox_release(struct store *st)
   sqlite3_stmt *stmt = NULL;
   int rc;
 
+  /* given back: another process may send them now */
+  if(sqlite3_get_autocommit(st->db))
+    store_fresh_truncate(st, 0);
   if(!st->owner)
     return STORE_OK;
   rc = store_prepare(st, &stmt,
@@ -351,6 +461,108 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now)
     rc = store_step_done(st, stmt, "outbox_sent");
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_sent: no row %lld", (long long)id);
+  store_finish(st, stmt);
+  return rc;
+}
+
+int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc;
+
+  *n = 0;
+  if(!st->owner)
+    return STORE_OK; /* nothing claimed, nothing of ours to mark */
+  rc = store_prepare(st, &stmt,
+                     "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL"
+                     " WHERE id >= ?2 AND id <= ?3 AND claim = ?4 AND state = 'queued'",
+                     "outbox_sent_range");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, now, "outbox.sent");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, lo, "outbox_sent_range: lo");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 3, hi, "outbox_sent_range: hi");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 4, st->owner, "outbox_sent_range: owner");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_sent_range");
+  if(rc == STORE_OK)
+    *n = (size_t)sqlite3_changes(st->db);
+  store_finish(st, stmt);
+  return rc;
+}
+
+/* One integer from a one-column query with up to one bound integer;
+ * *found false when it gave no row or NULL. */
+static int one_int(struct store *st, const char *sql, int64_t arg, int64_t *out, bool *found,
+                   int64_t *second, const char *what)
+{
+  sqlite3_stmt *stmt = NULL;
+  int rc, r;
+
+  *found = false;
+  rc = store_prepare(st, &stmt, sql, what);
+  if(rc == STORE_OK && sqlite3_bind_parameter_count(stmt) >= 1)
+    rc = store_bind_int64(st, stmt, 1, arg, what);
+  if(rc)
+    goto out;
+  r = sqlite3_step(stmt);
+  if(r == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
+    *out = sqlite3_column_int64(stmt, 0);
+    if(second)
+      *second = sqlite3_column_int64(stmt, 1);
+    *found = true;
+  }
+  else if(r != SQLITE_ROW && r != SQLITE_DONE)
+    rc = store_fail_sql(st, r, what);
+out:
+  store_finish(st, stmt);
+  return rc;
+}
+
+int store_outbox_prune(struct store *st, int64_t before, size_t *n)
+{
+  sqlite3_stmt *stmt = NULL;
+  int64_t top = 0, lo = 0, hi, id = 0, created = 0;
+  bool found;
+  int rc;
+
+  *n = 0;
+  /* The newest row is never deleted: SQLite gives a new row the highest
+   * id + 1, and an id handed out twice would name an old reply's Maildir
+   * file (transport.c), which the flush would take for the new one. */
+  rc = one_int(st, "SELECT max(id) FROM outbox", 0, &top, &found, NULL, "outbox_prune");
+  if(rc || !found)
+    return rc;
+  /* Ids grow with `created`: the first row created at or after `before`,
+   * by halving on ids, bounds the rows to look at. */
+  hi = top + 1; /* lo: every row below it is older; the bound is at most hi */
+  while(lo < hi) {
+    int64_t mid = lo + (hi - lo) / 2;
+    rc = one_int(st, "SELECT id, created FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1", mid,
+                 &id, &found, &created, "outbox_prune");
+    if(rc)
+      return rc;
+    if(!found || created >= before)
+      hi = mid; /* no row lies in [mid, id) */
+    else
+      lo = id + 1;
+  }
+  rc = store_prepare(st, &stmt,
+                     "DELETE FROM outbox WHERE id < ?1 AND id < ?2 AND state = 'sent'"
+                     " AND sent < ?3",
+                     "outbox_prune");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, lo, "outbox_prune: bound");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 2, top, "outbox_prune: newest");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 3, before, "outbox_prune: before");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_prune");
+  if(rc == STORE_OK)
+    *n = (size_t)sqlite3_changes(st->db);
   store_finish(st, stmt);
   return rc;
 }

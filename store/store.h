@@ -66,6 +66,12 @@ int store_rollback(struct store *st); /* safe to call when no transaction is ope
  * may be acknowledged to a mail source, before store_batch_commit returns
  * STORE_OK. store_batch_rollback drops the whole batch. */
 int store_batch_begin(struct store *st);
+/* A batch whose commit is not synced to disk at once (synchronous=NORMAL
+ * for its time): it becomes durable with the next synced commit, or is
+ * lost in a crash before that. Only for what a crash may undo because it
+ * is found again: the "sent" marks of replies in the outbox Maildir,
+ * which are looked for by name after a crash (issue 15). */
+int store_batch_begin_lazy(struct store *st);
 int store_batch_commit(struct store *st);
 int store_batch_rollback(struct store *st);
 /* true while the batch's transaction is still open (SQLite rolls a whole
@@ -107,6 +113,14 @@ struct store_game {
 int store_game_create(struct store *st, int64_t *id, const struct store_game *g);
 int store_game_load(struct store *st, struct store_game *out, int64_t id);
 int store_game_update(struct store *st, const struct store_game *g);
+/* The same, with the game's snapshot (issue 15): the service's bytes,
+ * opaque to the store, at most STORE_SNAPSHOT_MAX; NULL clears it. */
+#define STORE_SNAPSHOT_MAX 65536u
+int store_game_update_snapshot(struct store *st, const struct store_game *g, const void *blob,
+                               size_t len);
+/* The game's snapshot into a malloc'd *blob (free()), or *blob NULL and
+ * *len 0 when it has none. */
+int store_game_snapshot(struct store *st, void **blob, size_t *len, int64_t id);
 /* Every game id, ascending; free *ids with free(). */
 int store_game_list(struct store *st, int64_t **ids, size_t *n);
 
@@ -144,6 +158,14 @@ struct store_entry {
 int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e);
 /* All entries of a game in seq order; free *entries with free(). */
 int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game);
+/* The entries of a game from seq `from` on, in seq order (a snapshot's
+ * entry and what followed it); free *entries with free(). */
+int store_journal_load_from(struct store *st, struct store_entry **entries, size_t *n,
+                            int64_t game, int64_t from);
+/* store_journal_append that also says the new entry's hash (hash[65], may
+ * be NULL): the service keeps the head it will snapshot at. */
+int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash,
+                              const struct store_entry *e);
 /* Recomputes the chain: STORE_OK, or STORE_ECORRUPT with *bad_seq set to the
  * first entry whose hash or link does not hold. */
 int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game);
@@ -184,6 +206,13 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
                        size_t max);
 /* Gives back this process's claims on rows it will not send now. */
 int store_outbox_release(struct store *st);
+/* The rows this process queued and committed since the last call, in id
+ * order, from memory (issue 15: the flush writes them without a round trip
+ * through the table); claimed by this process like every row it queues.
+ * None while a transaction is open, or when an older row of this process
+ * still waits (store_outbox_claim then reads them all back, in order).
+ * Free with store_outbox_free. */
+int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n);
 /* The store's own random id (16 hex digits, made with the file): with a
  * row's id it names a reply uniquely across stores, e.g. its Maildir file. */
 const char *store_id(struct store *st);
@@ -194,6 +223,13 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
                      size_t max);
 void store_outbox_free(struct store_outbox *rows, size_t n);
 int store_outbox_sent(struct store *st, int64_t id, int64_t now);
+/* Marks sent every queued row this process claims with lo <= id <= hi
+ * (a chunk written at once); *n gets how many. */
+int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n);
+/* Deletes sent rows sent before `before` (issue 15: the table no longer
+ * grows with every move), never the newest row of all (its id + 1 is the
+ * next id: ids are never handed out twice). *n gets how many. */
+int store_outbox_prune(struct store *st, int64_t before, size_t *n);
 /* A failed attempt: attempts+1, next_try set, last_error kept, the claim
  * given back; permanent failures move to STORE_OUTBOX_FAILED. */
 int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const char *error,
@@ -212,6 +248,11 @@ struct store_dice {
   int next_index;        /* next roll index i within this chain, 1-based */
   char entropy[65];      /* hex E, "" until every seat accepted */
   int64_t roll_count;    /* rolls made in the game over all chains */
+  /* Keys of the chain kept so a roll hashes down from the nearest one
+   * (issue 15); the service's bytes, as secret as `secret` itself.
+   * checkpoints_len 0: none stored. */
+  uint8_t checkpoints[4096];
+  size_t checkpoints_len;
 };
 
 int store_dice_put(struct store *st, const struct store_dice *d); /* insert or replace (game, chain) */
@@ -235,13 +276,24 @@ struct store_clock {
   int64_t started;   /* unix seconds */
   int64_t deadline;  /* unix seconds, as last computed (for display) */
   int reminded;      /* bits: 1 half time, 2 last day, 4 time up told */
+  int64_t next_event; /* unix seconds: nothing is due before it (a lower
+                       * bound, issue 15); 0 = look at the next tick,
+                       * < 0 = never (no clock runs) */
 };
 
 int store_clock_put(struct store *st, const struct store_clock *c); /* insert or replace */
 int store_clock_load(struct store *st, struct store_clock *out, int64_t game); /* ENOTFOUND */
 /* Clocks that run (seat >= 0) in active games, by game; free() *clocks. */
 int store_clock_running(struct store *st, struct store_clock **clocks, size_t *n);
-/* Games still "invited" that were created at or before `before`; free() *ids. */
+/* The same, only those whose next_event is at or before `now` (an index
+ * lookup: the tick reads what may be due, not every clock); at most max
+ * of them, by next_event. */
+int store_clock_due(struct store *st, struct store_clock **clocks, size_t *n, int64_t now,
+                    size_t max);
+/* Sets a clock's next_event alone (< 0: never). */
+int store_clock_set_next(struct store *st, int64_t game, int64_t next_event);
+/* Games still "invited" that were created at or before `before`, oldest
+ * first; free() *ids. */
 int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64_t before);
 /* How many journal entries of a game have this kind. */
 int store_journal_count(struct store *st, int64_t *n, int64_t game, const char *kind);

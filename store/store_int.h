@@ -31,6 +31,7 @@ struct store {
   char err[512];
   bool batch; /* store_batch_begin: one outer transaction for many messages */
   bool unit;  /* inside a batch: store_begin's savepoint is open */
+  bool lazy;  /* store_batch_begin_lazy: synchronous=NORMAL until its end */
   /* lock.c (issue 13): the file PATH.lock beside the database, whose
    * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
    * process while it owns outbox claims. -1 and 0 until first needed. */
@@ -38,7 +39,27 @@ struct store {
   int lock_fd;
   int64_t owner;
   char id[24]; /* kv "store id", read once ("" until then) */
+  /* Replies this process queued (store_outbox_add), kept in memory so
+   * the flush writes them without reading them back (issue 15). The list
+   * follows the transactions: what a rollback undoes leaves it, and only
+   * the first fresh_committed are committed (store_outbox_fresh hands
+   * those out). Marks: the length when the transaction (fresh_tx) and
+   * store_begin's savepoint (fresh_unit) began. */
+  struct store_outbox *fresh;
+  size_t nfresh, capfresh, fresh_committed, fresh_tx, fresh_unit;
+  /* A queued row could not be listed (no memory, the cap): the list has a
+   * hole, so it is not handed out; the table has every row, in order. */
+  bool fresh_gap;
 };
+
+/* At most this many replies wait in memory; more are read back from the
+ * table (they are claimed all the same). */
+#define STORE_FRESH_MAX 4096
+
+/* The fresh list cut back to its first n (a rollback), or marked
+ * committed up to its end. */
+void store_fresh_truncate(struct store *st, size_t n);
+void store_fresh_committed(struct store *st);
 
 /* This process's claim token (lock.c): taken on first use with its lock
  * byte held until store_close, so another process can tell it is alive.
@@ -55,6 +76,7 @@ void store_lock_close(struct store *st);
 struct store_group {
   bool own_tx;
   bool active;
+  size_t fresh; /* the fresh list's length when it began */
 };
 
 /* Sets st->err from printf arguments and returns rc. */

@@ -1208,7 +1208,7 @@ static const struct ref_game_ops chessgammon_ops = REF_CG_ONE_HALF_OPS(plain_ini
 
 const struct ref_game_desc ref_game_chessgammon = {
   "chessgammon", "Diceless Chessgammon", 1 /* version: bump when any ruling changes */, 2,
-  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &chessgammon_ops};
+  {"White", "Black"}, REF_GAME_DRAWS | REF_GAME_LOCAL_STATE, sizeof(struct ref_cg_state), &chessgammon_ops};
 
 /* One half a turn, the bar, no position test, no options beyond fen= and fifty_moves=. */
 const struct ref_cg_rules ref_cg_rules_plain = {

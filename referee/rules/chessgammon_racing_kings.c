@@ -50,7 +50,7 @@ static const struct ref_game_ops racing_kings_ops = REF_CG_ONE_HALF_OPS(rk_init,
 
 const struct ref_game_desc ref_game_racing_kings_chessgammon = {
   "racingkings", "Racing Kings Chessgammon", 1 /* version: bump when any ruling changes */, 2,
-  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &racing_kings_ops};
+  {"White", "Black"}, REF_GAME_DRAWS | REF_GAME_LOCAL_STATE, sizeof(struct ref_cg_state), &racing_kings_ops};
 
 /* One half a turn, the bar; RK-2: kings_safe after every half. */
 const struct ref_cg_rules ref_cg_rules_racing_kings = {

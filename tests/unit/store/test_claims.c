@@ -15,6 +15,8 @@
  * - a claim ends with sent, retry (the row goes back to the queue) or
  *   release, and with its process: the rows of a process that died are
  *   taken over marked in_doubt, because it may have sent them;
+ * - the rows a process queued come back from memory once committed, in
+ *   order, never one a rollback undid (issue 15);
  * - one daemon per store: the second lock is refused, naming the first's
  *   pid, and is granted once the first is gone;
  * - an old (v2) outbox's queued rows are claimable after the migration;
@@ -193,6 +195,65 @@ START_TEST(test_claim_unheld_rows_once)
 }
 END_TEST
 
+/* Issue 15: the replies a process queued come back from memory, in order,
+ * once committed; what a rollback undid never does, and while an older row
+ * of the process still waits, none do (the table gives them all, in
+ * order). */
+static size_t fresh(struct store *st, int64_t *ids)
+{
+  struct store_outbox *rows = NULL;
+  size_t n = 0, i;
+  ck_assert_int_eq(store_outbox_fresh(st, &rows, &n), STORE_OK);
+  for(i = 0; i < n; i++)
+    ids[i] = rows[i].id;
+  store_outbox_free(rows, n);
+  return n;
+}
+
+START_TEST(test_claim_fresh_from_memory)
+{
+  struct store *a = open_ok();
+  int64_t id[4], got[8];
+  size_t marked = 0;
+
+  /* committed by themselves: both, in order, then nothing more */
+  id[0] = add(a, "x@example.org", 100);
+  id[1] = add(a, "y@example.org", 100);
+  ck_assert_uint_eq(fresh(a, got), 2);
+  ck_assert_int_eq(got[0], id[0]);
+  ck_assert_int_eq(got[1], id[1]);
+  ck_assert_uint_eq(fresh(a, got), 0);
+  ck_assert_int_eq(store_outbox_sent_range(a, id[0], id[1], 101, &marked), STORE_OK);
+  ck_assert_uint_eq(marked, 2);
+  /* rolled back: not handed out, and not in the table either */
+  ck_assert_int_eq(store_begin(a), STORE_OK);
+  add(a, "z@example.org", 100);
+  ck_assert_uint_eq(fresh(a, got), 0); /* open transaction: nothing yet */
+  ck_assert_int_eq(store_rollback(a), STORE_OK);
+  ck_assert_uint_eq(fresh(a, got), 0);
+  ck_assert_uint_eq(claim(a, 1000, 8, NULL, NULL), 0);
+  /* a batch: one unit undone, one kept */
+  ck_assert_int_eq(store_batch_begin(a), STORE_OK);
+  ck_assert_int_eq(store_begin(a), STORE_OK);
+  add(a, "u@example.org", 100);
+  ck_assert_int_eq(store_rollback(a), STORE_OK);
+  ck_assert_int_eq(store_begin(a), STORE_OK);
+  id[2] = add(a, "v@example.org", 100);
+  ck_assert_int_eq(store_commit(a), STORE_OK);
+  ck_assert_uint_eq(fresh(a, got), 0);
+  ck_assert_int_eq(store_batch_commit(a), STORE_OK);
+  ck_assert_uint_eq(fresh(a, got), 1);
+  ck_assert_int_eq(got[0], id[2]);
+  /* id[2] not sent: it waits, so the next one is not handed out before it */
+  id[3] = add(a, "w@example.org", 100);
+  ck_assert_uint_eq(fresh(a, got), 0);
+  ck_assert_uint_eq(claim(a, 1000, 8, got, NULL), 2);
+  ck_assert_int_eq(got[0], id[2]);
+  ck_assert_int_eq(got[1], id[3]);
+  store_close(a);
+}
+END_TEST
+
 START_TEST(test_daemon_lock)
 {
   struct store *a = open_ok(), *b = open_ok();
@@ -230,8 +291,8 @@ START_TEST(test_claim_in_memory)
 END_TEST
 
 /* A v2 file with queued replies (before claims existed, before the
- * confirmations of v4 and the competition tables of v5): brought forward to
- * the latest version, its rows are
+ * confirmations of v4, the outbox of v5 and the competition tables of v6):
+ * brought forward to the latest version, its rows are
  * claimable, and it got its own random id. */
 START_TEST(test_claim_after_migration)
 {
@@ -240,8 +301,11 @@ START_TEST(test_claim_after_migration)
   int64_t got[4];
 
   store_close(st);
-  /* a version 2 file: none of v3's claims, v4's confirmations, v5's competition tables */
-  raw_exec("DROP INDEX outbox_claimed;"
+  /* back to v2: v6's competition tables (below), v5's additions (issue
+   * 15), v4's confirmations and v3's claims dropped */
+  raw_exec("DROP INDEX outbox_claimed; DROP INDEX games_invited; DROP INDEX clocks_due;"
+           "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
+           "ALTER TABLE dice DROP COLUMN checkpoints;"
            "ALTER TABLE outbox DROP COLUMN claim; ALTER TABLE outbox DROP COLUMN in_doubt;"
            "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
@@ -250,7 +314,7 @@ START_TEST(test_claim_after_migration)
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = open_ok();
-  ck_assert_int_eq(store_schema_version(st), 5);
+  ck_assert_int_eq(store_schema_version(st), 6);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);
@@ -298,6 +362,7 @@ static Suite *claims_suite(void)
   tcase_add_test(tc, test_claim_queued_by_its_process);
   tcase_add_test(tc, test_claim_taken_over_from_the_dead);
   tcase_add_test(tc, test_claim_unheld_rows_once);
+  tcase_add_test(tc, test_claim_fresh_from_memory);
   tcase_add_test(tc, test_daemon_lock);
   tcase_add_test(tc, test_claim_in_memory);
   tcase_add_test(tc, test_claim_after_migration);

@@ -4,7 +4,7 @@
  * requests (put, get, delete, prune) and the confirmed addresses (case
  * does not matter, the first answer is kept), migration 4, which counts
  * as confirmed the seats the journal shows answering a keyed mail, and
- * migration 5 (issue 19's competition tables), which keeps them.
+ * migration 6 (issue 19's competition tables), which keeps them.
  */
 #include "store.h"
 
@@ -122,17 +122,20 @@ START_TEST(test_confirmed)
 }
 END_TEST
 
-/* A store at version 3 (claims, before confirmations and before v5's
- * competition tables) with game 1: alice invited (only 'create'), bob
+/* A store at version 3 (claims, before confirmations, issue 15's v5 and
+ * v6's competition tables) with game 1: alice invited (only 'create'), bob
  * accepted and moved; game 2: carol invited dave, who never answered.
- * Opening it migrates to the latest (5) and counts bob as confirmed, no one
- * else. */
+ * Opening it migrates to the latest (4: confirmations, 5: issue 15's
+ * columns, 6: competition) and counts bob as confirmed, no one else. */
 START_TEST(test_migration_counts_answers)
 {
   struct store *st = open_ok(dbpath);
   bool yes = false;
   store_close(st);
   raw_exec(dbpath,
+           "DROP INDEX games_invited; DROP INDEX clocks_due;"
+           "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
+           "ALTER TABLE dice DROP COLUMN checkpoints;"
            "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
@@ -150,7 +153,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 5);
+  ck_assert_int_eq(store_schema_version(st), 6);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
@@ -163,9 +166,10 @@ START_TEST(test_migration_counts_answers)
 }
 END_TEST
 
-/* A store at version 4 (confirmations, before v5's competition tables, issue
- * 19): opening it migrates to 5, keeps who is confirmed and the requests
- * waiting, and the ratings table is there to use. */
+/* A store at version 5 (confirmations, issue 15's columns, before v6's
+ * competition tables, issue 19): opening it migrates to 6, keeps who is
+ * confirmed and the requests waiting, and the ratings table is there to
+ * use. */
 START_TEST(test_migration_to_competition_keeps_them)
 {
   struct store *st = open_ok(dbpath);
@@ -178,9 +182,9 @@ START_TEST(test_migration_to_competition_keeps_them)
   raw_exec(dbpath,
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
-           "PRAGMA user_version = 4;");
+           "PRAGMA user_version = 5;");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 5);
+  ck_assert_int_eq(store_schema_version(st), 6);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "Frank@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirm_get(st, &back, "k4"), STORE_OK);

@@ -1,0 +1,136 @@
+#!/usr/bin/env bash
+# Side by side with Richard's PBeM Server (issue 15, "It must show" 1): one
+# move through `lyngk move` (the pbmserv framework, from a lymanhurd/lyngk
+# checkout, built with its own makefile) against one move mail through
+# `tabula deliver` (the MTA pipe), alternating in one run, CPU (user + sys
+# of the process and its children, from wait4) and wall, medians.
+#
+# usage: bench/vs_pbmserv.sh LYNGK_CHECKOUT [TABULA=./build/referee/tabula] [N=60]
+#   LYNGK_CHECKOUT: a clone of https://github.com/lymanhurd/lyngk (see
+#   shared/anchors.md, "Richard's PBeM Server"); it is copied and built
+#   with `make lyngk` in a scratch folder. Point TABULA at a Release build.
+#
+# Each run i moves first in its own fresh game, on both sides: Lyngk board
+# 100+i (c2-c3 by alice; pbmserv mails both players, each through
+# popen("sendmail"), here PBMSENDMAIL='cat >/dev/null') and chess game i
+# (e4 by white; tabula stores the move and writes the two replies into its
+# outbox Maildir, durably, before it exits). Set-up is not timed: N
+# challenges, and N invitations and acceptances through `tabula poll`.
+#
+# The pbmserv framework's licence forbids taking code from it: this script
+# only runs it.
+set -u
+src=${1:-}
+if [ -z "$src" ] || [ ! -f "$src/lyngk_main.cpp" ]; then
+  cat >&2 <<'EOF'
+usage: bench/vs_pbmserv.sh LYNGK_CHECKOUT [TABULA] [N]
+LYNGK_CHECKOUT is a clone of the public repository lymanhurd/lyngk, which
+holds the pbmserv framework's files:
+  git clone https://github.com/lymanhurd/lyngk /tmp/lyngk
+It is built here with its own makefile (g++ and make).
+EOF
+  exit 2
+fi
+tabula=$(realpath "${2:-./build/referee/tabula}")
+n=${3:-60}
+[ -x "$tabula" ] || { echo "no tabula binary at $tabula (build it first)" >&2; exit 2; }
+work=$(mktemp -d "${TMPDIR:-/tmp}/tabula-vs-pbmserv.XXXXXX")
+# KEEP=1: the scratch folder stays (for a profile of one more deliver)
+[ -n "${KEEP:-}" ] && echo "work: $work" >&2 || trap 'rm -rf "$work"' EXIT
+cp -r "$src" "$work/lyngk" && rm -rf "$work/lyngk/.git"
+(cd "$work/lyngk" && make -s lyngk >/dev/null 2>&1) || { echo "make lyngk failed" >&2; exit 1; }
+python3 - "$work" "$tabula" "$n" <<'PY'
+import os, sqlite3, statistics, subprocess, sys, time
+work, tabula, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+lyngk = os.path.join(work, "lyngk", "lyngk")
+home = os.path.join(work, "pbm")
+os.makedirs(home + "/etc"); os.makedirs(home + "/games/Lyngk")
+with open(home + "/etc/users", "w") as f:
+    f.write("alice:secret:2:alice@example.invalid\nbob:hunter2:2:bob@example.invalid\n")
+open(home + "/etc/vacation", "w").close()
+penv = dict(os.environ, SENDER="alice@example.invalid", PBMHOME=home, PBMSENDMAIL="cat >/dev/null")
+for i in range(n):
+    subprocess.run([lyngk, "challenge", "alice", "bob"], env=penv, check=True,
+                   stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
+
+d = os.path.join(work, "tabula")
+cfg = d + "/t.ini"
+os.makedirs(d)
+with open(cfg, "w") as f:
+    f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
+            "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
+            "rate_limit = 0\n" % (d, d, d))
+for sub in ("tmp", "new", "cur"):
+    os.makedirs(os.path.join(d, "in", sub))
+seq = [0]
+def mail(frm, to, subject, body):
+    seq[0] += 1
+    return ("From: %s\nTo: %s\nSubject: %s\nMessage-ID: <v%d@bench.example.org>\n"
+            "Date: Sun, 22 Nov 2026 10:00:00 +0000\n\n%s\n" % (frm, to, subject, seq[0], body))
+def drop(data):
+    name = "1700000000.M%dP1_0.bench" % seq[0]
+    with open(os.path.join(d, "in", "tmp", name), "w") as f:
+        f.write(data)
+    os.rename(os.path.join(d, "in", "tmp", name), os.path.join(d, "in", "new", name))
+def poll():
+    subprocess.run([tabula, "poll", "-c", cfg], check=True, capture_output=True)
+for g in range(n):
+    drop(mail("w%d@example.org" % g, "referee@example.org", "game", "new chess with b%d@example.org" % g))
+poll()
+con = sqlite3.connect(d + "/db")
+seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}
+games = [r[0] for r in con.execute("select id from games order by id")]
+con.close()
+for g in games:
+    drop(mail("b%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 1)]), "Re: game", "accept"))
+poll()
+moves = [mail("w%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 0)]), "Re: game", "e4")
+         for g in games]
+
+def timed(argv, env=None, stdin=None):
+    """wall, CPU (user+sys of the child and what it waited for), exit code"""
+    t0 = time.perf_counter()
+    p = subprocess.Popen(argv, env=env, stdin=subprocess.PIPE if stdin else subprocess.DEVNULL,
+                         stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    err = p.communicate(stdin.encode() if stdin else None)[1]
+    # communicate reaped it: its rusage is the difference in RUSAGE_CHILDREN
+    return time.perf_counter() - t0, p.returncode, err
+
+import resource
+def cpu_of(fn):
+    r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    wall, rc, err = fn()
+    r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
+    return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), rc, err
+
+load0 = os.getloadavg()
+pw, pc, tw, tc = [], [], [], []
+for i in range(n):
+    wall, cpu, rc, err = cpu_of(lambda: timed([lyngk, "move", str(101 + i), "alice", "secret", "c2-c3"], env=penv))
+    if rc:
+        sys.exit("lyngk move %d failed: %s" % (101 + i, err.decode(errors="replace")[-500:]))
+    pw.append(wall); pc.append(cpu)
+    wall, cpu, rc, err = cpu_of(lambda: timed([tabula, "deliver", "-c", cfg], stdin=moves[i]))
+    if rc:
+        sys.exit("tabula deliver failed (exit %d): %s" % (rc, err.decode(errors="replace")[-500:]))
+    tw.append(wall); tc.append(cpu)
+load1 = os.getloadavg()
+con = sqlite3.connect(d + "/db")
+journaled = con.execute("select count(*) from journal where kind = 'move'").fetchone()[0]
+con.close()
+replies = len(os.listdir(d + "/out/new"))
+with open(home + "/games/Lyngk/%d" % (100 + n)) as f:
+    lyngk_moved = "c2-c3" in f.read()
+med = statistics.median
+def q(xs, p):
+    xs = sorted(xs); return xs[min(len(xs) - 1, int(p * len(xs)))]
+print("one move: `lyngk move` (pbmserv framework) vs `tabula deliver` (MTA pipe), alternating,"
+      " %d each, %d cores" % (n, os.cpu_count()))
+print("%-22s %12s %12s %12s %12s" % ("", "CPU med ms", "CPU p90 ms", "wall med ms", "wall p90 ms"))
+print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("pbmserv lyngk move", med(pc) * 1e3, q(pc, .9) * 1e3, med(pw) * 1e3, q(pw, .9) * 1e3))
+print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("tabula deliver", med(tc) * 1e3, q(tc, .9) * 1e3, med(tw) * 1e3, q(tw, .9) * 1e3))
+print("ratio pbmserv/tabula: CPU %.2fx, wall %.2fx (goal: CPU >= 10x)" % (med(pc) / med(tc), med(pw) / med(tw)))
+print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + load1))
+print("check: tabula journaled %d of %d moves, wrote %d replies; lyngk board %d moved: %s"
+      % (journaled, n, replies, 100 + n, lyngk_moved))
+PY
