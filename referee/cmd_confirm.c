@@ -5,7 +5,8 @@
  * dispatch.c) and the word "confirm"; it must come from the address the
  * request was mailed to (optin.c). Then the stored command runs as if
  * that address had just sent it: `new` (cmd_invite.c), `tournament`
- * (cmd_compete.c) or `observe` (cmd_observe.c). Layer 6, "handlers" (docs/architecture.md).
+ * (cmd_compete.c) or `observe` (cmd_observe.c). Layer 6, "handlers"
+ * (docs/architecture.md).
  */
 #include "handlers_int.h"
 
