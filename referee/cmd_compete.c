@@ -13,6 +13,7 @@
 #include "handlers_int.h"
 
 #include "compete_int.h"
+#include "log.h"
 #include "mail.h"
 
 #include <ctype.h>
@@ -81,6 +82,20 @@ int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   size_t n = 0, i, k, shown = 0;
   int rc = 0;
 
+  /* The table names every rated player by address: a stranger (no seat,
+   * never confirmed; its From may be forged) is not shown it, so nobody
+   * can harvest a club's addresses by mail (issue 13's rule, issue 19). */
+  if(!(g && seat >= 0)) {
+    int s = ref_stranger(m->svc, m->mail->from);
+    if(s < 0)
+      return -1;
+    if(s) {
+      m->refused = 1;
+      ref_log_info("ratings from %s not answered: a stranger is not shown the players' addresses",
+                   m->mail->from);
+      return 0;
+    }
+  }
   for(i = 0; c->arg[i] && !isspace((unsigned char)c->arg[i]) && i + 1 < sizeof(word); i++)
     word[i] = (char)tolower((unsigned char)c->arg[i]);
   if(word[0] && !(d = ref_game_find(word))) {
