@@ -218,14 +218,22 @@ def play_marked(text, dom, first, passed):
     got = {int(n) for n in re.findall(r'<td data-point="(\d+)" data-mark="1"', dom)}
     if passed:
         return not got, "a pass, yet marked %s" % sorted(got)
-    m = re.search(r"^(\S+) played (.+)\.$", text, re.M)
-    if not m:
+    # the last play the mail tells of: another player's ("bob played ..."),
+    # or one the referee made for a side with a single legal play
+    # (phrases.txt forced-play: "White had one legal play, bar/4; it was
+    # made automatically."), which comes after the reader's own move
+    plays = [(m.start(), m.group(1) != first, m.group(1), m.group(2))
+             for m in re.finditer(r"^(\S+) played (.+)\.$", text, re.M)]
+    plays += [(m.start(), m.group(1) == "Black", m.group(1), m.group(2))
+              for m in re.finditer(r"^(White|Black) had one legal play, (.+); it was made "
+                                   r"automatically\.$", text, re.M)]
+    if not plays:
         return False, "no play named in the mail:\n" + text[:300]
-    second = m.group(1) != first
-    named = {int(n) for n in re.findall(r"\d+", re.sub(r"\(\d+\)", "", m.group(2)))}
+    _, second, mover, play = max(plays)
+    named = {int(n) for n in re.findall(r"\d+", re.sub(r"\(\d+\)", "", play))}
     want = {25 - n if second else n for n in named if 1 <= n <= 24}
     return got == want, "play %r by %s: marked %s, named %s" % (
-        m.group(2), m.group(1), sorted(got), sorted(want))
+        play, mover, sorted(got), sorted(want))
 
 
 def board_part(game, text):
