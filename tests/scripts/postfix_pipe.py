@@ -23,6 +23,7 @@ Prints "N passed, M failed".
 """
 import os
 import pwd
+import shutil
 import re
 import sqlite3
 import subprocess
@@ -212,7 +213,14 @@ def main():
                     "smtp_port = %s\nsmtp_tls = starttls\nsmtp_user = referee@example.test\n"
                     "smtp_password = secret\ntls_cafile = %s\n"
                     % (ms.ENV["MH_SUBMISSION_PORT"], ms.ENV["MH_CACERT"]))
-        setup_pipe(tabula, conf)
+        # pipe(8) runs the program as an unprivileged user, who may not be
+        # able to enter the checkout (a clone under `mktemp -d` is 0700):
+        # a copy of the binary (its libraries are linked in) where that
+        # user can reach it, as an installed tabula would be
+        exe = os.path.join(home, "tabula")
+        shutil.copy2(tabula, exe)
+        os.chmod(exe, 0o755)
+        setup_pipe(exe, conf)
         db = os.path.join(home, "tabula.db")
         a, b = play(db)
         print("game through the pipe: %.1f s" % (time.time() - t0), flush=True)
@@ -242,7 +250,6 @@ def main():
         p = ms.harness("stop", ms.D, check=False)
         ok(p.returncode == 0, "servers stopped, no port left open", p.stderr[-300:])
         if ms.FAILED == 0:
-            import shutil
             shutil.rmtree(ms.D, ignore_errors=True)
         else:
             print("kept for inspection: " + ms.D)
