@@ -306,6 +306,45 @@ static const struct migration migrations[] = {
       "  round INTEGER NOT NULL,"
       "  PRIMARY KEY(tournament, game)"
       ") STRICT;"},
+  /* v7 (issue 18, comfort by mail):
+   * - conditionals: a player's prepared lines in one game ("if Nf6 then
+   *   e5", "if Nf6 e5 then Nd5"), one row per branch. `plies` are the
+   *   moves as the rules format them, space-separated, starting with the
+   *   opponent's expected move and alternating; `line` is the line as the
+   *   player wrote it, for `conditionals`; `ply` the game's ply count when
+   *   it was sent (what the first expected move answers). A branch is
+   *   deleted when it is played out, discarded or cleared; never shown to
+   *   the opponent (cmd_conditional.c);
+   * - seeks: an open request for an opponent from a confirmed address
+   *   (`seek GAME [days=N] [rated|unrated]`): `options` as `new` stores
+   *   them; paired (with `game` the game it started), expired or withdrawn
+   *   (cmd_seek.c). */
+  {7, "CREATE TABLE conditionals("
+      "  id INTEGER PRIMARY KEY,"
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+      "  ply INTEGER NOT NULL,"
+      "  plies TEXT NOT NULL,"
+      "  line TEXT NOT NULL,"
+      "  created INTEGER NOT NULL"
+      ") STRICT;"
+      "CREATE INDEX conditionals_by_game ON conditionals(game, seat, id);"
+      "CREATE TABLE seeks("
+      "  id INTEGER PRIMARY KEY,"
+      "  address TEXT NOT NULL COLLATE NOCASE,"
+      "  kind TEXT NOT NULL,"
+      "  options TEXT NOT NULL,"
+      "  days INTEGER NOT NULL CHECK(days >= 0),"
+      "  rated INTEGER NOT NULL CHECK(rated = 0 OR rated = 1),"
+      "  created INTEGER NOT NULL,"
+      "  expires INTEGER NOT NULL,"
+      "  phase TEXT NOT NULL"
+      "    CHECK(phase = 'open' OR phase = 'paired' OR phase = 'expired' OR phase = 'withdrawn'),"
+      "  game INTEGER NOT NULL DEFAULT 0"
+      ") STRICT;"
+      "CREATE INDEX seeks_open ON seeks(kind, created) WHERE phase = 'open';"
+      "CREATE INDEX seeks_expiry ON seeks(expires) WHERE phase = 'open';"
+      "CREATE INDEX seeks_by_address ON seeks(address) WHERE phase = 'open';"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)

@@ -310,11 +310,12 @@ START_TEST(test_claim_after_migration)
            "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
+           "DROP TABLE conditionals; DROP TABLE seeks;"
            "DELETE FROM kv; PRAGMA user_version = 2;"
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = open_ok();
-  ck_assert_int_eq(store_schema_version(st), 6);
+  ck_assert_int_eq(store_schema_version(st), 7);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);

@@ -139,6 +139,7 @@ START_TEST(test_migration_counts_answers)
            "DROP TABLE confirmations; DROP TABLE confirmed;"
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
+           "DROP TABLE conditionals; DROP TABLE seeks;"
            "PRAGMA user_version = 3;"
            "INSERT INTO players VALUES('alice@example.org', 1), ('bob@example.org', 1),"
            " ('carol@example.org', 1), ('dave@example.org', 1);"
@@ -153,7 +154,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 6);
+  ck_assert_int_eq(store_schema_version(st), 7);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
@@ -182,9 +183,10 @@ START_TEST(test_migration_to_competition_keeps_them)
   raw_exec(dbpath,
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
+           "DROP TABLE conditionals; DROP TABLE seeks;"
            "PRAGMA user_version = 5;");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 6);
+  ck_assert_int_eq(store_schema_version(st), 7);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "Frank@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirm_get(st, &back, "k4"), STORE_OK);
