@@ -16,8 +16,21 @@
 
 /* Finishes the bookkeeping of a rules change: save, and if the game ended,
  * journal the result and tell everyone. */
+static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const char *mover_tmpl, const char *other_tmpl,
+                           const struct tpl_var *extra, size_t nextra);
+
 static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const char *mover_tmpl, const char *other_tmpl)
+{
+  return after_change_ex(m, g, seat, mover_tmpl, other_tmpl, NULL, 0);
+}
+
+/* The same, with extras for the players' mails: extra[i] goes to seat i
+ * alone (issue 18: each owner hears of their own prepared lines). */
+static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const char *mover_tmpl, const char *other_tmpl,
+                           const struct tpl_var *extra, size_t nextra)
 {
   struct ref_status s;
   size_t i;
@@ -28,7 +41,9 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   m->observed = 1;
   g->desc->ops->status(g->state, &s);
   if(s.phase == REF_PHASE_OVER) {
-    if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL))
+    /* issue 18: prepared lines end with the game */
+    if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL) ||
+       store_conditionals_clear(m->svc->st, g->row.id, -1))
       return -1;
     ref_log_info("game %lld: over, %s", (long long)g->row.id, g->row.result);
     return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
@@ -36,11 +51,12 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   /* A turn mailed in parts (Backgammon Chess: the play, then the chess
    * move): the mover still holds the turn and nothing was rolled or played
    * for anyone else, so the opponent has nothing new to hear yet. */
-  if(s.turn == seat && s.phase == REF_PHASE_MOVE && !(m->events.s && m->events.s[0]))
+  if(s.turn == seat && s.phase == REF_PHASE_MOVE && !(m->events.s && m->events.s[0]) &&
+     !g->reply[0])
     other_tmpl = NULL;
   for(i = 0; i < g->nseats; i++) {
     const char *t = (int)i == seat ? mover_tmpl : other_tmpl;
-    if(t && ref_tell_seat(m, g, (int)i, t, NULL, 0))
+    if(t && ref_tell_seat(m, g, (int)i, t, i < nextra ? &extra[i] : NULL, i < nextra ? 1 : 0))
       return -1;
   }
   return 0;
@@ -101,6 +117,66 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return do_action(m, g, seat, c, REF_ACT_DRAW_AGREED, 0);
 }
 
+/* issue 18: the prepared lines a move calls for, played at once through
+ * the same steps as a mailed move (the rules apply it, it is journaled,
+ * a draw offer it answers lapses), each move journaled right after a
+ * "conditional" entry holding the line as its owner wrote it (takeback
+ * refuses a move so preceded). An answer may meet a line of the other
+ * player's in turn, so the loop goes on while lines answer; `lines[s]`
+ * collects the lines of seat s that played, `g->reply` the moves made. */
+static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int mover,
+                         const char *canon, char lines[2][600])
+{
+  const struct ref_game_ops *ops = g->desc->ops;
+  char expected[REF_NOTATION_MAX], reply[REF_NOTATION_MAX], line[256];
+  int round;
+
+  if((g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
+    return 0;
+  snprintf(expected, sizeof(expected), "%s", canon);
+  for(round = 0; round < 64; round++) {
+    int owner = 1 - mover, rc;
+    struct ref_status s;
+    struct ref_move mv;
+    struct ref_err err;
+    char rcanon[REF_NOTATION_MAX], label[160];
+    size_t len;
+    ops->status(g->state, &s);
+    if(s.phase != REF_PHASE_MOVE || s.turn != owner)
+      return 0;
+    rc = ref_conditional_answer(m->svc, g, owner, expected, g->moves - 1, reply, sizeof(reply),
+                                line, sizeof(line));
+    if(rc <= 0)
+      return rc;
+    memset(&err, 0, sizeof(err));
+    /* checked when sent on this very position; a rules change since
+     * would show here, and the line is then dropped, not forced */
+    if(ops->parse(g->state, reply, &mv, &err) != REF_OK) {
+      ref_log_warn("game %lld: a prepared %s no longer reads (%s); dropped",
+                   (long long)g->row.id, reply, err.reason);
+      return store_conditionals_clear(m->svc->st, g->row.id, owner);
+    }
+    ops->format(g->state, &mv, REF_NOTATION_CANONICAL, rcanon, sizeof(rcanon));
+    ref_move_label(g, rcanon, label, sizeof(label));
+    ops->apply(g->state, &mv);
+    snprintf(g->last_move, sizeof(g->last_move), "%s", label);
+    if(ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
+       ref_journal(m->svc, g, owner, "move", rcanon, NULL))
+      return -1;
+    if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != owner)
+      g->row.draw_offer_seat = -1;
+    ref_log_info("game %lld: %s %s (prepared)", (long long)g->row.id,
+                 g->desc->seat_names[owner], label);
+    len = strlen(g->reply);
+    snprintf(g->reply + len, sizeof(g->reply) - len, "%s%s", len ? ", " : "", label);
+    len = strlen(lines[owner]);
+    snprintf(lines[owner] + len, 600 - len, "%s    %s", len ? "\n" : "", line);
+    snprintf(expected, sizeof(expected), "%s", rcanon);
+    mover = owner;
+  }
+  return 0;
+}
+
 /* The move of this mail: its candidate lines must read as one legal turn
  * (rules-spec.md §1.1: one turn per email; turnread.c joins a play written
  * over several lines, issue 13). */
@@ -148,9 +224,21 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
     g->row.draw_offer_seat = -1;
   ref_log_info("game %lld: %s %s", (long long)g->row.id, g->desc->seat_names[seat], numbered);
+  /* a draw claimed with the move (notify 0) is judged on this position:
+   * no prepared answer comes between */
   if(!notify)
     return after_change(m, g, seat, NULL, NULL);
-  return after_change(m, g, seat, "move-accepted.txt", "your-move.txt");
+  {
+    char lines[2][600] = {"", ""};
+    struct tpl_var extra[2] = {{"lines", lines[0]}, {"lines", lines[1]}};
+    if(play_prepared(m, g, seat, canon, lines))
+      return -1;
+    /* the owner of a line that played hears which; the mover sees the
+     * answer as a move ({reply}), never the line */
+    return after_change_ex(m, g, seat, "move-accepted.txt",
+                           lines[1 - seat][0] ? "conditional-played.txt" : "your-move.txt",
+                           extra, 2);
+  }
 }
 
 /* Cube decisions and the roll (rules-spec.md §4.3, §1.6). The rules

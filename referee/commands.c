@@ -32,6 +32,8 @@ static const struct word table[] = {
   {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
   {"confirm", REF_CMD_CONFIRM},
+  {"conditionals", REF_CMD_CONDITIONALS}, {"conditional", REF_CMD_CONDITIONALS},
+  {"if", REF_CMD_IF},
 };
 
 static const char *const names[REF_CMD_LAST] = {
@@ -39,7 +41,7 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm",
+  "confirm", "if", "conditionals",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)
@@ -210,6 +212,17 @@ static void take_guard(struct ref_cmds *out, char *buf)
   }
 }
 
+/* Whether "then" stands in `s` as a word of its own. */
+static int has_then(const char *s)
+{
+  const char *p;
+  for(p = s; *p; p++)
+    if((p == s || isspace((unsigned char)p[-1])) && !strncasecmp(p, "then", 4) &&
+       (!p[4] || isspace((unsigned char)p[4])))
+      return 1;
+  return 0;
+}
+
 static void parse_line(struct ref_cmds *out, const char *line, size_t len)
 {
   char buf[256];
@@ -229,6 +242,10 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
     if(m)
       break;
   }
+  /* issue 18: "if ... then ..." is a prepared line only with its "then";
+   * "If you agree, ..." stays prose */
+  if(m && table[i].kind == REF_CMD_IF && !has_then(buf + m))
+    m = 0;
   if(m && out->ncmd < REF_CMD_MAX) {
     struct ref_cmd *c = &out->cmd[out->ncmd++];
     const char *rest = buf + m;

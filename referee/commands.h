@@ -45,6 +45,9 @@ enum ref_cmd_kind {
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
+  /* issue 18, cmd_conditional.c */
+  REF_CMD_IF,           /* if MOVE [MOVE ...] then MOVE: a prepared line (arg: after "if") */
+  REF_CMD_CONDITIONALS, /* conditionals [clear]: the sender's prepared lines */
   REF_CMD_LAST
 };
 

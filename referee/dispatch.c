@@ -135,6 +135,11 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_RATINGS:
     case REF_CMD_RATING:
     case REF_CMD_STANDINGS: break;
+    /* issue 18: the list is a query, "conditionals clear" acts */
+    case REF_CMD_CONDITIONALS:
+      if(strcasecmp(cmds->cmd[i].arg, "clear"))
+        break;
+      return 1;
     default: return 1;
     }
   return 0;
@@ -217,7 +222,7 @@ static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct re
 static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmds *cmds)
 {
-  int i, moved = 0, stale = 0, roll_with_play = 0;
+  int i, moved = 0, stale = 0, roll_with_play = 0, prepared = 0;
 
   /* "#N" first: a mail written for another position does nothing */
   if(guard_refused(m, g, seat, cmds, &stale))
@@ -324,8 +329,19 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
+    /* issue 18: every "if ... then ..." of the mail at once, before the
+     * move it may follow (checked from the position after it, kept
+     * before it is played, so that the move's answer meets them) */
+    if(c->kind == REF_CMD_IF) {
+      if(!prepared && (rc = ref_do_if(m, g, seat, cmds)) == 0 && !m->refused)
+        prepared = 1;
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
     switch(c->kind) {
     case REF_CMD_ACCEPT: rc = ref_do_accept(m, g, seat, c); break;
+    case REF_CMD_CONDITIONALS: rc = ref_do_conditionals(m, g, seat, c); break;
     case REF_CMD_DECLINE:
       rc = ref_do_decline(m, g, seat, c);
       break;

@@ -78,7 +78,8 @@ int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, c
       rc = ops->roll(g->state, faces, n, &err);
     }
   }
-  /* create, accept, decline, offer, end: bookkeeping, no rules effect */
+  /* create, accept, decline, offer, end, conditional (issue 18: the line
+   * whose move follows): bookkeeping, no rules effect */
   if(rc != REF_OK) {
     snprintf(why, cap, "journal entry %lld (%s '%s') does not replay: %s",
              (long long)e->seq, e->kind, e->text, err.reason);
