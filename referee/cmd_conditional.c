@@ -179,6 +179,45 @@ static int tell_list(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
   return ref_tell_seat(m, g, seat, "conditionals.txt", extra, 1);
 }
 
+/* A game with the cube: the one prepared answer is to the opponent's next
+ * double, "if double then take" (or drop; "accept" and "decline" read as
+ * those), kept until a double uses it or "conditionals clear". The last
+ * such line of a mail is the one kept. */
+static int cube_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmds *cmds)
+{
+  struct ref_status s;
+  int i, answer = REF_CUBE_ANSWER_NONE, with_move = cmds->ncand > 0;
+  const char *line = "";
+  for(i = 0; i < cmds->ncmd; i++) {
+    const struct ref_cmd *c = &cmds->cmd[i];
+    char a[16], b[16], d[16], extra[8];
+    int k;
+    if(c->kind != REF_CMD_IF)
+      continue;
+    line = c->line;
+    k = sscanf(c->arg, "%15s %15s %15s %7s", a, b, d, extra);
+    if(k != 3 || strcasecmp(a, "double") || strcasecmp(b, "then"))
+      return ref_refuse(m, g, seat, c->line, "conditional-cube", g->desc->title, NULL);
+    if(!strcasecmp(d, "take") || !strcasecmp(d, "accept"))
+      answer = REF_CUBE_ANSWER_TAKE;
+    else if(!strcasecmp(d, "drop") || !strcasecmp(d, "decline") || !strcasecmp(d, "pass"))
+      answer = REF_CUBE_ANSWER_DROP;
+    else
+      return ref_refuse(m, g, seat, c->line, "conditional-cube", g->desc->title, NULL);
+  }
+  /* doubled already: the answer is due now, not in advance */
+  g->desc->ops->status(g->state, &s);
+  if(s.phase == REF_PHASE_CUBE_REPLY && s.turn == seat)
+    return ref_refuse(m, g, seat, line, "conditional-doubled", "", NULL);
+  if(ref_cube_answer_set(m->svc, g->row.id, seat, answer))
+    return -1;
+  ref_log_info("game %lld: %s answers the next double in advance", (long long)g->row.id,
+               g->desc->seat_names[seat]);
+  /* with a play, the play's mail lists it */
+  return with_move ? 0 : tell_list(m, g, seat);
+}
+
 int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
               const struct ref_cmds *cmds)
 {
@@ -197,6 +236,8 @@ int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       first = i;
   if(first < 0)
     return 0;
+  if(g->desc->flags & REF_GAME_CUBE)
+    return cube_answer(m, g, seat, cmds);
   if((g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
     return ref_refuse(m, g, seat, cmds->cmd[first].line, "conditional-dice", g->desc->title,
                       NULL);
@@ -313,16 +354,18 @@ out:
 int ref_do_conditionals(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmd *c)
 {
-  if(!strcasecmp(c->arg, "clear")) {
-    if(store_conditionals_clear(m->svc->st, g->row.id, seat))
+  int cube = (g->desc->flags & REF_GAME_CUBE) != 0;
+  if(((g->desc->flags & REF_GAME_DICE) && !cube) || g->nseats != 2)
+    return ref_refuse(m, g, seat, c->line, "conditional-dice", g->desc->title, NULL);
+  if(c->arg[0] && strcasecmp(c->arg, "clear"))
+    return ref_refuse(m, g, seat, c->line, "conditional-unreadable", "", NULL);
+  if(c->arg[0]) {
+    if(store_conditionals_clear(m->svc->st, g->row.id, seat) ||
+       (cube && ref_cube_answer_set(m->svc, g->row.id, seat, REF_CUBE_ANSWER_NONE)))
       return -1;
     ref_log_info("game %lld: %s cleared the prepared lines", (long long)g->row.id,
                  g->desc->seat_names[seat]);
   }
-  else if(c->arg[0])
-    return ref_refuse(m, g, seat, c->line, "conditional-unreadable", "", NULL);
-  if((g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
-    return ref_refuse(m, g, seat, c->line, "conditional-dice", g->desc->title, NULL);
   return tell_list(m, g, seat);
 }
 

@@ -45,6 +45,10 @@ static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
     if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL) ||
        store_conditionals_clear(m->svc->st, g->row.id, -1))
       return -1;
+    for(i = 0; i < g->nseats && (g->desc->flags & REF_GAME_CUBE); i++)
+      if(ref_cube_answer_get(m->svc, g->row.id, (int)i) > 0 &&
+         ref_cube_answer_set(m->svc, g->row.id, (int)i, REF_CUBE_ANSWER_NONE))
+        return -1;
     ref_log_info("game %lld: over, %s", (long long)g->row.id, g->row.result);
     return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
   }
@@ -241,6 +245,39 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
 }
 
+/* issue 18: the doubled player's standing answer ("if double then take"),
+ * given at once in the doubler's mail, after a "conditional" entry; used
+ * up. The doubler sees a take or a drop as if mailed. */
+static int answer_double(struct ref_msg_ctx *m, struct ref_game_ctx *g, int owner, int answer)
+{
+  enum ref_action a = answer == REF_CUBE_ANSWER_TAKE ? REF_ACT_TAKE : REF_ACT_DROP;
+  struct ref_err err;
+  char text[64], line[64], lines[2][80] = {"", ""};
+  struct tpl_var extra[2] = {{"lines", lines[0]}, {"lines", lines[1]}};
+  if(ref_cube_answer_set(m->svc, g->row.id, owner, REF_CUBE_ANSWER_NONE))
+    return -1;
+  memset(&err, 0, sizeof(err));
+  snprintf(line, sizeof(line), "if double then %s", a == REF_ACT_TAKE ? "take" : "drop");
+  if(g->desc->ops->act(g->state, owner, a, 0, &err) != REF_OK) {
+    /* not answerable after all (a rules change): asked as usual */
+    ref_log_warn("game %lld: the standing '%s' does not apply (%s)", (long long)g->row.id, line,
+                 err.reason);
+    if(ref_game_save(m->svc, g))
+      return -1;
+    m->changed = 1;
+    return ref_tell_seat(m, g, owner, "double-offered.txt", NULL, 0) ||
+           ref_tell_seat(m, g, 1 - owner, "double-sent.txt", NULL, 0);
+  }
+  ref_action_text(text, sizeof(text), a, 0);
+  if(ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
+     ref_journal(m->svc, g, owner, "action", text, NULL))
+    return -1;
+  ref_log_info("game %lld: %s: %s (standing answer)", (long long)g->row.id,
+               g->desc->seat_names[owner], text);
+  snprintf(lines[owner], sizeof(lines[owner]), "    %s", line);
+  return after_change_ex(m, g, owner, "cube-taken.txt", "cube-taken.txt", extra, 2);
+}
+
 /* Cube decisions and the roll (rules-spec.md §4.3, §1.6). The rules
  * judge whether each is allowed now; their reason key words the refusal. */
 int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -278,6 +315,11 @@ int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(ref_journal(m->svc, g, seat, "action", text, NULL))
     return -1;
   if(a == REF_ACT_DOUBLE) {
+    int answer = ref_cube_answer_get(m->svc, g->row.id, 1 - seat);
+    if(answer < 0)
+      return -1;
+    if(answer != REF_CUBE_ANSWER_NONE)
+      return answer_double(m, g, 1 - seat, answer);
     if(ref_game_save(m->svc, g))
       return -1;
     m->changed = 1;

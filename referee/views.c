@@ -173,7 +173,8 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 /* The seat's prepared lines that still wait (issue 18), one a line as
  * "if Nf6 then e5"; "" when none. A branch kept for a move that came and
- * went (ply passed) no longer waits and is not shown. */
+ * went (ply passed) no longer waits and is not shown. In a game with the
+ * cube: the standing answer to the next double. */
 void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
                            size_t cap)
 {
@@ -181,6 +182,13 @@ void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int 
   struct ref_status s;
   size_t n = 0, i, used = 0;
   buf[0] = '\0';
+  /* a dice game's one prepared answer: to the next double */
+  if(g->started && (g->desc->flags & REF_GAME_CUBE)) {
+    int a = ref_cube_answer_get(svc, g->row.id, seat);
+    if(a > 0)
+      snprintf(buf, cap, "    if double then %s", a == REF_CUBE_ANSWER_TAKE ? "take" : "drop");
+    return;
+  }
   if(!g->started || (g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
     return;
   g->desc->ops->status(g->state, &s);
