@@ -260,9 +260,11 @@ int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
      * the sender's own turn */
     if(!t->found && !t->conflict && t->err.code != REF_EILLEGAL &&
        t->err.code != REF_EAMBIGUOUS) {
-      free(t);
       free(from);
-      return ref_refuse(m, g, seat, cmds->cmd[first].line, "conditional-your-turn", "", NULL);
+      /* the nearest legal moves help a move mistyped beside the line */
+      rc = ref_refuse(m, g, seat, cmds->cmd[first].line, "conditional-your-turn", "", &t->err);
+      free(t);
+      return rc;
     }
     /* a move that is not legal is refused by the move that follows:
      * nothing is kept then */
