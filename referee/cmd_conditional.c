@@ -8,7 +8,9 @@
  * path, so this file never calls cmd_play.c.
  *
  * The grammar, tolerant like the rest of the command reader: "if", then
- * the plies separated by spaces or commas, "then", the player's answer.
+ * the plies separated by spaces (a comma or semicolon after a ply is
+ * dropped), "then", the player's answer; "then" stands before the last
+ * ply only.
  * The plies alternate: the opponent's expected move, the player's answer,
  * the opponent's next expected move, ..., and after "then" the player's
  * last answer. Move numbers are skipped ("if 1...Nf6 then 2.e5" reads as
@@ -42,6 +44,7 @@ struct cond_line {
   char written[COND_PLIES_MAX][REF_NOTATION_MAX];
   char canon[COND_PLIES_MAX][REF_NOTATION_MAX];
   int n;
+  int dup;          /* the same as a branch before it, or one kept: not stored again */
   const char *line; /* the command line as written ("if ... then ...") */
 };
 
@@ -69,8 +72,15 @@ static int split_line(const char *arg, struct cond_line *out)
   int then_at = -1;
   snprintf(buf, sizeof(buf), "%s", arg);
   out->n = 0;
-  for(tok = strtok_r(buf, " \t,;", &save); tok; tok = strtok_r(NULL, " \t,;", &save)) {
+  for(tok = strtok_r(buf, " \t", &save); tok; tok = strtok_r(NULL, " \t", &save)) {
     const char *t;
+    size_t len = strlen(tok);
+    /* "if Nf6, then e5": a list comma is no part of the ply; one inside
+     * a ply stays (Doublemove's "Rd1-d2,Rd2-d3") */
+    while(len && (tok[len - 1] == ',' || tok[len - 1] == ';'))
+      tok[--len] = '\0';
+    if(!len)
+      continue;
     if(!strcasecmp(tok, "then")) {
       if(then_at >= 0)
         return -1;
@@ -165,6 +175,17 @@ static int conflict(char a[][REF_NOTATION_MAX], int na, char b[][REF_NOTATION_MA
     return 1;
   }
   return 0;
+}
+
+/* The same branch twice. */
+static int same(char a[][REF_NOTATION_MAX], int na, char b[][REF_NOTATION_MAX], int nb)
+{
+  int l = 0;
+  if(na != nb)
+    return 0;
+  while(l < na && !strcmp(a[l], b[l]))
+    l++;
+  return l == na;
 }
 
 /* conditionals.txt: the lines still waiting, or a word that there are
@@ -301,9 +322,12 @@ int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     goto out;
   }
   for(i = 0; i < n && !rc; i++) {
-    for(j = 0; j < i && !rc; j++)
+    for(j = 0; j < i && !rc; j++) {
       if(conflict(lines[i].canon, lines[i].n, lines[j].canon, lines[j].n, at, sizeof(at)))
         rc = 1;
+      else if(same(lines[i].canon, lines[i].n, lines[j].canon, lines[j].n))
+        lines[i].dup = 1;
+    }
     for(k = 0; k < nkept && !rc; k++) {
       char old[COND_PLIES_MAX][REF_NOTATION_MAX];
       int nold;
@@ -312,6 +336,8 @@ int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       nold = split_plies(kept[k].plies, old, COND_PLIES_MAX);
       if(conflict(lines[i].canon, lines[i].n, old, nold, at, sizeof(at)))
         rc = 1;
+      else if(same(lines[i].canon, lines[i].n, old, nold))
+        lines[i].dup = 1;
     }
     if(rc)
       rc = ref_refuse(m, g, seat, lines[i].line, "conditional-conflict", at, NULL) ? -1 : 1;
@@ -327,6 +353,8 @@ int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     }
   for(i = 0; i < n; i++) {
     size_t used = 0;
+    if(lines[i].dup) /* sent again: kept once */
+      continue;
     memset(&row, 0, sizeof(row));
     row.game = g->row.id;
     row.seat = seat;
