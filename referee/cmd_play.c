@@ -3,7 +3,10 @@
  * per mail, §1.1), draws (offer, accept, decline, claim), the cube and the
  * roll (§4.3, §1.6), resignations (BG-5's offers in cube games). The rules
  * judge each; after a change, turns.c rolls and plays forced turns, and
- * the result or the next turn is mailed. Layer 6, "handlers"
+ * the result or the next turn is mailed. A move may call for the other
+ * player's prepared answer (issue 18, cmd_conditional.c says which), and
+ * a double for their standing take or drop: played here, in the same
+ * mail, each after a "conditional" journal entry. Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"

@@ -4,7 +4,8 @@
  * (local+GAME.TOKEN@ or "[tabula GAME TOKEN]"); the token and the From
  * must match the seat (auth = token+from); time first (a late mail finds
  * the game lost on time); the "#N" guard; then each command to its handler
- * (handlers_int.h), the move last; the clock restarted and the observers
+ * (handlers_int.h), a mail's prepared lines (issue 18) before its move,
+ * the move last; the clock restarted and the observers
  * told when the game changed. The transaction around it is message.c's.
  */
 #include "entry_int.h"
