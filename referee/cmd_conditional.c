@@ -401,7 +401,7 @@ int ref_do_conditionals(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int owner,
                            const char *played, int64_t ply, char *reply, size_t cap,
-                           char *line, size_t linecap)
+                           char *line, size_t linecap, char *dropped, size_t dcap)
 {
   struct store_conditional *rows = NULL;
   size_t n = 0, i;
@@ -416,6 +416,10 @@ int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int 
     /* stale (kept for another move) or not the move that came: discarded */
     if(rows[i].ply != ply || np < 2 || strcmp(p[0], played) ||
        (fired && strcmp(p[1], reply))) {
+      size_t len = strlen(dropped);
+      /* the owner hears of a line that waited for this move */
+      if(rows[i].ply == ply && len < dcap)
+        snprintf(dropped + len, dcap - len, "%s    %s", len ? "\n" : "", rows[i].line);
       if(store_conditional_delete(svc->st, rows[i].id) != STORE_OK)
         rc = -1;
       continue;

@@ -21,7 +21,7 @@
  * journal the result and tell everyone. */
 static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                            const char *mover_tmpl, const char *other_tmpl,
-                           const struct tpl_var *extra, size_t nextra);
+                           const struct tpl_var *extra, size_t per_seat);
 
 static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const char *mover_tmpl, const char *other_tmpl)
@@ -29,11 +29,12 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return after_change_ex(m, g, seat, mover_tmpl, other_tmpl, NULL, 0);
 }
 
-/* The same, with extras for the players' mails: extra[i] goes to seat i
- * alone (issue 18: each owner hears of their own prepared lines). */
+/* The same, with extras for the players' mails: `per_seat` of them each,
+ * seat i's from extra[i * per_seat], to seat i alone (issue 18: each
+ * owner hears of their own prepared lines). */
 static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                            const char *mover_tmpl, const char *other_tmpl,
-                           const struct tpl_var *extra, size_t nextra)
+                           const struct tpl_var *extra, size_t per_seat)
 {
   struct ref_status s;
   size_t i;
@@ -63,7 +64,8 @@ static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
     other_tmpl = NULL;
   for(i = 0; i < g->nseats; i++) {
     const char *t = (int)i == seat ? mover_tmpl : other_tmpl;
-    if(t && ref_tell_seat(m, g, (int)i, t, i < nextra ? &extra[i] : NULL, i < nextra ? 1 : 0))
+    if(t && ref_tell_seat(m, g, (int)i, t, extra ? &extra[i * per_seat] : NULL,
+                          extra ? per_seat : 0))
       return -1;
   }
   return 0;
@@ -130,9 +132,10 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
  * "conditional" entry holding the line as its owner wrote it (takeback
  * refuses a move so preceded). An answer may meet a line of the other
  * player's in turn, so the loop goes on while lines answer; `lines[s]`
- * collects the lines of seat s that played, `g->reply` the moves made. */
+ * collects the lines of seat s that played, `dropped[s]` those the move
+ * did not match, `g->reply` the moves made. */
 static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int mover,
-                         const char *canon, char lines[2][600])
+                         const char *canon, char lines[2][600], char dropped[2][600])
 {
   const struct ref_game_ops *ops = g->desc->ops;
   char expected[REF_NOTATION_MAX], reply[REF_NOTATION_MAX], line[256];
@@ -152,7 +155,7 @@ static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int move
     if(s.phase != REF_PHASE_MOVE || s.turn != owner)
       return 0;
     rc = ref_conditional_answer(m->svc, g, owner, expected, g->moves - 1, reply, sizeof(reply),
-                                line, sizeof(line));
+                                line, sizeof(line), dropped[owner], 600);
     if(rc <= 0)
       return rc;
     memset(&err, 0, sizeof(err));
@@ -236,9 +239,12 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(!notify)
     return after_change(m, g, seat, NULL, NULL);
   {
-    char lines[2][600] = {"", ""};
-    struct tpl_var extra[2] = {{"lines", lines[0]}, {"lines", lines[1]}};
-    if(play_prepared(m, g, seat, canon, lines))
+    char lines[2][600] = {"", ""}, dropped[2][600] = {"", ""};
+    struct tpl_var extra[4] = {{"lines", lines[0]},
+                               {"dropped", dropped[0]},
+                               {"lines", lines[1]},
+                               {"dropped", dropped[1]}};
+    if(play_prepared(m, g, seat, canon, lines, dropped))
       return -1;
     /* the owner of a line that played hears which; the mover sees the
      * answer as a move ({reply}), never the line */
@@ -278,7 +284,7 @@ static int answer_double(struct ref_msg_ctx *m, struct ref_game_ctx *g, int owne
   ref_log_info("game %lld: %s: %s (standing answer)", (long long)g->row.id,
                g->desc->seat_names[owner], text);
   snprintf(lines[owner], sizeof(lines[owner]), "    %s", line);
-  return after_change_ex(m, g, owner, "cube-taken.txt", "cube-taken.txt", extra, 2);
+  return after_change_ex(m, g, owner, "cube-taken.txt", "cube-taken.txt", extra, 1);
 }
 
 /* Cube decisions and the roll (rules-spec.md §4.3, §1.6). The rules

@@ -42,14 +42,15 @@ int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
  * one fails); conditionals [clear]. ref_conditional_answer: after a move
  * `played` (canonical) of the opponent made at move count `ply`, owner's
  * branches go on or are discarded; 1 with the answer to play (`reply`,
- * canonical) and the line as written, 0 none, -1 store error. */
+ * canonical) and the line as written, 0 none, -1 store error; the lines
+ * the move did not match are added to `dropped`, one a line. */
 int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
               const struct ref_cmds *cmds);
 int ref_do_conditionals(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmd *c);
 int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int owner,
                            const char *played, int64_t ply, char *reply, size_t cap,
-                           char *line, size_t linecap);
+                           char *line, size_t linecap, char *dropped, size_t dcap);
 
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the
