@@ -234,24 +234,29 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
     g->row.draw_offer_seat = -1;
   ref_log_info("game %lld: %s %s", (long long)g->row.id, g->desc->seat_names[seat], numbered);
+  snprintf(g->played_canon, sizeof(g->played_canon), "%s", canon);
   /* a draw claimed with the move (notify 0) is judged on this position:
-   * no prepared answer comes between */
+   * no prepared answer comes between; if the claim fails, the caller
+   * mails the move through ref_move_answered */
   if(!notify)
     return after_change(m, g, seat, NULL, NULL);
-  {
-    char lines[2][600] = {"", ""}, dropped[2][600] = {"", ""};
-    struct tpl_var extra[4] = {{"lines", lines[0]},
-                               {"dropped", dropped[0]},
-                               {"lines", lines[1]},
-                               {"dropped", dropped[1]}};
-    if(play_prepared(m, g, seat, canon, lines, dropped))
-      return -1;
-    /* the owner of a line that played hears which; the mover sees the
-     * answer as a move ({reply}), never the line */
-    return after_change_ex(m, g, seat, "move-accepted.txt",
-                           lines[1 - seat][0] ? "conditional-played.txt" : "your-move.txt",
-                           extra, 2);
-  }
+  return ref_move_answered(m, g, seat);
+}
+
+int ref_move_answered(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+{
+  char lines[2][600] = {"", ""}, dropped[2][600] = {"", ""};
+  struct tpl_var extra[4] = {{"lines", lines[0]},
+                             {"dropped", dropped[0]},
+                             {"lines", lines[1]},
+                             {"dropped", dropped[1]}};
+  if(play_prepared(m, g, seat, g->played_canon, lines, dropped))
+    return -1;
+  /* the owner of a line that played hears which; the mover sees the
+   * answer as a move ({reply}), never the line */
+  return after_change_ex(m, g, seat, "move-accepted.txt",
+                         lines[1 - seat][0] ? "conditional-played.txt" : "your-move.txt",
+                         extra, 2);
 }
 
 /* issue 18: the doubled player's standing answer ("if double then take"),

@@ -293,9 +293,10 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
         return 0;
       rc = ref_do_draw(m, g, seat, c);
+      /* the claim failed: the move stands, and meets the opponent's
+       * prepared answers as any move (issue 18) */
       if(!rc && g->row.phase == STORE_GAME_ACTIVE)
-        rc = ref_tell_seat(m, g, seat, "move-accepted.txt", NULL, 0) ||
-             ref_tell_seat(m, g, 1 - seat, "your-move.txt", NULL, 0);
+        rc = ref_move_answered(m, g, seat);
       return rc;
     }
     {

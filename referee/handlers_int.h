@@ -21,7 +21,8 @@ int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c);
 
 /* cmd_play.c: a move (the mail's candidate lines; `notify` 0 leaves the
- * mails to a draw claim that follows it); draw offer|accept|decline|claim;
+ * mails, and the opponent's prepared answers, to a draw claim that
+ * follows it: ref_move_answered when the claim fails); draw offer|accept|decline|claim;
  * double, take, drop, roll (`kind` after "accept"/"decline" became take or
  * drop); resign [gammon|backgammon] (level 1 to 3), and the answer to a
  * standing resignation offer (accept or decline). */
@@ -29,6 +30,10 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmds *cmds, int notify);
 int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c);
+/* The mails of seat's move just made by ref_do_move (notify 0), after the
+ * other player's prepared answers it calls for (issue 18): a move sent
+ * with a draw claim that failed. */
+int ref_move_answered(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c, enum ref_cmd_kind kind, int has_move);
 int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
