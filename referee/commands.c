@@ -575,8 +575,10 @@ static size_t sanitize(char *dst, size_t cap, struct span l)
   while(i < l.n) {
     size_t c = char_len(p + i, l.n - i);
     int drop = 0, space = 0;
-    if(c == 1)
-      drop = p[i] < 0x20 || p[i] == 0x7f || p[i] >= 0x80, space = p[i] == '\t';
+    if(c == 1) {
+      drop = p[i] < 0x20 || p[i] == 0x7f || p[i] >= 0x80; /* >= 0x80: a stray byte */
+      space = p[i] == '\t';
+    }
     else if(c == 2)
       drop = p[i] == 0xc2 && p[i + 1] < 0xa0;
     else if(c == 3)
