@@ -344,10 +344,9 @@ int ref_do_seeks(struct ref_msg_ctx *m)
 
   /* the list is no one's business but players' and confirmed addresses':
    * a stranger hears nothing (issue 13) */
-  switch(ref_known_player(svc, m->mail->from)) {
-  case -1: return -1;
-  case 0: m->refused = 1; return 0;
-  default: break;
+  if(!ref_known_player(svc, m->mail->from)) {
+    m->refused = 1;
+    return 0;
   }
   if(store_seeks_open(svc->st, &open, &n, NULL, NULL) != STORE_OK)
     return -1;
@@ -378,7 +377,7 @@ out:
   return rc;
 }
 
-int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c)
+int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
@@ -389,7 +388,14 @@ int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c)
   size_t n = 0, i, done = 0;
   int rc = -1;
 
-  if(c->arg[0]) {
+  /* "seek cancel #3": the number was read as the mail's "#N" guard
+   * (commands.c); it names the seek, and must not widen the cancel to
+   * every seek of the sender's */
+  if(!c->arg[0] && guard > 0) {
+    want = guard;
+    snprintf(which, sizeof(which), " %d", guard);
+  }
+  else if(c->arg[0]) {
     char *end;
     want = strtoll(c->arg, &end, 10);
     snprintf(which, sizeof(which), " %.40s", c->arg);

@@ -135,7 +135,10 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_RATINGS:
     case REF_CMD_RATING:
     case REF_CMD_STANDINGS:
-    case REF_CMD_SEEKS: break;
+    /* seeks (issue 18) change no game; "seek cancel #3" names a seek */
+    case REF_CMD_SEEK:
+    case REF_CMD_SEEKS:
+    case REF_CMD_UNSEEK: break;
     default: return 1;
     }
   return 0;
@@ -252,7 +255,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
       rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
            : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
-                                      : ref_do_unseek(m, c);
+                                      : ref_do_unseek(m, c, cmds->guard);
       if(rc || m->refused)
         return rc;
       continue;
@@ -429,7 +432,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
       if(c->kind == REF_CMD_SEEKS)
         return ref_do_seeks(m);
       if(c->kind == REF_CMD_UNSEEK)
-        return ref_do_unseek(m, c);
+        return ref_do_unseek(m, c, cmds.guard);
     }
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))

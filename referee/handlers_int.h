@@ -89,12 +89,12 @@ int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 /* cmd_seek.c (issue 18): seek GAME [as SEAT] [days=N] [rated|unrated]
  * [private] [options] from a confirmed address (a matching open seek
  * starts the game at once), seeks (the open ones, no addresses), seek
- * cancel / unseek [N]; an open seek past its expiry closed and its
+ * cancel / unseek [N] (N also as the mail's "#N", guard; -1 none); an open seek past its expiry closed and its
  * author told once (the tick, in its own transaction; *did 1 when it
  * did). */
 int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c);
 int ref_do_seeks(struct ref_msg_ctx *m);
-int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c);
+int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard);
 int ref_seek_expire(struct ref_service *svc, int64_t id, int64_t now, int *did);
 
 /* compete.c: after a game ended and its result was mailed, in the same
