@@ -20,6 +20,7 @@ static const struct word table[] = {
   {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
   {"claim time", REF_CMD_CLAIM_TIME},   {"time claim", REF_CMD_CLAIM_TIME},
   {"no double", REF_CMD_ROLL},
+  {"seek cancel", REF_CMD_UNSEEK}, {"cancel seek", REF_CMD_UNSEEK},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
   {"reject", REF_CMD_DECLINE},
   {"board", REF_CMD_BOARD},   {"legal", REF_CMD_LEGAL},   {"history", REF_CMD_HISTORY},
@@ -33,6 +34,7 @@ static const struct word table[] = {
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
   {"confirm", REF_CMD_CONFIRM},
   {"message", REF_CMD_MESSAGE}, {"comments", REF_CMD_COMMENTS},
+  {"seek", REF_CMD_SEEK},     {"seeks", REF_CMD_SEEKS},   {"unseek", REF_CMD_UNSEEK},
 };
 
 static const char *const names[REF_CMD_LAST] = {
@@ -40,7 +42,7 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm", "message", "comments",
+  "confirm", "message", "comments", "seek", "seeks", "seek cancel",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)
@@ -168,6 +170,14 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       for(i = 0; tok[i]; i++)
         tok[i] = (char)tolower((unsigned char)tok[i]);
       snprintf(c->arg, sizeof(c->arg), "%s", tok);
+      continue;
+    }
+    /* the service's words end a value with spaces: "days=3 unrated" is
+     * two words, not days "3 unrated" (issue 18) */
+    if(!strcasecmp(tok, "rated") || !strcasecmp(tok, "unrated") ||
+       !strcasecmp(tok, "private")) {
+      add_option(c, tok);
+      open_value = 0;
       continue;
     }
     if(strchr(tok, '=')) {
@@ -326,7 +336,8 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     snprintf(c->line, sizeof(c->line), "%s", buf);
     while(*rest && (isspace((unsigned char)*rest) || *rest == ':'))
       rest++;
-    if(c->kind == REF_CMD_NEW)
+    /* seek GAME [options]: the same words as new (issue 18), no "with" */
+    if(c->kind == REF_CMD_NEW || c->kind == REF_CMD_SEEK)
       parse_new(c, rest);
     else if(c->kind == REF_CMD_ACCEPT) {
       /* accept [entropy: TEXT] (dice-protocol.md: the text after "entropy:") */

@@ -48,6 +48,10 @@ enum ref_cmd_kind {
   /* issue 18, cmd_talk.c */
   REF_CMD_MESSAGE,      /* message [TEXT]: the mail's words to the opponent, no move */
   REF_CMD_COMMENTS,     /* comments on|off: whether the opponent's words reach me */
+  /* issue 18, cmd_seek.c */
+  REF_CMD_SEEK,         /* seek GAME [as SEAT] [days=N] [rated|unrated] [options] */
+  REF_CMD_SEEKS,        /* seeks: the open seeks */
+  REF_CMD_UNSEEK,       /* seek cancel [N] | unseek [N]: withdraw the sender's own */
   REF_CMD_LAST
 };
 
@@ -57,9 +61,9 @@ enum ref_cmd_kind {
 
 struct ref_cmd {
   enum ref_cmd_kind kind;
-  char arg[256];                    /* GAME for new/help; level for resign */
-  char options[256];                /* new: "key=value;..." */
-  int options_cut;                  /* new: the options did not fit in options[] */
+  char arg[256];                    /* GAME for new/seek/help; level for resign */
+  char options[256];                /* new, seek: "key=value;..." */
+  int options_cut;                  /* new, seek: the options did not fit in options[] */
   char with[REF_WITH_MAX][256];     /* new: invitees as written */
   int nwith;
   char entropy[256];                /* accept: the entropy text, trimmed */
