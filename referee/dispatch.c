@@ -135,6 +135,8 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_RATINGS:
     case REF_CMD_RATING:
     case REF_CMD_STANDINGS:
+    case REF_CMD_MESSAGE: /* words, not a move: the game is not touched */
+    case REF_CMD_COMMENTS:
     /* seeks (issue 18) change no game; "seek cancel #3" names a seek */
     case REF_CMD_SEEK:
     case REF_CMD_SEEKS:
@@ -247,6 +249,17 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
            : c->kind == REF_CMD_RATING    ? ref_do_rating(m, g, seat, c)
            : c->kind == REF_CMD_STANDINGS ? ref_do_standings(m, g, seat, c)
                                           : ref_do_tournament(m, c);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
+    /* issue 18: `message` is sent after the rest (ref_dispatch), and only
+     * when nothing else carried the words; `comments on|off` is the
+     * player's, in any phase */
+    if(c->kind == REF_CMD_MESSAGE)
+      continue;
+    if(c->kind == REF_CMD_COMMENTS) {
+      rc = ref_do_comments(m, g, seat, c);
       if(rc || m->refused)
         return rc;
       continue;
@@ -397,7 +410,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   const struct mail_msg *mail = m->mail;
   struct ref_cmds cmds;
   struct ref_game_ctx g;
-  char token[64], why[256];
+  char token[64], why[256], comment[2560];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
@@ -484,8 +497,20 @@ int ref_dispatch(struct ref_msg_ctx *m)
     if(rc == 1)
       rc = ref_lost_on_time(m, &g, late, deadline, 0);
   }
+  /* issue 18: the sender's words beside what the mail does, for the
+   * opponent's mails (views.c); only now, once the seat is proven */
+  if(!rc && (rc = ref_comment_prepare(m, &g, seat, &cmds, comment, sizeof(comment))))
+    ref_log_error("game %lld: out of memory reading a comment", (long long)game);
   if(!rc)
     rc = game_commands(m, &g, seat, &cmds);
+  /* `message` alone: the words go in a mail of their own; beside an
+   * action they went with its mails (or the sender was told why not) */
+  if(!rc && !m->refused && !m->comment_told)
+    for(i = 0; i < cmds.ncmd; i++)
+      if(cmds.cmd[i].kind == REF_CMD_MESSAGE) {
+        rc = ref_do_message(m, &g, seat, &cmds.cmd[i]);
+        break;
+      }
   if(!rc && m->changed)
     rc = ref_clock_sync(svc, &g);
   /* observe GAME: what changed, shown to the game's observers */

@@ -71,6 +71,14 @@ int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);
 
+/* cmd_talk.c (issue 18): message [TEXT], the mail's words (m->comment,
+ * talk.c) to the other players of a started or finished game; comments
+ * on|off, the sender's own. */
+int ref_do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c);
+int ref_do_comments(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmd *c);
+
 /* cmd_compete.c (issue 19): ratings [GAME], rating. Without a game (g
  * NULL, seat -1) the sender is answered when it plays somewhere. */
 int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
