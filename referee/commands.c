@@ -19,6 +19,9 @@ static const struct word table[] = {
   {"draw decline", REF_CMD_DRAW_DECLINE}, {"decline draw", REF_CMD_DRAW_DECLINE},
   {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
   {"claim time", REF_CMD_CLAIM_TIME},   {"time claim", REF_CMD_CLAIM_TIME},
+  {"takeback accept", REF_CMD_TAKEBACK_ACCEPT}, {"accept takeback", REF_CMD_TAKEBACK_ACCEPT},
+  {"takeback decline", REF_CMD_TAKEBACK_DECLINE},
+  {"decline takeback", REF_CMD_TAKEBACK_DECLINE},
   {"no double", REF_CMD_ROLL},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
   {"reject", REF_CMD_DECLINE},
@@ -32,6 +35,7 @@ static const struct word table[] = {
   {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
   {"confirm", REF_CMD_CONFIRM},
+  {"takeback", REF_CMD_TAKEBACK},
 };
 
 static const char *const names[REF_CMD_LAST] = {
@@ -39,7 +43,7 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm",
+  "confirm", "takeback", "takeback accept", "takeback decline",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)

@@ -45,6 +45,10 @@ enum ref_cmd_kind {
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
+  /* issue 18, cmd_takeback.c */
+  REF_CMD_TAKEBACK,         /* takeback: ask the opponent to undo one's last move */
+  REF_CMD_TAKEBACK_ACCEPT,  /* takeback accept | accept takeback */
+  REF_CMD_TAKEBACK_DECLINE, /* takeback decline | decline takeback */
   REF_CMD_LAST
 };
 
