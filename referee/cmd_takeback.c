@@ -226,7 +226,7 @@ int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
   const char *why;
   char detail[160], text[256], label[160], line[256];
   int64_t seq = 0, now = 0;
-  int asker = -1, failed = 0, rc;
+  int asker = -1, failed = 0, rc, offerer;
 
   if((rc = pending(m->svc, g, &asker, &seq)) < 0)
     return -1;
@@ -259,6 +259,11 @@ int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
     return -1;
   if(set_pending(m->svc, g, -1, 0) || store_conditionals_clear(m->svc->st, g->row.id, -1) != STORE_OK)
     return -1;
+  /* a standing draw offer goes with the move (journaled, so the record
+   * says the offer no longer stands) */
+  offerer = (int)g->row.draw_offer_seat;
+  if(offerer >= 0 && ref_journal(m->svc, g, offerer, "offer", "draw withdrawn", NULL))
+    return -1;
   g->row.draw_offer_seat = -1;
   /* the state before the move: the journal replayed from its start, the
    * undone move skipped (game.c, the one replay rule) */
@@ -278,6 +283,12 @@ int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
     tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt", "takeback-undone", v,
              2);
     ref_buf_printf(&m->events, "%s\n", line);
+    if(offerer >= 0 && (size_t)offerer < g->nseats) {
+      v[0].value = g->desc->seat_names[offerer];
+      tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
+               "takeback-draw-withdrawn", v, 1);
+      ref_buf_printf(&m->events, "%s\n", line);
+    }
   }
   return ref_tell_all(m, g, "takeback-done.txt", extra, 2);
 }

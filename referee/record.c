@@ -109,6 +109,7 @@ void ref_record_deed(char *buf, size_t cap, const char *who, const char *text)
     {"draw claim", "claims a draw"},
     {"draw offer", "offers a draw"},
     {"draw declined", "declines the draw"},
+    {"draw withdrawn", "withdraws the draw offer (taken back with the move)"},
     {"resign rejected", "rejects the resignation"},
   };
   static const char *const levels[] = {"", "", " (a gammon)", " (a backgammon)"};

@@ -49,6 +49,12 @@ static const struct {
   {"unobserve", REF_CMD_UNOBSERVE, ""},
   {"help backgammon", REF_CMD_HELP, "backgammon"},
   {"help", REF_CMD_HELP, ""},
+  /* issue 18: the two-word answers before "accept"/"decline" alone */
+  {"takeback", REF_CMD_TAKEBACK, ""},
+  {"Takeback Accept", REF_CMD_TAKEBACK_ACCEPT, ""},
+  {"accept takeback", REF_CMD_TAKEBACK_ACCEPT, ""},
+  {"takeback decline", REF_CMD_TAKEBACK_DECLINE, ""},
+  {"DECLINE TAKEBACK", REF_CMD_TAKEBACK_DECLINE, ""},
 };
 
 START_TEST(test_every_word)
