@@ -12,7 +12,9 @@
  *
  * History is never rewritten: the request, the answer and the undo are
  * journal entries (`takeback` "ask SEQ LABEL", `takeback` "accept SEQ" or
- * "decline SEQ", `undo` "move SEQ LABEL"), and game.c's one replay rule
+ * "decline SEQ", `undo` "move SEQ LABEL"; a request the game went past
+ * without an answer, after a roll and a forced play, is closed by the
+ * referee's `takeback` "lapse SEQ"), and game.c's one replay rule
  * (ref_journal_undone) skips the move an undo names in every replay. The
  * undo is allowed only while nothing with a rules effect follows the move,
  * which is what makes that rule exact:
@@ -163,26 +165,47 @@ out:
   return why;
 }
 
+/* A request that can no longer be agreed is closed: journaled by the
+ * referee, so the journal answers every request it holds. */
+static int lapse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int64_t seq)
+{
+  char text[64];
+  snprintf(text, sizeof(text), "lapse %lld", (long long)seq);
+  return ref_journal(m->svc, g, -1, "takeback", text, NULL) || set_pending(m->svc, g, -1, 0);
+}
+
 int ref_do_takeback(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                     const struct ref_cmd *c)
 {
   struct tpl_var extra[1];
   const char *why;
-  char detail[160], text[256];
-  int64_t seq = 0;
+  char detail[300], text[256];
+  int64_t seq = 0, stale = 0;
   int asker = -1, failed = 0, rc;
 
   if(!g->started)
     return ref_refuse(m, g, seat, c->line, "not-started", "", NULL);
   if((rc = pending(m->svc, g, &asker, &seq)) < 0)
     return -1;
-  if(rc == 1)
-    return ref_refuse(m, g, seat, c->line, "takeback-pending", "", NULL);
+  if(rc == 1) {
+    int64_t still = 0;
+    why = refusal(m->svc, g, asker, &still, detail, sizeof(detail), &failed);
+    if(failed)
+      return -1;
+    if(!why && still == seq)
+      return ref_refuse(m, g, seat, c->line, "takeback-pending", "", NULL);
+    /* else the game moved on without a move of the opponent's (a roll,
+     * a forced play): that request can no longer be agreed, and lapses
+     * below if this one is made */
+    stale = seq;
+  }
   why = refusal(m->svc, g, seat, &seq, detail, sizeof(detail), &failed);
   if(failed)
     return -1;
   if(why)
     return ref_refuse(m, g, seat, c->line, why, detail, NULL);
+  if(stale && lapse(m, g, stale))
+    return -1;
   /* g->last_move is the label of that move: it is the last one standing */
   snprintf(text, sizeof(text), "ask %lld %s", (long long)seq, g->last_move);
   if(ref_journal(m->svc, g, seat, "takeback", text, NULL) || set_pending(m->svc, g, seat, seq) ||
@@ -224,7 +247,7 @@ int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
 {
   struct tpl_var extra[2];
   const char *why;
-  char detail[160], text[256], label[160], line[256];
+  char detail[300], text[256], label[160], line[256];
   int64_t seq = 0, now = 0;
   int asker = -1, failed = 0, rc, offerer;
 
@@ -298,8 +321,12 @@ int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
   char text[64], line[256];
   int64_t seq = 0;
   int asker = -1, rc = pending(m->svc, g, &asker, &seq);
-  if(rc <= 0 || asker == seat)
-    return rc < 0 ? -1 : 0;
+  if(rc <= 0)
+    return rc;
+  /* the asker moving again: the game went on past the request (a roll
+   * and a forced play of the opponent's) */
+  if(asker == seat)
+    return lapse(m, g, seq);
   snprintf(text, sizeof(text), "decline %lld", (long long)seq);
   if(ref_journal(m->svc, g, seat, "takeback", text, NULL) || set_pending(m->svc, g, -1, 0))
     return -1;

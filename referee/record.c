@@ -148,6 +148,8 @@ static void ref_record_takeback(char *buf, size_t cap, const char *who,
     snprintf(buf, cap, "%s agrees to the takeback", who);
   else if(!strcmp(word, "decline"))
     snprintf(buf, cap, "%s declines the takeback", who);
+  else if(!strcmp(word, "lapse"))
+    snprintf(buf, cap, "the takeback request lapsed: the game went on");
   else
     snprintf(buf, cap, "%s: %s %s", who, e->kind, e->text);
 }
