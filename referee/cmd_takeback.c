@@ -120,8 +120,12 @@ static const char *refusal(struct ref_service *svc, struct ref_game_ctx *g, int 
   for(j = n; j-- > 0;)
     if(!undone[j] && effect(&e[j]))
       break;
-  /* and the latest move before it that stands */
-  for(k = j == (size_t)-1 ? (size_t)-1 : j + 1; k-- > 0;)
+  if(j == (size_t)-1) {
+    why = "takeback-no-move";
+    goto out;
+  }
+  /* and the latest move up to it that stands */
+  for(k = j + 1; k-- > 0;)
     if(!undone[k] && !strcmp(e[k].kind, "move"))
       break;
   if(k == (size_t)-1) {
