@@ -23,6 +23,7 @@ static const struct word table[] = {
   {"takeback decline", REF_CMD_TAKEBACK_DECLINE},
   {"decline takeback", REF_CMD_TAKEBACK_DECLINE},
   {"no double", REF_CMD_ROLL},
+  {"seek cancel", REF_CMD_UNSEEK}, {"cancel seek", REF_CMD_UNSEEK},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
   {"reject", REF_CMD_DECLINE},
   {"board", REF_CMD_BOARD},   {"legal", REF_CMD_LEGAL},   {"history", REF_CMD_HISTORY},
@@ -35,6 +36,7 @@ static const struct word table[] = {
   {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
   {"confirm", REF_CMD_CONFIRM},
+  {"seek", REF_CMD_SEEK},     {"seeks", REF_CMD_SEEKS},   {"unseek", REF_CMD_UNSEEK},
   {"takeback", REF_CMD_TAKEBACK},
 };
 
@@ -43,7 +45,8 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm", "takeback", "takeback accept", "takeback decline",
+  "confirm", "seek", "seeks", "seek cancel",
+  "takeback", "takeback accept", "takeback decline",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)
@@ -173,6 +176,14 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       snprintf(c->arg, sizeof(c->arg), "%s", tok);
       continue;
     }
+    /* the service's words end a value with spaces: "days=3 unrated" is
+     * two words, not days "3 unrated" (issue 18) */
+    if(!strcasecmp(tok, "rated") || !strcasecmp(tok, "unrated") ||
+       !strcasecmp(tok, "private")) {
+      add_option(c, tok);
+      open_value = 0;
+      continue;
+    }
     if(strchr(tok, '=')) {
       for(i = 0; tok[i] != '='; i++)
         tok[i] = (char)tolower((unsigned char)tok[i]);
@@ -241,7 +252,8 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
     snprintf(c->line, sizeof(c->line), "%s", buf);
     while(*rest && (isspace((unsigned char)*rest) || *rest == ':'))
       rest++;
-    if(c->kind == REF_CMD_NEW)
+    /* seek GAME [options]: the same words as new (issue 18), no "with" */
+    if(c->kind == REF_CMD_NEW || c->kind == REF_CMD_SEEK)
       parse_new(c, rest);
     else if(c->kind == REF_CMD_ACCEPT) {
       /* accept [entropy: TEXT] (dice-protocol.md: the text after "entropy:") */

@@ -45,6 +45,10 @@ enum ref_cmd_kind {
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
+  /* issue 18, cmd_seek.c */
+  REF_CMD_SEEK,         /* seek GAME [as SEAT] [days=N] [rated|unrated] [options] */
+  REF_CMD_SEEKS,        /* seeks: the open seeks */
+  REF_CMD_UNSEEK,       /* seek cancel [N] | unseek [N]: withdraw the sender's own */
   /* issue 18, cmd_takeback.c */
   REF_CMD_TAKEBACK,         /* takeback: ask the opponent to undo one's last move */
   REF_CMD_TAKEBACK_ACCEPT,  /* takeback accept | accept takeback */
@@ -58,9 +62,9 @@ enum ref_cmd_kind {
 
 struct ref_cmd {
   enum ref_cmd_kind kind;
-  char arg[256];                    /* GAME for new/help; level for resign */
-  char options[256];                /* new: "key=value;..." */
-  int options_cut;                  /* new: the options did not fit in options[] */
+  char arg[256];                    /* GAME for new/seek/help; level for resign */
+  char options[256];                /* new, seek: "key=value;..." */
+  int options_cut;                  /* new, seek: the options did not fit in options[] */
   char with[REF_WITH_MAX][256];     /* new: invitees as written */
   int nwith;
   char entropy[256];                /* accept: the entropy text, trimmed */

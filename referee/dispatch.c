@@ -134,7 +134,11 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_UNOBSERVE:
     case REF_CMD_RATINGS:
     case REF_CMD_RATING:
-    case REF_CMD_STANDINGS: break;
+    case REF_CMD_STANDINGS:
+    /* seeks (issue 18) change no game; "seek cancel #3" names a seek */
+    case REF_CMD_SEEK:
+    case REF_CMD_SEEKS:
+    case REF_CMD_UNSEEK: break;
     default: return 1;
     }
   return 0;
@@ -243,6 +247,15 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
            : c->kind == REF_CMD_RATING    ? ref_do_rating(m, g, seat, c)
            : c->kind == REF_CMD_STANDINGS ? ref_do_standings(m, g, seat, c)
                                           : ref_do_tournament(m, c);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
+    /* seeks (issue 18): the sender's, about no one game, in any phase */
+    if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
+      rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
+           : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
+                                      : ref_do_unseek(m, c, cmds->guard);
       if(rc || m->refused)
         return rc;
       continue;
@@ -427,6 +440,13 @@ int ref_dispatch(struct ref_msg_ctx *m)
         return ref_do_standings(m, NULL, -1, c);
       if(c->kind == REF_CMD_TOURNAMENT)
         return ref_do_tournament(m, c);
+      /* finding a game (issue 18, cmd_seek.c) */
+      if(c->kind == REF_CMD_SEEK)
+        return ref_do_seek(m, c);
+      if(c->kind == REF_CMD_SEEKS)
+        return ref_do_seeks(m);
+      if(c->kind == REF_CMD_UNSEEK)
+        return ref_do_unseek(m, c, cmds.guard);
     }
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))

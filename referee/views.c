@@ -264,7 +264,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   const char *dir = m->svc->cfg.templates_dir;
   char why[512];
   struct ref_buf sugg;
-  struct tpl_var extra[6];
+  struct tpl_var extra[7];
   char help[8] = "";
   int rc, i;
 
@@ -289,11 +289,13 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   extra[4].value = "";
   extra[5].name = "status";
   extra[5].value = "";
+  extra[6].name = "match"; /* issue 19's line: none without a game */
+  extra[6].value = "";
   m->refused = 1;
   if(g && seat >= 0)
     rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 4);
   else
-    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 6);
+    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 7);
   ref_buf_free(&sugg);
   return rc;
 }

@@ -49,6 +49,13 @@ static const struct {
   {"unobserve", REF_CMD_UNOBSERVE, ""},
   {"help backgammon", REF_CMD_HELP, "backgammon"},
   {"help", REF_CMD_HELP, ""},
+  /* issue 18: seeks */
+  {"seek chess", REF_CMD_SEEK, "chess"},
+  {"Seek Backgammon days=3 unrated", REF_CMD_SEEK, "backgammon"},
+  {"seeks", REF_CMD_SEEKS, ""},
+  {"seek cancel", REF_CMD_UNSEEK, ""},
+  {"seek cancel 3", REF_CMD_UNSEEK, "3"},
+  {"unseek 3", REF_CMD_UNSEEK, "3"},
   /* issue 18: the two-word answers before "accept"/"decline" alone */
   {"takeback", REF_CMD_TAKEBACK, ""},
   {"Takeback Accept", REF_CMD_TAKEBACK_ACCEPT, ""},
@@ -77,7 +84,8 @@ END_TEST
  * game's parser refuses and the refusal lists the commands. */
 START_TEST(test_unknown_words_not_guessed)
 {
-  static const char *const lines[] = {"boards", "resigns", "previewe4", "helpme", "observer"};
+  static const char *const lines[] = {"boards", "resigns", "previewe4", "helpme", "observer",
+                                       "seeker"};
   size_t i;
   for(i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
     struct ref_cmds c;
@@ -307,6 +315,19 @@ START_TEST(test_new_addresses)
 }
 END_TEST
 
+/* issue 18: a seek's terms are read as new's options are, without "with" */
+START_TEST(test_seek_terms)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, "seek Chess as black DAYS=3 unrated fide_draws=off", NULL);
+  ck_assert_int_eq(c.ncmd, 1);
+  ck_assert_int_eq(c.cmd[0].kind, REF_CMD_SEEK);
+  ck_assert_str_eq(c.cmd[0].arg, "chess");
+  ck_assert_str_eq(c.cmd[0].options, "as;black;days=3;unrated;fide_draws=off");
+  ck_assert_int_eq(c.cmd[0].nwith, 0);
+}
+END_TEST
+
 static Suite *commands_suite(void)
 {
   Suite *s = suite_create("commands");
@@ -321,6 +342,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_new_every_game);
   tcase_add_test(tc, test_new_switches);
   tcase_add_test(tc, test_new_addresses);
+  tcase_add_test(tc, test_seek_terms);
   suite_add_tcase(s, tc);
   return s;
 }
