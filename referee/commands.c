@@ -19,6 +19,9 @@ static const struct word table[] = {
   {"draw decline", REF_CMD_DRAW_DECLINE}, {"decline draw", REF_CMD_DRAW_DECLINE},
   {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
   {"claim time", REF_CMD_CLAIM_TIME},   {"time claim", REF_CMD_CLAIM_TIME},
+  {"takeback accept", REF_CMD_TAKEBACK_ACCEPT}, {"accept takeback", REF_CMD_TAKEBACK_ACCEPT},
+  {"takeback decline", REF_CMD_TAKEBACK_DECLINE},
+  {"decline takeback", REF_CMD_TAKEBACK_DECLINE},
   {"no double", REF_CMD_ROLL},
   {"seek cancel", REF_CMD_UNSEEK}, {"cancel seek", REF_CMD_UNSEEK},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
@@ -35,6 +38,7 @@ static const struct word table[] = {
   {"confirm", REF_CMD_CONFIRM},
   {"message", REF_CMD_MESSAGE}, {"comments", REF_CMD_COMMENTS},
   {"seek", REF_CMD_SEEK},     {"seeks", REF_CMD_SEEKS},   {"unseek", REF_CMD_UNSEEK},
+  {"takeback", REF_CMD_TAKEBACK},
 };
 
 static const char *const names[REF_CMD_LAST] = {
@@ -43,6 +47,7 @@ static const char *const names[REF_CMD_LAST] = {
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
   "confirm", "message", "comments", "seek", "seeks", "seek cancel",
+  "takeback", "takeback accept", "takeback decline",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)

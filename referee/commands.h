@@ -52,6 +52,10 @@ enum ref_cmd_kind {
   REF_CMD_SEEK,         /* seek GAME [as SEAT] [days=N] [rated|unrated] [options] */
   REF_CMD_SEEKS,        /* seeks: the open seeks */
   REF_CMD_UNSEEK,       /* seek cancel [N] | unseek [N]: withdraw the sender's own */
+  /* issue 18, cmd_takeback.c */
+  REF_CMD_TAKEBACK,         /* takeback: ask the opponent to undo one's last move */
+  REF_CMD_TAKEBACK_ACCEPT,  /* takeback accept | accept takeback */
+  REF_CMD_TAKEBACK_DECLINE, /* takeback decline | decline takeback */
   REF_CMD_LAST
 };
 

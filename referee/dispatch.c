@@ -345,7 +345,16 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     }
     if(g->row.phase == STORE_GAME_ACTIVE &&
        (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
-      rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      /* issue 18: a plain accept/decline answers the opponent's takeback
+       * request when nothing else waits (a double is answered above; a
+       * resignation offer keeps the plain words) */
+      int waiting = ref_takeback_waiting(m, g, seat);
+      if(waiting < 0)
+        return -1;
+      if(waiting && !ref_resign_offer_pending(m, g))
+        rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      else
+        rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
       if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
         return rc;
       continue;
@@ -376,6 +385,11 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     case REF_CMD_DRAW_ACCEPT:
     case REF_CMD_DRAW_DECLINE:
     case REF_CMD_DRAW_CLAIM: rc = ref_do_draw(m, g, seat, c); break;
+    case REF_CMD_TAKEBACK: rc = ref_do_takeback(m, g, seat, c); break;
+    case REF_CMD_TAKEBACK_ACCEPT:
+    case REF_CMD_TAKEBACK_DECLINE:
+      rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_TAKEBACK_ACCEPT);
+      break;
     default:
       rc = ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
       break;

@@ -26,6 +26,18 @@ void ref_game_free(struct ref_game_ctx *g);
 /* Replays one journal entry into g->state (game loading and record.c). */
 int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,
                           size_t cap);
+/* Takebacks (issue 18): which entries of e[0..n) a later `undo` entry
+ * cancels (undone[i] = 1: the move is not replayed). 0; 1 when an undo
+ * names a move before e[0] (replay the whole journal); -1 when an undo
+ * names no move it may undo (why says so). The one replay rule: loading,
+ * `tabula check`, records, exports and results all use it. */
+int ref_journal_undone(const struct store_entry *e, size_t n, unsigned char *undone, char *why,
+                       size_t cap);
+/* The seq of the move an `undo` entry ("move SEQ LABEL") names; -1 if e is none. */
+int ref_undo_target(const struct store_entry *e, int64_t *seq);
+/* g's state, move count, last move and head replayed from the whole
+ * journal again (row and seats kept): after an undo. */
+int ref_game_replay_all(struct ref_service *svc, struct ref_game_ctx *g, char *why, size_t cap);
 int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g);
 int ref_journal(struct ref_service *svc, struct ref_game_ctx *g, int seat, const char *kind,
                 const char *text, const char *dice);

@@ -35,6 +35,20 @@ int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c, int level);
 int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmd *c, int accept);
+/* Whether a resignation offer waits for an answer: 1, 0 (cmd_play.c). */
+int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+
+/* cmd_takeback.c (issue 18): takeback, its answers, a move declining it.
+ * ref_takeback_waiting: 1 when the opponent's request waits for `seat`'s
+ * answer, 0 not, -1 on a store failure. ref_takeback_moved: `seat` moves,
+ * which declines the opponent's standing request (journaled before the
+ * move; a line in the move's mails). */
+int ref_do_takeback(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmd *c);
+int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const struct ref_cmd *c, int accept);
+int ref_takeback_waiting(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the

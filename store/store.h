@@ -264,6 +264,12 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
 int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
 int store_kv_set(struct store *st, const char *key, const char *value);
 
+/* ---- conditional moves (conditionals.c, issue 18) ---- */
+
+/* Deletes the game's stored conditional lines: those of `seat`, or every
+ * seat's when seat < 0 (an agreed takeback discards them all). */
+int store_conditionals_clear(struct store *st, int64_t game, int seat);
+
 /* ---- time (clocks.c, issue 6): clocks, vacations, the digest ---- */
 
 /* A game's clock. Days are whole UTC days since 1970-01-01. */

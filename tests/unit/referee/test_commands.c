@@ -59,6 +59,12 @@ static const struct {
   {"seek cancel", REF_CMD_UNSEEK, ""},
   {"seek cancel 3", REF_CMD_UNSEEK, "3"},
   {"unseek 3", REF_CMD_UNSEEK, "3"},
+  /* issue 18: the two-word answers before "accept"/"decline" alone */
+  {"takeback", REF_CMD_TAKEBACK, ""},
+  {"Takeback Accept", REF_CMD_TAKEBACK_ACCEPT, ""},
+  {"accept takeback", REF_CMD_TAKEBACK_ACCEPT, ""},
+  {"takeback decline", REF_CMD_TAKEBACK_DECLINE, ""},
+  {"DECLINE TAKEBACK", REF_CMD_TAKEBACK_DECLINE, ""},
 };
 
 START_TEST(test_every_word)
