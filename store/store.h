@@ -469,9 +469,39 @@ int store_conditional_list(struct store *st, struct store_conditional **rows, si
 /* A branch that went one step on: its remaining plies and new ply count. */
 int store_conditional_update(struct store *st, int64_t id, int64_t ply, const char *plies);
 int store_conditional_delete(struct store *st, int64_t id);
-/* Forgets one seat's branches of a game (seat < 0: every seat's), e.g.
- * when a move is taken back. 0 on success, -1 on a store error. */
+/* Forgets one seat's branches of a game (seat < 0: every seat's; an
+ * agreed takeback discards them all). 0 (STORE_OK) on success, -1 on a
+ * store error. */
 int store_conditionals_clear(struct store *st, int64_t game, int seat);
+/* ---- seeks (seeks.c, issue 18): open requests for an opponent ---- */
+
+/* One seek. `options` holds the seek's terms after its kind: the
+ * service's words (private, weekends=off, as=SEAT) and then the rules'
+ * options as `new` stores them, "key=value;..." (referee/cmd_seek.c). */
+struct store_seek {
+  int64_t id;
+  char address[256]; /* the seeker: a confirmed address */
+  char kind[32];     /* the game system */
+  char options[256];
+  int days;          /* days per move */
+  int rated;         /* 1 rated, 0 unrated (issue 19) */
+  int64_t created, expires; /* unix seconds */
+  char phase[16];    /* open, paired, expired, withdrawn */
+  int64_t game;      /* paired: the game it started; else 0 */
+};
+
+/* A new open seek; its id in *id. */
+int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s);
+int store_seek_get(struct store *st, struct store_seek *out, int64_t id); /* ENOTFOUND */
+/* The open seeks of `kind` (NULL: all) and of `address` (NULL: everyone's),
+ * oldest first; free() *seeks. */
+int store_seeks_open(struct store *st, struct store_seek **seeks, size_t *n, const char *kind,
+                     const char *address);
+/* An open seek becomes `phase` ("paired" with `game`, "expired",
+ * "withdrawn"); ENOTFOUND when it is not open (closed already). */
+int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t game);
+/* The open seeks whose expiry is at or before `now`, by id; free() *ids. */
+int store_seeks_expired(struct store *st, int64_t **ids, size_t *n, int64_t now);
 
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);
