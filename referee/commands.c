@@ -216,7 +216,24 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
   size_t i, m = 0;
 
   copy_trim(buf, sizeof(buf), line, len);
-  take_guard(out, buf);
+  {
+    /* "board #12" (issue 18): the "#N" right after "board" is the move
+     * whose board is asked for, not the guard; a later "#N" still is. */
+    size_t skip = match_phrase(buf, "board");
+    if(skip) {
+      size_t j = skip;
+      while(isspace((unsigned char)buf[j]))
+        j++;
+      if(buf[j] == '#' && isdigit((unsigned char)buf[j + 1])) {
+        for(j++; isdigit((unsigned char)buf[j]); j++)
+          ;
+        skip = j;
+      }
+      else
+        skip = 0;
+    }
+    take_guard(out, buf + skip);
+  }
   {
     char tmp[256];
     memcpy(tmp, buf, sizeof(tmp));

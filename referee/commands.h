@@ -7,7 +7,9 @@
  * game's own parser. The subject is read only when the body holds nothing.
  * Nothing is guessed: unknown words stay unknown and are answered with help.
  * A word "#N" (N digits, at the start of a line or after a space) anywhere
- * is the move-number guard, as in pbmserv: it is taken out of its line.
+ * is the move-number guard, as in pbmserv: it is taken out of its line;
+ * but a "#N" right after "board" is the move whose board is asked for
+ * (issue 18), kept as the command's argument.
  */
 #ifndef TABULA_COMMANDS_H
 #define TABULA_COMMANDS_H

@@ -330,10 +330,10 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       rc = ref_do_decline(m, g, seat, c);
       break;
     case REF_CMD_VERIFY: rc = ref_do_verify(m, g, seat, c); break;
-    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat); break;
+    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat, c->arg); break;
     case REF_CMD_LEGAL: rc = ref_do_legal(m, g, seat); break;
     case REF_CMD_HELP: rc = ref_do_help(m, g, seat, c->arg); break;
-    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat); break;
+    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat, c->arg); break;
     case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
     case REF_CMD_RESIGN:
       /* issue 19: "resign match" gives up a backgammon match at once */

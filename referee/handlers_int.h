@@ -39,10 +39,12 @@ int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the
  * sender. */
-int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+/* board [#N] (issue 18: the board at move N), history [full] (a board per
+ * move, within a size cap) */
+int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
 int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
-int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
 int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c);
 int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,

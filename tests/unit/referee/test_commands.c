@@ -117,6 +117,42 @@ START_TEST(test_guard)
 }
 END_TEST
 
+/* issue 18: "board #12" asks for the board at move 12; the "#12" is its
+ * argument, not the guard, and a later "#N" on any line still is one. */
+static const struct {
+  const char *text;
+  int guard;
+  const char *arg;
+} past_boards[] = {
+  {"board #12", -1, "#12"},
+  {"Board   #3", -1, "#3"},
+  {"board 12", -1, "12"},
+  {"board #2 #7", 7, "#2"},
+  {"board #2\n#5", 5, "#2"},
+  {"board", -1, ""},
+  {"#4 board", 4, ""},
+  {"boards #4", 4, NULL}, /* no command word: a candidate, and a guard */
+};
+
+START_TEST(test_board_at_move)
+{
+  size_t i;
+  for(i = 0; i < sizeof(past_boards) / sizeof(past_boards[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, past_boards[i].text, NULL);
+    ck_assert_msg(c.guard == past_boards[i].guard, "'%s': guard %d", past_boards[i].text,
+                  c.guard);
+    if(past_boards[i].arg)
+      ck_assert_msg(c.ncmd == 1 && c.cmd[0].kind == REF_CMD_BOARD &&
+                        !strcmp(c.cmd[0].arg, past_boards[i].arg),
+                    "'%s': %d commands, arg '%s'", past_boards[i].text, c.ncmd,
+                    c.ncmd ? c.cmd[0].arg : "");
+    else
+      ck_assert_msg(c.ncmd == 0, "'%s': %d commands", past_boards[i].text, c.ncmd);
+  }
+}
+END_TEST
+
 START_TEST(test_guard_in_subject)
 {
   struct ref_cmds c;
@@ -309,6 +345,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_unknown_words_not_guessed);
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
+  tcase_add_test(tc, test_board_at_move);
   tcase_add_test(tc, test_play_then_roll);
   suite_add_tcase(s, tc);
   tc = tcase_create("new");
