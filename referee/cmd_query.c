@@ -363,28 +363,25 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return rc;
 }
 
-/* games: the sender's games and whose turn it is. Only a player is
- * answered (no backscatter); the list carries no keys. */
-int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                 const char *address)
+/* The lines of `games`: the running games of `address` with whose turn
+ * it is, then how many finished; *running says how many ran (issue 18's
+ * keyless mail names them too). 1 when the address plays no game. */
+int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b, int *running)
 {
   struct ref_service *svc = m->svc;
   const char *dir = svc->cfg.templates_dir;
   int64_t *ids = NULL;
   size_t n = 0, i, finished = 0;
-  struct ref_buf b;
-  struct tpl_var extra[1];
   char more[200] = "";
   int rc = 0;
 
+  *running = 0;
   if(store_games_of(svc->st, &ids, &n, address) != STORE_OK)
     return -1;
   if(!n) {
     free(ids);
-    m->refused = 1;
-    return 0;
+    return 1;
   }
-  ref_buf_init(&b, 1024u * 1024u);
   for(i = 0; i < n && !rc; i++) {
     struct store_game row;
     struct store_seat *seats = NULL;
@@ -419,8 +416,9 @@ int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       if(d && row.turn >= 0 && row.turn < d->seats)
         vars[0].value = d->seat_names[row.turn];
       tpl_line(state, sizeof(state), dir, "phrases.txt", key, vars, 1);
-      ref_buf_printf(&b, "  %-6lld %-12s with %s: %s\n", (long long)row.id,
+      ref_buf_printf(b, "  %-6lld %-12s with %s: %s\n", (long long)row.id,
                      d ? d->title : row.kind, other, state);
+      (*running)++;
     }
     free(seats);
   }
@@ -430,10 +428,29 @@ int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     struct tpl_var v[1] = {{"count", num}};
     snprintf(num, sizeof(num), "%zu", finished);
     tpl_line(more, sizeof(more), dir, "phrases.txt", "games-finished", v, 1);
-    ref_buf_printf(&b, "%s%s", b.s ? "\n" : "", more);
+    ref_buf_printf(b, "%s%s", b->s ? "\n" : "", more);
   }
-  while(b.s && b.len && b.s[b.len - 1] == '\n') /* the template places it */
-    b.s[--b.len] = '\0';
+  while(b->s && b->len && b->s[b->len - 1] == '\n') /* the template places it */
+    b->s[--b->len] = '\0';
+  return rc;
+}
+
+/* games: the sender's games and whose turn it is. Only a player is
+ * answered (no backscatter); the list carries no keys. */
+int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                 const char *address)
+{
+  struct ref_buf b;
+  struct tpl_var extra[1];
+  int rc, running;
+
+  ref_buf_init(&b, 1024u * 1024u);
+  rc = ref_games_list(m, address, &b, &running);
+  if(rc == 1) {
+    ref_buf_free(&b);
+    m->refused = 1;
+    return 0;
+  }
   if(!rc) {
     extra[0].name = "games";
     extra[0].value = b.s ? b.s : "";

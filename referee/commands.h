@@ -9,7 +9,9 @@
  * A word "#N" (N digits, at the start of a line or after a space) anywhere
  * is the move-number guard, as in pbmserv: it is taken out of its line;
  * but a "#N" right after "board" is the move whose board is asked for
- * (issue 18), kept as the command's argument.
+ * (issue 18), kept as the command's argument. A line "game N" or "game
+ * N: COMMAND" names the game a mail without a key is for (issue 18,
+ * dispatch.c); the rest of the line is read as a line of its own.
  */
 #ifndef TABULA_COMMANDS_H
 #define TABULA_COMMANDS_H
@@ -74,6 +76,9 @@ struct ref_cmds {
   int guard;                        /* "#N" anywhere: the move number the sender
                                        saw (ops->status move_number); -1 none */
   int guard_conflict;               /* two different #N in one mail */
+  long long game;                   /* "game N" / "game N: COMMAND" (issue 18): the game
+                                       a mail without a key is for; 0 none */
+  int game_conflict;                /* two different games named */
 };
 
 /* Reads the commands of a mail. Never fails: a mail with nothing readable

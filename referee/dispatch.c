@@ -2,7 +2,9 @@
  * dispatch.c: what one mail asks, handed to its handlers (docs/
  * architecture.md, layer 7 "entry"). The game and seat from the tag
  * (local+GAME.TOKEN@ or "[tabula GAME TOKEN]"); the token and the From
- * must match the seat (auth = token+from); time first (a late mail finds
+ * must match the seat (auth = token+from); without a tag, a player's mail
+ * is for the game "game N" names or their one running game (issue 18,
+ * keyless = confirm: queries answered, actions confirmed first); time first (a late mail finds
  * the game lost on time); the "#N" guard; then each command to its handler
  * (handlers_int.h), the move last; the clock restarted and the observers
  * told when the game changed. The transaction around it is message.c's.
@@ -378,6 +380,188 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
   return 0;
 }
 
+/* A mail of this seat's in this game, once it is known to be the seat's
+ * (its key and From, or a confirmed keyless request, or keyless = act):
+ * time first (a mail after the deadline finds the game lost on time), the
+ * commands, the clock restarted and the observers told. */
+static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmds *cmds)
+{
+  int rc;
+  {
+    int late;
+    int64_t deadline;
+    rc = ref_clock_overdue(m->svc, g, m->arrived, &late, &deadline);
+    if(rc == 1)
+      rc = ref_lost_on_time(m, g, late, deadline, 0);
+  }
+  if(!rc)
+    rc = game_commands(m, g, seat, cmds);
+  if(!rc && m->changed)
+    rc = ref_clock_sync(m->svc, g);
+  /* observe GAME: what changed, shown to the game's observers */
+  if(!rc && m->observed)
+    rc = ref_tell_observers(m, g, "observed.txt", NULL, 0);
+  return rc;
+}
+
+/* ---- mail without a key (issue 18) ---- */
+
+/* vacation and digest concern all of a player's games: any game will do */
+static int player_wide_only(const struct ref_cmds *cmds)
+{
+  int i;
+  if(cmds->ncand || !cmds->ncmd)
+    return 0;
+  for(i = 0; i < cmds->ncmd; i++)
+    if(cmds->cmd[i].kind != REF_CMD_VACATION && cmds->cmd[i].kind != REF_CMD_DIGEST)
+      return 0;
+  return 1;
+}
+
+/* Whether a mail of only move lines would be played now: the seat's turn
+ * to move and a line (or lines together) the rules read as a legal move.
+ * Otherwise the move is refused at once, changing nothing, rather than
+ * asked to be confirmed. */
+static int move_playable(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+{
+  struct ref_status s;
+  struct ref_turn *t;
+  int i, found;
+  if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
+    return 0;
+  g->desc->ops->status(g->state, &s);
+  if(s.phase != REF_PHASE_MOVE || s.turn != seat)
+    return 0;
+  for(i = 0; i < cmds->ncand; i++) {
+    struct ref_err err;
+    struct ref_move mv;
+    memset(&err, 0, sizeof(err));
+    if(g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err) == REF_OK)
+      return 1;
+  }
+  if(!(t = malloc(sizeof(*t))))
+    return 1;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found;
+  free(t);
+  return found;
+}
+
+/* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
+ * its lines run in its game as the seat's own keyed mail would. */
+static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *address,
+                             const char *request)
+{
+  struct ref_game_ctx g;
+  struct ref_cmds cmds;
+  char why[256];
+  int seat, rc;
+
+  m->game = game;
+  if(ref_game_load(m->svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("confirmed keyless request for game %lld: %s", (long long)game, why);
+    m->refused = 1;
+    return 0;
+  }
+  seat = ref_seat_of(&g, address);
+  if(seat < 0) {
+    ref_game_free(&g);
+    return ref_refuse_player(m, request, "keyless-not-yours", "");
+  }
+  ref_commands_parse(&cmds, request, NULL);
+  rc = run_in_game(m, &g, seat, &cmds);
+  ref_game_free(&g);
+  return rc;
+}
+
+/* A mail to the plain address from a player (issue 18): the game it is
+ * for is the one "game N" names, else the sender's one running game; with
+ * several and none named the sender gets the list. keyless = act runs it
+ * at once; confirm (the default) answers queries and asks the address of
+ * record to confirm an action (cmd_keyless.c). 1: not such a mail (the
+ * sender plays no game, or none runs), the old answer follows. */
+static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
+{
+  struct ref_service *svc = m->svc;
+  const char *from = m->mail->from;
+  int64_t *ids = NULL, game = 0;
+  size_t n = 0, i;
+  int wide = player_wide_only(cmds), running = 0, rc, seat;
+  struct ref_game_ctx g;
+  char why[256], num[24];
+
+  if(!strcmp(svc->cfg.keyless, "off") || !from[0])
+    return 1;
+  if(store_games_of(svc->st, &ids, &n, from) != STORE_OK)
+    return -1;
+  if(!n) {
+    free(ids);
+    return 1;
+  }
+  if(cmds->game_conflict) {
+    free(ids);
+    return ref_refuse(m, NULL, -1, "game", "keyless-two-games", "", NULL);
+  }
+  if(cmds->game) {
+    for(i = 0; i < n && ids[i] != cmds->game; i++)
+      ;
+    free(ids);
+    if(i == n) {
+      snprintf(num, sizeof(num), "%lld", cmds->game);
+      ref_log_warn("mail %s from %s names game %s, not one of theirs", m->message_id, from,
+                   num);
+      return ref_refuse(m, NULL, -1, num, "keyless-not-yours", num, NULL);
+    }
+    game = cmds->game;
+  }
+  else {
+    int64_t any = 0;
+    for(i = 0; i < n; i++) {
+      struct store_game row;
+      if(store_game_load(svc->st, &row, ids[i]) != STORE_OK) {
+        free(ids);
+        return -1;
+      }
+      if(row.phase == STORE_GAME_FINISHED || row.phase == STORE_GAME_CANCELLED)
+        continue;
+      if(!running++)
+        game = ids[i];
+    }
+    any = n ? ids[n - 1] : 0;
+    free(ids);
+    if(!running && wide)
+      game = any; /* a vacation needs no running game */
+    else if(!running)
+      return 1;
+    else if(running > 1 && !wide)
+      return ref_keyless_which(m, cmds, game);
+  }
+  m->game = game;
+  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("mail %s for game %lld: %s", m->message_id, (long long)game, why);
+    m->refused = 1;
+    return 0;
+  }
+  seat = ref_seat_of(&g, from);
+  if(seat < 0) { /* store_games_of said it plays: a store out of step */
+    ref_game_free(&g);
+    return -1;
+  }
+  ref_log_info("game %lld: a mail from %s without its key (keyless = %s)", (long long)game, from,
+               svc->cfg.keyless);
+  if(!strcmp(svc->cfg.keyless, "act"))
+    rc = run_in_game(m, &g, seat, cmds);
+  else if(!mail_acts(cmds) ||
+          (cmds->ncand && !cmds->ncmd && !move_playable(&g, seat, cmds)))
+    /* a query, or a move refused whatever the answer: no change, and
+     * the reply goes to the seat's address of record only */
+    rc = game_commands(m, &g, seat, cmds);
+  else
+    rc = ref_keyless_ask(m, &g, seat, cmds, wide);
+  ref_game_free(&g);
+  return rc;
+}
+
 int ref_dispatch(struct ref_msg_ctx *m)
 {
   struct ref_service *svc = m->svc;
@@ -392,7 +576,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   ref_commands_parse(&cmds, mail->clean, mail->subject);
   /* The answer to a confirmation request (issue 13). */
   if(!confirm_key(mail, delim, token, sizeof(token)))
-    return ref_do_confirm(m, token, &cmds);
+    return ref_do_confirm(m, token, &cmds, keyless_confirmed);
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
@@ -414,6 +598,9 @@ int ref_dispatch(struct ref_msg_ctx *m)
       if(c->kind == REF_CMD_TOURNAMENT)
         return ref_do_tournament(m, c);
     }
+    /* issue 18: a player's mail without a key */
+    if((rc = keyless(m, &cmds)) != 1)
+      return rc;
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))
       return ref_refuse(m, NULL, -1,
@@ -456,21 +643,17 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_game_free(&g);
     return -1;
   }
-  /* Time first: a mail after the deadline finds the game lost on time. */
-  {
-    int late;
-    int64_t deadline;
-    rc = ref_clock_overdue(svc, &g, m->arrived, &late, &deadline);
-    if(rc == 1)
-      rc = ref_lost_on_time(m, &g, late, deadline, 0);
+  /* issue 18: "game N" in a mail with another game's key is refused
+   * whole: the commands were meant for another game */
+  if(cmds.game && cmds.game != game) {
+    char num[24];
+    snprintf(num, sizeof(num), "%lld", (long long)game);
+    rc = ref_refuse(m, &g, seat, cmds.ncmd ? cmds.cmd[0].line : "", "keyless-other-game", num,
+                    NULL);
+    ref_game_free(&g);
+    return rc;
   }
-  if(!rc)
-    rc = game_commands(m, &g, seat, &cmds);
-  if(!rc && m->changed)
-    rc = ref_clock_sync(svc, &g);
-  /* observe GAME: what changed, shown to the game's observers */
-  if(!rc && m->observed)
-    rc = ref_tell_observers(m, &g, "observed.txt", NULL, 0);
+  rc = run_in_game(m, &g, seat, &cmds);
   /* auth = token: the key alone acted; the player of record is told which
    * address used it (the Diplomacy judge's copy to the player of record) */
   if(!rc && token_only && strcasecmp(g.seats[seat].address, mail->from)) {
