@@ -447,6 +447,70 @@ static int move_playable(struct ref_game_ctx *g, int seat, const struct ref_cmds
   return found;
 }
 
+/* Whether the receiving server vouches for the From (issue 18): the
+ * topmost Authentication-Results field (RFC 8601; a border MTA removes
+ * such fields from incoming mail, §5, and prepends its own) is from the
+ * configured trusted_authserv_id and says dmarc=pass for the From's
+ * domain, or dkim=pass with header.d the From's domain. Comments are
+ * left out; a property must be the domain exactly. */
+static int sender_authenticated(const struct ref_service *svc, const struct mail_msg *mail)
+{
+  const char *id = svc->cfg.trusted_authserv_id, *at = strrchr(mail->from, '@'), *p;
+  char buf[sizeof(mail->auth_results)];
+  size_t k = 0, n;
+  int depth = 0;
+
+  if(!id[0] || !mail->auth_results[0] || !at || !at[1])
+    return 0;
+  for(p = mail->auth_results; *p && k + 1 < sizeof(buf); p++) {
+    if(*p == '(')
+      depth++;
+    else if(*p == ')' && depth)
+      depth--;
+    else if(!depth)
+      buf[k++] = *p == '"' ? ' ' : *p;
+  }
+  buf[k] = '\0';
+  p = buf + strspn(buf, " ");
+  n = strcspn(p, " ;");
+  if(n != strlen(id) || strncasecmp(p, id, n) || !(p = strchr(p, ';')))
+    return 0;
+  while(*p == ';') {
+    /* one resinfo: "method=result prop=value ..." up to the next ';' */
+    const char *end, *w;
+    char method[16] = "", result[16] = "";
+    int domain_ok = 0;
+    p++;
+    end = p + strcspn(p, ";");
+    for(w = p; w < end;) {
+      size_t wl;
+      w += strspn(w, " ");
+      wl = strcspn(w, " ;");
+      if(!wl || w >= end)
+        break;
+      if(!method[0]) {
+        const char *eq = memchr(w, '=', wl);
+        if(!eq || (size_t)(eq - w) >= sizeof(method) || wl - (size_t)(eq - w) - 1 >= sizeof(result))
+          break;
+        memcpy(method, w, (size_t)(eq - w));
+        memcpy(result, eq + 1, wl - (size_t)(eq - w) - 1);
+      }
+      else {
+        size_t dl = strlen(at + 1);
+        const char *prop = !strcmp(method, "dmarc") ? "header.from=" : "header.d=";
+        size_t pl = strlen(prop);
+        if(wl == pl + dl && !strncmp(w, prop, pl) && !strncasecmp(w + pl, at + 1, dl))
+          domain_ok = 1;
+      }
+      w += wl;
+    }
+    if(domain_ok && !strcmp(result, "pass") && (!strcmp(method, "dmarc") || !strcmp(method, "dkim")))
+      return 1;
+    p = end;
+  }
+  return 0;
+}
+
 /* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
  * its lines run in its game as the seat's own keyed mail would. */
 static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *address,
@@ -478,7 +542,8 @@ static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *ad
  * for is the one "game N" names, else the sender's one running game; with
  * several and none named the sender gets the list. keyless = act runs it
  * at once; confirm (the default) answers queries and asks the address of
- * record to confirm an action (cmd_keyless.c). 1: not such a mail (the
+ * record to confirm an action (cmd_keyless.c), unless the receiving server
+ * vouches for the sender (trusted_authserv_id). 1: not such a mail (the
  * sender plays no game, or none runs), the old answer follows. */
 static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
 {
@@ -486,7 +551,7 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
   const char *from = m->mail->from;
   int64_t *ids = NULL, game = 0;
   size_t n = 0, i;
-  int wide = player_wide_only(cmds), running = 0, rc, seat;
+  int wide = player_wide_only(cmds), running = 0, rc, seat, vouched;
   struct ref_game_ctx g;
   char why[256], num[24];
 
@@ -547,9 +612,10 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
     ref_game_free(&g);
     return -1;
   }
-  ref_log_info("game %lld: a mail from %s without its key (keyless = %s)", (long long)game, from,
-               svc->cfg.keyless);
-  if(!strcmp(svc->cfg.keyless, "act"))
+  vouched = !strcmp(svc->cfg.keyless, "confirm") && sender_authenticated(svc, m->mail);
+  ref_log_info("game %lld: a mail from %s without its key (keyless = %s%s)", (long long)game,
+               from, svc->cfg.keyless, vouched ? ", the sender authenticated by its server" : "");
+  if(!strcmp(svc->cfg.keyless, "act") || vouched)
     rc = run_in_game(m, &g, seat, cmds);
   else if(!mail_acts(cmds) ||
           (cmds->ncand && !cmds->ncmd && !move_playable(&g, seat, cmds)))
