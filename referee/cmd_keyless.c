@@ -104,8 +104,9 @@ int ref_keyless_ask(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       snprintf(guard, sizeof(guard), "#%d", guard_now);
     }
   }
-  /* the player's own, about all their games: never refused for a move
-   * made meanwhile in the game it was filed under */
+  /* the player's own, about all their games (vacation, digest,
+   * comments): never refused for a move made meanwhile in the game it was
+   * filed under */
   if(request_lines(m->mail, cmds, player_wide || cmds->guard >= 0 ? -1 : guard_now, c.request,
                    sizeof(c.request)))
     return ref_refuse(m, g, seat, cmds->ncmd ? cmds->cmd[0].line : cmds->cand[0],

@@ -136,7 +136,13 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_UNOBSERVE:
     case REF_CMD_RATINGS:
     case REF_CMD_RATING:
-    case REF_CMD_STANDINGS: break;
+    case REF_CMD_STANDINGS:
+    case REF_CMD_MESSAGE: /* words, not a move: the game is not touched */
+    case REF_CMD_COMMENTS:
+    /* seeks (issue 18) change no game; "seek cancel #3" names a seek */
+    case REF_CMD_SEEK:
+    case REF_CMD_SEEKS:
+    case REF_CMD_UNSEEK: break;
     default: return 1;
     }
   return 0;
@@ -249,6 +255,26 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
+    /* issue 18: `message` is sent after the rest (ref_dispatch), and only
+     * when nothing else carried the words; `comments on|off` is the
+     * player's, in any phase */
+    if(c->kind == REF_CMD_MESSAGE)
+      continue;
+    if(c->kind == REF_CMD_COMMENTS) {
+      rc = ref_do_comments(m, g, seat, c);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
+    /* seeks (issue 18): the sender's, about no one game, in any phase */
+    if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
+      rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
+           : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
+                                      : ref_do_unseek(m, c, cmds->guard);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
     /* vacation and digest are the player's, in any phase; claim time
      * checks the phase itself (cmd_time.c) */
     if(c->kind == REF_CMD_VACATION || c->kind == REF_CMD_DIGEST ||
@@ -321,7 +347,16 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     }
     if(g->row.phase == STORE_GAME_ACTIVE &&
        (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
-      rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      /* issue 18: a plain accept/decline answers the opponent's takeback
+       * request when nothing else waits (a double is answered above; a
+       * resignation offer keeps the plain words) */
+      int waiting = ref_takeback_waiting(m, g, seat);
+      if(waiting < 0)
+        return -1;
+      if(waiting && !ref_resign_offer_pending(m, g))
+        rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      else
+        rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
       if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
         return rc;
       continue;
@@ -352,6 +387,11 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     case REF_CMD_DRAW_ACCEPT:
     case REF_CMD_DRAW_DECLINE:
     case REF_CMD_DRAW_CLAIM: rc = ref_do_draw(m, g, seat, c); break;
+    case REF_CMD_TAKEBACK: rc = ref_do_takeback(m, g, seat, c); break;
+    case REF_CMD_TAKEBACK_ACCEPT:
+    case REF_CMD_TAKEBACK_DECLINE:
+      rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_TAKEBACK_ACCEPT);
+      break;
     default:
       rc = ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
       break;
@@ -383,11 +423,13 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
 /* A mail of this seat's in this game, once it is known to be the seat's
  * (its key and From, or a confirmed keyless request, or keyless = act):
  * time first (a mail after the deadline finds the game lost on time), the
- * commands, the clock restarted and the observers told. */
+ * sender's words made ready, the commands (a lone `message` last), the
+ * clock restarted and the observers told. */
 static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                        const struct ref_cmds *cmds)
 {
-  int rc;
+  char comment[2560];
+  int rc, i;
   {
     int late;
     int64_t deadline;
@@ -395,27 +437,69 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     if(rc == 1)
       rc = ref_lost_on_time(m, g, late, deadline, 0);
   }
+  /* issue 18: the sender's words beside what the mail does, for the
+   * opponent's mails (views.c); only now, once the seat is proven */
+  if(!rc && (rc = ref_comment_prepare(m, g, seat, cmds, comment, sizeof(comment))))
+    ref_log_error("game %lld: out of memory reading a comment", (long long)g->row.id);
   if(!rc)
     rc = game_commands(m, g, seat, cmds);
+  /* `message` alone: the words go in a mail of their own; beside an
+   * action they went with its mails (or the sender was told why not) */
+  if(!rc && !m->refused && !m->comment_told)
+    for(i = 0; i < cmds->ncmd; i++)
+      if(cmds->cmd[i].kind == REF_CMD_MESSAGE) {
+        rc = ref_do_message(m, g, seat, &cmds->cmd[i]);
+        break;
+      }
   if(!rc && m->changed)
     rc = ref_clock_sync(m->svc, g);
   /* observe GAME: what changed, shown to the game's observers */
   if(!rc && m->observed)
     rc = ref_tell_observers(m, g, "observed.txt", NULL, 0);
+  m->comment = NULL; /* the words lived in this frame */
   return rc;
 }
 
 /* ---- mail without a key (issue 18) ---- */
 
-/* vacation and digest concern all of a player's games: any game will do */
+/* vacation, digest and comments concern all of a player's games: any
+ * game will do */
 static int player_wide_only(const struct ref_cmds *cmds)
 {
   int i;
   if(cmds->ncand || !cmds->ncmd)
     return 0;
   for(i = 0; i < cmds->ncmd; i++)
-    if(cmds->cmd[i].kind != REF_CMD_VACATION && cmds->cmd[i].kind != REF_CMD_DIGEST)
+    if(cmds->cmd[i].kind != REF_CMD_VACATION && cmds->cmd[i].kind != REF_CMD_DIGEST &&
+       cmds->cmd[i].kind != REF_CMD_COMMENTS)
       return 0;
+  return 1;
+}
+
+/* Whether a keyless mail only asks: what may be answered on the From
+ * alone (to the address of record). Narrower than the guard's queries
+ * (mail_acts): `message` and `comments` change nothing in the game but do
+ * something, so a forged From must not get them done. */
+static int keyless_query_only(const struct ref_cmds *cmds)
+{
+  int i;
+  if(cmds->ncand)
+    return 0;
+  for(i = 0; i < cmds->ncmd; i++)
+    switch(cmds->cmd[i].kind) {
+    case REF_CMD_BOARD:
+    case REF_CMD_LEGAL:
+    case REF_CMD_HISTORY:
+    case REF_CMD_HELP:
+    case REF_CMD_VERIFY:
+    case REF_CMD_GAMES:
+    case REF_CMD_PREVIEW:
+    case REF_CMD_RATINGS:
+    case REF_CMD_RATING:
+    case REF_CMD_STANDINGS:
+    case REF_CMD_SEEKS: break;
+    default: return 0;
+    }
   return 1;
 }
 
@@ -617,7 +701,7 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
                from, svc->cfg.keyless, vouched ? ", the sender authenticated by its server" : "");
   if(!strcmp(svc->cfg.keyless, "act") || vouched)
     rc = run_in_game(m, &g, seat, cmds);
-  else if(!mail_acts(cmds) ||
+  else if(keyless_query_only(cmds) ||
           (cmds->ncand && !cmds->ncmd && !move_playable(&g, seat, cmds)))
     /* a query, or a move refused whatever the answer: no change, and
      * the reply goes to the seat's address of record only */
@@ -663,6 +747,13 @@ int ref_dispatch(struct ref_msg_ctx *m)
         return ref_do_standings(m, NULL, -1, c);
       if(c->kind == REF_CMD_TOURNAMENT)
         return ref_do_tournament(m, c);
+      /* finding a game (issue 18, cmd_seek.c) */
+      if(c->kind == REF_CMD_SEEK)
+        return ref_do_seek(m, c);
+      if(c->kind == REF_CMD_SEEKS)
+        return ref_do_seeks(m);
+      if(c->kind == REF_CMD_UNSEEK)
+        return ref_do_unseek(m, c, cmds.guard);
     }
     /* issue 18: a player's mail without a key */
     if((rc = keyless(m, &cmds)) != 1)
