@@ -52,6 +52,9 @@ struct mail_msg {
   char subject[512];           /* decoded (RFC 2047) to UTF-8, control chars removed */
   char auto_submitted[64];     /* value of Auto-Submitted, lower-cased */
   char precedence[32];         /* value of Precedence, lower-cased */
+  char auth_results[1024];     /* the first (topmost: the receiving server's own)
+                                  Authentication-Results field (RFC 8601), lower-cased,
+                                  folding and controls made spaces; "" if none (issue 18) */
   bool list;                   /* List-Id, List-Unsubscribe or List-Post present */
   bool autoreply;              /* X-Autoreply or X-Autorespond present (responders that
                                   predate RFC 3834) */

@@ -204,6 +204,29 @@ static void token_value(char *dst, size_t cap, const char *value)
   dst[k] = '\0';
 }
 
+/* A structured field's value lower-cased, each control (the folding's
+ * CR LF TAB) a space, so that its words stay apart. */
+static void spaced_value(char *dst, size_t cap, const char *value)
+{
+  size_t i, k = 0, start, len;
+
+  if(!cap)
+    return;
+  dst[0] = '\0';
+  if(!value)
+    return;
+  len = mail_trim(value, strlen(value), &start);
+  for(i = start; i < start + len && k + 1 < cap; i++) {
+    char c = value[i];
+    if(c < 0x20 || c == 0x7f)
+      c = ' ';
+    else if(c > 0x7e)
+      continue;
+    dst[k++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+  }
+  dst[k] = '\0';
+}
+
 /* Keeps addr in dst when it passes mail_addr_valid, lower-cased if asked. */
 static bool keep_addr(char *dst, const char *addr, size_t n, bool lower)
 {
@@ -686,6 +709,10 @@ static int read_fields(struct mail_msg *m, struct mailimf_fields *fields,
     rc = decode_words(m->subject, sizeof(m->subject), v);
   token_value(m->auto_submitted, sizeof(m->auto_submitted), raw_field(raw, "Auto-Submitted", NULL));
   token_value(m->precedence, sizeof(m->precedence), raw_field(raw, "Precedence", NULL));
+  /* issue 18: the receiving server's verdict on the sender; the service
+   * decides whether to trust it (config trusted_authserv_id) */
+  spaced_value(m->auth_results, sizeof(m->auth_results),
+               raw_field(raw, "Authentication-Results", NULL));
   m->list = raw_field(raw, "List-Id", NULL) || raw_field(raw, "List-Unsubscribe", NULL) ||
             raw_field(raw, "List-Post", NULL);
   m->autoreply = raw_field(raw, "X-Autoreply", NULL) || raw_field(raw, "X-Autorespond", NULL);

@@ -6,7 +6,9 @@
  * request was mailed to (optin.c). Then the stored command runs as if
  * that address had just sent it: `new` (cmd_invite.c), `tournament`
  * (cmd_compete.c), `seek` (cmd_seek.c, issue 18; stored as kind "new")
- * or `observe` (cmd_observe.c). Layer 6, "handlers"
+ * or `observe` (cmd_observe.c); or the lines of a player's mail without a
+ * game's key (issue 18, cmd_keyless.c), in their game, through the
+ * callback dispatch.c gives. Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"
@@ -18,7 +20,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds)
+int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
+                   ref_keyless_run_fn run_keyless)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
@@ -44,6 +47,10 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
   if(state == REF_CONFIRM_LAPSED)
     return ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL);
   ref_log_info("%s confirmed: %s", from, req.request);
+  /* issue 18: a mail without a game's key, confirmed from the address of
+   * record: its lines run in its game as if they carried the seat's key */
+  if(!strcmp(req.kind, "keyless"))
+    return run_keyless(m, req.game, req.address, req.request);
   ref_commands_parse(&request, req.request, NULL);
   for(i = 0; i < request.ncmd; i++) {
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)

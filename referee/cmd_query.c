@@ -14,9 +14,124 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* board: the sender's view, nothing changed. */
-int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+/* ---- boards of the past (issue 18) ---- */
+
+/* "At move N" is said as the "#N" of every mail (ops->status
+ * move_number): the board of move N is the position when the game first
+ * reached N, what the mover of N's first turn was shown (in chess before
+ * White's move N; in dice games with the dice when the roll came without
+ * a question, before it when the cube was to be decided). The journal is replayed
+ * as the record replays it (record.c), never by a replay of its own. */
+struct past {
+  int want, found, first, last; /* the move asked for; the range the game went through */
+  const struct ref_game_desc *desc;
+  struct ref_state *state;      /* the position found */
+  char last_move[160];          /* the move that led to it, as labelled then */
+};
+
+static int past_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
 {
+  struct past *p = arg;
+  struct ref_status s;
+  (void)st;
+  if(!r->started)
+    return 0;
+  r->desc->ops->status(r->state, &s);
+  if(!p->first)
+    p->first = s.move_number;
+  p->last = s.move_number;
+  if(p->found == 1) {
+    /* dice the rules waited for (no one was asked: no cube decision) are
+     * rolled in the mail that reached N, so the board shows them */
+    struct ref_status b;
+    int rolled = 0;
+    if(!strcmp(st->e->kind, "roll") && st->before && s.move_number == p->want) {
+      r->desc->ops->status(st->before, &b);
+      rolled = b.phase == REF_PHASE_ROLL;
+    }
+    if(rolled)
+      memcpy(p->state, r->state, r->desc->state_size);
+    else
+      p->found = 2;
+  }
+  if(!p->found && s.move_number == p->want) {
+    memcpy(p->state, r->state, r->desc->state_size);
+    snprintf(p->last_move, sizeof(p->last_move), "%s", r->last_move);
+    p->found = 1;
+  }
+  return 0;
+}
+
+/* "#12" or "12": the move number, -1 for anything else. */
+static int past_number(const char *arg)
+{
+  const char *p = arg + (*arg == '#');
+  long n = 0;
+  if(!isdigit((unsigned char)*p))
+    return -1;
+  for(; isdigit((unsigned char)*p) && n < 1000000; p++)
+    n = n * 10 + (*p - '0');
+  while(isspace((unsigned char)*p))
+    p++;
+  return *p || n < 1 ? -1 : (int)n;
+}
+
+/* board #N: the board at move N from the sender's side; nothing changed. */
+static int past_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+{
+  struct past p;
+  struct ref_state *saved = g->state;
+  struct ref_status s;
+  struct tpl_var extra[2];
+  char line[300], last[160], played[160], at[24], detail[120];
+  int rc;
+
+  snprintf(line, sizeof(line), "board %s", arg);
+  memset(&p, 0, sizeof(p));
+  if((p.want = past_number(arg)) < 0)
+    return ref_refuse(m, g, seat, line, "past-board-what", "", NULL);
+  if(!g->started)
+    return ref_refuse(m, g, seat, line, "not-started", "", NULL);
+  p.desc = g->desc;
+  if(!(p.state = ref_state_new(g->desc)))
+    return -1;
+  if(ref_record_walk(m->svc, g, past_step, &p, NULL)) {
+    free(p.state);
+    return -1;
+  }
+  if(!p.found) {
+    free(p.state);
+    snprintf(detail, sizeof(detail), "#%d (this game's moves run from #%d to #%d)", p.want,
+             p.first, p.last);
+    return ref_refuse(m, g, seat, line, "past-board-range", detail, NULL);
+  }
+  /* the view of the past position; the game itself is put back untouched */
+  snprintf(at, sizeof(at), "#%d", p.want);
+  g->desc->ops->status(p.state, &s);
+  memcpy(last, g->last_move, sizeof(last));
+  memcpy(played, g->played, sizeof(played));
+  snprintf(g->last_move, sizeof(g->last_move), "%s", p.last_move);
+  g->played[0] = '\0';
+  g->state = p.state;
+  extra[0].name = "at";
+  extra[0].value = at;
+  extra[1].name = "to_move";
+  extra[1].value = s.phase == REF_PHASE_OVER || s.turn < 0 || s.turn >= g->desc->seats
+                       ? ""
+                       : g->desc->seat_names[s.turn];
+  rc = ref_tell_seat(m, g, seat, "board-past.txt", extra, 2);
+  g->state = saved;
+  memcpy(g->last_move, last, sizeof(last));
+  memcpy(g->played, played, sizeof(played));
+  free(p.state);
+  return rc;
+}
+
+/* board [#N]: the sender's view, nothing changed. */
+int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+{
+  if(arg && arg[0])
+    return past_board(m, g, seat, arg);
   return ref_tell_seat(m, g, seat, "board.txt", NULL, 0);
 }
 
@@ -92,14 +207,74 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
   }
 }
 
-/* history: the journal in words, one dated line per entry (record.c). */
-int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+/* history full (issue 18): the history with the board, from the reader's
+ * side, after the start and after every move, at most HISTORY_BOARDS
+ * boards and HISTORY_BYTES of them: Gmail clips a mail past 102 KB, and
+ * the HTML part doubles the text. Past the cap the lines go on without
+ * boards, and the cut is said where it is, with "board #N" for the rest. */
+#define HISTORY_BOARDS 60
+#define HISTORY_BYTES (80u * 1024u)
+
+struct full_history {
+  struct ref_rec_lines lines;
+  struct ref_msg_ctx *m;
+  int seat, boards, cut;
+};
+
+static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
+{
+  struct full_history *h = arg;
+  struct ref_buf *out = h->lines.out;
+  char board[8192], note[300];
+  struct ref_status s;
+  if(ref_record_line(&h->lines, r, st))
+    return -1;
+  if(!r->started || (strcmp(st->e->kind, "move") && strcmp(st->e->kind, "start")) || h->cut)
+    return 0;
+  if(r->desc->ops->render(r->state, h->seat, board, sizeof(board)) != REF_OK)
+    return 0;
+  if(h->boards >= HISTORY_BOARDS || out->len + strlen(board) > HISTORY_BYTES) {
+    char num[24];
+    struct tpl_var v[2] = {{"count", num}, {"at", ""}};
+    char at[24];
+    r->desc->ops->status(r->state, &s);
+    snprintf(num, sizeof(num), "%d", h->boards);
+    snprintf(at, sizeof(at), "#%d", s.move_number);
+    v[1].value = at;
+    tpl_line(note, sizeof(note), h->m->svc->cfg.templates_dir, "phrases.txt", "history-cut", v,
+             2);
+    h->cut = 1;
+    return ref_buf_printf(out, "\n%s\n\n", note);
+  }
+  h->boards++;
+  return ref_buf_printf(out, "\n%s\n", board);
+}
+
+/* history [full]: the journal in words, one dated line per entry
+ * (record.c); "full" adds the boards. */
+int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   struct ref_buf b;
   struct tpl_var extra[1];
   int rc;
   ref_buf_init(&b, 4u * 1024u * 1024u);
-  if(ref_game_history(m->svc, g, &b)) {
+  if(arg && !strcasecmp(arg, "full")) {
+    struct full_history h;
+    memset(&h, 0, sizeof(h));
+    h.lines.out = &b;
+    h.m = m;
+    h.seat = seat < 0 ? 0 : seat;
+    rc = ref_record_walk(m->svc, g, full_step, &h, NULL);
+  }
+  else if(arg && arg[0]) {
+    char line[300];
+    ref_buf_free(&b);
+    snprintf(line, sizeof(line), "history %s", arg);
+    return ref_refuse(m, g, seat, line, "history-what", "", NULL);
+  }
+  else
+    rc = ref_game_history(m->svc, g, &b);
+  if(rc) {
     ref_buf_free(&b);
     return -1;
   }
@@ -188,28 +363,25 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return rc;
 }
 
-/* games: the sender's games and whose turn it is. Only a player is
- * answered (no backscatter); the list carries no keys. */
-int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                 const char *address)
+/* The lines of `games`: the running games of `address` with whose turn
+ * it is, then how many finished; *running says how many ran (issue 18's
+ * keyless mail names them too). 1 when the address plays no game. */
+int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b, int *running)
 {
   struct ref_service *svc = m->svc;
   const char *dir = svc->cfg.templates_dir;
   int64_t *ids = NULL;
   size_t n = 0, i, finished = 0;
-  struct ref_buf b;
-  struct tpl_var extra[1];
   char more[200] = "";
   int rc = 0;
 
+  *running = 0;
   if(store_games_of(svc->st, &ids, &n, address) != STORE_OK)
     return -1;
   if(!n) {
     free(ids);
-    m->refused = 1;
-    return 0;
+    return 1;
   }
-  ref_buf_init(&b, 1024u * 1024u);
   for(i = 0; i < n && !rc; i++) {
     struct store_game row;
     struct store_seat *seats = NULL;
@@ -244,8 +416,9 @@ int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       if(d && row.turn >= 0 && row.turn < d->seats)
         vars[0].value = d->seat_names[row.turn];
       tpl_line(state, sizeof(state), dir, "phrases.txt", key, vars, 1);
-      ref_buf_printf(&b, "  %-6lld %-12s with %s: %s\n", (long long)row.id,
+      ref_buf_printf(b, "  %-6lld %-12s with %s: %s\n", (long long)row.id,
                      d ? d->title : row.kind, other, state);
+      (*running)++;
     }
     free(seats);
   }
@@ -255,10 +428,29 @@ int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     struct tpl_var v[1] = {{"count", num}};
     snprintf(num, sizeof(num), "%zu", finished);
     tpl_line(more, sizeof(more), dir, "phrases.txt", "games-finished", v, 1);
-    ref_buf_printf(&b, "%s%s", b.s ? "\n" : "", more);
+    ref_buf_printf(b, "%s%s", b->s ? "\n" : "", more);
   }
-  while(b.s && b.len && b.s[b.len - 1] == '\n') /* the template places it */
-    b.s[--b.len] = '\0';
+  while(b->s && b->len && b->s[b->len - 1] == '\n') /* the template places it */
+    b->s[--b->len] = '\0';
+  return rc;
+}
+
+/* games: the sender's games and whose turn it is. Only a player is
+ * answered (no backscatter); the list carries no keys. */
+int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                 const char *address)
+{
+  struct ref_buf b;
+  struct tpl_var extra[1];
+  int rc, running;
+
+  ref_buf_init(&b, 1024u * 1024u);
+  rc = ref_games_list(m, address, &b, &running);
+  if(rc == 1) {
+    ref_buf_free(&b);
+    m->refused = 1;
+    return 0;
+  }
   if(!rc) {
     extra[0].name = "games";
     extra[0].value = b.s ? b.s : "";

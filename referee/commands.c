@@ -304,7 +304,50 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
   int whole = len < sizeof(buf) - 1;
 
   copy_trim(buf, sizeof(buf), line, len);
-  take_guard(out, buf);
+  {
+    /* "game 12: e4" or "game 12" (issue 18): the game a mail without a
+     * key is for; the rest of the line is a line of its own (its own
+     * guard, its own "board #N"). Not a row of the table: it names a
+     * game, it does nothing. */
+    size_t g = match_phrase(buf, "game");
+    if(g) {
+      const char *p = buf + g;
+      long long n = 0;
+      int digits = 0;
+      while(isspace((unsigned char)*p))
+        p++;
+      for(; isdigit((unsigned char)*p) && digits < 18; p++, digits++)
+        n = n * 10 + (*p - '0');
+      if(digits && n > 0 && !isalnum((unsigned char)*p)) {
+        while(isspace((unsigned char)*p) || *p == ':')
+          p++;
+        if(out->game && out->game != n)
+          out->game_conflict = 1;
+        out->game = n;
+        if(*p)
+          parse_line(out, p, strlen(p), prose);
+        return;
+      }
+    }
+  }
+  {
+    /* "board #12" (issue 18): the "#N" right after "board" is the move
+     * whose board is asked for, not the guard; a later "#N" still is. */
+    size_t skip = match_phrase(buf, "board");
+    if(skip) {
+      size_t j = skip;
+      while(isspace((unsigned char)buf[j]))
+        j++;
+      if(buf[j] == '#' && isdigit((unsigned char)buf[j + 1])) {
+        for(j++; isdigit((unsigned char)buf[j]); j++)
+          ;
+        skip = j;
+      }
+      else
+        skip = 0;
+    }
+    take_guard(out, buf + skip);
+  }
   {
     char tmp[256];
     memcpy(tmp, buf, sizeof(tmp));

@@ -8,7 +8,11 @@
  * "then", issue 18). The subject is read only when the body holds nothing.
  * Nothing is guessed: unknown words stay unknown and are answered with help.
  * A word "#N" (N digits, at the start of a line or after a space) anywhere
- * is the move-number guard, as in pbmserv: it is taken out of its line.
+ * is the move-number guard, as in pbmserv: it is taken out of its line;
+ * but a "#N" right after "board" is the move whose board is asked for
+ * (issue 18), kept as the command's argument. A line "game N" or "game
+ * N: COMMAND" names the game a mail without a key is for (issue 18,
+ * dispatch.c); the rest of the line is read as a line of its own.
  */
 #ifndef TABULA_COMMANDS_H
 #define TABULA_COMMANDS_H
@@ -101,6 +105,9 @@ struct ref_cmds {
   int guard;                        /* "#N" anywhere: the move number the sender
                                        saw (ops->status move_number); -1 none */
   int guard_conflict;               /* two different #N in one mail */
+  long long game;                   /* "game N" / "game N: COMMAND" (issue 18): the game
+                                       a mail without a key is for; 0 none */
+  int game_conflict;                /* two different games named */
   char prose[REF_PROSE_BYTES];      /* the prose lines' text (issue 18) */
   struct ref_prose_line pline[REF_PROSE_LINES];
   int nprose;

@@ -2,7 +2,9 @@
  * dispatch.c: what one mail asks, handed to its handlers (docs/
  * architecture.md, layer 7 "entry"). The game and seat from the tag
  * (local+GAME.TOKEN@ or "[tabula GAME TOKEN]"); the token and the From
- * must match the seat (auth = token+from); time first (a late mail finds
+ * must match the seat (auth = token+from); without a tag, a player's mail
+ * is for the game "game N" names or their one running game (issue 18,
+ * keyless = confirm: queries answered, actions confirmed first); time first (a late mail finds
  * the game lost on time); the "#N" guard; then each command to its handler
  * (handlers_int.h), a mail's prepared lines (issue 18) before its move,
  * the move last; the clock restarted and the observers
@@ -383,10 +385,10 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       rc = ref_do_decline(m, g, seat, c);
       break;
     case REF_CMD_VERIFY: rc = ref_do_verify(m, g, seat, c); break;
-    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat); break;
+    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat, c->arg); break;
     case REF_CMD_LEGAL: rc = ref_do_legal(m, g, seat); break;
     case REF_CMD_HELP: rc = ref_do_help(m, g, seat, c->arg); break;
-    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat); break;
+    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat, c->arg); break;
     case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
     case REF_CMD_RESIGN:
       /* issue 19: "resign match" gives up a backgammon match at once */
@@ -436,13 +438,305 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
   return 0;
 }
 
+/* A mail of this seat's in this game, once it is known to be the seat's
+ * (its key and From, or a confirmed keyless request, or keyless = act):
+ * time first (a mail after the deadline finds the game lost on time), the
+ * sender's words made ready, the commands (a lone `message` last), the
+ * clock restarted and the observers told. */
+static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmds *cmds)
+{
+  char comment[2560];
+  int rc, i;
+  {
+    int late;
+    int64_t deadline;
+    rc = ref_clock_overdue(m->svc, g, m->arrived, &late, &deadline);
+    if(rc == 1)
+      rc = ref_lost_on_time(m, g, late, deadline, 0);
+  }
+  /* issue 18: the sender's words beside what the mail does, for the
+   * opponent's mails (views.c); only now, once the seat is proven */
+  if(!rc && (rc = ref_comment_prepare(m, g, seat, cmds, comment, sizeof(comment))))
+    ref_log_error("game %lld: out of memory reading a comment", (long long)g->row.id);
+  if(!rc)
+    rc = game_commands(m, g, seat, cmds);
+  /* `message` alone: the words go in a mail of their own; beside an
+   * action they went with its mails (or the sender was told why not) */
+  if(!rc && !m->refused && !m->comment_told)
+    for(i = 0; i < cmds->ncmd; i++)
+      if(cmds->cmd[i].kind == REF_CMD_MESSAGE) {
+        rc = ref_do_message(m, g, seat, &cmds->cmd[i]);
+        break;
+      }
+  if(!rc && m->changed)
+    rc = ref_clock_sync(m->svc, g);
+  /* observe GAME: what changed, shown to the game's observers */
+  if(!rc && m->observed)
+    rc = ref_tell_observers(m, g, "observed.txt", NULL, 0);
+  m->comment = NULL; /* the words lived in this frame */
+  return rc;
+}
+
+/* ---- mail without a key (issue 18) ---- */
+
+/* vacation, digest and comments concern all of a player's games: any
+ * game will do */
+static int player_wide_only(const struct ref_cmds *cmds)
+{
+  int i;
+  if(cmds->ncand || !cmds->ncmd)
+    return 0;
+  for(i = 0; i < cmds->ncmd; i++)
+    if(cmds->cmd[i].kind != REF_CMD_VACATION && cmds->cmd[i].kind != REF_CMD_DIGEST &&
+       cmds->cmd[i].kind != REF_CMD_COMMENTS)
+      return 0;
+  return 1;
+}
+
+/* Whether a keyless mail only asks: what may be answered on the From
+ * alone (to the address of record). Narrower than the guard's queries
+ * (mail_acts): `message` and `comments` change nothing in the game but do
+ * something, so a forged From must not get them done. */
+static int keyless_query_only(const struct ref_cmds *cmds)
+{
+  int i;
+  if(cmds->ncand)
+    return 0;
+  for(i = 0; i < cmds->ncmd; i++)
+    switch(cmds->cmd[i].kind) {
+    case REF_CMD_BOARD:
+    case REF_CMD_LEGAL:
+    case REF_CMD_HISTORY:
+    case REF_CMD_HELP:
+    case REF_CMD_VERIFY:
+    case REF_CMD_GAMES:
+    case REF_CMD_PREVIEW:
+    case REF_CMD_RATINGS:
+    case REF_CMD_RATING:
+    case REF_CMD_STANDINGS:
+    case REF_CMD_SEEKS: break;
+    default: return 0;
+    }
+  return 1;
+}
+
+/* Whether a mail of only move lines would be played now: the seat's turn
+ * to move and a line (or lines together) the rules read as a legal move.
+ * Otherwise the move is refused at once, changing nothing, rather than
+ * asked to be confirmed. */
+static int move_playable(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+{
+  struct ref_status s;
+  struct ref_turn *t;
+  int i, found;
+  if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
+    return 0;
+  g->desc->ops->status(g->state, &s);
+  if(s.phase != REF_PHASE_MOVE || s.turn != seat)
+    return 0;
+  for(i = 0; i < cmds->ncand; i++) {
+    struct ref_err err;
+    struct ref_move mv;
+    memset(&err, 0, sizeof(err));
+    if(g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err) == REF_OK)
+      return 1;
+  }
+  if(!(t = malloc(sizeof(*t))))
+    return 1;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found;
+  free(t);
+  return found;
+}
+
+/* Whether the receiving server vouches for the From (issue 18): the
+ * topmost Authentication-Results field (RFC 8601; a border MTA removes
+ * such fields from incoming mail, §5, and prepends its own) is from the
+ * configured trusted_authserv_id and says dmarc=pass for the From's
+ * domain, or dkim=pass with header.d the From's domain. Comments are
+ * left out; a property must be the domain exactly. */
+static int sender_authenticated(const struct ref_service *svc, const struct mail_msg *mail)
+{
+  const char *id = svc->cfg.trusted_authserv_id, *at = strrchr(mail->from, '@'), *p;
+  char buf[sizeof(mail->auth_results)];
+  size_t k = 0, n;
+  int depth = 0;
+
+  if(!id[0] || !mail->auth_results[0] || !at || !at[1])
+    return 0;
+  for(p = mail->auth_results; *p && k + 1 < sizeof(buf); p++) {
+    if(*p == '(')
+      depth++;
+    else if(*p == ')' && depth)
+      depth--;
+    else if(!depth)
+      buf[k++] = *p == '"' ? ' ' : *p;
+  }
+  buf[k] = '\0';
+  p = buf + strspn(buf, " ");
+  n = strcspn(p, " ;");
+  if(n != strlen(id) || strncasecmp(p, id, n) || !(p = strchr(p, ';')))
+    return 0;
+  while(*p == ';') {
+    /* one resinfo: "method=result prop=value ..." up to the next ';' */
+    const char *end, *w;
+    char method[16] = "", result[16] = "";
+    int domain_ok = 0;
+    p++;
+    end = p + strcspn(p, ";");
+    for(w = p; w < end;) {
+      size_t wl;
+      w += strspn(w, " ");
+      wl = strcspn(w, " ;");
+      if(!wl || w >= end)
+        break;
+      if(!method[0]) {
+        const char *eq = memchr(w, '=', wl);
+        if(!eq || (size_t)(eq - w) >= sizeof(method) || wl - (size_t)(eq - w) - 1 >= sizeof(result))
+          break;
+        memcpy(method, w, (size_t)(eq - w));
+        memcpy(result, eq + 1, wl - (size_t)(eq - w) - 1);
+      }
+      else {
+        size_t dl = strlen(at + 1);
+        const char *prop = !strcmp(method, "dmarc") ? "header.from=" : "header.d=";
+        size_t pl = strlen(prop);
+        if(wl == pl + dl && !strncmp(w, prop, pl) && !strncasecmp(w + pl, at + 1, dl))
+          domain_ok = 1;
+      }
+      w += wl;
+    }
+    if(domain_ok && !strcmp(result, "pass") && (!strcmp(method, "dmarc") || !strcmp(method, "dkim")))
+      return 1;
+    p = end;
+  }
+  return 0;
+}
+
+/* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
+ * its lines run in its game as the seat's own keyed mail would. */
+static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *address,
+                             const char *request)
+{
+  struct ref_game_ctx g;
+  struct ref_cmds cmds;
+  char why[256];
+  int seat, rc;
+
+  m->game = game;
+  if(ref_game_load(m->svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("confirmed keyless request for game %lld: %s", (long long)game, why);
+    m->refused = 1;
+    return 0;
+  }
+  seat = ref_seat_of(&g, address);
+  if(seat < 0) {
+    ref_game_free(&g);
+    return ref_refuse_player(m, request, "keyless-not-yours", "");
+  }
+  ref_commands_parse(&cmds, request, NULL);
+  rc = run_in_game(m, &g, seat, &cmds);
+  ref_game_free(&g);
+  return rc;
+}
+
+/* A mail to the plain address from a player (issue 18): the game it is
+ * for is the one "game N" names, else the sender's one running game; with
+ * several and none named the sender gets the list. keyless = act runs it
+ * at once; confirm (the default) answers queries and asks the address of
+ * record to confirm an action (cmd_keyless.c), unless the receiving server
+ * vouches for the sender (trusted_authserv_id). 1: not such a mail (the
+ * sender plays no game, or none runs), the old answer follows. */
+static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
+{
+  struct ref_service *svc = m->svc;
+  const char *from = m->mail->from;
+  int64_t *ids = NULL, game = 0;
+  size_t n = 0, i;
+  int wide = player_wide_only(cmds), running = 0, rc, seat, vouched;
+  struct ref_game_ctx g;
+  char why[256], num[24];
+
+  if(!strcmp(svc->cfg.keyless, "off") || !from[0])
+    return 1;
+  if(store_games_of(svc->st, &ids, &n, from) != STORE_OK)
+    return -1;
+  if(!n) {
+    free(ids);
+    return 1;
+  }
+  if(cmds->game_conflict) {
+    free(ids);
+    return ref_refuse(m, NULL, -1, "game", "keyless-two-games", "", NULL);
+  }
+  if(cmds->game) {
+    for(i = 0; i < n && ids[i] != cmds->game; i++)
+      ;
+    free(ids);
+    if(i == n) {
+      snprintf(num, sizeof(num), "%lld", cmds->game);
+      ref_log_warn("mail %s from %s names game %s, not one of theirs", m->message_id, from,
+                   num);
+      return ref_refuse(m, NULL, -1, num, "keyless-not-yours", num, NULL);
+    }
+    game = cmds->game;
+  }
+  else {
+    int64_t any = 0;
+    for(i = 0; i < n; i++) {
+      struct store_game row;
+      if(store_game_load(svc->st, &row, ids[i]) != STORE_OK) {
+        free(ids);
+        return -1;
+      }
+      if(row.phase == STORE_GAME_FINISHED || row.phase == STORE_GAME_CANCELLED)
+        continue;
+      if(!running++)
+        game = ids[i];
+    }
+    any = n ? ids[n - 1] : 0;
+    free(ids);
+    if(!running && wide)
+      game = any; /* a vacation needs no running game */
+    else if(!running)
+      return 1;
+    else if(running > 1 && !wide)
+      return ref_keyless_which(m, cmds, game);
+  }
+  m->game = game;
+  if(ref_game_load(svc, &g, game, why, sizeof(why))) {
+    ref_log_warn("mail %s for game %lld: %s", m->message_id, (long long)game, why);
+    m->refused = 1;
+    return 0;
+  }
+  seat = ref_seat_of(&g, from);
+  if(seat < 0) { /* store_games_of said it plays: a store out of step */
+    ref_game_free(&g);
+    return -1;
+  }
+  vouched = !strcmp(svc->cfg.keyless, "confirm") && sender_authenticated(svc, m->mail);
+  ref_log_info("game %lld: a mail from %s without its key (keyless = %s%s)", (long long)game,
+               from, svc->cfg.keyless, vouched ? ", the sender authenticated by its server" : "");
+  if(!strcmp(svc->cfg.keyless, "act") || vouched)
+    rc = run_in_game(m, &g, seat, cmds);
+  else if(keyless_query_only(cmds) ||
+          (cmds->ncand && !cmds->ncmd && !move_playable(&g, seat, cmds)))
+    /* a query, or a move refused whatever the answer: no change, and
+     * the reply goes to the seat's address of record only */
+    rc = game_commands(m, &g, seat, cmds);
+  else
+    rc = ref_keyless_ask(m, &g, seat, cmds, wide);
+  ref_game_free(&g);
+  return rc;
+}
+
 int ref_dispatch(struct ref_msg_ctx *m)
 {
   struct ref_service *svc = m->svc;
   const struct mail_msg *mail = m->mail;
   struct ref_cmds cmds;
   struct ref_game_ctx g;
-  char token[64], why[256], comment[2560];
+  char token[64], why[256];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
@@ -450,7 +744,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   ref_commands_parse(&cmds, mail->clean, mail->subject);
   /* The answer to a confirmation request (issue 13). */
   if(!confirm_key(mail, delim, token, sizeof(token)))
-    return ref_do_confirm(m, token, &cmds);
+    return ref_do_confirm(m, token, &cmds, keyless_confirmed);
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
@@ -479,6 +773,9 @@ int ref_dispatch(struct ref_msg_ctx *m)
       if(c->kind == REF_CMD_UNSEEK)
         return ref_do_unseek(m, c, cmds.guard);
     }
+    /* issue 18: a player's mail without a key */
+    if((rc = keyless(m, &cmds)) != 1)
+      return rc;
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))
       return ref_refuse(m, NULL, -1,
@@ -521,33 +818,17 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_game_free(&g);
     return -1;
   }
-  /* Time first: a mail after the deadline finds the game lost on time. */
-  {
-    int late;
-    int64_t deadline;
-    rc = ref_clock_overdue(svc, &g, m->arrived, &late, &deadline);
-    if(rc == 1)
-      rc = ref_lost_on_time(m, &g, late, deadline, 0);
+  /* issue 18: "game N" in a mail with another game's key is refused
+   * whole: the commands were meant for another game */
+  if(cmds.game && cmds.game != game) {
+    char num[24];
+    snprintf(num, sizeof(num), "%lld", (long long)game);
+    rc = ref_refuse(m, &g, seat, cmds.ncmd ? cmds.cmd[0].line : "", "keyless-other-game", num,
+                    NULL);
+    ref_game_free(&g);
+    return rc;
   }
-  /* issue 18: the sender's words beside what the mail does, for the
-   * opponent's mails (views.c); only now, once the seat is proven */
-  if(!rc && (rc = ref_comment_prepare(m, &g, seat, &cmds, comment, sizeof(comment))))
-    ref_log_error("game %lld: out of memory reading a comment", (long long)game);
-  if(!rc)
-    rc = game_commands(m, &g, seat, &cmds);
-  /* `message` alone: the words go in a mail of their own; beside an
-   * action they went with its mails (or the sender was told why not) */
-  if(!rc && !m->refused && !m->comment_told)
-    for(i = 0; i < cmds.ncmd; i++)
-      if(cmds.cmd[i].kind == REF_CMD_MESSAGE) {
-        rc = ref_do_message(m, &g, seat, &cmds.cmd[i]);
-        break;
-      }
-  if(!rc && m->changed)
-    rc = ref_clock_sync(svc, &g);
-  /* observe GAME: what changed, shown to the game's observers */
-  if(!rc && m->observed)
-    rc = ref_tell_observers(m, &g, "observed.txt", NULL, 0);
+  rc = run_in_game(m, &g, seat, &cmds);
   /* auth = token: the key alone acted; the player of record is told which
    * address used it (the Diplomacy judge's copy to the player of record) */
   if(!rc && token_only && strcasecmp(g.seats[seat].address, mail->from)) {

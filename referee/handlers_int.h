@@ -74,16 +74,21 @@ int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int 
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the
  * sender. */
-int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+/* board [#N] (issue 18: the board at move N), history [full] (a board per
+ * move, within a size cap) */
+int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
 int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
-int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
 int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c);
 int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c);
 int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                  const char *address);
+/* The lines of `games` for `address` into b; *running: how many run (not
+ * finished or cancelled). 1 when the address plays no game. */
+int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b, int *running);
 
 /* cmd_observe.c: observe GAME (on 1: a confirmation request), unobserve
  * [GAME] (on 0); the confirmed observe of game (its command line quoted in
@@ -92,8 +97,23 @@ int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on);
 int ref_do_observe_confirmed(struct ref_msg_ctx *m, int64_t game, const char *line);
 
 /* cmd_confirm.c: the answer to a confirmation request, found by its key:
- * the stored `new` or `observe` runs. */
-int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds);
+ * the stored `new` or `observe` runs; a `keyless` request (issue 18) runs
+ * through run_keyless, dispatch.c's path of a keyed mail, passed down so
+ * that no handler calls the layer above it. */
+typedef int (*ref_keyless_run_fn)(struct ref_msg_ctx *m, int64_t game, const char *address,
+                                  const char *request);
+int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
+                   ref_keyless_run_fn run_keyless);
+
+/* cmd_keyless.c (issue 18): a player's mail without a game's key. The
+ * action of cmds in game g stored as a confirmation request and the
+ * seat's address of record asked to confirm it, with the board (the "#N"
+ * guard of now added unless player_wide: vacation, digest, comments); the list of
+ * the sender's running games when it named none of several (`one` of them
+ * for the example). */
+int ref_keyless_ask(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmds *cmds, int player_wide);
+int ref_keyless_which(struct ref_msg_ctx *m, const struct ref_cmds *cmds, int64_t one);
 
 /* cmd_time.c: vacation FROM TO, digest on|off, claim time; the loss on
  * time, mailed (a claim, a late mail, the tick). */

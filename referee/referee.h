@@ -33,6 +33,12 @@ struct ref_config {
   char auth[16];           /* "token+from": key and From must both match the seat
                               (default); "token": the key alone, the seat's player of
                               record is copied on what another address did */
+  char keyless[16];        /* a known player's mail without a key (issue 18): "confirm"
+                              (queries answered, actions asked to be confirmed from the
+                              address of record; default), "act" (at once), "off" */
+  char trusted_authserv_id[256]; /* issue 18: the receiving server whose Authentication-Results
+                              (dmarc=pass, or dkim=pass for the From's domain) let a
+                              keyless mail act at once under keyless = confirm; "" none */
   int rate_limit;          /* mails per hour per sender; 0 = no limit */
   /* Nothing to an address that has not asked (optin.c, issue 13). */
   int stranger_mails_per_hour; /* all mails an hour, together, to addresses that hold no seat

@@ -345,6 +345,26 @@ static const struct migration migrations[] = {
       "CREATE INDEX seeks_open ON seeks(kind, created) WHERE phase = 'open';"
       "CREATE INDEX seeks_expiry ON seeks(expires) WHERE phase = 'open';"
       "CREATE INDEX seeks_by_address ON seeks(address) WHERE phase = 'open';"},
+  /* v8 (issue 18): confirmation requests of more kinds. `keyless`: the
+   * action of a player's mail without a game's key, done once the player
+   * confirms it from the address of record (referee/cmd_keyless.c);
+   * `seek` and `tournament` for the requests of those commands. SQLite
+   * cannot change a CHECK in place: the table is rebuilt, rows kept. */
+  {8, "CREATE TABLE confirmations_v8("
+      "  key TEXT PRIMARY KEY,"
+      "  address TEXT NOT NULL COLLATE NOCASE,"
+      "  kind TEXT NOT NULL"
+      "    CHECK(kind IN ('new', 'observe', 'keyless', 'seek', 'tournament')),"
+      "  request TEXT NOT NULL,"
+      "  game INTEGER NOT NULL DEFAULT 0,"
+      "  created INTEGER NOT NULL,"
+      "  expires INTEGER NOT NULL"
+      ") STRICT;"
+      "INSERT INTO confirmations_v8(key, address, kind, request, game, created, expires)"
+      "  SELECT key, address, kind, request, game, created, expires FROM confirmations;"
+      "DROP TABLE confirmations;"
+      "ALTER TABLE confirmations_v8 RENAME TO confirmations;"
+      "CREATE INDEX confirmations_by_expiry ON confirmations(expires);"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)

@@ -428,9 +428,11 @@ int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char
 struct store_confirm {
   char key[40];       /* the one-time key, as mailed */
   char address[256];  /* who must answer: the request's From */
-  char kind[16];      /* "new" (new, tournament) or "observe" */
+  char kind[16];      /* "new" (new, tournament), "observe", "keyless" (an action of a
+                         mail without a game's key, issue 18); since v8 also "seek",
+                         "tournament" */
   char request[256];  /* the command line as written */
-  int64_t game;       /* observe: the game; 0 otherwise */
+  int64_t game;       /* observe, keyless: the game; 0 otherwise */
   int64_t created, expires; /* unix seconds */
 };
 

@@ -134,6 +134,72 @@ START_TEST(test_guard)
 }
 END_TEST
 
+/* issue 18: "board #12" asks for the board at move 12; the "#12" is its
+ * argument, not the guard, and a later "#N" on any line still is one. */
+static const struct {
+  const char *text;
+  int guard;
+  const char *arg;
+} past_boards[] = {
+  {"board #12", -1, "#12"},
+  {"Board   #3", -1, "#3"},
+  {"board 12", -1, "12"},
+  {"board #2 #7", 7, "#2"},
+  {"board #2\n#5", 5, "#2"},
+  {"board", -1, ""},
+  {"#4 board", 4, ""},
+  {"boards #4", 4, NULL}, /* no command word: a candidate, and a guard */
+};
+
+START_TEST(test_board_at_move)
+{
+  size_t i;
+  for(i = 0; i < sizeof(past_boards) / sizeof(past_boards[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, past_boards[i].text, NULL);
+    ck_assert_msg(c.guard == past_boards[i].guard, "'%s': guard %d", past_boards[i].text,
+                  c.guard);
+    if(past_boards[i].arg)
+      ck_assert_msg(c.ncmd == 1 && c.cmd[0].kind == REF_CMD_BOARD &&
+                        !strcmp(c.cmd[0].arg, past_boards[i].arg),
+                    "'%s': %d commands, arg '%s'", past_boards[i].text, c.ncmd,
+                    c.ncmd ? c.cmd[0].arg : "");
+    else
+      ck_assert_msg(c.ncmd == 0, "'%s': %d commands", past_boards[i].text, c.ncmd);
+  }
+}
+END_TEST
+
+/* issue 18: "game N: COMMAND" and "game N" name the game of a mail
+ * without a key; "games" is still the command, prose stays prose. */
+START_TEST(test_game_named)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, "game 12: e4", NULL);
+  ck_assert(c.game == 12 && !c.game_conflict);
+  ck_assert(c.ncand == 1 && !strcmp(c.cand[0], "e4") && c.ncmd == 0);
+  ref_commands_parse(&c, "Game 3\nvacation 2026-12-01 2026-12-03\n#4", NULL);
+  ck_assert(c.game == 3 && c.ncmd == 1 && c.cmd[0].kind == REF_CMD_VACATION && c.guard == 4);
+  ref_commands_parse(&c, "game 2:board #1", NULL);
+  ck_assert(c.game == 2 && c.ncmd == 1 && c.cmd[0].kind == REF_CMD_BOARD &&
+            !strcmp(c.cmd[0].arg, "#1") && c.guard == -1);
+  ref_commands_parse(&c, "game 2: e5\ngame 3: Nf3", NULL);
+  ck_assert(c.game_conflict && c.ncand == 2);
+  ref_commands_parse(&c, "game 2: e5\ngame 2", NULL);
+  ck_assert(c.game == 2 && !c.game_conflict);
+  ref_commands_parse(&c, "games", NULL);
+  ck_assert(c.game == 0 && c.ncmd == 1 && c.cmd[0].kind == REF_CMD_GAMES);
+  ref_commands_parse(&c, "game over, thanks", NULL);
+  ck_assert(c.game == 0 && c.ncand == 1);
+  ref_commands_parse(&c, "game 0: e4", NULL);
+  ck_assert(c.game == 0);
+  ref_commands_parse(&c, "game 1234567890123456789: e4", NULL);
+  ck_assert(c.game == 0);
+  ref_commands_parse(&c, "", "game 7: resign");
+  ck_assert(c.game == 7 && c.ncmd == 1 && c.cmd[0].kind == REF_CMD_RESIGN);
+}
+END_TEST
+
 START_TEST(test_guard_in_subject)
 {
   struct ref_cmds c;
@@ -485,6 +551,8 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_unknown_words_not_guessed);
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
+  tcase_add_test(tc, test_board_at_move);
+  tcase_add_test(tc, test_game_named);
   tcase_add_test(tc, test_play_then_roll);
   tcase_add_test(tc, test_prepared_lines);
   suite_add_tcase(s, tc);

@@ -315,7 +315,7 @@ START_TEST(test_claim_after_migration)
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = open_ok();
-  ck_assert_int_eq(store_schema_version(st), 7);
+  ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);

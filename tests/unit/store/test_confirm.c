@@ -154,7 +154,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 7);
+  ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
@@ -186,7 +186,7 @@ START_TEST(test_migration_to_competition_keeps_them)
            "DROP TABLE conditionals; DROP TABLE seeks;"
            "PRAGMA user_version = 5;");
   st = open_ok(dbpath);
-  ck_assert_int_eq(store_schema_version(st), 7);
+  ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "Frank@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirm_get(st, &back, "k4"), STORE_OK);
@@ -201,6 +201,53 @@ START_TEST(test_migration_to_competition_keeps_them)
 }
 END_TEST
 
+/* v8 (issue 18): the table rebuilt with more kinds. A store at v7 (the old
+ * CHECK: 'new' and 'observe' only) keeps its waiting requests, then takes
+ * a 'keyless' request (a player's mail without a game's key) with its
+ * game, and still refuses a kind it does not know. */
+START_TEST(test_migration_v8_kinds)
+{
+  struct store *st = open_ok(dbpath);
+  struct store_confirm c = request("k7", "gina@example.org", 900), back;
+  store_close(st);
+  raw_exec(dbpath,
+           "DROP TABLE confirmations;"
+           "CREATE TABLE confirmations(key TEXT PRIMARY KEY,"
+           " address TEXT NOT NULL COLLATE NOCASE,"
+           " kind TEXT NOT NULL CHECK(kind IN ('new', 'observe')), request TEXT NOT NULL,"
+           " game INTEGER NOT NULL DEFAULT 0, created INTEGER NOT NULL,"
+           " expires INTEGER NOT NULL) STRICT;"
+           "CREATE INDEX confirmations_by_expiry ON confirmations(expires);"
+           "INSERT INTO confirmations VALUES('k6', 'hal@example.org', 'observe', 'observe 3',"
+           " 3, 100, 800);"
+           "PRAGMA user_version = 7;");
+  st = open_ok(dbpath);
+  ck_assert_int_eq(store_schema_version(st), 8);
+  ck_assert_int_eq(store_confirm_get(st, &back, "k6"), STORE_OK);
+  ck_assert_str_eq(back.kind, "observe");
+  ck_assert_str_eq(back.request, "observe 3");
+  ck_assert_int_eq(back.game, 3);
+  ck_assert_int_eq(back.expires, 800);
+  snprintf(c.kind, sizeof(c.kind), "keyless");
+  snprintf(c.request, sizeof(c.request), "e4\n#12");
+  c.game = 12;
+  ck_assert_int_eq(store_confirm_put(st, &c), STORE_OK);
+  ck_assert_int_eq(store_confirm_get(st, &back, "k7"), STORE_OK);
+  ck_assert_str_eq(back.kind, "keyless");
+  ck_assert_str_eq(back.request, "e4\n#12");
+  ck_assert_int_eq(back.game, 12);
+  snprintf(c.key, sizeof(c.key), "k8");
+  snprintf(c.kind, sizeof(c.kind), "resign");
+  ck_assert_int_ne(store_confirm_put(st, &c), STORE_OK);
+  /* the index on expiry is back: pruning finds by it */
+  ck_assert_int_eq(store_confirm_prune(st, 850), STORE_OK);
+  ck_assert_int_eq(store_confirm_get(st, &back, "k6"), STORE_ENOTFOUND);
+  ck_assert_int_eq(store_confirm_get(st, &back, "k7"), STORE_OK);
+  store_close(st);
+}
+END_TEST
+
+
 int main(void)
 {
   Suite *s = suite_create("confirm");
@@ -212,6 +259,7 @@ int main(void)
   tcase_add_test(tc, test_confirmed);
   tcase_add_test(tc, test_migration_counts_answers);
   tcase_add_test(tc, test_migration_to_competition_keeps_them);
+  tcase_add_test(tc, test_migration_v8_kinds);
   suite_add_tcase(s, tc);
   sr = srunner_create(s);
   srunner_run_all(sr, CK_NORMAL);

@@ -19,7 +19,7 @@
 #include <unistd.h>
 
 /* The newest schema version: the last step of store.c migrations[]. */
-#define SCHEMA_LATEST 7
+#define SCHEMA_LATEST 8
 
 static char tmpdir[256];
 static char dbpath[300];
