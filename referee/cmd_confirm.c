@@ -5,7 +5,8 @@
  * dispatch.c) and the word "confirm"; it must come from the address the
  * request was mailed to (optin.c). Then the stored command runs as if
  * that address had just sent it: `new` (cmd_invite.c), `tournament`
- * (cmd_compete.c) or `observe` (cmd_observe.c). Layer 6, "handlers"
+ * (cmd_compete.c), `seek` (cmd_seek.c, issue 18; stored as kind "new")
+ * or `observe` (cmd_observe.c). Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"
@@ -49,6 +50,8 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
       return ref_do_new(m, &request.cmd[i]);
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_TOURNAMENT)
       return ref_do_tournament(m, &request.cmd[i]); /* issue 19 */
+    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_SEEK)
+      return ref_do_seek(m, &request.cmd[i]); /* issue 18 */
     if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
       return ref_do_observe_confirmed(m, req.game, req.request);
   }

@@ -14,7 +14,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* new GAME [as SEAT] [private] [unrated] [key=value...] with ADDRESS: an invitation.
+/* new GAME [as SEAT] [private] [unrated] [public-comments] [key=value...] with ADDRESS: an
+ * invitation.
  * The game exists in the "invited" phase until every invitee accepts.
  * From an address that has never answered one of our mails it only asks
  * that address to confirm (optin.c, issue 13): cmd_confirm.c runs it again
@@ -28,7 +29,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_err err;
   char opts[256] = "", *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
   int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1, priv = 0;
-  int unrated = 0;
+  int unrated = 0, pub = 0;
   const char *with[REF_WITH_MAX];
   int64_t id;
 
@@ -72,6 +73,12 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     /* private: no observers (issue 13); the service's, not the rules' */
     if(!strcasecmp(tok, "private")) {
       priv = 1;
+      continue;
+    }
+    /* public-comments: the players' words go to the observers too
+     * (issue 18, talk.c); the service's, like private */
+    if(!strcasecmp(tok, "public-comments")) {
+      pub = 1;
       continue;
     }
     /* unrated: the game counts for nobody's rating (issue 19, result.c
@@ -161,16 +168,20 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     goto out;
   if(priv && ref_game_set_private(svc, id))
     goto out;
-  snprintf(text, sizeof(text), "new %s%s%s%s%s by %s", d->name, priv ? " private" : "",
-           unrated ? " unrated" : "", opts[0] ? " " : "", opts, m->mail->from);
+  if(pub && ref_game_set_public_comments(svc, id))
+    goto out;
+  snprintf(text, sizeof(text), "new %s%s%s%s%s%s by %s", d->name, priv ? " private" : "",
+           unrated ? " unrated" : "", pub ? " public-comments" : "", opts[0] ? " " : "", opts,
+           m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL) ||
      ref_match_begin(svc, &g)) /* match=N: the first game of a match (issue 19) */
     goto out;
   for(i = 0; i < d->seats; i++) {
-    struct tpl_var extra[3] = {{"inviter", m->mail->from},
+    struct tpl_var extra[4] = {{"inviter", m->mail->from},
                                {"private", priv ? "yes" : ""},
-                               {"unrated", unrated ? "yes" : ""}};
-    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 3))
+                               {"unrated", unrated ? "yes" : ""},
+                               {"public_comments", pub ? "yes" : ""}};
+    if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 4))
       goto out;
   }
   m->changed = 1;

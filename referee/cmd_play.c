@@ -142,7 +142,9 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ops->apply(g->state, &found);
   snprintf(g->last_move, sizeof(g->last_move), "%s", numbered);
   snprintf(g->played, sizeof(g->played), "%s", numbered);
-  if(ref_journal(m->svc, g, seat, "move", canon, NULL))
+  /* issue 18: a move declines the opponent's standing takeback request,
+   * as it declines a draw offer (journaled before the move) */
+  if(ref_takeback_moved(m, g, seat) || ref_journal(m->svc, g, seat, "move", canon, NULL))
     return -1;
   /* FIDE 9.1.2.2: a move declines a standing draw offer of the opponent. */
   if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
@@ -242,6 +244,12 @@ int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   extra[0].value = names[level];
   return ref_tell_seat(m, g, 1 - seat, "resign-offered.txt", extra, 1) ||
          ref_tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 1);
+}
+
+int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+{
+  int seat, level;
+  return pending_resign(m, g, &seat, &level);
 }
 
 /* The opponent's answer to a standing resignation offer. */

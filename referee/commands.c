@@ -19,7 +19,11 @@ static const struct word table[] = {
   {"draw decline", REF_CMD_DRAW_DECLINE}, {"decline draw", REF_CMD_DRAW_DECLINE},
   {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
   {"claim time", REF_CMD_CLAIM_TIME},   {"time claim", REF_CMD_CLAIM_TIME},
+  {"takeback accept", REF_CMD_TAKEBACK_ACCEPT}, {"accept takeback", REF_CMD_TAKEBACK_ACCEPT},
+  {"takeback decline", REF_CMD_TAKEBACK_DECLINE},
+  {"decline takeback", REF_CMD_TAKEBACK_DECLINE},
   {"no double", REF_CMD_ROLL},
+  {"seek cancel", REF_CMD_UNSEEK}, {"cancel seek", REF_CMD_UNSEEK},
   {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
   {"reject", REF_CMD_DECLINE},
   {"board", REF_CMD_BOARD},   {"legal", REF_CMD_LEGAL},   {"history", REF_CMD_HISTORY},
@@ -32,6 +36,9 @@ static const struct word table[] = {
   {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
   {"confirm", REF_CMD_CONFIRM},
+  {"message", REF_CMD_MESSAGE}, {"comments", REF_CMD_COMMENTS},
+  {"seek", REF_CMD_SEEK},     {"seeks", REF_CMD_SEEKS},   {"unseek", REF_CMD_UNSEEK},
+  {"takeback", REF_CMD_TAKEBACK},
 };
 
 static const char *const names[REF_CMD_LAST] = {
@@ -39,7 +46,8 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm",
+  "confirm", "message", "comments", "seek", "seeks", "seek cancel",
+  "takeback", "takeback accept", "takeback decline",
 };
 
 const char *ref_cmd_name(enum ref_cmd_kind kind)
@@ -169,6 +177,14 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       snprintf(c->arg, sizeof(c->arg), "%s", tok);
       continue;
     }
+    /* the service's words end a value with spaces: "days=3 unrated" is
+     * two words, not days "3 unrated" (issue 18) */
+    if(!strcasecmp(tok, "rated") || !strcasecmp(tok, "unrated") ||
+       !strcasecmp(tok, "private")) {
+      add_option(c, tok);
+      open_value = 0;
+      continue;
+    }
     if(strchr(tok, '=')) {
       for(i = 0; tok[i] != '='; i++)
         tok[i] = (char)tolower((unsigned char)tok[i]);
@@ -210,10 +226,69 @@ static void take_guard(struct ref_cmds *out, char *buf)
   }
 }
 
-static void parse_line(struct ref_cmds *out, const char *line, size_t len)
+/* ---- prose (issue 18) ---- */
+
+/* A line of prose kept for the opponent, trimmed; blank lines are kept
+ * (paragraphs), but not before the first line. */
+static void add_prose(struct ref_cmds *out, const char *s, size_t len, int cand)
+{
+  struct ref_prose_line *l;
+  size_t used;
+  while(len && isspace((unsigned char)*s)) {
+    s++;
+    len--;
+  }
+  while(len && isspace((unsigned char)s[len - 1]))
+    len--;
+  if(!len && !out->nprose)
+    return;
+  if(out->nprose >= REF_PROSE_LINES) {
+    out->prose_more |= len > 0;
+    return;
+  }
+  l = &out->pline[out->nprose];
+  used = out->nprose ? out->pline[out->nprose - 1].off + out->pline[out->nprose - 1].len : 0;
+  if(len > sizeof(out->prose) - used) {
+    out->prose_more = 1;
+    len = sizeof(out->prose) - used;
+    /* never half a UTF-8 character */
+    while(len && ((unsigned char)s[len] & 0xc0) == 0x80)
+      len--;
+    if(!len)
+      return;
+  }
+  memcpy(out->prose + used, s, len);
+  l->cand = cand;
+  l->off = (unsigned)used;
+  l->len = (unsigned)len;
+  out->nprose++;
+}
+
+/* "comments on" / "comments off", nothing else: "Comments welcome!" is
+ * prose. */
+static int comments_word(const char *rest)
+{
+  char w[8];
+  size_t n;
+  while(isspace((unsigned char)*rest) || *rest == ':')
+    rest++;
+  n = strlen(rest);
+  while(n && (isspace((unsigned char)rest[n - 1]) || rest[n - 1] == '.' || rest[n - 1] == '!'))
+    n--;
+  if(n >= sizeof(w))
+    return 0;
+  memcpy(w, rest, n);
+  w[n] = '\0';
+  return !strcasecmp(w, "on") || !strcasecmp(w, "off");
+}
+
+static void parse_line(struct ref_cmds *out, const char *line, size_t len, int prose)
 {
   char buf[256];
   size_t i, m = 0;
+  /* the prose as written: the line less its guard when it fits buf, else
+   * the line itself (a long paragraph is prose, never a command) */
+  int whole = len < sizeof(buf) - 1;
 
   copy_trim(buf, sizeof(buf), line, len);
   take_guard(out, buf);
@@ -222,12 +297,41 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
     memcpy(tmp, buf, sizeof(tmp));
     copy_trim(buf, sizeof(buf), tmp, strlen(tmp));
   }
-  if(!buf[0])
+  if(!buf[0]) {
+    if(prose)
+      add_prose(out, "", 0, -1);
     return;
+  }
   for(i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
     m = match_phrase(buf, table[i].words);
     if(m)
       break;
+  }
+  if(m && table[i].kind == REF_CMD_COMMENTS && !comments_word(buf + m))
+    m = 0;
+  if(m && out->ncmd < REF_CMD_MAX && table[i].kind == REF_CMD_MESSAGE) {
+    /* message TEXT: the text is the mail's prose like any other line */
+    struct ref_cmd *c = &out->cmd[out->ncmd++];
+    const char *rest = buf + m;
+    memset(c, 0, sizeof(*c));
+    c->kind = REF_CMD_MESSAGE;
+    snprintf(c->line, sizeof(c->line), "%s", buf);
+    if(!whole) {
+      size_t skip = 0;
+      while(skip < len && isspace((unsigned char)line[skip]))
+        skip++;
+      rest = line + skip + m;
+      len -= skip + m;
+    }
+    else
+      len = strlen(rest);
+    while(len && (isspace((unsigned char)*rest) || *rest == ':')) {
+      rest++;
+      len--;
+    }
+    if(prose)
+      add_prose(out, rest, len, -1);
+    return;
   }
   if(m && out->ncmd < REF_CMD_MAX) {
     struct ref_cmd *c = &out->cmd[out->ncmd++];
@@ -237,7 +341,8 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
     snprintf(c->line, sizeof(c->line), "%s", buf);
     while(*rest && (isspace((unsigned char)*rest) || *rest == ':'))
       rest++;
-    if(c->kind == REF_CMD_NEW)
+    /* seek GAME [options]: the same words as new (issue 18), no "with" */
+    if(c->kind == REF_CMD_NEW || c->kind == REF_CMD_SEEK)
       parse_new(c, rest);
     else if(c->kind == REF_CMD_ACCEPT) {
       /* accept [entropy: TEXT] (dice-protocol.md: the text after "entropy:") */
@@ -281,20 +386,26 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len)
       buf[n] = '\0';
     }
   }
-  /* A move is short; a paragraph of prose is not a candidate. */
+  /* A move is short; a paragraph of prose is not a candidate. Either
+   * may be the player's words to the opponent (issue 18): a candidate
+   * that makes the turn is left out of them later (ref_prose_text). */
   if(strlen(buf) <= 64 && out->ncand < REF_CAND_MAX) {
+    if(prose)
+      add_prose(out, buf, strlen(buf), out->ncand);
     memcpy(out->cand[out->ncand], buf, strlen(buf) + 1); /* 65 <= sizeof(cand[0]) */
     out->ncand++;
   }
+  else if(prose)
+    add_prose(out, whole ? buf : line, whole ? strlen(buf) : len, -1);
 }
 
-static void parse_text(struct ref_cmds *out, const char *text)
+static void parse_text(struct ref_cmds *out, const char *text, int prose)
 {
   const char *p = text;
   while(p && *p) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    parse_line(out, p, len);
+    parse_line(out, p, len, prose);
     p = nl ? nl + 1 : p + len;
   }
 }
@@ -335,11 +446,287 @@ void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subj
   memset(out, 0, sizeof(*out));
   out->guard = -1;
   if(text)
-    parse_text(out, text);
+    parse_text(out, text, 1);
   if(!out->ncmd && !out->ncand && subject) {
     char s[256];
     subject_payload(s, sizeof(s), subject);
-    parse_text(out, s);
+    /* the subject is never prose: it is the thread's, not this mail's */
+    parse_text(out, s, 0);
     out->from_subject = 1;
   }
+}
+
+/* ---- the comment passed on (issue 18) ---- */
+
+struct span {
+  const char *p;
+  size_t n;
+};
+
+/* The line's words, lower-cased, punctuation (",.!:;") as separators:
+ * at most `max` words of up to 31 bytes; *caps says how many of them
+ * after `from` start with a capital letter as written. */
+static int words_of(struct span l, char w[][32], int max, int from, int *caps)
+{
+  size_t i = 0;
+  int n = 0;
+  *caps = 0;
+  while(i < l.n) {
+    size_t k = 0;
+    while(i < l.n && (isspace((unsigned char)l.p[i]) || strchr(",.!:;", l.p[i])))
+      i++;
+    if(i >= l.n)
+      break;
+    if(n >= max)
+      return max + 1;
+    if(n >= from && isupper((unsigned char)l.p[i]))
+      (*caps)++;
+    while(i < l.n && !isspace((unsigned char)l.p[i]) && !strchr(",.!:;", l.p[i])) {
+      if(k + 1 < sizeof(w[0]))
+        w[n][k++] = (char)tolower((unsigned char)l.p[i]);
+      i++;
+    }
+    w[n][k] = '\0';
+    n++;
+  }
+  return n;
+}
+
+/* "Hi Ben," "Dear Ben Smith" "Hello!" "Good morning, Ben": a greeting
+ * word and at most two names (capitalized as written). "Hey, good luck!"
+ * is not one: its words are no names. */
+static int is_greeting(struct span l)
+{
+  static const char *const hello[] = {"hi", "hello", "hey", "dear", "hallo", "hola",
+                                      "greetings", "howdy", "moin", "bonjour", "salut"};
+  char w[5][32];
+  int caps, n, first = 1;
+  size_t i;
+  if(l.n > 40)
+    return 0;
+  n = words_of(l, w, 4, 1, &caps);
+  if(n < 1 || n > 4)
+    return 0;
+  if(n >= 2 && !strcmp(w[0], "good") &&
+     (!strcmp(w[1], "morning") || !strcmp(w[1], "afternoon") || !strcmp(w[1], "evening"))) {
+    first = 2;
+    n = words_of(l, w, 4, 2, &caps);
+  }
+  else {
+    for(i = 0; i < sizeof(hello) / sizeof(hello[0]); i++)
+      if(!strcmp(w[0], hello[i]))
+        break;
+    if(i == sizeof(hello) / sizeof(hello[0]))
+      return 0;
+  }
+  return n - first <= 2 && caps == n - first;
+}
+
+/* The closing words alone ("Cheers", "Best regards,") when names is 0;
+ * with names, the closing and at most two names ("Cheers, Alice"). */
+static int is_closing(struct span l, int with_names)
+{
+  static const char *const bye[] = {
+    "cheers", "best", "regards", "best regards", "kind regards", "warm regards",
+    "best wishes", "all the best", "yours", "yours truly", "sincerely", "yours sincerely",
+    "thanks", "many thanks", "thank you", "ciao", "bye", "take care", "love", "greetings"};
+  char w[6][32], lead[100];
+  int caps, n, k;
+  size_t i;
+  if(l.n > 60)
+    return 0;
+  n = words_of(l, w, 5, 0, &caps);
+  if(n < 1 || n > 5)
+    return 0;
+  for(k = n < 3 ? n : 3; k >= 1; k--) {
+    int j, after;
+    lead[0] = '\0';
+    for(j = 0; j < k; j++)
+      snprintf(lead + strlen(lead), sizeof(lead) - strlen(lead), "%s%s", j ? " " : "", w[j]);
+    for(i = 0; i < sizeof(bye) / sizeof(bye[0]); i++)
+      if(!strcmp(lead, bye[i]))
+        break;
+    if(i == sizeof(bye) / sizeof(bye[0]))
+      continue;
+    if(!with_names)
+      return n == k;
+    words_of(l, w, 5, k, &after);
+    return n - k <= 2 && after == n - k;
+  }
+  return 0;
+}
+
+/* A line that is only a name: one or two capitalized words ("Alice"). */
+static int is_name(struct span l)
+{
+  char w[3][32];
+  int caps, n;
+  if(l.n > 40)
+    return 0;
+  n = words_of(l, w, 2, 0, &caps);
+  return n >= 1 && n <= 2 && caps == n;
+}
+
+/* Bytes of one UTF-8 character at p (1 for a stray byte). */
+static size_t char_len(const unsigned char *p, size_t left)
+{
+  size_t n = *p < 0xc0 ? 1 : *p < 0xe0 ? 2 : *p < 0xf0 ? 3 : 4;
+  size_t i;
+  if(n > left)
+    return 1;
+  for(i = 1; i < n; i++)
+    if((p[i] & 0xc0) != 0x80)
+      return 1;
+  return n;
+}
+
+/* The line with control characters taken out: C0 (a tab is a space), DEL,
+ * C1 (U+0080..U+009F) and the bidirectional overrides and isolates
+ * (U+202A..U+202E, U+2066..U+2069), which could make the text read other
+ * than it is. */
+static size_t sanitize(char *dst, size_t cap, struct span l)
+{
+  size_t i = 0, n = 0;
+  const unsigned char *p = (const unsigned char *)l.p;
+  while(i < l.n) {
+    size_t c = char_len(p + i, l.n - i);
+    int drop = 0, space = 0;
+    if(c == 1) {
+      drop = p[i] < 0x20 || p[i] == 0x7f || p[i] >= 0x80; /* >= 0x80: a stray byte */
+      space = p[i] == '\t';
+    }
+    else if(c == 2)
+      drop = p[i] == 0xc2 && p[i + 1] < 0xa0;
+    else if(c == 3)
+      drop = p[i] == 0xe2 && ((p[i + 1] == 0x80 && p[i + 2] >= 0xaa && p[i + 2] <= 0xae) ||
+                              (p[i + 1] == 0x81 && p[i + 2] >= 0xa6 && p[i + 2] <= 0xa9));
+    if(space && n + 1 < cap)
+      dst[n++] = ' ';
+    if(!drop && n + c < cap) {
+      memcpy(dst + n, p + i, c);
+      n += c;
+    }
+    i += c;
+  }
+  while(n && dst[n - 1] == ' ')
+    n--;
+  dst[n] = '\0';
+  return n;
+}
+
+struct writer {
+  char *out;
+  size_t cap, len;
+  int lines, bytes, cut;
+  const char *prefix, *cutline;
+};
+
+static void put_line(struct writer *w, const char *s, size_t n)
+{
+  if(w->cut)
+    return;
+  if(w->lines >= REF_COMMENT_LINES || w->bytes + (int)n > REF_COMMENT_BYTES) {
+    w->cut = 1;
+    snprintf(w->out + w->len, w->cap - w->len, "%s%s\n", w->prefix, w->cutline);
+    w->len += strlen(w->out + w->len);
+    return;
+  }
+  snprintf(w->out + w->len, w->cap - w->len, "%s%.*s\n", n ? w->prefix : "", (int)n, s);
+  w->len += strlen(w->out + w->len);
+  w->lines++;
+  w->bytes += (int)n;
+}
+
+/* One line wrapped at REF_COMMENT_WIDTH bytes: at the last space before,
+ * else (one long word) at a character's boundary. */
+static void put_wrapped(struct writer *w, const char *s, size_t n)
+{
+  while(n > REF_COMMENT_WIDTH && !w->cut) {
+    size_t at = REF_COMMENT_WIDTH, next;
+    while(at > 0 && s[at] != ' ')
+      at--;
+    if(at == 0) {
+      at = REF_COMMENT_WIDTH;
+      while(at > 0 && ((unsigned char)s[at] & 0xc0) == 0x80)
+        at--;
+      next = at;
+    }
+    else
+      next = at + 1;
+    put_line(w, s, at);
+    s += next;
+    n -= next;
+    while(n && *s == ' ') {
+      s++;
+      n--;
+    }
+  }
+  if(!w->cut)
+    put_line(w, s, n);
+}
+
+void ref_prose_text(char *out, size_t cap, const struct ref_cmds *cmds, int skip_start,
+                    int skip_len, const char *prefix, const char *cut)
+{
+  struct span l[REF_PROSE_LINES];
+  struct writer w;
+  char line[REF_PROSE_BYTES + 1];
+  int n = 0, i, first, last, blank = 0;
+
+  out[0] = '\0';
+  for(i = 0; i < cmds->nprose; i++) {
+    const struct ref_prose_line *p = &cmds->pline[i];
+    if(p->cand >= 0 && p->cand >= skip_start && p->cand < skip_start + skip_len)
+      continue;
+    l[n].p = cmds->prose + p->off;
+    l[n].n = p->len;
+    n++;
+  }
+  first = 0;
+  last = n - 1;
+  while(first <= last && !l[first].n)
+    first++;
+  while(last >= first && !l[last].n)
+    last--;
+  if(first > last)
+    return;
+  /* a bare greeting and a bare closing, when words are left between */
+  if(first < last && is_greeting(l[first]))
+    for(first++; first < last && !l[first].n; first++)
+      ;
+  if(first < last) {
+    int prev = last - 1;
+    while(prev > first && !l[prev].n)
+      prev--;
+    if(is_name(l[last]) && prev > first && is_closing(l[prev], 0))
+      last = prev - 1;
+    else if(is_closing(l[last], 1))
+      last--;
+    while(last > first && !l[last].n)
+      last--;
+  }
+  memset(&w, 0, sizeof(w));
+  w.out = out;
+  w.cap = cap;
+  w.prefix = prefix;
+  w.cutline = cut;
+  for(i = first; i <= last && !w.cut; i++) {
+    size_t len = sanitize(line, sizeof(line), l[i]);
+    /* one blank line between paragraphs, none at either end */
+    if(!len) {
+      blank = w.lines > 0;
+      continue;
+    }
+    if(blank)
+      put_line(&w, "", 0);
+    blank = 0;
+    put_wrapped(&w, line, len);
+  }
+  if(cmds->prose_more && !w.cut) {
+    w.lines = REF_COMMENT_LINES;
+    put_line(&w, "", 0);
+  }
+  /* nothing but control characters: nothing to pass */
+  if(!w.lines && !w.cut)
+    out[0] = '\0';
 }

@@ -45,6 +45,17 @@ enum ref_cmd_kind {
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
+  /* issue 18, cmd_talk.c */
+  REF_CMD_MESSAGE,      /* message [TEXT]: the mail's words to the opponent, no move */
+  REF_CMD_COMMENTS,     /* comments on|off: whether the opponent's words reach me */
+  /* issue 18, cmd_seek.c */
+  REF_CMD_SEEK,         /* seek GAME [as SEAT] [days=N] [rated|unrated] [options] */
+  REF_CMD_SEEKS,        /* seeks: the open seeks */
+  REF_CMD_UNSEEK,       /* seek cancel [N] | unseek [N]: withdraw the sender's own */
+  /* issue 18, cmd_takeback.c */
+  REF_CMD_TAKEBACK,         /* takeback: ask the opponent to undo one's last move */
+  REF_CMD_TAKEBACK_ACCEPT,  /* takeback accept | accept takeback */
+  REF_CMD_TAKEBACK_DECLINE, /* takeback decline | decline takeback */
   REF_CMD_LAST
 };
 
@@ -54,13 +65,27 @@ enum ref_cmd_kind {
 
 struct ref_cmd {
   enum ref_cmd_kind kind;
-  char arg[256];                    /* GAME for new/help; level for resign */
-  char options[256];                /* new: "key=value;..." */
-  int options_cut;                  /* new: the options did not fit in options[] */
+  char arg[256];                    /* GAME for new/seek/help; level for resign */
+  char options[256];                /* new, seek: "key=value;..." */
+  int options_cut;                  /* new, seek: the options did not fit in options[] */
   char with[REF_WITH_MAX][256];     /* new: invitees as written */
   int nwith;
   char entropy[256];                /* accept: the entropy text, trimmed */
   char line[256];                   /* the line as written, for quoting */
+};
+
+/* The mail's prose (issue 18): every body line that is no command, kept
+ * as written (trimmed) for the opponent. A line that also became a move
+ * candidate says which (cand), so that the lines that made the turn can be
+ * left out once the game has read it (turnread.c). Bounded: at most
+ * REF_PROSE_LINES lines and REF_PROSE_BYTES bytes are kept (more than any
+ * comment may pass, ref_prose_text's cap); prose_more says more was there. */
+#define REF_PROSE_LINES 48
+#define REF_PROSE_BYTES 4096
+
+struct ref_prose_line {
+  int cand;          /* the candidate index this line became, -1 for none */
+  unsigned off, len; /* in ref_cmds.prose */
 };
 
 struct ref_cmds {
@@ -72,11 +97,30 @@ struct ref_cmds {
   int guard;                        /* "#N" anywhere: the move number the sender
                                        saw (ops->status move_number); -1 none */
   int guard_conflict;               /* two different #N in one mail */
+  char prose[REF_PROSE_BYTES];      /* the prose lines' text (issue 18) */
+  struct ref_prose_line pline[REF_PROSE_LINES];
+  int nprose;
+  int prose_more;                   /* prose past what was kept */
 };
 
 /* Reads the commands of a mail. Never fails: a mail with nothing readable
  * gives ncmd = ncand = 0. */
 void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subject);
 const char *ref_cmd_name(enum ref_cmd_kind kind);
+
+/* The comment a mail passes to the opponent (issue 18): its prose lines
+ * less the candidates skip_start .. skip_start + skip_len - 1 (the lines
+ * that made the turn; skip_len 0 for none), a bare greeting first and a
+ * bare closing last ("Hi Ben," / "Cheers, Alice") dropped when more is
+ * left, control characters (C0, DEL, C1, bidirectional overrides) taken
+ * out, blank lines collapsed, long lines wrapped at REF_COMMENT_WIDTH
+ * bytes; each line written after `prefix`. At most REF_COMMENT_LINES lines
+ * and REF_COMMENT_BYTES bytes of text: what is past that is replaced by
+ * the line `cut` (after the prefix). "" when nothing is left. */
+#define REF_COMMENT_LINES 20
+#define REF_COMMENT_BYTES 1000
+#define REF_COMMENT_WIDTH 76
+void ref_prose_text(char *out, size_t cap, const struct ref_cmds *cmds, int skip_start,
+                    int skip_len, const char *prefix, const char *cut);
 
 #endif

@@ -108,6 +108,22 @@ out:
   return rc;
 }
 
+/* A game made by the referee for others (issue 18: two matching seeks,
+ * cmd_seek.c): game_create and game_start, as a round robin uses them. */
+int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
+                        const struct ref_game_desc *d, const char *opts, int days, int weekends,
+                        const char *const addresses[2], const char *accepted_by,
+                        const char *entropy, const char *create_text)
+{
+  return game_create(svc, g, d, opts, days, weekends, addresses, accepted_by, entropy, NULL,
+                     create_text);
+}
+
+int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+{
+  return game_start(m, g, NULL);
+}
+
 /* ---- round robins ---- */
 
 /* The players' list, their games, the dice commitments: what an invitation

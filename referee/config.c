@@ -90,6 +90,7 @@ static const struct option_def options[] = {
   STR(timeout, "auto", "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),
   INT(vacation_days, "30", 0, 366, "vacation days each player may book per calendar year"),
   INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
+  INT(seek_days, "14", 1, 365, "days an open seek (`seek GAME`) waits for an opponent before it expires"),
   INT(digest_hour, "6", 0, 23, "UTC hour at which daily digests are sent"),
   PATH(test_clock_file, "", "TESTS ONLY: take the time (epoch seconds) from this file"),
   INT(html, "1", 0, 1, "1: a mail that shows a board also carries it drawn in an HTML part (0: plain text only)"),

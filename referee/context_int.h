@@ -58,6 +58,16 @@ struct ref_msg_ctx {
   int refused;
   int observed;           /* a change observers are shown (observe GAME) */
   int64_t game;           /* the game it was about, 0 for none: the log's line per mail */
+  /* issue 18: the sender's words to the opponent (talk.c), NULL or "" for
+   * none: "alice@example.org writes:" and the lines, shown by views.c to
+   * the other seats of comment_game (once each, comment_told a bit per
+   * seat) unless they turned comments off, and to its observers in a
+   * public-comments game */
+  const char *comment;
+  int64_t comment_game;
+  int comment_seat;
+  unsigned comment_told;  /* seats that were shown it or told it was not passed */
+  int comment_observers;  /* observers were shown it */
 };
 
 /* context.c */

@@ -134,7 +134,13 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_UNOBSERVE:
     case REF_CMD_RATINGS:
     case REF_CMD_RATING:
-    case REF_CMD_STANDINGS: break;
+    case REF_CMD_STANDINGS:
+    case REF_CMD_MESSAGE: /* words, not a move: the game is not touched */
+    case REF_CMD_COMMENTS:
+    /* seeks (issue 18) change no game; "seek cancel #3" names a seek */
+    case REF_CMD_SEEK:
+    case REF_CMD_SEEKS:
+    case REF_CMD_UNSEEK: break;
     default: return 1;
     }
   return 0;
@@ -247,6 +253,26 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
+    /* issue 18: `message` is sent after the rest (ref_dispatch), and only
+     * when nothing else carried the words; `comments on|off` is the
+     * player's, in any phase */
+    if(c->kind == REF_CMD_MESSAGE)
+      continue;
+    if(c->kind == REF_CMD_COMMENTS) {
+      rc = ref_do_comments(m, g, seat, c);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
+    /* seeks (issue 18): the sender's, about no one game, in any phase */
+    if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
+      rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
+           : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
+                                      : ref_do_unseek(m, c, cmds->guard);
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
     /* vacation and digest are the player's, in any phase; claim time
      * checks the phase itself (cmd_time.c) */
     if(c->kind == REF_CMD_VACATION || c->kind == REF_CMD_DIGEST ||
@@ -319,7 +345,16 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     }
     if(g->row.phase == STORE_GAME_ACTIVE &&
        (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
-      rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      /* issue 18: a plain accept/decline answers the opponent's takeback
+       * request when nothing else waits (a double is answered above; a
+       * resignation offer keeps the plain words) */
+      int waiting = ref_takeback_waiting(m, g, seat);
+      if(waiting < 0)
+        return -1;
+      if(waiting && !ref_resign_offer_pending(m, g))
+        rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
+      else
+        rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
       if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
         return rc;
       continue;
@@ -350,6 +385,11 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     case REF_CMD_DRAW_ACCEPT:
     case REF_CMD_DRAW_DECLINE:
     case REF_CMD_DRAW_CLAIM: rc = ref_do_draw(m, g, seat, c); break;
+    case REF_CMD_TAKEBACK: rc = ref_do_takeback(m, g, seat, c); break;
+    case REF_CMD_TAKEBACK_ACCEPT:
+    case REF_CMD_TAKEBACK_DECLINE:
+      rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_TAKEBACK_ACCEPT);
+      break;
     default:
       rc = ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
       break;
@@ -384,7 +424,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   const struct mail_msg *mail = m->mail;
   struct ref_cmds cmds;
   struct ref_game_ctx g;
-  char token[64], why[256];
+  char token[64], why[256], comment[2560];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
@@ -413,6 +453,13 @@ int ref_dispatch(struct ref_msg_ctx *m)
         return ref_do_standings(m, NULL, -1, c);
       if(c->kind == REF_CMD_TOURNAMENT)
         return ref_do_tournament(m, c);
+      /* finding a game (issue 18, cmd_seek.c) */
+      if(c->kind == REF_CMD_SEEK)
+        return ref_do_seek(m, c);
+      if(c->kind == REF_CMD_SEEKS)
+        return ref_do_seeks(m);
+      if(c->kind == REF_CMD_UNSEEK)
+        return ref_do_unseek(m, c, cmds.guard);
     }
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))
@@ -464,8 +511,20 @@ int ref_dispatch(struct ref_msg_ctx *m)
     if(rc == 1)
       rc = ref_lost_on_time(m, &g, late, deadline, 0);
   }
+  /* issue 18: the sender's words beside what the mail does, for the
+   * opponent's mails (views.c); only now, once the seat is proven */
+  if(!rc && (rc = ref_comment_prepare(m, &g, seat, &cmds, comment, sizeof(comment))))
+    ref_log_error("game %lld: out of memory reading a comment", (long long)game);
   if(!rc)
     rc = game_commands(m, &g, seat, &cmds);
+  /* `message` alone: the words go in a mail of their own; beside an
+   * action they went with its mails (or the sender was told why not) */
+  if(!rc && !m->refused && !m->comment_told)
+    for(i = 0; i < cmds.ncmd; i++)
+      if(cmds.cmd[i].kind == REF_CMD_MESSAGE) {
+        rc = ref_do_message(m, &g, seat, &cmds.cmd[i]);
+        break;
+      }
   if(!rc && m->changed)
     rc = ref_clock_sync(svc, &g);
   /* observe GAME: what changed, shown to the game's observers */

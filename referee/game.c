@@ -78,11 +78,72 @@ int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, c
       rc = ops->roll(g->state, faces, n, &err);
     }
   }
-  /* create, accept, decline, offer, end: bookkeeping, no rules effect */
+  /* create, accept, decline, offer, end, takeback, undo, conditional:
+   * bookkeeping, no rules effect here; an undo's effect is that the move
+   * it names is not replayed at all (ref_journal_undone, issue 18) */
   if(rc != REF_OK) {
     snprintf(why, cap, "journal entry %lld (%s '%s') does not replay: %s",
              (long long)e->seq, e->kind, e->text, err.reason);
     return -1;
+  }
+  return 0;
+}
+
+/* ---- takebacks (issue 18): the one replay rule ----
+ *
+ * History is never rewritten: a takeback agreed is journaled as new
+ * entries (`takeback` "ask SEQ LABEL", `takeback` "accept SEQ" or
+ * "decline SEQ", then `undo` "move SEQ LABEL"), and the undo's effect on
+ * replay is that the move entry SEQ is skipped, as if never played. That
+ * is exact because a move may be taken back only while nothing with a
+ * rules effect (a move, a roll, an action) follows it, so the entries
+ * between it and the undo are bookkeeping and replay the same without it.
+ * Every replay (loading, `tabula check`, records and exports, results)
+ * asks this one function which entries an undo cancels. */
+static int has_rules_effect(const struct store_entry *e)
+{
+  return !strcmp(e->kind, "start") || !strcmp(e->kind, "move") || !strcmp(e->kind, "action") ||
+         !strcmp(e->kind, "roll");
+}
+
+int ref_undo_target(const struct store_entry *e, int64_t *seq)
+{
+  long long v;
+  int used = 0;
+  if(strcmp(e->kind, "undo") || sscanf(e->text, "move %lld%n", &v, &used) != 1 || v < 1)
+    return -1;
+  *seq = (int64_t)v;
+  return 0;
+}
+
+int ref_journal_undone(const struct store_entry *e, size_t n, unsigned char *undone, char *why,
+                       size_t cap)
+{
+  size_t i, j;
+  memset(undone, 0, n);
+  for(i = 0; i < n; i++) {
+    int64_t target;
+    if(strcmp(e[i].kind, "undo"))
+      continue;
+    if(ref_undo_target(&e[i], &target)) {
+      snprintf(why, cap, "journal entry %lld (undo '%s') names no move", (long long)e[i].seq,
+               e[i].text);
+      return -1;
+    }
+    if(!n || target < e[0].seq)
+      return 1; /* before this part of the journal: replay it whole */
+    /* the latest entry with a rules effect not already undone must be
+     * the move named */
+    for(j = i; j-- > 0;)
+      if(!undone[j] && has_rules_effect(&e[j]))
+        break;
+    if(j == (size_t)-1 || e[j].seq != target || strcmp(e[j].kind, "move")) {
+      snprintf(why, cap,
+               "journal entry %lld (undo '%s') does not replay: that is not the last move",
+               (long long)e[i].seq, e[i].text);
+      return -1;
+    }
+    undone[j] = 1;
   }
   return 0;
 }
@@ -322,19 +383,37 @@ static int snap_read(struct ref_game_ctx *g, const unsigned char *p, size_t len,
   return 0;
 }
 
-/* Replays entries[0..n) into g, counting moves; the head follows. */
+/* Replays entries[0..n) into g, counting moves; the head follows. Moves
+ * an undo cancels are skipped (issue 18). 1 when an undo names a move
+ * before entries[0] (a part of the journal cannot say the state before
+ * that move: the caller replays the whole journal). */
 static int replay(struct ref_game_ctx *g, const struct store_entry *e, size_t n, char *why,
                   size_t cap)
 {
+  unsigned char *undone = malloc(n ? n : 1);
   size_t i;
+  int rc;
+  if(!undone) {
+    snprintf(why, cap, "out of memory");
+    return -1;
+  }
+  if((rc = ref_journal_undone(e, n, undone, why, cap))) {
+    free(undone);
+    return rc;
+  }
   for(i = 0; i < n; i++) {
-    if(ref_game_replay_entry(g, &e[i], why, cap))
-      return -1;
-    if(!strcmp(e[i].kind, "move"))
-      g->moves++;
+    if(!undone[i]) {
+      if(ref_game_replay_entry(g, &e[i], why, cap)) {
+        free(undone);
+        return -1;
+      }
+      if(!strcmp(e[i].kind, "move"))
+        g->moves++;
+    }
     g->head_seq = e[i].seq;
     memcpy(g->head_hash, e[i].hash, sizeof(g->head_hash));
   }
+  free(undone);
   return 0;
 }
 
@@ -384,8 +463,13 @@ static int load_full(struct ref_service *svc, struct ref_game_ctx *g, char *why,
   if(store_journal_load(svc->st, &entries, &n, g->row.id) != STORE_OK)
     snprintf(why, cap, "game %lld cannot be read: %s", (long long)g->row.id,
              store_errmsg(svc->st));
-  else if(!replay(g, entries, n, why, cap))
-    rc = 0;
+  else if(!(rc = replay(g, entries, n, why, cap)))
+    ;
+  else if(rc == 1) {
+    snprintf(why, cap, "game %lld: an undo names a move before the journal's start",
+             (long long)g->row.id);
+    rc = -1;
+  }
   free(entries);
   return rc;
 }
@@ -428,7 +512,14 @@ static int load_snapshot(struct ref_service *svc, struct ref_game_ctx *g, char *
   }
   g->head_seq = seq;
   memcpy(g->head_hash, hash, sizeof(g->head_hash));
-  if(replay(g, entries + 1, n - 1, why, cap)) {
+  rc = replay(g, entries + 1, n - 1, why, cap);
+  if(rc == 1) {
+    /* issue 18: an undo of a move the snapshot already holds needs the
+     * state before that move, which only the whole journal gives */
+    rc = 0;
+    goto out;
+  }
+  if(rc) {
     rc = -1;
     goto out;
   }
@@ -493,6 +584,14 @@ int ref_game_load_full(struct ref_service *svc, struct ref_game_ctx *g, int64_t 
   return 0;
 }
 
+int ref_game_replay_all(struct ref_service *svc, struct ref_game_ctx *g, char *why, size_t cap)
+{
+  if(load_full(svc, g, why, cap))
+    return -1;
+  g->journal_len = (size_t)g->head_seq;
+  return 0;
+}
+
 int ref_game_snapshot_check(struct ref_service *svc, const struct ref_game_ctx *g, char *why,
                             size_t cap)
 {
@@ -537,14 +636,17 @@ int ref_game_snapshot_check(struct ref_service *svc, const struct ref_game_ctx *
     goto out;
   }
   /* an older snapshot: the entries after it replayed onto it must come to
-   * the same state */
+   * the same state; one an undo after it reaches behind is never loaded
+   * (load_snapshot replays the whole journal then), so nothing to check */
   if(store_journal_load_from(svc->st, &entries, &n, g->row.id, seq) != STORE_OK || !n ||
-     strcmp(entries[0].hash, hash) || replay(&snap, entries + 1, n - 1, why, cap) ||
-     snap.moves != g->moves || memcmp(snap.state, g->state, g->desc->state_size)) {
+     strcmp(entries[0].hash, hash) || (rc = replay(&snap, entries + 1, n - 1, why, cap)) == -1 ||
+     (rc == 0 && (snap.moves != g->moves || memcmp(snap.state, g->state, g->desc->state_size)))) {
     snprintf(why, cap, "its snapshot (journal entry %lld) is not what the journal replays to",
              (long long)seq);
     rc = 1;
   }
+  else
+    rc = 0;
 out:
   free(entries);
   free(snap.state);

@@ -26,6 +26,18 @@ void ref_game_free(struct ref_game_ctx *g);
 /* Replays one journal entry into g->state (game loading and record.c). */
 int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,
                           size_t cap);
+/* Takebacks (issue 18): which entries of e[0..n) a later `undo` entry
+ * cancels (undone[i] = 1: the move is not replayed). 0; 1 when an undo
+ * names a move before e[0] (replay the whole journal); -1 when an undo
+ * names no move it may undo (why says so). The one replay rule: loading,
+ * `tabula check`, records, exports and results all use it. */
+int ref_journal_undone(const struct store_entry *e, size_t n, unsigned char *undone, char *why,
+                       size_t cap);
+/* The seq of the move an `undo` entry ("move SEQ LABEL") names; -1 if e is none. */
+int ref_undo_target(const struct store_entry *e, int64_t *seq);
+/* g's state, move count, last move and head replayed from the whole
+ * journal again (row and seats kept): after an undo. */
+int ref_game_replay_all(struct ref_service *svc, struct ref_game_ctx *g, char *why, size_t cap);
 int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g);
 int ref_journal(struct ref_service *svc, struct ref_game_ctx *g, int seat, const char *kind,
                 const char *text, const char *dice);
@@ -158,6 +170,21 @@ int ref_is_observer(struct ref_service *svc, int64_t game, const char *address);
 int ref_game_private(struct ref_service *svc, int64_t game);
 int ref_game_set_private(struct ref_service *svc, int64_t game);
 
+/* A word to the opponent (talk.c, issue 18). Per player (kv
+ * "comments-off:ADDRESS"): 1 when the player turned comments off, 0 when
+ * not, -1 on a store error. Per game (kv "public-comments:GAME", `new GAME
+ * public-comments`): the observers see the comments too. */
+int ref_comments_off(struct ref_service *svc, const char *address);
+int ref_comments_set(struct ref_service *svc, const char *address, int off);
+int ref_game_public_comments(struct ref_service *svc, int64_t game);
+int ref_game_set_public_comments(struct ref_service *svc, int64_t game);
+/* The comment of mail m by `seat` in g (its prose less the lines of its
+ * turn, ref_prose_text), headed "ADDRESS writes:" (phrases.txt), written
+ * into buf and set as m->comment; buf "" when the mail has none. 0, or -1
+ * without memory. */
+int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmds *cmds, char *buf, size_t cap);
+
 /* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1,
  * issue 13): a line that alone is a legal whole turn, else consecutive
  * lines joined. found: mv is the turn, input the line(s) it was read from.
@@ -169,6 +196,8 @@ struct ref_turn {
   struct ref_move mv;
   struct ref_err err;
   char input[REF_CAND_MAX * 129]; /* the candidates joined by spaces */
+  int start, len;                 /* found: the candidates that made it (issue 18:
+                                     the mail's other lines are its prose) */
 };
 int ref_read_turn(const struct ref_game_ctx *g, const struct ref_cmds *cmds, struct ref_turn *t);
 

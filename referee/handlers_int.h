@@ -35,6 +35,20 @@ int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c, int level);
 int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmd *c, int accept);
+/* Whether a resignation offer waits for an answer: 1, 0 (cmd_play.c). */
+int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+
+/* cmd_takeback.c (issue 18): takeback, its answers, a move declining it.
+ * ref_takeback_waiting: 1 when the opponent's request waits for `seat`'s
+ * answer, 0 not, -1 on a store failure. ref_takeback_moved: `seat` moves,
+ * which declines the opponent's standing request (journaled before the
+ * move; a line in the move's mails). */
+int ref_do_takeback(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmd *c);
+int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const struct ref_cmd *c, int accept);
+int ref_takeback_waiting(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the
@@ -71,6 +85,14 @@ int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);
 
+/* cmd_talk.c (issue 18): message [TEXT], the mail's words (m->comment,
+ * talk.c) to the other players of a started or finished game; comments
+ * on|off, the sender's own. */
+int ref_do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c);
+int ref_do_comments(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const struct ref_cmd *c);
+
 /* cmd_compete.c (issue 19): ratings [GAME], rating. Without a game (g
  * NULL, seat -1) the sender is answered when it plays somewhere. */
 int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -86,6 +108,17 @@ int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmd *c);
 
+/* cmd_seek.c (issue 18): seek GAME [as SEAT] [days=N] [rated|unrated]
+ * [private] [options] from a confirmed address (a matching open seek
+ * starts the game at once), seeks (the open ones, no addresses), seek
+ * cancel / unseek [N] (N also as the mail's "#N", guard; -1 none); an open seek past its expiry closed and its
+ * author told once (the tick, in its own transaction; *did 1 when it
+ * did). */
+int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c);
+int ref_do_seeks(struct ref_msg_ctx *m);
+int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard);
+int ref_seek_expire(struct ref_service *svc, int64_t id, int64_t now, int *did);
+
 /* compete.c: after a game ended and its result was mailed, in the same
  * transaction: the rating period it closes, the end of its round robin.
  * Every handler that ends a game calls it. */
@@ -99,6 +132,17 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
  * caller goes on), else 0 or -1. */
 int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                           const struct ref_cmd *c, int accept);
+/* A game of d between addresses[0] (the first seat) and addresses[1],
+ * made by the referee as `new` makes one (the row, the clock, the seats
+ * with their keys, a dice game's chain, the "create" entry); the seat of
+ * `accepted_by` has accepted with `entropy`. Then, once every seat has
+ * accepted, started as ref_do_accept starts one (start.txt to all). For
+ * the games two seeks start (cmd_seek.c, issue 18). */
+int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
+                        const struct ref_game_desc *d, const char *opts, int days, int weekends,
+                        const char *const addresses[2], const char *accepted_by,
+                        const char *entropy, const char *create_text);
+int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 /* An expired invitation of a round robin's game: the whole tournament
  * cancelled, each player told once. 1 when g is no tournament's. */
 int ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g);

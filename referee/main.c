@@ -146,9 +146,9 @@ static const struct command commands[] = {
   {"tick", "", 0, 0, OPT_CONFIG, NEEDS_STORE,
    "the work of the clock due now, then the outbox (cron)",
    "Sends the reminders, rules the losses on time, cancels the expired\n"
-   "invitations and sends the daily digests that are due now, then the\n"
-   "outbox. serve does this every minute; with poll or deliver, run it from\n"
-   "cron (every few minutes).",
+   "invitations, expires the open seeks (seek_days) and sends the daily\n"
+   "digests that are due now, then the outbox. serve does this every\n"
+   "minute; with poll or deliver, run it from cron (every few minutes).",
    run_tick},
   {"games", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "list every game: sides, players, results",
    "Lists every game of the store: its number, kind, phase (invited, active,\n"

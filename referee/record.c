@@ -25,6 +25,7 @@ int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_r
   struct store_entry *e = NULL;
   struct ref_game_ctx r;
   struct ref_state *before = NULL;
+  unsigned char *undone = NULL;
   size_t n = 0, i;
   char why[256];
   int rc = -1;
@@ -38,9 +39,15 @@ int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_r
   before = ref_state_new(g->desc);
   if(!r.state || !before || store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
     goto out;
+  /* issue 18: a move taken back is not in the record as played (a PGN
+   * reader must reach the final position); the undo entry says it was */
+  if(!(undone = malloc(n ? n : 1)) || ref_journal_undone(e, n, undone, why, sizeof(why)))
+    goto out;
   for(i = 0; i < n; i++) {
     struct ref_rec_step st;
     struct ref_status s;
+    if(undone[i])
+      continue;
     memset(&st, 0, sizeof(st));
     st.e = &e[i];
     st.actor = e[i].seat;
@@ -64,6 +71,7 @@ int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_r
   rc = 0;
 out:
   free(e);
+  free(undone);
   free(before);
   if(final && !rc) {
     *final = r;
@@ -101,6 +109,7 @@ void ref_record_deed(char *buf, size_t cap, const char *who, const char *text)
     {"draw claim", "claims a draw"},
     {"draw offer", "offers a draw"},
     {"draw declined", "declines the draw"},
+    {"draw withdrawn", "withdraws the draw offer (taken back with the move)"},
     {"resign rejected", "rejects the resignation"},
   };
   static const char *const levels[] = {"", "", " (a gammon)", " (a backgammon)"};
@@ -118,6 +127,31 @@ void ref_record_deed(char *buf, size_t cap, const char *who, const char *text)
     snprintf(buf, cap, "%s resigns%s", who, levels[level >= 0 && level < 4 ? level : 0]);
   else
     snprintf(buf, cap, "%s: %s", who, text);
+}
+
+/* issue 18: "ask SEQ LABEL", "accept SEQ", "decline SEQ" (kind takeback)
+ * and "move SEQ LABEL" (kind undo) in words. */
+static void ref_record_takeback(char *buf, size_t cap, const char *who,
+                                const struct store_entry *e)
+{
+  char word[16] = "";
+  long long seq = 0;
+  int at = 0;
+  const char *label = "";
+  if(sscanf(e->text, "%15s %lld %n", word, &seq, &at) >= 2 && at > 0)
+    label = e->text + at;
+  if(!strcmp(e->kind, "undo"))
+    snprintf(buf, cap, "%s's move %s is taken back", who, label);
+  else if(!strcmp(word, "ask"))
+    snprintf(buf, cap, "%s asks to take back %s", who, label);
+  else if(!strcmp(word, "accept"))
+    snprintf(buf, cap, "%s agrees to the takeback", who);
+  else if(!strcmp(word, "decline"))
+    snprintf(buf, cap, "%s declines the takeback", who);
+  else if(!strcmp(word, "lapse"))
+    snprintf(buf, cap, "the takeback request lapsed: the game went on");
+  else
+    snprintf(buf, cap, "%s: %s %s", who, e->kind, e->text);
 }
 
 void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
@@ -149,6 +183,8 @@ void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
     snprintf(buf, cap, "the operator's reason: %s", e->text);
   else if(!strcmp(e->kind, "action") || !strcmp(e->kind, "offer"))
     ref_record_deed(buf, cap, who, e->text);
+  else if(!strcmp(e->kind, "takeback") || !strcmp(e->kind, "undo"))
+    ref_record_takeback(buf, cap, who, e);
   else
     snprintf(buf, cap, "%s: %s%s%s", who, e->kind, e->text[0] ? " " : "", e->text);
 }
@@ -346,6 +382,10 @@ int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
     return ref_record_comment(t, "adjudicated by the operator");
   if(!strcmp(e->kind, "timeout"))
     return ref_record_comment(t, "lost on time");
+  if(!strcmp(e->kind, "undo")) { /* issue 18: the move itself is not in the movetext */
+    ref_record_takeback(w, sizeof(w), seat_name(r, st->actor), e);
+    return ref_record_comment(t, w);
+  }
   return 0;
 }
 

@@ -67,6 +67,7 @@ struct ref_config {
   char timeout[16];        /* "auto": the late player loses; "claim": the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
   int invite_days;         /* an invitation not accepted by then is cancelled */
+  int seek_days;           /* an open seek not paired by then expires (issue 18) */
   int digest_hour;         /* UTC hour at which daily digests go out */
   char test_clock_file[512]; /* TESTS ONLY: epoch seconds read from this file */
   /* Issue 17: the HTML part of mails that show a board; the web view. */

@@ -59,7 +59,7 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
 static const char *const digestible[] = {
   "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
   "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
-  "resign-rejected.txt",
+  "resign-rejected.txt", "message.txt", /* issue 18: words are news, not answers */
 };
 
 static int digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,

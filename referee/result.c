@@ -30,6 +30,8 @@ int ref_create_has_word(const char *create_text, const char *word)
 int ref_game_result(struct ref_service *svc, struct ref_game_ctx *g, struct ref_result *r)
 {
   struct store_entry *e = NULL;
+  unsigned char *undone = NULL;
+  char why[256];
   size_t n = 0, i;
 
   memset(r, 0, sizeof(*r));
@@ -37,10 +39,16 @@ int ref_game_result(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
   r->points = 1;
   if(store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
     return -1;
+  /* issue 18: a move taken back was not made (the one replay rule) */
+  if(!(undone = malloc(n ? n : 1)) || ref_journal_undone(e, n, undone, why, sizeof(why))) {
+    free(undone);
+    free(e);
+    return -1;
+  }
   for(i = 0; i < n; i++) {
     if(!strcmp(e[i].kind, "create") && ref_create_has_word(e[i].text, "unrated"))
       r->unrated = 1;
-    else if(!strcmp(e[i].kind, "move") && e[i].seat >= 0)
+    else if(!strcmp(e[i].kind, "move") && e[i].seat >= 0 && !undone[i])
       r->moves++;
     else if(!strcmp(e[i].kind, "adjudicate")) {
       int w;
@@ -68,6 +76,7 @@ int ref_game_result(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
       r->points = s.points > 0 ? s.points : 1;
     }
   }
+  free(undone);
   free(e);
   return 0;
 }

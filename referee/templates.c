@@ -208,3 +208,14 @@ int tpl_exists(const char *dir, const char *name)
   free(text);
   return found;
 }
+
+int tpl_mentions(const char *dir, const char *name, const char *placeholder)
+{
+  char *text = load(dir, name);
+  char want[64];
+  int found;
+  snprintf(want, sizeof(want), "{%s}", placeholder);
+  found = text && strstr(text, want) != NULL;
+  free(text);
+  return found;
+}

@@ -29,6 +29,9 @@ int tpl_render(char **subject, char **body, const char *dir, const char *name,
                const struct tpl_var *vars, size_t nvars);
 /* Whether a template of that name exists (override or embedded). */
 int tpl_exists(const char *dir, const char *name);
+/* Whether the template shows {placeholder} (issue 18: a comment counts as
+ * passed only by a mail that shows it). */
+int tpl_mentions(const char *dir, const char *name, const char *placeholder);
 /* The line `key = text` of a phrase file (reasons.txt, phrases.txt),
  * expanded with vars; an unknown key yields the key itself, so nothing is
  * ever silently empty. */

@@ -4,6 +4,8 @@
  * invite_days are cancelled, reminders go out at half time and on the last
  * day, games are lost on time (timeout=auto) or the time-up notice is sent
  * (timeout=claim), the daily digests of held mails (reply.c) are sent,
+ * open seeks older than seek_days expire, their authors told once
+ * (cmd_seek.c, issue 18),
  * confirmation requests that lapsed long ago are dropped (optin.c), and
  * sent replies older than outbox_keep_days are pruned (issue 15).
  *
@@ -174,6 +176,13 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
   return rc;
 }
 
+/* An open seek past its expiry (issue 18): closed and its author told,
+ * together (cmd_seek.c); a second tick finds it closed. */
+static int tick_seek(struct ref_service *svc, int64_t id, int64_t now, int *did)
+{
+  return ref_seek_expire(svc, id, now, did);
+}
+
 /* Runs fn in its own transaction; a failure rolls back only this one. */
 static int in_transaction(struct ref_service *svc, int64_t id, int64_t arg,
                           int (*fn)(struct ref_service *, int64_t, int64_t, int *), size_t *count)
@@ -259,6 +268,14 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
   if(postpone(svc, clocks, n, now))
     rc = -1;
   free(clocks);
+
+  /* Seeks that waited seek_days for an opponent (issue 18). */
+  if(store_seeks_expired(svc->st, &ids, &n, now) != STORE_OK)
+    return -1;
+  for(i = 0; i < n; i++)
+    if(in_transaction(svc, ids[i], now, tick_seek, actions))
+      rc = -1;
+  free(ids);
 
   /* Sent replies older than outbox_keep_days leave the store (issue 15):
    * it no longer grows with every move. */

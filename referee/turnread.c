@@ -116,6 +116,8 @@ int ref_read_turn(const struct ref_game_ctx *g, const struct ref_cmds *cmds, str
   if(whole >= 0) {
     t->found = 1;
     t->mv = runs[whole].mv;
+    t->start = runs[whole].start;
+    t->len = 1;
     snprintf(t->input, sizeof(t->input), "%s", cmds->cand[runs[whole].start]);
     return 0;
   }
@@ -151,6 +153,8 @@ int ref_read_turn(const struct ref_game_ctx *g, const struct ref_cmds *cmds, str
     if(!t->found) {
       t->found = 1;
       t->mv = runs[i].mv;
+      t->start = runs[i].start;
+      t->len = runs[i].len;
       join(cmds, runs[i].start, runs[i].len, t->input, sizeof(t->input));
     }
   }

@@ -31,6 +31,7 @@ struct view {
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char match[600];                          /* a backgammon match's score (match.c, issue 19) */
   char link[400];                           /* the game's web page (site_url) */
+  char comment_note[400];                   /* the sender's words were not passed (issue 18) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
   struct tpl_var vars[32];
@@ -164,6 +165,46 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   add_var(v, "autoroll", v->autoroll);
 }
 
+/* The sender's words to the opponent (issue 18, talk.c): {comment} in
+ * the first mail of this message to each other seat that has comments on
+ * (and to each observer of a public-comments game); {comment_note} in the
+ * sender's first mail when a seat turned comments off. A comment is only
+ * ever prepared for an authenticated seat, and only the mails of an
+ * accepted action carry these placeholders (never refused.txt). */
+static void comment_vars(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const char *tmpl, struct view *v)
+{
+  const char *dir = m->svc->cfg.templates_dir, *comment = "";
+  size_t s;
+  if(!m->comment || !m->comment[0] || m->comment_game != g->row.id ||
+     !tpl_mentions(dir, tmpl, seat == m->comment_seat ? "comment_note" : "comment")) {
+    add_var(v, "comment", "");
+    add_var(v, "comment_note", "");
+    return;
+  }
+  if(seat < 0) {
+    if(ref_game_public_comments(m->svc, g->row.id) == 1)
+      comment = m->comment;
+  }
+  else if(seat != m->comment_seat && !(m->comment_told & (1u << (seat & 31))) &&
+          ref_comments_off(m->svc, g->seats[seat].address) == 0) {
+    comment = m->comment;
+    m->comment_told |= 1u << (seat & 31);
+  }
+  else if(seat == m->comment_seat && !(m->comment_told & (1u << (seat & 31)))) {
+    for(s = 0; s < g->nseats; s++)
+      if((int)s != seat && ref_comments_off(m->svc, g->seats[s].address) != 0) {
+        struct tpl_var who = {"opponent", g->seats[s].address};
+        tpl_line(v->comment_note, sizeof(v->comment_note), dir, "phrases.txt",
+                 "comment-not-passed", &who, 1);
+        m->comment_told |= 1u << (seat & 31);
+        break;
+      }
+  }
+  add_var(v, "comment", comment);
+  add_var(v, "comment_note", v->comment_note);
+}
+
 /* ---- to whom ---- */
 
 /* Template `tmpl` with seat's view (-1: the observers' view) plus extras,
@@ -179,6 +220,7 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   if(!v)
     return -1;
   build_view(m, g, seat, v);
+  comment_vars(m, g, seat, tmpl, v);
   for(i = 0; i < nextra && v->n < sizeof(v->vars) / sizeof(v->vars[0]); i++)
     v->vars[v->n++] = extra[i];
   memset(&x, 0, sizeof(x));
@@ -264,7 +306,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   const char *dir = m->svc->cfg.templates_dir;
   char why[512];
   struct ref_buf sugg;
-  struct tpl_var extra[6];
+  struct tpl_var extra[7];
   char help[8] = "";
   int rc, i;
 
@@ -289,11 +331,13 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   extra[4].value = "";
   extra[5].name = "status";
   extra[5].value = "";
+  extra[6].name = "match"; /* issue 19's line: none without a game */
+  extra[6].value = "";
   m->refused = 1;
   if(g && seat >= 0)
     rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 4);
   else
-    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 6);
+    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 7);
   ref_buf_free(&sugg);
   return rc;
 }

@@ -264,6 +264,12 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
 int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
 int store_kv_set(struct store *st, const char *key, const char *value);
 
+/* ---- conditional moves (conditionals.c, issue 18) ---- */
+
+/* Deletes the game's stored conditional lines: those of `seat`, or every
+ * seat's when seat < 0 (an agreed takeback discards them all). */
+int store_conditionals_clear(struct store *st, int64_t game, int seat);
+
 /* ---- time (clocks.c, issue 6): clocks, vacations, the digest ---- */
 
 /* A game's clock. Days are whole UTC days since 1970-01-01. */
@@ -443,6 +449,36 @@ int store_confirm_prune(struct store *st, int64_t before);
 int store_confirmed_get(struct store *st, bool *yes, const char *address);
 /* Records that it has: the first time is kept ("how": what it answered). */
 int store_confirmed_add(struct store *st, const char *address, int64_t since, const char *how);
+
+/* ---- seeks (seeks.c, issue 18): open requests for an opponent ---- */
+
+/* One seek. `options` holds the seek's terms after its kind: the
+ * service's words (private, weekends=off, as=SEAT) and then the rules'
+ * options as `new` stores them, "key=value;..." (referee/cmd_seek.c). */
+struct store_seek {
+  int64_t id;
+  char address[256]; /* the seeker: a confirmed address */
+  char kind[32];     /* the game system */
+  char options[256];
+  int days;          /* days per move */
+  int rated;         /* 1 rated, 0 unrated (issue 19) */
+  int64_t created, expires; /* unix seconds */
+  char phase[16];    /* open, paired, expired, withdrawn */
+  int64_t game;      /* paired: the game it started; else 0 */
+};
+
+/* A new open seek; its id in *id. */
+int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s);
+int store_seek_get(struct store *st, struct store_seek *out, int64_t id); /* ENOTFOUND */
+/* The open seeks of `kind` (NULL: all) and of `address` (NULL: everyone's),
+ * oldest first; free() *seeks. */
+int store_seeks_open(struct store *st, struct store_seek **seeks, size_t *n, const char *kind,
+                     const char *address);
+/* An open seek becomes `phase` ("paired" with `game`, "expired",
+ * "withdrawn"); ENOTFOUND when it is not open (closed already). */
+int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t game);
+/* The open seeks whose expiry is at or before `now`, by id; free() *ids. */
+int store_seeks_expired(struct store *st, int64_t **ids, size_t *n, int64_t now);
 
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);

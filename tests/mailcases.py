@@ -40,8 +40,10 @@ with a line holding only "."):
                         (default) or `tabula deliver` on standard input
   expect N mails        the last delivery produced exactly N mails
   expect ADDRESS subject ~ TEXT / body ~ TEXT / body !~ TEXT / reply-to ~ TEXT
+                        / html ~ TEXT
                         a mail of the last delivery to ADDRESS has (or has
-                        not) TEXT in its subject or body
+                        not) TEXT in its subject or body (html: its HTML
+                        part as written, "" when it has none)
   games ~ TEXT          `tabula games` prints TEXT
   check                 `tabula check` passes
   unchanged             the store's games and journal are as before the last
@@ -263,7 +265,16 @@ def read_mail(raw):
     msg = email.message_from_bytes(raw, policy=email.policy.default)
     return {"to": str(msg["To"]).strip().lower(), "subject": str(msg["Subject"]),
             "reply-to": str(msg["Reply-To"] or ""),
-            "body": text_part(msg).replace("\r\n", "\n"), "msg": msg, "raw": raw}
+            "body": text_part(msg).replace("\r\n", "\n"), "html": html_part(msg),
+            "msg": msg, "raw": raw}
+
+
+def html_part(msg):
+    """The text/html part as written (issue 17), "" for a plain mail."""
+    part = msg.get_body(preferencelist=("html",))
+    if part is None or part.get_content_type() != "text/html":
+        return ""
+    return part.get_content().replace("\r\n", "\n")
 
 
 def compose(sender, body, mid, to=REFEREE, subject="", extra=""):

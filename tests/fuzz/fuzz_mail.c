@@ -17,7 +17,9 @@
  *     same promises, with head_only set and no text;
  *   - what structure.c measured bounds the tree libetpan builds: never
  *     deeper, never more parts (the limits hold only if it does);
- *   - the command reader stays inside its arrays and strings;
+ *   - the command reader stays inside its arrays and strings, and the
+ *     comment made of a mail's prose (issue 18) within its cap, without
+ *     a control character;
  *   - the arrival time read from a POP3 message's top Received: field, and
  *     any date the bytes may be, is -1 or a time in years 1970-9999
  *     (every number bounded, issue 13 and issue 20).
@@ -209,6 +211,28 @@ static void check_cmds(const struct mail_msg *m)
   for(i = 0; i < c.ncand; i++) {
     if(strnlen(c.cand[i], sizeof(c.cand[i])) == sizeof(c.cand[i]) || !c.cand[i][0])
       broken("candidate", NULL);
+  }
+  /* issue 18: the prose stays in its buffer, and the comment made of it
+   * (ref_prose_text) within its cap, without a control character */
+  if(c.nprose < 0 || c.nprose > REF_PROSE_LINES)
+    broken("prose", "count");
+  for(i = 0; i < c.nprose; i++)
+    if((size_t)c.pline[i].off + c.pline[i].len > sizeof(c.prose) || c.pline[i].cand < -1 ||
+       c.pline[i].cand >= c.ncand)
+      broken("prose", "line");
+  {
+    char out[2560];
+    size_t j, lines = 0;
+    ref_prose_text(out, sizeof(out), &c, 0, c.ncand ? 1 : 0, "> ", "[cut]");
+    for(j = 0; out[j]; j++) {
+      unsigned char ch = (unsigned char)out[j];
+      if((ch < 0x20 && ch != '\n') || ch == 0x7f)
+        broken("comment", "a control character");
+      lines += ch == '\n';
+    }
+    if(lines > REF_COMMENT_LINES + 1 ||
+       j > REF_COMMENT_BYTES + (REF_COMMENT_LINES + 1) * 3 + sizeof("[cut]"))
+      broken("comment", "past its cap");
   }
 }
 

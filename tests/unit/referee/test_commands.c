@@ -49,6 +49,22 @@ static const struct {
   {"unobserve", REF_CMD_UNOBSERVE, ""},
   {"help backgammon", REF_CMD_HELP, "backgammon"},
   {"help", REF_CMD_HELP, ""},
+  {"message", REF_CMD_MESSAGE, ""},
+  {"comments off", REF_CMD_COMMENTS, "off"},
+  {"Comments On", REF_CMD_COMMENTS, "On"},
+  /* issue 18: seeks */
+  {"seek chess", REF_CMD_SEEK, "chess"},
+  {"Seek Backgammon days=3 unrated", REF_CMD_SEEK, "backgammon"},
+  {"seeks", REF_CMD_SEEKS, ""},
+  {"seek cancel", REF_CMD_UNSEEK, ""},
+  {"seek cancel 3", REF_CMD_UNSEEK, "3"},
+  {"unseek 3", REF_CMD_UNSEEK, "3"},
+  /* issue 18: the two-word answers before "accept"/"decline" alone */
+  {"takeback", REF_CMD_TAKEBACK, ""},
+  {"Takeback Accept", REF_CMD_TAKEBACK_ACCEPT, ""},
+  {"accept takeback", REF_CMD_TAKEBACK_ACCEPT, ""},
+  {"takeback decline", REF_CMD_TAKEBACK_DECLINE, ""},
+  {"DECLINE TAKEBACK", REF_CMD_TAKEBACK_DECLINE, ""},
 };
 
 START_TEST(test_every_word)
@@ -71,7 +87,8 @@ END_TEST
  * game's parser refuses and the refusal lists the commands. */
 START_TEST(test_unknown_words_not_guessed)
 {
-  static const char *const lines[] = {"boards", "resigns", "previewe4", "helpme", "observer"};
+  static const char *const lines[] = {"boards", "resigns", "previewe4", "helpme", "observer",
+                                       "seeker"};
   size_t i;
   for(i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
     struct ref_cmds c;
@@ -301,6 +318,128 @@ START_TEST(test_new_addresses)
 }
 END_TEST
 
+/* ---- the prose (issue 18) ---- */
+
+static void prose(char *out, size_t cap, const char *text, int skip_start, int skip_len)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, text, NULL);
+  ref_prose_text(out, cap, &c, skip_start, skip_len, "> ", "[cut]");
+}
+
+/* Every line that is no command, in order, blank lines collapsed; the
+ * lines of the turn left out by candidate index. */
+START_TEST(test_prose_lines)
+{
+  char out[2048];
+  prose(out, sizeof(out), "e4\nGood luck!\n\n\nHave fun.\ndraw offer\n", 0, 1);
+  ck_assert_str_eq(out, "> Good luck!\n\n> Have fun.\n");
+  /* without the turn skipped, the move line is prose like any other */
+  prose(out, sizeof(out), "e4\nGood luck!", 0, 0);
+  ck_assert_str_eq(out, "> e4\n> Good luck!\n");
+  /* a two-line play (candidates 1 and 2) left out whole */
+  prose(out, sizeof(out), "Here goes:\n24/21\n13/7\nyour turn", 1, 2);
+  ck_assert_str_eq(out, "> Here goes:\n> your turn\n");
+  /* only commands: nothing */
+  prose(out, sizeof(out), "accept\ndraw offer", 0, 0);
+  ck_assert_str_eq(out, "");
+  /* "comments" is a command only before on/off */
+  {
+    struct ref_cmds c;
+    ref_commands_parse(&c, "Comments welcome!", NULL);
+    ck_assert_int_eq(c.ncmd, 0);
+    ck_assert_int_eq(c.nprose, 1);
+  }
+}
+END_TEST
+
+/* message TEXT: its text is prose, the command carries none of it. */
+START_TEST(test_prose_message)
+{
+  char out[2048];
+  struct ref_cmds c;
+  ref_commands_parse(&c, "message: gg\nwell played", NULL);
+  ck_assert_int_eq(c.ncmd, 1);
+  ck_assert_int_eq(c.cmd[0].kind, REF_CMD_MESSAGE);
+  ref_prose_text(out, sizeof(out), &c, 0, 0, "> ", "[cut]");
+  ck_assert_str_eq(out, "> gg\n> well played\n");
+  /* the subject is never prose */
+  ref_commands_parse(&c, "", "Re: good game");
+  ck_assert_int_eq(c.nprose, 0);
+}
+END_TEST
+
+/* A bare greeting and closing go when words are left; never the words. */
+START_TEST(test_prose_greetings)
+{
+  char out[2048];
+  prose(out, sizeof(out), "Hi Ben,\nGood luck!\nCheers,\nAlice", 0, 0);
+  ck_assert_str_eq(out, "> Good luck!\n");
+  prose(out, sizeof(out), "Dear Ben Smith\n\nNice move.\n\nBest regards, Alice", 0, 0);
+  ck_assert_str_eq(out, "> Nice move.\n");
+  prose(out, sizeof(out), "Good morning, Ben!\nReady?\nThanks!", 0, 0);
+  ck_assert_str_eq(out, "> Ready?\n");
+  /* greetings with words after them are words */
+  prose(out, sizeof(out), "Hey, good luck!\nThanks, good game", 0, 0);
+  ck_assert_str_eq(out, "> Hey, good luck!\n> Thanks, good game\n");
+  /* alone, a greeting is the whole comment */
+  prose(out, sizeof(out), "Hello Ben!", 0, 0);
+  ck_assert_str_eq(out, "> Hello Ben!\n");
+  prose(out, sizeof(out), "Cheers", 0, 0);
+  ck_assert_str_eq(out, "> Cheers\n");
+}
+END_TEST
+
+/* Control characters out, long lines wrapped, the cap cut. */
+START_TEST(test_prose_hostile)
+{
+  char out[4096], text[12000];
+  size_t i, lines = 0;
+  prose(out, sizeof(out),
+        "a\tb\x01\x1b[31mc\x7f\xc2\x85" "d \xe2\x80\xae" "evil\x1e" "board\x1e", 0, 0);
+  ck_assert_str_eq(out, "> a b[31mcd evilboard\n");
+  /* 10,000 characters on one line: wrapped at 76, cut at 1,000 */
+  for(i = 0; i < 10000; i++)
+    text[i] = (char)('0' + i % 10);
+  text[i] = '\0';
+  prose(out, sizeof(out), text, 0, 0);
+  for(i = 0; out[i]; i++)
+    lines += out[i] == '\n';
+  ck_assert_uint_le(strlen(out), REF_COMMENT_BYTES + (REF_COMMENT_LINES + 1) * 3 + 8);
+  ck_assert_uint_le(lines, REF_COMMENT_LINES + 1);
+  ck_assert_ptr_nonnull(strstr(out, "\n> [cut]\n"));
+  ck_assert_ptr_nonnull(strstr(out, "> 0123456789012345678901234567890123456789012345678901234567890123"
+                                    "456789012345\n"));
+  /* 30 short lines: 20 kept, then the cut */
+  text[0] = '\0';
+  for(i = 0; i < 30; i++)
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "line %zu is words\n", i);
+  prose(out, sizeof(out), text, 0, 0);
+  ck_assert_ptr_nonnull(strstr(out, "> line 19 is words\n> [cut]\n"));
+  ck_assert_ptr_null(strstr(out, "line 20"));
+  /* words wrap at a space */
+  prose(out, sizeof(out),
+        "one two three four five six seven eight nine ten eleven twelve thirteen fourteen "
+        "fifteen",
+        0, 0);
+  ck_assert_str_eq(out, "> one two three four five six seven eight nine ten eleven twelve thirteen\n"
+                        "> fourteen fifteen\n");
+}
+END_TEST
+
+/* issue 18: a seek's terms are read as new's options are, without "with" */
+START_TEST(test_seek_terms)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, "seek Chess as black DAYS=3 unrated fide_draws=off", NULL);
+  ck_assert_int_eq(c.ncmd, 1);
+  ck_assert_int_eq(c.cmd[0].kind, REF_CMD_SEEK);
+  ck_assert_str_eq(c.cmd[0].arg, "chess");
+  ck_assert_str_eq(c.cmd[0].options, "as;black;days=3;unrated;fide_draws=off");
+  ck_assert_int_eq(c.cmd[0].nwith, 0);
+}
+END_TEST
+
 static Suite *commands_suite(void)
 {
   Suite *s = suite_create("commands");
@@ -315,6 +454,13 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_new_every_game);
   tcase_add_test(tc, test_new_switches);
   tcase_add_test(tc, test_new_addresses);
+  tcase_add_test(tc, test_seek_terms);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("prose");
+  tcase_add_test(tc, test_prose_lines);
+  tcase_add_test(tc, test_prose_message);
+  tcase_add_test(tc, test_prose_greetings);
+  tcase_add_test(tc, test_prose_hostile);
   suite_add_tcase(s, tc);
   return s;
 }

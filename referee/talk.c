@@ -1,0 +1,119 @@
+/*
+ * talk.c: a word to the opponent (issue 18). The prose of a mail (its
+ * lines that are no command, commands.c collects them as it reads the
+ * mail) less the lines that made its turn (turnread.c) is the sender's
+ * comment, headed "alice@example.org writes:" and quoted with "> ", so
+ * that nothing inside it can pass for a line of tabula's own (a forged
+ * "bob writes:" is a quoted line) and a reply that keeps it is read
+ * without it (mail/clean.c drops quoted lines). views.c shows it to the
+ * other seats; who may see it is kept here: a player who turned comments
+ * off sees none (kv "comments-off:ADDRESS"), observers only in a game
+ * created public-comments (kv "public-comments:GAME"). Stored without a
+ * schema change, as private games are (observers.c).
+ * Layer 3, "games" (docs/architecture.md).
+ */
+#include "game_int.h"
+
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+static void comments_key(char *buf, size_t cap, const char *address)
+{
+  size_t n;
+  snprintf(buf, cap, "comments-off:%s", address);
+  /* an address's case is not its identity (as the seats compare it) */
+  for(n = 13; buf[n]; n++)
+    buf[n] = (char)tolower((unsigned char)buf[n]);
+}
+
+static int kv_flag(struct ref_service *svc, const char *key)
+{
+  char value[8];
+  int rc = store_kv_get(svc->st, value, sizeof(value), key);
+  if(rc == STORE_ENOTFOUND)
+    return 0;
+  return rc == STORE_OK ? !strcmp(value, "1") : -1;
+}
+
+int ref_comments_off(struct ref_service *svc, const char *address)
+{
+  char key[400];
+  comments_key(key, sizeof(key), address);
+  return kv_flag(svc, key);
+}
+
+int ref_comments_set(struct ref_service *svc, const char *address, int off)
+{
+  char key[400];
+  comments_key(key, sizeof(key), address);
+  return store_kv_set(svc->st, key, off ? "1" : "0") == STORE_OK ? 0 : -1;
+}
+
+static void public_key(char *buf, size_t cap, int64_t game)
+{
+  snprintf(buf, cap, "public-comments:%lld", (long long)game);
+}
+
+int ref_game_public_comments(struct ref_service *svc, int64_t game)
+{
+  char key[48];
+  public_key(key, sizeof(key), game);
+  return kv_flag(svc, key);
+}
+
+int ref_game_set_public_comments(struct ref_service *svc, int64_t game)
+{
+  char key[48];
+  public_key(key, sizeof(key), game);
+  return store_kv_set(svc->st, key, "1") == STORE_OK ? 0 : -1;
+}
+
+int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmds *cmds, char *buf, size_t cap)
+{
+  const char *dir = m->svc->cfg.templates_dir;
+  char head[400], cut[100];
+  struct tpl_var v = {"sender", g->seats[seat].address};
+  int skip_start = 0, skip_len = 0;
+  size_t n;
+
+  buf[0] = '\0';
+  m->comment = NULL;
+  if(!cmds->nprose)
+    return 0;
+  /* the lines that make the mail's turn are the move, not words */
+  if(cmds->ncand && g->started && g->row.phase == STORE_GAME_ACTIVE) {
+    struct ref_turn *t = malloc(sizeof(*t));
+    if(!t || ref_read_turn(g, cmds, t)) {
+      free(t);
+      return -1;
+    }
+    if(t->found) {
+      skip_start = t->start;
+      skip_len = t->len;
+    }
+    free(t);
+  }
+  tpl_line(head, sizeof(head), dir, "phrases.txt", "comment-head", &v, 1);
+  tpl_line(cut, sizeof(cut), dir, "phrases.txt", "comment-cut", NULL, 0);
+  /* a paragraph of its own where the template puts it */
+  snprintf(buf, cap, "\n%s\n", head);
+  n = strlen(buf);
+  ref_prose_text(buf + n, cap - n, cmds, skip_start, skip_len, "> ", cut);
+  if(!buf[n]) {
+    buf[0] = '\0';
+    return 0;
+  }
+  /* the template puts its own line end after the value */
+  n = strlen(buf);
+  while(n && buf[n - 1] == '\n')
+    buf[--n] = '\0';
+  m->comment = buf;
+  m->comment_game = g->row.id;
+  m->comment_seat = seat;
+  m->comment_told = 0;
+  m->comment_observers = 0;
+  return 0;
+}
