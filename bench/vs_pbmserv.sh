@@ -6,6 +6,8 @@
 # of the process and its children, from wait4) and wall, medians.
 #
 # usage: bench/vs_pbmserv.sh LYNGK_CHECKOUT [TABULA=./build/referee/tabula] [N=60]
+#   BASE=another tabula binary: it delivers too, alternating in the same
+#   run (a before/after comparison under the same load).
 #   LYNGK_CHECKOUT: a clone of https://github.com/lymanhurd/lyngk (see
 #   shared/anchors.md, "Richard's PBeM Server"); it is copied and built
 #   with `make lyngk` in a scratch folder. Point TABULA at a Release build.
@@ -53,39 +55,60 @@ for i in range(n):
     subprocess.run([lyngk, "challenge", "alice", "bob"], env=penv, check=True,
                    stdout=subprocess.DEVNULL, stderr=subprocess.DEVNULL)
 
-d = os.path.join(work, "tabula")
-cfg = d + "/t.ini"
-os.makedirs(d)
-with open(cfg, "w") as f:
-    f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
-            "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
-            "rate_limit = 0\n" % (d, d, d))
-for sub in ("tmp", "new", "cur"):
-    os.makedirs(os.path.join(d, "in", sub))
 seq = [0]
 def mail(frm, to, subject, body):
     seq[0] += 1
     return ("From: %s\nTo: %s\nSubject: %s\nMessage-ID: <v%d@bench.example.org>\n"
             "Date: Sun, 22 Nov 2026 10:00:00 +0000\n\n%s\n" % (frm, to, subject, seq[0], body))
-def drop(data):
-    name = "1700000000.M%dP1_0.bench" % seq[0]
-    with open(os.path.join(d, "in", "tmp", name), "w") as f:
-        f.write(data)
-    os.rename(os.path.join(d, "in", "tmp", name), os.path.join(d, "in", "new", name))
-def poll():
-    subprocess.run([tabula, "poll", "-c", cfg], check=True, capture_output=True)
-for g in range(n):
-    drop(mail("w%d@example.org" % g, "referee@example.org", "game", "new chess with b%d@example.org" % g))
-poll()
-con = sqlite3.connect(d + "/db")
-seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}
-games = [r[0] for r in con.execute("select id from games order by id")]
-con.close()
-for g in games:
-    drop(mail("b%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 1)]), "Re: game", "accept"))
-poll()
-moves = [mail("w%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 0)]), "Re: game", "e4")
-         for g in games]
+
+def setup(d, binary):
+    """a store with n chess games started, and each game's first move mail"""
+    cfg = d + "/t.ini"
+    os.makedirs(d)
+    with open(cfg, "w") as f:
+        f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
+                "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
+                "rate_limit = 0\nstranger_mails_per_hour = 100000\n" % (d, d, d))
+    for sub in ("tmp", "new", "cur"):
+        os.makedirs(os.path.join(d, "in", sub))
+    def drop(data):
+        name = "1700000000.M%dP1_0.bench" % seq[0]
+        with open(os.path.join(d, "in", "tmp", name), "w") as f:
+            f.write(data)
+        os.rename(os.path.join(d, "in", "tmp", name), os.path.join(d, "in", "new", name))
+    def poll():
+        subprocess.run([binary, "poll", "-c", cfg], check=True, capture_output=True)
+    for g in range(n):
+        drop(mail("w%d@example.org" % g, "referee@example.org", "game", "new chess with b%d@example.org" % g))
+    poll()
+    # issue 13: each inviter confirms its first `new` from its address
+    con = sqlite3.connect(d + "/db")
+    keys = dict(con.execute("select address, key from confirmations"))
+    con.close()
+    for g in range(n):
+        drop(mail("w%d@example.org" % g, "referee+confirm.%s@example.org" % keys["w%d@example.org" % g],
+                  "Re: game", "confirm"))
+    poll()
+    con = sqlite3.connect(d + "/db")
+    seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}
+    games = [r[0] for r in con.execute("select id from games order by id")]
+    con.close()
+    for g in games:
+        drop(mail("b%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 1)]),
+                  "Re: game", "accept"))
+    poll()
+    return cfg, [mail("w%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, seats[(g, 0)]),
+                      "Re: game", "e4") for g in games]
+
+d = os.path.join(work, "tabula")
+cfg, moves = setup(d, tabula)
+# BASE=another tabula binary (e.g. the main branch's Release build): it
+# delivers too, in its own store, alternating in the same run.
+base = os.environ.get("BASE")
+if base:
+    base = os.path.realpath(base)
+    bd = os.path.join(work, "base")
+    bcfg, bmoves = setup(bd, base)
 
 def timed(argv, env=None, stdin=None):
     """wall, CPU (user+sys of the child and what it waited for), exit code"""
@@ -104,7 +127,7 @@ def cpu_of(fn):
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), rc, err
 
 load0 = os.getloadavg()
-pw, pc, tw, tc = [], [], [], []
+pw, pc, tw, tc, bw, bc = [], [], [], [], [], []
 for i in range(n):
     wall, cpu, rc, err = cpu_of(lambda: timed([lyngk, "move", str(101 + i), "alice", "secret", "c2-c3"], env=penv))
     if rc:
@@ -114,6 +137,11 @@ for i in range(n):
     if rc:
         sys.exit("tabula deliver failed (exit %d): %s" % (rc, err.decode(errors="replace")[-500:]))
     tw.append(wall); tc.append(cpu)
+    if base:
+        wall, cpu, rc, err = cpu_of(lambda: timed([base, "deliver", "-c", bcfg], stdin=bmoves[i]))
+        if rc:
+            sys.exit("BASE deliver failed (exit %d): %s" % (rc, err.decode(errors="replace")[-500:]))
+        bw.append(wall); bc.append(cpu)
 load1 = os.getloadavg()
 con = sqlite3.connect(d + "/db")
 journaled = con.execute("select count(*) from journal where kind = 'move'").fetchone()[0]
@@ -129,6 +157,9 @@ print("one move: `lyngk move` (pbmserv framework) vs `tabula deliver` (MTA pipe)
 print("%-22s %12s %12s %12s %12s" % ("", "CPU med ms", "CPU p90 ms", "wall med ms", "wall p90 ms"))
 print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("pbmserv lyngk move", med(pc) * 1e3, q(pc, .9) * 1e3, med(pw) * 1e3, q(pw, .9) * 1e3))
 print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("tabula deliver", med(tc) * 1e3, q(tc, .9) * 1e3, med(tw) * 1e3, q(tw, .9) * 1e3))
+if base:
+    print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("BASE tabula deliver", med(bc) * 1e3, q(bc, .9) * 1e3, med(bw) * 1e3, q(bw, .9) * 1e3))
+    print("ratio BASE/tabula: CPU %.2fx, wall %.2fx; pbmserv/BASE: CPU %.2fx" % (med(bc) / med(tc), med(bw) / med(tw), med(pc) / med(bc)))
 print("ratio pbmserv/tabula: CPU %.2fx, wall %.2fx (goal: CPU >= 10x)" % (med(pc) / med(tc), med(pw) / med(tw)))
 print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + load1))
 print("check: tabula journaled %d of %d moves, wrote %d replies; lyngk board %d moved: %s"

@@ -56,9 +56,20 @@ int mail_buf_add(struct mail_buf *b, const void *p, size_t n)
   return 0;
 }
 
-int mail_buf_addc(struct mail_buf *b, char c)
+int mail_buf_addc_slow(struct mail_buf *b, char c)
 {
   return mail_buf_add(b, &c, 1);
+}
+
+char *mail_buf_reserve(struct mail_buf *b, size_t n)
+{
+  return buf_grow(b, n) ? NULL : b->data + b->len;
+}
+
+void mail_buf_commit(struct mail_buf *b, size_t n)
+{
+  b->len += n;
+  b->data[b->len] = '\0';
 }
 
 int mail_buf_adds(struct mail_buf *b, const char *s)

@@ -75,6 +75,10 @@ bool mail_utf8_valid(const char *s, size_t n)
   size_t k;
 
   while(i < n) {
+    if(u[i] < 0x80) { /* ASCII runs without a call a byte (issue 15) */
+      i++;
+      continue;
+    }
     k = mail_utf8_seq(u + i, n - i);
     if(!k)
       return false;
@@ -91,6 +95,10 @@ int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n)
   size_t k;
 
   while(i < n) {
+    if(u[i] < 0x80) { /* ASCII runs without a call a byte (issue 15) */
+      i++;
+      continue;
+    }
     k = mail_utf8_seq(u + i, n - i);
     if(k) {
       i += k;

@@ -79,25 +79,40 @@ static void q_put(struct mail_buf *b, unsigned char c)
   }
 }
 
+/* Base64 of n bytes, written straight into the buffer's room (issue 15:
+ * four bytes an append made it a hot spot of the poll). */
 static void b64_put(struct mail_buf *b, const unsigned char *p, size_t n)
 {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  char *o = mail_buf_reserve(b, (n + 2) / 3 * 4), *w = o;
   size_t i;
 
+  if(!o)
+    return;
   for(i = 0; i + 2 < n; i += 3) {
     unsigned long v = ((unsigned long)p[i] << 16) | ((unsigned long)p[i + 1] << 8) | p[i + 2];
-    char o[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], tab[(v >> 6) & 63], tab[v & 63]};
-    mail_buf_add(b, o, 4);
+    w[0] = tab[(v >> 18) & 63];
+    w[1] = tab[(v >> 12) & 63];
+    w[2] = tab[(v >> 6) & 63];
+    w[3] = tab[v & 63];
+    w += 4;
   }
   if(n - i == 1) {
     unsigned long v = (unsigned long)p[i] << 16;
-    char o[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], '=', '='};
-    mail_buf_add(b, o, 4);
+    w[0] = tab[(v >> 18) & 63];
+    w[1] = tab[(v >> 12) & 63];
+    w[2] = '=';
+    w[3] = '=';
+    w += 4;
   } else if(n - i == 2) {
     unsigned long v = ((unsigned long)p[i] << 16) | ((unsigned long)p[i + 1] << 8);
-    char o[4] = {tab[(v >> 18) & 63], tab[(v >> 12) & 63], tab[(v >> 6) & 63], '='};
-    mail_buf_add(b, o, 4);
+    w[0] = tab[(v >> 18) & 63];
+    w[1] = tab[(v >> 12) & 63];
+    w[2] = tab[(v >> 6) & 63];
+    w[3] = '=';
+    w += 4;
   }
+  mail_buf_commit(b, (size_t)(w - o));
 }
 
 /* Writes s as encoded words, folding between them so that no line passes
@@ -390,24 +405,34 @@ static int make_msgid(char *id, size_t cap, const struct mail_out *m)
 static char *body_lines(const char *body)
 {
   struct mail_buf b;
-  struct mail_buf lf;
-  size_t i;
+  char *r, *w, *end;
   char *s = NULL;
 
   mail_buf_init(&b, 0);
-  mail_buf_init(&lf, 0);
   mail_utf8_repair(&b, body, strlen(body));
-  for(i = 0; i < b.len && !lf.err; i++) {
-    if(b.data[i] == '\r' && i + 1 < b.len && b.data[i + 1] == '\n')
-      continue;
-    mail_buf_addc(&lf, b.data[i]);
+  /* CRLF -> LF in place, a run between CRs at a time (issue 15) */
+  if(!b.err && b.len && (r = memchr(b.data, '\r', b.len))) {
+    end = b.data + b.len;
+    w = r;
+    while(r < end) {
+      char *cr;
+      if(r[0] == '\r' && r + 1 < end && r[1] == '\n')
+        r++;
+      cr = memchr(r + 1, '\r', (size_t)(end - r - 1));
+      if(!cr)
+        cr = end;
+      memmove(w, r, (size_t)(cr - r));
+      w += cr - r;
+      r = cr;
+    }
+    b.len = (size_t)(w - b.data);
+    b.data[b.len] = '\0';
   }
-  if(lf.len && lf.data[lf.len - 1] != '\n')
-    mail_buf_addc(&lf, '\n');
+  if(b.len && b.data[b.len - 1] != '\n')
+    mail_buf_addc(&b, '\n');
   if(!b.err)
-    s = mail_buf_steal(&lf);
+    s = mail_buf_steal(&b);
   mail_buf_free(&b);
-  mail_buf_free(&lf);
   return s;
 }
 

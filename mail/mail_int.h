@@ -28,7 +28,22 @@ struct mail_buf {
 
 void mail_buf_init(struct mail_buf *b, size_t max);
 int mail_buf_add(struct mail_buf *b, const void *p, size_t n);
-int mail_buf_addc(struct mail_buf *b, char c);
+/* Room for n more bytes: a pointer to write them at (then mail_buf_commit
+ * with how many were written, at most n), or NULL with err set. */
+char *mail_buf_reserve(struct mail_buf *b, size_t n);
+void mail_buf_commit(struct mail_buf *b, size_t n);
+int mail_buf_addc_slow(struct mail_buf *b, char c);
+/* One byte: inline, since composition adds most of its text a byte at a
+ * time (issue 15: the call was the poll's hottest function). */
+static inline int mail_buf_addc(struct mail_buf *b, char c)
+{
+  if(!b->err && b->len + 1 < b->cap && b->len < b->max) {
+    b->data[b->len++] = c;
+    b->data[b->len] = '\0';
+    return 0;
+  }
+  return mail_buf_addc_slow(b, c);
+}
 int mail_buf_adds(struct mail_buf *b, const char *s);
 int mail_buf_printf(struct mail_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds the UTF-8 encoding of code point cp (U+FFFD for invalid ones). */

@@ -16,10 +16,19 @@
  * The envelope comes from checked addresses only (mail_addr_valid); the
  * message itself was composed by compose.c from checked fields. libcurl
  * does the dot-stuffing of DATA.
+ *
+ * libcurl is opened with dlopen at the first mail_smtp_open, not linked
+ * (issue 15): loading it and the libraries it needs (LDAP, Kerberos, SSH,
+ * RTMP, HTTP/2, ...) cost about 4 ms of CPU in every process, more than a
+ * whole Maildir-in, Maildir-out `tabula deliver`, which never sends by
+ * SMTP. TABULA_CURL_SONAME is the soname of the library the build found
+ * (mail/CMakeLists.txt); the Debian package depends on it by name
+ * (debian/control), since dh_shlibdeps cannot see a dlopen.
  */
 #include "mail_int.h"
 
 #include <curl/curl.h>
+#include <dlfcn.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -73,7 +82,58 @@ static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
   return n;
 }
 
+/* The libcurl functions used here, looked up once. */
+static struct {
+  CURLcode (*global_init)(long);
+  CURL *(*easy_init)(void);
+  CURLcode (*easy_setopt)(CURL *, CURLoption, ...);
+  CURLcode (*easy_perform)(CURL *);
+  CURLcode (*easy_getinfo)(CURL *, CURLINFO, ...);
+  void (*easy_cleanup)(CURL *);
+  const char *(*easy_strerror)(CURLcode);
+  struct curl_slist *(*slist_append)(struct curl_slist *, const char *);
+  void (*slist_free_all)(struct curl_slist *);
+} cx;
 static int curl_ready;
+
+/* Opens libcurl and initializes it, once a process. The library stays
+ * loaded until the process ends, as a linked one would. */
+static int curl_load(char *err, size_t errcap)
+{
+  void *h;
+
+  if(curl_ready)
+    return 0;
+  h = dlopen(TABULA_CURL_SONAME, RTLD_NOW | RTLD_LOCAL);
+  if(!h) {
+    snprintf(err, errcap, "SMTP: cannot load libcurl (%s): %s", TABULA_CURL_SONAME, dlerror());
+    return MAIL_EIO;
+  }
+  /* A function pointer read through a void * (POSIX dlsym's contract). */
+#define CX(field, name) *(void **)(&cx.field) = dlsym(h, name)
+  CX(global_init, "curl_global_init");
+  CX(easy_init, "curl_easy_init");
+  CX(easy_setopt, "curl_easy_setopt");
+  CX(easy_perform, "curl_easy_perform");
+  CX(easy_getinfo, "curl_easy_getinfo");
+  CX(easy_cleanup, "curl_easy_cleanup");
+  CX(easy_strerror, "curl_easy_strerror");
+  CX(slist_append, "curl_slist_append");
+  CX(slist_free_all, "curl_slist_free_all");
+#undef CX
+  if(!cx.global_init || !cx.easy_init || !cx.easy_setopt || !cx.easy_perform ||
+     !cx.easy_getinfo || !cx.easy_cleanup || !cx.easy_strerror || !cx.slist_append ||
+     !cx.slist_free_all) {
+    snprintf(err, errcap, "SMTP: %s lacks a function tabula needs", TABULA_CURL_SONAME);
+    return MAIL_EIO;
+  }
+  if(cx.global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
+    snprintf(err, errcap, "SMTP: libcurl cannot start");
+    return MAIL_EIO;
+  }
+  curl_ready = 1;
+  return 0;
+}
 
 int mail_smtp_open(struct mail_smtp **out, const struct mail_server *srv, const char *helo,
                    char *err, size_t errcap)
@@ -87,17 +147,12 @@ int mail_smtp_open(struct mail_smtp **out, const struct mail_server *srv, const 
     snprintf(err, errcap, "SMTP: no usable host configured");
     return MAIL_EIO;
   }
-  if(!curl_ready) {
-    if(curl_global_init(CURL_GLOBAL_DEFAULT) != CURLE_OK) {
-      snprintf(err, errcap, "SMTP: libcurl cannot start");
-      return MAIL_EIO;
-    }
-    curl_ready = 1;
-  }
+  if((n = curl_load(err, errcap)) != 0)
+    return n;
   s = calloc(1, sizeof(*s));
   if(!s)
     return MAIL_ENOMEM;
-  s->curl = curl_easy_init();
+  s->curl = cx.easy_init();
   if(!s->curl) {
     free(s);
     return MAIL_ENOMEM;
@@ -112,33 +167,33 @@ int mail_smtp_open(struct mail_smtp **out, const struct mail_server *srv, const 
     snprintf(err, errcap, "SMTP: host name too long");
     return MAIL_EIO;
   }
-  curl_easy_setopt(s->curl, CURLOPT_URL, s->url);
-  curl_easy_setopt(s->curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
-  curl_easy_setopt(s->curl, CURLOPT_ERRORBUFFER, s->errbuf);
-  curl_easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
-  curl_easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT, (long)(srv->timeout_s > 0 ? srv->timeout_s : 30));
-  curl_easy_setopt(s->curl, CURLOPT_TIMEOUT, (long)(srv->timeout_s > 0 ? 2 * srv->timeout_s : 60));
+  cx.easy_setopt(s->curl, CURLOPT_URL, s->url);
+  cx.easy_setopt(s->curl, CURLOPT_PROTOCOLS_STR, "smtp,smtps");
+  cx.easy_setopt(s->curl, CURLOPT_ERRORBUFFER, s->errbuf);
+  cx.easy_setopt(s->curl, CURLOPT_NOSIGNAL, 1L);
+  cx.easy_setopt(s->curl, CURLOPT_CONNECTTIMEOUT, (long)(srv->timeout_s > 0 ? srv->timeout_s : 30));
+  cx.easy_setopt(s->curl, CURLOPT_TIMEOUT, (long)(srv->timeout_s > 0 ? 2 * srv->timeout_s : 60));
   if(srv->tls == MAIL_TLS_STARTTLS)
-    curl_easy_setopt(s->curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL); /* STARTTLS or fail */
+    cx.easy_setopt(s->curl, CURLOPT_USE_SSL, (long)CURLUSESSL_ALL); /* STARTTLS or fail */
   if(srv->tls != MAIL_TLS_NONE) {
-    curl_easy_setopt(s->curl, CURLOPT_SSL_VERIFYPEER, srv->verify ? 1L : 0L);
-    curl_easy_setopt(s->curl, CURLOPT_SSL_VERIFYHOST, srv->verify ? 2L : 0L);
+    cx.easy_setopt(s->curl, CURLOPT_SSL_VERIFYPEER, srv->verify ? 1L : 0L);
+    cx.easy_setopt(s->curl, CURLOPT_SSL_VERIFYHOST, srv->verify ? 2L : 0L);
     if(srv->cafile && srv->cafile[0]) {
       /* Only the operator's anchors: without this libcurl-gnutls also
        * loads every file of /etc/ssl/certs on each handshake (~1.5 s). */
-      curl_easy_setopt(s->curl, CURLOPT_CAINFO, srv->cafile);
-      curl_easy_setopt(s->curl, CURLOPT_CAPATH, NULL);
+      cx.easy_setopt(s->curl, CURLOPT_CAINFO, srv->cafile);
+      cx.easy_setopt(s->curl, CURLOPT_CAPATH, NULL);
     }
   }
   if(srv->user && srv->user[0]) {
     /* In options, not the URL: user names hold '@'. */
-    curl_easy_setopt(s->curl, CURLOPT_USERNAME, srv->user);
-    curl_easy_setopt(s->curl, CURLOPT_PASSWORD, srv->password ? srv->password : "");
+    cx.easy_setopt(s->curl, CURLOPT_USERNAME, srv->user);
+    cx.easy_setopt(s->curl, CURLOPT_PASSWORD, srv->password ? srv->password : "");
   }
-  curl_easy_setopt(s->curl, CURLOPT_READFUNCTION, read_cb);
-  curl_easy_setopt(s->curl, CURLOPT_HEADERFUNCTION, header_cb);
-  curl_easy_setopt(s->curl, CURLOPT_HEADERDATA, s);
-  curl_easy_setopt(s->curl, CURLOPT_UPLOAD, 1L);
+  cx.easy_setopt(s->curl, CURLOPT_READFUNCTION, read_cb);
+  cx.easy_setopt(s->curl, CURLOPT_HEADERFUNCTION, header_cb);
+  cx.easy_setopt(s->curl, CURLOPT_HEADERDATA, s);
+  cx.easy_setopt(s->curl, CURLOPT_UPLOAD, 1L);
   *out = s;
   return 0;
 }
@@ -148,7 +203,7 @@ void mail_smtp_close(struct mail_smtp *s)
   if(!s)
     return;
   if(s->curl)
-    curl_easy_cleanup(s->curl); /* sends QUIT on a live connection */
+    cx.easy_cleanup(s->curl); /* sends QUIT on a live connection */
   free(s);
 }
 
@@ -169,19 +224,19 @@ int mail_smtp_send(struct mail_smtp *s, const char *from, const char *rcpt, cons
     snprintf(err, errcap, "SMTP: message larger than %u bytes", MAIL_MAX_MESSAGE);
     return MAIL_EREFUSED;
   }
-  rcpts = curl_slist_append(NULL, rcpt);
+  rcpts = cx.slist_append(NULL, rcpt);
   if(!rcpts)
     return MAIL_ENOMEM;
   s->errbuf[0] = '\0';
   s->last_reply[0] = '\0';
-  curl_easy_setopt(s->curl, CURLOPT_MAIL_FROM, from);
-  curl_easy_setopt(s->curl, CURLOPT_MAIL_RCPT, rcpts);
-  curl_easy_setopt(s->curl, CURLOPT_READDATA, &up);
-  curl_easy_setopt(s->curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
-  cc = curl_easy_perform(s->curl);
-  curl_easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
-  curl_easy_setopt(s->curl, CURLOPT_MAIL_RCPT, NULL);
-  curl_slist_free_all(rcpts);
+  cx.easy_setopt(s->curl, CURLOPT_MAIL_FROM, from);
+  cx.easy_setopt(s->curl, CURLOPT_MAIL_RCPT, rcpts);
+  cx.easy_setopt(s->curl, CURLOPT_READDATA, &up);
+  cx.easy_setopt(s->curl, CURLOPT_INFILESIZE_LARGE, (curl_off_t)len);
+  cc = cx.easy_perform(s->curl);
+  cx.easy_getinfo(s->curl, CURLINFO_RESPONSE_CODE, &code);
+  cx.easy_setopt(s->curl, CURLOPT_MAIL_RCPT, NULL);
+  cx.slist_free_all(rcpts);
   if(cc == CURLE_OK) {
     err[0] = '\0';
     return 0;
@@ -195,7 +250,7 @@ int mail_smtp_send(struct mail_smtp *s, const char *from, const char *rcpt, cons
     rc = MAIL_EREFUSED;
   else
     rc = MAIL_ENET;
-  snprintf(err, errcap, "%s%s%s", s->errbuf[0] ? s->errbuf : curl_easy_strerror(cc),
+  snprintf(err, errcap, "%s%s%s", s->errbuf[0] ? s->errbuf : cx.easy_strerror(cc),
            s->last_reply[0] ? "; server: " : "", s->last_reply);
   return rc;
 }

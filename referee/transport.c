@@ -616,12 +616,23 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop)
 static char *lf_copy(const char *s, size_t *len)
 {
   size_t n = strlen(s);
+  const char *end = s + n;
   char *out = malloc(n + 1), *w = out;
   if(!out)
     return NULL;
-  for(; *s; s++)
-    if(!(s[0] == '\r' && s[1] == '\n'))
-      *w++ = *s;
+  /* a line at a time, not a byte (issue 15: a reply is ~20 KB) */
+  while(s < end) {
+    const char *cr = memchr(s, '\r', (size_t)(end - s));
+    size_t k = cr ? (size_t)(cr - s) : (size_t)(end - s);
+    memcpy(w, s, k);
+    w += k;
+    s += k;
+    if(cr) {
+      if(cr[1] != '\n')
+        *w++ = '\r';
+      s++;
+    }
+  }
   *w = '\0';
   *len = (size_t)(w - out);
   return out;
@@ -751,10 +762,13 @@ static int64_t backoff(int base, int attempts)
 /* The length of lf_copy(s) without making it. */
 static size_t lf_len(const char *s)
 {
-  size_t n = 0;
-  for(; *s; s++)
-    if(!(s[0] == '\r' && s[1] == '\n'))
-      n++;
+  size_t n = strlen(s);
+  const char *end = s + n, *cr = s;
+  while((cr = memchr(cr, '\r', (size_t)(end - cr)))) {
+    if(cr[1] == '\n')
+      n--;
+    cr++;
+  }
   return n;
 }
 

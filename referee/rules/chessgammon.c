@@ -89,7 +89,7 @@ static uint64_t appropriate_of(const struct ref_cg_state *st, int c, int t)
 
 static const struct ref_cg_rules *rules_of(const struct ref_cg_state *st)
 {
-  return st->rules;
+  return ref_cg_rules_of(st->variant); /* never NULL: ref_cg_ok checks the number */
 }
 
 static struct ref_cg_state *state_of(struct ref_state *s)
@@ -765,7 +765,6 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
   memset(&fresh, 0, sizeof(fresh));
   fresh.magic = REF_CG_MAGIC;
   fresh.variant = (uint8_t)r->id;
-  fresh.rules = r;
   fresh.fifty = (uint8_t)fifty;
   fresh.balanced = (uint8_t)balanced;
   fresh.rk_array = (uint8_t)rk_array; /* or "array:rk" in the text */
@@ -1144,8 +1143,7 @@ bool ref_cg_ok(const struct ref_state *s)
   struct ref_cg_state again;
   int c, t, i;
 
-  if(st->magic != REF_CG_MAGIC || st->variant >= REF_CG_VARIANTS || !st->rules ||
-     st->rules->id != st->variant || st->fifty > 1 ||
+  if(st->magic != REF_CG_MAGIC || !ref_cg_rules_of(st->variant) || st->fifty > 1 ||
      st->balanced > 1 || st->half || st->first_ep || st->fresh ||
      st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;
@@ -1208,8 +1206,5 @@ static const struct ref_game_ops chessgammon_ops = REF_CG_ONE_HALF_OPS(plain_ini
 
 const struct ref_game_desc ref_game_chessgammon = {
   "chessgammon", "Diceless Chessgammon", 1 /* version: bump when any ruling changes */, 2,
-  {"White", "Black"}, REF_GAME_DRAWS | REF_GAME_LOCAL_STATE, sizeof(struct ref_cg_state), &chessgammon_ops};
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &chessgammon_ops};
 
-/* One half a turn, the bar, no position test, no options beyond fen= and fifty_moves=. */
-const struct ref_cg_rules ref_cg_rules_plain = {
-  REF_CG_PLAIN, &ref_game_chessgammon, 1, true, NULL, false};

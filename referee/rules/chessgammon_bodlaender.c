@@ -32,8 +32,5 @@ static const struct ref_game_ops bodlaender_ops = REF_CG_ONE_HALF_OPS(hb_init, h
 
 const struct ref_game_desc ref_game_bodlaender_chessgammon = {
   "bodlaender", "Hans Bodlaender's Chessgammon", 1 /* version: bump when any ruling changes */, 2,
-  {"White", "Black"}, REF_GAME_DRAWS | REF_GAME_LOCAL_STATE, sizeof(struct ref_cg_state), &bodlaender_ops};
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &bodlaender_ops};
 
-/* One half a turn; HB-1: no bar, captured pieces count as off. */
-const struct ref_cg_rules ref_cg_rules_bodlaender = {
-  REF_CG_BODLAENDER, &ref_game_bodlaender_chessgammon, 1, false, NULL, false};

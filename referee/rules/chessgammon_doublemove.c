@@ -301,8 +301,5 @@ static const struct ref_game_ops doublemove_ops = {
 
 const struct ref_game_desc ref_game_doublemove_chessgammon = {
   "doublemove", "Doublemove Diceless Chessgammon", 1 /* version: bump when any ruling changes */,
-  2, {"White", "Black"}, REF_GAME_DRAWS | REF_GAME_LOCAL_STATE, sizeof(struct ref_cg_state), &doublemove_ops};
+  2, {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &doublemove_ops};
 
-/* DM-1: two halves a turn; the bar; DM-2: the balanced_start option. */
-const struct ref_cg_rules ref_cg_rules_doublemove = {
-  REF_CG_DOUBLEMOVE, &ref_game_doublemove_chessgammon, 2, true, NULL, true};

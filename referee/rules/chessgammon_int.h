@@ -72,7 +72,6 @@ enum {
 /* What one variant changes in the shared rules: its rule hooks. */
 struct ref_cg_rules {
   int id;
-  const struct ref_game_desc *desc;
   int halves_per_turn; /* 2 in Doublemove (DM-1) */
   bool bar;            /* false in Bodlaender's: captured pieces count as off (HB-1) */
   /* RK-2: may this position stand after a half? NULL: any. */
@@ -81,15 +80,21 @@ struct ref_cg_rules {
   bool balanced_option;
 };
 
-/* Each variant's file defines its table and hands it to ref_cg_init and
- * ref_cg_decode, which keep it in the state: the shared machinery never
- * names a variant (no file cycle, scripts/check-layers.py, issue 14). */
+/* The tables live in chessgammon_variants.c, which uses nothing of the
+ * Chessgammon files: each variant's file hands its table to ref_cg_init
+ * and ref_cg_decode, the shared machinery finds it again by the number the
+ * state keeps (ref_cg_rules_of), and no file cycle forms (scripts/
+ * check-layers.py, issue 14). A number, not a pointer, so the state's
+ * bytes hold across processes and the service keeps a snapshot of them
+ * (issue 15). */
 extern const struct ref_cg_rules ref_cg_rules_plain;
 extern const struct ref_cg_rules ref_cg_rules_doublemove;
 extern const struct ref_cg_rules ref_cg_rules_racing_kings;
 extern const struct ref_cg_rules ref_cg_rules_bodlaender;
+/* The table of variant REF_CG_*; NULL for another number. */
+const struct ref_cg_rules *ref_cg_rules_of(int variant);
 
-#define REF_CG_MAGIC 0x43474d33u /* "CGM3": bump when the layout changes */
+#define REF_CG_MAGIC 0x43474d34u /* "CGM4": bump when the layout changes */
 
 /*
  * The game state (rules-spec §9): the chess position (board, side, move
@@ -99,12 +104,7 @@ extern const struct ref_cg_rules ref_cg_rules_bodlaender;
  */
 struct ref_cg_state {
   uint32_t magic;
-  uint8_t variant;  /* REF_CG_* */
-  /* The variant's rule table, set by init and decode with `variant`: a
-   * pointer to constant data, the same in every copy of the state within
-   * one process; positions are stored and mailed as strings, never as
-   * these bytes. */
-  const struct ref_cg_rules *rules;
+  uint8_t variant;  /* REF_CG_*: its rule table is ref_cg_rules_of(variant) */
   uint8_t fifty;    /* CG-12: fifty-move claim on (1) or off (0, default) */
   uint8_t balanced; /* DM-2: White's first turn has one move */
   uint8_t ep[2]; /* e.p. targets for the side to move, REF_CH_NO_SQ if none */

@@ -24,18 +24,6 @@
  */
 #include "chessgammon_int.h"
 
-/* RK-2: neither king (when on the board) attacked. */
-static bool kings_safe(const struct ref_chess_pos *p)
-{
-  int c;
-  for(c = 0; c < 2; c++) {
-    uint64_t k = p->pieces[c][REF_CH_KING];
-    if(k && ref_chess_attacked(p, ref_chess_lsb(k), c ^ 1))
-      return false;
-  }
-  return true;
-}
-
 static int rk_init(struct ref_state *s, const char *options, struct ref_err *err)
 {
   return ref_cg_init(s, options, err, &ref_cg_rules_racing_kings);
@@ -50,8 +38,5 @@ static const struct ref_game_ops racing_kings_ops = REF_CG_ONE_HALF_OPS(rk_init,
 
 const struct ref_game_desc ref_game_racing_kings_chessgammon = {
   "racingkings", "Racing Kings Chessgammon", 1 /* version: bump when any ruling changes */, 2,
-  {"White", "Black"}, REF_GAME_DRAWS | REF_GAME_LOCAL_STATE, sizeof(struct ref_cg_state), &racing_kings_ops};
+  {"White", "Black"}, REF_GAME_DRAWS, sizeof(struct ref_cg_state), &racing_kings_ops};
 
-/* One half a turn, the bar; RK-2: kings_safe after every half. */
-const struct ref_cg_rules ref_cg_rules_racing_kings = {
-  REF_CG_RACING_KINGS, &ref_game_racing_kings_chessgammon, 1, true, kings_safe, false};

@@ -265,9 +265,10 @@ struct ref_game_ops {
 #define REF_GAME_DICE 0x1u  /* rolls dice (REF_PHASE_ROLL occurs) */
 #define REF_GAME_CUBE 0x2u  /* has a doubling cube */
 #define REF_GAME_DRAWS 0x4u /* draws exist (offer/accept make sense) */
-/* The state holds a pointer, valid within one process (the Chessgammon
- * family's rule table): its bytes are never stored, so the service keeps
- * no snapshot of it and replays the journal (issue 15). */
+/* The state holds a pointer, valid within one process: its bytes are never
+ * stored, so the service keeps no snapshot of it and replays the journal
+ * (issue 15). No game sets it now: the Chessgammon family keeps its
+ * variant's number (chessgammon_variants.c). */
 #define REF_GAME_LOCAL_STATE 0x8u
 
 struct ref_game_desc {

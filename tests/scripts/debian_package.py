@@ -94,6 +94,18 @@ def build_and_lint(work):
     if not check("dpkg-buildpackage -us -uc -b builds tabula_%s_*.deb" % version(),
                  p.returncode == 0 and len(debs) == 1, p.stdout[-3000:] + p.stderr[-3000:]):
         return None
+    # libcurl is opened with dlopen (mail/smtp.c, issue 15): dh_shlibdeps
+    # cannot see it, so debian/control names it, and the binary must not
+    # link it (that would load it in every `tabula deliver` again).
+    p = sh(["dpkg-deb", "-f", debs[0], "Depends"])
+    check("the package depends on libcurl (opened at run time for SMTP)",
+          re.search(r"\blibcurl3(t64)?-gnutls\b", p.stdout), p.stdout + p.stderr)
+    p = sh("dpkg-deb --fsys-tarfile %s | tar -xO ./usr/bin/tabula > %s/tabula.bin && "
+           "readelf -d %s/tabula.bin" % (shlex.quote(debs[0]), shlex.quote(work), shlex.quote(work)),
+           shell=True)
+    check("the packaged binary does not link libcurl",
+          p.returncode == 0 and "NEEDED" in p.stdout and "libcurl" not in p.stdout,
+          p.stdout + p.stderr)
     step("lintian")
     changes = glob.glob(os.path.join(work, "tabula_*.changes"))[0]
     p = sh(["lintian", "-I", "--pedantic", changes])

@@ -1887,6 +1887,72 @@ START_TEST(test_mail_compose_roundtrip)
 }
 END_TEST
 
+/* issue 15: the composition writes base64 and folds CRLF in bulk; the
+ * bytes stay the same: CRLF read as LF, a lone CR kept, each length of the
+ * last base64 group (0, 1, 2 bytes over a multiple of 3). */
+static size_t b64_decode(const char *in, size_t n, char *out)
+{
+  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
+  unsigned long v = 0;
+  size_t i, k = 0, bits = 0;
+
+  for(i = 0; i < n; i++) {
+    const char *c = in[i] ? strchr(tab, in[i]) : NULL;
+    if(!c)
+      continue; /* CRLF and '=' */
+    v = (v << 6) | (unsigned long)(c - tab);
+    bits += 6;
+    if(bits >= 8) {
+      bits -= 8;
+      out[k++] = (char)((v >> bits) & 0xff);
+    }
+  }
+  return k;
+}
+
+START_TEST(test_mail_compose_bulk_bytes)
+{
+  static const char *tails[] = {"", "x", "xy"};
+  struct mail_out o;
+  struct mail_msg *m = NULL;
+  char errbuf[128], html[400], want[400], got[400];
+  char *out = NULL;
+  const char *p, *q;
+  int t;
+
+  for(t = 0; t < 3; t++) {
+    memset(&o, 0, sizeof(o));
+    o.from = "referee@example.test";
+    o.to = "alice@example.test";
+    o.subject = "bytes";
+    o.domain = "example.test";
+    o.date = 1795428900;
+    o.body = "one\r\ntwo\nthree";
+    /* 99 bytes + the tail, then the LF body_lines adds */
+    snprintf(html, sizeof(html), "<p>%s\r\n%s\r%s</p>%s", "a\xc3\xa9" "bcdefghijklmnopqrstuvwxyz0123456789",
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789abcdefghijklmnopqrstuvw", tails[t]);
+    o.html = html;
+    ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_OK);
+    check_wire(out, 78);
+    ck_assert_int_eq(mail_parse(&m, out, strlen(out), errbuf, sizeof(errbuf)), MAIL_OK);
+    ck_assert_str_eq(m->text, "one\ntwo\nthree"); /* (the reader trims the last LF) */
+    mail_msg_free(m);
+    m = NULL;
+    p = strstr(out, "Content-Transfer-Encoding: base64\r\n\r\n");
+    ck_assert_ptr_nonnull(p);
+    p += strlen("Content-Transfer-Encoding: base64\r\n\r\n");
+    q = strstr(p, "\r\n--");
+    ck_assert_ptr_nonnull(q);
+    snprintf(want, sizeof(want), "<p>%s\n%s\r%s</p>%s\n", "a\xc3\xa9" "bcdefghijklmnopqrstuvwxyz0123456789",
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789abcdefghijklmnopqrstuvw", tails[t]);
+    got[b64_decode(p, (size_t)(q - p), got)] = '\0';
+    ck_assert_str_eq(got, want);
+    free(out);
+    out = NULL;
+  }
+}
+END_TEST
+
 START_TEST(test_mail_compose_qp)
 {
   struct mail_out o;
@@ -2451,6 +2517,7 @@ static Suite *mail_suite(void)
   tc = tcase_create("compose");
   tcase_add_test(tc, test_mail_compose_roundtrip);
   tcase_add_test(tc, test_mail_compose_qp);
+  tcase_add_test(tc, test_mail_compose_bulk_bytes);
   tcase_add_test(tc, test_mail_compose_subjects);
   tcase_add_test(tc, test_mail_compose_injection);
   tcase_add_test(tc, test_mail_compose_reply_corpus);
