@@ -3,7 +3,10 @@
  * per mail, §1.1), draws (offer, accept, decline, claim), the cube and the
  * roll (§4.3, §1.6), resignations (BG-5's offers in cube games). The rules
  * judge each; after a change, turns.c rolls and plays forced turns, and
- * the result or the next turn is mailed. Layer 6, "handlers"
+ * the result or the next turn is mailed. A move may call for the other
+ * player's prepared answer (issue 18, cmd_conditional.c says which), and
+ * a double for their standing take or drop: played here, in the same
+ * mail, each after a "conditional" journal entry. Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"
@@ -16,8 +19,22 @@
 
 /* Finishes the bookkeeping of a rules change: save, and if the game ended,
  * journal the result and tell everyone. */
+static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const char *mover_tmpl, const char *other_tmpl,
+                           const struct tpl_var *extra, size_t per_seat);
+
 static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const char *mover_tmpl, const char *other_tmpl)
+{
+  return after_change_ex(m, g, seat, mover_tmpl, other_tmpl, NULL, 0);
+}
+
+/* The same, with extras for the players' mails: `per_seat` of them each,
+ * seat i's from extra[i * per_seat], to seat i alone (issue 18: each
+ * owner hears of their own prepared lines). */
+static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const char *mover_tmpl, const char *other_tmpl,
+                           const struct tpl_var *extra, size_t per_seat)
 {
   struct ref_status s;
   size_t i;
@@ -28,19 +45,27 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   m->observed = 1;
   g->desc->ops->status(g->state, &s);
   if(s.phase == REF_PHASE_OVER) {
-    if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL))
+    /* issue 18: prepared lines end with the game */
+    if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL) ||
+       store_conditionals_clear(m->svc->st, g->row.id, -1))
       return -1;
+    for(i = 0; i < g->nseats && (g->desc->flags & REF_GAME_CUBE); i++)
+      if(ref_cube_answer_get(m->svc, g->row.id, (int)i) > 0 &&
+         ref_cube_answer_set(m->svc, g->row.id, (int)i, REF_CUBE_ANSWER_NONE))
+        return -1;
     ref_log_info("game %lld: over, %s", (long long)g->row.id, g->row.result);
     return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
   }
   /* A turn mailed in parts (Backgammon Chess: the play, then the chess
    * move): the mover still holds the turn and nothing was rolled or played
    * for anyone else, so the opponent has nothing new to hear yet. */
-  if(s.turn == seat && s.phase == REF_PHASE_MOVE && !(m->events.s && m->events.s[0]))
+  if(s.turn == seat && s.phase == REF_PHASE_MOVE && !(m->events.s && m->events.s[0]) &&
+     !g->reply[0])
     other_tmpl = NULL;
   for(i = 0; i < g->nseats; i++) {
     const char *t = (int)i == seat ? mover_tmpl : other_tmpl;
-    if(t && ref_tell_seat(m, g, (int)i, t, NULL, 0))
+    if(t && ref_tell_seat(m, g, (int)i, t, extra ? &extra[i * per_seat] : NULL,
+                          extra ? per_seat : 0))
       return -1;
   }
   return 0;
@@ -101,6 +126,67 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return do_action(m, g, seat, c, REF_ACT_DRAW_AGREED, 0);
 }
 
+/* issue 18: the prepared lines a move calls for, played at once through
+ * the same steps as a mailed move (the rules apply it, it is journaled,
+ * a draw offer it answers lapses), each move journaled right after a
+ * "conditional" entry holding the line as its owner wrote it (takeback
+ * refuses a move so preceded). An answer may meet a line of the other
+ * player's in turn, so the loop goes on while lines answer; `lines[s]`
+ * collects the lines of seat s that played, `dropped[s]` those the move
+ * did not match, `g->reply` the moves made. */
+static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int mover,
+                         const char *canon, char lines[2][600], char dropped[2][600])
+{
+  const struct ref_game_ops *ops = g->desc->ops;
+  char expected[REF_NOTATION_MAX], reply[REF_NOTATION_MAX], line[256];
+  int round;
+
+  if((g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
+    return 0;
+  snprintf(expected, sizeof(expected), "%s", canon);
+  for(round = 0; round < 64; round++) {
+    int owner = 1 - mover, rc;
+    struct ref_status s;
+    struct ref_move mv;
+    struct ref_err err;
+    char rcanon[REF_NOTATION_MAX], label[160];
+    size_t len;
+    ops->status(g->state, &s);
+    if(s.phase != REF_PHASE_MOVE || s.turn != owner)
+      return 0;
+    rc = ref_conditional_answer(m->svc, g, owner, expected, g->moves - 1, reply, sizeof(reply),
+                                line, sizeof(line), dropped[owner], 600);
+    if(rc <= 0)
+      return rc;
+    memset(&err, 0, sizeof(err));
+    /* checked when sent on this very position; a rules change since
+     * would show here, and the line is then dropped, not forced */
+    if(ops->parse(g->state, reply, &mv, &err) != REF_OK) {
+      ref_log_warn("game %lld: a prepared %s no longer reads (%s); dropped",
+                   (long long)g->row.id, reply, err.reason);
+      return store_conditionals_clear(m->svc->st, g->row.id, owner);
+    }
+    ops->format(g->state, &mv, REF_NOTATION_CANONICAL, rcanon, sizeof(rcanon));
+    ref_move_label(g, rcanon, label, sizeof(label));
+    ops->apply(g->state, &mv);
+    snprintf(g->last_move, sizeof(g->last_move), "%s", label);
+    if(ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
+       ref_journal(m->svc, g, owner, "move", rcanon, NULL))
+      return -1;
+    if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != owner)
+      g->row.draw_offer_seat = -1;
+    ref_log_info("game %lld: %s %s (prepared)", (long long)g->row.id,
+                 g->desc->seat_names[owner], label);
+    len = strlen(g->reply);
+    snprintf(g->reply + len, sizeof(g->reply) - len, "%s%s", len ? ", " : "", label);
+    len = strlen(lines[owner]);
+    snprintf(lines[owner] + len, 600 - len, "%s    %s", len ? "\n" : "", line);
+    snprintf(expected, sizeof(expected), "%s", rcanon);
+    mover = owner;
+  }
+  return 0;
+}
+
 /* The move of this mail: its candidate lines must read as one legal turn
  * (rules-spec.md §1.1: one turn per email; turnread.c joins a play written
  * over several lines, issue 13). */
@@ -150,9 +236,62 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
     g->row.draw_offer_seat = -1;
   ref_log_info("game %lld: %s %s", (long long)g->row.id, g->desc->seat_names[seat], numbered);
+  snprintf(g->played_canon, sizeof(g->played_canon), "%s", canon);
+  /* a draw claimed with the move (notify 0) is judged on this position:
+   * no prepared answer comes between; if the claim fails, the caller
+   * mails the move through ref_move_answered */
   if(!notify)
     return after_change(m, g, seat, NULL, NULL);
-  return after_change(m, g, seat, "move-accepted.txt", "your-move.txt");
+  return ref_move_answered(m, g, seat);
+}
+
+int ref_move_answered(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+{
+  char lines[2][600] = {"", ""}, dropped[2][600] = {"", ""};
+  struct tpl_var extra[4] = {{"lines", lines[0]},
+                             {"dropped", dropped[0]},
+                             {"lines", lines[1]},
+                             {"dropped", dropped[1]}};
+  if(play_prepared(m, g, seat, g->played_canon, lines, dropped))
+    return -1;
+  /* the owner of a line that played hears which; the mover sees the
+   * answer as a move ({reply}), never the line */
+  return after_change_ex(m, g, seat, "move-accepted.txt",
+                         lines[1 - seat][0] ? "conditional-played.txt" : "your-move.txt",
+                         extra, 2);
+}
+
+/* issue 18: the doubled player's standing answer ("if double then take"),
+ * given at once in the doubler's mail, after a "conditional" entry; used
+ * up. The doubler sees a take or a drop as if mailed. */
+static int answer_double(struct ref_msg_ctx *m, struct ref_game_ctx *g, int owner, int answer)
+{
+  enum ref_action a = answer == REF_CUBE_ANSWER_TAKE ? REF_ACT_TAKE : REF_ACT_DROP;
+  struct ref_err err;
+  char text[64], line[64], lines[2][80] = {"", ""};
+  struct tpl_var extra[2] = {{"lines", lines[0]}, {"lines", lines[1]}};
+  if(ref_cube_answer_set(m->svc, g->row.id, owner, REF_CUBE_ANSWER_NONE))
+    return -1;
+  memset(&err, 0, sizeof(err));
+  snprintf(line, sizeof(line), "if double then %s", a == REF_ACT_TAKE ? "take" : "drop");
+  if(g->desc->ops->act(g->state, owner, a, 0, &err) != REF_OK) {
+    /* not answerable after all (a rules change): asked as usual */
+    ref_log_warn("game %lld: the standing '%s' does not apply (%s)", (long long)g->row.id, line,
+                 err.reason);
+    if(ref_game_save(m->svc, g))
+      return -1;
+    m->changed = 1;
+    return ref_tell_seat(m, g, owner, "double-offered.txt", NULL, 0) ||
+           ref_tell_seat(m, g, 1 - owner, "double-sent.txt", NULL, 0);
+  }
+  ref_action_text(text, sizeof(text), a, 0);
+  if(ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
+     ref_journal(m->svc, g, owner, "action", text, NULL))
+    return -1;
+  ref_log_info("game %lld: %s: %s (standing answer)", (long long)g->row.id,
+               g->desc->seat_names[owner], text);
+  snprintf(lines[owner], sizeof(lines[owner]), "    %s", line);
+  return after_change_ex(m, g, owner, "cube-taken.txt", "cube-taken.txt", extra, 1);
 }
 
 /* Cube decisions and the roll (rules-spec.md §4.3, §1.6). The rules
@@ -192,6 +331,11 @@ int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(ref_journal(m->svc, g, seat, "action", text, NULL))
     return -1;
   if(a == REF_ACT_DOUBLE) {
+    int answer = ref_cube_answer_get(m->svc, g->row.id, 1 - seat);
+    if(answer < 0)
+      return -1;
+    if(answer != REF_CUBE_ANSWER_NONE)
+      return answer_double(m, g, 1 - seat, answer);
     if(ref_game_save(m->svc, g))
       return -1;
     m->changed = 1;

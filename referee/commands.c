@@ -36,6 +36,8 @@ static const struct word table[] = {
   {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
   {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
   {"confirm", REF_CMD_CONFIRM},
+  {"conditionals", REF_CMD_CONDITIONALS}, {"conditional", REF_CMD_CONDITIONALS},
+  {"if", REF_CMD_IF},
   {"message", REF_CMD_MESSAGE}, {"comments", REF_CMD_COMMENTS},
   {"seek", REF_CMD_SEEK},     {"seeks", REF_CMD_SEEKS},   {"unseek", REF_CMD_UNSEEK},
   {"takeback", REF_CMD_TAKEBACK},
@@ -46,7 +48,7 @@ static const char *const names[REF_CMD_LAST] = {
   "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
   "verify", "games", "help", "preview", "observe", "unobserve",
   "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm", "message", "comments", "seek", "seeks", "seek cancel",
+  "confirm", "if", "conditionals", "message", "comments", "seek", "seeks", "seek cancel",
   "takeback", "takeback accept", "takeback decline",
 };
 
@@ -226,6 +228,17 @@ static void take_guard(struct ref_cmds *out, char *buf)
   }
 }
 
+/* Whether "then" stands in `s` as a word of its own. */
+static int has_then(const char *s)
+{
+  const char *p;
+  for(p = s; *p; p++)
+    if((p == s || isspace((unsigned char)p[-1])) && !strncasecmp(p, "then", 4) &&
+       (!p[4] || isspace((unsigned char)p[4])))
+      return 1;
+  return 0;
+}
+
 /* ---- prose (issue 18) ---- */
 
 /* A line of prose kept for the opponent, trimmed; blank lines are kept
@@ -350,6 +363,10 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     if(m)
       break;
   }
+  /* issue 18: "if ... then ..." is a prepared line only with its "then";
+   * "If you agree, ..." stays prose */
+  if(m && table[i].kind == REF_CMD_IF && !has_then(buf + m))
+    m = 0;
   if(m && table[i].kind == REF_CMD_COMMENTS && !comments_word(buf + m))
     m = 0;
   if(m && out->ncmd < REF_CMD_MAX && table[i].kind == REF_CMD_MESSAGE) {

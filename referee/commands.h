@@ -4,7 +4,8 @@
  * A mail's clean text (quotes, signatures and reply headers already gone) is
  * read line by line. A line whose first word is a command word is that
  * command; any other short line is a move candidate, judged later by the
- * game's own parser. The subject is read only when the body holds nothing.
+ * game's own parser ("if" counts as a command word only on a line with
+ * "then", issue 18). The subject is read only when the body holds nothing.
  * Nothing is guessed: unknown words stay unknown and are answered with help.
  * A word "#N" (N digits, at the start of a line or after a space) anywhere
  * is the move-number guard, as in pbmserv: it is taken out of its line;
@@ -49,6 +50,9 @@ enum ref_cmd_kind {
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
+  /* issue 18, cmd_conditional.c */
+  REF_CMD_IF,           /* if MOVE [MOVE ...] then MOVE: a prepared line (arg: after "if") */
+  REF_CMD_CONDITIONALS, /* conditionals [clear]: the sender's prepared lines */
   /* issue 18, cmd_talk.c */
   REF_CMD_MESSAGE,      /* message [TEXT]: the mail's words to the opponent, no move */
   REF_CMD_COMMENTS,     /* comments on|off: whether the opponent's words reach me */

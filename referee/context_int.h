@@ -42,6 +42,8 @@ struct ref_game_ctx {
   char last_move[160]; /* "12. Nf3", as the last move mail showed it */
   char played[160];    /* the move this message made ("" if none): its mails name it,
                         * not a forced play or pass that followed it */
+  char reply[400];     /* moves prepared lines made after it ("3. e5"), issue 18 */
+  char played_canon[REF_NOTATION_MAX]; /* that move as the rules format it */
 };
 
 /* One inbound message being processed (message.c), or the stand-in a tick

@@ -6,7 +6,8 @@
  * is for the game "game N" names or their one running game (issue 18,
  * keyless = confirm: queries answered, actions confirmed first); time first (a late mail finds
  * the game lost on time); the "#N" guard; then each command to its handler
- * (handlers_int.h), the move last; the clock restarted and the observers
+ * (handlers_int.h), a mail's prepared lines (issue 18) before its move,
+ * the move last; the clock restarted and the observers
  * told when the game changed. The transaction around it is message.c's.
  */
 #include "entry_int.h"
@@ -143,6 +144,11 @@ static int mail_acts(const struct ref_cmds *cmds)
     case REF_CMD_SEEK:
     case REF_CMD_SEEKS:
     case REF_CMD_UNSEEK: break;
+    /* issue 18: the list is a query, "conditionals clear" acts */
+    case REF_CMD_CONDITIONALS:
+      if(strcasecmp(cmds->cmd[i].arg, "clear"))
+        break;
+      return 1;
     default: return 1;
     }
   return 0;
@@ -225,7 +231,7 @@ static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct re
 static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmds *cmds)
 {
-  int i, moved = 0, stale = 0, roll_with_play = 0;
+  int i, moved = 0, stale = 0, roll_with_play = 0, prepared = 0;
 
   /* "#N" first: a mail written for another position does nothing */
   if(guard_refused(m, g, seat, cmds, &stale))
@@ -315,9 +321,10 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
       if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
         return 0;
       rc = ref_do_draw(m, g, seat, c);
+      /* the claim failed: the move stands, and meets the opponent's
+       * prepared answers as any move (issue 18) */
       if(!rc && g->row.phase == STORE_GAME_ACTIVE)
-        rc = ref_tell_seat(m, g, seat, "move-accepted.txt", NULL, 0) ||
-             ref_tell_seat(m, g, 1 - seat, "your-move.txt", NULL, 0);
+        rc = ref_move_answered(m, g, seat);
       return rc;
     }
     {
@@ -361,8 +368,19 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
+    /* issue 18: every "if ... then ..." of the mail at once, before the
+     * move it may follow (checked from the position after it, kept
+     * before it is played, so that the move's answer meets them) */
+    if(c->kind == REF_CMD_IF) {
+      if(!prepared && (rc = ref_do_if(m, g, seat, cmds)) == 0 && !m->refused)
+        prepared = 1;
+      if(rc || m->refused)
+        return rc;
+      continue;
+    }
     switch(c->kind) {
     case REF_CMD_ACCEPT: rc = ref_do_accept(m, g, seat, c); break;
+    case REF_CMD_CONDITIONALS: rc = ref_do_conditionals(m, g, seat, c); break;
     case REF_CMD_DECLINE:
       rc = ref_do_decline(m, g, seat, c);
       break;

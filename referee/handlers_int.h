@@ -21,7 +21,8 @@ int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c);
 
 /* cmd_play.c: a move (the mail's candidate lines; `notify` 0 leaves the
- * mails to a draw claim that follows it); draw offer|accept|decline|claim;
+ * mails, and the opponent's prepared answers, to a draw claim that
+ * follows it: ref_move_answered when the claim fails); draw offer|accept|decline|claim;
  * double, take, drop, roll (`kind` after "accept"/"decline" became take or
  * drop); resign [gammon|backgammon] (level 1 to 3), and the answer to a
  * standing resignation offer (accept or decline). */
@@ -29,6 +30,10 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmds *cmds, int notify);
 int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c);
+/* The mails of seat's move just made by ref_do_move (notify 0), after the
+ * other player's prepared answers it calls for (issue 18): a move sent
+ * with a draw claim that failed. */
+int ref_move_answered(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c, enum ref_cmd_kind kind, int has_move);
 int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -49,6 +54,22 @@ int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
                            const struct ref_cmd *c, int accept);
 int ref_takeback_waiting(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
+
+/* cmd_conditional.c (issue 18): the mail's "if ... then ..." lines, all
+ * at once (checked in sequence from the position they start at, after the
+ * sender's move when the mail has one; refused whole, nothing kept, when
+ * one fails); conditionals [clear]. ref_conditional_answer: after a move
+ * `played` (canonical) of the opponent made at move count `ply`, owner's
+ * branches go on or are discarded; 1 with the answer to play (`reply`,
+ * canonical) and the line as written, 0 none, -1 store error; the lines
+ * the move did not match are added to `dropped`, one a line. */
+int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+              const struct ref_cmds *cmds);
+int ref_do_conditionals(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmd *c);
+int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int owner,
+                           const char *played, int64_t ply, char *reply, size_t cap,
+                           char *line, size_t linecap, char *dropped, size_t dcap);
 
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the

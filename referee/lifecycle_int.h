@@ -21,6 +21,12 @@ int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
 /* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
  * store error. */
 int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
+/* issue 18: a player's standing answer to the opponent's next double
+ * ("if double then take|drop"): REF_CUBE_ANSWER_* , kept in kv until used
+ * or cleared. get: the answer, -1 on a store error. */
+enum { REF_CUBE_ANSWER_NONE = 0, REF_CUBE_ANSWER_TAKE = 1, REF_CUBE_ANSWER_DROP = 2 };
+int ref_cube_answer_set(struct ref_service *svc, int64_t game, int seat, int answer);
+int ref_cube_answer_get(struct ref_service *svc, int64_t game, int seat);
 
 /* Lag Backgammon Chess (lag.c, rules-spec 6.9): mails each player, privately,
  * the faces of their next L rolls not yet mailed. 0 for other games. */

@@ -197,6 +197,10 @@ int ref_record_line(void *arg, const struct ref_game_ctx *r, const struct ref_re
   time_t t = (time_t)st->e->time;
   if(c->public && !strcmp(st->e->kind, "create"))
     return 0;
+  /* issue 18: a prepared line is its owner's; the move it made follows
+   * and is shown as any move */
+  if(!strcmp(st->e->kind, "conditional"))
+    return 0;
   ref_record_describe(text, sizeof(text), r, st);
   if(gmtime_r(&t, &tm))
     strftime(date, sizeof(date), "%Y-%m-%d", &tm);

@@ -60,6 +60,7 @@ static const char *const digestible[] = {
   "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
   "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
   "resign-rejected.txt", "message.txt", /* issue 18: words are news, not answers */
+  "conditional-played.txt",             /* issue 18: the opponent's move, and one's answer */
 };
 
 static int digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,

@@ -46,6 +46,39 @@ int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat)
   return rc != STORE_OK ? -1 : !strcmp(value, "1");
 }
 
+/* issue 18: "if double then take|drop", beside the standing roll. */
+static void cube_answer_key(char *buf, size_t cap, int64_t game, int seat)
+{
+  snprintf(buf, cap, "cubeanswer:%lld:%d", (long long)game, seat);
+}
+
+int ref_cube_answer_set(struct ref_service *svc, int64_t game, int seat, int answer)
+{
+  char key[64];
+  cube_answer_key(key, sizeof(key), game, seat);
+  return store_kv_set(svc->st, key,
+                      answer == REF_CUBE_ANSWER_TAKE   ? "take"
+                      : answer == REF_CUBE_ANSWER_DROP ? "drop"
+                                                       : "") == STORE_OK
+             ? 0
+             : -1;
+}
+
+int ref_cube_answer_get(struct ref_service *svc, int64_t game, int seat)
+{
+  char key[64], value[8];
+  int rc;
+  cube_answer_key(key, sizeof(key), game, seat);
+  rc = store_kv_get(svc->st, value, sizeof(value), key);
+  if(rc == STORE_ENOTFOUND)
+    return REF_CUBE_ANSWER_NONE;
+  if(rc != STORE_OK)
+    return -1;
+  return !strcmp(value, "take")   ? REF_CUBE_ANSWER_TAKE
+         : !strcmp(value, "drop") ? REF_CUBE_ANSWER_DROP
+                                  : REF_CUBE_ANSWER_NONE;
+}
+
 static int autoroll_take(struct ref_service *svc, int64_t game, int seat)
 {
   char key[64], value[8];

@@ -31,6 +31,7 @@ struct view {
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char match[600];                          /* a backgammon match's score (match.c, issue 19) */
   char link[400];                           /* the game's web page (site_url) */
+  char prepared[2048];                      /* the reader's prepared lines (issue 18) */
   char comment_note[400];                   /* the sender's words were not passed (issue 18) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
@@ -163,6 +164,52 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     tpl_line(v->autoroll, sizeof(v->autoroll), m->svc->cfg.templates_dir, "phrases.txt",
              "autoroll-standing", NULL, 0);
   add_var(v, "autoroll", v->autoroll);
+  /* issue 18: the moves prepared lines made with this mail, shown to all
+   * as moves; the reader's own lines that still wait, to the reader only */
+  add_var(v, "reply", g->reply);
+  if(seat >= 0)
+    ref_conditionals_text(m->svc, g, seat, v->prepared, sizeof(v->prepared));
+  add_var(v, "conditionals", v->prepared);
+}
+
+/* The seat's prepared lines that still wait (issue 18), one a line as
+ * "if Nf6 then e5"; "" when none. A branch kept for a move that came and
+ * went (ply passed) no longer waits and is not shown. In a game with the
+ * cube: the standing answer to the next double. */
+void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
+                           size_t cap)
+{
+  struct store_conditional *rows = NULL;
+  struct ref_status s;
+  size_t n = 0, i, used = 0;
+  buf[0] = '\0';
+  /* a dice game's one prepared answer: to the next double */
+  if(g->started && (g->desc->flags & REF_GAME_CUBE)) {
+    int a = ref_cube_answer_get(svc, g->row.id, seat);
+    if(a > 0)
+      snprintf(buf, cap, "    if double then %s", a == REF_CUBE_ANSWER_TAKE ? "take" : "drop");
+    return;
+  }
+  if(!g->started || (g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
+    return;
+  g->desc->ops->status(g->state, &s);
+  if(s.phase != REF_PHASE_MOVE || s.turn == seat ||
+     store_conditional_list(svc->st, &rows, &n, g->row.id, seat) != STORE_OK)
+    return;
+  for(i = 0; i < n && used < cap; i++) {
+    char *last;
+    int k;
+    if(rows[i].ply != g->moves || !(last = strrchr(rows[i].plies, ' ')))
+      continue;
+    k = snprintf(buf + used, cap - used, "%s    if %.*s then %s", used ? "\n" : "",
+                 (int)(last - rows[i].plies), rows[i].plies, last + 1);
+    if(k < 0 || (size_t)k >= cap - used) {
+      buf[used] = '\0';
+      break;
+    }
+    used += (size_t)k;
+  }
+  free(rows);
 }
 
 /* The sender's words to the opponent (issue 18, talk.c): {comment} in

@@ -21,6 +21,9 @@ int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl
  * (issue 17). */
 int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                     const struct tpl_var *extra, size_t nextra);
+/* issue 18: a seat's prepared lines that still wait, one a line ("" none). */
+void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
+                           size_t cap);
 /* A game's page on the web view (site_url; "" when none, or when the game
  * is private: new GAME private, issue 13). */
 void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap);

@@ -264,12 +264,6 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
 int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
 int store_kv_set(struct store *st, const char *key, const char *value);
 
-/* ---- conditional moves (conditionals.c, issue 18) ---- */
-
-/* Deletes the game's stored conditional lines: those of `seat`, or every
- * seat's when seat < 0 (an agreed takeback discards them all). */
-int store_conditionals_clear(struct store *st, int64_t game, int seat);
-
 /* ---- time (clocks.c, issue 6): clocks, vacations, the digest ---- */
 
 /* A game's clock. Days are whole UTC days since 1970-01-01. */
@@ -452,6 +446,35 @@ int store_confirmed_get(struct store *st, bool *yes, const char *address);
 /* Records that it has: the first time is kept ("how": what it answered). */
 int store_confirmed_add(struct store *st, const char *address, int64_t since, const char *how);
 
+/* ---- conditional moves (conditionals.c, issue 18): a player's prepared
+ * lines ---- */
+
+/* One branch of a prepared line: `plies` are the moves still to come as
+ * the rules format them, space-separated, the opponent's expected move
+ * first and then alternating, ending with the player's answer; `ply` is
+ * the game's count of "move" entries before the expected move (a branch
+ * whose count has passed is stale); `line` is the line as written. */
+struct store_conditional {
+  int64_t id, game;
+  int seat;
+  int64_t ply;
+  char plies[600];
+  char line[256];
+  int64_t created;
+};
+
+int store_conditional_add(struct store *st, int64_t *id, const struct store_conditional *c);
+/* The branches of one seat (seat < 0: every seat's) of a game, oldest
+ * first; free() *rows. */
+int store_conditional_list(struct store *st, struct store_conditional **rows, size_t *n,
+                           int64_t game, int seat);
+/* A branch that went one step on: its remaining plies and new ply count. */
+int store_conditional_update(struct store *st, int64_t id, int64_t ply, const char *plies);
+int store_conditional_delete(struct store *st, int64_t id);
+/* Forgets one seat's branches of a game (seat < 0: every seat's; an
+ * agreed takeback discards them all). 0 (STORE_OK) on success, -1 on a
+ * store error. */
+int store_conditionals_clear(struct store *st, int64_t game, int seat);
 /* ---- seeks (seeks.c, issue 18): open requests for an opponent ---- */
 
 /* One seek. `options` holds the seek's terms after its kind: the

@@ -46,7 +46,8 @@ with a line holding only "."):
                         part as written, "" when it has none)
   games ~ TEXT          `tabula games` prints TEXT
   check                 `tabula check` passes
-  unchanged             the store's games and journal are as before the last
+  unchanged             the store's games, journal and prepared lines
+                        (conditionals, issue 18) are as before the last
                         delivery (a refusal changed nothing)
 
 Time (issue 6). A case that uses `clock` or `tick` runs on a test clock
@@ -182,16 +183,19 @@ class Conversation:
 
     def snapshot(self):
         if not os.path.exists(self.db):
-            return ([], [])  # no store yet: no games, no journal
+            return ([], [], [])  # no store yet: no games, no journal
         con = sqlite3.connect(self.db)
         try:
             games = con.execute("select id, phase, state, turn, result, draw_offer_seat "
                                 "from games order by id").fetchall()
             journal = con.execute("select game, seq, hash from journal "
                                   "order by game, seq").fetchall()
+            # issue 18: a refused prepared line keeps nothing
+            prepared = con.execute("select game, seat, ply, plies, line "
+                                   "from conditionals order by id").fetchall()
         finally:
             con.close()
-        return (games, journal)
+        return (games, journal, prepared)
 
     def deliver(self, raw):
         if self.keep:

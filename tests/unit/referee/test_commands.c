@@ -253,6 +253,43 @@ START_TEST(test_play_then_roll)
 }
 END_TEST
 
+/* issue 18: "if ... then ..." is a prepared line only with its "then"
+ * (the rest of the line is the argument, read by cmd_conditional.c);
+ * prose that starts with "If" stays prose; "conditionals [clear]". */
+static const struct {
+  const char *text;
+  enum ref_cmd_kind kind; /* REF_CMD_LAST: no command, one candidate */
+  const char *arg;
+} prepared[] = {
+  {"if Nf6 then e5", REF_CMD_IF, "Nf6 then e5"},
+  {"IF 1...Nf6 THEN 2.e5", REF_CMD_IF, "1...Nf6 THEN 2.e5"},
+  {"if Nf6 e5 Nc6 then Nd5", REF_CMD_IF, "Nf6 e5 Nc6 then Nd5"},
+  {"if 11-15 then 22-18", REF_CMD_IF, "11-15 then 22-18"},
+  {"If you agree", REF_CMD_LAST, "If you agree"},
+  {"if thenceforth", REF_CMD_LAST, "if thenceforth"},
+  {"conditionals", REF_CMD_CONDITIONALS, ""},
+  {"Conditionals clear", REF_CMD_CONDITIONALS, "clear"},
+};
+
+START_TEST(test_prepared_lines)
+{
+  size_t i;
+  for(i = 0; i < sizeof(prepared) / sizeof(prepared[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, prepared[i].text, NULL);
+    if(prepared[i].kind == REF_CMD_LAST) {
+      ck_assert_msg(c.ncmd == 0 && c.ncand == 1 && !strcmp(c.cand[0], prepared[i].arg),
+                    "'%s': %d commands, %d candidates", prepared[i].text, c.ncmd, c.ncand);
+      continue;
+    }
+    ck_assert_msg(c.ncmd == 1 && c.ncand == 0 && c.cmd[0].kind == prepared[i].kind,
+                  "'%s': %d commands, %d candidates", prepared[i].text, c.ncmd, c.ncand);
+    ck_assert_str_eq(c.cmd[0].arg, prepared[i].arg);
+    ck_assert_str_eq(c.cmd[0].line, prepared[i].text);
+  }
+}
+END_TEST
+
 /* ---- new GAME [options] with ADDRESS, for every registered game ---- */
 
 /* Each game's switches, beyond its position (rules-spec.md; the games'
@@ -517,6 +554,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_board_at_move);
   tcase_add_test(tc, test_game_named);
   tcase_add_test(tc, test_play_then_roll);
+  tcase_add_test(tc, test_prepared_lines);
   suite_add_tcase(s, tc);
   tc = tcase_create("new");
   tcase_add_test(tc, test_new_every_game);
