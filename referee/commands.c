@@ -6,6 +6,7 @@
 #include <ctype.h>
 #include <stdio.h>
 #include <string.h>
+#include <strings.h>
 
 struct word {
   const char *words; /* one or two lower-case words, space separated */
@@ -55,6 +56,33 @@ static const char *const names[REF_CMD_LAST] = {
 const char *ref_cmd_name(enum ref_cmd_kind kind)
 {
   return (unsigned)kind < REF_CMD_LAST ? names[kind] : "?";
+}
+
+enum ref_cmd_class ref_cmd_class(const struct ref_cmd *cmd)
+{
+  switch(cmd->kind) {
+  case REF_CMD_BOARD:
+  case REF_CMD_LEGAL:
+  case REF_CMD_HISTORY:
+  case REF_CMD_HELP:
+  case REF_CMD_VERIFY:
+  case REF_CMD_GAMES:
+  case REF_CMD_PREVIEW:
+  case REF_CMD_RATINGS:
+  case REF_CMD_RATING:
+  case REF_CMD_STANDINGS:
+  case REF_CMD_SEEKS: return REF_CMD_ASKS;
+  /* the list asks; "conditionals clear" drops prepared moves */
+  case REF_CMD_CONDITIONALS: return strcasecmp(cmd->arg, "clear") ? REF_CMD_ASKS : REF_CMD_ACTS;
+  case REF_CMD_OBSERVE:
+  case REF_CMD_UNOBSERVE:
+  case REF_CMD_MESSAGE:
+  case REF_CMD_COMMENTS:
+  /* seeks change no game; "seek cancel #3" names a seek, not a move */
+  case REF_CMD_SEEK:
+  case REF_CMD_UNSEEK: return REF_CMD_OWN;
+  default: return REF_CMD_ACTS;
+  }
 }
 
 static void copy_trim(char *dst, size_t cap, const char *s, size_t len)

@@ -114,6 +114,19 @@ struct ref_cmds {
   int prose_more;                   /* prose past what was kept */
 };
 
+/* What a command does to a game, the one place that says it (issue 18):
+ * the "#N" guard protects what acts; a mail without a key (keyless =
+ * confirm) is answered on its From alone only when every command asks. */
+enum ref_cmd_class {
+  REF_CMD_ASKS,  /* a query: changes nothing, answered to the sender */
+  REF_CMD_OWN,   /* the sender's own business, no game touched (words,
+                    comments, seeks, observing): passes the guard, but a
+                    forged From must not get it done */
+  REF_CMD_ACTS,  /* changes a game: a move, an offer, an answer ... */
+};
+
+enum ref_cmd_class ref_cmd_class(const struct ref_cmd *cmd);
+
 /* Reads the commands of a mail. Never fails: a mail with nothing readable
  * gives ncmd = ncand = 0. */
 void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subject);

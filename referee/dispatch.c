@@ -118,39 +118,16 @@ static int seat_of_token(const struct ref_game_ctx *g, const char *token)
 /* ---- the "#N" guard ---- */
 
 /* Whether a mail would change the game (a move, an offer, an answer):
- * what the "#N" guard protects. Queries pass whatever N says. */
+ * what the "#N" guard protects. Queries and the sender's own business
+ * (ref_cmd_class) pass whatever N says. */
 static int mail_acts(const struct ref_cmds *cmds)
 {
   int i;
   if(cmds->ncand)
     return 1;
   for(i = 0; i < cmds->ncmd; i++)
-    switch(cmds->cmd[i].kind) {
-    case REF_CMD_BOARD:
-    case REF_CMD_LEGAL:
-    case REF_CMD_HISTORY:
-    case REF_CMD_HELP:
-    case REF_CMD_VERIFY:
-    case REF_CMD_GAMES:
-    case REF_CMD_PREVIEW:
-    case REF_CMD_OBSERVE:
-    case REF_CMD_UNOBSERVE:
-    case REF_CMD_RATINGS:
-    case REF_CMD_RATING:
-    case REF_CMD_STANDINGS:
-    case REF_CMD_MESSAGE: /* words, not a move: the game is not touched */
-    case REF_CMD_COMMENTS:
-    /* seeks (issue 18) change no game; "seek cancel #3" names a seek */
-    case REF_CMD_SEEK:
-    case REF_CMD_SEEKS:
-    case REF_CMD_UNSEEK: break;
-    /* issue 18: the list is a query, "conditionals clear" acts */
-    case REF_CMD_CONDITIONALS:
-      if(strcasecmp(cmds->cmd[i].arg, "clear"))
-        break;
+    if(ref_cmd_class(&cmds->cmd[i]) == REF_CMD_ACTS)
       return 1;
-    default: return 1;
-    }
   return 0;
 }
 
@@ -495,29 +472,17 @@ static int player_wide_only(const struct ref_cmds *cmds)
 }
 
 /* Whether a keyless mail only asks: what may be answered on the From
- * alone (to the address of record). Narrower than the guard's queries
- * (mail_acts): `message` and `comments` change nothing in the game but do
- * something, so a forged From must not get them done. */
+ * alone (to the address of record). Narrower than what passes the guard
+ * (mail_acts): REF_CMD_OWN (`message`, `comments`, seeks) changes nothing
+ * in the game but does something, so a forged From must not get it done. */
 static int keyless_query_only(const struct ref_cmds *cmds)
 {
   int i;
   if(cmds->ncand)
     return 0;
   for(i = 0; i < cmds->ncmd; i++)
-    switch(cmds->cmd[i].kind) {
-    case REF_CMD_BOARD:
-    case REF_CMD_LEGAL:
-    case REF_CMD_HISTORY:
-    case REF_CMD_HELP:
-    case REF_CMD_VERIFY:
-    case REF_CMD_GAMES:
-    case REF_CMD_PREVIEW:
-    case REF_CMD_RATINGS:
-    case REF_CMD_RATING:
-    case REF_CMD_STANDINGS:
-    case REF_CMD_SEEKS: break;
-    default: return 0;
-    }
+    if(ref_cmd_class(&cmds->cmd[i]) != REF_CMD_ASKS)
+      return 0;
   return 1;
 }
 

@@ -117,6 +117,33 @@ static const struct {
   {"e4 # 3", -1, 0, "e4 # 3"},
 };
 
+/* One classification (ref_cmd_class, issue 18): what the "#N" guard
+ * protects and what a mail without a key may get answered on its From. */
+static const struct {
+  const char *line;
+  enum ref_cmd_class cls;
+} classes[] = {
+  {"board", REF_CMD_ASKS},          {"history full", REF_CMD_ASKS},
+  {"legal", REF_CMD_ASKS},          {"seeks", REF_CMD_ASKS},
+  {"conditionals", REF_CMD_ASKS},   {"conditionals clear", REF_CMD_ACTS},
+  {"message good luck", REF_CMD_OWN}, {"comments off", REF_CMD_OWN},
+  {"seek chess", REF_CMD_OWN},      {"seek cancel", REF_CMD_OWN},
+  {"observe 3", REF_CMD_OWN},       {"takeback", REF_CMD_ACTS},
+  {"if e5 then Nf3", REF_CMD_ACTS}, {"draw offer", REF_CMD_ACTS},
+  {"resign", REF_CMD_ACTS},         {"vacation 2026-12-01 2026-12-03", REF_CMD_ACTS},
+  {"accept", REF_CMD_ACTS},
+};
+
+START_TEST(test_classes)
+{
+  struct ref_cmds c;
+  ref_commands_parse(&c, classes[_i].line, "");
+  ck_assert_int_eq(c.ncmd, 1);
+  ck_assert_msg(ref_cmd_class(&c.cmd[0]) == classes[_i].cls, "%s: class %d, want %d",
+                classes[_i].line, (int)ref_cmd_class(&c.cmd[0]), (int)classes[_i].cls);
+}
+END_TEST
+
 START_TEST(test_guard)
 {
   size_t i;
@@ -549,6 +576,7 @@ static Suite *commands_suite(void)
   TCase *tc = tcase_create("words");
   tcase_add_test(tc, test_every_word);
   tcase_add_test(tc, test_unknown_words_not_guessed);
+  tcase_add_loop_test(tc, test_classes, 0, (int)(sizeof(classes) / sizeof(classes[0])));
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
   tcase_add_test(tc, test_board_at_move);
