@@ -54,8 +54,10 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
  *        sync of every WAL file it opens (1), syncs the WAL header when the
  *        WAL starts over after a complete checkpoint, i.e. at each deliver
  *        (2: without it a power cut after the restart could replay stale
- *        frames), and the commit (3). A kept WAL file (PERSIST_WAL) was
- *        tried: the folder is synced all the same.
+ *        frames), and the commit (3). The WAL file is kept between
+ *        processes (PERSIST_WAL, store.c), which saves creating and
+ *        unlinking it and its index, but the folder is synced all the
+ *        same: SQLite opens the WAL with O_CREAT each time.
  *   4.   syncfs of the outbox Maildir (mail_maildir_sync): the replies are
  *        durable before the store says they are sent, or a power cut could
  *        lose a reply the store will never write again. It cannot share the
