@@ -512,6 +512,58 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
     put_7bit(b, text);
 }
 
+/* The HTML part in quoted-printable (issue 15: base64 made a chess reply
+ * 21 KB, a third more than its HTML). The HTML repeats the text's lines
+ * (dice proofs, positions), and tools that read a saved mail line by line
+ * (tools/tabula-verify-dice.py strips blanks and '>' quote marks, then
+ * looks at a line's start) must find them once, whole, in the text part:
+ * so no encoded line of the HTML starts with its words: the first
+ * character of every line, hard or soft, is '<' or an =XX escape (RFC 2045
+ * §6.7 lets an encoder escape any character), neither of which such a
+ * tool strips. */
+static void put_html_qp(struct mail_buf *b, const char *s)
+{
+  while(*s && !b->err) {
+    size_t n = strcspn(s, "\n");
+    size_t col = 0;
+    size_t i;
+    char out[QP_LINE + 8];
+    size_t o = 0;
+
+    for(i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      bool last = i + 1 == n;
+      bool lit = (c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last);
+      size_t w;
+      if(col == 0 && c != '<')
+        lit = false;
+      w = lit ? 1 : 3;
+      /* room for this character and, unless it ends the line, a soft '=' */
+      if(col + w > QP_LINE - (last ? 0 : 1)) {
+        out[o++] = '=';
+        mail_buf_add(b, out, o);
+        mail_buf_adds(b, "\r\n");
+        o = 0;
+        col = 0;
+        if(c != '<')
+          lit = false;
+        w = lit ? 1 : 3;
+      }
+      if(lit)
+        out[o++] = (char)c;
+      else {
+        out[o++] = '=';
+        out[o++] = hexdig[c >> 4];
+        out[o++] = hexdig[c & 15];
+      }
+      col += w;
+    }
+    mail_buf_add(b, out, o);
+    mail_buf_adds(b, "\r\n");
+    s += n + (s[n] ? 1 : 0);
+  }
+}
+
 /* RFC 2045 6.8: base64 in lines of 76 characters. */
 static void put_base64(struct mail_buf *b, const char *data, size_t len)
 {
@@ -588,13 +640,10 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
   if(html) {
     mail_buf_printf(b, "--%s\r\n", alt);
     put_text_part(b, "plain", text);
-    /* base64: the HTML repeats the text's lines (dice proofs, positions),
-     * and tools that read a saved mail line by line must find them once,
-     * whole, in the text part, never cut by quoted-printable's soft breaks */
     mail_buf_printf(b, "--%s\r\nContent-Type: text/html; charset=utf-8\r\n"
-                       "Content-Transfer-Encoding: base64\r\n\r\n",
+                       "Content-Transfer-Encoding: quoted-printable\r\n\r\n",
                     alt);
-    put_base64(b, html, strlen(html));
+    put_html_qp(b, html);
     mail_buf_printf(b, "--%s--\r\n", alt);
   }
   else
