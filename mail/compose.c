@@ -523,33 +523,32 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
  * tool strips. */
 static void put_html_qp(struct mail_buf *b, const char *s)
 {
+  /* an encoded line is gathered here and added whole */
+  char out[QP_LINE + 8];
+
   while(*s && !b->err) {
     size_t n = strcspn(s, "\n");
-    size_t col = 0;
-    size_t i;
-    char out[QP_LINE + 8];
-    size_t o = 0;
+    size_t col = 0, o = 0, i;
 
     for(i = 0; i < n; i++) {
       unsigned char c = (unsigned char)s[i];
       bool last = i + 1 == n;
-      bool lit = (c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last);
-      size_t w;
-      if(col == 0 && c != '<')
-        lit = false;
-      w = lit ? 1 : 3;
+      /* printable ASCII but '=', blanks but at a line's end (RFC 2045
+       * §6.7 (2), (3)); a line's first character only if it is '<' */
+      bool as_is = ((c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last)) &&
+                   (col || c == '<');
+      size_t w = as_is ? 1 : 3;
       /* room for this character and, unless it ends the line, a soft '=' */
       if(col + w > QP_LINE - (last ? 0 : 1)) {
         out[o++] = '=';
+        out[o++] = '\r';
+        out[o++] = '\n';
         mail_buf_add(b, out, o);
-        mail_buf_adds(b, "\r\n");
-        o = 0;
-        col = 0;
-        if(c != '<')
-          lit = false;
-        w = lit ? 1 : 3;
+        o = col = 0;
+        as_is = as_is && c == '<';
+        w = as_is ? 1 : 3;
       }
-      if(lit)
+      if(as_is)
         out[o++] = (char)c;
       else {
         out[o++] = '=';
@@ -558,8 +557,9 @@ static void put_html_qp(struct mail_buf *b, const char *s)
       }
       col += w;
     }
+    out[o++] = '\r';
+    out[o++] = '\n';
     mail_buf_add(b, out, o);
-    mail_buf_adds(b, "\r\n");
     s += n + (s[n] ? 1 : 0);
   }
 }

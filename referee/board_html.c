@@ -110,9 +110,12 @@ static int piece(struct ref_buf *out, const struct ref_diag_piece *p)
   /* a light disc is the hollow circle filled white, so it shows on any
    * square or point (where border-radius is dropped, a white square) */
   int disc = !p->dark && p->kind >= REF_DIAG_MAN;
-  return ref_buf_printf(out, "<span data-piece=\"%c\"%s>%s\ufe0e</span>", letter,
-                        disc ? " style=\"background:#fafafa;border-radius:50%\"" : "",
-                        glyph(p));
+  char head[] = "<span data-piece=\"?\"";
+  head[sizeof(head) - 3] = letter;
+  return ref_buf_puts(out, head) ||
+         (disc && ref_buf_puts(out, " style=\"background:#fafafa;border-radius:50%\"")) ||
+         ref_buf_puts(out, ">") || ref_buf_puts(out, glyph(p)) ||
+         ref_buf_puts(out, "\ufe0e</span>");
 }
 
 /* A stack: its pieces one above the other (upward from the bottom edge
@@ -152,7 +155,9 @@ static const char *square_colour(const struct ref_diag_cell *c)
  * of its top cells); vertical-align:middle is a cell's default. */
 static int label_cell(struct ref_buf *out, const char *text, const char *extra)
 {
-  return ref_buf_printf(out, "<td style=\"font-size:12px;color:#555%s\">%s</td>", extra, text);
+  /* puts, not printf: a board has a hundred cells (issue 15) */
+  return ref_buf_puts(out, "<td style=\"font-size:12px;color:#555") || ref_buf_puts(out, extra) ||
+         ref_buf_puts(out, "\">") || ref_buf_puts(out, text) || ref_buf_puts(out, "</td>");
 }
 
 static int grid(struct ref_buf *out, const struct ref_diagram *d)
@@ -194,12 +199,14 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
           return -1;
         continue;
       }
-      if(ref_buf_printf(out, "<td data-sq=\"%s%s\"%s%s%s%s style=\"background:%s%s%s%s\">",
-                        d->file_label[f], d->rank_label[r], c->label[0] ? " data-n=\"" : "",
-                        c->label, c->label[0] ? "\"" : "",
-                        c->s.mark ? " data-mark=\"1\"" : "", square_colour(c), width,
-                        c->s.n > 1 ? ";font-size:16px" : "",
-                        wall ? ";border-bottom:4px solid #333" : ""))
+      if(ref_buf_puts(out, "<td data-sq=\"") || ref_buf_puts(out, d->file_label[f]) ||
+         ref_buf_puts(out, d->rank_label[r]) || ref_buf_puts(out, "\"") ||
+         (c->label[0] && (ref_buf_puts(out, " data-n=\"") || ref_buf_puts(out, c->label) ||
+                          ref_buf_puts(out, "\""))) ||
+         (c->s.mark && ref_buf_puts(out, " data-mark=\"1\"")) ||
+         ref_buf_puts(out, " style=\"background:") || ref_buf_puts(out, square_colour(c)) ||
+         ref_buf_puts(out, width) || (c->s.n > 1 && ref_buf_puts(out, ";font-size:16px")) ||
+         (wall && ref_buf_puts(out, ";border-bottom:4px solid #333")) || ref_buf_puts(out, "\">"))
         return -1;
       if(c->s.n) {
         if(stack(out, &c->s, 0, 0))
