@@ -10,7 +10,8 @@
  * fixed columns must arrive with its line breaks untouched. With an HTML
  * rendering of the same content the body is multipart/alternative, the
  * plain text first (RFC 2046 5.1.4: the last part is the richest, the
- * first the one every reader can show); with files (issue 17: the game's
+ * first the one every reader can show; the HTML quoted-printable, see
+ * put_html_qp); with files (issue 17: the game's
  * record) a multipart/mixed holds the body and then each file, base64
  * (RFC 2045 6.8), named by Content-Disposition (RFC 2183). Every value
  * that comes from outside (addresses, Message-IDs) passes mail_addr_valid
