@@ -522,6 +522,12 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
  * character of every line, hard or soft, is '<' or an =XX escape (RFC 2045
  * §6.7 lets an encoder escape any character), neither of which such a
  * tool strips. */
+static inline bool qp_as_is(char ch)
+{
+  unsigned char c = (unsigned char)ch;
+  return (c >= 33 && c <= 126 && c != '=') || c == ' ' || c == '\t';
+}
+
 static void put_html_qp(struct mail_buf *b, const char *s)
 {
   /* an encoded line is gathered here and added whole */
@@ -534,6 +540,17 @@ static void put_html_qp(struct mail_buf *b, const char *s)
     for(i = 0; i < n; i++) {
       unsigned char c = (unsigned char)s[i];
       bool last = i + 1 == n;
+      size_t j = i;
+      /* the common case in bulk: a run of characters written as is, in
+       * mid-line, not the line's last, while a soft '=' still fits after */
+      while(col && col < QP_LINE - 1 && j + 1 < n && qp_as_is(s[j])) {
+        out[o++] = s[j++];
+        col++;
+      }
+      if(j > i) {
+        i = j - 1;
+        continue;
+      }
       /* printable ASCII but '=', blanks but at a line's end (RFC 2045
        * §6.7 (2), (3)); a line's first character only if it is '<' */
       bool as_is = ((c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last)) &&

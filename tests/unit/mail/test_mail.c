@@ -1895,12 +1895,19 @@ END_TEST
  * put_html_qp): every encoded line starts with '<' or '='. */
 static size_t qp_decode(const char *in, size_t n, char *out)
 {
-  size_t i = 0, k = 0;
+  size_t i = 0, k = 0, start = 0;
 
   while(i < n) {
+    /* RFC 2045 §6.7 (5): encoded lines of at most 76 characters */
+    if(in[i] == '\r') {
+      ck_assert_uint_le(i - start, 76);
+      start = i + 2;
+    }
     ck_assert(i == 0 || in[i - 1] != '\n' || in[i] == '<' || in[i] == '=' || in[i] == '\r');
     if(in[i] == '=' && i + 2 < n && in[i + 1] == '\r' && in[i + 2] == '\n') {
+      ck_assert_uint_le(i + 1 - start, 76);
       i += 3;
+      start = i;
       ck_assert(i >= n || in[i] == '<' || in[i] == '=');
       continue;
     }
