@@ -10,7 +10,8 @@
  * fixed columns must arrive with its line breaks untouched. With an HTML
  * rendering of the same content the body is multipart/alternative, the
  * plain text first (RFC 2046 5.1.4: the last part is the richest, the
- * first the one every reader can show); with files (issue 17: the game's
+ * first the one every reader can show; the HTML quoted-printable, see
+ * put_html_qp); with files (issue 17: the game's
  * record) a multipart/mixed holds the body and then each file, base64
  * (RFC 2045 6.8), named by Content-Disposition (RFC 2183). Every value
  * that comes from outside (addresses, Message-IDs) passes mail_addr_valid
@@ -512,6 +513,75 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
     put_7bit(b, text);
 }
 
+/* The HTML part in quoted-printable (issue 15: base64 made a chess reply
+ * 21 KB, a third more than its HTML). The HTML repeats the text's lines
+ * (dice proofs, positions), and tools that read a saved mail line by line
+ * (tools/tabula-verify-dice.py strips blanks and '>' quote marks, then
+ * looks at a line's start) must find them once, whole, in the text part:
+ * so no encoded line of the HTML starts with its words: the first
+ * character of every line, hard or soft, is '<' or an =XX escape (RFC 2045
+ * §6.7 lets an encoder escape any character), neither of which such a
+ * tool strips. */
+static inline bool qp_as_is(char ch)
+{
+  unsigned char c = (unsigned char)ch;
+  return (c >= 33 && c <= 126 && c != '=') || c == ' ' || c == '\t';
+}
+
+static void put_html_qp(struct mail_buf *b, const char *s)
+{
+  /* an encoded line is gathered here and added whole */
+  char out[QP_LINE + 8];
+
+  while(*s && !b->err) {
+    size_t n = strcspn(s, "\n");
+    size_t col = 0, o = 0, i;
+
+    for(i = 0; i < n; i++) {
+      unsigned char c = (unsigned char)s[i];
+      bool last = i + 1 == n;
+      size_t j = i;
+      /* the common case in bulk: a run of characters written as is, in
+       * mid-line, not the line's last, while a soft '=' still fits after */
+      while(col && col < QP_LINE - 1 && j + 1 < n && qp_as_is(s[j])) {
+        out[o++] = s[j++];
+        col++;
+      }
+      if(j > i) {
+        i = j - 1;
+        continue;
+      }
+      /* printable ASCII but '=', blanks but at a line's end (RFC 2045
+       * §6.7 (2), (3)); a line's first character only if it is '<' */
+      bool as_is = ((c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last)) &&
+                   (col || c == '<');
+      size_t w = as_is ? 1 : 3;
+      /* room for this character and, unless it ends the line, a soft '=' */
+      if(col + w > QP_LINE - (last ? 0 : 1)) {
+        out[o++] = '=';
+        out[o++] = '\r';
+        out[o++] = '\n';
+        mail_buf_add(b, out, o);
+        o = col = 0;
+        as_is = as_is && c == '<';
+        w = as_is ? 1 : 3;
+      }
+      if(as_is)
+        out[o++] = (char)c;
+      else {
+        out[o++] = '=';
+        out[o++] = hexdig[c >> 4];
+        out[o++] = hexdig[c & 15];
+      }
+      col += w;
+    }
+    out[o++] = '\r';
+    out[o++] = '\n';
+    mail_buf_add(b, out, o);
+    s += n + (s[n] ? 1 : 0);
+  }
+}
+
 /* RFC 2045 6.8: base64 in lines of 76 characters. */
 static void put_base64(struct mail_buf *b, const char *data, size_t len)
 {
@@ -588,13 +658,10 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
   if(html) {
     mail_buf_printf(b, "--%s\r\n", alt);
     put_text_part(b, "plain", text);
-    /* base64: the HTML repeats the text's lines (dice proofs, positions),
-     * and tools that read a saved mail line by line must find them once,
-     * whole, in the text part, never cut by quoted-printable's soft breaks */
     mail_buf_printf(b, "--%s\r\nContent-Type: text/html; charset=utf-8\r\n"
-                       "Content-Transfer-Encoding: base64\r\n\r\n",
+                       "Content-Transfer-Encoding: quoted-printable\r\n\r\n",
                     alt);
-    put_base64(b, html, strlen(html));
+    put_html_qp(b, html);
     mail_buf_printf(b, "--%s--\r\n", alt);
   }
   else

@@ -62,7 +62,7 @@ int ref_html_text(struct ref_buf *out, const char *text)
       open = 0;
     }
     else {
-      if(ref_buf_puts(out, open ? "<br>\n" : "<p style=\"margin:0 0 12px 0\">"))
+      if(ref_buf_puts(out, open ? "<br>\n" : "<p style=\"margin:0 0 12px\">"))
         return -1;
       open = 1;
       if(blank >= 4) {
@@ -81,7 +81,7 @@ int ref_html_text(struct ref_buf *out, const char *text)
 int ref_html_pre(struct ref_buf *out, const char *ascii)
 {
   return ref_buf_puts(out, "<pre style=\"font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;"
-                           "font-size:13px;line-height:1.25;margin:0 0 12px 0\">") ||
+                           "font-size:13px;line-height:1.25;margin:0 0 12px\">") ||
          ref_html_escape(out, ascii, strlen(ascii)) || ref_buf_puts(out, "</pre>\n");
 }
 
@@ -110,9 +110,12 @@ static int piece(struct ref_buf *out, const struct ref_diag_piece *p)
   /* a light disc is the hollow circle filled white, so it shows on any
    * square or point (where border-radius is dropped, a white square) */
   int disc = !p->dark && p->kind >= REF_DIAG_MAN;
-  return ref_buf_printf(out, "<span data-piece=\"%c\"%s>%s\ufe0e</span>", letter,
-                        disc ? " style=\"background:#fafafa;border-radius:50%\"" : "",
-                        glyph(p));
+  char head[] = "<span data-piece=\"?\"";
+  head[sizeof(head) - 3] = letter;
+  return ref_buf_puts(out, head) ||
+         (disc && ref_buf_puts(out, " style=\"background:#fafafa;border-radius:50%\"")) ||
+         ref_buf_puts(out, ">") || ref_buf_puts(out, glyph(p)) ||
+         ref_buf_puts(out, "\ufe0e</span>");
 }
 
 /* A stack: its pieces one above the other (upward from the bottom edge
@@ -135,7 +138,7 @@ static int stack(struct ref_buf *out, const struct ref_diag_stack *s, int up, in
 
 /* ---- grid boards ---- */
 
-#define SQ 36 /* pixels a square */
+/* a square is 36 pixels wide and high */
 
 static const char *square_colour(const struct ref_diag_cell *c)
 {
@@ -144,52 +147,66 @@ static const char *square_colour(const struct ref_diag_cell *c)
   return c->dark ? "#b58863" : "#f0d9b5";
 }
 
-static int label_cell(struct ref_buf *out, const char *text)
+/* Issue 15: a reply is written to the store and the outbox, so every byte
+ * of a board counts a few times over. The styles every cell of a table
+ * shares (centred text, size, colour, line height) are written once on the
+ * table and inherited (the mail and the web page are standards mode);
+ * sizes are written once a row (its height) and once a column (the widths
+ * of its top cells); vertical-align:middle is a cell's default. */
+static int label_cell(struct ref_buf *out, const char *text, const char *extra)
 {
-  return ref_buf_printf(out, "<td style=\"width:18px;height:18px;text-align:center;"
-                             "font-size:12px;color:#555\">%s</td>",
-                        text);
+  /* puts, not printf: a board has a hundred cells (issue 15) */
+  return ref_buf_puts(out, "<td style=\"font-size:12px;color:#555") || ref_buf_puts(out, extra) ||
+         ref_buf_puts(out, "\">") || ref_buf_puts(out, text) || ref_buf_puts(out, "</td>");
 }
 
 static int grid(struct ref_buf *out, const struct ref_diagram *d)
 {
   int r, f, ri, fi;
   if(ref_buf_printf(out, "<table data-board=\"grid\" "
-                         "style=\"border-collapse:collapse;margin:0 0 8px 0;%s\">\n<tbody><tr>",
+                         "style=\"border-collapse:collapse;margin:0 0 8px;%s;text-align:center;"
+                         "font-size:28px;line-height:1;color:#000\">\n<tbody><tr>",
                     FONT) ||
-     label_cell(out, ""))
+     label_cell(out, "", ";width:18px;height:18px"))
     return -1;
   for(fi = 0; fi < d->files; fi++)
-    if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi]))
+    if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi], ""))
       return -1;
-  if(label_cell(out, "") || ref_buf_puts(out, "</tr>\n"))
+  if(label_cell(out, "", ";width:18px") || ref_buf_puts(out, "</tr>\n"))
     return -1;
   for(ri = 0; ri < d->ranks; ri++) {
     r = d->flip ? ri : d->ranks - 1 - ri;
     /* the barrier lies under the row drawn above it */
     int wall_row = d->barrier > 0 && ri + 1 < d->ranks &&
                    (d->flip ? r + 1 == d->barrier : r == d->barrier);
-    if(ref_buf_puts(out, "<tr>") || label_cell(out, d->rank_label[r]))
+    if(ref_buf_puts(out, "<tr>") || label_cell(out, d->rank_label[r], ""))
       return -1;
     for(fi = 0; fi < d->files; fi++) {
       const struct ref_diag_cell *c;
+      char width[40] = "";
       f = d->flip ? d->files - 1 - fi : fi;
       c = &d->cell[r][f];
       int wall = wall_row && f >= d->barrier_lo && f <= d->barrier_hi;
+      if(ri == 0 || fi == 0)
+        snprintf(width, sizeof(width), "%s%s", ri == 0 ? ";width:36px" : "",
+                 fi == 0 ? ";height:36px" : "");
       if(!c->exists) {
-        if(ref_buf_printf(out, "<td data-hole=\"%s%s\" style=\"width:%dpx;height:%dpx%s\"></td>",
-                          d->file_label[f], d->rank_label[r], SQ, SQ,
-                          wall ? ";border-bottom:4px solid #333" : ""))
+        char st[64];
+        snprintf(st, sizeof(st), "%s%s", width, wall ? ";border-bottom:4px solid #333" : "");
+        if(ref_buf_printf(out, "<td data-hole=\"%s%s\"%s%s%s></td>", d->file_label[f],
+                          d->rank_label[r], *st ? " style=\"" : "", *st ? st + 1 : "",
+                          *st ? "\"" : ""))
           return -1;
         continue;
       }
-      if(ref_buf_printf(out, "<td data-sq=\"%s%s\"%s%s%s%s style=\"width:%dpx;height:%dpx;"
-                             "background:%s;text-align:center;vertical-align:middle;"
-                             "font-size:%dpx;line-height:1;color:#000%s\">",
-                        d->file_label[f], d->rank_label[r], c->label[0] ? " data-n=\"" : "",
-                        c->label, c->label[0] ? "\"" : "",
-                        c->s.mark ? " data-mark=\"1\"" : "", SQ, SQ, square_colour(c),
-                        c->s.n > 1 ? 16 : 28, wall ? ";border-bottom:4px solid #333" : ""))
+      if(ref_buf_puts(out, "<td data-sq=\"") || ref_buf_puts(out, d->file_label[f]) ||
+         ref_buf_puts(out, d->rank_label[r]) || ref_buf_puts(out, "\"") ||
+         (c->label[0] && (ref_buf_puts(out, " data-n=\"") || ref_buf_puts(out, c->label) ||
+                          ref_buf_puts(out, "\""))) ||
+         (c->s.mark && ref_buf_puts(out, " data-mark=\"1\"")) ||
+         ref_buf_puts(out, " style=\"background:") || ref_buf_puts(out, square_colour(c)) ||
+         ref_buf_puts(out, width) || (c->s.n > 1 && ref_buf_puts(out, ";font-size:16px")) ||
+         (wall && ref_buf_puts(out, ";border-bottom:4px solid #333")) || ref_buf_puts(out, "\">"))
         return -1;
       if(c->s.n) {
         if(stack(out, &c->s, 0, 0))
@@ -202,15 +219,15 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
       if(ref_buf_puts(out, "</td>"))
         return -1;
     }
-    if(label_cell(out, d->rank_label[r]) || ref_buf_puts(out, "</tr>\n"))
+    if(label_cell(out, d->rank_label[r], "") || ref_buf_puts(out, "</tr>\n"))
       return -1;
   }
-  if(ref_buf_puts(out, "<tr>") || label_cell(out, ""))
+  if(ref_buf_puts(out, "<tr>") || label_cell(out, "", ";height:18px"))
     return -1;
   for(fi = 0; fi < d->files; fi++)
-    if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi]))
+    if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi], ""))
       return -1;
-  return label_cell(out, "") || ref_buf_puts(out, "</tr>\n</tbody></table>\n");
+  return label_cell(out, "", "") || ref_buf_puts(out, "</tr>\n</tbody></table>\n");
 }
 
 /* ---- 24-point boards ---- */
@@ -221,10 +238,12 @@ static int point_cell(struct ref_buf *out, const struct ref_diagram *d, int read
   int i = d->flip ? 25 - reader_point : reader_point; /* absolute point number */
   const struct ref_diag_stack *s = &d->point[i - 1];
   const char *bg = s->mark ? "#cdd26a" : (reader_point % 2 ? "#c9a26b" : "#7d5230");
-  if(ref_buf_printf(out, "<td data-point=\"%d\"%s style=\"width:30px;height:128px;background:%s;"
-                         "text-align:center;vertical-align:%s;font-size:22px;line-height:1;"
-                         "color:#000;padding:2px 0\">",
-                    i, s->mark ? " data-mark=\"1\"" : "", bg, top ? "top" : "bottom") ||
+  /* the widths on the top row, the height on a row's first cell */
+  if(ref_buf_printf(out, "<td data-point=\"%d\"%s style=\"background:%s;vertical-align:%s;"
+                         "padding:2px 0%s%s\">",
+                    i, s->mark ? " data-mark=\"1\"" : "", bg, top ? "top" : "bottom",
+                    top ? ";width:30px" : "",
+                    reader_point == 13 || reader_point == 12 ? ";height:128px" : "") ||
      stack(out, s, !top, 1))
     return -1;
   return ref_buf_puts(out, "</td>");
@@ -233,13 +252,12 @@ static int point_cell(struct ref_buf *out, const struct ref_diagram *d, int read
 static int number_row(struct ref_buf *out, int first, int step)
 {
   int k;
-  if(ref_buf_puts(out, "<tr>"))
+  if(ref_buf_puts(out, "<tr style=\"font-size:11px;line-height:1.4;color:#555\">"))
     return -1;
   for(k = 0; k < 12; k++) {
     if(k == 6 && ref_buf_puts(out, "<td></td>"))
       return -1;
-    if(ref_buf_printf(out, "<td style=\"text-align:center;font-size:11px;color:#555\">%d</td>",
-                      first + step * k))
+    if(ref_buf_printf(out, "<td>%d</td>", first + step * k))
       return -1;
   }
   return ref_buf_puts(out, "<td></td></tr>\n");
@@ -250,10 +268,9 @@ static int number_row(struct ref_buf *out, int first, int step)
 static int side_cell(struct ref_buf *out, const struct ref_diag_stack *s, const char *what,
                      const char *word, int top, int colour)
 {
-  if(ref_buf_printf(out, "<td data-%s=\"%d\" style=\"width:34px;background:#5b3a1e;"
-                         "text-align:center;vertical-align:%s;font-size:22px;line-height:1;"
-                         "color:#000;padding:2px 0\">",
-                    what, colour, top ? "top" : "bottom") ||
+  if(ref_buf_printf(out, "<td data-%s=\"%d\" style=\"background:#5b3a1e;vertical-align:%s;"
+                         "padding:2px 0%s\">",
+                    what, colour, top ? "top" : "bottom", top ? ";width:34px" : "") ||
      (!top && s->n && stack(out, s, 1, 1)) ||
      ref_buf_printf(out, "%s<small style=\"font-size:10px;color:#fff\">%s</small>%s",
                     top ? "" : "<br>", word, top ? "<br>" : "") ||
@@ -269,8 +286,9 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
   tpl_line(bar, sizeof(bar), dir, "phrases.txt", "diagram-bar", NULL, 0);
   tpl_line(off, sizeof(off), dir, "phrases.txt", "diagram-off", NULL, 0);
   if(ref_buf_printf(out, "<table data-board=\"points\" "
-                         "style=\"border-collapse:collapse;margin:0 0 8px 0;background:#e9d9b4;"
-                         "border:6px solid #5b3a1e;%s\">\n<tbody>",
+                         "style=\"border-collapse:collapse;margin:0 0 8px;background:#e9d9b4;"
+                         "border:6px solid #5b3a1e;%s;text-align:center;font-size:22px;"
+                         "line-height:1;color:#000\">\n<tbody>",
                     FONT) ||
      number_row(out, 13, 1) || ref_buf_puts(out, "<tr>"))
     return -1;
@@ -300,7 +318,7 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
     for(i = 0; i < d->ndice && i < 4; i++)
       snprintf(dice + strlen(dice), sizeof(dice) - strlen(dice), "%s%d", i ? " " : "",
                d->dice[i]);
-    if(ref_buf_printf(out, "<p data-cube=\"%d\" style=\"margin:0 0 6px 0;%s\">", d->cube, FONT))
+    if(ref_buf_printf(out, "<p data-cube=\"%d\" style=\"margin:0 0 6px;%s\">", d->cube, FONT))
       return -1;
     if(d->cube) {
       tpl_line(line, sizeof(line), dir, "phrases.txt",
@@ -337,7 +355,7 @@ static int reserves(struct ref_buf *out, const struct ref_diagram *d, const char
       continue;
     tpl_line(line, sizeof(line), dir, "phrases.txt", colour ? "diagram-dark" : "diagram-light",
              NULL, 0);
-    if(ref_buf_printf(out, "<p data-reserve=\"%d\" style=\"margin:0 0 6px 0;%s\">", colour,
+    if(ref_buf_printf(out, "<p data-reserve=\"%d\" style=\"margin:0 0 6px;%s\">", colour,
                       FONT) ||
        ref_html_escape(out, line, strlen(line)) || ref_buf_puts(out, " "))
       return -1;
@@ -373,7 +391,7 @@ int ref_html_board(struct ref_buf *out, const struct ref_diagram *d, const char 
   if(d->has_grid && (d->files < 1 || d->files > REF_DIAG_FILES || d->ranks < 1 ||
                      d->ranks > REF_DIAG_RANKS))
     return -1;
-  if(ref_buf_puts(out, "<div data-diagram=\"1\" style=\"margin:0 0 12px 0\">\n"))
+  if(ref_buf_puts(out, "<div data-diagram=\"1\" style=\"margin:0 0 12px\">\n"))
     return -1;
   /* Backgammon Chess: under its chess board only the jail; its bar and
    * borne-off checkers are the backgammon board's */

@@ -1887,25 +1887,43 @@ START_TEST(test_mail_compose_roundtrip)
 }
 END_TEST
 
-/* issue 15: the composition writes base64 and folds CRLF in bulk; the
- * bytes stay the same: CRLF read as LF, a lone CR kept, each length of the
- * last base64 group (0, 1, 2 bytes over a multiple of 3). */
-static size_t b64_decode(const char *in, size_t n, char *out)
+/* issue 15: the composition folds CRLF in bulk and writes the HTML part
+ * quoted-printable; the bytes stay the same: CRLF read as LF, a lone CR
+ * kept, non-ASCII, '=' and soft breaks. RFC 2045 §6.7 decoding: "=\r\n"
+ * is a soft break, "=XX" a byte, "\r\n" a line end (LF here). Also
+ * checks what tools reading the mail line by line rely on (compose.c,
+ * put_html_qp): every encoded line starts with '<' or '='. */
+static size_t qp_decode(const char *in, size_t n, char *out)
 {
-  static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  unsigned long v = 0;
-  size_t i, k = 0, bits = 0;
+  size_t i = 0, k = 0, start = 0;
 
-  for(i = 0; i < n; i++) {
-    const char *c = in[i] ? strchr(tab, in[i]) : NULL;
-    if(!c)
-      continue; /* CRLF and '=' */
-    v = (v << 6) | (unsigned long)(c - tab);
-    bits += 6;
-    if(bits >= 8) {
-      bits -= 8;
-      out[k++] = (char)((v >> bits) & 0xff);
+  while(i < n) {
+    /* RFC 2045 §6.7 (5): encoded lines of at most 76 characters */
+    if(in[i] == '\r') {
+      ck_assert_uint_le(i - start, 76);
+      start = i + 2;
     }
+    ck_assert(i == 0 || in[i - 1] != '\n' || in[i] == '<' || in[i] == '=' || in[i] == '\r');
+    if(in[i] == '=' && i + 2 < n && in[i + 1] == '\r' && in[i + 2] == '\n') {
+      ck_assert_uint_le(i + 1 - start, 76);
+      i += 3;
+      start = i;
+      ck_assert(i >= n || in[i] == '<' || in[i] == '=');
+      continue;
+    }
+    if(in[i] == '=' && i + 2 < n) {
+      unsigned v = 0;
+      ck_assert_int_eq(sscanf(in + i + 1, "%2X", &v), 1);
+      out[k++] = (char)v;
+      i += 3;
+      continue;
+    }
+    if(in[i] == '\r' && i + 1 < n && in[i + 1] == '\n') {
+      out[k++] = '\n';
+      i += 2;
+      continue;
+    }
+    out[k++] = in[i++];
   }
   return k;
 }
@@ -1915,7 +1933,7 @@ START_TEST(test_mail_compose_bulk_bytes)
   static const char *tails[] = {"", "x", "xy"};
   struct mail_out o;
   struct mail_msg *m = NULL;
-  char errbuf[128], html[400], want[400], got[400];
+  char errbuf[128], html[600], want[600], got[600];
   char *out = NULL;
   const char *p, *q;
   int t;
@@ -1929,8 +1947,12 @@ START_TEST(test_mail_compose_bulk_bytes)
     o.date = 1795428900;
     o.body = "one\r\ntwo\nthree";
     /* 99 bytes + the tail, then the LF body_lines adds */
-    snprintf(html, sizeof(html), "<p>%s\r\n%s\r%s</p>%s", "a\xc3\xa9" "bcdefghijklmnopqrstuvwxyz0123456789",
-             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789abcdefghijklmnopqrstuvw", tails[t]);
+    /* a line of words, as the HTML repeats the text's dice lines, and a
+     * long one that needs soft breaks */
+    snprintf(html, sizeof(html), "<p>%s\r\n%s\r%s</p>%s\nDice roll: game 7 = %s\n> %s", "a\xc3\xa9" "bcdefghijklmnopqrstuvwxyz0123456789",
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789abcdefghijklmnopqrstuvw", tails[t],
+             "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
+             "Dice roll: game 7 ");
     o.html = html;
     ck_assert_int_eq(mail_compose(&out, NULL, &o), MAIL_OK);
     check_wire(out, 78);
@@ -1938,14 +1960,19 @@ START_TEST(test_mail_compose_bulk_bytes)
     ck_assert_str_eq(m->text, "one\ntwo\nthree"); /* (the reader trims the last LF) */
     mail_msg_free(m);
     m = NULL;
-    p = strstr(out, "Content-Transfer-Encoding: base64\r\n\r\n");
+    p = strstr(out, "Content-Type: text/html; charset=utf-8\r\n"
+                    "Content-Transfer-Encoding: quoted-printable\r\n\r\n");
     ck_assert_ptr_nonnull(p);
-    p += strlen("Content-Transfer-Encoding: base64\r\n\r\n");
+    p = strstr(p, "\r\n\r\n") + 4;
     q = strstr(p, "\r\n--");
     ck_assert_ptr_nonnull(q);
-    snprintf(want, sizeof(want), "<p>%s\n%s\r%s</p>%s\n", "a\xc3\xa9" "bcdefghijklmnopqrstuvwxyz0123456789",
-             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789abcdefghijklmnopqrstuvw", tails[t]);
-    got[b64_decode(p, (size_t)(q - p), got)] = '\0';
+    snprintf(want, sizeof(want), "<p>%s\n%s\r%s</p>%s\nDice roll: game 7 = %s\n> %s", "a\xc3\xa9" "bcdefghijklmnopqrstuvwxyz0123456789",
+             "ABCDEFGHIJKLMNOPQRSTUVWXYZ", "0123456789abcdefghijklmnopqrstuvw", tails[t],
+             "0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz0123456789abcdefghijklmnopqrstuvwxyz",
+             "Dice roll: game 7");
+    /* the encoder escapes the blank that ends a line (RFC 2045 §6.7 (3)) */
+    strcat(want, " \n");
+    got[qp_decode(p, (size_t)(q - p + 2), got)] = '\0';
     ck_assert_str_eq(got, want);
     free(out);
     out = NULL;
