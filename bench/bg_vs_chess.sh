@@ -27,7 +27,7 @@ cfg = d + "/t.ini"
 with open(cfg, "w") as f:
     f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
             "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
-            "rate_limit = 0\nbatch_max = 256\n" % (d, d, d))
+            "rate_limit = 0\nbatch_max = 256\nstranger_mails_per_hour = 100000\n" % (d, d, d))
 for sub in ("tmp", "new", "cur"):
     os.makedirs(os.path.join(d, "in", sub))
 seq = [0]
@@ -54,6 +54,14 @@ poll = lambda: cpu_run([tabula, "poll", "-c", cfg])
 kinds = ["chess"] * (2 * n) + ["backgammon"] * (2 * n)
 for g, kind in enumerate(kinds):
     drop(mail("w%d@example.org" % g, "referee@example.org", "new %s with b%d@example.org" % (kind, g)))
+poll()
+# issue 13: each inviter confirms its first `new` from its address
+con = sqlite3.connect(d + "/db")
+keys = dict(con.execute("select address, key from confirmations"))
+con.close()
+for g in range(len(kinds)):
+    drop(mail("w%d@example.org" % g, "referee+confirm.%s@example.org" % keys["w%d@example.org" % g],
+              "confirm"))
 poll()
 con = sqlite3.connect(d + "/db")
 seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}

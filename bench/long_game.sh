@@ -48,6 +48,9 @@ def floor():
 
 deliver("w@example.org", "referee@example.org", "new chess with b@example.org")
 con = sqlite3.connect(d + "/db")
+# issue 13: the inviter confirms its first `new` from its address
+deliver("w@example.org", "referee+confirm.%s@example.org"
+        % con.execute("select key from confirmations").fetchone()[0], "confirm")
 tok = {r[0]: r[1] for r in con.execute("select seat, token from seats where game = 1")}
 deliver("b@example.org", "referee+1.%s@example.org" % tok[1], "accept")
 seen = collections.Counter()

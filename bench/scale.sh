@@ -55,7 +55,7 @@ class Store:
         with open(self.cfg, "w") as f:
             f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
                     "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
-                    "batch_max = 256\nrate_limit = 0\npoll_ms = 50\n" % (d, d, d))
+                    "batch_max = 256\nrate_limit = 0\npoll_ms = 50\nstranger_mails_per_hour = 1000000\n" % (d, d, d))
         for sub in ("tmp", "new", "cur"):
             os.makedirs(os.path.join(d, "in", sub))
     def drop(self, frm, to, body):
@@ -83,6 +83,14 @@ def made(d):
     s = Store(d)
     for g in range(GAMES):
         s.drop("w%d@example.org" % g, "referee@example.org", "new chess with b%d@example.org" % g)
+    s.poll()
+    # issue 13: each inviter confirms its first `new` from its address
+    con = sqlite3.connect(d + "/db")
+    keys = dict(con.execute("select address, key from confirmations"))
+    con.close()
+    for g in range(GAMES):
+        s.drop("w%d@example.org" % g, "referee+confirm.%s@example.org" % keys["w%d@example.org" % g],
+               "confirm")
     s.poll()
     con = sqlite3.connect(d + "/db")
     s.seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}
