@@ -55,7 +55,7 @@ class Store:
         with open(self.cfg, "w") as f:
             f.write("[tabula]\nstore_path = %s/db\ninbox = %s/in\noutbox = %s/out\n"
                     "address = referee@example.org\ndomain = example.org\nlog_level = 2\n"
-                    "batch_max = 256\nrate_limit = 0\npoll_ms = 50\nstranger_mails_per_hour = 1000000\n" % (d, d, d))
+                    "batch_max = 256\nrate_limit = 0\npoll_ms = 50\nstranger_mails_per_hour = 100000\n" % (d, d, d))
         for sub in ("tmp", "new", "cur"):
             os.makedirs(os.path.join(d, "in", sub))
     def drop(self, frm, to, body):
