@@ -238,7 +238,6 @@ static void address_word(char *dst, size_t cap, const char *word)
 int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_tournament_spec *spec;
-  struct ref_state *probe = NULL;
   struct ref_err err;
   char copy[256], *save = NULL, *tok, who[256], to[REF_TOURNAMENT_MAX * 258];
   const char *invited[REF_TOURNAMENT_MAX];
@@ -331,14 +330,12 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
     rc = ref_refuse(m, NULL, -1, c->line, "tournament-players", "", NULL);
     goto out;
   }
-  /* the options must make a game before anyone is invited to one */
-  if(!(probe = ref_state_new(spec->d)))
-    goto out;
+  /* the options must make a game before anyone is invited to one (terms.c) */
   memset(&err, 0, sizeof(err));
-  if(spec->d->ops->init(probe, spec->opts[0] ? spec->opts : NULL, &err) != REF_OK) {
-    rc = ref_refuse(m, NULL, -1, c->line, err.reason[0] ? err.reason : "bad-option",
-                    err.reason[0] ? err.detail : spec->opts, NULL);
-    goto out;
+  switch(ref_terms_check(spec->d, spec->opts, &err)) {
+  case 0: break;
+  case -1: rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL); goto out;
+  default: goto out;
   }
   /* the invitations to strangers, all together, within the budget, else
    * nothing is made (as new's, optin.c) */
@@ -353,7 +350,6 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   if(rc == 1)
     rc = ref_refuse(m, NULL, -1, c->line, "tournament-name-taken", spec->name, NULL);
 out:
-  free(probe);
   free(spec);
   return rc;
 }

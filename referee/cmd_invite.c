@@ -25,15 +25,15 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_service *svc = m->svc;
   const struct ref_game_desc *d = ref_game_find(c->arg);
   struct ref_game_ctx g;
-  struct ref_state *probe = NULL;
+  struct ref_terms t;
   struct ref_err err;
-  char opts[256] = "", *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
-  int inviter_seat = 0, rc = -1, i, pending_as = 0, days = 0, weekends = -1, priv = 0;
-  int unrated = 0, pub = 0;
+  char *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
+  int inviter_seat = 0, rc = -1, i;
   const char *with[REF_WITH_MAX];
   int64_t id;
 
   memset(&g, 0, sizeof(g));
+  ref_terms_init(&t);
   switch(ref_confirm_first(m, c->line)) {
   case -1: return -1;
   case 0: return 0; /* asked to confirm first (optin.c, issue 13) */
@@ -51,71 +51,24 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     if(!strcasecmp(c->with[i], m->mail->from))
       return ref_refuse(m, NULL, -1, c->line, "self-invite", c->with[i], NULL);
   }
-  /* "as black" picks the inviter's seat; key=value words go to the rules */
+  /* the terms (terms.c): "as black" picks the inviter's seat, the
+   * service's words, the clock's, and key=value words for the rules */
   snprintf(copy, sizeof(copy), "%s", c->options);
-  for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
-    if(!strcasecmp(tok, "as")) {
-      pending_as = 1;
-      continue;
-    }
-    if(pending_as) {
-      int s, found = 0;
-      for(s = 0; s < d->seats; s++)
-        if(!strcasecmp(tok, d->seat_names[s])) {
-          inviter_seat = s;
-          found = 1;
-        }
-      if(!found)
-        return ref_refuse(m, NULL, -1, c->line, "bad-seat", tok, NULL);
-      pending_as = 0;
-      continue;
-    }
-    /* private: no observers (issue 13); the service's, not the rules' */
-    if(!strcasecmp(tok, "private")) {
-      priv = 1;
-      continue;
-    }
-    /* public-comments: the players' words go to the observers too
-     * (issue 18, talk.c); the service's, like private */
-    if(!strcasecmp(tok, "public-comments")) {
-      pub = 1;
-      continue;
-    }
-    /* unrated: the game counts for nobody's rating (issue 19, result.c
-     * reads the word in the "create" entry) */
-    if(!strcasecmp(tok, "unrated")) {
-      unrated = 1;
-      continue;
-    }
-    if(!strchr(tok, '='))
-      return ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL);
-    /* days=N and weekends=on|off are the service's (clock.c), not the rules' */
-    switch(ref_clock_option(tok, &days, &weekends)) {
-    case 1: continue;
-    case -1: return ref_refuse(m, NULL, -1, c->line, "bad-clock-option", tok, NULL);
-    default: break;
-    }
-    /* Never cut an option short: a truncated position would set up
-     * another game than the one the inviter wrote. */
-    if(strlen(opts) + strlen(tok) + 2 > sizeof(opts))
-      return ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL);
-    snprintf(opts + strlen(opts), sizeof(opts) - strlen(opts), "%s%s", opts[0] ? ";" : "",
-             tok);
-  }
-  /* The options must make a game before anyone is invited to it. */
-  probe = ref_state_new(d);
-  if(!probe)
-    return -1;
   memset(&err, 0, sizeof(err));
-  if(d->ops->init(probe, opts[0] ? opts : NULL, &err) != REF_OK) {
-    free(probe);
-    /* The rules' own reason (a bad position says what is wrong with it,
-     * issue 20), or the option the rules did not know. */
-    if(err.reason[0])
-      return ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
-    return ref_refuse(m, NULL, -1, c->line, "bad-option", opts, NULL);
+  for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+    switch(ref_terms_word(d, &t, tok, &err)) {
+    case 1: break;
+    case 0: return ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL);
+    default: return ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
+    }
+  if(t.seat >= 0)
+    inviter_seat = t.seat;
+  /* The options must make a game before anyone is invited to it. */
+  switch(ref_terms_check(d, t.opts, &err)) {
+  case 0: break;
+  case -1: return ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
+  default: return -1;
   }
-  free(probe);
   /* An invitation to an address that holds no seat and never answered us
    * is mail to a stranger: within the hourly budget (optin.c), else the
    * inviter hears why and nothing is created. */
@@ -130,7 +83,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   memset(&g.row, 0, sizeof(g.row));
   snprintf(g.row.kind, sizeof(g.row.kind), "%s", d->name);
   g.row.rules_version = d->version;
-  snprintf(g.row.options, sizeof(g.row.options), "%s", opts);
+  snprintf(g.row.options, sizeof(g.row.options), "%s", t.opts);
   g.row.phase = STORE_GAME_INVITED;
   g.row.turn = -1;
   g.row.created = g.row.updated = ref_now(svc);
@@ -139,7 +92,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     goto out;
   g.row.id = id;
   m->game = id;
-  if(ref_clock_create(svc, id, days, weekends))
+  if(ref_clock_create(svc, id, t.days, t.weekends))
     goto out;
   g.desc = d;
   g.nseats = (size_t)d->seats;
@@ -166,21 +119,21 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
    * any player accepts. */
   if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
     goto out;
-  if(priv && ref_game_set_private(svc, id))
+  if(t.priv && ref_game_set_private(svc, id))
     goto out;
-  if(pub && ref_game_set_public_comments(svc, id))
+  if(t.pub && ref_game_set_public_comments(svc, id))
     goto out;
-  snprintf(text, sizeof(text), "new %s%s%s%s%s%s by %s", d->name, priv ? " private" : "",
-           unrated ? " unrated" : "", pub ? " public-comments" : "", opts[0] ? " " : "", opts,
-           m->mail->from);
+  snprintf(text, sizeof(text), "new %s%s%s%s%s%s by %s", d->name, t.priv ? " private" : "",
+           t.unrated ? " unrated" : "", t.pub ? " public-comments" : "", t.opts[0] ? " " : "",
+           t.opts, m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL) ||
      ref_match_begin(svc, &g)) /* match=N: the first game of a match (issue 19) */
     goto out;
   for(i = 0; i < d->seats; i++) {
     struct tpl_var extra[4] = {{"inviter", m->mail->from},
-                               {"private", priv ? "yes" : ""},
-                               {"unrated", unrated ? "yes" : ""},
-                               {"public_comments", pub ? "yes" : ""}};
+                               {"private", t.priv ? "yes" : ""},
+                               {"unrated", t.unrated ? "yes" : ""},
+                               {"public_comments", t.pub ? "yes" : ""}};
     if(ref_tell_seat(m, &g, i, i == inviter_seat ? "invite-sent.txt" : "invite.txt", extra, 4))
       goto out;
   }

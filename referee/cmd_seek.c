@@ -1,7 +1,7 @@
 /*
  * cmd_seek.c: finding a game (issue 18, as pbmserv's `seek`): `seek GAME
  * [as SEAT] [days=N] [weekends=on|off] [rated|unrated] [private]
- * [key=value ...]` mailed to the referee's plain address, `seeks`, `seek
+ * [public-comments] [key=value ...]` (read as new's are, terms.c) mailed to the referee's plain address, `seeks`, `seek
  * cancel [N]` / `unseek [N]`; the tick's expiry of open seeks. Layer 6,
  * "handlers" (docs/architecture.md).
  *
@@ -11,7 +11,7 @@
  * so a forged From makes tabula mail nobody but that address, once.
  *
  * A seek's terms are its game system, the rules' options, the days per
- * move, weekends, rated or not, and `private`; `as SEAT` is a wish, not a
+ * move, weekends, rated or not, `private` and `public-comments`; `as SEAT` is a wish, not a
  * term. A seek whose terms equal those of an open seek of another address
  * pairs with the oldest such at once and STARTS the game: both addresses
  * are confirmed and asked for it, so there is no invitation round. Who
@@ -46,9 +46,9 @@
 struct seek_terms {
   const struct ref_game_desc *d;
   int seat;        /* the side asked for with `as`, -1 for none */
-  int days, weekends, rated, priv;
+  int days, weekends, rated, priv, pub;
   char opts[256];  /* the rules' options, "key=value;..." */
-  char terms[256]; /* what must match: [private;][weekends=off;]opts */
+  char terms[256]; /* what must match: [private;][public-comments;][weekends=off;]opts */
   char stored[256];/* the seeks.options column: [as=SEAT;]terms */
 };
 
@@ -87,9 +87,9 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
 {
   struct ref_service *svc = m->svc;
   char copy[256], *save = NULL, *tok, words[64] = "";
-  struct ref_state *probe;
+  struct ref_terms w;
   struct ref_err err;
-  int pending_as = 0, weekends = -1, i;
+  int weekends;
 
   memset(t, 0, sizeof(*t));
   t->seat = -1;
@@ -102,50 +102,29 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
     return *rc = ref_refuse(m, NULL, -1, c->line, "seek-with", "", NULL), 1;
   if(c->options_cut)
     return *rc = ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL), 1;
+  /* the terms, read as new's are (terms.c) */
+  ref_terms_init(&w);
   snprintf(copy, sizeof(copy), "%s", c->options);
-  for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save)) {
-    if(!strcasecmp(tok, "as")) {
-      pending_as = 1;
-      continue;
-    }
-    if(pending_as) {
-      for(i = 0; i < t->d->seats && strcasecmp(tok, t->d->seat_names[i]); i++)
-        ;
-      if(i == t->d->seats)
-        return *rc = ref_refuse(m, NULL, -1, c->line, "bad-seat", tok, NULL), 1;
-      t->seat = i;
-      pending_as = 0;
-      continue;
-    }
-    if(!strcasecmp(tok, "private")) {
-      t->priv = 1;
-      continue;
-    }
-    if(!strcasecmp(tok, "rated") || !strcasecmp(tok, "unrated")) {
-      t->rated = !strcasecmp(tok, "rated");
-      continue;
-    }
-    if(!strchr(tok, '='))
-      return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL), 1;
-    switch(ref_clock_option(tok, &t->days, &weekends)) {
-    case 1: continue;
-    case -1: return *rc = ref_refuse(m, NULL, -1, c->line, "bad-clock-option", tok, NULL), 1;
-    default: break;
-    }
-    if(append(t->opts, sizeof(t->opts), tok))
-      return *rc = ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL), 1;
-  }
-  /* The options must make a game before anyone is paired for it. */
-  if(!(probe = ref_state_new(t->d)))
-    return *rc = -1, 1;
   memset(&err, 0, sizeof(err));
-  if(t->d->ops->init(probe, t->opts[0] ? t->opts : NULL, &err) != REF_OK) {
-    free(probe);
-    if(err.reason[0])
-      return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
-    return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", t->opts, NULL), 1;
+  for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
+    switch(ref_terms_word(t->d, &w, tok, &err)) {
+    case 1: break;
+    case 0: return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL), 1;
+    default: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
+    }
+  t->seat = w.seat;
+  t->priv = w.priv;
+  t->pub = w.pub;
+  t->rated = !w.unrated;
+  t->days = w.days;
+  weekends = w.weekends;
+  snprintf(t->opts, sizeof(t->opts), "%s", w.opts);
+  /* The options must make a game before anyone is paired for it. */
+  switch(ref_terms_check(t->d, t->opts, &err)) {
+  case 0: break;
+  case -1: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
+  default: return *rc = -1, 1;
   }
-  free(probe);
   /* Terms compare as resolved: no days=N is the default's days, so two
    * seeks that mean the same game match however they were written. */
   if(!t->days)
@@ -153,6 +132,8 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   t->weekends = weekends < 0 ? svc->cfg.weekends : weekends;
   if(t->priv)
     append(words, sizeof(words), "private");
+  if(t->pub)
+    append(words, sizeof(words), "public-comments");
   if(!t->weekends)
     append(words, sizeof(words), "weekends=off");
   snprintf(t->terms, sizeof(t->terms), "%s", words);
@@ -230,9 +211,10 @@ static int pair(struct ref_msg_ctx *m, const struct seek_terms *t, const struct 
   if(store_seek_put(svc->st, &newer_id, &mine) != STORE_OK)
     return -1;
   snprintf(entropy, sizeof(entropy), "seek %lld", (long long)older->id);
-  snprintf(text, sizeof(text), "new %s%s%s%s%s by %s for seeks %lld and %lld", t->d->name,
-           t->priv ? " private" : "", t->rated ? "" : " unrated", t->opts[0] ? " " : "", t->opts,
-           older->address, (long long)older->id, (long long)newer_id);
+  snprintf(text, sizeof(text), "new %s%s%s%s%s%s by %s for seeks %lld and %lld", t->d->name,
+           t->priv ? " private" : "", t->rated ? "" : " unrated",
+           t->pub ? " public-comments" : "", t->opts[0] ? " " : "", t->opts, older->address,
+           (long long)older->id, (long long)newer_id);
   if(ref_game_create_for(svc, &g, t->d, t->opts, t->days, t->weekends, at, older->address,
                          entropy, text))
     goto out;
@@ -245,6 +227,7 @@ static int pair(struct ref_msg_ctx *m, const struct seek_terms *t, const struct 
   if(store_seat_put(svc->st, &g.seats[newer_seat]) != STORE_OK ||
      ref_journal(svc, &g, newer_seat, "accept", "", NULL) || ref_match_begin(svc, &g) ||
      (t->priv && ref_game_set_private(svc, g.row.id)) ||
+     (t->pub && ref_game_set_public_comments(svc, g.row.id)) ||
      store_seek_close(svc->st, older->id, "paired", g.row.id) != STORE_OK ||
      store_seek_close(svc->st, newer_id, "paired", g.row.id) != STORE_OK ||
      ref_game_start_made(m, &g))

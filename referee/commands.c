@@ -210,7 +210,7 @@ static void parse_new(struct ref_cmd *c, const char *rest)
     /* the service's words end a value with spaces: "days=3 unrated" is
      * two words, not days "3 unrated" (issue 18) */
     if(!strcasecmp(tok, "rated") || !strcasecmp(tok, "unrated") ||
-       !strcasecmp(tok, "private")) {
+       !strcasecmp(tok, "private") || !strcasecmp(tok, "public-comments")) {
       add_option(c, tok);
       open_value = 0;
       continue;

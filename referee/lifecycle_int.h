@@ -37,6 +37,28 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g);
  * value. */
 int ref_clock_option(const char *tok, int *days, int *weekends);
 int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weekends);
+
+/* A game's terms as written after its name in `new`, `seek` and
+ * `tournament` (terms.c, issue 18: read once). */
+struct ref_terms {
+  int seat;         /* `as SEAT`: the writer's seat, -1 when not written */
+  int priv;         /* private: nobody may observe (issue 13) */
+  int pub;          /* public-comments: observers see the words (issue 18) */
+  int unrated;      /* unrated: counts for no rating (issue 19) */
+  int days;         /* days=N, 0 when not written (the configured default) */
+  int weekends;     /* weekends=on|off, -1 when not written */
+  char opts[256];   /* the rules' options, "key=value;..." */
+  int pending_as;   /* `as` read, its seat not yet */
+};
+void ref_terms_init(struct ref_terms *t);
+/* One word of the terms: 1 taken; 0 no word of the terms (the caller's
+ * own word, or a bad option); -1 refused, err->reason and err->detail
+ * say why (bad-seat, bad-clock-option, options-too-long). */
+int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const char *tok,
+                   struct ref_err *err);
+/* Whether the rules' options make a game: 0 yes; -1 no, with the rules'
+ * own reason in err (or bad-option); -2 out of memory. */
+int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_err *err);
 /* After a mail changed a game: restart the clock if another decision is now
  * awaited. */
 int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);

@@ -567,6 +567,12 @@ START_TEST(test_seek_terms)
   ck_assert_str_eq(c.cmd[0].arg, "chess");
   ck_assert_str_eq(c.cmd[0].options, "as;black;days=3;unrated;fide_draws=off");
   ck_assert_int_eq(c.cmd[0].nwith, 0);
+  /* public-comments ends a value as private does: it was read as days
+   * "2 public-comments" and refused */
+  ref_commands_parse(&c, "new chess days=2 public-comments with b@example.org", NULL);
+  ck_assert_int_eq(c.ncmd, 1);
+  ck_assert_str_eq(c.cmd[0].options, "days=2;public-comments");
+  ck_assert_int_eq(c.cmd[0].nwith, 1);
 }
 END_TEST
 
