@@ -202,7 +202,7 @@ def main():
 
         outbox = sorted(glob.glob(os.path.join(root, "out", "new", "*")))
         text = "".join(open(f, encoding="utf-8").read() for f in outbox)
-        nrolls = {g: len(set(re.findall(r"Dice roll: game %s .*" % g, text))) for g in "12"}
+        nrolls = {g: len(set(re.findall(r"(?m)^Dice roll: game %s .*" % g, text))) for g in "12"}
         for g in "12":
             p = subprocess.run(["python3", VERIFIER, "--game", g] + outbox,
                                capture_output=True, text=True)
@@ -243,7 +243,7 @@ def main():
 
         # Tamper with a copy: one face, then one key, in a roll mid-game
         # (game 1 has at least its opening roll, however short it was).
-        rolls1 = sorted(set(re.findall(r"Dice roll: game 1 chain 1 roll (\d+) .*", text)), key=int)
+        rolls1 = sorted(set(re.findall(r"(?m)^Dice roll: game 1 chain 1 roll (\d+) .*", text)), key=int)
         target = rolls1[len(rolls1) // 2]
         for what in ("face", "key"):
             tdir = os.path.join(root, "tamper-" + what)
@@ -256,7 +256,7 @@ def main():
                         return line[:-1] + ("1" if line[-1] != "1" else "2")
                     k = re.search(r"key ([0-9a-f]{64})", line).group(1)
                     return line.replace(k, k[:10] + ("0" if k[10] != "0" else "1") + k[11:])
-                s = re.sub(r"Dice roll: game 1 chain 1 roll %s key .*" % target, change, s)
+                s = re.sub(r"(?m)^Dice roll: game 1 chain 1 roll %s key .*" % target, change, s)
                 open(f, "w", encoding="utf-8").write(s)
             p = subprocess.run(["python3", VERIFIER, "--game", "1"] +
                                sorted(glob.glob(os.path.join(tdir, "*"))),

@@ -265,7 +265,7 @@ def main():
         for n, to, m in t.log:
             if "your dice ahead" in str(m["Subject"]):
                 continue
-            for g, i, faces in re.findall(r"Dice roll: game (\d+) chain \d+ roll (\d+) key "
+            for g, i, faces in re.findall(r"(?m)^Dice roll: game (\d+) chain \d+ roll (\d+) key "
                                           r"[0-9a-f]{64} faces (\d \d)", m.get_body(preferencelist=("plain",)).get_content()):
                 if g == "3":
                     public.setdefault(int(i), (n, faces))
@@ -293,7 +293,7 @@ def main():
         outbox = sorted(glob.glob(os.path.join(root, "out", "new", "*")))
         text = "".join(open(x, encoding="utf-8").read() for x in outbox)
         for g in ("1", "2", "3"):
-            n = len(set(re.findall(r"Dice roll: game %s .*" % g, text)))
+            n = len(set(re.findall(r"(?m)^Dice roll: game %s .*" % g, text)))
             want = "all %d rolls verify" % n
             if g == "3":
                 want += "; %d private previews match" % sum(1 for i in public if any(

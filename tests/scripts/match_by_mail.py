@@ -222,8 +222,8 @@ def main():
         # the dice: one commitment covers the match
         outbox = sorted(glob.glob(os.path.join(root, "out", "new", "*")))
         text = "".join(open(f, encoding="utf-8").read() for f in outbox)
-        commitments = set(re.findall(r"Dice commitment: .*", text))
-        nrolls = len(set(re.findall(r"Dice roll: game %d .*" % games[0], text)))
+        commitments = set(re.findall(r"(?m)^Dice commitment: .*", text))
+        nrolls = len(set(re.findall(r"(?m)^Dice roll: game %d .*" % games[0], text)))
         p = subprocess.run(["python3", VERIFIER, "--game", str(games[0])] + outbox,
                            capture_output=True, text=True)
         check("one commitment for the match, and every roll of its 4 games verifies",

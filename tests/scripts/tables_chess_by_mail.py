@@ -158,7 +158,7 @@ def main():
         t.deliver("hugo@example.org", "accept", reply=t.last["hugo@example.org"])
         first = t.body("gina@example.org") + t.body("hugo@example.org")
         check("TC-6: the opening roll is shown, one die each, then two fresh dice",
-              len(re.findall(r"Dice roll: game 2 chain 1 roll \d+ key \S+ faces \d \d",
+              len(re.findall(r"(?m)^Dice roll: game 2 chain 1 roll \d+ key \S+ faces \d \d",
                              first)) >= 2, first)
         for _ in range(4):
             for who in ("gina@example.org", "hugo@example.org"):
@@ -178,7 +178,7 @@ def main():
         outbox = sorted(glob.glob(os.path.join(root, "out", "new", "*")))
         text = "".join(open(f, encoding="utf-8").read() for f in outbox)
         for g in "12":
-            n = len(set(re.findall(r"Dice roll: game %s .*" % g, text)))
+            n = len(set(re.findall(r"(?m)^Dice roll: game %s .*" % g, text)))
             p = subprocess.run(["python3", VERIFIER, "--game", g] + outbox,
                                capture_output=True, text=True)
             check("game %s: the standalone verifier passes on the outbox mails (%d rolls)"
