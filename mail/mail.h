@@ -208,6 +208,17 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
 int mail_maildir_deliver_nosync(const char *dir, const char *data, size_t len, char *name_out,
                                 size_t cap);
 int mail_maildir_sync(const char *dir);
+/* Waiting for mail (issue 15): a watch on dir/new/ (inotify), so a
+ * daemon reading a Maildir wakes when a message is linked or renamed into
+ * it (tabula-deliver, an MTA, a mail filter) instead of at its next poll.
+ * _open: 0, or MAIL_EIO when the system cannot watch (the caller polls).
+ * _wait: 1 when something arrived (every queued event is read), 0 at the
+ * timeout or on a signal, -1 on an error. Arrivals between two waits are
+ * queued by the kernel, so none is missed once the watch is open. */
+struct mail_maildir_watch;
+int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out);
+int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
+void mail_maildir_watch_close(struct mail_maildir_watch *w);
 /* Delivery under a name the caller derives from the message itself (an
  * outbox row: issue 13, every reply exactly once), so a second delivery of
  * the same message is recognised instead of made: *already is set and

@@ -17,6 +17,8 @@
 #include "mail_int.h"
 
 #include <dirent.h>
+#include <poll.h>
+#include <sys/inotify.h>
 #include <errno.h>
 #include <fcntl.h>
 #include <limits.h>
@@ -667,4 +669,76 @@ int mail_maildir_put(const char *dir, const char *name, const char *data, size_t
 out:
   unlink(tmp);
   return rc;
+}
+
+/* ---- waiting for mail (issue 15) ---- */
+
+struct mail_maildir_watch {
+  int fd; /* inotify(7) */
+};
+
+int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
+{
+  char newdir[PATH_MAX];
+  struct mail_maildir_watch *w;
+  int fd;
+
+  *out = NULL;
+  if(!dir || path_of(newdir, sizeof(newdir), dir, "new", NULL))
+    return MAIL_EIO;
+  fd = inotify_init1(IN_NONBLOCK | IN_CLOEXEC);
+  if(fd < 0)
+    return MAIL_EIO;
+  /* a message appears in new/ by link(2) (IN_CREATE) or rename(2) from
+   * tmp/ (IN_MOVED_TO); nothing else there is news */
+  if(inotify_add_watch(fd, newdir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+    close(fd);
+    return MAIL_EIO;
+  }
+  w = malloc(sizeof(*w));
+  if(!w) {
+    close(fd);
+    return MAIL_EIO;
+  }
+  w->fd = fd;
+  *out = w;
+  return 0;
+}
+
+int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
+{
+  struct pollfd p;
+  int r;
+  bool got = false;
+
+  if(!w)
+    return -1;
+  p.fd = w->fd;
+  p.events = POLLIN;
+  p.revents = 0;
+  r = poll(&p, 1, timeout_ms);
+  if(r < 0)
+    return errno == EINTR ? 0 : -1; /* a signal: the caller looks at why */
+  if(r == 0)
+    return 0;
+  for(;;) { /* read them all: one pass handles every arrival so far */
+    char buf[4096] __attribute__((aligned(__alignof__(struct inotify_event))));
+    ssize_t n = read(w->fd, buf, sizeof(buf));
+    if(n > 0) {
+      got = true;
+      continue;
+    }
+    if(n < 0 && errno == EINTR)
+      continue;
+    break; /* EAGAIN: drained */
+  }
+  return got ? 1 : 0;
+}
+
+void mail_maildir_watch_close(struct mail_maildir_watch *w)
+{
+  if(!w)
+    return;
+  close(w->fd);
+  free(w);
 }

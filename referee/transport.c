@@ -38,6 +38,8 @@ struct ref_transport {
   struct mail_imap *imap;
   struct mail_smtp *smtp;
   bool more; /* the last pass left mail for the next batch: do not wait */
+  struct mail_maildir_watch *inbox_watch; /* source maildir: new/ watched */
+  bool inbox_unwatchable;                 /* it could not be: poll_ms */
   volatile sig_atomic_t *stop; /* set by SIGTERM: stop at the next message */
   /* Replies the sink took that the store does not yet say are sent (its
    * write failed): recorded before anything else is sent. */
@@ -110,6 +112,7 @@ void ref_transport_close(struct ref_service *svc)
     return;
   mail_imap_close(svc->transport->imap);
   mail_smtp_close(svc->transport->smtp);
+  mail_maildir_watch_close(svc->transport->inbox_watch);
   free(svc->transport->unrecorded);
   free(svc->transport);
   svc->transport = NULL;
@@ -602,6 +605,29 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop)
     if(r < 0)
       imap_drop(t, mail_imap_error(t->imap));
     return r < 0 ? -1 : 0;
+  }
+  if(!strcmp(svc->cfg.source, "maildir") && (t = transport(svc))) {
+    /* Woken by a new file at once (tabula-deliver leaves mail here for
+     * the daemon, issue 15); poll_ms still bounds the wait, for the tick
+     * and retries. The first call only opens the watch and returns: mail
+     * that came between the last pass and the watch is found by the next
+     * pass, and after that the kernel queues every arrival. */
+    if(!t->inbox_watch && !t->inbox_unwatchable) {
+      if(mail_maildir_watch_open(svc->cfg.inbox, &t->inbox_watch)) {
+        t->inbox_unwatchable = true;
+        ref_log_debug("inbox %s cannot be watched: polling every %d ms", svc->cfg.inbox,
+                      svc->cfg.poll_ms);
+      }
+      return 0;
+    }
+    if(t->inbox_watch) {
+      if(mail_maildir_watch_wait(t->inbox_watch, svc->cfg.poll_ms) < 0) {
+        mail_maildir_watch_close(t->inbox_watch); /* polled from now on */
+        t->inbox_watch = NULL;
+        t->inbox_unwatchable = true;
+      }
+      return 0;
+    }
   }
   pause.tv_sec = svc->cfg.poll_ms / 1000;
   pause.tv_nsec = (long)(svc->cfg.poll_ms % 1000) * 1000000L;
