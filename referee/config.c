@@ -234,8 +234,6 @@ int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size
     snprintf(errbuf, errcap, "%s: cannot parse the file (out of memory)", path);
     return REF_CONFIG_EINVALID;
   }
-  if(ref_config_check_mail(cfg, errbuf, errcap)) /* transport.c */
-    return REF_CONFIG_EINVALID;
   if(strcmp(cfg->auth, "token+from") && strcmp(cfg->auth, "token")) {
     snprintf(errbuf, errcap, "%s: auth: '%s' is neither token+from nor token", path, cfg->auth);
     return REF_CONFIG_EINVALID;

@@ -137,7 +137,10 @@ static const struct command commands[] = {
    "ignored: nothing more to do); 65 (EX_DATAERR): it can never be taken\n"
    "(over the size limit), the MTA returns it to its sender; 75\n"
    "(EX_TEMPFAIL): anything else (store busy or unopenable, configuration\n"
-   "error): nothing was changed, the MTA keeps it and offers it again later.",
+   "error): nothing was changed, the MTA keeps it and offers it again later.\n"
+   "While `tabula serve` runs on the store with a Maildir inbox, pipe into\n"
+   "tabula-deliver instead (same arguments): it leaves the mail in the\n"
+   "daemon's inbox, synced, and exits; with no daemon it runs tabula deliver.",
    run_deliver},
   {"flush", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "send the replies the outbox holds",
    "Sends every reply that is due: the queue of replies not yet accepted by the\n"
@@ -445,6 +448,10 @@ static int load_config(struct cli *cli)
   if(!cli->config_path)
     return -1;
   rc = ref_config_load(&cli->cfg, cli->config_path, err, sizeof(err));
+  /* the transport's options are checked by transport.c, not config.c, so
+   * config.c needs nothing of the mail stack (tabula-deliver, issue 15) */
+  if(rc == 0 && ref_config_check_mail(&cli->cfg, err, sizeof(err)))
+    rc = REF_CONFIG_EINVALID;
   if(rc == REF_CONFIG_EREAD) {
     fprintf(stderr, "tabula: %s (the configuration %s)\n", err, cli->config_origin);
     return EX_NOINPUT;

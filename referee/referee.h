@@ -100,7 +100,9 @@ const char *ref_config_locate(const char *option_path, const char **origin);
  * installation (/etc/tabula/tabula.ini for the Debian package). */
 extern const char ref_config_system_file[];
 /* The transport options (source, sink, TLS words, hosts) hang together:
- * 0 when they do, else -1 with the reason (transport.c). */
+ * 0 when they do, else -1 with the reason (transport.c). Not part of
+ * ref_config_load, whose caller asks it next: config.c stays free of the
+ * mail stack, so tabula-deliver links it alone (issue 15). */
 int ref_config_check_mail(const struct ref_config *cfg, char *errbuf, size_t errcap);
 
 /* What became of one message. */

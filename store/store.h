@@ -53,6 +53,11 @@ int store_integrity_check(struct store *st, char **problems);
  * when another process holds it; store_errmsg then names its pid. */
 int store_lock_daemon(struct store *st);
 
+/* Whether a daemon holds that lock on the store at DB_PATH now (probe.c),
+ * asked without opening the store: false when nobody does or when it
+ * cannot be told. Needs nothing but the C library (tabula-deliver). */
+bool store_daemon_running(const char *db_path);
+
 /* One transaction at a time (BEGIN IMMEDIATE). */
 int store_begin(struct store *st);
 int store_commit(struct store *st);

@@ -308,6 +308,10 @@ def installed_checks(work):
     p = sh(["/usr/bin/tabula", "--version"])
     check("tabula --version says %s" % version(), p.stdout.strip() == "tabula " + version(),
           p.stdout)
+    # issue 15: the MTA's pipe beside a daemon; with none it is tabula deliver
+    p = sh(["/usr/bin/tabula-deliver", "--help"])
+    check("tabula-deliver is installed and hands over to /usr/bin/tabula deliver",
+          p.returncode == 0 and p.stdout.startswith("usage: tabula deliver"), p.stdout + p.stderr)
     p = sh(["/usr/bin/tabula-verify-dice", "/dev/null"])
     check("tabula-verify-dice runs (no dice lines: exit 1)",
           p.returncode == 1 and "no dice lines" in p.stdout + p.stderr, p.stdout + p.stderr)
