@@ -208,6 +208,11 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
 int mail_maildir_deliver_nosync(const char *dir, const char *data, size_t len, char *name_out,
                                 size_t cap);
 int mail_maildir_sync(const char *dir);
+/* The same for a few named messages only (new/NAME each, then new/):
+ * fdatasync each and fsync the folder, leaving the rest of the file system
+ * alone. For a small group this costs less than syncfs, which writes every
+ * dirty page of the file system, other programs' included (issue 15). */
+int mail_maildir_sync_names(const char *dir, char *const *names, size_t n);
 /* Waiting for mail (issue 15): a watch on dir/new/ (inotify), so a
  * daemon reading a Maildir wakes when a message is linked or renamed into
  * it (tabula-deliver, an MTA, a mail filter) instead of at its next poll.

@@ -567,6 +567,28 @@ int mail_maildir_sync(const char *dir)
   return rc;
 }
 
+int mail_maildir_sync_names(const char *dir, char *const *names, size_t n)
+{
+  char path[PATH_MAX];
+  size_t i;
+
+  for(i = 0; i < n; i++) {
+    int fd, bad;
+    if(!dir || !name_ok(names[i]) || path_of(path, sizeof(path), dir, "new", names[i]))
+      return MAIL_EIO;
+    fd = open(path, O_RDONLY | O_CLOEXEC);
+    if(fd < 0)
+      return MAIL_EIO;
+    bad = fdatasync(fd);
+    close(fd);
+    if(bad)
+      return MAIL_EIO;
+  }
+  if(!dir || path_of(path, sizeof(path), dir, "new", NULL) || sync_dir(path))
+    return MAIL_EIO;
+  return 0;
+}
+
 static int cmp_str(const void *a, const void *b)
 {
   return strcmp(*(char *const *)a, *(char *const *)b);

@@ -47,8 +47,10 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
   return rc;
 }
 
-/* The syncs of one delivered move mail, Maildir sink (issue 15; the goal
- * was at most 2, and these 6 are each needed by a promise):
+/* The syncs of one move mail through `tabula deliver`, Maildir sink (issue
+ * 15; the goal was at most 2, met by tabula-deliver beside a running serve:
+ * deliver_main.c, the message file and new/. Here, in a process of its own,
+ * these 8 are each needed by a promise):
  *   1-3. the commit of the move (store.c, synchronous=FULL), durable before
  *        deliver exits 0: SQLite's unix VFS syncs the folder at the first
  *        sync of every WAL file it opens (1), syncs the WAL header when the
@@ -58,16 +60,19 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
  *        processes (PERSIST_WAL, store.c), which saves creating and
  *        unlinking it and its index, but the folder is synced all the
  *        same: SQLite opens the WAL with O_CREAT each time.
- *   4.   syncfs of the outbox Maildir (mail_maildir_sync): the replies are
- *        durable before the store says they are sent, or a power cut could
- *        lose a reply the store will never write again. It cannot share the
- *        commit's sync: a reply is never visible before its move is durable.
- *   5-6. the checkpoint when the store closes: the WAL (5), then the
- *        database file (6), so a copy of the database file alone holds
+ *   4-6. the two reply files and the outbox's new/ (transport.c,
+ *        mail_maildir_sync_names; a chunk of more than 16 replies takes one
+ *        syncfs instead, which would also write every other program's dirty
+ *        pages): the replies are durable before the store says they are
+ *        sent, or a power cut could lose a reply the store will never write
+ *        again. They cannot share the commit's sync: a reply is never
+ *        visible before its move is durable.
+ *   7-8. the checkpoint when the store closes: the WAL (7), then the
+ *        database file (8), so a copy of the database file alone holds
  *        every move (ISSUE-15 decision: no WAL left behind). Committing the
  *        move with synchronous=NORMAL and checkpointing at once would fold
- *        3 into 5, but the "sent" mark after the replies then starts a new
- *        WAL and pays 2, 5 and 6 again. */
+ *        3 into 7, but the "sent" mark after the replies then starts a new
+ *        WAL and pays 2, 7 and 8 again. */
 int ref_service_deliver_fd(struct ref_service *svc, int fd)
 {
   enum ref_outcome outcome;

@@ -762,13 +762,25 @@ static int outbound_send(struct ref_service *svc, const struct store_outbox *row
   return rc;
 }
 
+/* A chunk of at most this many fresh replies is synced file by file
+ * (mail_maildir_sync_names: one fdatasync each and one of new/) instead of
+ * by syncfs, which also writes every other dirty page of the file system:
+ * on a shared server, other programs' data, at this daemon's cost and
+ * theirs. A daemon's pass over one or two mails writes two to four
+ * replies; a big batch keeps the one syncfs (issue 15). */
+#define SYNC_BY_NAME_MAX 16
+
 /* Makes every message outbound_send wrote durable (the Maildir sink writes
- * without fsync and syncs the group here); 0 on success. */
-static int outbound_sync(struct ref_service *svc)
+ * without fsync and syncs the group here); 0 on success. names: the
+ * chunk's files when it is small and fresh (nothing in it written before
+ * a crash), else NULL. */
+static int outbound_sync(struct ref_service *svc, char *const *names, size_t n)
 {
-  if(!strcmp(svc->cfg.sink, "maildir"))
-    return mail_maildir_sync(svc->cfg.outbox) ? -1 : 0;
-  return 0; /* sendmail took each message when it exited 0; SMTP on its 250 */
+  if(strcmp(svc->cfg.sink, "maildir"))
+    return 0; /* sendmail took each message when it exited 0; SMTP on its 250 */
+  if(names)
+    return mail_maildir_sync_names(svc->cfg.outbox, names, n) ? -1 : 0;
+  return mail_maildir_sync(svc->cfg.outbox) ? -1 : 0;
 }
 
 /* ---- the outbox: every reply exactly once (issue 13) ---- */
@@ -940,7 +952,8 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     return -1;
   while(!rc && !stopping(svc)) {
     struct store_outbox *rows = NULL;
-    size_t n = 0, i, chunk;
+    size_t n = 0, i, chunk, nnamed = 0;
+    char named[SYNC_BY_NAME_MAX][128], *names[SYNC_BY_NAME_MAX];
     /* First what this process just queued, from memory; then what the
      * table holds for it or for nobody (issue 15). */
     bool fresh = first && store_outbox_fresh(svc->st, &rows, &n) == STORE_OK && n;
@@ -994,6 +1007,11 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
         rc = -1;
         break;
       }
+      if(grouped && fresh && n <= SYNC_BY_NAME_MAX &&
+         !maildir_name(svc, &rows[i], named[nnamed], sizeof(named[0]))) {
+        names[nnamed] = named[nnamed];
+        nnamed++;
+      }
       if(!grouped) {
         ref_test_crash("after-send");
         if(record_sent(svc, t, false)) {
@@ -1007,7 +1025,8 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
       }
     }
     chunk = t->nunrecorded;
-    if(grouped && chunk && outbound_sync(svc)) {
+    if(grouped && chunk &&
+       outbound_sync(svc, nnamed == chunk ? names : NULL, nnamed == chunk ? nnamed : 0)) {
       /* Written but perhaps not durable: still claimed by this process,
        * found by name and synced again on the next try. */
       ref_log_error("outbox: cannot sync %s: %s; %zu repl(ies) wait", svc->cfg.outbox,

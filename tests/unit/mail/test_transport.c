@@ -246,6 +246,40 @@ START_TEST(test_maildir_group)
 }
 END_TEST
 
+/* Issue 15: a few named messages synced one by one (the daemon's small
+ * chunks) instead of the whole file system; a name that is not in new/,
+ * or is no name, fails the group so the caller keeps its claims. */
+START_TEST(test_maildir_sync_names)
+{
+  char dir[300], names[2][256];
+  char *list[3];
+  struct mail_maildir_watch *w = NULL;
+  size_t i;
+
+  snprintf(dir, sizeof(dir), "%s/sn", tmpdir);
+  ck_assert_int_eq(mail_maildir_init(dir), 0);
+  /* the watch opened before the deliveries sees them, and only once */
+  ck_assert_int_eq(mail_maildir_watch_open(dir, &w), 0);
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 0), 0);
+  for(i = 0; i < 2; i++) {
+    ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "x\n", 2, names[i], sizeof(names[i])), 0);
+    list[i] = names[i];
+  }
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 0), 0);
+  mail_maildir_watch_close(w);
+  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 2), 0);
+  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 0), 0); /* new/ alone */
+  list[2] = "1700000000.M1P1.gone";
+  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 3), MAIL_EIO);
+  list[2] = "../sn/new";
+  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 3), MAIL_EIO);
+  ck_assert_int_eq(mail_maildir_sync_names(tmpdir, list, 0), MAIL_EIO); /* not a Maildir */
+  ck_assert_int_eq(mail_maildir_watch_open(tmpdir, &w), MAIL_EIO);
+  ck_assert_ptr_null(w);
+}
+END_TEST
+
 /* Issue 13: the Maildir delivery time is the time the unique name starts
  * with, else the file's modification time. */
 START_TEST(test_maildir_arrival)
@@ -491,6 +525,7 @@ static Suite *transport_suite(void)
   tcase_add_test(tc, test_tls_parse);
   tcase_add_test(tc, test_sendmail_pipe);
   tcase_add_test(tc, test_maildir_group);
+  tcase_add_test(tc, test_maildir_sync_names);
   tcase_add_test(tc, test_maildir_arrival);
   tcase_add_test(tc, test_imap_arrival_and_search);
   suite_add_tcase(s, tc);
