@@ -208,11 +208,11 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
 int mail_maildir_deliver_nosync(const char *dir, const char *data, size_t len, char *name_out,
                                 size_t cap);
 int mail_maildir_sync(const char *dir);
-/* The same for a few named messages only (new/NAME each, then new/):
- * fdatasync each and fsync the folder, leaving the rest of the file system
- * alone. For a small group this costs less than syncfs, which writes every
- * dirty page of the file system, other programs' included (issue 15). */
-int mail_maildir_sync_names(const char *dir, char *const *names, size_t n);
+/* new/ alone: the renames into it durable, for messages put with
+ * MAIL_SYNC_FILE. A small group costs that (one fdatasync a message and
+ * one of the folder), not syncfs, which writes every dirty page of the
+ * file system, other programs' included (issue 15). */
+int mail_maildir_sync_folder(const char *dir);
 /* Waiting for mail (issue 15): a watch on dir/new/ (inotify), so a
  * daemon reading a Maildir wakes when a message is linked or renamed into
  * it (tabula-deliver, an MTA, a mail filter) instead of at its next poll.
@@ -229,11 +229,16 @@ void mail_maildir_watch_close(struct mail_maildir_watch *w);
  * the same message is recognised instead of made: *already is set and
  * nothing written when new/NAME holds it whole (a file cut short by a
  * power loss is written again). Written to tmp/NAME, then renamed into
- * new/. sync as mail_maildir_deliver; without it the caller's
- * mail_maildir_sync makes the message durable. NAME: one path component,
+ * new/. sync: MAIL_SYNC_ALL as mail_maildir_deliver (the file, then new/);
+ * MAIL_SYNC_FILE the file only, before the rename (the caller's
+ * mail_maildir_sync_folder then makes the group's renames durable);
+ * MAIL_SYNC_NONE nothing (the caller's mail_maildir_sync makes the group
+ * durable, a file cut short found by its size). NAME: one path component,
  * no ':' and no leading '.'. already NULL: the caller knows NAME is new
  * (a reply just queued), nothing is looked for (issue 15). */
-int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len, bool sync,
+enum mail_sync { MAIL_SYNC_NONE, MAIL_SYNC_FILE, MAIL_SYNC_ALL };
+int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len,
+                     enum mail_sync sync,
                      bool *already);
 /* Which of the messages names[0..n) (lens[i] bytes each) a Maildir holds
  * already, for messages that may have been delivered before a crash:

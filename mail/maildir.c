@@ -567,24 +567,11 @@ int mail_maildir_sync(const char *dir)
   return rc;
 }
 
-int mail_maildir_sync_names(const char *dir, char *const *names, size_t n)
+int mail_maildir_sync_folder(const char *dir)
 {
-  char path[PATH_MAX];
-  size_t i;
+  char newdir[PATH_MAX];
 
-  for(i = 0; i < n; i++) {
-    int fd, bad;
-    if(!dir || !name_ok(names[i]) || path_of(path, sizeof(path), dir, "new", names[i]))
-      return MAIL_EIO;
-    fd = open(path, O_RDONLY | O_CLOEXEC);
-    if(fd < 0)
-      return MAIL_EIO;
-    bad = fdatasync(fd);
-    close(fd);
-    if(bad)
-      return MAIL_EIO;
-  }
-  if(!dir || path_of(path, sizeof(path), dir, "new", NULL) || sync_dir(path))
+  if(!dir || path_of(newdir, sizeof(newdir), dir, "new", NULL) || sync_dir(newdir))
     return MAIL_EIO;
   return 0;
 }
@@ -648,7 +635,8 @@ out:
   return rc;
 }
 
-int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len, bool sync,
+int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len,
+                     enum mail_sync sync,
                      bool *already)
 {
   char tmp[PATH_MAX], dst[PATH_MAX], newdir[PATH_MAX];
@@ -675,7 +663,7 @@ int mail_maildir_put(const char *dir, const char *name, const char *data, size_t
   fd = open(tmp, O_WRONLY | O_CREAT | O_TRUNC | O_CLOEXEC, 0600);
   if(fd < 0)
     return MAIL_EIO;
-  if(write_all(fd, data, len) || (sync && fsync(fd))) {
+  if(write_all(fd, data, len) || (sync != MAIL_SYNC_NONE && fdatasync(fd))) {
     close(fd);
     goto out;
   }
@@ -685,7 +673,7 @@ int mail_maildir_put(const char *dir, const char *name, const char *data, size_t
    * name is the message's own, so nothing else can be replaced. */
   if(rename(tmp, dst))
     goto out;
-  if(sync && sync_dir(newdir))
+  if(sync == MAIL_SYNC_ALL && sync_dir(newdir))
     return MAIL_EIO;
   return 0;
 out:

@@ -60,8 +60,8 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
  *        processes (PERSIST_WAL, store.c), which saves creating and
  *        unlinking it and its index, but the folder is synced all the
  *        same: SQLite opens the WAL with O_CREAT each time.
- *   4-6. the two reply files and the outbox's new/ (transport.c,
- *        mail_maildir_sync_names; a chunk of more than 16 replies takes one
+ *   4-6. the two reply files, each before its rename into new/, and new/
+ *        (transport.c, MAIL_SYNC_FILE; a chunk of more than 16 replies takes one
  *        syncfs instead, which would also write every other program's dirty
  *        pages): the replies are durable before the store says they are
  *        sent, or a power cut could lose a reply the store will never write

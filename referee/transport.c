@@ -706,7 +706,7 @@ static int maildir_name(struct ref_service *svc, const struct store_outbox *row,
  * sendmail exit 0, Maildir written: durable after ref_outbound_sync), else
  * a mail_code with the reason in err. */
 static int outbound_send(struct ref_service *svc, const struct store_outbox *row, bool fresh,
-                         char *err, size_t cap)
+                         bool by_file, char *err, size_t cap)
 {
   struct ref_transport *t;
   struct mail_server srv;
@@ -751,7 +751,8 @@ static int outbound_send(struct ref_service *svc, const struct store_outbox *row
     /* Here already when a sync failed after the write (rows in doubt were
      * looked for before: in_doubt_found). A row just queued (fresh) was
      * never written: nothing to look for. */
-    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len, false, fresh ? NULL : &already);
+    rc = mail_maildir_put(svc->cfg.outbox, name, msg, len,
+                          by_file ? MAIL_SYNC_FILE : MAIL_SYNC_NONE, fresh ? NULL : &already);
     if(rc)
       snprintf(err, cap, "cannot write to %.300s: %s", svc->cfg.outbox, strerror(errno));
     else if(already)
@@ -762,24 +763,23 @@ static int outbound_send(struct ref_service *svc, const struct store_outbox *row
   return rc;
 }
 
-/* A chunk of at most this many fresh replies is synced file by file
- * (mail_maildir_sync_names: one fdatasync each and one of new/) instead of
- * by syncfs, which also writes every other dirty page of the file system:
- * on a shared server, other programs' data, at this daemon's cost and
- * theirs. A daemon's pass over one or two mails writes two to four
- * replies; a big batch keeps the one syncfs (issue 15). */
-#define SYNC_BY_NAME_MAX 16
+/* A chunk of at most this many fresh replies is synced file by file (an
+ * fdatasync each as it is written, then one of new/) instead of by
+ * syncfs, which also writes every other dirty page of the file system: on
+ * a shared server, other programs' data, at this daemon's cost and theirs.
+ * A daemon's pass over one or two mails writes two to four replies; a big
+ * batch keeps the one syncfs (issue 15). */
+#define SYNC_BY_FILE_MAX 16
 
 /* Makes every message outbound_send wrote durable (the Maildir sink writes
- * without fsync and syncs the group here); 0 on success. names: the
- * chunk's files when it is small and fresh (nothing in it written before
- * a crash), else NULL. */
-static int outbound_sync(struct ref_service *svc, char *const *names, size_t n)
+ * without a sync of new/ and syncs the group here); 0 on success.
+ * by_file: each file was synced as it was written (MAIL_SYNC_FILE). */
+static int outbound_sync(struct ref_service *svc, bool by_file)
 {
   if(strcmp(svc->cfg.sink, "maildir"))
     return 0; /* sendmail took each message when it exited 0; SMTP on its 250 */
-  if(names)
-    return mail_maildir_sync_names(svc->cfg.outbox, names, n) ? -1 : 0;
+  if(by_file)
+    return mail_maildir_sync_folder(svc->cfg.outbox) ? -1 : 0;
   return mail_maildir_sync(svc->cfg.outbox) ? -1 : 0;
 }
 
@@ -952,8 +952,8 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     return -1;
   while(!rc && !stopping(svc)) {
     struct store_outbox *rows = NULL;
-    size_t n = 0, i, chunk, nnamed = 0;
-    char named[SYNC_BY_NAME_MAX][128], *names[SYNC_BY_NAME_MAX];
+    size_t n = 0, i, chunk;
+    bool by_file;
     /* First what this process just queued, from memory; then what the
      * table holds for it or for nobody (issue 15). */
     bool fresh = first && store_outbox_fresh(svc->st, &rows, &n) == STORE_OK && n;
@@ -966,6 +966,8 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     }
     if(!n)
       break;
+    /* rows found written before a crash are not synced by file: syncfs */
+    by_file = grouped && fresh && n <= SYNC_BY_FILE_MAX;
     if(!(found = calloc(n, sizeof(*found))) ||
        (grouped && in_doubt_found(svc, rows, n, found))) {
       ref_log_error("outbox: cannot look into %s for replies written before a crash: %s",
@@ -992,7 +994,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
         continue;
       }
       else {
-        r = outbound_send(svc, &rows[i], fresh, err, sizeof(err));
+        r = outbound_send(svc, &rows[i], fresh, by_file, err, sizeof(err));
         /* (a Maildir that cannot be written, e.g. a full disk, is down too) */
         if(r == MAIL_ENET || r == MAIL_ETLS || r == MAIL_EAUTH || (grouped && r == MAIL_EIO))
           snprintf(down, sizeof(down), "%.299s", err[0] ? err : "server unavailable");
@@ -1007,11 +1009,6 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
         rc = -1;
         break;
       }
-      if(grouped && fresh && n <= SYNC_BY_NAME_MAX &&
-         !maildir_name(svc, &rows[i], named[nnamed], sizeof(named[0]))) {
-        names[nnamed] = named[nnamed];
-        nnamed++;
-      }
       if(!grouped) {
         ref_test_crash("after-send");
         if(record_sent(svc, t, false)) {
@@ -1025,8 +1022,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
       }
     }
     chunk = t->nunrecorded;
-    if(grouped && chunk &&
-       outbound_sync(svc, nnamed == chunk ? names : NULL, nnamed == chunk ? nnamed : 0)) {
+    if(grouped && chunk && outbound_sync(svc, by_file)) {
       /* Written but perhaps not durable: still claimed by this process,
        * found by name and synced again on the next try. */
       ref_log_error("outbox: cannot sync %s: %s; %zu repl(ies) wait", svc->cfg.outbox,

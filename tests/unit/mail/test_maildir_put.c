@@ -66,20 +66,20 @@ START_TEST(test_put_once)
   const char *m = "Subject: x\n\nhello\n";
   bool already = true;
 
-  ck_assert_int_eq(mail_maildir_put(dir, "1795600000.R0000000007Sabc.tabula", m, strlen(m), false,
+  ck_assert_int_eq(mail_maildir_put(dir, "1795600000.R0000000007Sabc.tabula", m, strlen(m), MAIL_SYNC_NONE,
                                     &already),
                    0);
   ck_assert(!already);
   ck_assert_int_eq(size_of("new", "1795600000.R0000000007Sabc.tabula"), (long)strlen(m));
   ck_assert_int_eq(size_of("tmp", "1795600000.R0000000007Sabc.tabula"), -1);
-  ck_assert_int_eq(mail_maildir_put(dir, "1795600000.R0000000007Sabc.tabula", m, strlen(m), true,
+  ck_assert_int_eq(mail_maildir_put(dir, "1795600000.R0000000007Sabc.tabula", m, strlen(m), MAIL_SYNC_ALL,
                                     &already),
                    0);
   ck_assert(already);
   /* names that are not one plain component are refused */
-  ck_assert_int_ne(mail_maildir_put(dir, "a:2,S", m, strlen(m), false, &already), 0);
-  ck_assert_int_ne(mail_maildir_put(dir, "../x", m, strlen(m), false, &already), 0);
-  ck_assert_int_ne(mail_maildir_put(dir, ".hidden", m, strlen(m), false, &already), 0);
+  ck_assert_int_ne(mail_maildir_put(dir, "a:2,S", m, strlen(m), MAIL_SYNC_NONE, &already), 0);
+  ck_assert_int_ne(mail_maildir_put(dir, "../x", m, strlen(m), MAIL_SYNC_NONE, &already), 0);
+  ck_assert_int_ne(mail_maildir_put(dir, ".hidden", m, strlen(m), MAIL_SYNC_NONE, &already), 0);
 }
 END_TEST
 
@@ -96,7 +96,7 @@ START_TEST(test_put_repairs_short_copy)
   ck_assert_ptr_nonnull(f);
   fputs("Subj", f);
   fclose(f);
-  ck_assert_int_eq(mail_maildir_put(dir, "cut.tabula", m, strlen(m), false, &already), 0);
+  ck_assert_int_eq(mail_maildir_put(dir, "cut.tabula", m, strlen(m), MAIL_SYNC_NONE, &already), 0);
   ck_assert(!already);
   ck_assert_int_eq(size_of("new", "cut.tabula"), (long)strlen(m));
 }
@@ -109,13 +109,13 @@ START_TEST(test_find_new_and_cur)
   bool found[5], already;
   char from[600], to[600];
 
-  mail_maildir_put(dir, "a.tabula", "12345", 5, false, &already); /* stays in new/ */
-  mail_maildir_put(dir, "b.tabula", "12345", 5, false, &already); /* read: cur/ */
+  mail_maildir_put(dir, "a.tabula", "12345", 5, MAIL_SYNC_NONE, &already); /* stays in new/ */
+  mail_maildir_put(dir, "b.tabula", "12345", 5, MAIL_SYNC_NONE, &already); /* read: cur/ */
   snprintf(from, sizeof(from), "%s/new/b.tabula", dir);
   snprintf(to, sizeof(to), "%s/cur/b.tabula:2,RS", dir);
   ck_assert_int_eq(rename(from, to), 0);
-  mail_maildir_put(dir, "c.tabula", "123", 3, false, &already); /* cut short */
-  mail_maildir_put(dir, "dd.tabula", "12345", 5, false, &already); /* a longer name */
+  mail_maildir_put(dir, "c.tabula", "123", 3, MAIL_SYNC_NONE, &already); /* cut short */
+  mail_maildir_put(dir, "dd.tabula", "12345", 5, MAIL_SYNC_NONE, &already); /* a longer name */
   snprintf(from, sizeof(from), "%s/new/dd.tabula", dir);
   snprintf(to, sizeof(to), "%s/cur/dd.tabula:2,S", dir);
   ck_assert_int_eq(rename(from, to), 0);

@@ -246,14 +246,13 @@ START_TEST(test_maildir_group)
 }
 END_TEST
 
-/* Issue 15: a few named messages synced one by one (the daemon's small
- * chunks) instead of the whole file system; a name that is not in new/,
- * or is no name, fails the group so the caller keeps its claims. */
-START_TEST(test_maildir_sync_names)
+/* Issue 15: the daemon's inbox watch wakes on each arrival, once; a small
+ * group of replies is synced file by file (MAIL_SYNC_FILE), then new/. */
+START_TEST(test_maildir_watch_and_folder_sync)
 {
-  char dir[300], names[2][256];
-  char *list[3];
+  char dir[300], name[256];
   struct mail_maildir_watch *w = NULL;
+  bool already = false;
   size_t i;
 
   snprintf(dir, sizeof(dir), "%s/sn", tmpdir);
@@ -261,20 +260,20 @@ START_TEST(test_maildir_sync_names)
   /* the watch opened before the deliveries sees them, and only once */
   ck_assert_int_eq(mail_maildir_watch_open(dir, &w), 0);
   ck_assert_int_eq(mail_maildir_watch_wait(w, 0), 0);
-  for(i = 0; i < 2; i++) {
-    ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "x\n", 2, names[i], sizeof(names[i])), 0);
-    list[i] = names[i];
-  }
+  for(i = 0; i < 2; i++)
+    ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "x\n", 2, name, sizeof(name)), 0);
   ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
   ck_assert_int_eq(mail_maildir_watch_wait(w, 0), 0);
+  /* a put (rename from tmp/) wakes it too */
+  ck_assert_int_eq(mail_maildir_put(dir, "r1.tabula", "abc", 3, MAIL_SYNC_FILE, NULL), 0);
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
   mail_maildir_watch_close(w);
-  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 2), 0);
-  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 0), 0); /* new/ alone */
-  list[2] = "1700000000.M1P1.gone";
-  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 3), MAIL_EIO);
-  list[2] = "../sn/new";
-  ck_assert_int_eq(mail_maildir_sync_names(dir, list, 3), MAIL_EIO);
-  ck_assert_int_eq(mail_maildir_sync_names(tmpdir, list, 0), MAIL_EIO); /* not a Maildir */
+  ck_assert_int_eq(mail_maildir_put(dir, "r1.tabula", "abc", 3, MAIL_SYNC_FILE, &already), 0);
+  ck_assert(already); /* there whole: not written twice */
+  ck_assert_uint_eq(count(dir, "new", NULL), 3);
+  ck_assert_uint_eq(count(dir, "tmp", NULL), 0);
+  ck_assert_int_eq(mail_maildir_sync_folder(dir), 0);
+  ck_assert_int_eq(mail_maildir_sync_folder(tmpdir), MAIL_EIO); /* not a Maildir */
   ck_assert_int_eq(mail_maildir_watch_open(tmpdir, &w), MAIL_EIO);
   ck_assert_ptr_null(w);
 }
@@ -525,7 +524,7 @@ static Suite *transport_suite(void)
   tcase_add_test(tc, test_tls_parse);
   tcase_add_test(tc, test_sendmail_pipe);
   tcase_add_test(tc, test_maildir_group);
-  tcase_add_test(tc, test_maildir_sync_names);
+  tcase_add_test(tc, test_maildir_watch_and_folder_sync);
   tcase_add_test(tc, test_maildir_arrival);
   tcase_add_test(tc, test_imap_arrival_and_search);
   suite_add_tcase(s, tc);
