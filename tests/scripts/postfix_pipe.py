@@ -17,7 +17,9 @@ submission into the players' Dovecot mailboxes. Then:
      applied; once the lock is gone Postfix retries and the move is
      applied exactly once;
   3. a mail over tabula's size limit: deliver exits 65 and Postfix bounces
-     it to its sender.
+     it to its sender;
+  4. with `tabula serve` running, the pipe switched to tabula-deliver (issue
+     15): a second game through Postfix, the daemon's inbox and SMTP.
 Root only (Postfix's master, Dovecot's privsep): skipped (77) otherwise.
 Prints "N passed, M failed".
 """
@@ -47,8 +49,9 @@ def postfix_log():
         return f.read()
 
 
-def setup_pipe(tabula, conf):
-    """The recipe of tabula(1), MAIL TRANSPORT, in the harness's Postfix."""
+def setup_pipe(tabula, conf, command="deliver "):
+    """The recipe of tabula(1), MAIL TRANSPORT, in the harness's Postfix;
+    command "" for tabula-deliver, which takes no command word."""
     etc = os.path.join(ms.D, "postfix", "etc")
     with open(os.path.join(etc, "transport"), "w") as f:
         f.write("referee@example.test    tabula:\n")
@@ -61,8 +64,8 @@ def setup_pipe(tabula, conf):
     postconf("-e", "recipient_delimiter = +",
              "transport_maps = texthash:%s" % os.path.join(etc, "transport"),
              "tabula_destination_recipient_limit = 1")
-    postconf("-M", "tabula/unix=tabula unix - n n - - pipe flags=DR user=%s argv=%s deliver -c %s"
-             % (USER, tabula, conf))
+    postconf("-M", "tabula/unix=tabula unix - n n - - pipe flags=DR user=%s argv=%s %s-c %s"
+             % (USER, tabula, command, conf))
     # Postfix will not read a file changed in the last seconds (harness trap 12)
     for name in os.listdir(etc):
         os.utime(os.path.join(etc, name), (time.time() - 60, time.time() - 60))
@@ -182,6 +185,54 @@ def refused_for_good():
     ok(bounce is not None, "the sender got it back from the mailer daemon")
 
 
+def beside_serve(exe, conf, db, home):
+    """Issue 15: with `tabula serve` running, the pipe is tabula-deliver
+    (README, tabula(1)): each mail goes through Postfix into the daemon's
+    inbox, and the daemon, woken by it, answers over SMTP."""
+    thin = os.path.join(home, "tabula-deliver")
+    shutil.copy2(os.path.join(os.path.dirname(ms.TABULA), "tabula-deliver"), thin)
+    os.chmod(thin, 0o755)
+    setup_pipe(thin, conf, command="")
+    serve = as_user([exe, "serve", "-c", conf], cwd=home, stdin=subprocess.DEVNULL,
+                    stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
+    try:
+        lock = db + ".lock"
+        deadline = time.time() + 20
+        while time.time() < deadline and not (
+                os.path.exists(lock) and open(lock).read().strip() == str(serve.pid)):
+            time.sleep(0.1)
+        ok(serve.poll() is None, "tabula serve runs beside the pipe")
+        before = len(moves(db))
+        ms.submit("alice@example.test", "referee@example.test", "another?",
+                  "new chess with bob@example.test\n")
+        inv = ms.wait_mail("bob", "invites you", 30)
+        if not ok(inv is not None, "with serve: the invitation came through tabula-deliver",
+                  postfix_log()[-1500:]):
+            return
+        ms.reply("bob@example.test", inv, "accept")
+        a = ms.wait_mail("alice", "Game 2", 30)
+        ok(a is not None, "with serve: the game started")
+        a = ms.wait_mail("alice", "Game 2", 0.5) or a
+        ms.reply("alice@example.test", a, "d4")
+        a2 = ms.wait_mail("alice", r"Game 2.*d4", 30)
+        b2 = ms.wait_mail("bob", r"Game 2.*d4", 30)
+        ok(a2 is not None and b2 is not None, "with serve: d4 answered to both")
+        ok(len(moves(db)) == before + 1 and moves(db)[-1] == "d4", "with serve: d4 journaled once",
+           moves(db))
+        # the daemon played them: the mails went through its inbox (a
+        # `tabula deliver` never writes there)
+        inbox = os.path.join(home, "in", "cur")
+        ok(os.path.isdir(inbox) and len(os.listdir(inbox)) >= 3,
+           "the three mails were queued in the daemon's inbox and read from it",
+           os.listdir(inbox) if os.path.isdir(inbox) else "no inbox")
+        log = postfix_log()
+        ok(re.search(r"relay=tabula, .*status=sent \(delivered via tabula service\)", log),
+           "Postfix logged tabula-deliver's exit 0 as delivered")
+    finally:
+        serve.terminate()
+        serve.wait(timeout=30)
+
+
 def main():
     tabula, src = os.path.abspath(sys.argv[1]), sys.argv[2]
     ms.TABULA, ms.SOURCE = tabula, src
@@ -238,6 +289,9 @@ def main():
                 over = ms.wait_mail("bob", "White won by checkmate", 20)
                 ok(over is not None, "the game ended by mate, every mail through the pipe")
         refused_for_good()
+        print("refused for good: %.1f s" % (time.time() - t0), flush=True)
+        beside_serve(exe, conf, db, home)
+        print("beside serve: %.1f s" % (time.time() - t0), flush=True)
         log = open(os.path.join(home, "tabula.log")).read()
         ok(len(re.findall(r"info: mail <\S+> from \S+@example.test: game 1, applied", log)) >= 9,
            "tabula's log_file holds a line per mail with its game", log[-1500:])
