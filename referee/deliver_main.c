@@ -8,7 +8,7 @@
  * `tabula serve` is running on the same store and reads a Maildir inbox,
  * the daemon already holds all of that: this small program only puts the
  * mail in the daemon's inbox, durably, and exits. It links nothing but the
- * C library and inih, statically where it can (no dynamic loader at all).
+ * C library (shared, as Debian wants it) and inih's archive.
  *
  *   - the configuration is found and read as every tabula command reads it
  *     (config.c: -c FILE, $TABULA_CONFIG, the system file, the defaults);

@@ -317,7 +317,8 @@ def installed_checks(work):
           p.returncode == 1 and "no dice lines" in p.stdout + p.stderr, p.stdout + p.stderr)
     step("man pages")
     for page in ("/usr/share/man/man1/tabula.1.gz", "/usr/share/man/man5/tabula.ini.5.gz",
-                 "/usr/share/man/man1/tabula-verify-dice.1.gz"):
+                 "/usr/share/man/man1/tabula-verify-dice.1.gz",
+                 "/usr/share/man/man1/tabula-deliver.1.gz"):
         p = sh(["man", "--warnings", "-l", page], env=dict(os.environ, MANWIDTH="80"))
         check("man --warnings -l %s: no warning" % os.path.basename(page),
               p.returncode == 0 and not p.stderr and len(p.stdout) > 500, p.stderr)

@@ -18,7 +18,7 @@ import sys
 
 TABULA, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 MAN = os.path.join(os.path.dirname(os.path.dirname(TABULA)), "man")
-PAGES = ("tabula.1", "tabula.ini.5", "tabula-verify-dice.1")
+PAGES = ("tabula.1", "tabula.ini.5", "tabula-verify-dice.1", "tabula-deliver.1")
 results = []
 
 
