@@ -14,6 +14,7 @@
  * sees only what a commit made durable.
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <sqlite3.h>
@@ -192,10 +193,5 @@ static Suite *batch_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(batch_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(batch_suite());
 }

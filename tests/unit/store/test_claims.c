@@ -24,6 +24,7 @@
  *   broken in a damaged one.
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -374,11 +375,5 @@ static Suite *claims_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(claims_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(claims_suite());
 }

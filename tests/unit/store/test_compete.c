@@ -7,6 +7,7 @@
  * in one tournament, a tournament name used twice).
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -154,17 +155,11 @@ int main(void)
 {
   Suite *s = suite_create("compete");
   TCase *tc = tcase_create("compete");
-  SRunner *sr;
-  int failed;
 
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_compete_ratings_exact);
   tcase_add_test(tc, test_compete_matches);
   tcase_add_test(tc, test_compete_tournaments);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

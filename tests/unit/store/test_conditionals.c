@@ -7,6 +7,7 @@
  * when there is nothing to drop; a branch of no game is refused.
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -130,17 +131,11 @@ int main(void)
 {
   Suite *s = suite_create("conditionals");
   TCase *tc = tcase_create("conditionals");
-  SRunner *sr;
-  int failed;
 
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_conditionals_rows);
   tcase_add_test(tc, test_conditionals_clear);
   tcase_add_test(tc, test_conditionals_no_game);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

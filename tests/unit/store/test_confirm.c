@@ -7,6 +7,7 @@
  * migration 6 (issue 19's competition tables), which keeps them.
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <sqlite3.h>
@@ -252,8 +253,6 @@ int main(void)
 {
   Suite *s = suite_create("confirm");
   TCase *tc = tcase_create("confirm");
-  SRunner *sr;
-  int failed;
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_requests);
   tcase_add_test(tc, test_confirmed);
@@ -261,9 +260,5 @@ int main(void)
   tcase_add_test(tc, test_migration_to_competition_keeps_them);
   tcase_add_test(tc, test_migration_v8_kinds);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

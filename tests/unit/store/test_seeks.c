@@ -6,6 +6,7 @@
  * nothing), and the ones due to expire.
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -124,14 +125,8 @@ int main(void)
 {
   Suite *s = suite_create("seeks");
   TCase *tc = tcase_create("seeks");
-  SRunner *sr;
-  int failed;
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_seeks);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

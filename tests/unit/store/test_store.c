@@ -8,6 +8,7 @@
  * tests/oracles/store_journal_vectors.sh, not by the code under test.
  */
 #include "store.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -1390,11 +1391,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(store_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(store_suite());
 }
