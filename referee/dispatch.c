@@ -154,26 +154,51 @@ static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
                     NULL);
 }
 
-/* Whether the candidate lines read as a move of this game (legal or not:
- * an illegal or ambiguous move is still a move, and is refused), one line
- * alone or lines joined (turnread.c). Without memory it says yes: the
- * move is then tried, and fails as it should. */
-static int move_like(struct ref_game_ctx *g, const struct ref_cmds *cmds)
+/* The two questions asked of a mail's move candidates (mail_move). Both
+ * read the lines as turnread.c does, a line alone or lines joined; they
+ * differ in what counts as yes. Without memory both say yes: the move is
+ * then tried, and fails as it should. */
+enum move_test {
+  /* A move of this game, legal or not: an illegal or ambiguous move, or
+   * two moves in one mail (§1.1), is still a move. game_commands asks
+   * this where the lines may be prose beside a command (a draw offer or
+   * "roll" with a play, any command with words): a move must reach
+   * ref_do_move, to be played or refused with its reason, and only a
+   * line that reads as no move at all is let be as prose. */
+  MOVE_READS,
+  /* A move played now: the seat's turn to move and a line (or lines
+   * together) the rules read as a legal move. keyless asks this of a
+   * mail of only move lines (issue 18): a move that would be refused
+   * anyway is refused at once, changing nothing, rather than asked to
+   * be confirmed first. */
+  MOVE_PLAYABLE
+};
+
+static int mail_move(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds,
+                     enum move_test want)
 {
   struct ref_turn *t;
   int i, found;
+  if(want == MOVE_PLAYABLE) {
+    struct ref_status s;
+    if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
+      return 0;
+    g->desc->ops->status(g->state, &s);
+    if(s.phase != REF_PHASE_MOVE || s.turn != seat)
+      return 0;
+  }
   for(i = 0; i < cmds->ncand; i++) {
     struct ref_err err;
     struct ref_move mv;
     int rc;
     memset(&err, 0, sizeof(err));
     rc = g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err);
-    if(rc == REF_OK || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)
+    if(rc == REF_OK || (want == MOVE_READS && (rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)))
       return 1;
   }
   if(!(t = malloc(sizeof(*t))))
     return 1;
-  found = ref_read_turn(g, cmds, t) ? 1 : t->found || t->conflict;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found || (want == MOVE_READS && t->conflict);
   free(t);
   return found;
 }
@@ -201,7 +226,7 @@ static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct re
   if(!g->started || !cmds->ncand)
     return 0;
   g->desc->ops->status(g->state, &st);
-  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && move_like(g, cmds);
+  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && mail_move(g, seat, cmds, MOVE_READS);
 }
 
 /* Commands addressed to one game by one seat. */
@@ -284,7 +309,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     /* FIDE 9.1.2.1: a draw is offered after making a move, so a move in
      * the same mail is played first and the offer shows the board after it */
     if(c->kind == REF_CMD_DRAW_OFFER && cmds->ncand && !moved && g->started &&
-       move_like(g, cmds)) {
+       mail_move(g, seat, cmds, MOVE_READS)) {
       if(ref_do_move(m, g, seat, cmds, 1))
         return -1;
       moved = 1;
@@ -397,7 +422,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
   /* Beside a command, a line that reads as no move at all is the
    * player's prose ("accept" / "Looking forward to it!"): not refused. */
   if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE && cmds->ncmd &&
-     !move_like(g, cmds))
+     !mail_move(g, seat, cmds, MOVE_READS))
     return 0;
   if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
     return roll_with_play ? move_then_roll(m, g, seat, cmds) : ref_do_move(m, g, seat, cmds, 1);
@@ -484,34 +509,6 @@ static int keyless_query_only(const struct ref_cmds *cmds)
     if(ref_cmd_class(&cmds->cmd[i]) != REF_CMD_ASKS)
       return 0;
   return 1;
-}
-
-/* Whether a mail of only move lines would be played now: the seat's turn
- * to move and a line (or lines together) the rules read as a legal move.
- * Otherwise the move is refused at once, changing nothing, rather than
- * asked to be confirmed. */
-static int move_playable(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
-{
-  struct ref_status s;
-  struct ref_turn *t;
-  int i, found;
-  if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
-    return 0;
-  g->desc->ops->status(g->state, &s);
-  if(s.phase != REF_PHASE_MOVE || s.turn != seat)
-    return 0;
-  for(i = 0; i < cmds->ncand; i++) {
-    struct ref_err err;
-    struct ref_move mv;
-    memset(&err, 0, sizeof(err));
-    if(g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err) == REF_OK)
-      return 1;
-  }
-  if(!(t = malloc(sizeof(*t))))
-    return 1;
-  found = ref_read_turn(g, cmds, t) ? 1 : t->found;
-  free(t);
-  return found;
 }
 
 /* Whether the receiving server vouches for the From (issue 18): the
@@ -685,7 +682,7 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
   if(!strcmp(svc->cfg.keyless, "act") || vouched)
     rc = run_in_game(m, &g, seat, cmds);
   else if(keyless_query_only(cmds) ||
-          (cmds->ncand && !cmds->ncmd && !move_playable(&g, seat, cmds)))
+          (cmds->ncand && !cmds->ncmd && !mail_move(&g, seat, cmds, MOVE_PLAYABLE)))
     /* a query, or a move refused whatever the answer: no change, and
      * the reply goes to the seat's address of record only */
     rc = game_commands(m, &g, seat, cmds);

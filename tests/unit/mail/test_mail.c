@@ -37,6 +37,7 @@
 
 #include "mail.h"
 #include "mail_int.h" /* mail_structure_check, checked against libetpan's own tree */
+#include "unit_run.h"
 
 #include <libetpan/libetpan.h>
 
@@ -2560,11 +2561,5 @@ static Suite *mail_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(mail_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(mail_suite());
 }

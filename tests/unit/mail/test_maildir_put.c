@@ -8,6 +8,7 @@
  * message that is only in tmp/ or cut short.
  */
 #include "mail.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -133,17 +134,11 @@ int main(void)
 {
   Suite *s = suite_create("maildir_put");
   TCase *tc = tcase_create("put");
-  SRunner *sr;
-  int failed;
 
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_put_once);
   tcase_add_test(tc, test_put_repairs_short_copy);
   tcase_add_test(tc, test_find_new_and_cur);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

@@ -16,6 +16,7 @@
  *   interrupted IMAP moves finish in one pass.
  */
 #include "mail.h"
+#include "unit_run.h"
 
 #include <arpa/inet.h>
 #include <check.h>
@@ -533,10 +534,5 @@ static Suite *transport_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(transport_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(transport_suite());
 }

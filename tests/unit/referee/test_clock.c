@@ -7,10 +7,10 @@
  * below were computed with Python's calendar.timegm.
  */
 #include "service_int.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 /* ---- dates ---- */
@@ -181,8 +181,6 @@ int main(void)
 {
   Suite *s = suite_create("clock");
   TCase *tc = tcase_create("clock");
-  SRunner *sr;
-  int failed;
 
   tcase_add_test(tc, test_clock_date_parse_and_text);
   tcase_add_test(tc, test_clock_weekday_and_time_text);
@@ -190,9 +188,5 @@ int main(void)
   tcase_add_test(tc, test_clock_deadlines_match_oracle);
   tcase_add_test(tc, test_clock_counted_pauses);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

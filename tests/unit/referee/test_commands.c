@@ -10,6 +10,7 @@
  */
 #include "commands.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -607,11 +608,5 @@ static Suite *commands_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(commands_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(commands_suite());
 }

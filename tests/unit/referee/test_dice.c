@@ -6,6 +6,7 @@
  * a two-chain transcript), and transcripts built and tampered with here.
  */
 #include "dice.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -885,11 +886,5 @@ static Suite *dice_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(dice_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(dice_suite());
 }

@@ -16,6 +16,7 @@
  * five places.
  */
 #include "glicko.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <math.h>
@@ -121,17 +122,11 @@ int main(void)
 {
   Suite *s = suite_create("glicko");
   TCase *tc = tcase_create("glicko");
-  SRunner *sr;
-  int failed;
 
   tcase_add_test(tc, test_glicko_glickman_example);
   tcase_add_test(tc, test_glicko_order_within_a_period);
   tcase_add_test(tc, test_glicko_no_games);
   tcase_add_test(tc, test_glicko_one_game_symmetry);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

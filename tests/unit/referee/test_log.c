@@ -4,10 +4,10 @@
  * for its store says so once, not at every try).
  */
 #include "log.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
 
 static FILE *out;
@@ -120,8 +120,6 @@ int main(void)
 {
   Suite *s = suite_create("log");
   TCase *tc = tcase_create("hold");
-  SRunner *sr;
-  int failed;
 
   tcase_add_checked_fixture(tc, setup, teardown);
   tcase_add_test(tc, test_hold_release);
@@ -129,9 +127,5 @@ int main(void)
   tcase_add_test(tc, test_nested_and_retry);
   tcase_add_test(tc, test_level);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

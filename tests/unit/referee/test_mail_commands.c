@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "mail.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -290,14 +291,8 @@ int main(void)
 {
   Suite *s = suite_create("mail_commands");
   TCase *tc = tcase_create("corpus");
-  SRunner *sr;
-  int failed;
 
   tcase_add_test(tc, test_mail_corpus_commands);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

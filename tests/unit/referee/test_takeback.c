@@ -17,6 +17,7 @@
  *    before it says so (1): the loader then replays the whole journal.
  */
 #include "game_int.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -185,17 +186,11 @@ int main(void)
 {
   Suite *s = suite_create("takeback");
   TCase *tc = tcase_create("takeback");
-  SRunner *sr;
-  int failed;
   tcase_add_test(tc, test_agreed_undo);
   tcase_add_test(tc, test_conditional_is_bookkeeping);
   tcase_add_test(tc, test_undos_in_a_row);
   tcase_add_test(tc, test_refused_undos);
   tcase_add_test(tc, test_part_of_the_journal);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

@@ -11,6 +11,7 @@
  *  - chess: one move per line, as before.
  */
 #include "game_int.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -121,14 +122,8 @@ int main(void)
 {
   Suite *s = suite_create("turnread");
   TCase *tc = tcase_create("turnread");
-  SRunner *sr;
-  int failed;
   tcase_add_test(tc, test_backgammon);
   tcase_add_test(tc, test_chess);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

@@ -15,6 +15,7 @@
  */
 #include "backgammon_int.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -1390,10 +1391,5 @@ static Suite *bg_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(bg_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(bg_suite());
 }

@@ -19,6 +19,7 @@
  */
 #include "board_geometry_int.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -1428,13 +1429,6 @@ static Suite *bb_suite(void)
 
 int main(void)
 {
-  SRunner *sr;
-  int failed;
-
   G = ref_game_find("backtoback");
-  sr = srunner_create(bb_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(bb_suite());
 }

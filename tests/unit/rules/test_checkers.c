@@ -15,6 +15,7 @@
  */
 #include "checkers_int.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -1270,11 +1271,5 @@ static Suite *checkers_suite(void)
 
 int main(void)
 {
-  SRunner *runner = srunner_create(checkers_suite());
-  int failed;
-
-  srunner_run_all(runner, CK_NORMAL);
-  failed = srunner_ntests_failed(runner);
-  srunner_free(runner);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(checkers_suite());
 }

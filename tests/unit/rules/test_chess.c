@@ -17,6 +17,7 @@
  */
 #include "chess_int.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -1152,13 +1153,6 @@ static Suite *chess_suite(void)
 
 int main(void)
 {
-  SRunner *sr;
-  int failed;
-
   G = ref_game_find("chess");
-  sr = srunner_create(chess_suite());
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(chess_suite());
 }

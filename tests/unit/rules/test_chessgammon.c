@@ -39,6 +39,7 @@
 #include "chessgammon_int.h"
 #include "chess_int.h"
 #include "rules.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
@@ -954,14 +955,8 @@ static Suite *chessgammon_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(chessgammon_suite());
-  int failed;
-
   printf("| system         | games |  cap | White  | Black  | draws | capped | turns  | secs  |"
          " ends\n");
   fflush(stdout);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(chessgammon_suite());
 }

@@ -18,6 +18,7 @@
  */
 #include "rules.h"
 #include "tables_chess_int.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <ctype.h>
@@ -962,10 +963,5 @@ static Suite *tc_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(tc_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(tc_suite());
 }

@@ -14,43 +14,13 @@
  * sees only what a commit made durable.
  */
 #include "store.h"
+#include "store_fixture.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <sqlite3.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static char tmpdir[256];
-static char dbpath[300];
-
-static void setup(void)
-{
-  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-batch-XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
-}
-
-static void teardown(void)
-{
-  char path[400];
-  static const char *const files[] = {"tabula.db", "tabula.db-wal", "tabula.db-shm"};
-  size_t i;
-  for(i = 0; i < 3; i++) {
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, files[i]);
-    unlink(path);
-  }
-  rmdir(tmpdir);
-}
-
-static struct store *open_ok(void)
-{
-  char err[256];
-  struct store *st = NULL;
-  ck_assert_msg(store_open(&st, dbpath, err, sizeof(err)) == STORE_OK, "open: %s", err);
-  return st;
-}
 
 /* What another process would read: messages recorded, by id. */
 static int seen_elsewhere(const char *id)
@@ -58,7 +28,7 @@ static int seen_elsewhere(const char *id)
   sqlite3 *db;
   sqlite3_stmt *stmt;
   int found;
-  ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_open(scratch_db, &db), SQLITE_OK);
   ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT 1 FROM messages WHERE message_id = ?1", -1,
                                       &stmt, NULL),
                    SQLITE_OK);
@@ -82,7 +52,7 @@ static void message(struct store *st, const char *id, int keep)
 
 START_TEST(test_batch_savepoint_per_message)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
   bool seen;
 
   ck_assert_int_eq(store_batch_begin(st), STORE_OK);
@@ -106,7 +76,7 @@ END_TEST
 
 START_TEST(test_batch_rollback_drops_all)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
 
   ck_assert_int_eq(store_batch_begin(st), STORE_OK);
   message(st, "<a@x>", 1);
@@ -123,7 +93,7 @@ END_TEST
 
 START_TEST(test_batch_dies_before_commit)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
 
   /* A process killed before store_batch_commit: closing without a commit
    * is what SQLite sees then. */
@@ -136,7 +106,7 @@ END_TEST
 
 START_TEST(test_batch_misuse_refused)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
 
   ck_assert_int_eq(store_batch_commit(st), STORE_EIO); /* none open */
   ck_assert_int_eq(store_batch_begin(st), STORE_OK);
@@ -156,7 +126,7 @@ END_TEST
 
 START_TEST(test_batch_kv_with_messages)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
   char v[64];
 
   /* The IMAP "last UID" is written in the batch, beside its messages. */
@@ -180,7 +150,7 @@ static Suite *batch_suite(void)
 {
   Suite *s = suite_create("store batches");
   TCase *tc = tcase_create("batch");
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);
   tcase_add_test(tc, test_batch_savepoint_per_message);
   tcase_add_test(tc, test_batch_rollback_drops_all);
   tcase_add_test(tc, test_batch_dies_before_commit);
@@ -192,10 +162,5 @@ static Suite *batch_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(batch_suite());
-  int failed;
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(batch_suite());
 }

@@ -24,56 +24,21 @@
  *   broken in a damaged one.
  */
 #include "store.h"
+#include "store_fixture.h"
+#include "unit_run.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
-static char tmpdir[256];
-static char dbpath[300];
-
-static void setup(void)
-{
-  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-claims-XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
-}
-
-static void teardown(void)
-{
-  char path[600];
-  struct dirent *d;
-  DIR *dir = opendir(tmpdir);
-
-  if(!dir)
-    return;
-  for(d = readdir(dir); d; d = readdir(dir)) {
-    if(!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-      continue;
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, d->d_name);
-    unlink(path);
-  }
-  closedir(dir);
-  rmdir(tmpdir);
-}
-
-static struct store *open_ok(void)
-{
-  char err[256];
-  struct store *st = NULL;
-  ck_assert_msg(store_open(&st, dbpath, err, sizeof(err)) == STORE_OK, "open: %s", err);
-  return st;
-}
-
 static void raw_exec(const char *sql)
 {
   sqlite3 *db = NULL;
   char *msg = NULL;
-  ck_assert_int_eq(sqlite3_open(dbpath, &db), SQLITE_OK);
+  ck_assert_int_eq(sqlite3_open(scratch_db, &db), SQLITE_OK);
   ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
                 msg ? msg : "?");
   sqlite3_free(msg);
@@ -105,7 +70,7 @@ static size_t claim(struct store *st, int64_t now, size_t max, int64_t *ids, boo
 
 START_TEST(test_claim_queued_by_its_process)
 {
-  struct store *a = open_ok(), *b = open_ok();
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db);
   int64_t id[3], got[8];
   bool doubt[8];
 
@@ -135,7 +100,7 @@ END_TEST
  * in_doubt, and the row a recorded as sent stays sent. */
 START_TEST(test_claim_taken_over_from_the_dead)
 {
-  struct store *a = open_ok(), *b = open_ok();
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db);
   int64_t id[3], got[8];
   bool doubt[8];
 
@@ -149,7 +114,7 @@ START_TEST(test_claim_taken_over_from_the_dead)
   ck_assert_int_eq(got[1], id[2]);
   ck_assert(doubt[0] && doubt[1]);
   /* now b's: a third process gets nothing while b lives */
-  a = open_ok();
+  a = scratch_open(scratch_db);
   ck_assert_uint_eq(claim(a, 1000, 8, NULL, NULL), 0);
   /* a failed attempt gives the row back, still in doubt */
   ck_assert_int_eq(store_outbox_retry(b, id[1], 2000, "421 later", false), STORE_OK);
@@ -166,7 +131,7 @@ END_TEST
  * claimers split them, never share one. */
 START_TEST(test_claim_unheld_rows_once)
 {
-  struct store *a = open_ok(), *b = open_ok();
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db);
   int64_t ga[64], gb[64];
   size_t na, nb, i, j;
   char sql[256];
@@ -212,7 +177,7 @@ static size_t fresh(struct store *st, int64_t *ids)
 
 START_TEST(test_claim_fresh_from_memory)
 {
-  struct store *a = open_ok();
+  struct store *a = scratch_open(scratch_db);
   int64_t id[4], got[8];
   size_t marked = 0;
 
@@ -256,7 +221,7 @@ END_TEST
 
 START_TEST(test_daemon_lock)
 {
-  struct store *a = open_ok(), *b = open_ok();
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db);
   char pid[32];
 
   ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
@@ -296,7 +261,7 @@ END_TEST
  * claimable, and it got its own random id. */
 START_TEST(test_claim_after_migration)
 {
-  struct store *st = open_ok(), *other;
+  struct store *st = scratch_open(scratch_db), *other;
   char id1[24];
   int64_t got[4];
 
@@ -314,15 +279,15 @@ START_TEST(test_claim_after_migration)
            "DELETE FROM kv; PRAGMA user_version = 2;"
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
-  st = open_ok();
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);
   store_close(st);
   /* another file, another id */
-  snprintf(dbpath + strlen(dbpath) - 3, 8, "2.db");
-  other = open_ok();
+  snprintf(scratch_db + strlen(scratch_db) - 3, 8, "2.db");
+  other = scratch_open(scratch_db);
   ck_assert_str_ne(store_id(other), id1);
   store_close(other);
 }
@@ -330,7 +295,7 @@ END_TEST
 
 START_TEST(test_integrity_check)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
   char *problems = NULL;
   int i;
 
@@ -346,7 +311,7 @@ START_TEST(test_integrity_check)
   raw_exec("PRAGMA writable_schema = ON;"
            "UPDATE sqlite_schema SET sql = 'CREATE INDEX outbox_due ON outbox(next_try, state)'"
            " WHERE name = 'outbox_due';");
-  st = open_ok();
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_integrity_check(st, &problems), STORE_OK);
   ck_assert_msg(strstr(problems, "outbox_due") != NULL, "%s", problems);
   free(problems);
@@ -359,7 +324,7 @@ static Suite *claims_suite(void)
   Suite *s = suite_create("claims");
   TCase *tc = tcase_create("claims");
 
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);
   tcase_add_test(tc, test_claim_queued_by_its_process);
   tcase_add_test(tc, test_claim_taken_over_from_the_dead);
   tcase_add_test(tc, test_claim_unheld_rows_once);
@@ -374,11 +339,5 @@ static Suite *claims_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(claims_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(claims_suite());
 }

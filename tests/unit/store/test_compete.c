@@ -7,37 +7,13 @@
  * in one tournament, a tournament name used twice).
  */
 #include "store.h"
+#include "store_fixture.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-
-static struct store *st;
-
-static void setup(void)
-{
-  char err[256];
-  ck_assert_int_eq(store_open(&st, ":memory:", err, sizeof(err)), STORE_OK);
-}
-
-static void teardown(void)
-{
-  store_close(st);
-  st = NULL;
-}
-
-static int64_t a_game(void)
-{
-  struct store_game g;
-  int64_t id = 0;
-  memset(&g, 0, sizeof(g));
-  snprintf(g.kind, sizeof(g.kind), "backgammon");
-  g.turn = -1;
-  g.draw_offer_seat = -1;
-  ck_assert_int_eq(store_game_create(st, &id, &g), STORE_OK);
-  return id;
-}
 
 START_TEST(test_compete_ratings_exact)
 {
@@ -54,31 +30,32 @@ START_TEST(test_compete_ratings_exact)
   r.losses = 2;
   r.last_ended = 1795000000;
   r.last_unit = 7;
-  ck_assert_int_eq(store_rating_put(st, &r), STORE_OK);
-  ck_assert_int_eq(store_rating_get(st, &back, "chess", "bob@example.org"), STORE_OK);
+  ck_assert_int_eq(store_rating_put(scratch_mem, &r), STORE_OK);
+  ck_assert_int_eq(store_rating_get(scratch_mem, &back, "chess", "bob@example.org"), STORE_OK);
   ck_assert(back.rating == r.rating && back.rd == r.rd && back.volatility == r.volatility);
   ck_assert_int_eq(back.games, 3);
   ck_assert_int_eq(back.last_unit, 7);
-  ck_assert_int_eq(store_rating_get(st, &back, "checkers", "bob@example.org"), STORE_ENOTFOUND);
+  ck_assert_int_eq(store_rating_get(scratch_mem, &back, "checkers", "bob@example.org"),
+                   STORE_ENOTFOUND);
   /* replace, then a second player above: listed by rating */
   r.rating = 1400;
-  ck_assert_int_eq(store_rating_put(st, &r), STORE_OK);
+  ck_assert_int_eq(store_rating_put(scratch_mem, &r), STORE_OK);
   snprintf(r.address, sizeof(r.address), "alice@example.org");
   r.rating = 1600;
-  ck_assert_int_eq(store_rating_put(st, &r), STORE_OK);
+  ck_assert_int_eq(store_rating_put(scratch_mem, &r), STORE_OK);
   snprintf(r.kind, sizeof(r.kind), "backgammon");
-  ck_assert_int_eq(store_rating_put(st, &r), STORE_OK);
-  ck_assert_int_eq(store_rating_list(st, &rows, &n, "chess"), STORE_OK);
+  ck_assert_int_eq(store_rating_put(scratch_mem, &r), STORE_OK);
+  ck_assert_int_eq(store_rating_list(scratch_mem, &rows, &n, "chess"), STORE_OK);
   ck_assert_int_eq(n, 2);
   ck_assert_str_eq(rows[0].address, "alice@example.org");
   ck_assert(rows[1].rating == 1400);
   free(rows);
-  ck_assert_int_eq(store_rating_list(st, &rows, &n, NULL), STORE_OK);
+  ck_assert_int_eq(store_rating_list(scratch_mem, &rows, &n, NULL), STORE_OK);
   ck_assert_int_eq(n, 3);
   ck_assert_str_eq(rows[0].kind, "backgammon");
   free(rows);
-  ck_assert_int_eq(store_rating_clear(st, "chess"), STORE_OK);
-  ck_assert_int_eq(store_rating_list(st, &rows, &n, NULL), STORE_OK);
+  ck_assert_int_eq(store_rating_clear(scratch_mem, "chess"), STORE_OK);
+  ck_assert_int_eq(store_rating_list(scratch_mem, &rows, &n, NULL), STORE_OK);
   ck_assert_int_eq(n, 1);
   free(rows);
 }
@@ -87,26 +64,27 @@ END_TEST
 START_TEST(test_compete_matches)
 {
   struct store_match m;
-  int64_t id = 0, g1 = a_game(), g2 = a_game(), match, *games = NULL;
+  int64_t id = 0, g1 = scratch_game("backgammon"), g2 = scratch_game("backgammon"), match,
+          *games = NULL;
   int number;
   size_t n = 0;
-  ck_assert_int_eq(store_match_create(st, &id, 3, 100), STORE_OK);
-  ck_assert_int_eq(store_match_add_game(st, id, 1, g1), STORE_OK);
-  ck_assert_int_eq(store_match_add_game(st, id, 2, g2), STORE_OK);
+  ck_assert_int_eq(store_match_create(scratch_mem, &id, 3, 100), STORE_OK);
+  ck_assert_int_eq(store_match_add_game(scratch_mem, id, 1, g1), STORE_OK);
+  ck_assert_int_eq(store_match_add_game(scratch_mem, id, 2, g2), STORE_OK);
   /* a game belongs to one match, once */
-  ck_assert_int_ne(store_match_add_game(st, id, 3, g2), STORE_OK);
-  ck_assert_int_eq(store_match_of_game(st, &match, &number, g2), STORE_OK);
+  ck_assert_int_ne(store_match_add_game(scratch_mem, id, 3, g2), STORE_OK);
+  ck_assert_int_eq(store_match_of_game(scratch_mem, &match, &number, g2), STORE_OK);
   ck_assert(match == id && number == 2);
-  ck_assert_int_eq(store_match_of_game(st, &match, &number, 999), STORE_ENOTFOUND);
-  ck_assert_int_eq(store_match_games(st, &games, &n, id), STORE_OK);
+  ck_assert_int_eq(store_match_of_game(scratch_mem, &match, &number, 999), STORE_ENOTFOUND);
+  ck_assert_int_eq(store_match_games(scratch_mem, &games, &n, id), STORE_OK);
   ck_assert(n == 2 && games[0] == g1 && games[1] == g2);
   free(games);
-  ck_assert_int_eq(store_match_load(st, &m, id), STORE_OK);
+  ck_assert_int_eq(store_match_load(scratch_mem, &m, id), STORE_OK);
   ck_assert(m.length == 3 && m.phase == STORE_MATCH_PLAYING && m.winner == -1);
   m.phase = STORE_MATCH_FINISHED;
   m.winner = 1;
-  ck_assert_int_eq(store_match_update(st, &m), STORE_OK);
-  ck_assert_int_eq(store_match_load(st, &m, id), STORE_OK);
+  ck_assert_int_eq(store_match_update(scratch_mem, &m), STORE_OK);
+  ck_assert_int_eq(store_match_load(scratch_mem, &m, id), STORE_OK);
   ck_assert(m.phase == STORE_MATCH_FINISHED && m.winner == 1);
 }
 END_TEST
@@ -115,37 +93,37 @@ START_TEST(test_compete_tournaments)
 {
   struct store_tournament t, back;
   struct store_tournament_player *p = NULL;
-  int64_t id = 0, g = a_game(), of = 0, *ids = NULL;
+  int64_t id = 0, g = scratch_game("backgammon"), of = 0, *ids = NULL;
   size_t n = 0;
   memset(&t, 0, sizeof(t));
   snprintf(t.name, sizeof(t.name), "Spring");
   snprintf(t.kind, sizeof(t.kind), "chess");
   t.cycles = 2;
   snprintf(t.organizer, sizeof(t.organizer), "alice@example.org");
-  ck_assert_int_eq(store_tournament_create(st, &id, &t), STORE_OK);
-  ck_assert_int_ne(store_tournament_create(st, &id, &t), STORE_OK); /* the name is taken */
-  ck_assert_int_eq(store_tournament_find(st, &back, "spring"), STORE_OK);
+  ck_assert_int_eq(store_tournament_create(scratch_mem, &id, &t), STORE_OK);
+  ck_assert_int_ne(store_tournament_create(scratch_mem, &id, &t), STORE_OK); /* the name is taken */
+  ck_assert_int_eq(store_tournament_find(scratch_mem, &back, "spring"), STORE_OK);
   ck_assert(back.id == id && back.cycles == 2 && back.phase == STORE_TOURNAMENT_INVITED);
-  ck_assert_int_eq(store_tournament_add_player(st, id, 1, "alice@example.org"), STORE_OK);
-  ck_assert_int_eq(store_tournament_add_player(st, id, 2, "bob@example.org"), STORE_OK);
-  ck_assert_int_ne(store_tournament_add_player(st, id, 3, "bob@example.org"), STORE_OK);
-  ck_assert_int_eq(store_tournament_players(st, &p, &n, id), STORE_OK);
+  ck_assert_int_eq(store_tournament_add_player(scratch_mem, id, 1, "alice@example.org"), STORE_OK);
+  ck_assert_int_eq(store_tournament_add_player(scratch_mem, id, 2, "bob@example.org"), STORE_OK);
+  ck_assert_int_ne(store_tournament_add_player(scratch_mem, id, 3, "bob@example.org"), STORE_OK);
+  ck_assert_int_eq(store_tournament_players(scratch_mem, &p, &n, id), STORE_OK);
   ck_assert(n == 2 && p[1].number == 2);
   ck_assert_str_eq(p[1].address, "bob@example.org");
   free(p);
-  ck_assert_int_eq(store_tournament_add_game(st, id, g, 1), STORE_OK);
-  ck_assert_int_eq(store_tournament_of_game(st, &of, g), STORE_OK);
+  ck_assert_int_eq(store_tournament_add_game(scratch_mem, id, g, 1), STORE_OK);
+  ck_assert_int_eq(store_tournament_of_game(scratch_mem, &of, g), STORE_OK);
   ck_assert(of == id);
-  ck_assert_int_eq(store_tournament_list(st, &ids, &n, "BOB@example.org"), STORE_OK);
+  ck_assert_int_eq(store_tournament_list(scratch_mem, &ids, &n, "BOB@example.org"), STORE_OK);
   ck_assert(n == 1 && ids[0] == id);
   free(ids);
-  ck_assert_int_eq(store_tournament_list(st, &ids, &n, "carol@example.org"), STORE_OK);
+  ck_assert_int_eq(store_tournament_list(scratch_mem, &ids, &n, "carol@example.org"), STORE_OK);
   ck_assert(n == 0);
   free(ids);
   back.phase = STORE_TOURNAMENT_FINISHED;
   back.finished = 1234;
-  ck_assert_int_eq(store_tournament_update(st, &back), STORE_OK);
-  ck_assert_int_eq(store_tournament_load(st, &back, id), STORE_OK);
+  ck_assert_int_eq(store_tournament_update(scratch_mem, &back), STORE_OK);
+  ck_assert_int_eq(store_tournament_load(scratch_mem, &back, id), STORE_OK);
   ck_assert(back.phase == STORE_TOURNAMENT_FINISHED && back.finished == 1234);
 }
 END_TEST
@@ -154,17 +132,11 @@ int main(void)
 {
   Suite *s = suite_create("compete");
   TCase *tc = tcase_create("compete");
-  SRunner *sr;
-  int failed;
 
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, scratch_memory_setup, scratch_memory_teardown);
   tcase_add_test(tc, test_compete_ratings_exact);
   tcase_add_test(tc, test_compete_matches);
   tcase_add_test(tc, test_compete_tournaments);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

@@ -7,43 +7,13 @@
  * migration 6 (issue 19's competition tables), which keeps them.
  */
 #include "store.h"
+#include "store_fixture.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <sqlite3.h>
 #include <stdio.h>
-#include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static char tmpdir[256];
-static char dbpath[300];
-
-static void setup(void)
-{
-  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-confirm-XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
-}
-
-static void teardown(void)
-{
-  static const char *const suffix[] = {"", "-wal", "-shm"};
-  char path[400];
-  size_t i;
-  for(i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-    snprintf(path, sizeof(path), "%s%s", dbpath, suffix[i]);
-    unlink(path);
-  }
-  rmdir(tmpdir);
-}
-
-static struct store *open_ok(const char *path)
-{
-  char err[256];
-  struct store *st = NULL;
-  ck_assert_msg(store_open(&st, path, err, sizeof(err)) == STORE_OK, "store_open: %s", err);
-  return st;
-}
 
 static void raw_exec(const char *path, const char *sql)
 {
@@ -71,7 +41,7 @@ static struct store_confirm request(const char *key, const char *address, int64_
 
 START_TEST(test_requests)
 {
-  struct store *st = open_ok(":memory:");
+  struct store *st = scratch_open(":memory:");
   struct store_confirm a = request("k1", "alice@example.org", 5000), got;
 
   ck_assert_int_eq(store_confirm_put(st, &a), STORE_OK);
@@ -104,7 +74,7 @@ END_TEST
 
 START_TEST(test_confirmed)
 {
-  struct store *st = open_ok(":memory:");
+  struct store *st = scratch_open(":memory:");
   bool yes = true;
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
   ck_assert(!yes);
@@ -129,10 +99,10 @@ END_TEST
  * columns, 6: competition) and counts bob as confirmed, no one else. */
 START_TEST(test_migration_counts_answers)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   bool yes = false;
   store_close(st);
-  raw_exec(dbpath,
+  raw_exec(scratch_db,
            "DROP INDEX games_invited; DROP INDEX clocks_due;"
            "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
            "ALTER TABLE dice DROP COLUMN checkpoints;"
@@ -153,7 +123,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 2, 20, 1, 'accept', '', '', '', ''), (1, 3, 30, -1, 'start', '', '', '', ''),"
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
-  st = open_ok(dbpath);
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
@@ -173,19 +143,19 @@ END_TEST
  * use. */
 START_TEST(test_migration_to_competition_keeps_them)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_confirm c = request("k4", "erin@example.org", 500), back;
   struct store_rating r;
   bool yes = false;
   ck_assert_int_eq(store_confirm_put(st, &c), STORE_OK);
   ck_assert_int_eq(store_confirmed_add(st, "frank@example.org", 40, "new"), STORE_OK);
   store_close(st);
-  raw_exec(dbpath,
+  raw_exec(scratch_db,
            "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
            "DROP TABLE conditionals; DROP TABLE seeks;"
            "PRAGMA user_version = 5;");
-  st = open_ok(dbpath);
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "Frank@example.org"), STORE_OK);
   ck_assert(yes);
@@ -207,10 +177,10 @@ END_TEST
  * game, and still refuses a kind it does not know. */
 START_TEST(test_migration_v8_kinds)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_confirm c = request("k7", "gina@example.org", 900), back;
   store_close(st);
-  raw_exec(dbpath,
+  raw_exec(scratch_db,
            "DROP TABLE confirmations;"
            "CREATE TABLE confirmations(key TEXT PRIMARY KEY,"
            " address TEXT NOT NULL COLLATE NOCASE,"
@@ -221,7 +191,7 @@ START_TEST(test_migration_v8_kinds)
            "INSERT INTO confirmations VALUES('k6', 'hal@example.org', 'observe', 'observe 3',"
            " 3, 100, 800);"
            "PRAGMA user_version = 7;");
-  st = open_ok(dbpath);
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_schema_version(st), 8);
   ck_assert_int_eq(store_confirm_get(st, &back, "k6"), STORE_OK);
   ck_assert_str_eq(back.kind, "observe");
@@ -252,18 +222,12 @@ int main(void)
 {
   Suite *s = suite_create("confirm");
   TCase *tc = tcase_create("confirm");
-  SRunner *sr;
-  int failed;
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);
   tcase_add_test(tc, test_requests);
   tcase_add_test(tc, test_confirmed);
   tcase_add_test(tc, test_migration_counts_answers);
   tcase_add_test(tc, test_migration_to_competition_keeps_them);
   tcase_add_test(tc, test_migration_v8_kinds);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

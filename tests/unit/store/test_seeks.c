@@ -6,34 +6,13 @@
  * nothing), and the ones due to expire.
  */
 #include "store.h"
+#include "store_fixture.h"
+#include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
-#include <unistd.h>
-
-static char tmpdir[256];
-static char dbpath[300];
-
-static void setup(void)
-{
-  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-seeks-XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
-}
-
-static void teardown(void)
-{
-  static const char *const suffix[] = {"", "-wal", "-shm"};
-  char path[400];
-  size_t i;
-  for(i = 0; i < sizeof(suffix) / sizeof(suffix[0]); i++) {
-    snprintf(path, sizeof(path), "%s%s", dbpath, suffix[i]);
-    unlink(path);
-  }
-  rmdir(tmpdir);
-}
 
 static int64_t put(struct store *st, const char *address, const char *kind, const char *options,
                    int64_t created, int64_t expires)
@@ -61,7 +40,7 @@ START_TEST(test_seeks)
   size_t n = 0;
   char err[256];
 
-  ck_assert_msg(store_open(&st, dbpath, err, sizeof(err)) == STORE_OK, "store_open: %s", err);
+  ck_assert_msg(store_open(&st, scratch_db, err, sizeof(err)) == STORE_OK, "store_open: %s", err);
   a = put(st, "alice@example.org", "chess", "as=Black;fide_draws=off", 100, 1000);
   b = put(st, "bob@example.org", "backgammon", "", 200, 2000);
   c = put(st, "Alice@Example.org", "chess", "", 300, 3000);
@@ -124,14 +103,8 @@ int main(void)
 {
   Suite *s = suite_create("seeks");
   TCase *tc = tcase_create("seeks");
-  SRunner *sr;
-  int failed;
-  tcase_add_checked_fixture(tc, setup, teardown);
+  tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);
   tcase_add_test(tc, test_seeks);
   suite_add_tcase(s, tc);
-  sr = srunner_create(s);
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(s);
 }

@@ -8,59 +8,20 @@
  * tests/oracles/store_journal_vectors.sh, not by the code under test.
  */
 #include "store.h"
+#include "store_fixture.h"
+#include "unit_run.h"
 
 #include <check.h>
-#include <dirent.h>
 #include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
-#include <unistd.h>
 
 /* The newest schema version: the last step of store.c migrations[]. */
 #define SCHEMA_LATEST 8
 
-static char tmpdir[256];
-static char dbpath[300];
-
-static void setup(void)
-{
-  snprintf(tmpdir, sizeof(tmpdir), "%s/tabula-store-XXXXXX", P_tmpdir);
-  ck_assert_ptr_nonnull(mkdtemp(tmpdir));
-  snprintf(dbpath, sizeof(dbpath), "%s/tabula.db", tmpdir);
-}
-
-static void teardown(void)
-{
-  char path[600];
-  struct dirent *d;
-  DIR *dir = opendir(tmpdir);
-
-  if(!dir)
-    return;
-  for(d = readdir(dir); d; d = readdir(dir)) {
-    if(!strcmp(d->d_name, ".") || !strcmp(d->d_name, ".."))
-      continue;
-    snprintf(path, sizeof(path), "%s/%s", tmpdir, d->d_name);
-    unlink(path);
-  }
-  closedir(dir);
-  rmdir(tmpdir);
-}
-
 /* ---- helpers ---- */
-
-static struct store *open_ok(const char *path)
-{
-  char err[256];
-  struct store *st = NULL;
-  int rc = store_open(&st, path, err, sizeof(err));
-
-  ck_assert_msg(rc == STORE_OK, "store_open(%s): %d %s", path, rc, err);
-  ck_assert_ptr_nonnull(st);
-  return st;
-}
 
 /* Runs SQL on the file through a connection of its own; returns how many
  * rows it changed. */
@@ -268,7 +229,7 @@ START_TEST(test_store_open_creates_schema)
   static const char *const tables[] = {"players", "games",  "seats", "journal",
                                        "messages", "outbox", "dice",  "kv"};
   char sql[200], mode[32];
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   size_t i;
 
   ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
@@ -277,22 +238,22 @@ START_TEST(test_store_open_creates_schema)
     snprintf(sql, sizeof(sql),
              "SELECT count(*) FROM sqlite_schema WHERE type = 'table' AND name = '%s'",
              tables[i]);
-    ck_assert_msg(raw_int(dbpath, sql) == 1, "table %s missing", tables[i]);
+    ck_assert_msg(raw_int(scratch_db, sql) == 1, "table %s missing", tables[i]);
   }
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
-                                    " AND name IN ('outbox_due', 'seats_by_address')"),
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM sqlite_schema WHERE type = 'index'"
+                                       " AND name IN ('outbox_due', 'seats_by_address')"),
                    2);
   /* WAL is recorded in the file itself, so another connection sees it. */
-  raw_text(mode, sizeof(mode), dbpath, "PRAGMA journal_mode");
+  raw_text(mode, sizeof(mode), scratch_db, "PRAGMA journal_mode");
   ck_assert_str_eq(mode, "wal");
-  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), SCHEMA_LATEST);
+  ck_assert_int_eq(raw_int(scratch_db, "PRAGMA user_version"), SCHEMA_LATEST);
   store_close(st);
 }
 END_TEST
 
 START_TEST(test_store_open_memory)
 {
-  struct store *st = open_ok(":memory:");
+  struct store *st = scratch_open(":memory:");
   int64_t id = create_game(st, "chess", 10);
   struct store_game g;
 
@@ -304,7 +265,7 @@ END_TEST
 
 START_TEST(test_store_open_reopen_keeps_data)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_game g;
   char buf[64];
   int64_t id = create_game(st, "checkers", 500);
@@ -312,14 +273,14 @@ START_TEST(test_store_open_reopen_keeps_data)
   ck_assert_int_eq(store_kv_set(st, "imap.uidnext", "4711"), STORE_OK);
   store_close(st);
 
-  st = open_ok(dbpath);
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
   ck_assert_int_eq(store_game_load(st, &g, id), STORE_OK);
   ck_assert_str_eq(g.kind, "checkers");
   ck_assert_int_eq(store_kv_get(st, buf, sizeof(buf), "imap.uidnext"), STORE_OK);
   ck_assert_str_eq(buf, "4711");
   store_close(st);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM games"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM games"), 1);
 }
 END_TEST
 
@@ -329,13 +290,13 @@ START_TEST(test_store_open_migrates_old)
 {
   struct store *st;
 
-  raw_exec(dbpath, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('kept');"
-                   " PRAGMA user_version = 0;");
-  st = open_ok(dbpath);
+  raw_exec(scratch_db, "CREATE TABLE notes(x TEXT); INSERT INTO notes VALUES('kept');"
+                       " PRAGMA user_version = 0;");
+  st = scratch_open(scratch_db);
   ck_assert_int_eq(store_schema_version(st), SCHEMA_LATEST);
   store_close(st);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM notes WHERE x = 'kept'"), 1);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM sqlite_schema WHERE name = 'outbox'"),
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM notes WHERE x = 'kept'"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM sqlite_schema WHERE name = 'outbox'"),
                    1);
 }
 END_TEST
@@ -346,16 +307,16 @@ START_TEST(test_store_open_refuses_newer)
   char err[256], mode[32];
   int rc;
 
-  raw_exec(dbpath, "CREATE TABLE future(x); PRAGMA user_version = 1000;");
-  rc = store_open(&st, dbpath, err, sizeof(err));
+  raw_exec(scratch_db, "CREATE TABLE future(x); PRAGMA user_version = 1000;");
+  rc = store_open(&st, scratch_db, err, sizeof(err));
   ck_assert_int_eq(rc, STORE_ECORRUPT);
   ck_assert_ptr_null(st);
   ck_assert_msg(strstr(err, "newer") && strstr(err, "1000"), "message: %s", err);
   /* Refused untouched: version, tables and journal mode as they were. */
-  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), 1000);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM sqlite_schema WHERE name = 'games'"),
+  ck_assert_int_eq(raw_int(scratch_db, "PRAGMA user_version"), 1000);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM sqlite_schema WHERE name = 'games'"),
                    0);
-  raw_text(mode, sizeof(mode), dbpath, "PRAGMA journal_mode");
+  raw_text(mode, sizeof(mode), scratch_db, "PRAGMA journal_mode");
   ck_assert_str_eq(mode, "delete");
 }
 END_TEST
@@ -369,14 +330,14 @@ START_TEST(test_store_open_migration_atomic)
   int rc;
 
   /* "kv" already exists, so the v1 step fails at its last CREATE TABLE. */
-  raw_exec(dbpath, "CREATE TABLE kv(a, b);");
-  rc = store_open(&st, dbpath, err, sizeof(err));
+  raw_exec(scratch_db, "CREATE TABLE kv(a, b);");
+  rc = store_open(&st, scratch_db, err, sizeof(err));
   ck_assert_int_eq(rc, STORE_EIO);
   ck_assert_ptr_null(st);
   ck_assert_msg(strstr(err, "migrat") != NULL, "message: %s", err);
-  ck_assert_int_eq(raw_int(dbpath, "PRAGMA user_version"), 0);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM sqlite_schema"
-                                   " WHERE name IN ('players', 'games', 'journal')"),
+  ck_assert_int_eq(raw_int(scratch_db, "PRAGMA user_version"), 0);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM sqlite_schema"
+                                       " WHERE name IN ('players', 'games', 'journal')"),
                    0);
 }
 END_TEST
@@ -385,14 +346,14 @@ START_TEST(test_store_open_not_a_database)
 {
   struct store *st = NULL;
   char err[256];
-  FILE *f = fopen(dbpath, "w");
+  FILE *f = fopen(scratch_db, "w");
   int i;
 
   ck_assert_ptr_nonnull(f);
   for(i = 0; i < 200; i++)
     fputs("this is not an SQLite database\n", f);
   fclose(f);
-  ck_assert_int_eq(store_open(&st, dbpath, err, sizeof(err)), STORE_ECORRUPT);
+  ck_assert_int_eq(store_open(&st, scratch_db, err, sizeof(err)), STORE_ECORRUPT);
   ck_assert_ptr_null(st);
   ck_assert_str_ne(err, "");
 }
@@ -403,7 +364,7 @@ START_TEST(test_store_open_bad_path)
   struct store *st = NULL;
   char path[400], err[256];
 
-  snprintf(path, sizeof(path), "%s/no/such/dir/tabula.db", tmpdir);
+  snprintf(path, sizeof(path), "%s/no/such/dir/tabula.db", scratch_dir);
   ck_assert_int_eq(store_open(&st, path, err, sizeof(err)), STORE_EIO);
   ck_assert_ptr_null(st);
   ck_assert_msg(strstr(err, "opening") != NULL, "message: %s", err);
@@ -424,16 +385,16 @@ END_TEST
 
 START_TEST(test_store_tx_commit)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   bool seen = false;
 
   ck_assert_int_eq(store_begin(st), STORE_OK);
   ck_assert_int_eq(store_message_record(st, "<a@x>", "00", 1, "applied"), STORE_OK);
   /* Not yet visible to another connection... */
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM messages"), 0);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM messages"), 0);
   ck_assert_int_eq(store_commit(st), STORE_OK);
   /* ...and visible after commit. */
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM messages"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM messages"), 1);
   ck_assert_int_eq(store_message_seen(st, "<a@x>", &seen), STORE_OK);
   ck_assert(seen);
   store_close(st);
@@ -442,7 +403,7 @@ END_TEST
 
 START_TEST(test_store_tx_rollback_leaves_nothing)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_entry e;
   struct store_entry *entries = NULL;
   struct store_seat seat;
@@ -487,13 +448,13 @@ START_TEST(test_store_tx_rollback_leaves_nothing)
   ck_assert_int_eq(store_dice_load(st, &d, game), STORE_ENOTFOUND);
   ck_assert_int_eq(store_kv_get(st, buf, sizeof(buf), "k"), STORE_ENOTFOUND);
   store_close(st);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM players"), 0);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM players"), 0);
 }
 END_TEST
 
 START_TEST(test_store_tx_misuse)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   bool seen = false;
 
   /* Rollback and commit with nothing open. */
@@ -518,7 +479,7 @@ END_TEST
  * only itself (savepoint); one that succeeds commits with the rest. */
 START_TEST(test_store_tx_group_savepoint)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_entry e, *entries = NULL;
   struct store_seat s;
   int64_t game = create_game(st, "chess", 1);
@@ -551,8 +512,8 @@ START_TEST(test_store_tx_group_savepoint)
   free(entries);
   ck_assert_int_eq(store_journal_verify(st, &bad, game), STORE_OK);
   store_close(st);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM players"), 1);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM seats"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM players"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM seats"), 1);
 }
 END_TEST
 
@@ -560,8 +521,8 @@ END_TEST
  * told STORE_EBUSY after the 5 s busy timeout. */
 START_TEST(test_store_tx_busy)
 {
-  struct store *a = open_ok(dbpath);
-  struct store *b = open_ok(dbpath);
+  struct store *a = scratch_open(scratch_db);
+  struct store *b = scratch_open(scratch_db);
   struct timespec t0, t1;
   double elapsed;
 
@@ -584,7 +545,7 @@ END_TEST
 
 START_TEST(test_store_message_seen_record)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   char digest[65];
   bool seen = true;
 
@@ -603,9 +564,9 @@ START_TEST(test_store_message_seen_record)
                    STORE_EIO);
   ck_assert_str_ne(store_errmsg(st), "");
   store_close(st);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT received FROM messages"
-                                   " WHERE message_id = '<1@example.org>'"
-                                   " AND outcome = 'applied'"),
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT received FROM messages"
+                                       " WHERE message_id = '<1@example.org>'"
+                                       " AND outcome = 'applied'"),
                    1700000000);
 }
 END_TEST
@@ -614,7 +575,7 @@ END_TEST
 
 START_TEST(test_store_game_create_load_update)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_game g, got;
   int64_t id1, id2;
 
@@ -660,7 +621,7 @@ START_TEST(test_store_game_phases_roundtrip)
   static const enum store_game_phase phases[] = {STORE_GAME_INVITED, STORE_GAME_ACTIVE,
                                                  STORE_GAME_FINISHED, STORE_GAME_CANCELLED};
   static const char *const words[] = {"invited", "active", "finished", "cancelled"};
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_game g, got;
   char sql[100], word[32];
   int64_t id;
@@ -673,7 +634,7 @@ START_TEST(test_store_game_phases_roundtrip)
     ck_assert_int_eq(store_game_load(st, &got, id), STORE_OK);
     ck_assert_int_eq(got.phase, phases[i]);
     snprintf(sql, sizeof(sql), "SELECT phase FROM games WHERE id = %lld", (long long)id);
-    raw_text(word, sizeof(word), dbpath, sql);
+    raw_text(word, sizeof(word), scratch_db, sql);
     ck_assert_str_eq(word, words[i]);
   }
   store_close(st);
@@ -682,21 +643,21 @@ END_TEST
 
 START_TEST(test_store_game_not_found)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_game g;
 
   ck_assert_int_eq(store_game_load(st, &g, 42), STORE_ENOTFOUND);
   fill_game(&g, "chess", 1);
   g.id = 42;
   ck_assert_int_eq(store_game_update(st, &g), STORE_ENOTFOUND);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM games"), 0);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM games"), 0);
   store_close(st);
 }
 END_TEST
 
 START_TEST(test_store_game_list)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   int64_t *ids = (int64_t *)&ids;
   int64_t want[5];
   size_t n = 99, i;
@@ -725,7 +686,7 @@ END_TEST
  * store's back). */
 START_TEST(test_store_game_field_limits)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_game g, got;
   int64_t id = 0;
   char sql[800];
@@ -737,18 +698,18 @@ START_TEST(test_store_game_field_limits)
   fill_game(&g, "chess", 1);
   g.phase = (enum store_game_phase)9;
   ck_assert_int_eq(store_game_create(st, &id, &g), STORE_EIO);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM games"), 0);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM games"), 0);
 
   /* A state of exactly 511 bytes fits; 512 does not. */
   id = create_game(st, "chess", 1);
   snprintf(sql, sizeof(sql), "UPDATE games SET state = printf('%%.511c', 'a') WHERE id = %lld",
            (long long)id);
-  raw_exec(dbpath, sql);
+  raw_exec(scratch_db, sql);
   ck_assert_int_eq(store_game_load(st, &got, id), STORE_OK);
   ck_assert_uint_eq(strlen(got.state), 511);
   snprintf(sql, sizeof(sql), "UPDATE games SET state = printf('%%.512c', 'a') WHERE id = %lld",
            (long long)id);
-  raw_exec(dbpath, sql);
+  raw_exec(scratch_db, sql);
   ck_assert_int_eq(store_game_load(st, &got, id), STORE_EIO);
   ck_assert_msg(strstr(store_errmsg(st), "games.state") != NULL, "%s", store_errmsg(st));
   store_close(st);
@@ -759,7 +720,7 @@ END_TEST
 
 START_TEST(test_store_seat_put_list)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_seat s, *seats = NULL;
   int64_t g1 = create_game(st, "chess", 111);
   int64_t g2 = create_game(st, "chess", 222);
@@ -804,15 +765,15 @@ START_TEST(test_store_seat_put_list)
   store_close(st);
 
   /* Players were registered once each, created = first game's creation. */
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM players"), 2);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT created FROM players WHERE address = 'b@example.org'"),
-                   111);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM players"), 2);
+  ck_assert_int_eq(
+      raw_int(scratch_db, "SELECT created FROM players WHERE address = 'b@example.org'"), 111);
 }
 END_TEST
 
 START_TEST(test_store_seat_constraints)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_seat s, *seats = NULL;
   int64_t g1 = create_game(st, "chess", 1);
   int64_t g2 = create_game(st, "chess", 2);
@@ -828,8 +789,8 @@ START_TEST(test_store_seat_constraints)
   ck_assert_str_eq(seats[0].address, "a@example.org");
   free(seats);
   /* The failed put left no player behind either. */
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM players WHERE address = 'c@example.org'"),
-                   0);
+  ck_assert_int_eq(
+      raw_int(scratch_db, "SELECT count(*) FROM players WHERE address = 'c@example.org'"), 0);
   /* Foreign keys are on: no seat for a game that does not exist. */
   fill_seat(&s, 777, 0, "d@example.org", "tok-d");
   ck_assert_int_eq(store_seat_put(st, &s), STORE_EIO);
@@ -844,7 +805,7 @@ END_TEST
 
 START_TEST(test_store_games_of)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_seat s;
   int64_t *ids = NULL;
   int64_t g1 = create_game(st, "chess", 1);
@@ -886,7 +847,7 @@ END_TEST
 /* The store's hashes equal the independently computed vectors. */
 START_TEST(test_store_journal_append_vectors)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_entry *entries = NULL;
   size_t n = 0, i, k;
   int64_t game, bad = -1;
@@ -924,7 +885,7 @@ END_TEST
 
 START_TEST(test_store_journal_first_link_and_empty)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_entry e, *entries = NULL;
   int64_t game = create_game(st, "chess", 1);
   int64_t seq = 0, bad = -1;
@@ -950,7 +911,7 @@ END_TEST
 
 START_TEST(test_store_journal_refuses)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_entry e, *entries = NULL;
   int64_t game = create_game(st, "chess", 1);
   int64_t seq = 5;
@@ -1006,12 +967,12 @@ static const struct tamper tampers[] = {
 START_TEST(test_store_journal_verify_tampered)
 {
   const struct tamper *t = &tampers[_i];
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   int64_t bad = 0;
 
   build_vector_journal(st);
   ck_assert_int_eq(store_journal_verify(st, &bad, 1), STORE_OK);
-  ck_assert_int_eq(raw_exec(dbpath, t->sql), 1);
+  ck_assert_int_eq(raw_exec(scratch_db, t->sql), 1);
   ck_assert_int_eq(store_journal_verify(st, &bad, 1), STORE_ECORRUPT);
   ck_assert_msg(bad == t->bad_seq, "%s: bad_seq %lld, want %lld", t->sql, (long long)bad,
                 (long long)t->bad_seq);
@@ -1027,7 +988,7 @@ END_TEST
 
 START_TEST(test_store_outbox_add_due)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_outbox *rows = NULL;
   int64_t game = create_game(st, "chess", 1);
   int64_t id[4];
@@ -1083,7 +1044,7 @@ END_TEST
 
 START_TEST(test_store_outbox_sent_retry)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_outbox *rows = NULL;
   int64_t a, b, c;
   size_t n = 0;
@@ -1129,8 +1090,8 @@ START_TEST(test_store_outbox_sent_retry)
   ck_assert_int_eq(store_outbox_count(st, &n, (enum store_outbox_state)7), STORE_EIO);
   store_close(st);
 
-  ck_assert_int_eq(raw_int(dbpath, "SELECT sent FROM outbox WHERE state = 'sent'"), 150);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT attempts FROM outbox WHERE state = 'failed'"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT sent FROM outbox WHERE state = 'sent'"), 150);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT attempts FROM outbox WHERE state = 'failed'"), 1);
 }
 END_TEST
 
@@ -1138,7 +1099,7 @@ END_TEST
  * boundary, rather than failing the retry. */
 START_TEST(test_store_outbox_long_error)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_outbox *rows = NULL;
   char err[600];
   size_t n = 0, len;
@@ -1162,7 +1123,7 @@ END_TEST
 /* A large message with 8-bit bytes and CRLF survives byte for byte. */
 START_TEST(test_store_outbox_big_message)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_outbox *rows = NULL;
   size_t big = 300000, n = 0, i;
   char *msg = malloc(big + 1);
@@ -1212,7 +1173,7 @@ static void assert_dice_eq(const struct store_dice *a, const struct store_dice *
 
 START_TEST(test_store_dice_put_load)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_dice d1, d2, got;
   int64_t game = create_game(st, "backgammon", 1);
   int64_t other = create_game(st, "backgammon", 2);
@@ -1241,7 +1202,7 @@ START_TEST(test_store_dice_put_load)
   assert_dice_eq(&got, &d1);
   ck_assert_int_eq(store_dice_load_chain(st, &got, game, 3), STORE_ENOTFOUND);
   ck_assert_int_eq(store_dice_load(st, &got, other), STORE_ENOTFOUND);
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM dice"), 2);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM dice"), 2);
   store_close(st);
 }
 END_TEST
@@ -1249,7 +1210,7 @@ END_TEST
 /* Failing writes of a dice row never echo the secret into the error text. */
 START_TEST(test_store_dice_secret_not_in_errors)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   struct store_dice d;
 
   fill_dice(&d, 4242, 1, 'q'); /* secret is 64 'r' */
@@ -1269,7 +1230,7 @@ END_TEST
 
 START_TEST(test_store_kv)
 {
-  struct store *st = open_ok(dbpath);
+  struct store *st = scratch_open(scratch_db);
   char buf[16];
 
   ck_assert_int_eq(store_kv_get(st, buf, sizeof(buf), "imap.uidvalidity"), STORE_ENOTFOUND);
@@ -1292,7 +1253,7 @@ START_TEST(test_store_kv)
   ck_assert_int_eq(store_kv_get(st, buf, 0, "long"), STORE_EIO);
   store_close(st);
   /* the three above and the store's own id (v3) */
-  ck_assert_int_eq(raw_int(dbpath, "SELECT count(*) FROM kv"), 4);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM kv"), 4);
 }
 END_TEST
 
@@ -1323,9 +1284,9 @@ static Suite *store_suite(void)
   Suite *s = suite_create("store");
   TCase *tc;
 
-#define TCASE(name)                                                                            \
-  tc = tcase_create(name);                                                                     \
-  tcase_add_checked_fixture(tc, setup, teardown);                                              \
+#define TCASE(name)                                                                                \
+  tc = tcase_create(name);                                                                         \
+  tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);                          \
   suite_add_tcase(s, tc)
 
   TCASE("open");
@@ -1390,11 +1351,5 @@ static Suite *store_suite(void)
 
 int main(void)
 {
-  SRunner *sr = srunner_create(store_suite());
-  int failed;
-
-  srunner_run_all(sr, CK_NORMAL);
-  failed = srunner_ntests_failed(sr);
-  srunner_free(sr);
-  return failed ? EXIT_FAILURE : EXIT_SUCCESS;
+  return unit_run(store_suite());
 }
