@@ -37,6 +37,9 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   if(ref_service_flush_outbox(svc, &sent))
     rc = -1;
+  /* after the replies (issue 15): a reply does not wait for the flagging */
+  if(ref_inbound_ack(svc))
+    rc = -1;
   clock_gettime(CLOCK_MONOTONIC, &t2);
   if(*processed || sent)
     ref_log_info("pass: %zu message(s) processed in %.3f s (cpu %.3f s), %zu repl(ies) sent in %.3f s",
