@@ -30,8 +30,9 @@ running=${3:-100000}
 [ -x "$tabula" ] || { echo "no tabula binary at $tabula (build it first)" >&2; exit 2; }
 work=$(mktemp -d "${TMPDIR:-/tmp}/tabula-scale.XXXXXX")
 trap 'rm -rf "$work"' EXIT
-python3 - "$work" "$tabula" "$big" "$running" <<'PY'
+PYTHONPATH=$(dirname "$0") python3 - "$work" "$tabula" "$big" "$running" <<'PY'
 import os, resource, shutil, signal, sqlite3, statistics, subprocess, sys, time
+from bigstore import fill  # the games copied in SQL, shared with mail_latency.sh
 work, tabula, BIG, RUNNING = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
 GAMES = 1000
 MOVES = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6"]
@@ -102,49 +103,13 @@ def made(d):
     s.empty_outbox()
     return s
 
-def fill(s, total, running):
-    """total - 1,000 more games, copies of the played ones, made in SQL"""
-    t0 = time.time()
-    con = sqlite3.connect(s.d + "/db")
-    now = int(time.time())
-    extra = total - GAMES
-    con.executescript("""
-      CREATE TEMP TABLE k(i INTEGER PRIMARY KEY);
-      WITH RECURSIVE c(i) AS (SELECT 1 UNION ALL SELECT i + 1 FROM c WHERE i < %d)
-        INSERT INTO k SELECT i FROM c;
-      INSERT INTO games(id, kind, rules_version, options, phase, state, turn, result, created,
-          updated, deadline, draw_offer_seat, snapshot)
-        SELECT 1000 + k.i, g.kind, g.rules_version, g.options,
-          CASE WHEN k.i <= %d THEN 'active' ELSE 'finished' END, g.state,
-          CASE WHEN k.i <= %d THEN g.turn ELSE -1 END,
-          CASE WHEN k.i <= %d THEN g.result ELSE 'White resigned' END,
-          g.created, g.updated, g.deadline, g.draw_offer_seat, g.snapshot
-        FROM k JOIN games g ON g.id = 1 + (k.i %% 1000);
-      INSERT INTO seats(game, seat, address, token, accepted, entropy)
-        SELECT 1000 + k.i, s.seat, s.address, s.token || printf('%%x', k.i), s.accepted, s.entropy
-        FROM k JOIN seats s ON s.game = 1 + (k.i %% 1000);
-      INSERT INTO journal(game, seq, time, seat, kind, text, dice, prev_hash, hash)
-        SELECT 1000 + k.i, j.seq, j.time, j.seat, j.kind, j.text, j.dice, j.prev_hash, j.hash
-        FROM k JOIN journal j ON j.game = 1 + (k.i %% 1000);
-      INSERT INTO clocks(game, days, weekends, seat, moves, started, deadline, reminded, next_event)
-        SELECT 1000 + k.i, c.days, c.weekends, c.seat, c.moves, %d, %d, 0, %d
-        FROM k JOIN clocks c ON c.game = 1 + (k.i %% 1000) WHERE k.i <= %d;
-      DROP TABLE k;
-    """ % (extra, running, running, running, now, now + 30 * 86400, now + 25 * 86400, running))
-    con.commit()
-    n = con.execute("select count(*) from games").fetchone()[0]
-    c = con.execute("select count(*) from clocks where seat >= 0").fetchone()[0]
-    con.execute("pragma wal_checkpoint(truncate)")
-    con.close()
-    return n, c, time.time() - t0
-
 load0 = os.getloadavg()
 print("scale: 10,000 move mails (1,000 chess games x 10 plies) by one poll; small store %d games,"
       " big store %d games (%d running clocks); %d cores" % (GAMES, BIG, RUNNING, os.cpu_count()),
       flush=True)
 small = made(work + "/small")
 bigs = made(work + "/big")
-n, clocks, secs = fill(bigs, BIG, RUNNING)
+n, clocks, secs = fill(bigs.d + "/db", BIG, RUNNING, GAMES)
 size = os.path.getsize(bigs.d + "/db")
 print("big store: %d games, %d running clocks, %.0f MB, made in %.0f s" % (n, clocks, size / 1e6, secs),
       flush=True)

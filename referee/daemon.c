@@ -37,6 +37,12 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
   if(ref_service_flush_outbox(svc, &sent))
     rc = -1;
+  /* after the replies (issue 15): a reply does not wait for the flagging */
+  if(ref_inbound_ack(svc))
+    rc = -1;
+  /* nor for a checkpoint (the daemon's, store_checkpoint_later) */
+  if(store_checkpoint_idle(svc->st) != STORE_OK)
+    ref_log_warn("%s", store_errmsg(svc->st));
   clock_gettime(CLOCK_MONOTONIC, &t2);
   if(*processed || sent)
     ref_log_info("pass: %zu message(s) processed in %.3f s (cpu %.3f s), %zu repl(ies) sent in %.3f s",
@@ -134,6 +140,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     return -1;
   }
   ref_transport_stop_on(svc, stop);
+  store_checkpoint_later(svc->st); /* issue 15: after each pass's replies */
   if(!strcmp(svc->cfg.source, "maildir") && !strcmp(svc->cfg.sink, "maildir"))
     ref_log_info("serving: drop mail into %s/new; replies appear in %s/new; store %s",
                  svc->cfg.inbox, svc->cfg.outbox, svc->cfg.store_path);

@@ -16,6 +16,11 @@
  * The outbox goes through the sink in ref_service_flush_outbox. */
 int ref_inbound_pass(struct ref_service *svc, size_t *processed);
 int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop);
+/* Acknowledges at the source what the last passes committed and left
+ * unacknowledged so that the outbox flush could come first (IMAP, issue
+ * 15); 0, or -1 when the server failed (the UIDs are then acknowledged by
+ * the next session, from the last committed UID in the store). */
+int ref_inbound_ack(struct ref_service *svc);
 void ref_transport_close(struct ref_service *svc);
 /* The daemon's stop flag: batches and the outbox flush stop at the next
  * message once it is set (issue 13: SIGTERM in under a second). */

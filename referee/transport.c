@@ -7,6 +7,9 @@
  *   -> COMMIT the batch (one fsync group for up to batch_max messages)
  *   -> only then acknowledge to the source: Maildir new/ -> cur/, IMAP
  *      \Seen or MOVE, POP3 DELE + QUIT.
+ * IMAP acknowledges after the outbox flush that follows the pass
+ * (ref_inbound_ack, issue 15): the replies are not kept waiting for the
+ * server's answer to the flagging, which is still after the commit.
  * A crash before the commit leaves every message unacknowledged at its
  * source; a crash after it leaves the source's bookkeeping in the store
  * (IMAP: UIDVALIDITY and the last committed UID; POP3: the UIDLs committed
@@ -45,6 +48,9 @@ struct ref_transport {
    * write failed): recorded before anything else is sent. */
   int64_t *unrecorded;
   size_t nunrecorded, capunrecorded;
+  /* IMAP UIDs committed, to be flagged by ref_inbound_ack (issue 15) */
+  uint32_t *unacked;
+  size_t nunacked, capunacked;
   char fault[400]; /* the store's failure in this pass, "" none */
 };
 
@@ -114,6 +120,7 @@ void ref_transport_close(struct ref_service *svc)
   mail_smtp_close(svc->transport->smtp);
   mail_maildir_watch_close(svc->transport->inbox_watch);
   free(svc->transport->unrecorded);
+  free(svc->transport->unacked);
   free(svc->transport);
   svc->transport = NULL;
 }
@@ -327,6 +334,41 @@ static void imap_drop(struct ref_transport *t, const char *why)
   ref_log_warn("%s", why);
   mail_imap_close(t->imap);
   t->imap = NULL;
+  t->nunacked = 0; /* the next session finds them by the last committed UID */
+}
+
+/* Keeps committed UIDs for ref_inbound_ack; false when memory fails (they
+ * are then acknowledged at once). */
+static bool imap_defer(struct ref_transport *t, const uint32_t *uids, size_t n)
+{
+  if(t->nunacked + n > t->capunacked) {
+    size_t cap = t->capunacked ? t->capunacked : 64;
+    uint32_t *p;
+    while(cap < t->nunacked + n)
+      cap *= 2;
+    if(!(p = realloc(t->unacked, cap * sizeof(*p))))
+      return false;
+    t->unacked = p;
+    t->capunacked = cap;
+  }
+  memcpy(t->unacked + t->nunacked, uids, n * sizeof(*uids));
+  t->nunacked += n;
+  return true;
+}
+
+int ref_inbound_ack(struct ref_service *svc)
+{
+  struct ref_transport *t = svc->transport;
+  int rc = 0;
+
+  if(!t || !t->nunacked)
+    return 0;
+  if(t->imap && mail_imap_ack(t->imap, t->unacked, t->nunacked, svc->cfg.imap_move_to)) {
+    imap_drop(t, mail_imap_error(t->imap));
+    rc = -1;
+  }
+  t->nunacked = 0;
+  return rc;
 }
 
 static int pass_imap(struct ref_service *svc, size_t *processed)
@@ -410,8 +452,10 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
     if(v[i].data)
       (*processed)++;
   /* Too-big ones are acknowledged with the rest (they stay in the
-   * mailbox, flagged, for a human). */
-  if(good && t->imap && mail_imap_ack(t->imap, batch_uids, good, svc->cfg.imap_move_to))
+   * mailbox, flagged, for a human). Committed now; flagged after the
+   * replies went out (ref_inbound_ack), so they do not wait for it. */
+  if(good && t->imap && !imap_defer(t, batch_uids, good) &&
+     mail_imap_ack(t->imap, batch_uids, good, svc->cfg.imap_move_to))
     imap_drop(t, mail_imap_error(t->imap));
   rc = good == nnew && t->imap ? 0 : -1;
   k = nnew;

@@ -908,6 +908,38 @@ out:
   return STORE_OK;
 }
 
+#define STORE_CHECKPOINT_PAGES 1000 /* SQLite's own wal_autocheckpoint */
+
+/* In place of SQLite's automatic checkpoint: only notes the WAL's length. */
+static int wal_noted(void *arg, sqlite3 *db, const char *name, int pages)
+{
+  struct store *st = arg;
+  (void)db;
+  (void)name;
+  st->wal_pages = pages;
+  return SQLITE_OK;
+}
+
+void store_checkpoint_later(struct store *st)
+{
+  if(st)
+    sqlite3_wal_hook(st->db, wal_noted, st);
+}
+
+int store_checkpoint_idle(struct store *st)
+{
+  int rc;
+
+  if(!st || st->wal_pages < STORE_CHECKPOINT_PAGES || st->batch ||
+     !sqlite3_get_autocommit(st->db))
+    return STORE_OK;
+  rc = sqlite3_wal_checkpoint_v2(st->db, "main", SQLITE_CHECKPOINT_PASSIVE, NULL, NULL);
+  if(rc != SQLITE_OK && rc != SQLITE_BUSY)
+    return store_fail_sql(st, rc, "checkpointing the WAL");
+  st->wal_pages = 0; /* the next commit says how long the WAL is now */
+  return STORE_OK;
+}
+
 void store_close(struct store *st)
 {
   if(!st)

@@ -82,6 +82,15 @@ int store_batch_rollback(struct store *st);
 /* true while the batch's transaction is still open (SQLite rolls a whole
  * transaction back by itself on some I/O errors). */
 bool store_batch_open(struct store *st);
+/* The daemon's checkpoints (issue 15). SQLite checkpoints the WAL into the
+ * database inside the commit that grows it past 1,000 pages, and syncs the
+ * database file there: one move in thirty waited for that before its
+ * replies went out. After store_checkpoint_later, commits leave the WAL as
+ * it is, and store_checkpoint_idle, called when the replies are out,
+ * checkpoints (passive, synced) once the WAL holds that much. Durability
+ * is the WAL's either way; store_close checkpoints everything as before. */
+void store_checkpoint_later(struct store *st);
+int store_checkpoint_idle(struct store *st);
 
 /* ---- messages: exactly-once processing ---- */
 

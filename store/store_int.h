@@ -32,6 +32,7 @@ struct store {
   bool batch; /* store_batch_begin: one outer transaction for many messages */
   bool unit;  /* inside a batch: store_begin's savepoint is open */
   bool lazy;  /* store_batch_begin_lazy: synchronous=NORMAL until its end */
+  int wal_pages; /* store_checkpoint_later: the WAL's length after the last commit */
   /* lock.c (issue 13): the file PATH.lock beside the database, whose
    * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
    * process while it owns outbox claims. -1 and 0 until first needed. */

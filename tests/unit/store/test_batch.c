@@ -146,6 +146,58 @@ START_TEST(test_batch_kv_with_messages)
 }
 END_TEST
 
+/* The size of a file of the test's folder, 0 when it is missing. */
+static long file_size(const char *name)
+{
+  char path[400];
+  FILE *f;
+  long n = 0;
+  snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+  if((f = fopen(path, "rb"))) {
+    fseek(f, 0, SEEK_END);
+    n = ftell(f);
+    fclose(f);
+  }
+  return n;
+}
+
+/* issue 15: the daemon's checkpoint waits for store_checkpoint_idle
+ * (after the replies) instead of running inside the commit that grows the
+ * WAL past 1,000 pages; what the commits hold is durable in the WAL all
+ * the same (another connection reads it), and the idle checkpoint copies
+ * it into the database file. Below 1,000 pages the idle call does nothing. */
+START_TEST(test_checkpoint_later)
+{
+  struct store *st = open_ok();
+  char key[32], value[4001];
+  long before;
+  int i;
+
+  store_checkpoint_later(st);
+  ck_assert_int_eq(store_checkpoint_idle(st), STORE_OK); /* nothing to do */
+  memset(value, 'v', sizeof(value) - 1);
+  value[sizeof(value) - 1] = '\0';
+  before = file_size("tabula.db");
+  /* about 1,250 pages, in 25 commits */
+  for(i = 0; i < 1250; i++) {
+    if(i % 50 == 0)
+      ck_assert_int_eq(store_batch_begin(st), STORE_OK);
+    snprintf(key, sizeof(key), "big %d", i);
+    ck_assert_int_eq(store_kv_set(st, key, value), STORE_OK);
+    if(i % 50 == 49)
+      ck_assert_int_eq(store_batch_commit(st), STORE_OK);
+  }
+  message(st, "<last@x>", 1);
+  ck_assert(seen_elsewhere("<last@x>"));           /* committed: in the WAL */
+  ck_assert_int_eq(file_size("tabula.db"), before); /* not checkpointed by a commit */
+  ck_assert_int_gt(file_size("tabula.db-wal"), 1000L * 4096);
+  ck_assert_int_eq(store_checkpoint_idle(st), STORE_OK);
+  ck_assert_int_gt(file_size("tabula.db"), 1000L * 4096); /* now it is */
+  ck_assert(seen_elsewhere("<last@x>"));
+  store_close(st);
+}
+END_TEST
+
 static Suite *batch_suite(void)
 {
   Suite *s = suite_create("store batches");
@@ -156,6 +208,7 @@ static Suite *batch_suite(void)
   tcase_add_test(tc, test_batch_dies_before_commit);
   tcase_add_test(tc, test_batch_misuse_refused);
   tcase_add_test(tc, test_batch_kv_with_messages);
+  tcase_add_test(tc, test_checkpoint_later);
   suite_add_tcase(s, tc);
   return s;
 }
