@@ -152,7 +152,7 @@ static long file_size(const char *name)
   char path[400];
   FILE *f;
   long n = 0;
-  snprintf(path, sizeof(path), "%s/%s", tmpdir, name);
+  snprintf(path, sizeof(path), "%s/%s", scratch_dir, name);
   if((f = fopen(path, "rb"))) {
     fseek(f, 0, SEEK_END);
     n = ftell(f);
@@ -168,7 +168,7 @@ static long file_size(const char *name)
  * it into the database file. Below 1,000 pages the idle call does nothing. */
 START_TEST(test_checkpoint_later)
 {
-  struct store *st = open_ok();
+  struct store *st = scratch_open(scratch_db);
   char key[32], value[4001];
   long before;
   int i;
