@@ -6,7 +6,15 @@
 # nothing due, and `serve`'s memory after 4,000 more mails.
 #
 # usage: bench/scale.sh [TABULA=./build/referee/tabula] [BIG=1000000] [RUNNING=100000]
-# Point it at a Release build. Needs about 1.5 GB of disk for a million.
+#   env: KEEP=DIR  keep the two stores as made (before any move) in DIR and
+#                  reuse them when DIR holds them for the same BIG and
+#                  RUNNING: making a million games takes minutes, a copy
+#                  seconds. Each round plays on a fresh copy.
+#        ROUNDS=N  the poll of the 10,000 moves N times on each store,
+#                  alternating small and big (default 1); medians.
+#        PART=poll the polls only (no tick, no serve).
+# Point it at a Release build. Needs about 1.5 GB of disk for a million
+# (twice that with KEEP).
 #
 # The 1,000 games played are made through the mail (invitations and
 # acceptances, not timed). The other games are copies of them made in SQL
@@ -33,6 +41,9 @@ trap 'rm -rf "$work"' EXIT
 python3 - "$work" "$tabula" "$big" "$running" <<'PY'
 import os, resource, shutil, signal, sqlite3, statistics, subprocess, sys, time
 work, tabula, BIG, RUNNING = sys.argv[1], sys.argv[2], int(sys.argv[3]), int(sys.argv[4])
+KEEP = os.environ.get("KEEP", "")
+ROUNDS = max(1, int(os.environ.get("ROUNDS", "1")))
+PART = os.environ.get("PART", "all")
 GAMES = 1000
 MOVES = ["e4", "e5", "Nf3", "Nc6", "Bc4", "Bc5", "c3", "Nf6", "d3", "d6"]
 MORE = ["O-O", "O-O", "a3", "a6"]
@@ -79,6 +90,33 @@ class Store:
         for sub in ("tmp", "new", "cur"):
             os.makedirs(os.path.join(self.d, "out", sub))
 
+def known(s):
+    """the played games (ids 1..1,000) and their seats' keys"""
+    con = sqlite3.connect(s.d + "/db")
+    s.seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats"
+                                                        " where game <= %d" % GAMES)}
+    s.games = [r[0] for r in con.execute("select id from games where id <= %d order by id" % GAMES)]
+    con.close()
+
+def kept(s, dest):
+    """the store as made, checkpointed, copied to dest (KEEP)"""
+    con = sqlite3.connect(s.d + "/db")
+    con.execute("pragma wal_checkpoint(truncate)")
+    con.close()
+    os.makedirs(dest, exist_ok=True)
+    shutil.copyfile(s.d + "/db", dest + "/db.part")
+    os.rename(dest + "/db.part", dest + "/db")
+
+def fresh(src, d):
+    """a store to play on, copied from the one as made: the same games, keys
+    and Message-IDs (the set-up used 3 a game, so the moves go on from there)"""
+    s = Store(d)
+    shutil.copyfile(src + "/db", d + "/db")
+    s.seq = 3 * GAMES
+    s.empty_outbox()
+    known(s)
+    return s
+
 def made(d):
     s = Store(d)
     for g in range(GAMES):
@@ -92,10 +130,7 @@ def made(d):
         s.drop("w%d@example.org" % g, "referee+confirm.%s@example.org" % keys["w%d@example.org" % g],
                "confirm")
     s.poll()
-    con = sqlite3.connect(d + "/db")
-    s.seats = {(r[0], r[1]): r[2] for r in con.execute("select game, seat, token from seats")}
-    s.games = [r[0] for r in con.execute("select id from games order by id")]
-    con.close()
+    known(s)
     for g in s.games:
         s.drop("b%d@example.org" % (g - 1), "referee+%d.%s@example.org" % (g, s.seats[(g, 1)]), "accept")
     s.poll()
@@ -142,28 +177,63 @@ load0 = os.getloadavg()
 print("scale: 10,000 move mails (1,000 chess games x 10 plies) by one poll; small store %d games,"
       " big store %d games (%d running clocks); %d cores" % (GAMES, BIG, RUNNING, os.cpu_count()),
       flush=True)
-small = made(work + "/small")
-bigs = made(work + "/big")
-n, clocks, secs = fill(bigs, BIG, RUNNING)
-size = os.path.getsize(bigs.d + "/db")
-print("big store: %d games, %d running clocks, %.0f MB, made in %.0f s" % (n, clocks, size / 1e6, secs),
-      flush=True)
-res = {}
-for name, s in (("small", small), ("big", bigs)):
-    s.plies(MOVES, 0)
-    subprocess.run(["sync"])
-    res[name] = s.poll()
+tag = "%d-%d" % (BIG, RUNNING)
+pristine = {}
+if KEEP and all(os.path.exists("%s/%s/db" % (KEEP, n)) for n in ("small", "big." + tag)):
+    pristine = {"small": KEEP + "/small", "big": KEEP + "/big." + tag}
+    print("reusing the stores kept in %s" % KEEP, flush=True)
+else:
+    small = made(work + "/small")
+    bigs = made(work + "/big")
+    n, clocks, secs = fill(bigs, BIG, RUNNING)
+    print("big store: %d games, %d running clocks, made in %.0f s" % (n, clocks, secs), flush=True)
+    if KEEP:
+        kept(small, KEEP + "/small")
+        kept(bigs, KEEP + "/big." + tag)
+        pristine = {"small": KEEP + "/small", "big": KEEP + "/big." + tag}
+    else:
+        ROUNDS = 1
+size = os.path.getsize((pristine["big"] if pristine else bigs.d) + "/db")
+print("big store: %.0f MB" % (size / 1e6), flush=True)
+res = {"small": [], "big": []}
+for r in range(ROUNDS):
+    for name in ("small", "big"):
+        if pristine:
+            d = "%s/%s.%d" % (work, name, r)
+            s = fresh(pristine[name], d)
+        else:
+            s = small if name == "small" else bigs
+        s.plies(MOVES, 0)
+        subprocess.run(["sync"])
+        res[name].append(s.poll())
+        con = sqlite3.connect(s.d + "/db")
+        j = con.execute("select count(*) from journal where kind = 'move'").fetchone()[0]
+        con.close()
+        if j != GAMES * len(MOVES):
+            sys.exit("%s store: %d moves journaled, not %d" % (name, j, GAMES * len(MOVES)))
+        if name == "small":
+            small = s
+        else:
+            bigs = s
+        if pristine and r + 1 < ROUNDS:
+            shutil.rmtree(d)
+    if ROUNDS > 1:
+        print("  round %d: CPU a move small %.3f ms, big %.3f ms" % (
+            r + 1, res["small"][-1][0] / GAMES / len(MOVES) * 1e3,
+            res["big"][-1][0] / GAMES / len(MOVES) * 1e3), flush=True)
 n_moves = GAMES * len(MOVES)
-print("%-36s %10s %10s %10s" % ("whole poll, 10,000 moves", "small", "big", "big/small"))
-print("%-36s %10.3f %10.3f %10.2f" % ("CPU a move, ms", res["small"][0] / n_moves * 1e3,
-      res["big"][0] / n_moves * 1e3, res["big"][0] / res["small"][0]))
-print("%-36s %10.3f %10.3f %10.2f" % ("wall a move, ms", res["small"][1] / n_moves * 1e3,
-      res["big"][1] / n_moves * 1e3, res["big"][1] / res["small"][1]), flush=True)
-for name, s in (("small", small), ("big", bigs)):
-    con = sqlite3.connect(s.d + "/db")
-    j = con.execute("select count(*) from journal where kind = 'move'").fetchone()[0]
-    con.close()
-    print("  check %s: %d moves journaled" % (name, j))
+cs, cb = med([c for c, w in res["small"]]), med([c for c, w in res["big"]])
+ws, wb = med([w for c, w in res["small"]]), med([w for c, w in res["big"]])
+print("%-36s %10s %10s %10s" % ("whole poll, 10,000 moves" + (", %d rounds, medians" % ROUNDS
+      if ROUNDS > 1 else ""), "small", "big", "big/small"))
+print("%-36s %10.3f %10.3f %10.2f" % ("CPU a move, ms", cs / n_moves * 1e3, cb / n_moves * 1e3, cb / cs))
+print("%-36s %10.3f %10.3f %10.2f" % ("wall a move, ms", ws / n_moves * 1e3, wb / n_moves * 1e3, wb / ws),
+      flush=True)
+print("  every round: %d moves journaled on each store" % n_moves)
+if PART == "poll":
+    load1 = os.getloadavg()
+    print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + load1))
+    sys.exit(0)
 
 # tick, nothing due, on the big store
 bigs.empty_outbox()
