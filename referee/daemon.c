@@ -24,26 +24,36 @@
 
 int ref_service_poll(struct ref_service *svc, size_t *processed)
 {
-  size_t sent;
+  size_t sent, inner_sent;
+  double inner_wall, inner_cpu;
   int rc;
 
   struct timespec t0, t1, t2, c0, c1;
 
-  /* transport.c: batches, each committed before it is acknowledged. */
+  /* transport.c: batches, each committed before it is acknowledged; a
+   * Maildir pass sends each batch's replies before the next (inner). */
   clock_gettime(CLOCK_MONOTONIC, &t0);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c0);
   rc = ref_inbound_pass(svc, processed);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   clock_gettime(CLOCK_PROCESS_CPUTIME_ID, &c1);
+  ref_transport_inner_flush(svc, &inner_sent, &inner_wall, &inner_cpu);
   if(ref_service_flush_outbox(svc, &sent))
     rc = -1;
   clock_gettime(CLOCK_MONOTONIC, &t2);
+  sent += inner_sent;
+  /* The processing alone, the replies' writing apart (bench/throughput.sh
+   * and scale.sh read this line). */
   if(*processed || sent)
     ref_log_info("pass: %zu message(s) processed in %.3f s (cpu %.3f s), %zu repl(ies) sent in %.3f s",
                  *processed,
-                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9,
-                 (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9, sent,
-                 (double)(t2.tv_sec - t1.tv_sec) + (double)(t2.tv_nsec - t1.tv_nsec) / 1e9);
+                 (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9 -
+                   inner_wall,
+                 (double)(c1.tv_sec - c0.tv_sec) + (double)(c1.tv_nsec - c0.tv_nsec) / 1e9 -
+                   inner_cpu,
+                 sent,
+                 (double)(t2.tv_sec - t1.tv_sec) + (double)(t2.tv_nsec - t1.tv_nsec) / 1e9 +
+                   inner_wall);
   return rc;
 }
 
