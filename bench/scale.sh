@@ -17,11 +17,12 @@
 #        PART=poll the polls only (no tick, no serve).
 # Files deleted shortly before a poll make its reply files dearer to create
 # on ext4 without a journal (this machine's /): allocating an inode skips,
-# at a buffer lookup each, the inodes freed in the last 60 s (360 s while
-# their inode table block is dirty). The bench deletes nothing until it
-# exits, but other processes may: run the bench a few minutes after the
-# last big delete (a previous run's exit), prefer ROUNDS > 1, and compare
-# the processing rows, which create no files. Issue 15's big/small ratio
+# at a buffer lookup each, the inodes freed in the last 60 s, or 360 s
+# while their inode table block is dirty, which it is while files are
+# being created beside them (recently_deleted(), fs/ext4/ialloc.c). The
+# bench deletes nothing until it exits, but other processes may: run it
+# six minutes after the last big delete (a previous run's exit), prefer
+# ROUNDS > 1, and compare the processing rows, which create no files. Issue 15's big/small ratio
 # of 1.43x was most likely this: the per-move work is the same on both
 # stores (user instructions +0.7%, the same syscalls, the same SQLite page
 # cache misses), and the extra CPU, when there is any, is the kernel's in
