@@ -17,6 +17,9 @@
 #include "mail.h"
 
 #include <errno.h>
+#ifdef __GLIBC__
+#include <malloc.h>
+#endif
 #include <stdlib.h>
 #include <sys/stat.h>
 #include <string.h>
@@ -159,6 +162,15 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
       ref_log_hold();
     if(ref_service_poll(svc, &processed) == 0 && processed)
       ref_log_debug("processed %zu message(s)", processed);
+#ifdef __GLIBC__
+    /* After a backlog (a pass of more than one batch) the heap's free
+     * pages go back to the system: its replies, freed batch by batch
+     * between longer-lived blocks, would otherwise stay in the daemon's
+     * RSS (issue 15: goal 32 MB; 2.5 MB on the scale bench's 4,000
+     * mails). A pass of a few mails, the usual one, pays nothing. */
+    if(processed > (size_t)svc->cfg.batch_max)
+      malloc_trim(0);
+#endif
     /* Time-driven work (clock.c), at most once a minute of the service's clock. */
     if(!*stop && ref_now(svc) >= next_tick) {
       next_tick = ref_now(svc) + 60;
