@@ -22,6 +22,10 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop);
  * the next session, from the last committed UID in the store). */
 int ref_inbound_ack(struct ref_service *svc);
 void ref_transport_close(struct ref_service *svc);
+/* What the outbox flushes between the batches of the last pass sent, and
+ * their wall and CPU seconds (then cleared): a Maildir pass of more than
+ * one batch sends each batch's replies before reading the next. */
+void ref_transport_inner_flush(struct ref_service *svc, size_t *sent, double *wall, double *cpu);
 /* The daemon's stop flag: batches and the outbox flush stop at the next
  * message once it is set (issue 13: SIGTERM in under a second). */
 void ref_transport_stop_on(struct ref_service *svc, volatile sig_atomic_t *stop);

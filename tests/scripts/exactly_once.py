@@ -17,6 +17,10 @@ Each part was a way to get a reply twice before issue 13:
   5. Four `tabula deliver` at once, as Postfix runs pipe deliveries, over
      100 mails, beside a daemon working through 400 of its own: every mail
      processed (exit 0), every reply once.
+  6. A Maildir pass of several batches sends each batch's replies before
+     reading the next (issue 15: they were all held in memory to the end
+     of the pass); a crash after the first batch's replies are written,
+     before they are marked sent, loses and doubles nothing.
 Prints "N passed, M failed".
 """
 import email
@@ -371,9 +375,43 @@ def part_parallel_deliver(root):
             maildir_ids(root + "/out"))
 
 
+# ---- 6. Maildir, a pass of several batches ----
+
+def part_batches(root):
+    cfg = config(root, batch_max="8")
+    drop(root, 40)
+    p = run("poll", cfg)
+    check("batches: one poll of 40 mails in batches of 8 (rc %d)" % p.returncode,
+          p.returncode == 0 and len(os.listdir(root + "/in/cur")) == 40, p.stderr[-500:])
+    # the pass's log line counts the replies sent between batches too
+    check("batches: the pass says 40 replies sent",
+          "40 message(s) processed" in p.stderr and "40 repl(ies) sent" in p.stderr,
+          [l for l in p.stderr.splitlines() if "pass:" in l])
+    r = rows(root)
+    check("batches: 40 rows, all sent", len(r) == 40 and all(s == "sent" for _, s, _ in r),
+          "%d rows, states %s" % (len(r), sorted(set(s for _, s, _ in r))))
+    compare("batches", [msgid_of(m) for _, _, m in r], maildir_ids(root + "/out"))
+    # 40 answers: a crash once the first batch's 16 replies (invitation and
+    # notice) are written and synced, before they are marked sent
+    drop(root, 0, start=40, mails=mailcases.confirm_answers(
+        root + "/out", lambda i: "<confirm%d@example.org>" % i))
+    p = run("poll", cfg, {"TABULA_TEST_CRASH": "after-send"})
+    check("batches: the poll died after the first batch's replies (rc %d)" % p.returncode,
+          p.returncode == 86, p.stderr[-500:])
+    left = len(os.listdir(root + "/in/new"))
+    check("batches: the first batch was acknowledged, the rest waits (%d left)" % left,
+          left == 32, left)
+    p = run("poll", cfg)
+    check("batches: the poll after the crash succeeds", p.returncode == 0, p.stderr[-500:])
+    r = rows(root)
+    check("batches: 120 rows, all sent", len(r) == 120 and all(s == "sent" for _, s, _ in r),
+          "%d rows, states %s" % (len(r), sorted(set(s for _, s, _ in r))))
+    compare("batches crash", [msgid_of(m) for _, _, m in r], maildir_ids(root + "/out"))
+
+
 def main():
     parts = [part_maildir_crash, part_smtp_crash, part_server_words, part_parallel_flush,
-             part_two_daemons, part_parallel_deliver]
+             part_two_daemons, part_parallel_deliver, part_batches]
     only = sys.argv[3:]
     for part in parts:
         if only and part.__name__[5:] not in only:
