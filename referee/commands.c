@@ -499,9 +499,10 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     }
     else
       copy_trim(c->arg, sizeof(c->arg), rest, strlen(rest));
-    if(c->kind == REF_CMD_RESIGN || c->kind == REF_CMD_TAKE || c->kind == REF_CMD_DROP ||
-       c->kind == REF_CMD_DOUBLE || c->kind == REF_CMD_ROLL) {
-      /* "resign gammon." / "take!": the closing punctuation is no word */
+    /* a command that stands alone (it refuses a word "x"): "resign
+     * gammon." / "draw.": the closing punctuation is no word of its own;
+     * the other commands keep their words as written */
+    if(!stands_alone(c->kind, "x")) {
       size_t n = strlen(c->arg);
       while(n && (c->arg[n - 1] == '.' || c->arg[n - 1] == '!' || c->arg[n - 1] == ',' ||
                   isspace((unsigned char)c->arg[n - 1])))
