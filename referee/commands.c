@@ -323,6 +323,61 @@ static int comments_word(const char *rest)
   return !strcasecmp(w, "on") || !strcasecmp(w, "off");
 }
 
+/* A command that acts on the game and takes no words of its own stands
+ * alone on its line: only spaces and closing punctuation may follow it.
+ * "Take your time." is a sentence, not a take; "Drop me a line", "Roll on
+ * summer", "Draw your own conclusions", "Double-check" are prose (review
+ * of issue 18: a sentence to the opponent must never change the game).
+ * Missing a command is recoverable (the player is told nothing was found),
+ * applying one nobody asked for is not: so the list errs on the side of
+ * prose. `rest` is what follows the command word(s); the words a command
+ * does take are allowed: "resign gammon", "accept entropy: ...". */
+static int bare_end(const char *p)
+{
+  for(; *p; p++)
+    if(!isspace((unsigned char)*p) && *p != '.' && *p != '!' && *p != ',')
+      return 0;
+  return 1;
+}
+
+static int stands_alone(enum ref_cmd_kind kind, const char *rest)
+{
+  static const char *const resign_words[] = {"match", "gammon", "backgammon"};
+  size_t i, n;
+  while(isspace((unsigned char)*rest) || *rest == ':')
+    rest++;
+  switch(kind) {
+  case REF_CMD_DOUBLE:
+  case REF_CMD_TAKE:
+  case REF_CMD_DROP:
+  case REF_CMD_ROLL:
+  case REF_CMD_DRAW_OFFER:
+  case REF_CMD_DRAW_ACCEPT:
+  case REF_CMD_DRAW_DECLINE:
+  case REF_CMD_DRAW_CLAIM:
+  case REF_CMD_CLAIM_TIME:
+  case REF_CMD_LEGAL:
+  case REF_CMD_TAKEBACK:
+  case REF_CMD_TAKEBACK_ACCEPT:
+  case REF_CMD_TAKEBACK_DECLINE:
+  case REF_CMD_DECLINE: return bare_end(rest);
+  case REF_CMD_ACCEPT:
+    /* accept [entropy: TEXT] (dice-protocol.md) */
+    return bare_end(rest) || !strncasecmp(rest, "entropy:", 8);
+  case REF_CMD_RESIGN:
+    /* resign [match|gammon|backgammon] (issue 19, BG-5) */
+    if(bare_end(rest))
+      return 1;
+    for(i = 0; i < sizeof(resign_words) / sizeof(resign_words[0]); i++) {
+      n = strlen(resign_words[i]);
+      if(!strncasecmp(rest, resign_words[i], n) && bare_end(rest + n))
+        return 1;
+    }
+    return 0;
+  default: return 1; /* the commands with words keep them */
+  }
+}
+
 static void parse_line(struct ref_cmds *out, const char *line, size_t len, int prose)
 {
   char buf[256];
@@ -397,6 +452,8 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     m = 0;
   if(m && table[i].kind == REF_CMD_COMMENTS && !comments_word(buf + m))
     m = 0;
+  if(m && !stands_alone(table[i].kind, buf + m))
+    m = 0;
   if(m && out->ncmd < REF_CMD_MAX && table[i].kind == REF_CMD_MESSAGE) {
     /* message TEXT: the text is the mail's prose like any other line */
     struct ref_cmd *c = &out->cmd[out->ncmd++];
@@ -442,6 +499,15 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     }
     else
       copy_trim(c->arg, sizeof(c->arg), rest, strlen(rest));
+    /* a command that stands alone (it refuses a word "x"): "resign
+     * gammon." / "draw.": the closing punctuation is no word of its own;
+     * the other commands keep their words as written */
+    if(!stands_alone(c->kind, "x")) {
+      size_t n = strlen(c->arg);
+      while(n && (c->arg[n - 1] == '.' || c->arg[n - 1] == '!' || c->arg[n - 1] == ',' ||
+                  isspace((unsigned char)c->arg[n - 1])))
+        c->arg[--n] = '\0';
+    }
     return;
   }
   if(m)

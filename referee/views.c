@@ -353,7 +353,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   const char *dir = m->svc->cfg.templates_dir;
   char why[512];
   struct ref_buf sugg;
-  struct tpl_var extra[7];
+  struct tpl_var extra[8];
   char help[8] = "";
   int rc, i;
 
@@ -380,11 +380,15 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   extra[5].value = "";
   extra[6].name = "match"; /* issue 19's line: none without a game */
   extra[6].value = "";
+  /* no game, so refused.txt does not say "nothing has changed in the
+   * game" (its {?game} line) to a mail that concerned none */
+  extra[7].name = "game";
+  extra[7].value = "";
   m->refused = 1;
   if(g && seat >= 0)
     rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 4);
   else
-    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 7);
+    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 8);
   ref_buf_free(&sugg);
   return rc;
 }

@@ -66,6 +66,18 @@ static const struct {
   {"accept takeback", REF_CMD_TAKEBACK_ACCEPT, ""},
   {"takeback decline", REF_CMD_TAKEBACK_DECLINE, ""},
   {"DECLINE TAKEBACK", REF_CMD_TAKEBACK_DECLINE, ""},
+  /* review of issue 18: alone on the line, closing punctuation allowed */
+  {"Take.", REF_CMD_TAKE, ""},
+  {"take!", REF_CMD_TAKE, ""},
+  {"TAKE", REF_CMD_TAKE, ""},
+  {"  drop ,  ", REF_CMD_DROP, ""},
+  {"Double!", REF_CMD_DOUBLE, ""},
+  {"no double.", REF_CMD_ROLL, ""},
+  {"Resign.", REF_CMD_RESIGN, ""},
+  {"resign gammon.", REF_CMD_RESIGN, "gammon"},
+  {"resign match", REF_CMD_RESIGN, "match"},
+  {"draw.", REF_CMD_DRAW_OFFER, ""},
+  {"accept entropy: lucky words", REF_CMD_ACCEPT, ""},
 };
 
 START_TEST(test_every_word)
@@ -96,6 +108,30 @@ START_TEST(test_unknown_words_not_guessed)
     ref_commands_parse(&c, lines[i], NULL);
     ck_assert_msg(c.ncmd == 0 && c.ncand == 1 && !strcmp(c.cand[0], lines[i]),
                   "'%s' was read as a command", lines[i]);
+  }
+}
+END_TEST
+
+/* Review of issue 18: a command that takes no words is a command only
+ * alone on its line; a sentence that starts with its word is prose (and a
+ * candidate like any prose line, which no game reads as a move). */
+START_TEST(test_sentences_not_commands)
+{
+  static const char *const lines[] = {
+    "Take your time.",       "Drop me a line when you can.", "Double-check your move",
+    "Double-check",          "Resign yourself to a long game", "Roll on summer",
+    "Draw your own conclusions.", "draw offer of the century", "Accept my apologies.",
+    "Decline and fall",      "No double-dealing!",            "legal advice, please",
+    "takeback the night",    "Take care",                     "resign gammon please",
+  };
+  size_t i;
+  for(i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, lines[i], NULL);
+    ck_assert_msg(c.ncmd == 0, "'%s' was read as '%s'", lines[i], ref_cmd_name(c.cmd[0].kind));
+    ck_assert_msg(c.nprose == 1 && c.pline[0].len == strlen(lines[i]) &&
+                    !memcmp(c.prose + c.pline[0].off, lines[i], c.pline[0].len),
+                  "'%s' not kept as prose", lines[i]);
   }
 }
 END_TEST
@@ -583,6 +619,7 @@ static Suite *commands_suite(void)
   TCase *tc = tcase_create("words");
   tcase_add_test(tc, test_every_word);
   tcase_add_test(tc, test_unknown_words_not_guessed);
+  tcase_add_test(tc, test_sentences_not_commands);
   tcase_add_loop_test(tc, test_classes, 0, (int)(sizeof(classes) / sizeof(classes[0])));
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
