@@ -452,6 +452,30 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     m = 0;
   if(m && table[i].kind == REF_CMD_COMMENTS && !comments_word(buf + m))
     m = 0;
+  /* "Accept, thanks!", "Resign. Good game!": a bare command whose own
+   * words end at a clause break (. ! , ;) is a command, and what follows
+   * the break is the player's words, kept as prose. Only a command word
+   * followed straight by a word of the sentence ("Take your time.") is
+   * prose as a whole. accept's "entropy:" text is its own, commas and all. */
+  if(m && !stands_alone(table[i].kind, "x") && strncasecmp(buf + m + strspn(buf + m, " \t:"),
+                                                       "entropy:", 8)) {
+    char *brk = strpbrk(buf + m, ".!,;");
+    if(brk && !bare_end(brk)) {
+      char own[256], *tail = brk + 1;
+      size_t k = (size_t)(brk - (buf + m));
+      memcpy(own, buf + m, k);
+      own[k] = '\0';
+      while(*tail && (isspace((unsigned char)*tail) || strchr(".!,;", *tail)))
+        tail++;
+      if(stands_alone(table[i].kind, own)) {
+        if(prose)
+          add_prose(out, tail, strlen(tail), -1);
+        *brk = '\0'; /* the command is the line up to its break */
+      }
+      else
+        m = 0; /* "resign gammon please, ...": a sentence, whole */
+    }
+  }
   if(m && !stands_alone(table[i].kind, buf + m))
     m = 0;
   if(m && out->ncmd < REF_CMD_MAX && table[i].kind == REF_CMD_MESSAGE) {

@@ -136,6 +136,35 @@ START_TEST(test_sentences_not_commands)
 }
 END_TEST
 
+/* A bare command ended by a clause break, then the player's words: the
+ * command, and the words kept as prose ("Accept, thanks!"). */
+START_TEST(test_command_then_words)
+{
+  static const struct {
+    const char *line;
+    enum ref_cmd_kind kind;
+    const char *arg, *words;
+  } rows[] = {
+      {"Accept, thanks!", REF_CMD_ACCEPT, "", "thanks!"},
+      {"Resign. Good game!", REF_CMD_RESIGN, "", "Good game!"},
+      {"resign gammon, well played", REF_CMD_RESIGN, "gammon", "well played"},
+      {"Take! Nice double.", REF_CMD_TAKE, "", "Nice double."},
+      {"draw; it is dead equal", REF_CMD_DRAW_OFFER, "", "it is dead equal"},
+  };
+  size_t i;
+  for(i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {
+    struct ref_cmds c;
+    ref_commands_parse(&c, rows[i].line, NULL);
+    ck_assert_msg(c.ncmd == 1 && c.cmd[0].kind == rows[i].kind, "'%s' read as %d command(s)",
+                  rows[i].line, c.ncmd);
+    ck_assert_str_eq(c.cmd[0].arg, rows[i].arg);
+    ck_assert_msg(c.nprose == 1 && c.pline[0].len == strlen(rows[i].words) &&
+                    !memcmp(c.prose + c.pline[0].off, rows[i].words, c.pline[0].len),
+                  "'%s': the words after the command not kept", rows[i].line);
+  }
+}
+END_TEST
+
 /* ---- the "#N" guard (as in pbmserv) ---- */
 
 static const struct {
@@ -620,6 +649,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_every_word);
   tcase_add_test(tc, test_unknown_words_not_guessed);
   tcase_add_test(tc, test_sentences_not_commands);
+  tcase_add_test(tc, test_command_then_words);
   tcase_add_loop_test(tc, test_classes, 0, (int)(sizeof(classes) / sizeof(classes[0])));
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
