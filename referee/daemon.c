@@ -47,7 +47,8 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
   if(ref_inbound_ack(svc))
     rc = -1;
   /* nor for a checkpoint (the daemon's, store_checkpoint_later) */
-  if(store_checkpoint_idle(svc->st) != STORE_OK)
+  /* (stopping: the close checkpoints everything anyway, once) */
+  if(!ref_transport_stopping(svc) && store_checkpoint_idle(svc->st) != STORE_OK)
     ref_log_warn("%s", store_errmsg(svc->st));
   clock_gettime(CLOCK_MONOTONIC, &t2);
   sent += inner_sent;

@@ -29,6 +29,8 @@ void ref_transport_inner_flush(struct ref_service *svc, size_t *sent, double *wa
 /* The daemon's stop flag: batches and the outbox flush stop at the next
  * message once it is set (issue 13: SIGTERM in under a second). */
 void ref_transport_stop_on(struct ref_service *svc, volatile sig_atomic_t *stop);
+/* Whether that flag is set: the daemon is stopping. */
+bool ref_transport_stopping(struct ref_service *svc);
 /* The store's failure during the last pass (copied into buf, then
  * cleared): false when the store did not fail. daemon.c backs off on it. */
 bool ref_transport_fault(struct ref_service *svc, char *buf, size_t cap);

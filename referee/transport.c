@@ -142,6 +142,11 @@ static bool stopping(struct ref_service *svc)
   return svc->transport && svc->transport->stop && *svc->transport->stop;
 }
 
+bool ref_transport_stopping(struct ref_service *svc)
+{
+  return stopping(svc);
+}
+
 static double seconds(clockid_t clock)
 {
   struct timespec ts;

@@ -58,7 +58,9 @@ class Club:
         self.daemon_log = open(os.path.join(self.root, "serve.log"), "wb")
         self.daemon = subprocess.Popen([self.tabula_path, "serve", "-c", self.conf],
                                        stderr=self.daemon_log)
-        self.wait(lambda: os.path.isdir(os.path.join(self.root, "in", "new")), "serve to start")
+        # the whole inbox: serve makes tmp/, new/ and cur/ one after the other
+        self.wait(lambda: all(os.path.isdir(os.path.join(self.root, "in", d))
+                              for d in ("tmp", "new", "cur")), "serve to start")
 
     def stop_daemon(self):
         if self.daemon:

@@ -238,7 +238,9 @@ def main():
         ended = play(t, c, d, rng, 400, until_over=True)
         subject = str(t.last[c]["Subject"])
         check("game 2 (race) is played by mail until the rules end it", ended, subject)
-        stones = any(re.search(r"/off@[a-h][1-8]", str(m["Subject"]))
+        # the subject or the text: a long play's subject may not hold it all
+        stones = any(re.search(r"/off@[a-h][1-8]", str(m["Subject"]) + "\n" +
+                               m.get_body(preferencelist=("plain",)).get_content())
                      for _, _, m in t.log)
         check("6.2c: bear-offs placed as stones by mail (`6/off@e4`)", stones)
 

@@ -127,6 +127,10 @@ def play_game(t, white, black, rng, fen=None, limit=40):
         else:
             raise RuntimeError("nobody to act:\n" + t.body(white) + "\n----\n" + t.body(black))
     for who in (white, black):
+        # the limit's last mail may have ended the game (a chance of the dice)
+        if "is over" in str(t.last[who]["Subject"]):
+            return invite
+    for who in (white, black):
         if "It is your turn" in t.body(who):
             t.deliver(who, "resign", reply=t.last[who])
             return invite
