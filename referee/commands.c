@@ -323,29 +323,31 @@ static int comments_word(const char *rest)
   return !strcasecmp(w, "on") || !strcasecmp(w, "off");
 }
 
+/* What ends a command's own words: the rest of the line is the player's. */
+static const char clause_break[] = ".!,;";
+
+static int bare_end(const char *p)
+{
+  for(; *p; p++)
+    if(!isspace((unsigned char)*p) && !strchr(clause_break, *p))
+      return 0;
+  return 1;
+}
+
 /* A command that acts on the game and takes no words of its own stands
- * alone on its line: only spaces and closing punctuation may follow it.
+ * alone on its line: only spaces and a clause break may follow it (after a
+ * break, the player's words: parse_line).
  * "Take your time." is a sentence, not a take; "Drop me a line", "Roll on
  * summer", "Draw your own conclusions", "Double-check" are prose (review
  * of issue 18: a sentence to the opponent must never change the game).
  * Missing a command is recoverable (the player is told nothing was found),
  * applying one nobody asked for is not: so the list errs on the side of
  * prose. `rest` is what follows the command word(s); the words a command
- * does take are allowed: "resign gammon", "accept entropy: ...". */
-static int bare_end(const char *p)
+ * does take are allowed: "resign gammon", "accept entropy: ...".
+ * takes_no_words lists them; none takes words but for accept's "entropy:
+ * TEXT" and resign's match|gammon|backgammon. */
+static int takes_no_words(enum ref_cmd_kind kind)
 {
-  for(; *p; p++)
-    if(!isspace((unsigned char)*p) && *p != '.' && *p != '!' && *p != ',')
-      return 0;
-  return 1;
-}
-
-static int stands_alone(enum ref_cmd_kind kind, const char *rest)
-{
-  static const char *const resign_words[] = {"match", "gammon", "backgammon"};
-  size_t i, n;
-  while(isspace((unsigned char)*rest) || *rest == ':')
-    rest++;
   switch(kind) {
   case REF_CMD_DOUBLE:
   case REF_CMD_TAKE:
@@ -360,22 +362,31 @@ static int stands_alone(enum ref_cmd_kind kind, const char *rest)
   case REF_CMD_TAKEBACK:
   case REF_CMD_TAKEBACK_ACCEPT:
   case REF_CMD_TAKEBACK_DECLINE:
-  case REF_CMD_DECLINE: return bare_end(rest);
+  case REF_CMD_DECLINE:
   case REF_CMD_ACCEPT:
-    /* accept [entropy: TEXT] (dice-protocol.md) */
-    return bare_end(rest) || !strncasecmp(rest, "entropy:", 8);
-  case REF_CMD_RESIGN:
-    /* resign [match|gammon|backgammon] (issue 19, BG-5) */
-    if(bare_end(rest))
-      return 1;
+  case REF_CMD_RESIGN: return 1;
+  default: return 0; /* the commands with words keep them */
+  }
+}
+
+static int stands_alone(enum ref_cmd_kind kind, const char *rest)
+{
+  static const char *const resign_words[] = {"match", "gammon", "backgammon"};
+  size_t i, n;
+  while(isspace((unsigned char)*rest) || *rest == ':')
+    rest++;
+  if(!takes_no_words(kind) || bare_end(rest))
+    return 1;
+  if(kind == REF_CMD_ACCEPT) /* accept [entropy: TEXT] (dice-protocol.md) */
+    return !strncasecmp(rest, "entropy:", 8);
+  if(kind == REF_CMD_RESIGN) { /* resign [match|gammon|backgammon] (issue 19, BG-5) */
     for(i = 0; i < sizeof(resign_words) / sizeof(resign_words[0]); i++) {
       n = strlen(resign_words[i]);
       if(!strncasecmp(rest, resign_words[i], n) && bare_end(rest + n))
         return 1;
     }
-    return 0;
-  default: return 1; /* the commands with words keep them */
   }
+  return 0;
 }
 
 static void parse_line(struct ref_cmds *out, const char *line, size_t len, int prose)
@@ -457,15 +468,15 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
    * the break is the player's words, kept as prose. Only a command word
    * followed straight by a word of the sentence ("Take your time.") is
    * prose as a whole. accept's "entropy:" text is its own, commas and all. */
-  if(m && !stands_alone(table[i].kind, "x") && strncasecmp(buf + m + strspn(buf + m, " \t:"),
-                                                       "entropy:", 8)) {
-    char *brk = strpbrk(buf + m, ".!,;");
+  if(m && takes_no_words(table[i].kind) &&
+     strncasecmp(buf + m + strspn(buf + m, " \t:"), "entropy:", 8)) {
+    char *brk = strpbrk(buf + m, clause_break);
     if(brk && !bare_end(brk)) {
       char own[256], *tail = brk + 1;
       size_t k = (size_t)(brk - (buf + m));
       memcpy(own, buf + m, k);
       own[k] = '\0';
-      while(*tail && (isspace((unsigned char)*tail) || strchr(".!,;", *tail)))
+      while(*tail && (isspace((unsigned char)*tail) || strchr(clause_break, *tail)))
         tail++;
       if(stands_alone(table[i].kind, own)) {
         if(prose)
@@ -526,10 +537,9 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     /* a command that stands alone (it refuses a word "x"): "resign
      * gammon." / "draw.": the closing punctuation is no word of its own;
      * the other commands keep their words as written */
-    if(!stands_alone(c->kind, "x")) {
+    if(takes_no_words(c->kind)) {
       size_t n = strlen(c->arg);
-      while(n && (c->arg[n - 1] == '.' || c->arg[n - 1] == '!' || c->arg[n - 1] == ',' ||
-                  isspace((unsigned char)c->arg[n - 1])))
+      while(n && (strchr(clause_break, c->arg[n - 1]) || isspace((unsigned char)c->arg[n - 1])))
         c->arg[--n] = '\0';
     }
     return;
