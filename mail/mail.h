@@ -198,8 +198,9 @@ int mail_maildir_deliver(const char *dir, const char *data, size_t len, char *na
 /* Reads a whole message from fd (the MTA-pipe mode) into *data, bounded by
  * MAIL_MAX_MESSAGE. */
 int mail_read_fd(int fd, char **data, size_t *len);
-/* mail_maildir_ack for a batch: every rename, then one fsync of cur/.
- * Returns the number of names that could not be moved. */
+/* mail_maildir_ack for a batch. Neither syncs cur/: the store knows
+ * every processed message, so one a crash puts back in new/ is read again
+ * as a no-op. Returns the number of names that could not be moved. */
 size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n);
 /* Group delivery: mail_maildir_deliver without its two fsyncs, for many
  * messages; then one mail_maildir_sync(dir) (syncfs(2): one flush of the
@@ -217,12 +218,19 @@ int mail_maildir_sync_folder(const char *dir);
  * daemon reading a Maildir wakes when a message is linked or renamed into
  * it (tabula-deliver, an MTA, a mail filter) instead of at its next poll.
  * _open: 0, or MAIL_EIO when the system cannot watch (the caller polls).
- * _wait: 1 when something arrived (every queued event is read), 0 at the
- * timeout or on a signal, -1 on an error. Arrivals between two waits are
+ * _wait: 1 when something arrived (every queued event is read and its
+ * name kept for _take), 0 at the timeout or on a signal, -1 on an error. Arrivals between two waits are
  * queued by the kernel, so none is missed once the watch is open. */
 struct mail_maildir_watch;
 int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out);
 int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
+/* _take: the messages that arrived in new/ since the last take, in
+ * delivery order (as mail_maildir_list_new), each once, only those still
+ * there; the caller frees them with mail_names_free. 0 with the names; 1
+ * when the watch cannot say (the kernel's queue overflowed: list new/);
+ * MAIL_EIO on an error. */
+int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char ***names,
+                            size_t *n);
 void mail_maildir_watch_close(struct mail_maildir_watch *w);
 /* Delivery under a name the caller derives from the message itself (an
  * outbox row: issue 13, every reply exactly once), so a second delivery of

@@ -344,30 +344,7 @@ out:
 
 int mail_maildir_ack(const char *dir, const char *name)
 {
-  char from[PATH_MAX];
-  char to[PATH_MAX];
-  char cur[PATH_MAX];
-  char base[NAME_MAX + 8];
-  struct stat st;
-  size_t n;
-
-  if(!dir || !name_ok(name))
-    return MAIL_EIO;
-  /* The unique part is what comes before ':'; the info is ours to set. */
-  n = strcspn(name, ":");
-  memcpy(base, name, n);
-  memcpy(base + n, ":2,S", 5);
-  if(path_of(from, sizeof(from), dir, "new", name) || path_of(to, sizeof(to), dir, "cur", base) ||
-     path_of(cur, sizeof(cur), dir, "cur", NULL))
-    return MAIL_EIO;
-  if(rename(from, to)) {
-    /* Acknowledged before (a crash between rename and the store's next
-     * look): the message is where ack would put it. */
-    if(errno == ENOENT && !lstat(to, &st))
-      return 0;
-    return MAIL_EIO;
-  }
-  return sync_dir(cur);
+  return mail_maildir_ack_batch(dir, &(char *){(char *)name}, 1) ? MAIL_EIO : 0;
 }
 
 /* The host part of a unique name, with '/' and ':' written as the spec
@@ -501,13 +478,14 @@ out:
 
 size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n)
 {
-  char cur[PATH_MAX];
   size_t i, failed = 0;
 
-  /* One fsync of cur/ for the batch instead of one per message. The
-   * renames need no sync of their own for safety: a rename lost in a
-   * crash leaves the message in new/, and the store knows it was
-   * processed, so the repeat is a no-op (docs/architecture.md). */
+  /* No sync: a rename lost in a crash leaves the message in new/, and
+   * the store, which keeps every message's Message-ID and digest for
+   * good, knows it was processed, so the repeat is a no-op
+   * (docs/architecture.md). A daemon's pass over one mail made five
+   * syncs with an fsync of cur/ here; four are what the promises need:
+   * the commit, each reply, and the outbox's new/ (issue 15). */
   for(i = 0; i < n; i++) {
     char from[PATH_MAX], to[PATH_MAX], base[NAME_MAX + 8];
     struct stat st;
@@ -524,8 +502,6 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n)
        (rename(from, to) && !(errno == ENOENT && !lstat(to, &st))))
       failed++;
   }
-  if(n && dir && !path_of(cur, sizeof(cur), dir, "cur", NULL) && sync_dir(cur))
-    failed = n;
   return failed;
 }
 
@@ -685,6 +661,14 @@ out:
 
 struct mail_maildir_watch {
   int fd; /* inotify(7) */
+  /* The names that arrived since the last mail_maildir_watch_take, so a
+   * pass opens them instead of reading the whole of new/: a folder that
+   * once held a backlog keeps its size on ext4, and listing it cost more
+   * than the message (issue 15). lost: the kernel's queue overflowed or
+   * memory failed, so the names are not all here. */
+  char **names;
+  size_t n, cap;
+  bool lost;
 };
 
 int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
@@ -705,7 +689,7 @@ int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
     close(fd);
     return MAIL_EIO;
   }
-  w = malloc(sizeof(*w));
+  w = calloc(1, sizeof(*w));
   if(!w) {
     close(fd);
     return MAIL_EIO;
@@ -713,6 +697,38 @@ int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
   w->fd = fd;
   *out = w;
   return 0;
+}
+
+/* Keeps the names of the events in buf (a read of the inotify fd). */
+static void keep_names(struct mail_maildir_watch *w, const char *buf, size_t len)
+{
+  size_t off = 0;
+
+  while(off + sizeof(struct inotify_event) <= len) {
+    const struct inotify_event *e = (const void *)(buf + off);
+    off += sizeof(*e) + e->len;
+    if(e->mask & IN_Q_OVERFLOW) {
+      w->lost = true;
+      continue;
+    }
+    /* a directory or a dot file is no message; list_new skips them too */
+    if(!e->len || (e->mask & IN_ISDIR) || !name_ok(e->name) || w->lost)
+      continue;
+    if(w->n == w->cap) {
+      size_t ncap = w->cap ? w->cap * 2 : 16;
+      char **p = realloc(w->names, ncap * sizeof(*p));
+      if(!p) {
+        w->lost = true;
+        continue;
+      }
+      w->names = p;
+      w->cap = ncap;
+    }
+    if(!(w->names[w->n] = strdup(e->name)))
+      w->lost = true;
+    else
+      w->n++;
+  }
 }
 
 int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
@@ -736,6 +752,7 @@ int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
     ssize_t n = read(w->fd, buf, sizeof(buf));
     if(n > 0) {
       got = true;
+      keep_names(w, buf, (size_t)n);
       continue;
     }
     if(n < 0 && errno == EINTR)
@@ -745,10 +762,61 @@ int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
   return got ? 1 : 0;
 }
 
+int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char ***names,
+                            size_t *n)
+{
+  char path[PATH_MAX];
+  struct stat st;
+  size_t i, k;
+  int dfd;
+  bool lost;
+
+  *names = NULL;
+  *n = 0;
+  if(!w || !dir || path_of(path, sizeof(path), dir, "new", NULL))
+    return MAIL_EIO;
+  lost = w->lost;
+  w->lost = false;
+  if(lost) {
+    mail_names_free(w->names, w->n);
+    w->names = NULL;
+    w->n = w->cap = 0;
+    return 1;
+  }
+  if(!w->n)
+    return 0;
+  dfd = open(path, O_RDONLY | O_DIRECTORY | O_CLOEXEC);
+  if(dfd < 0)
+    return MAIL_EIO;
+  /* In delivery order, once each (a name linked, then renamed over, is
+   * two events), and only what is still a regular file there, as
+   * mail_maildir_list_new would give them. */
+  qsort(w->names, w->n, sizeof(*w->names), cmp_names);
+  for(i = 0, k = 0; i < w->n; i++) {
+    if((k && !strcmp(w->names[k - 1], w->names[i])) ||
+       fstatat(dfd, w->names[i], &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+      free(w->names[i]);
+      continue;
+    }
+    w->names[k++] = w->names[i];
+  }
+  close(dfd);
+  *names = w->names;
+  *n = k;
+  w->names = NULL;
+  w->n = w->cap = 0;
+  if(!k) {
+    free(*names);
+    *names = NULL;
+  }
+  return 0;
+}
+
 void mail_maildir_watch_close(struct mail_maildir_watch *w)
 {
   if(!w)
     return;
   close(w->fd);
+  mail_names_free(w->names, w->n);
   free(w);
 }

@@ -43,6 +43,11 @@ struct ref_transport {
   bool more; /* the last pass left mail for the next batch: do not wait */
   struct mail_maildir_watch *inbox_watch; /* source maildir: new/ watched */
   bool inbox_unwatchable;                 /* it could not be: poll_ms */
+  /* With the watch, a pass reads only the names it saw arrive (issue 15);
+   * new/ is listed whole after the watch opens, after a pass that left a
+   * message there, and at least every INBOX_RELIST_S. */
+  bool inbox_relist;
+  double inbox_listed; /* CLOCK_MONOTONIC seconds of the last listing */
   volatile sig_atomic_t *stop; /* set by SIGTERM: stop at the next message */
   /* Replies the sink took that the store does not yet say are sent (its
    * write failed): recorded before anything else is sent. */
@@ -305,6 +310,44 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
 
 /* ---- Maildir source ---- */
 
+/* A listing of new/ this often even with the watch: the watch misses
+ * nothing once open, so this only bounds what a fault nobody foresaw
+ * could leave behind. */
+#define INBOX_RELIST_S 60.0
+
+/* The names a pass reads: those the watch saw arrive, or, without a
+ * watch or when it cannot tell, the whole of new/ (0, else -1). A folder
+ * that once held a backlog keeps its size (ext4 does not shrink a
+ * directory), and listing it cost more than the message (issue 15). */
+static int inbox_names(struct ref_service *svc, char ***names, size_t *n)
+{
+  struct ref_transport *t = svc->transport;
+  double now = seconds(CLOCK_MONOTONIC);
+
+  if(t && t->inbox_watch && !t->inbox_relist && now - t->inbox_listed < INBOX_RELIST_S) {
+    int r = mail_maildir_watch_take(t->inbox_watch, svc->cfg.inbox, names, n);
+    if(r == 0)
+      return 0;
+    if(r < 0)
+      ref_log_warn("cannot read the inbox watch's names: listing %s/new", svc->cfg.inbox);
+  } else if(t && t->inbox_watch) {
+    /* what the watch kept is in the listing too */
+    char **seen = NULL;
+    size_t nseen = 0;
+    mail_maildir_watch_take(t->inbox_watch, svc->cfg.inbox, &seen, &nseen);
+    mail_names_free(seen, nseen);
+  }
+  if(mail_maildir_list_new(svc->cfg.inbox, names, n) != MAIL_OK) {
+    ref_log_error("cannot read %s/new", svc->cfg.inbox);
+    return -1;
+  }
+  if(t) {
+    t->inbox_relist = false;
+    t->inbox_listed = now;
+  }
+  return 0;
+}
+
 static int pass_maildir(struct ref_service *svc, size_t *processed)
 {
   char **names = NULL, **acks = NULL;
@@ -312,10 +355,8 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
   int rc = 0;
   bool flushing = true;
 
-  if(mail_maildir_list_new(svc->cfg.inbox, &names, &n) != MAIL_OK) {
-    ref_log_error("cannot read %s/new", svc->cfg.inbox);
+  if(inbox_names(svc, &names, &n))
     return -1;
-  }
   acks = calloc(n + 1, sizeof(*acks));
   if(!acks) {
     mail_names_free(names, n);
@@ -345,6 +386,8 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
       if(v[i].data)
         (*processed)++;
     }
+    if(nack < m && svc->transport)
+      svc->transport->inbox_relist = true; /* left in new/: the next pass finds it */
     failed = mail_maildir_ack_batch(svc->cfg.inbox, acks, nack);
     if(failed)
       ref_log_warn("cannot move %zu message(s) to cur/; the repeat will be a no-op", failed);
@@ -354,6 +397,8 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
     if(rc == 0 && flushing && start + m < n && !stopping(svc))
       flushing = flush_between(svc);
   }
+  if(start < n && svc->transport)
+    svc->transport->inbox_relist = true; /* stopped with names unread */
   free(acks);
   mail_names_free(names, n);
   return rc;
@@ -717,6 +762,7 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop)
         ref_log_debug("inbox %s cannot be watched: polling every %d ms", svc->cfg.inbox,
                       svc->cfg.poll_ms);
       }
+      t->inbox_relist = true;
       return 0;
     }
     if(t->inbox_watch) {

@@ -280,6 +280,56 @@ START_TEST(test_maildir_watch_and_folder_sync)
 }
 END_TEST
 
+/* Issue 15: the watch names what arrived, so a pass need not list a big
+ * new/: in delivery order, each once, only regular files still there;
+ * what arrived before the watch opened is for a listing, not the watch. */
+START_TEST(test_maildir_watch_take)
+{
+  char dir[300], path[700], name[3][256];
+  struct mail_maildir_watch *w = NULL;
+  char **names = NULL;
+  size_t n = 9, i;
+
+  snprintf(dir, sizeof(dir), "%s/wt", tmpdir);
+  ck_assert_int_eq(mail_maildir_init(dir), 0);
+  ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "early\n", 6, name[0], sizeof(name[0])), 0);
+  ck_assert_int_eq(mail_maildir_watch_open(dir, &w), 0);
+  ck_assert_int_eq(mail_maildir_watch_take(w, dir, &names, &n), 0);
+  ck_assert_uint_eq(n, 0); /* the early one: before the watch */
+  ck_assert_ptr_null(names);
+  /* out of order by hand: the later name first */
+  snprintf(path, sizeof(path), "%s/new/1700000002.M1P1.h", dir);
+  fclose(fopen(path, "w"));
+  snprintf(path, sizeof(path), "%s/new/1700000001.M1P1.h", dir);
+  fclose(fopen(path, "w"));
+  snprintf(path, sizeof(path), "%s/new/.hidden", dir);
+  fclose(fopen(path, "w"));
+  snprintf(path, sizeof(path), "%s/new/1700000003.dir", dir);
+  ck_assert_int_eq(mkdir(path, 0700), 0);
+  ck_assert_int_eq(mail_maildir_put(dir, "1700000000.M9P9.r", "abc", 3, MAIL_SYNC_NONE, NULL), 0);
+  ck_assert_int_eq(mail_maildir_put(dir, "1700000000.M9P9.r", "abd", 3, MAIL_SYNC_NONE, NULL), 0);
+  ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "gone\n", 5, name[1], sizeof(name[1])), 0);
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
+  snprintf(path, sizeof(path), "%s/new/%s", dir, name[1]);
+  ck_assert_int_eq(unlink(path), 0); /* taken by someone else meanwhile */
+  ck_assert_int_eq(mail_maildir_watch_take(w, dir, &names, &n), 0);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_str_eq(names[0], "1700000000.M9P9.r"); /* renamed in twice: once */
+  ck_assert_str_eq(names[1], "1700000001.M1P1.h");
+  ck_assert_str_eq(names[2], "1700000002.M1P1.h");
+  mail_names_free(names, n);
+  ck_assert_int_eq(mail_maildir_watch_take(w, dir, &names, &n), 0);
+  ck_assert_uint_eq(n, 0); /* taken once */
+  /* a name not taken is dropped with the watch: nothing leaks */
+  ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "late\n", 5, name[2], sizeof(name[2])), 0);
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
+  mail_maildir_watch_close(w);
+  for(i = 0; i < 3; i++)
+    ck_assert(name[i][0]);
+  ck_assert_int_eq(mail_maildir_watch_take(NULL, dir, &names, &n), MAIL_EIO);
+}
+END_TEST
+
 /* Issue 13: the Maildir delivery time is the time the unique name starts
  * with, else the file's modification time. */
 START_TEST(test_maildir_arrival)
@@ -526,6 +576,7 @@ static Suite *transport_suite(void)
   tcase_add_test(tc, test_sendmail_pipe);
   tcase_add_test(tc, test_maildir_group);
   tcase_add_test(tc, test_maildir_watch_and_folder_sync);
+  tcase_add_test(tc, test_maildir_watch_take);
   tcase_add_test(tc, test_maildir_arrival);
   tcase_add_test(tc, test_imap_arrival_and_search);
   suite_add_tcase(s, tc);
