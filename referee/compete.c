@@ -548,8 +548,10 @@ static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
 
 /* The next game of g's match: the same seats, already accepted, the score
  * after g in its options, the match's dice (a "Dice match" line in its
- * first mail says from which roll), g's time control and observers;
- * started at once. */
+ * first mail says from which roll), g's time control, observers and the
+ * words the players chose at the invitation that are the service's:
+ * private (no observers, no page on the site) and public-comments; started
+ * at once. A match asked for private had its second game public. */
 static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
                       const struct ref_match_state *ms, const struct ref_match_after *a)
 {
@@ -560,14 +562,22 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
   const char *both[2] = {g->seats[0].address, g->seats[1].address};
   char opts[256], text[1024], observers[32 * 260], *save = NULL, *tok;
   int rc = -1;
+  int priv = ref_game_private(svc, g->row.id), pub = ref_game_public_comments(svc, g->row.id);
 
+  if(priv < 0 || pub < 0)
+    return -1;
   ref_match_options(opts, sizeof(opts), ms->length, a->score, a->next_crawford);
-  snprintf(text, sizeof(text), "new %s %s by %s for match %lld game %d", g->desc->name, opts,
-           svc->cfg.address, (long long)ms->match, ms->number + 1);
+  /* the words in cmd_invite.c's order ("unrated" is the match's: its first
+   * game's create entry, ref_match_recount) */
+  snprintf(text, sizeof(text), "new %s%s%s %s by %s for match %lld game %d", g->desc->name,
+           priv ? " private" : "", pub ? " public-comments" : "", opts, svc->cfg.address,
+           (long long)ms->match, ms->number + 1);
   ref_buf_init(&prelude, 4096);
   if(store_clock_load(svc->st, &ck, g->row.id) != STORE_OK ||
      game_create(svc, &ng, g->desc, opts, ck.days, ck.weekends, both, NULL, NULL, g->seats, text) ||
      store_match_add_game(svc->st, ms->match, ms->number + 1, ng.row.id) != STORE_OK ||
+     (priv && ref_game_set_private(svc, ng.row.id)) ||
+     (pub && ref_game_set_public_comments(svc, ng.row.id)) ||
      ref_observers(svc, g->row.id, observers, sizeof(observers)))
     goto out;
   for(tok = strtok_r(observers, " ", &save); tok; tok = strtok_r(NULL, " ", &save))

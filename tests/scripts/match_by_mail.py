@@ -26,7 +26,8 @@ line fails; `verify` by mail counts every roll of the match; `tabula check`
 passes; the match counts once for each player's backgammon rating.
 Then, by `tabula deliver`: `resign match` ends a 5-point match at once,
 and `new backgammon jacoby=on` scores a gammon with the cube in the middle
-as a single game.
+as a single game; a match made `private public-comments` keeps both in its
+second game (nobody can observe it).
 Prints "N passed, M failed".
 """
 import glob
@@ -277,6 +278,28 @@ def main():
         subject = str(club.game_mail[("carol@example.org", g)]["Subject"])
         check("Jacoby: a gammon before any double counts as a single game",
               "White won by resignation" in subject, subject)
+        # a private match with public comments stays so in every game: its
+        # second game was public (no "private" in its create entry)
+        club.create(A, "new backgammon match=3 private public-comments with %s" % B)
+        club.answer(B, "accept")
+        g1 = m.current()
+        club.play(B, g1, "resign gammon")
+        club.play(A, g1, "accept")
+        g2 = m.current()
+        con = sqlite3.connect(os.path.join(root, "db"))
+        create = con.execute("SELECT text FROM journal WHERE game = ? AND kind = 'create'",
+                             (g2,)).fetchone()[0]
+        flags = sorted(r[0] for r in con.execute(
+            "SELECT key FROM kv WHERE key IN (?, ?)",
+            ("private:%d" % g2, "public-comments:%d" % g2)))
+        con.close()
+        check("a private public-comments match: game 2 (%d) is both" % g2,
+              g2 != g1 and "private public-comments match=3" in create and
+              flags == ["private:%d" % g2, "public-comments:%d" % g2], (create, flags))
+        out = club.deliver("carol@example.org", "observe %d" % g2)
+        check("a private match's game 2 cannot be observed: carol is told why, nobody else hears",
+              [to for to, _ in out] == ["carol@example.org"] and
+              "Game %d is private" % g2 in body(out[0][1]), [(to, body(x)[:200]) for to, x in out])
         p = club.tabula("check")
         check("tabula check passes at the end", p.returncode == 0, p.stdout)
     except Exception:  # a crash is a failure with its story
