@@ -109,7 +109,7 @@ static int deliver(const char *maildir)
   gethostname(host, sizeof(host) - 1);
   host[strcspn(host, "/:")] = '\0';
   clock_gettime(CLOCK_REALTIME, &ts);
-  snprintf(name, sizeof(name), "%lld.M%06ldP%ld.%s", (long long)ts.tv_sec,
+  snprintf(name, sizeof(name), "%lld.M%06ldP%ld.%.64s", (long long)ts.tv_sec,
            (long)(ts.tv_nsec / 1000), (long)getpid(), host);
   path(tmp, maildir, "tmp", name);
   path(dst, maildir, "new", name);
@@ -161,7 +161,7 @@ static char **list_new(const char *dir, size_t *n)
 
 static int poll_pass(const char *inbox, const char *outbox, long replies, long bytes)
 {
-  char from[PATH_MAX], to[PATH_MAX], name[NAME_MAX + 1];
+  char from[PATH_MAX], to[PATH_MAX], name[NAME_MAX + 8];
   size_t n, i, len;
   char **names = list_new(inbox, &n);
   char *reply = malloc((size_t)bytes + 1);
