@@ -146,6 +146,8 @@ def one_run(floor_first):
     if fl:
         fl += (len(os.listdir(d + "/floor/out/new")), "floor" if floor_first else "tabula",
                os.path.getsize(next(os.scandir(d + "/floor/out/new")).path))
+        if fl[2] != 2 * GAMES * len(MOVES) or os.listdir(d + "/floor/in/new"):
+            sys.exit("maildir_floor poll left mails in new/ or wrote %d replies" % fl[2])
     import re
     m = re.search(r"pass: (\d+) message\(s\) processed in ([0-9.]+) s \(cpu ([0-9.]+) s\), (\d+) repl\(ies\) sent in ([0-9.]+) s", log)
     proc, cpu, flush = (float(m.group(2)), float(m.group(3)), float(m.group(5))) if m else (float("nan"),) * 3
@@ -190,6 +192,8 @@ if fls:
     print("CPU a move, file-system floor: %.3f ms; tabula/floor %.2fx; goal/floor %.2f"
           " (0.1 ms against the floor: below 1, the goal is under the floor)"
           % (fc / n * 1000, wc / fc, 0.1 / (fc / n * 1000)))
+    print("wall, file-system floor: %.0f moves/s; goal (5,000 moves/s)/floor %.2f (above 1, the goal"
+          " is beyond the floor)" % (n / fw, 5000 / (n / fw)))
 else:
     print("floor: no maildir_floor binary beside tabula (BUILD/bench/maildir_floor; build the"
           " target maildir_floor, or FLOOR=path): floor rows skipped")
