@@ -34,7 +34,11 @@
 # goes first (the runs play the same games). Nothing is deleted until the
 # bench exits (outboxes are set aside): on this ext4 a recent mass delete
 # makes file creation dearer (see bench/scale.sh), which would fall on
-# whichever step came next. Without the floor binary its rows are skipped.
+# whichever step came next. Other processes' deletes still count (a perf
+# profile of a dear floor run is mostly recently_deleted()); the floor pays
+# them as tabula does, so a run whose floor is dear was a dear disk, and
+# the per-run ratio tabula/floor is the steadier figure. Without the floor
+# binary its rows are skipped.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tabula=$(realpath "${1:-./build/referee/tabula}")
@@ -202,7 +206,7 @@ print("ratio to the goal (5,000 moves/s), moves alone: %.2f; whole poll: %.2f" %
 for r in res:
     print("  run: %.2f s, %d moves journaled, %d replies sent, %d mails left in new/;"
           " moves %.2f s (cpu %.2f s), outbox %.2f s; whole poll cpu %.2f s" % r)
-for i, f in enumerate(fls):
+for r, f, size in zip(res, fls, reply_sizes):
     print("  floor run: %.2f s, cpu %.2f s, %d replies written; first: %s; reply %d bytes"
-          " (tabula's median reply: %d bytes)" % (f + (reply_sizes[i],)))
+          " (tabula's median reply: %d bytes); tabula/floor CPU %.2fx" % (f + (size, r[7] / f[1])))
 PY
