@@ -37,8 +37,11 @@
 # whichever step came next. Other processes' deletes still count (a perf
 # profile of a dear floor run is mostly recently_deleted()); the floor pays
 # them as tabula does, so a run whose floor is dear was a dear disk, and
-# the per-run ratio tabula/floor is the steadier figure. Without the floor
-# binary its rows are skipped.
+# the per-run ratio tabula/floor is the steadier figure. This bench's own
+# exit deletes its runs' 180,000 files: run it (or another disk bench) six
+# minutes after the last (a run 3 min after one: a floor run at 1.3 ms a
+# move, 75% of it in recently_deleted() and its buffer lookups). Without
+# the floor binary its rows are skipped.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tabula=$(realpath "${1:-./build/referee/tabula}")
