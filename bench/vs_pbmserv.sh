@@ -19,6 +19,18 @@
 # outbox Maildir, durably, before it exits). Set-up is not timed: N
 # challenges, and N invitations and acceptances through `tabula poll`.
 #
+# The floor (issue 15): in the same loop, bench/maildir_floor.c (built
+# beside tabula: BUILD/bench/maildir_floor, or FLOOR=path) is timed twice
+# with the same move mail on its standard input: `start` (a C program that
+# reads the mail and exits: the process start any MTA pipe pays) and
+# `deliver DIR` (the least a durable Maildir delivery does: tmp/, write,
+# fdatasync, rename into new/, fsync of new/, the two syncs tabula-deliver
+# makes). Nothing that writes a mail durably to this disk from an MTA's
+# pipe costs less than that second row, so pbmserv/floor is the most any
+# durable delivery could be cheaper than pbmserv here, and
+# tabula-deliver/floor is what is left for tabula to win. Without the
+# floor binary those rows are skipped, with a note.
+#
 # The pbmserv framework's licence forbids taking code from it: this script
 # only runs it.
 set -u
@@ -36,14 +48,16 @@ fi
 tabula=$(realpath "${2:-./build/referee/tabula}")
 n=${3:-60}
 [ -x "$tabula" ] || { echo "no tabula binary at $tabula (build it first)" >&2; exit 2; }
+floor=${FLOOR:-$(dirname "$tabula")/../bench/maildir_floor}
+[ -x "$floor" ] && floor=$(realpath "$floor") || floor=
 work=$(mktemp -d "${TMPDIR:-/tmp}/tabula-vs-pbmserv.XXXXXX")
 # KEEP=1: the scratch folder stays (for a profile of one more deliver)
 [ -n "${KEEP:-}" ] && echo "work: $work" >&2 || trap 'rm -rf "$work"' EXIT
 cp -r "$src" "$work/lyngk" && rm -rf "$work/lyngk/.git"
 (cd "$work/lyngk" && make -s lyngk >/dev/null 2>&1) || { echo "make lyngk failed" >&2; exit 1; }
-python3 - "$work" "$tabula" "$n" <<'PY'
+python3 - "$work" "$tabula" "$n" "$floor" <<'PY'
 import os, sqlite3, statistics, subprocess, sys, time
-work, tabula, n = sys.argv[1], sys.argv[2], int(sys.argv[3])
+work, tabula, n, floor = sys.argv[1], sys.argv[2], int(sys.argv[3]), sys.argv[4]
 lyngk = os.path.join(work, "lyngk", "lyngk")
 home = os.path.join(work, "pbm")
 os.makedirs(home + "/etc"); os.makedirs(home + "/games/Lyngk")
@@ -192,9 +206,20 @@ def thin_move(i):
     time.sleep(0.002) # the daemon's last steps after the second file (its mark as sent)
     return end - t0, cpu, (serve_ns() - c0) / 1e9
 
+# the floor's Maildir (maildir_floor deliver), on the same file system
+fdir = os.path.join(work, "floor")
+for sub in ("tmp", "new", "cur"):
+    os.makedirs(os.path.join(fdir, sub))
+def floor_run(args, i):
+    wall, cpu, rc, err = cpu_of(lambda: timed([floor] + args, stdin=moves[i]))
+    if rc:
+        sys.exit("maildir_floor %s failed (exit %d): %s" % (args[0], rc, err.decode(errors="replace")[-500:]))
+    return wall, cpu
+
 load0 = os.getloadavg()
 pw, pc, tw, tc, bw, bc = [], [], [], [], [], []
 qw, qc, qs = [], [], []
+sw, sc, fw, fc = [], [], [], []
 for i in range(n):
     wall, cpu, rc, err = cpu_of(lambda: timed([lyngk, "move", str(boards[i]), "alice", "secret", "c2-c3"], env=penv))
     if rc:
@@ -212,6 +237,11 @@ for i in range(n):
     if thin:
         wall, cpu, scpu = thin_move(i)
         qw.append(wall); qc.append(cpu); qs.append(scpu)
+    if floor:
+        wall, cpu = floor_run(["start"], i)
+        sw.append(wall); sc.append(cpu)
+        wall, cpu = floor_run(["deliver", fdir], i)
+        fw.append(wall); fc.append(cpu)
 load1 = os.getloadavg()
 if thin:
     serve.terminate()
@@ -246,6 +276,22 @@ if thin:
     print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("both, to 2nd reply", med(qt) * 1e3, q(qt, .9) * 1e3, med(qw) * 1e3, q(qw, .9) * 1e3))
     print("ratio pbmserv/tabula-deliver: CPU %.2fx counting the daemon's share, %.2fx the pipe's process alone (goal: >= 10x)"
           % (med(pc) / med(qt), med(pc) / med(qc)))
+print()
+if floor:
+    print("floor, same loop, the same move mail on standard input (bench/maildir_floor.c)")
+    print("%-22s %12s %12s %12s %12s" % ("", "CPU med ms", "CPU p90 ms", "wall med ms", "wall p90 ms"))
+    print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("C start, read, exit", med(sc) * 1e3, q(sc, .9) * 1e3, med(sw) * 1e3, q(sw, .9) * 1e3))
+    print("%-22s %12.2f %12.2f %12.2f %12.2f" % ("durable delivery", med(fc) * 1e3, q(fc, .9) * 1e3, med(fw) * 1e3, q(fw, .9) * 1e3))
+    if thin:
+        print("ratio tabula-deliver/durable-delivery floor: CPU %.2fx the pipe's process alone,"
+              " %.2fx counting the daemon's share; wall %.2fx to the 2nd reply"
+              % (med(qc) / med(fc), med(qt) / med(fc), med(qw) / med(fw)))
+    print("ratio tabula deliver/durable-delivery floor: CPU %.2fx, wall %.2fx" % (med(tc) / med(fc), med(tw) / med(fw)))
+    print("ratio pbmserv/durable-delivery floor: CPU %.2fx, wall %.2fx (the most any durable delivery"
+          " could be cheaper than pbmserv on this disk; goal 10x)" % (med(pc) / med(fc), med(pw) / med(fw)))
+else:
+    print("floor: no maildir_floor binary beside tabula (BUILD/bench/maildir_floor; build the"
+          " target maildir_floor, or FLOOR=path): floor rows skipped")
 print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + load1))
 print("check: tabula journaled %d of %d moves, wrote %d replies; pbmserv played %d of %d moves"
       % (journaled, n, replies, lyngk_moved, n))
