@@ -17,9 +17,10 @@
  *       the file work of one `tabula poll`: each mail of INBOX/new in name
  *       order opened, read whole, closed and renamed into cur/ (":2,S");
  *       REPLIES_PER_MAIL files of REPLY_BYTES each written into OUTBOX
- *       (tmp/, write, close, rename into new/); at the end one fsync of
- *       INBOX/cur and one syncfs(2) of OUTBOX's file system, as tabula does
- *       for a big batch (mail_maildir_ack_batch, mail_maildir_sync).
+ *       (tmp/, write, close, rename into new/); at the end one syncfs(2)
+ *       of OUTBOX's file system, as tabula does for a big batch
+ *       (mail_maildir_sync; its acknowledgement, mail_maildir_ack_batch,
+ *       syncs nothing: the store knows every message it processed).
  *
  * Silent on success; a failure says what and exits 1. Not installed.
  */
@@ -199,8 +200,6 @@ static int poll_pass(const char *inbox, const char *outbox, long replies, long b
     }
     free(names[i]);
   }
-  path(to, inbox, "cur", "");
-  fsync_dir(to);
   path(to, outbox, "new", "");
   if((fd = open(to, O_RDONLY | O_DIRECTORY | O_CLOEXEC)) < 0 || syncfs(fd))
     die("syncfs", to);
