@@ -544,13 +544,9 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
  * character of every line, hard or soft, is '<' or an =XX escape (RFC 2045
  * §6.7 lets an encoder escape any character), neither of which such a
  * tool strips. */
-static inline bool qp_as_is(char ch)
-{
-  unsigned char c = (unsigned char)ch;
-  return (c >= 33 && c <= 126 && c != '=') || c == ' ' || c == '\t';
-}
 
-/* qp_as_is as a table, for the runs of the bulk (issue 15) */
+/* What may be written as is in mid-line: printable ASCII but '=', space,
+ * tab; a table, for the runs of the bulk (issue 15). */
 static const bool qp_as_is_tab[256] = {
   ['\t'] = 1, [' '] = 1,
   [33] = 1, [34] = 1, [35] = 1, [36] = 1, [37] = 1, [38] = 1, [39] = 1, [40] = 1, [41] = 1,
@@ -565,6 +561,41 @@ static const bool qp_as_is_tab[256] = {
   [111] = 1, [112] = 1, [113] = 1, [114] = 1, [115] = 1, [116] = 1, [117] = 1, [118] = 1,
   [119] = 1, [120] = 1, [121] = 1, [122] = 1, [123] = 1, [124] = 1, [125] = 1, [126] = 1,
 };
+
+/* Of the eight bytes of w (loaded little-endian or not: see
+ * qp_run), those that are not printable ASCII or space but '=' (the bytes
+ * qp_as_is_tab takes but tab) have their high bit set in the result; the
+ * usual bit tricks for "a byte below n", "above n", "zero", whose lowest
+ * set bit is always right (issue 15: '=' comes every few characters in
+ * HTML, so the run's end is found, not walked to). */
+static inline uint64_t qp_word_stops(uint64_t w)
+{
+  const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+  uint64_t eq = w ^ (ones * '=');
+  uint64_t below = (w - ones * ' ') & ~w & highs;
+  uint64_t above = ((w + ones * (127 - 126)) | w) & highs;
+  uint64_t zero = (eq - ones) & ~eq & highs;
+  return below | above | zero;
+}
+
+/* The length of the run of qp_as_is characters of the n at s. */
+static inline size_t qp_run(const char *s, size_t n)
+{
+  size_t j = 0;
+  for(; j + 8 <= n; j += 8) {
+    uint64_t v, stops;
+    memcpy(&v, s + j, 8);
+    if((stops = qp_word_stops(v))) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      j += (size_t)__builtin_ctzll(stops) / 8; /* the first byte that stops */
+#endif
+      break;
+    }
+  }
+  while(j < n && qp_as_is_tab[(unsigned char)s[j]])
+    j++;
+  return j;
+}
 
 static void put_html_qp(struct mail_buf *b, const char *s)
 {
@@ -587,11 +618,10 @@ static void put_html_qp(struct mail_buf *b, const char *s)
       /* the common case in bulk: a run of characters written as is, in
        * mid-line, not the line's last, while a soft '=' still fits after */
       if(col && col < QP_LINE - 1 && !last) {
-        size_t lim = n - 1, j = i;
+        size_t lim = n - 1, j;
         if(lim - i > QP_LINE - 1 - col)
           lim = i + (QP_LINE - 1 - col);
-        while(j < lim && qp_as_is_tab[(unsigned char)s[j]])
-          j++;
+        j = i + qp_run(s + i, lim - i);
         if(j > i) {
           memcpy(w, s + i, j - i);
           w += j - i;

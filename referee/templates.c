@@ -54,7 +54,8 @@ static const char *lookup(const struct tpl_var *vars, size_t n, const char *name
 {
   size_t i;
   for(i = 0; i < n; i++)
-    if(!strncmp(vars[i].name, name, len) && !vars[i].name[len])
+    if((!len || vars[i].name[0] == name[0]) && !strncmp(vars[i].name, name, len) &&
+       !vars[i].name[len])
       return vars[i].value ? vars[i].value : "";
   return NULL;
 }
@@ -197,10 +198,12 @@ void tpl_line(char *buf, size_t cap, const char *dir, const char *file, const ch
   size_t klen = strlen(key);
 
   snprintf(buf, cap, "%s", key);
-  while(p && *p) {
+  /* the first line "key = text" (not a comment): the key searched for, not
+   * each line compared (issue 15: a reply looks up a few phrases) */
+  while(p && (p = strstr(p, key)) && *p) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    if(p[0] != '#' && len > klen + 3 && !strncmp(p, key, klen) &&
+    if((p == text || p[-1] == '\n') && p[0] != '#' && len > klen + 3 &&
        !strncmp(p + klen, " = ", 3)) {
       char *out = NULL;
       if(!expand(&out, p + klen + 3, len - klen - 3, vars, nvars))
@@ -208,7 +211,7 @@ void tpl_line(char *buf, size_t cap, const char *dir, const char *file, const ch
       free(out);
       break;
     }
-    p = nl ? nl + 1 : p + len;
+    p++;
   }
   free(owned);
 }
