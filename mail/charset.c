@@ -76,7 +76,7 @@ bool mail_utf8_valid(const char *s, size_t n)
 
   while(i < n) {
     if(u[i] < 0x80) { /* ASCII runs without a call a byte (issue 15) */
-      i++;
+      i += mail_ascii_span(u + i, n - i);
       continue;
     }
     k = mail_utf8_seq(u + i, n - i);
@@ -96,7 +96,7 @@ int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n)
 
   while(i < n) {
     if(u[i] < 0x80) { /* ASCII runs without a call a byte (issue 15) */
-      i++;
+      i += mail_ascii_span(u + i, n - i);
       continue;
     }
     k = mail_utf8_seq(u + i, n - i);

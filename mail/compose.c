@@ -187,7 +187,13 @@ static void put_token_field(struct mail_buf *b, const char *name, const char *op
 {
   size_t n = strlen(name) + 2 + strlen(open) + strlen(value) + strlen(close);
 
-  mail_buf_printf(b, "%s:%s%s%s%s\r\n", name, n > LINE_SOFT ? "\r\n " : " ", open, value, close);
+  /* appends, not printf: five of these a reply (issue 15) */
+  mail_buf_adds(b, name);
+  mail_buf_adds(b, n > LINE_SOFT ? ":\r\n " : ": ");
+  mail_buf_adds(b, open);
+  mail_buf_adds(b, value);
+  mail_buf_adds(b, close);
+  mail_buf_adds(b, "\r\n");
 }
 
 /* Subject text made safe for one header: invalid UTF-8 repaired, every
@@ -362,34 +368,34 @@ static int put_date(struct mail_buf *b, int64_t when)
   return b->err;
 }
 
-static int random_u64(uint64_t *v)
+/* n random bytes; a reply takes the ones its Message-ID and boundaries
+ * need in one draw (issue 15: a system call each had cost three). */
+static int random_bytes(void *v, size_t n)
 {
-  ssize_t r = getrandom(v, sizeof(*v), 0);
+  ssize_t r = getrandom(v, n, 0);
   int fd;
 
-  if(r == (ssize_t)sizeof(*v))
+  if(r == (ssize_t)n)
     return 0;
   fd = open("/dev/urandom", O_RDONLY | O_CLOEXEC);
   if(fd < 0)
     return MAIL_EIO;
-  r = read(fd, v, sizeof(*v));
+  r = read(fd, v, n);
   close(fd);
-  return r == (ssize_t)sizeof(*v) ? 0 : MAIL_EIO;
+  return r == (ssize_t)n ? 0 : MAIL_EIO;
 }
 
-/* <seconds.random@domain>: unique without any state, RFC 5322 §3.6.4. */
-static int make_msgid(char *id, size_t cap, const struct mail_out *m)
+/* <seconds.random@domain>: unique without any state, RFC 5322 §3.6.4;
+ * r is random. */
+static int make_msgid(char *id, size_t cap, const struct mail_out *m, uint64_t r)
 {
   const char *domain = m->domain;
-  uint64_t r;
   int n;
 
   if(!domain && m->from && strchr(m->from, '@'))
     domain = strchr(m->from, '@') + 1;
   if(!domain || !domain[0] || domain[0] == '[')
     return MAIL_EPARSE;
-  if(random_u64(&r))
-    return MAIL_EIO;
   n = snprintf(id, cap, "<%lld.%016llx@%s>", (long long)m->date, (unsigned long long)r, domain);
   if(n < 0 || (size_t)n >= cap || !mail_msgid_valid(id))
     return MAIL_EPARSE;
@@ -402,15 +408,23 @@ static int make_msgid(char *id, size_t cap, const struct mail_out *m)
 
 /* ---- body ---- */
 
-/* The body with LF ends (CRLF read as LF), valid UTF-8, ending in LF. */
-static char *body_lines(const char *body)
+/* The body with LF ends (CRLF read as LF), valid UTF-8: body itself when
+ * it is so already, as a reply's text and HTML are (issue 15: copying
+ * them cost a pass and an allocation a reply), else a repaired copy,
+ * ending in LF, left in *owned for the caller to free. The encoders below
+ * write a last line without its LF as if it had one. NULL when out of
+ * memory. */
+static const char *body_lines(const char *body, char **owned)
 {
   struct mail_buf b;
   char *r, *w, *end;
-  char *s = NULL;
+  size_t n = strlen(body);
 
+  *owned = NULL;
+  if(mail_utf8_valid(body, n) && !memchr(body, '\r', n))
+    return body;
   mail_buf_init(&b, 0);
-  mail_utf8_repair(&b, body, strlen(body));
+  mail_utf8_repair(&b, body, n);
   /* CRLF -> LF in place, a run between CRs at a time (issue 15) */
   if(!b.err && b.len && (r = memchr(b.data, '\r', b.len))) {
     end = b.data + b.len;
@@ -432,39 +446,46 @@ static char *body_lines(const char *body)
   if(b.len && b.data[b.len - 1] != '\n')
     mail_buf_addc(&b, '\n');
   if(!b.err)
-    s = mail_buf_steal(&b);
+    *owned = mail_buf_steal(&b);
   mail_buf_free(&b);
-  return s;
+  return *owned;
 }
 
-/* 7bit (RFC 2045 §2.7) holds: ASCII, no NUL, no lone CR, lines <= 998. */
+/* 7bit (RFC 2045 §2.7) holds: ASCII, no NUL, no lone CR, lines <= 998.
+ * A pass of memchr and eight bytes at a time, not a test a byte (issue
+ * 15). */
 static bool is_7bit(const char *s)
 {
-  size_t line = 0;
-  size_t i;
+  size_t len = strlen(s);
+  const char *end = s + len;
 
-  for(i = 0; s[i]; i++) {
-    unsigned char c = (unsigned char)s[i];
-    if(c >= 0x80 || c == '\r')
+  if(mail_ascii_span((const unsigned char *)s, len) != len || memchr(s, '\r', len))
+    return false;
+  while(s < end) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+    if(n > LINE_HARD)
       return false;
-    if(c == '\n') {
-      line = 0;
-      continue;
-    }
-    line++;
-    if(line > LINE_HARD)
-      return false;
+    s += n + 1;
   }
   return true;
 }
 
 static void put_7bit(struct mail_buf *b, const char *s)
 {
-  while(*s && !b->err) {
-    size_t n = strcspn(s, "\n");
-    mail_buf_add(b, s, n);
-    mail_buf_adds(b, "\r\n");
-    s += n + (s[n] ? 1 : 0);
+  const char *end = s + strlen(s);
+
+  while(s < end && !b->err) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+    char *o = mail_buf_reserve(b, n + 2);
+    if(!o)
+      return;
+    memcpy(o, s, n);
+    o[n] = '\r';
+    o[n + 1] = '\n';
+    mail_buf_commit(b, n + 2);
+    s += n + 1;
   }
 }
 
@@ -504,9 +525,10 @@ static void put_qp(struct mail_buf *b, const char *s)
 static void put_text_part(struct mail_buf *b, const char *subtype, const char *text)
 {
   bool qp = !is_7bit(text);
-  mail_buf_printf(b, "Content-Type: text/%s; charset=utf-8\r\n"
-                     "Content-Transfer-Encoding: %s\r\n\r\n",
-                  subtype, qp ? "quoted-printable" : "7bit");
+  mail_buf_adds(b, "Content-Type: text/");
+  mail_buf_adds(b, subtype);
+  mail_buf_adds(b, qp ? "; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+                      : "; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\n");
   if(qp)
     put_qp(b, text);
   else
@@ -522,63 +544,120 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
  * character of every line, hard or soft, is '<' or an =XX escape (RFC 2045
  * §6.7 lets an encoder escape any character), neither of which such a
  * tool strips. */
-static inline bool qp_as_is(char ch)
+
+/* What may be written as is in mid-line: printable ASCII but '=', space,
+ * tab; a table, for the runs of the bulk (issue 15). */
+static const bool qp_as_is_tab[256] = {
+  ['\t'] = 1, [' '] = 1,
+  [33] = 1, [34] = 1, [35] = 1, [36] = 1, [37] = 1, [38] = 1, [39] = 1, [40] = 1, [41] = 1,
+  [42] = 1, [43] = 1, [44] = 1, [45] = 1, [46] = 1, [47] = 1, [48] = 1, [49] = 1, [50] = 1,
+  [51] = 1, [52] = 1, [53] = 1, [54] = 1, [55] = 1, [56] = 1, [57] = 1, [58] = 1, [59] = 1,
+  [60] = 1, /* '=' (61) is not */ [62] = 1, [63] = 1, [64] = 1, [65] = 1, [66] = 1, [67] = 1,
+  [68] = 1, [69] = 1, [70] = 1, [71] = 1, [72] = 1, [73] = 1, [74] = 1, [75] = 1, [76] = 1,
+  [77] = 1, [78] = 1, [79] = 1, [80] = 1, [81] = 1, [82] = 1, [83] = 1, [84] = 1, [85] = 1,
+  [86] = 1, [87] = 1, [88] = 1, [89] = 1, [90] = 1, [91] = 1, [92] = 1, [93] = 1, [94] = 1,
+  [95] = 1, [96] = 1, [97] = 1, [98] = 1, [99] = 1, [100] = 1, [101] = 1, [102] = 1,
+  [103] = 1, [104] = 1, [105] = 1, [106] = 1, [107] = 1, [108] = 1, [109] = 1, [110] = 1,
+  [111] = 1, [112] = 1, [113] = 1, [114] = 1, [115] = 1, [116] = 1, [117] = 1, [118] = 1,
+  [119] = 1, [120] = 1, [121] = 1, [122] = 1, [123] = 1, [124] = 1, [125] = 1, [126] = 1,
+};
+
+/* Of the eight bytes of w (loaded little-endian or not: see
+ * qp_run), those that are not printable ASCII or space but '=' (the bytes
+ * qp_as_is_tab takes but tab) have their high bit set in the result; the
+ * usual bit tricks for "a byte below n", "above n", "zero", whose lowest
+ * set bit is always right (issue 15: '=' comes every few characters in
+ * HTML, so the run's end is found, not walked to). */
+static inline uint64_t qp_word_stops(uint64_t w)
 {
-  unsigned char c = (unsigned char)ch;
-  return (c >= 33 && c <= 126 && c != '=') || c == ' ' || c == '\t';
+  const uint64_t ones = UINT64_C(0x0101010101010101), highs = UINT64_C(0x8080808080808080);
+  uint64_t eq = w ^ (ones * '=');
+  uint64_t below = (w - ones * ' ') & ~w & highs;
+  uint64_t above = ((w + ones * (127 - 126)) | w) & highs;
+  uint64_t zero = (eq - ones) & ~eq & highs;
+  return below | above | zero;
+}
+
+/* The length of the run of qp_as_is characters of the n at s. */
+static inline size_t qp_run(const char *s, size_t n)
+{
+  size_t j = 0;
+  for(; j + 8 <= n; j += 8) {
+    uint64_t v, stops;
+    memcpy(&v, s + j, 8);
+    if((stops = qp_word_stops(v))) {
+#if defined(__BYTE_ORDER__) && __BYTE_ORDER__ == __ORDER_LITTLE_ENDIAN__
+      j += (size_t)__builtin_ctzll(stops) / 8; /* the first byte that stops */
+#endif
+      break;
+    }
+  }
+  while(j < n && qp_as_is_tab[(unsigned char)s[j]])
+    j++;
+  return j;
 }
 
 static void put_html_qp(struct mail_buf *b, const char *s)
 {
-  /* an encoded line is gathered here and added whole */
-  char out[QP_LINE + 8];
+  const char *end = s + strlen(s);
 
-  while(*s && !b->err) {
-    size_t n = strcspn(s, "\n");
-    size_t col = 0, o = 0, i;
+  while(s < end && !b->err) {
+    const char *nl = memchr(s, '\n', (size_t)(end - s));
+    size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
+    size_t col = 0, i = 0;
+    /* the encoded line is written straight into the buffer: at most three
+     * bytes a character, a soft break ("=" CRLF) every 24 characters at
+     * the most, the CRLF */
+    char *o = mail_buf_reserve(b, 4 * n + 8), *w = o;
 
-    for(i = 0; i < n; i++) {
+    if(!o)
+      return;
+    while(i < n) {
       unsigned char c = (unsigned char)s[i];
       bool last = i + 1 == n;
-      size_t j = i;
       /* the common case in bulk: a run of characters written as is, in
        * mid-line, not the line's last, while a soft '=' still fits after */
-      while(col && col < QP_LINE - 1 && j + 1 < n && qp_as_is(s[j])) {
-        out[o++] = s[j++];
-        col++;
-      }
-      if(j > i) {
-        i = j - 1;
-        continue;
+      if(col && col < QP_LINE - 1 && !last) {
+        size_t lim = n - 1, j;
+        if(lim - i > QP_LINE - 1 - col)
+          lim = i + (QP_LINE - 1 - col);
+        j = i + qp_run(s + i, lim - i);
+        if(j > i) {
+          memcpy(w, s + i, j - i);
+          w += j - i;
+          col += j - i;
+          i = j;
+          continue;
+        }
       }
       /* printable ASCII but '=', blanks but at a line's end (RFC 2045
        * §6.7 (2), (3)); a line's first character only if it is '<' */
       bool as_is = ((c >= 33 && c <= 126 && c != '=') || ((c == ' ' || c == '\t') && !last)) &&
                    (col || c == '<');
-      size_t w = as_is ? 1 : 3;
+      size_t wd = as_is ? 1 : 3;
       /* room for this character and, unless it ends the line, a soft '=' */
-      if(col + w > QP_LINE - (last ? 0 : 1)) {
-        out[o++] = '=';
-        out[o++] = '\r';
-        out[o++] = '\n';
-        mail_buf_add(b, out, o);
-        o = col = 0;
+      if(col + wd > QP_LINE - (last ? 0 : 1)) {
+        *w++ = '=';
+        *w++ = '\r';
+        *w++ = '\n';
+        col = 0;
         as_is = as_is && c == '<';
-        w = as_is ? 1 : 3;
+        wd = as_is ? 1 : 3;
       }
       if(as_is)
-        out[o++] = (char)c;
+        *w++ = (char)c;
       else {
-        out[o++] = '=';
-        out[o++] = hexdig[c >> 4];
-        out[o++] = hexdig[c & 15];
+        *w++ = '=';
+        *w++ = hexdig[c >> 4];
+        *w++ = hexdig[c & 15];
       }
-      col += w;
+      col += wd;
+      i++;
     }
-    out[o++] = '\r';
-    out[o++] = '\n';
-    mail_buf_add(b, out, o);
-    s += n + (s[n] ? 1 : 0);
+    *w++ = '\r';
+    *w++ = '\n';
+    mail_buf_commit(b, (size_t)(w - o));
+    s += n + 1;
   }
 }
 
@@ -604,24 +683,22 @@ static bool part_ok(const struct mail_part *p)
 }
 
 /* A boundary no encoded part can contain: quoted-printable writes "=" as
- * =3D and base64 has no "_" (RFC 2045 6.7, 6.8; RFC 2046 5.1.1). */
-static int make_boundary(char *buf, size_t cap, const char *kind)
+ * =3D and base64 has no "_" (RFC 2045 6.7, 6.8; RFC 2046 5.1.1); r is
+ * random. */
+static void make_boundary(char *buf, size_t cap, const char *kind, uint64_t r)
 {
-  uint64_t r;
-  if(random_u64(&r))
-    return MAIL_EIO;
   snprintf(buf, cap, "=_tabula_%s_%016llx", kind, (unsigned long long)r);
-  return 0;
 }
 
 /* The body: text/plain, or text and HTML as alternatives, or either with
  * the files after it. Writes the Content-Type header fields on. */
-static int put_body(struct mail_buf *b, const char *text, const struct mail_out *m)
+static int put_body(struct mail_buf *b, const char *text, const struct mail_out *m,
+                    const uint64_t rnd[2])
 {
   char alt[64], mix[64];
-  char *html = NULL;
+  char *html_owned = NULL;
+  const char *html = NULL;
   size_t i;
-  int rc;
 
   if(!m->html && !m->nattach) {
     bool qp = !is_7bit(text);
@@ -640,29 +717,38 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
   for(i = 0; i < m->nattach; i++)
     if(!part_ok(&m->attach[i]))
       return MAIL_EPARSE;
-  if((rc = make_boundary(alt, sizeof(alt), "alt")) || (rc = make_boundary(mix, sizeof(mix), "mix")))
-    return rc;
-  if(m->html && !(html = body_lines(m->html)))
+  make_boundary(alt, sizeof(alt), "alt", rnd[0]);
+  make_boundary(mix, sizeof(mix), "mix", rnd[1]);
+  if(m->html && !(html = body_lines(m->html, &html_owned)))
     return MAIL_ENOMEM;
+  /* room for the whole body at once, not doubling a step at a time
+   * (issue 15): the text, the HTML and a tenth more for its encoding */
+  if(html && strlen(html) < MAIL_MAX_MESSAGE && strlen(text) < MAIL_MAX_MESSAGE)
+    mail_buf_reserve(b, strlen(text) + strlen(html) + strlen(html) / 8 + 1024);
   mail_buf_adds(b, "MIME-Version: 1.0\r\n");
-  if(m->nattach)
-    mail_buf_printf(b, "Content-Type: multipart/mixed; boundary=\"%s\"\r\n", mix);
-  else
-    mail_buf_printf(b, "Content-Type: multipart/alternative; boundary=\"%s\"\r\n", alt);
-  mail_buf_adds(b, "Auto-Submitted: auto-replied\r\n\r\n");
+  /* appends, not printf, for the fixed text around the boundaries (issue 15) */
+  mail_buf_adds(b, m->nattach ? "Content-Type: multipart/mixed; boundary=\""
+                              : "Content-Type: multipart/alternative; boundary=\"");
+  mail_buf_adds(b, m->nattach ? mix : alt);
+  mail_buf_adds(b, "\"\r\nAuto-Submitted: auto-replied\r\n\r\n");
   if(m->nattach) {
     mail_buf_printf(b, "--%s\r\n", mix);
     if(html)
       mail_buf_printf(b, "Content-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n", alt);
   }
   if(html) {
-    mail_buf_printf(b, "--%s\r\n", alt);
+    mail_buf_adds(b, "--");
+    mail_buf_adds(b, alt);
+    mail_buf_adds(b, "\r\n");
     put_text_part(b, "plain", text);
-    mail_buf_printf(b, "--%s\r\nContent-Type: text/html; charset=utf-8\r\n"
-                       "Content-Transfer-Encoding: quoted-printable\r\n\r\n",
-                    alt);
+    mail_buf_adds(b, "--");
+    mail_buf_adds(b, alt);
+    mail_buf_adds(b, "\r\nContent-Type: text/html; charset=utf-8\r\n"
+                     "Content-Transfer-Encoding: quoted-printable\r\n\r\n");
     put_html_qp(b, html);
-    mail_buf_printf(b, "--%s--\r\n", alt);
+    mail_buf_adds(b, "--");
+    mail_buf_adds(b, alt);
+    mail_buf_adds(b, "--\r\n");
   }
   else
     put_text_part(b, "plain", text);
@@ -677,7 +763,7 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
   }
   if(m->nattach)
     mail_buf_printf(b, "--%s--\r\n", mix);
-  free(html);
+  free(html_owned);
   return b->err;
 }
 
@@ -685,7 +771,10 @@ int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
 {
   struct mail_buf b;
   char id[256];
-  char *body = NULL;
+  char *body_owned = NULL;
+  const char *body;
+  /* the Message-ID's random part, then the two boundaries' */
+  uint64_t rnd[3] = {0, 0, 0};
   int rc = MAIL_EPARSE;
 
   mail_buf_init(&b, 0);
@@ -698,12 +787,16 @@ int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
   if((m->reply_to && !mail_addr_valid(m->reply_to)) || (m->to && !mail_addr_valid(m->to)) ||
      (m->in_reply_to && !mail_msgid_valid(m->in_reply_to)))
     goto out;
-  if(m->message_id) {
-    if(!mail_msgid_valid(m->message_id))
-      goto out;
+  if(m->message_id && !mail_msgid_valid(m->message_id))
+    goto out;
+  if((!m->message_id || m->html || m->nattach) && random_bytes(rnd, sizeof(rnd))) {
+    rc = MAIL_EIO;
+    goto out;
+  }
+  if(m->message_id)
     memcpy(id, m->message_id, strlen(m->message_id) + 1);
-  } else {
-    rc = make_msgid(id, sizeof(id), m);
+  else {
+    rc = make_msgid(id, sizeof(id), m, rnd[0]);
     if(rc)
       goto out;
   }
@@ -729,12 +822,12 @@ int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
     if(rc)
       goto out;
   }
-  body = body_lines(m->body ? m->body : "");
+  body = body_lines(m->body ? m->body : "", &body_owned);
   if(!body) {
     rc = MAIL_ENOMEM;
     goto out;
   }
-  rc = put_body(&b, body, m);
+  rc = put_body(&b, body, m, rnd + 1);
   if(rc)
     goto out;
   *out = mail_buf_steal(&b);
@@ -742,7 +835,7 @@ int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
     memcpy(msgid_out, id, strlen(id) + 1);
   rc = MAIL_OK;
 out:
-  free(body);
+  free(body_owned);
   mail_buf_free(&b);
   return rc;
 }

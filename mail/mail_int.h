@@ -12,6 +12,7 @@
 #include <stdbool.h>
 #include <stddef.h>
 #include <stdint.h>
+#include <string.h>
 
 #include "mail.h"
 
@@ -54,6 +55,23 @@ char *mail_buf_steal(struct mail_buf *b);
 void mail_buf_free(struct mail_buf *b);
 
 /* ---- charset.c ---- */
+
+/* How many of the n bytes at s, from the first, are ASCII (below 0x80):
+ * eight at a time (issue 15: replies are checked whole, ~9 KB each). */
+static inline size_t mail_ascii_span(const unsigned char *s, size_t n)
+{
+  size_t i = 0;
+  uint64_t w;
+
+  for(; i + 8 <= n; i += 8) {
+    memcpy(&w, s + i, 8);
+    if(w & UINT64_C(0x8080808080808080))
+      break;
+  }
+  while(i < n && s[i] < 0x80)
+    i++;
+  return i;
+}
 
 /* Length of the valid UTF-8 sequence at s (at most n bytes), 0 if none
  * (RFC 3629 §4: no overlongs, no surrogates, nothing above U+10FFFF). */

@@ -183,13 +183,12 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
       return -1;
     for(fi = 0; fi < d->files; fi++) {
       const struct ref_diag_cell *c;
-      char width[40] = "";
+      /* one of four literals, not an snprintf a cell (issue 15) */
+      const char *width = ri == 0 ? (fi == 0 ? ";width:36px;height:36px" : ";width:36px")
+                                  : (fi == 0 ? ";height:36px" : "");
       f = d->flip ? d->files - 1 - fi : fi;
       c = &d->cell[r][f];
       int wall = wall_row && f >= d->barrier_lo && f <= d->barrier_hi;
-      if(ri == 0 || fi == 0)
-        snprintf(width, sizeof(width), "%s%s", ri == 0 ? ";width:36px" : "",
-                 fi == 0 ? ";height:36px" : "");
       if(!c->exists) {
         char st[64];
         snprintf(st, sizeof(st), "%s%s", width, wall ? ";border-bottom:4px solid #333" : "");

@@ -13,7 +13,7 @@ void ref_buf_init(struct ref_buf *b, size_t max)
   b->max = max;
 }
 
-int ref_buf_add(struct ref_buf *b, const char *s, size_t len)
+int ref_buf_add_slow(struct ref_buf *b, const char *s, size_t len)
 {
   if(len > b->max || b->len + len > b->max)
     return -1;
@@ -32,11 +32,6 @@ int ref_buf_add(struct ref_buf *b, const char *s, size_t len)
   b->len += len;
   b->s[b->len] = '\0';
   return 0;
-}
-
-int ref_buf_puts(struct ref_buf *b, const char *s)
-{
-  return ref_buf_add(b, s, strlen(s));
 }
 
 int ref_buf_printf(struct ref_buf *b, const char *fmt, ...)

@@ -34,24 +34,29 @@ static char *read_override(const char *dir, const char *name)
   return data;
 }
 
-/* The template's text, owned by the caller. */
-static char *load(const char *dir, const char *name)
+/* The template's text: an override (read into *owned, which the caller
+ * frees) or the embedded text itself, not copied (issue 15: every reply
+ * loads two or three templates). */
+static const char *load(const char *dir, const char *name, char **owned)
 {
-  char *text = read_override(dir, name);
   size_t i;
-  if(text)
-    return text;
+  *owned = read_override(dir, name);
+  if(*owned)
+    return *owned;
+  /* the first letter tells most of the ninety names apart without a call */
   for(i = 0; tpl_embedded[i].name; i++)
-    if(!strcmp(tpl_embedded[i].name, name))
-      return strdup(tpl_embedded[i].text);
+    if(tpl_embedded[i].name[0] == name[0] && !strcmp(tpl_embedded[i].name, name))
+      return tpl_embedded[i].text;
   return NULL;
 }
 
+/* The value of the variable named by the len bytes at name, or NULL. */
 static const char *lookup(const struct tpl_var *vars, size_t n, const char *name, size_t len)
 {
   size_t i;
   for(i = 0; i < n; i++)
-    if(strlen(vars[i].name) == len && !memcmp(vars[i].name, name, len))
+    if((!len || vars[i].name[0] == name[0]) && !strncmp(vars[i].name, name, len) &&
+       !vars[i].name[len])
       return vars[i].value ? vars[i].value : "";
   return NULL;
 }
@@ -65,7 +70,19 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
   int placeholders = 0, text = 0, filled = 0;
 
   while(i < len) {
-    if(line[i] == '{') {
+    /* the text up to the next '{' in one append, not a byte at a time
+     * (issue 15) */
+    const char *brace = memchr(line + i, '{', len - i);
+    size_t run = brace ? (size_t)(brace - line) - i : len - i, k;
+    for(k = i; k < i + run && !text; k++)
+      if(line[k] != ' ' && line[k] != '\t')
+        text = 1;
+    if(run && ref_buf_add(out, line + i, run))
+      return -1;
+    i += run;
+    if(i == len)
+      break;
+    {
       const char *close = memchr(line + i, '}', len - i);
       const char *value = NULL;
       if(close)
@@ -80,8 +97,8 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
         continue;
       }
     }
-    if(line[i] != ' ' && line[i] != '\t')
-      text++;
+    /* a '{' that opens no known placeholder is text */
+    text = 1;
     if(ref_buf_add(out, line + i, 1))
       return -1;
     i++;
@@ -90,15 +107,17 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
   return 0;
 }
 
-static int expand(char **out, const char *text, const struct tpl_var *vars, size_t nvars)
+/* Expands the n bytes of text. */
+static int expand(char **out, const char *text, size_t n, const struct tpl_var *vars,
+                  size_t nvars)
 {
   struct ref_buf b;
-  const char *p = text;
+  const char *p = text, *end = text + n;
 
   ref_buf_init(&b, TPL_MAX_OUT);
-  while(*p) {
-    const char *nl = strchr(p, '\n');
-    size_t len = nl ? (size_t)(nl - p) : strlen(p);
+  while(p < end) {
+    const char *nl = memchr(p, '\n', (size_t)(end - p));
+    size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
     size_t mark = b.len;
     int only_empty = 0;
     /* "{?name} text": the line only when name has a value */
@@ -136,8 +155,9 @@ fail:
 int tpl_render(char **subject, char **body, const char *dir, const char *name,
                const struct tpl_var *vars, size_t nvars)
 {
-  char *text = load(dir, name);
-  char *p, *subj_line = NULL, *rest;
+  char *owned;
+  const char *text = load(dir, name, &owned);
+  const char *p, *subj_line, *subj_end, *rest;
   int rc = -1;
 
   *subject = *body = NULL;
@@ -145,54 +165,56 @@ int tpl_render(char **subject, char **body, const char *dir, const char *name,
     return -1;
   p = text;
   while(!strncmp(p, "##", 2)) { /* documentation lines */
-    char *nl = strchr(p, '\n');
+    const char *nl = strchr(p, '\n');
     p = nl ? nl + 1 : p + strlen(p);
   }
   if(strncmp(p, "Subject: ", 9))
     goto out;
   subj_line = p + 9;
-  rest = strchr(subj_line, '\n');
-  if(!rest)
+  subj_end = strchr(subj_line, '\n');
+  if(!subj_end)
     goto out;
-  *rest++ = '\0';
+  rest = subj_end + 1;
   if(*rest == '\n')
     rest++;
-  if(expand(subject, subj_line, vars, nvars))
+  if(expand(subject, subj_line, (size_t)(subj_end - subj_line), vars, nvars))
     goto out;
-  if(expand(body, rest, vars, nvars)) {
+  if(expand(body, rest, strlen(rest), vars, nvars)) {
     free(*subject);
     *subject = NULL;
     goto out;
   }
   rc = 0;
 out:
-  free(text);
+  free(owned);
   return rc;
 }
 
 void tpl_line(char *buf, size_t cap, const char *dir, const char *file, const char *key,
               const struct tpl_var *vars, size_t nvars)
 {
-  char *text = load(dir, file);
+  char *owned;
+  const char *text = load(dir, file, &owned);
   const char *p = text;
   size_t klen = strlen(key);
 
   snprintf(buf, cap, "%s", key);
-  while(p && *p) {
+  /* the first line "key = text" (not a comment): the key searched for, not
+   * each line compared (issue 15: a reply looks up a few phrases) */
+  while(p && (p = strstr(p, key)) && *p) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
-    if(p[0] != '#' && len > klen + 3 && !strncmp(p, key, klen) &&
+    if((p == text || p[-1] == '\n') && p[0] != '#' && len > klen + 3 &&
        !strncmp(p + klen, " = ", 3)) {
-      char *line = strndup(p + klen + 3, len - klen - 3), *out = NULL;
-      if(line && !expand(&out, line, vars, nvars))
+      char *out = NULL;
+      if(!expand(&out, p + klen + 3, len - klen - 3, vars, nvars))
         snprintf(buf, cap, "%s", out);
       free(out);
-      free(line);
       break;
     }
-    p = nl ? nl + 1 : p + len;
+    p++;
   }
-  free(text);
+  free(owned);
 }
 
 void tpl_reason(char *buf, size_t cap, const char *dir, const char *key, const char *detail)
@@ -203,19 +225,20 @@ void tpl_reason(char *buf, size_t cap, const char *dir, const char *key, const c
 
 int tpl_exists(const char *dir, const char *name)
 {
-  char *text = load(dir, name);
-  int found = text != NULL;
-  free(text);
+  char *owned;
+  int found = load(dir, name, &owned) != NULL;
+  free(owned);
   return found;
 }
 
 int tpl_mentions(const char *dir, const char *name, const char *placeholder)
 {
-  char *text = load(dir, name);
+  char *owned;
+  const char *text = load(dir, name, &owned);
   char want[64];
   int found;
   snprintf(want, sizeof(want), "{%s}", placeholder);
   found = text && strstr(text, want) != NULL;
-  free(text);
+  free(owned);
   return found;
 }

@@ -799,21 +799,34 @@ size_t ref_chess_diagram(const struct ref_chess_pos *p, int seat, int from, int 
   int row, col, i;
   bool flip = seat == 1;
 
+  /* byte by byte, not sprintf: every reply draws a board (issue 15) */
   for(i = 0; i < 2; i++) {
     for(row = 0; i == 1 && row < 8; row++) {
       int rank = flip ? row : 7 - row;
-      k += (size_t)sprintf(out + k, " %d ", rank + 1);
+      out[k++] = ' ';
+      out[k++] = (char)('1' + rank);
+      out[k++] = ' ';
       for(col = 0; col < 8; col++) {
         int file = flip ? 7 - col : col, sq = rank * 8 + file, code = p->board[sq];
         bool mark = sq == from || sq == to;
         char c = code == REF_CH_EMPTY ? '.' : letters[REF_CH_COLOR(code)][REF_CH_TYPE(code)];
-        k += (size_t)sprintf(out + k, "%c%c%c", mark ? '[' : ' ', c, mark ? ']' : ' ');
+        out[k++] = mark ? '[' : ' ';
+        out[k++] = c;
+        out[k++] = mark ? ']' : ' ';
       }
-      k += (size_t)sprintf(out + k, " %d\n", rank + 1);
+      out[k++] = ' ';
+      out[k++] = (char)('1' + rank);
+      out[k++] = '\n';
     }
-    k += (size_t)sprintf(out + k, "   ");
-    for(col = 0; col < 8; col++)
-      k += (size_t)sprintf(out + k, " %c%s", 'a' + (flip ? 7 - col : col), col < 7 ? " " : "\n");
+    out[k++] = ' ';
+    out[k++] = ' ';
+    out[k++] = ' ';
+    for(col = 0; col < 8; col++) {
+      out[k++] = ' ';
+      out[k++] = (char)('a' + (flip ? 7 - col : col));
+      out[k++] = col < 7 ? ' ' : '\n';
+    }
   }
+  out[k] = '\0';
   return k;
 }
