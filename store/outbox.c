@@ -30,10 +30,10 @@ static void fresh_add(struct store *st, int64_t id, int64_t game, const char *re
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now)
 {
+  struct store_group g;
   sqlite3_stmt *stmt = NULL;
+  int64_t owner = 0, row = 0;
   int rc;
-
-  int64_t owner = 0;
 
   if(id)
     *id = 0;
@@ -41,30 +41,46 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
    * waits unclaimed, and the flush's claim says what is wrong. */
   if(store_owner(st, &owner) != STORE_OK)
     owner = 0;
-  rc = store_prepare(st, &stmt,
-                     "INSERT INTO outbox(game, recipient, message, state, attempts, next_try,"
-                     " last_error, created, claim) VALUES(?1, ?2, ?3, 'queued', 0, ?4, '', ?4,"
-                     " nullif(?5, 0))",
-                     "outbox_add");
+  /* The row and its text (outbox_message, schema v9) both or neither. */
+  rc = store_group_begin(st, &g);
+  if(rc == STORE_OK)
+    rc = store_prepare(st, &stmt,
+                       "INSERT INTO outbox(game, recipient, state, attempts, next_try,"
+                       " last_error, created, claim) VALUES(?1, ?2, 'queued', 0, ?3, '', ?3,"
+                       " nullif(?4, 0))",
+                       "outbox_add");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, game, "outbox.game");
   if(rc == STORE_OK)
     rc = store_bind_text(st, stmt, 2, recipient, "outbox.recipient");
   if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 3, message, "outbox.message");
+    rc = store_bind_int64(st, stmt, 3, now, "outbox.next_try");
   if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 4, now, "outbox.next_try");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 5, owner, "outbox.claim");
+    rc = store_bind_int64(st, stmt, 4, owner, "outbox.claim");
   if(rc == STORE_OK)
     rc = store_step_done(st, stmt, "outbox_add");
-  if(rc == STORE_OK && id)
-    *id = sqlite3_last_insert_rowid(st->db);
+  if(rc == STORE_OK)
+    row = sqlite3_last_insert_rowid(st->db);
+  store_finish(st, stmt);
+  stmt = NULL;
+  if(rc == STORE_OK)
+    rc = store_prepare(st, &stmt, "INSERT INTO outbox_message(id, message) VALUES(?1, ?2)",
+                       "outbox_add: message");
+  if(rc == STORE_OK)
+    rc = store_bind_int64(st, stmt, 1, row, "outbox_message.id");
+  if(rc == STORE_OK)
+    rc = store_bind_text(st, stmt, 2, message, "outbox_message.message");
+  if(rc == STORE_OK)
+    rc = store_step_done(st, stmt, "outbox_add: message");
   store_finish(st, stmt);
   /* Kept in memory for this process's flush (issue 15): only a row it
-   * claims, since nobody else may send it. */
+   * claims, since nobody else may send it. Inside the group: a rollback
+   * of it forgets the row again. */
   if(rc == STORE_OK && owner)
-    fresh_add(st, sqlite3_last_insert_rowid(st->db), game, recipient, message, now);
+    fresh_add(st, row, game, recipient, message, now);
+  rc = store_group_end(st, &g, rc);
+  if(rc == STORE_OK && id)
+    *id = row;
   return rc;
 }
 
@@ -106,9 +122,8 @@ static void fresh_add(struct store *st, int64_t id, int64_t game, const char *re
   r->state = STORE_OUTBOX_QUEUED;
   memcpy(r->recipient, recipient, n + 1);
   st->nfresh++;
-  /* outside a transaction the insert committed by itself */
-  if(sqlite3_get_autocommit(st->db))
-    store_fresh_committed(st);
+  /* Always inside store_outbox_add's group: when that group was the
+   * transaction, its commit marks the row committed (store_group_end). */
 }
 
 void store_fresh_truncate(struct store *st, size_t n)
@@ -205,6 +220,9 @@ static int outbox_row(struct store *st, struct store_outbox *r, sqlite3_stmt *st
                            "outbox.last_error");
   if(rc)
     return rc;
+  if(sqlite3_column_type(stmt, 3) == SQLITE_NULL)
+    return store_fail(st, STORE_ECORRUPT, "outbox row %lld has no message",
+                      (long long)r->id);
   text = (const char *)sqlite3_column_text(stmt, 3);
   len = text ? (size_t)sqlite3_column_bytes(stmt, 3) : 0;
   r->message = malloc(len + 1);
@@ -221,8 +239,12 @@ static int outbox_row_fn(struct store *st, sqlite3_stmt *stmt, void *row)
   return outbox_row(st, row, stmt);
 }
 
+/* The text lives in outbox_message (schema v9): a row without one is
+ * damage, said as such (outbox_row), not sent empty. */
 #define OUTBOX_COLUMNS                                                                        \
-  "id, game, recipient, message, state, attempts, next_try, last_error, created, in_doubt"
+  "o.id, o.game, o.recipient, m.message, o.state, o.attempts, o.next_try, o.last_error,"     \
+  " o.created, o.in_doubt"
+#define OUTBOX_FROM " FROM outbox o LEFT JOIN outbox_message m ON m.id = o.id"
 
 /* The rows of a prepared statement into a fresh array (freed on failure). */
 static int outbox_collect(struct store *st, sqlite3_stmt *stmt, struct store_outbox **rows,
@@ -257,8 +279,8 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
   if((uint64_t)max > (uint64_t)INT64_MAX)
     max = (size_t)INT64_MAX;
   rc = store_prepare(st, &stmt,
-                     "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE state = 'queued'"
-                     " AND next_try <= ?1 ORDER BY id LIMIT ?2",
+                     "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.state = 'queued'"
+                     " AND o.next_try <= ?1 ORDER BY o.id LIMIT ?2",
                      "outbox_due");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, now, "outbox_due: now");
@@ -277,8 +299,8 @@ static int claimed_rows(struct store *st, struct store_outbox **rows, size_t *n,
   int rc;
 
   rc = store_prepare(st, &stmt,
-                     "SELECT " OUTBOX_COLUMNS " FROM outbox WHERE claim = ?1"
-                     " AND state = 'queued' ORDER BY id LIMIT ?2",
+                     "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.claim = ?1"
+                     " AND o.state = 'queued' ORDER BY o.id LIMIT ?2",
                      "outbox_claim");
   if(rc == STORE_OK)
     rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_claim: owner");
@@ -523,7 +545,13 @@ out:
 
 int store_outbox_prune(struct store *st, int64_t before, size_t *n)
 {
+  static const char *const prune_sql[2] = {
+      "DELETE FROM outbox_message WHERE id IN (SELECT id FROM outbox WHERE id < ?1"
+      " AND id < ?2 AND state = 'sent' AND sent < ?3)",
+      "DELETE FROM outbox WHERE id < ?1 AND id < ?2 AND state = 'sent' AND sent < ?3"};
+  struct store_group g;
   sqlite3_stmt *stmt = NULL;
+  size_t i;
   int64_t top = 0, lo = 0, hi, id = 0, created = 0;
   bool found;
   int rc;
@@ -549,21 +577,27 @@ int store_outbox_prune(struct store *st, int64_t before, size_t *n)
     else
       lo = id + 1;
   }
-  rc = store_prepare(st, &stmt,
-                     "DELETE FROM outbox WHERE id < ?1 AND id < ?2 AND state = 'sent'"
-                     " AND sent < ?3",
-                     "outbox_prune");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, lo, "outbox_prune: bound");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, top, "outbox_prune: newest");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, before, "outbox_prune: before");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_prune");
-  if(rc == STORE_OK)
-    *n = (size_t)sqlite3_changes(st->db);
-  store_finish(st, stmt);
+  /* The texts first (they are found by their rows), then the rows, in
+   * one transaction. */
+  rc = store_group_begin(st, &g);
+  for(i = 0; rc == STORE_OK && i < 2; i++) {
+    rc = store_prepare(st, &stmt, prune_sql[i], "outbox_prune");
+    if(rc == STORE_OK)
+      rc = store_bind_int64(st, stmt, 1, lo, "outbox_prune: bound");
+    if(rc == STORE_OK)
+      rc = store_bind_int64(st, stmt, 2, top, "outbox_prune: newest");
+    if(rc == STORE_OK)
+      rc = store_bind_int64(st, stmt, 3, before, "outbox_prune: before");
+    if(rc == STORE_OK)
+      rc = store_step_done(st, stmt, "outbox_prune");
+    if(rc == STORE_OK)
+      *n = (size_t)sqlite3_changes(st->db);
+    store_finish(st, stmt);
+    stmt = NULL;
+  }
+  rc = store_group_end(st, &g, rc);
+  if(rc)
+    *n = 0;
   return rc;
 }
 

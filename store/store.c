@@ -365,6 +365,20 @@ static const struct migration migrations[] = {
       "DROP TABLE confirmations;"
       "ALTER TABLE confirmations_v8 RENAME TO confirmations;"
       "CREATE INDEX confirmations_by_expiry ON confirmations(expires);"},
+  /* v9 (issue 15): a reply's text in a table of its own, keyed by the
+   * outbox row's id. The outbox row changes several times (claimed, sent,
+   * retried, taken over in doubt) and SQLite rewrites a row whose size
+   * changes whole, overflow pages and all: the sent mark of a 9.7 KB
+   * reply wrote ~10 KB to the WAL (and again at the checkpoint), now
+   * ~100 bytes. The text is written once, with its row, in the same
+   * transaction (store_outbox_add), read with it (a join) and deleted with
+   * it (store_outbox_prune). */
+  {9, "CREATE TABLE outbox_message("
+      "  id INTEGER PRIMARY KEY,"
+      "  message TEXT NOT NULL"
+      ") STRICT;"
+      "INSERT INTO outbox_message(id, message) SELECT id, message FROM outbox;"
+      "ALTER TABLE outbox DROP COLUMN message;"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)

@@ -184,7 +184,13 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
  * first entry whose hash or link does not hold. */
 int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game);
 
-/* ---- outbox: replies, written in the same transaction, sent afterwards ---- */
+/* ---- outbox: replies, written in the same transaction, sent afterwards ----
+ *
+ * A row's text is kept apart from its state (table outbox_message, schema
+ * v9, issue 15): the state changes (claimed, sent, retried, taken over)
+ * rewrite a row of ~100 bytes, never the reply's kilobytes. The text is
+ * written with its row, read with it and deleted with it; callers see one
+ * row. */
 
 enum store_outbox_state { STORE_OUTBOX_QUEUED, STORE_OUTBOX_SENT, STORE_OUTBOX_FAILED };
 
@@ -202,9 +208,10 @@ struct store_outbox {
                         * been sent (store_outbox_claim) */
 };
 
-/* Queues a reply. The row is claimed for this process at once (see
- * store_outbox_claim): whoever composed a reply sends it, without a
- * transaction of its own to claim it. */
+/* Queues a reply: the row and its text, both or neither (a savepoint
+ * inside the caller's transaction, or a transaction of its own). The row
+ * is claimed for this process at once (see store_outbox_claim): whoever
+ * composed a reply sends it, without a transaction of its own to claim it. */
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now);
 /* Exactly once (issue 13): a row is sent only by the process that holds
@@ -240,9 +247,10 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now);
 /* Marks sent every queued row this process claims with lo <= id <= hi
  * (a chunk written at once); *n gets how many. */
 int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n);
-/* Deletes sent rows sent before `before` (issue 15: the table no longer
- * grows with every move), never the newest row of all (its id + 1 is the
- * next id: ids are never handed out twice). *n gets how many. */
+/* Deletes sent rows sent before `before`, with their texts, in one
+ * transaction (issue 15: the table no longer grows with every move), never
+ * the newest row of all (its id + 1 is the next id: ids are never handed
+ * out twice). *n gets how many. */
 int store_outbox_prune(struct store *st, int64_t before, size_t *n);
 /* A failed attempt: attempts+1, next_try set, last_error kept, the claim
  * given back; permanent failures move to STORE_OUTBOX_FAILED. */

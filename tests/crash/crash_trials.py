@@ -291,8 +291,10 @@ def collect(root, last_setup_row):
         journal = con.execute("select game, seq, time, seat, kind, text, dice, hash from journal"
                               " order by game, seq").fetchall()
         outcomes = sorted(con.execute("select message_id, digest, outcome from messages"))
-        rows = con.execute("select id, recipient, state, created, message from outbox"
-                           " where id > ? order by id", (last_setup_row,)).fetchall()
+        # the text beside its row (schema v9, issue 15)
+        rows = con.execute("select o.id, o.recipient, o.state, o.created, m.message"
+                           " from outbox o join outbox_message m on m.id = o.id"
+                           " where o.id > ? order by o.id", (last_setup_row,)).fetchall()
     finally:
         con.close()
     files = {}  # by Message-ID: the files holding it

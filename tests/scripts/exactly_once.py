@@ -93,7 +93,9 @@ def run(cmd, cfg, env=None, **kw):
 def rows(root):
     con = sqlite3.connect(root + "/db")
     try:
-        return con.execute("select id, state, message from outbox order by id").fetchall()
+        # the text beside its row (schema v9, issue 15)
+        return con.execute("select o.id, o.state, m.message from outbox o"
+                           " join outbox_message m on m.id = o.id order by o.id").fetchall()
     finally:
         con.close()
 

@@ -532,10 +532,12 @@ def part_wrong_ca():
        "Dovecot saw no password from the refused clients: %s" % text[-400:])
     # SMTP: libcurl verifies; the reply stays queued.
     con = sqlite3.connect(db)
-    con.execute("insert into outbox(game, recipient, message, state, next_try, created)"
-                " values (0, 'alice@example.test', 'From: carol@example.test\r\nTo: alice@example.test\r\n"
-                "Subject: x\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\nMessage-ID: <ca@example.test>\r\n\r\nx\r\n',"
-                " 'queued', 0, 0)")
+    con.execute("insert into outbox(game, recipient, state, next_try, created)"
+                " values (0, 'alice@example.test', 'queued', 0, 0)")
+    # the text beside its row (schema v9, issue 15)
+    con.execute("insert into outbox_message(id, message) values (last_insert_rowid(),"
+                " 'From: carol@example.test\r\nTo: alice@example.test\r\n"
+                "Subject: x\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\nMessage-ID: <ca@example.test>\r\n\r\nx\r\n')")
     con.commit()
     con.close()
     p = tabula("flush", cfg)

@@ -34,4 +34,12 @@ void scratch_memory_teardown(void);
  * offered); its id. */
 int64_t scratch_game(const char *kind);
 
+/* SQL that takes a store at the latest version back to v8 (before issue
+ * 15's outbox_message): the texts back into outbox.message. A test that
+ * rewinds a store to an older version runs it first. */
+#define SCRATCH_UNDO_V9                                                                       \
+  "ALTER TABLE outbox ADD COLUMN message TEXT NOT NULL DEFAULT '';"                          \
+  "UPDATE outbox SET message = (SELECT m.message FROM outbox_message m WHERE m.id = outbox.id);" \
+  "DROP TABLE outbox_message;"
+
 #endif

@@ -20,6 +20,9 @@
  * - one daemon per store: the second lock is refused, naming the first's
  *   pid, and is granted once the first is gone;
  * - an old (v2) outbox's queued rows are claimable after the migration;
+ * - a v8 store's queued and sent rows (texts in the row, before issue 15's
+ *   outbox_message) keep their texts through the v9 migration, and each
+ *   queued one is claimed and sent once, a sent one never again;
  * - SQLite's integrity check says "" for a sound file and names what is
  *   broken in a damaged one.
  */
@@ -138,8 +141,9 @@ START_TEST(test_claim_unheld_rows_once)
 
   for(i = 0; i < 40; i++) {
     snprintf(sql, sizeof(sql),
-             "INSERT INTO outbox(recipient, message, state, next_try, created)"
-             " VALUES('r%zu@example.org', 'm', 'queued', %zu, 1)",
+             "INSERT INTO outbox(recipient, state, next_try, created)"
+             " VALUES('r%zu@example.org', 'queued', %zu, 1);"
+             "INSERT INTO outbox_message(id, message) VALUES(last_insert_rowid(), 'm');",
              i, i < 30 ? (size_t)10 : (size_t)5000);
     raw_exec(sql);
   }
@@ -268,7 +272,7 @@ START_TEST(test_claim_after_migration)
   store_close(st);
   /* back to v2: v6's competition tables (below), v5's additions (issue
    * 15), v4's confirmations and v3's claims dropped */
-  raw_exec("DROP INDEX outbox_claimed; DROP INDEX games_invited; DROP INDEX clocks_due;"
+  raw_exec(SCRATCH_UNDO_V9 "DROP INDEX outbox_claimed; DROP INDEX games_invited; DROP INDEX clocks_due;"
            "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
            "ALTER TABLE dice DROP COLUMN checkpoints;"
            "ALTER TABLE outbox DROP COLUMN claim; ALTER TABLE outbox DROP COLUMN in_doubt;"
@@ -280,7 +284,7 @@ START_TEST(test_claim_after_migration)
            "INSERT INTO outbox(recipient, message, state, next_try, created)"
            " VALUES('old@example.org', 'm', 'queued', 1, 1);");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 8);
+  ck_assert_int_eq(store_schema_version(st), 9);
   ck_assert_uint_eq(claim(st, 10, 4, got, NULL), 1);
   snprintf(id1, sizeof(id1), "%s", store_id(st));
   ck_assert_int_eq(strlen(id1), 16);
@@ -290,6 +294,72 @@ START_TEST(test_claim_after_migration)
   other = scratch_open(scratch_db);
   ck_assert_str_ne(store_id(other), id1);
   store_close(other);
+}
+END_TEST
+
+/* A v8 store (each text in its outbox row) with a sent reply and two
+ * queued ones nobody holds: opened, it is v9, each text beside its row
+ * (outbox_message); the queued rows come back with their own texts, to one
+ * process only, in order, not in doubt; once sent nobody gets them again,
+ * and the sent one is never offered. A new reply after them takes the next
+ * id. */
+static int64_t add_text(struct store *st, const char *to, const char *text, int64_t now)
+{
+  int64_t id = 0;
+  ck_assert_int_eq(store_outbox_add(st, &id, 0, to, text, now), STORE_OK);
+  return id;
+}
+
+START_TEST(test_claim_after_migration_v9)
+{
+  static const char *const text[3] = {"Subject: one\r\n\r\nfirst\r\n",
+                                      "Subject: two\r\n\r\nsecond\r\n",
+                                      "Subject: three\r\n\r\nthird \xc3\xa9\r\n"};
+  struct store *a = scratch_open(scratch_db), *b;
+  struct store_outbox *rows = NULL;
+  int64_t id[4], got[4];
+  size_t n = 0, i;
+
+  for(i = 0; i < 3; i++)
+    id[i] = add_text(a, "x@example.org", text[i], 100);
+  ck_assert_int_eq(store_outbox_sent(a, id[0], 101), STORE_OK);
+  ck_assert_int_eq(store_outbox_release(a), STORE_OK);
+  store_close(a);
+  raw_exec(SCRATCH_UNDO_V9 "PRAGMA user_version = 8;");
+
+  a = scratch_open(scratch_db);
+  b = scratch_open(scratch_db);
+  ck_assert_int_eq(store_schema_version(a), 9);
+  ck_assert_int_eq(store_outbox_claim(a, &rows, &n, 1000, 8), STORE_OK);
+  ck_assert_uint_eq(n, 2);
+  for(i = 0; i < n; i++) {
+    ck_assert_int_eq(rows[i].id, id[i + 1]);
+    ck_assert_str_eq(rows[i].message, text[i + 1]);
+    ck_assert(!rows[i].in_doubt);
+  }
+  store_outbox_free(rows, n);
+  ck_assert_uint_eq(claim(b, 1000, 8, NULL, NULL), 0);
+  ck_assert_int_eq(store_outbox_sent_range(a, id[1], id[2], 102, &n), STORE_OK);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_uint_eq(claim(a, 1000, 8, NULL, NULL), 0);
+  ck_assert_uint_eq(claim(b, 1000, 8, NULL, NULL), 0);
+  ck_assert_int_eq(store_outbox_count(a, &n, STORE_OUTBOX_SENT), STORE_OK);
+  ck_assert_uint_eq(n, 3);
+  ck_assert_int_eq(store_outbox_count(a, &n, STORE_OUTBOX_QUEUED), STORE_OK);
+  ck_assert_uint_eq(n, 0);
+  /* the next reply: the next id, its own text, sent by its process */
+  id[3] = add_text(a, "y@example.org", "Subject: four\r\n\r\nfourth\r\n", 200);
+  ck_assert_int_eq(id[3], id[2] + 1);
+  ck_assert_uint_eq(claim(b, 1000, 8, NULL, NULL), 0);
+  ck_assert_int_eq(store_outbox_claim(a, &rows, &n, 1000, 8), STORE_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(rows[0].id, id[3]);
+  ck_assert_str_eq(rows[0].message, "Subject: four\r\n\r\nfourth\r\n");
+  store_outbox_free(rows, n);
+  ck_assert_uint_eq(claim(a, 1000, 8, got, NULL), 1);
+  ck_assert_int_eq(got[0], id[3]);
+  store_close(b);
+  store_close(a);
 }
 END_TEST
 
@@ -332,6 +402,7 @@ static Suite *claims_suite(void)
   tcase_add_test(tc, test_daemon_lock);
   tcase_add_test(tc, test_claim_in_memory);
   tcase_add_test(tc, test_claim_after_migration);
+  tcase_add_test(tc, test_claim_after_migration_v9);
   tcase_add_test(tc, test_integrity_check);
   suite_add_tcase(s, tc);
   return s;

@@ -103,7 +103,7 @@ START_TEST(test_migration_counts_answers)
   bool yes = false;
   store_close(st);
   raw_exec(scratch_db,
-           "DROP INDEX games_invited; DROP INDEX clocks_due;"
+           SCRATCH_UNDO_V9 "DROP INDEX games_invited; DROP INDEX clocks_due;"
            "ALTER TABLE games DROP COLUMN snapshot; ALTER TABLE clocks DROP COLUMN next_event;"
            "ALTER TABLE dice DROP COLUMN checkpoints;"
            "DROP TABLE confirmations; DROP TABLE confirmed;"
@@ -124,7 +124,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 8);
+  ck_assert_int_eq(store_schema_version(st), 9);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
@@ -151,12 +151,12 @@ START_TEST(test_migration_to_competition_keeps_them)
   ck_assert_int_eq(store_confirmed_add(st, "frank@example.org", 40, "new"), STORE_OK);
   store_close(st);
   raw_exec(scratch_db,
-           "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
+           SCRATCH_UNDO_V9 "DROP TABLE tournament_games; DROP TABLE tournament_players; DROP TABLE tournaments;"
            "DROP TABLE match_games; DROP TABLE matches; DROP TABLE ratings;"
            "DROP TABLE conditionals; DROP TABLE seeks;"
            "PRAGMA user_version = 5;");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 8);
+  ck_assert_int_eq(store_schema_version(st), 9);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "Frank@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirm_get(st, &back, "k4"), STORE_OK);
@@ -181,7 +181,7 @@ START_TEST(test_migration_v8_kinds)
   struct store_confirm c = request("k7", "gina@example.org", 900), back;
   store_close(st);
   raw_exec(scratch_db,
-           "DROP TABLE confirmations;"
+           SCRATCH_UNDO_V9 "DROP TABLE confirmations;"
            "CREATE TABLE confirmations(key TEXT PRIMARY KEY,"
            " address TEXT NOT NULL COLLATE NOCASE,"
            " kind TEXT NOT NULL CHECK(kind IN ('new', 'observe')), request TEXT NOT NULL,"
@@ -192,7 +192,7 @@ START_TEST(test_migration_v8_kinds)
            " 3, 100, 800);"
            "PRAGMA user_version = 7;");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 8);
+  ck_assert_int_eq(store_schema_version(st), 9);
   ck_assert_int_eq(store_confirm_get(st, &back, "k6"), STORE_OK);
   ck_assert_str_eq(back.kind, "observe");
   ck_assert_str_eq(back.request, "observe 3");

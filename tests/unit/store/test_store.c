@@ -16,10 +16,11 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <time.h>
 
 /* The newest schema version: the last step of store.c migrations[]. */
-#define SCHEMA_LATEST 8
+#define SCHEMA_LATEST 9
 
 /* ---- helpers ---- */
 
@@ -226,8 +227,9 @@ static void build_vector_journal(struct store *st)
 
 START_TEST(test_store_open_creates_schema)
 {
-  static const char *const tables[] = {"players", "games",  "seats", "journal",
-                                       "messages", "outbox", "dice",  "kv"};
+  static const char *const tables[] = {"players", "games", "seats",          "journal",
+                                       "messages", "outbox", "outbox_message", "dice",
+                                       "kv"};
   char sql[200], mode[32];
   struct store *st = scratch_open(scratch_db);
   size_t i;
@@ -1145,6 +1147,112 @@ START_TEST(test_store_outbox_big_message)
 }
 END_TEST
 
+/* Issue 15 (schema v9): the text lies beside the row, so marking a reply
+ * sent rewrites a small row, not the reply. SQLite rewrites a row whose
+ * size changes whole, overflow pages and all: with the text in the row
+ * the mark of this 40 KB reply wrote its ten overflow pages again. Counted
+ * in WAL frames, from an empty WAL (the close checkpoints and empties it). */
+START_TEST(test_store_outbox_mark_writes_little)
+{
+  struct store *st = scratch_open(scratch_db);
+  size_t big = 40000, i;
+  char *msg = malloc(big + 1), wal[320];
+  int64_t id, page, frames;
+  struct stat sb;
+
+  ck_assert_ptr_nonnull(msg);
+  for(i = 0; i < big; i++)
+    msg[i] = (i % 78 == 77) ? '\n' : (char)('a' + i % 26);
+  msg[big] = '\0';
+  ck_assert_int_eq(store_outbox_add(st, &id, 0, "a@example.org", msg, 100), STORE_OK);
+  store_close(st);
+  snprintf(wal, sizeof(wal), "%s-wal", scratch_db);
+  page = raw_int(scratch_db, "PRAGMA page_size");
+  st = scratch_open(scratch_db);
+  ck_assert_int_eq(stat(wal, &sb), 0);
+  ck_assert_int_eq(sb.st_size, 0);
+  ck_assert_int_eq(store_outbox_sent(st, id, 200), STORE_OK);
+  ck_assert_int_eq(stat(wal, &sb), 0);
+  frames = ((int64_t)sb.st_size - 32) / (24 + page);
+  /* the row's leaf, the two partial indexes it leaves (queued, claimed) */
+  ck_assert_msg(frames >= 1 && frames <= 4, "%lld WAL frames for the sent mark",
+                (long long)frames);
+  ck_assert_int_gt((int64_t)big / page, 8);
+  store_close(st);
+  /* the text is still whole, beside its row */
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM pragma_table_info('outbox')"
+                                       " WHERE name = 'message'"),
+                   0);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT length(message) FROM outbox_message"),
+                   (int64_t)big);
+  free(msg);
+}
+END_TEST
+
+/* Issue 15: sent rows older than the bound leave with their texts; queued
+ * rows stay, the newest row always stays (ids are never handed out
+ * twice), and what stays keeps its text. */
+START_TEST(test_store_outbox_prune)
+{
+  struct store *st = scratch_open(scratch_db);
+  struct store_outbox *rows = NULL;
+  int64_t id[5];
+  size_t n = 0;
+
+  ck_assert_int_eq(store_outbox_add(st, &id[0], 0, "a@example.org", "A", 100), STORE_OK);
+  ck_assert_int_eq(store_outbox_add(st, &id[1], 0, "b@example.org", "B", 200), STORE_OK);
+  ck_assert_int_eq(store_outbox_add(st, &id[2], 0, "c@example.org", "C", 300), STORE_OK);
+  ck_assert_int_eq(store_outbox_add(st, &id[3], 0, "d@example.org", "D", 400), STORE_OK);
+  ck_assert_int_eq(store_outbox_sent(st, id[0], 150), STORE_OK);
+  ck_assert_int_eq(store_outbox_sent(st, id[1], 250), STORE_OK);
+  ck_assert_int_eq(store_outbox_sent(st, id[2], 350), STORE_OK);
+  ck_assert_int_eq(store_outbox_sent(st, id[3], 450), STORE_OK);
+  /* sent before 300: a and b */
+  ck_assert_int_eq(store_outbox_prune(st, 300, &n), STORE_OK);
+  ck_assert_uint_eq(n, 2);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM outbox"), 2);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM outbox_message"), 2);
+  /* everything: c, not d, the newest */
+  ck_assert_int_eq(store_outbox_prune(st, 1000, &n), STORE_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM outbox_message"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM outbox_message m"
+                                       " JOIN outbox o ON o.id = m.id WHERE m.message = 'D'"),
+                   1);
+  /* a queued row after it: d goes, the queued one stays with its text */
+  ck_assert_int_eq(store_outbox_add(st, &id[4], 0, "e@example.org", "E", 500), STORE_OK);
+  ck_assert_int_eq(store_outbox_prune(st, 2000, &n), STORE_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM outbox"), 1);
+  ck_assert_int_eq(raw_int(scratch_db, "SELECT count(*) FROM outbox_message"), 1);
+  ck_assert_int_eq(store_outbox_due(st, &rows, &n, 2000, 5), STORE_OK);
+  ck_assert_uint_eq(n, 1);
+  ck_assert_int_eq(rows[0].id, id[4]);
+  ck_assert_str_eq(rows[0].message, "E");
+  store_outbox_free(rows, n);
+  store_close(st);
+}
+END_TEST
+
+/* A row whose text is missing (a damaged file) is said to be damaged,
+ * never sent empty. */
+START_TEST(test_store_outbox_text_missing)
+{
+  struct store *st = scratch_open(scratch_db);
+  struct store_outbox *rows = NULL;
+  size_t n = 0;
+  int64_t id;
+
+  ck_assert_int_eq(store_outbox_add(st, &id, 0, "a@example.org", "A", 1), STORE_OK);
+  raw_exec(scratch_db, "DELETE FROM outbox_message");
+  ck_assert_int_eq(store_outbox_due(st, &rows, &n, 1, 5), STORE_ECORRUPT);
+  ck_assert_uint_eq(n, 0);
+  ck_assert_ptr_null(rows);
+  ck_assert_msg(strstr(store_errmsg(st), "no message") != NULL, "%s", store_errmsg(st));
+  store_close(st);
+}
+END_TEST
+
 /* ======================= dice ======================= */
 
 static void fill_dice(struct store_dice *d, int64_t game, int chain, char c)
@@ -1335,6 +1443,9 @@ static Suite *store_suite(void)
   tcase_add_test(tc, test_store_outbox_sent_retry);
   tcase_add_test(tc, test_store_outbox_long_error);
   tcase_add_test(tc, test_store_outbox_big_message);
+  tcase_add_test(tc, test_store_outbox_mark_writes_little);
+  tcase_add_test(tc, test_store_outbox_prune);
+  tcase_add_test(tc, test_store_outbox_text_missing);
 
   TCASE("dice");
   tcase_add_test(tc, test_store_dice_put_load);
