@@ -13,6 +13,14 @@
 # CPU over plies 1-21 (around the 10th) and over the last 21, their ratio,
 # and the same above the process start (`tabula --version`, measured
 # between the moves). If the game ends before PLIES, it says at which ply.
+#
+# Early and late plies are minutes apart, and on this machine a disk's
+# cost drifts more than that (another program's deletes, writeback): one
+# run gave 1.64x, the next 0.94x, on the same binary. So a second game,
+# B, is played in the same store at the same time as the long game's last
+# 21 plies, one mail of each in turn: B's plies 1-21 against A's last 21
+# is the length's cost with the drift taken out (the row "at the same
+# time").
 set -u
 tabula=$(realpath "${1:-./build/referee/tabula}")
 plies=${2:-1000}
@@ -46,40 +54,58 @@ def floor():
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
 
-deliver("w@example.org", "referee@example.org", "new chess with b@example.org")
 con = sqlite3.connect(d + "/db")
-# issue 13: the inviter confirms its first `new` from its address
-deliver("w@example.org", "referee+confirm.%s@example.org"
-        % con.execute("select key from confirmations").fetchone()[0], "confirm")
-tok = {r[0]: r[1] for r in con.execute("select seat, token from seats where game = 1")}
-deliver("b@example.org", "referee+1.%s@example.org" % tok[1], "accept")
-seen = collections.Counter()
-cpu, base = [], []
-load0 = os.getloadavg()
-ended = None
-for ply in range(1, PLIES + 1):
-    phase, state, turn = con.execute("select phase, state, turn from games where id = 1").fetchone()
+def make_game(w, b, first):
+    deliver(w, "referee@example.org", "new chess with " + b)
+    if first:  # issue 13: the inviter confirms its first `new` from its address
+        deliver(w, "referee+confirm.%s@example.org"
+                % con.execute("select key from confirmations").fetchone()[0], "confirm")
+    g = con.execute("select max(id) from games").fetchone()[0]
+    tok = {r[0]: r[1] for r in con.execute("select seat, token from seats where game = ?", (g,))}
+    deliver(b, "referee+%d.%s@example.org" % (g, tok[1]), "accept")
+    return {"id": g, "tok": tok, "who": (w, b), "seen": collections.Counter()}
+A = make_game("w@example.org", "b@example.org", True)
+B = make_game("w@example.org", "c@example.org", False)
+
+def play(G):
+    """One ply of G by deliver: its CPU, or None when G has ended."""
+    phase, state, turn = con.execute("select phase, state, turn from games where id = ?",
+                                     (G["id"],)).fetchone()
     if phase != "active":
-        ended = ply
-        break
+        return None
     fields = state.split()
     key = " ".join(fields[:4])
-    seen[key] += 1
+    G["seen"][key] += 1
     out = subprocess.run([tabula, "moves", state], capture_output=True, text=True).stdout
     sans = [l.split()[1] for l in out.splitlines() if len(l.split()) == 2]
     quiet = [m for m in sans if "x" not in m and "#" not in m] or [m for m in sans if "#" not in m] or sans
     pawn = [m for m in quiet if m[0] in "abcdefgh"]
     piece = [m for m in quiet if m[0] not in "abcdefgh"]
-    urgent = int(fields[4]) >= 90 or seen[key] >= 3
+    urgent = int(fields[4]) >= 90 or G["seen"][key] >= 3
     pool = (pawn or piece) if urgent else (piece or pawn)
     mv = rng.choice(pool)
-    who = "w@example.org" if turn == 0 else "b@example.org"
-    cpu.append(deliver(who, "referee+1.%s@example.org" % tok[turn], mv))
+    return deliver(G["who"][turn], "referee+%d.%s@example.org" % (G["id"], G["tok"][turn]), mv)
+
+cpu, base, control = [], [], []
+load0 = os.getloadavg()
+ended = None
+for ply in range(1, PLIES + 1):
+    c = play(A)
+    if c is None:
+        ended = ply
+        break
+    cpu.append(c)
+    if ply > PLIES - 21:  # game B's ply at the same time
+        c = play(B)
+        if c is None:
+            sys.exit("the control game ended at its ply %d" % (len(control) + 1))
+        control.append(c)
     if ply % 10 == 0:
         base.append(floor())
 load1 = os.getloadavg()
 n = len(cpu)
-moved = con.execute("select count(*) from journal where game = 1 and kind = 'move'").fetchone()[0]
+moved = con.execute("select count(*) from journal where game = ? and kind = 'move'",
+                    (A["id"],)).fetchone()[0]
 med = statistics.median
 early, late = med(cpu[:21]), med(cpu[-21:])
 fl = med(base) if base else float("nan")
@@ -90,6 +116,12 @@ print("%-38s %10s %10s %8s" % ("deliver CPU, medians of 21 plies", "plies 1-21",
 print("%-38s %10.2f %10.2f %8.2f" % ("whole process, ms", early * 1e3, late * 1e3, late / early))
 print("%-38s %10.2f %10.2f %8.2f" % ("above the process start (%.2f ms), ms" % (fl * 1e3),
       (early - fl) * 1e3, (late - fl) * 1e3, (late - fl) / (early - fl)))
+if len(control) == 21 and not ended:
+    ctl = med(control)
+    print("%-38s %10.2f %10.2f %8.2f" % ("at the same time: game B's 1-21, ms", ctl * 1e3,
+          late * 1e3, late / ctl))
+    print("%-38s %10.2f %10.2f %8.2f" % ("  above the process start, ms", (ctl - fl) * 1e3,
+          (late - fl) * 1e3, (late - fl) / (ctl - fl)))
 print("goal: the 1,000th move <= 1.1x the 10th")
 print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + load1))
 PY
