@@ -219,8 +219,9 @@ int mail_maildir_sync_folder(const char *dir);
  * it (tabula-deliver, an MTA, a mail filter) instead of at its next poll.
  * _open: 0, or MAIL_EIO when the system cannot watch (the caller polls).
  * _wait: 1 when something arrived (every queued event is read and its
- * name kept for _take), 0 at the timeout or on a signal, -1 on an error. Arrivals between two waits are
- * queued by the kernel, so none is missed once the watch is open. */
+ * name kept for _take), 0 at the timeout or on a signal, -1 on an error.
+ * Arrivals between two waits are queued by the kernel, so none is missed
+ * once the watch is open. */
 struct mail_maildir_watch;
 int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out);
 int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
@@ -231,6 +232,8 @@ int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
  * MAIL_EIO on an error. */
 int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char ***names,
                             size_t *n);
+/* _forget: drops the names kept so far (new/ is being listed whole). */
+void mail_maildir_watch_forget(struct mail_maildir_watch *w);
 void mail_maildir_watch_close(struct mail_maildir_watch *w);
 /* Delivery under a name the caller derives from the message itself (an
  * outbox row: issue 13, every reply exactly once), so a second delivery of

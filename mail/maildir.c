@@ -161,6 +161,14 @@ void mail_names_free(char **names, size_t n)
   free(names);
 }
 
+/* A message in a folder: a name Maildir allows (no dot file) that is a
+ * regular file there; a stray directory or FIFO is not. */
+static bool message_at(int dfd, const char *name)
+{
+  struct stat st;
+  return name_ok(name) && !fstatat(dfd, name, &st, AT_SYMLINK_NOFOLLOW) && S_ISREG(st.st_mode);
+}
+
 int mail_maildir_list_new(const char *dir, char ***names, size_t *n)
 {
   char path[PATH_MAX];
@@ -181,8 +189,6 @@ int mail_maildir_list_new(const char *dir, char ***names, size_t *n)
   if(!d)
     goto out;
   for(;;) {
-    struct stat st;
-
     errno = 0;
     e = readdir(d);
     if(!e) {
@@ -190,10 +196,7 @@ int mail_maildir_list_new(const char *dir, char ***names, size_t *n)
         goto out;
       break;
     }
-    if(!name_ok(e->d_name))
-      continue;
-    /* Only regular files are messages; a stray directory or FIFO is not. */
-    if(fstatat(dirfd(d), e->d_name, &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode))
+    if(!message_at(dirfd(d), e->d_name))
       continue;
     if(count == cap) {
       size_t ncap = cap ? cap * 2 : 16;
@@ -762,25 +765,29 @@ int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
   return got ? 1 : 0;
 }
 
+void mail_maildir_watch_forget(struct mail_maildir_watch *w)
+{
+  if(!w)
+    return;
+  mail_names_free(w->names, w->n);
+  w->names = NULL;
+  w->n = w->cap = 0;
+  w->lost = false;
+}
+
 int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char ***names,
                             size_t *n)
 {
   char path[PATH_MAX];
-  struct stat st;
   size_t i, k;
   int dfd;
-  bool lost;
 
   *names = NULL;
   *n = 0;
   if(!w || !dir || path_of(path, sizeof(path), dir, "new", NULL))
     return MAIL_EIO;
-  lost = w->lost;
-  w->lost = false;
-  if(lost) {
-    mail_names_free(w->names, w->n);
-    w->names = NULL;
-    w->n = w->cap = 0;
+  if(w->lost) {
+    mail_maildir_watch_forget(w);
     return 1;
   }
   if(!w->n)
@@ -793,8 +800,7 @@ int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char 
    * mail_maildir_list_new would give them. */
   qsort(w->names, w->n, sizeof(*w->names), cmp_names);
   for(i = 0, k = 0; i < w->n; i++) {
-    if((k && !strcmp(w->names[k - 1], w->names[i])) ||
-       fstatat(dfd, w->names[i], &st, AT_SYMLINK_NOFOLLOW) || !S_ISREG(st.st_mode)) {
+    if((k && !strcmp(w->names[k - 1], w->names[i])) || !message_at(dfd, w->names[i])) {
       free(w->names[i]);
       continue;
     }
@@ -817,6 +823,6 @@ void mail_maildir_watch_close(struct mail_maildir_watch *w)
   if(!w)
     return;
   close(w->fd);
-  mail_names_free(w->names, w->n);
+  mail_maildir_watch_forget(w);
   free(w);
 }

@@ -46,8 +46,8 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
   /* after the replies (issue 15): a reply does not wait for the flagging */
   if(ref_inbound_ack(svc))
     rc = -1;
-  /* nor for a checkpoint (the daemon's, store_checkpoint_later) */
-  /* (stopping: the close checkpoints everything anyway, once) */
+  /* nor for a checkpoint (the daemon's, store_checkpoint_later); when
+   * stopping, the close checkpoints everything anyway, once */
   if(!ref_transport_stopping(svc) && store_checkpoint_idle(svc->st) != STORE_OK)
     ref_log_warn("%s", store_errmsg(svc->st));
   clock_gettime(CLOCK_MONOTONIC, &t2);

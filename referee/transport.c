@@ -330,13 +330,8 @@ static int inbox_names(struct ref_service *svc, char ***names, size_t *n)
       return 0;
     if(r < 0)
       ref_log_warn("cannot read the inbox watch's names: listing %s/new", svc->cfg.inbox);
-  } else if(t && t->inbox_watch) {
-    /* what the watch kept is in the listing too */
-    char **seen = NULL;
-    size_t nseen = 0;
-    mail_maildir_watch_take(t->inbox_watch, svc->cfg.inbox, &seen, &nseen);
-    mail_names_free(seen, nseen);
-  }
+  } else if(t && t->inbox_watch)
+    mail_maildir_watch_forget(t->inbox_watch); /* the listing holds them too */
   if(mail_maildir_list_new(svc->cfg.inbox, names, n) != MAIL_OK) {
     ref_log_error("cannot read %s/new", svc->cfg.inbox);
     return -1;

@@ -320,6 +320,12 @@ START_TEST(test_maildir_watch_take)
   mail_names_free(names, n);
   ck_assert_int_eq(mail_maildir_watch_take(w, dir, &names, &n), 0);
   ck_assert_uint_eq(n, 0); /* taken once */
+  /* forgotten (new/ listed whole instead): not taken again */
+  ck_assert_int_eq(mail_maildir_put(dir, "1700000004.M9P9.r", "abc", 3, MAIL_SYNC_NONE, NULL), 0);
+  ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
+  mail_maildir_watch_forget(w);
+  ck_assert_int_eq(mail_maildir_watch_take(w, dir, &names, &n), 0);
+  ck_assert_uint_eq(n, 0);
   /* a name not taken is dropped with the watch: nothing leaks */
   ck_assert_int_eq(mail_maildir_deliver_nosync(dir, "late\n", 5, name[2], sizeof(name[2])), 0);
   ck_assert_int_eq(mail_maildir_watch_wait(w, 1000), 1);
