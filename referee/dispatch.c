@@ -511,68 +511,19 @@ static int keyless_query_only(const struct ref_cmds *cmds)
   return 1;
 }
 
-/* Whether the receiving server vouches for the From (issue 18): the
- * topmost Authentication-Results field (RFC 8601; a border MTA removes
- * such fields from incoming mail, §5, and prepends its own) is from the
- * configured trusted_authserv_id and says dmarc=pass for the From's
- * domain, or dkim=pass with header.d the From's domain. Comments are
- * left out; a property must be the domain exactly. */
+/* Whether the receiving server vouches for the From: the topmost
+ * Authentication-Results field from the configured trusted_authserv_id
+ * (RFC 8601 §5: the border MTA removes such fields from incoming mail and
+ * prepends its own) says dmarc=pass for the From's domain, or dkim=pass
+ * with header.d that domain; read by RFC 8601's grammar (mail/authres.c),
+ * so that a ";" a sender put in a quoted string or a comment cuts
+ * nothing. */
 static int sender_authenticated(const struct ref_service *svc, const struct mail_msg *mail)
 {
-  const char *id = svc->cfg.trusted_authserv_id, *at = strrchr(mail->from, '@'), *p;
-  char buf[sizeof(mail->auth_results)];
-  size_t k = 0, n;
-  int depth = 0;
+  const char *at = strrchr(mail->from, '@');
 
-  if(!id[0] || !mail->auth_results[0] || !at || !at[1])
-    return 0;
-  for(p = mail->auth_results; *p && k + 1 < sizeof(buf); p++) {
-    if(*p == '(')
-      depth++;
-    else if(*p == ')' && depth)
-      depth--;
-    else if(!depth)
-      buf[k++] = *p == '"' ? ' ' : *p;
-  }
-  buf[k] = '\0';
-  p = buf + strspn(buf, " ");
-  n = strcspn(p, " ;");
-  if(n != strlen(id) || strncasecmp(p, id, n) || !(p = strchr(p, ';')))
-    return 0;
-  while(*p == ';') {
-    /* one resinfo: "method=result prop=value ..." up to the next ';' */
-    const char *end, *w;
-    char method[16] = "", result[16] = "";
-    int domain_ok = 0;
-    p++;
-    end = p + strcspn(p, ";");
-    for(w = p; w < end;) {
-      size_t wl;
-      w += strspn(w, " ");
-      wl = strcspn(w, " ;");
-      if(!wl || w >= end)
-        break;
-      if(!method[0]) {
-        const char *eq = memchr(w, '=', wl);
-        if(!eq || (size_t)(eq - w) >= sizeof(method) || wl - (size_t)(eq - w) - 1 >= sizeof(result))
-          break;
-        memcpy(method, w, (size_t)(eq - w));
-        memcpy(result, eq + 1, wl - (size_t)(eq - w) - 1);
-      }
-      else {
-        size_t dl = strlen(at + 1);
-        const char *prop = !strcmp(method, "dmarc") ? "header.from=" : "header.d=";
-        size_t pl = strlen(prop);
-        if(wl == pl + dl && !strncmp(w, prop, pl) && !strncasecmp(w + pl, at + 1, dl))
-          domain_ok = 1;
-      }
-      w += wl;
-    }
-    if(domain_ok && !strcmp(result, "pass") && (!strcmp(method, "dmarc") || !strcmp(method, "dkim")))
-      return 1;
-    p = end;
-  }
-  return 0;
+  return at && at[1] &&
+         mail_authres_vouches(mail->auth_results, svc->cfg.trusted_authserv_id, at + 1);
 }
 
 /* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
