@@ -64,33 +64,71 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   return 0;
 }
 
+/* Whether the n bytes at k can be a confirmation key (ref_make_token's
+ * letters and digits, at most 63). */
+static int key_ok(const char *k, size_t n)
+{
+  size_t i;
+  if(!n || n > 63)
+    return 0;
+  for(i = 0; i < n; i++)
+    if(!islower((unsigned char)k[i]) && !isdigit((unsigned char)k[i]))
+      return 0;
+  return 1;
+}
+
 /* The key of a confirmation request being answered (optin.c, issue 13):
- * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]". */
+ * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]".
+ * 0: found; -1: the mail answers no request; 1: it carries the mark of
+ * one ("+confirm." or "[tabula confirm") but no key that can be one (cut,
+ * changed): no request of any other kind either (rules-spec OPT-2). */
 static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
 {
   const char *addrs[2] = {mail->to, mail->delivered_to};
   const char *p;
-  char k[64];
-  int i;
+  int i, marked = 0;
   for(i = 0; i < 2; i++) {
     const char *addr = addrs[i], *at = strrchr(addr, '@'), *q;
     if(!at)
       continue;
     for(q = addr; (q = memchr(q, delim, (size_t)(at - q))); q++) {
-      size_t n = (size_t)(at - q) - 9;
-      if((size_t)(at - q) <= 9 || strncasecmp(q + 1, "confirm.", 8) || n >= cap)
+      size_t n;
+      if((size_t)(at - q) < 9 || strncasecmp(q + 1, "confirm.", 8))
         continue;
+      n = (size_t)(at - q) - 9;
+      if(!key_ok(q + 9, n) || n >= cap) {
+        marked = 1;
+        continue;
+      }
       memcpy(key, q + 9, n);
       key[n] = '\0';
       return 0;
     }
   }
-  if((p = strstr(mail->subject, "[tabula confirm ")) &&
-     sscanf(p, "[tabula confirm %63[a-z0-9]]", k) == 1 && strlen(k) < cap) {
-    snprintf(key, cap, "%s", k);
-    return 0;
+  if((p = strstr(mail->subject, "[tabula confirm"))) {
+    const char *k = p + strlen("[tabula confirm");
+    size_t n;
+    if(*k == ' ')
+      k++;
+    n = strcspn(k, "]");
+    if(k[n] == ']' && key_ok(k, n) && n < cap) {
+      memcpy(key, k, n);
+      key[n] = '\0';
+      return 0;
+    }
+    marked = 1;
   }
-  return -1;
+  return marked ? 1 : -1;
+}
+
+/* Whether the mail's commands hold the word confirm. */
+static int says_confirm(const struct ref_cmds *cmds)
+{
+  int i;
+  for(i = 0; i < cmds->ncmd; i++)
+    if(cmds->cmd[i].kind == REF_CMD_CONFIRM)
+      return 1;
+  return 0;
 }
 
 /* The game a mail names: local+GAME.TOKEN@ in To, then Delivered-To, then
@@ -656,8 +694,19 @@ int ref_dispatch(struct ref_msg_ctx *m)
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
   /* The answer to a confirmation request (issue 13). */
-  if(!confirm_key(mail, delim, token, sizeof(token)))
+  rc = confirm_key(mail, delim, token, sizeof(token));
+  if(!rc)
     return ref_do_confirm(m, token, &cmds, keyless_confirmed);
+  /* A confirmation whose key cannot be read, or a "confirm" with none and
+   * no game's key either, confirms nothing and is no other request (a
+   * keyless one would ask to confirm the "confirm"): refused with the
+   * reason, to players and confirmed addresses only (rules-spec OPT-2). */
+  if(rc > 0 || (says_confirm(&cmds) && game_tag(mail, delim, &game, token, sizeof(token)))) {
+    ref_log_info("mail %s from %s confirms with no key that can be read: refused",
+                 m->message_id, mail->from);
+    return ref_refuse_player(m, "confirm", "confirm-no-key", "");
+  }
+  rc = 0;
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
