@@ -294,9 +294,8 @@ int mail_authres_parse(struct mail_authres *out, const char *field, size_t len)
   if(!field || len > MAIL_AUTHRES_MAX || memchr(field, '\0', len))
     return -2;
   /* the authserv-id: a value; dot-atoms as servers write them are tokens */
-  if(!cfws(&r) || !value(&r, out->authserv_id, sizeof(out->authserv_id)))
-    return -2;
-  if(!cfws_between(&r)) {
+  if(!cfws(&r) || !value(&r, out->authserv_id, sizeof(out->authserv_id)) ||
+     !cfws_between(&r)) {
     out->authserv_id[0] = '\0';
     return -2;
   }
