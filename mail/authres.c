@@ -30,7 +30,8 @@
  * Which field counts (RFC 8601 §5, §7.1): the border MTA removes fields
  * carrying its own authserv-id from incoming mail and prepends its own,
  * so the topmost field with the trusted authserv-id is the only one it
- * wrote; any below it, whatever they claim, came with the mail.
+ * wrote; any below it, whatever they claim, came with the mail. What it
+ * must say to vouch is rules-spec AR-1.
  */
 #include "mail.h"
 

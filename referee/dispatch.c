@@ -555,7 +555,7 @@ static int keyless_query_only(const struct ref_cmds *cmds)
  * prepends its own) says dmarc=pass for the From's domain, or dkim=pass
  * with header.d that domain; read by RFC 8601's grammar (mail/authres.c),
  * so that a ";" a sender put in a quoted string or a comment cuts
- * nothing. */
+ * nothing (rules-spec AR-1). */
 static int sender_authenticated(const struct ref_service *svc, const struct mail_msg *mail)
 {
   const char *at = strrchr(mail->from, '@');

@@ -3,7 +3,8 @@
  * RFC 8601 Appendix B's own examples, read field by field, then on hostile
  * fields: what a forger can put into a mail (its envelope address, a
  * reason a server copies, a field of its own below the server's) must
- * never make the trusted server's field vouch for a domain.
+ * never make the trusted server's field vouch for a domain (rules-spec
+ * AR-1).
  */
 #include <check.h>
 #include <stdio.h>
