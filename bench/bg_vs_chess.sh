@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A backgammon move mail against a chess move mail (issue 15, "It must show"
+# A backgammon move mail against a chess move mail ("It must show"
 # 5: backgammon <= 1.2x chess, CPU).
 #
 # usage: bench/bg_vs_chess.sh [TABULA=./build/referee/tabula] [N=60]
@@ -55,7 +55,7 @@ kinds = ["chess"] * (2 * n) + ["backgammon"] * (2 * n)
 for g, kind in enumerate(kinds):
     drop(mail("w%d@example.org" % g, "referee@example.org", "new %s with b%d@example.org" % (kind, g)))
 poll()
-# issue 13: each inviter confirms its first `new` from its address
+# Each inviter confirms its first `new` from its address
 con = sqlite3.connect(d + "/db")
 keys = dict(con.execute("select address, key from confirmations"))
 con.close()
