@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A backgammon move mail against a chess move mail ("It must show"
-# 5: backgammon <= 1.2x chess, CPU).
+# A backgammon move mail against a chess move mail (the goal:
+# backgammon <= 1.2x chess, CPU).
 #
 # usage: bench/bg_vs_chess.sh [TABULA=./build/referee/tabula] [N=60]
 # Point it at a Release build.

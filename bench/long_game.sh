@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A game's late move against its early one ("It must show" 3: the
+# A game's late move against its early one (the goal: the
 # 1,000th move costs <= 1.1x the 10th): one chess game played to PLIES
 # plies by `tabula deliver`, one process a mail, CPU (user + sys) of each.
 #

@@ -1,11 +1,11 @@
 #!/usr/bin/env bash
-# Latency of one move through real servers ("It must show" 4):
+# Latency of one move through real servers:
 # from the moment Dovecot took the player's mail (LMTP 250) to the moment
 # Postfix accepted tabula's reply (the 250 to DATA, which tabula logs as
 # "sent (smtp)"), beside the floor: a bare IMAP IDLE client that does
 # nothing but wake (bench/idle_floor.c), for mails delivered the same way.
 # Goal: tabula's p50 within 50 ms of the floor's, its p99 within 200 ms;
-# on the big store ("It must show" 4) within 20 and 50 ms.
+# on the big store within 20 and 50 ms.
 #
 # usage: bench/mail_latency.sh [TABULA=./build/referee/tabula] [MOVES=200] [BIG=0] [RUNNING=100000]
 #   (BIG and RUNNING may also come from the environment)

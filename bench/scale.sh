@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale ("It must show" 3): the same 10,000 move mails (1,000
+# Scale: the same 10,000 move mails (1,000
 # chess games, 10 plies each, one `tabula poll`) on a store of 1,000 games
 # and on one of BIG games (1,000,000 by default), RUNNING of them with a
 # running clock (100,000); then, on the big store, `tabula tick` with

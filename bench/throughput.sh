@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput: 10,000 move mails over 1,000 chess games, read from a Maildir,
-# durably ("It must show" 4; goal >= 5,000 moves/s).
+# durably (goal >= 5,000 moves/s).
 #
 # usage: bench/throughput.sh [TABULA=./build/referee/tabula] [RUNS=3]
 #   env: GAMES (1000), PLIES (10 per game), BATCH (batch_max, 256)

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side by side with Richard's PBeM Server ("It must show" 1): one
+# Side by side with Richard's PBeM Server: one
 # move through `lyngk move` (the pbmserv framework, from a lymanhurd/lyngk
 # checkout, built with its own makefile) against one move mail through
 # `tabula deliver` (the MTA pipe), alternating in one run, CPU (user + sys

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The command line never surprises ("It must show" 3).
+"""The command line never surprises.
 
 usage: cli.py TABULA SOURCE_DIR
 

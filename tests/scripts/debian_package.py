@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Debian package, built, checked, installed and run ("It must show" 1).
+"""The Debian package, built, checked, installed and run.
 
 usage: debian_package.py TABULA SOURCE_DIR
 

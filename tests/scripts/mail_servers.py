@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tabula against real mail servers ("It must show" 1 and 2).
+"""tabula against real mail servers.
 
 usage: mail_servers.py TABULA SOURCE_DIR
 

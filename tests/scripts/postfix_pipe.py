@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Postfix pipe(8) recipe of tabula(1), run for real ("It must show" 2).
+"""The Postfix pipe(8) recipe of tabula(1), run for real.
 
 usage: postfix_pipe.py TABULA SOURCE_DIR
 
