@@ -376,18 +376,30 @@ int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c, int level)
 {
   static const char *const names[] = {"", "a single game", "a gammon", "a backgammon"};
-  struct tpl_var extra[1];
-  char text[32];
+  struct tpl_var extra[3];
+  struct ref_status s;
+  char text[32], points[32], cube[16];
   if(!(g->desc->flags & REF_GAME_CUBE))
     return do_action(m, g, seat, c, REF_ACT_RESIGN, level);
+  /* BG-5: the offer names what it costs, level x cube, in points: the
+   * player weighs points, not a multiplier left to work out. */
+  g->desc->ops->status(g->state, &s);
+  if(s.cube < 1)
+    s.cube = 1;
+  snprintf(points, sizeof(points), "%d point%s", level * s.cube, level * s.cube == 1 ? "" : "s");
+  snprintf(cube, sizeof(cube), "%d", s.cube);
   snprintf(text, sizeof(text), "resign offer %d", level);
   if(set_resign(m, g, seat, level) || ref_journal(m->svc, g, seat, "offer", text, NULL))
     return -1;
   m->changed = 1;
   extra[0].name = "level";
   extra[0].value = names[level];
-  return ref_tell_seat(m, g, 1 - seat, "resign-offered.txt", extra, 1) ||
-         ref_tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 1);
+  extra[1].name = "points";
+  extra[1].value = points;
+  extra[2].name = "cube";
+  extra[2].value = cube;
+  return ref_tell_seat(m, g, 1 - seat, "resign-offered.txt", extra, 3) ||
+         ref_tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 3);
 }
 
 int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g)
