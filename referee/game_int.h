@@ -111,6 +111,9 @@ void ref_record_player(const struct ref_game_ctx *g, int seat, unsigned flags, c
 void ref_record_deed(char *buf, size_t cap, const char *who, const char *text);
 /* One entry in words ("White plays 13/7 8/7"), and a ref_rec_fn writing
  * "DATE  WORDS" lines (arg: struct ref_rec_lines). */
+/* The text of the "accept" entry of a game two seeks made (cmd_seek.c):
+ * the newer seeker's seek answered, no invitation (the history says so). */
+#define REF_JOURNAL_SEEK_PAIRED "seek paired"
 void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
                          const struct ref_rec_step *st);
 struct ref_rec_lines {

@@ -160,8 +160,16 @@ void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
   const struct store_entry *e = st->e;
   const char *who = seat_name(r, st->actor);
 
-  if(!strcmp(e->kind, "create"))
+  const char *seeks = strstr(e->text, " for seeks ");
+  if(!strcmp(e->kind, "create") && seeks && !strncmp(e->text, "new ", 4))
+    /* a game two seeks made (cmd_seek.c): "new chess by A for seeks 1 and
+     * 3" was no invitation anyone answered */
+    snprintf(buf, cap, "the game was made from seeks %s (%.*s)", seeks + 11,
+             (int)(seeks - e->text - 4), e->text + 4);
+  else if(!strcmp(e->kind, "create"))
     snprintf(buf, cap, "invitation: %s", e->text);
+  else if(!strcmp(e->kind, "accept") && !strcmp(e->text, REF_JOURNAL_SEEK_PAIRED))
+    snprintf(buf, cap, "%s's seek paired with it", who);
   else if(!strcmp(e->kind, "accept"))
     snprintf(buf, cap, "%s accepted", who);
   else if(!strcmp(e->kind, "decline"))
