@@ -126,6 +126,29 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return do_action(m, g, seat, c, REF_ACT_DRAW_AGREED, 0);
 }
 
+/* FIDE 9.1.2.2: a move declines a standing draw offer of the opponent.
+ * Journaled (the record shows the offer ended) and said in the mails of
+ * the move ({events}), so the offerer is told the offer lapsed rather
+ * than left waiting for an answer. */
+static int draw_declined_by_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int mover)
+{
+  int offerer = (int)g->row.draw_offer_seat;
+  char line[256];
+  if(offerer < 0 || offerer == mover)
+    return 0;
+  g->row.draw_offer_seat = -1;
+  if(ref_journal(m->svc, g, mover, "offer", "draw declined", NULL))
+    return -1;
+  {
+    struct tpl_var v[2] = {{"seat", g->desc->seat_names[offerer]},
+                           {"player", g->desc->seat_names[mover]}};
+    tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
+             "draw-declined-by-move", v, 2);
+    ref_buf_printf(&m->events, "%s\n", line);
+  }
+  return 0;
+}
+
 /* issue 18: the prepared lines a move calls for, played at once through
  * the same steps as a mailed move (the rules apply it, it is journaled,
  * a draw offer it answers lapses), each move journaled right after a
@@ -170,11 +193,10 @@ static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int move
     ref_move_label(g, rcanon, label, sizeof(label));
     ops->apply(g->state, &mv);
     snprintf(g->last_move, sizeof(g->last_move), "%s", label);
-    if(ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
+    if(draw_declined_by_move(m, g, owner) ||
+       ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
        ref_journal(m->svc, g, owner, "move", rcanon, NULL))
       return -1;
-    if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != owner)
-      g->row.draw_offer_seat = -1;
     ref_log_info("game %lld: %s %s (prepared)", (long long)g->row.id,
                  g->desc->seat_names[owner], label);
     len = strlen(g->reply);
@@ -230,11 +252,9 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   snprintf(g->played, sizeof(g->played), "%s", numbered);
   /* issue 18: a move declines the opponent's standing takeback request,
    * as it declines a draw offer (journaled before the move) */
-  if(ref_takeback_moved(m, g, seat) || ref_journal(m->svc, g, seat, "move", canon, NULL))
+  if(ref_takeback_moved(m, g, seat) || draw_declined_by_move(m, g, seat) ||
+     ref_journal(m->svc, g, seat, "move", canon, NULL))
     return -1;
-  /* FIDE 9.1.2.2: a move declines a standing draw offer of the opponent. */
-  if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
-    g->row.draw_offer_seat = -1;
   ref_log_info("game %lld: %s %s", (long long)g->row.id, g->desc->seat_names[seat], numbered);
   snprintf(g->played_canon, sizeof(g->played_canon), "%s", canon);
   /* a draw claimed with the move (notify 0) is judged on this position:
