@@ -353,42 +353,51 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   const char *dir = m->svc->cfg.templates_dir;
   char why[512];
   struct ref_buf sugg;
-  struct tpl_var extra[8];
+  struct tpl_var extra[9];
   char help[8] = "";
-  int rc, i;
+  int rc, i, lines = 0;
 
   tpl_reason(why, sizeof(why), dir, reason, detail);
   /* issue 6: unknown words are answered with help, never guessed */
   if((err && err->code == REF_EPARSE) || !strcmp(reason, "unreadable") ||
      !strcmp(reason, "no-command") || !strcmp(reason, "no-game-tag"))
     snprintf(help, sizeof(help), "yes"); /* refused.txt lists the commands */
+  /* A move written in parts (Doublemove's "e2-e4,Nf3", backgammon's
+   * "13/7 8/7") is not joined to the next with ", ": one a line, indented
+   * as a line to copy (monospace, never split, in the HTML part). */
+  for(i = 0; err && i < err->nsuggest; i++)
+    if(strpbrk(err->suggest[i], ", "))
+      lines = 1;
   ref_buf_init(&sugg, 4096);
   for(i = 0; err && i < err->nsuggest; i++)
-    ref_buf_printf(&sugg, "%s%s", i ? ", " : "", err->suggest[i]);
+    ref_buf_printf(&sugg, "%s%s", lines ? (i ? "\n    " : "    ") : (i ? ", " : ""),
+                   err->suggest[i]);
   extra[0].name = "input";
   extra[0].value = input;
   extra[1].name = "reason";
   extra[1].value = why;
   extra[2].name = "suggestions";
-  extra[2].value = sugg.s ? sugg.s : "";
-  extra[3].name = "help";
-  extra[3].value = help;
+  extra[2].value = sugg.s && !lines ? sugg.s : "";
+  extra[3].name = "suggestion_lines";
+  extra[3].value = sugg.s && lines ? sugg.s : "";
+  extra[4].name = "help";
+  extra[4].value = help;
   /* no game: the game's placeholders are empty, not left as written */
-  extra[4].name = "board";
-  extra[4].value = "";
-  extra[5].name = "status";
+  extra[5].name = "board";
   extra[5].value = "";
-  extra[6].name = "match"; /* issue 19's line: none without a game */
+  extra[6].name = "status";
   extra[6].value = "";
+  extra[7].name = "match"; /* issue 19's line: none without a game */
+  extra[7].value = "";
   /* no game, so refused.txt does not say "nothing has changed in the
    * game" (its {?game} line) to a mail that concerned none */
-  extra[7].name = "game";
-  extra[7].value = "";
+  extra[8].name = "game";
+  extra[8].value = "";
   m->refused = 1;
   if(g && seat >= 0)
-    rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 4);
+    rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 5);
   else
-    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 8);
+    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 9);
   ref_buf_free(&sugg);
   return rc;
 }
