@@ -64,6 +64,10 @@ static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
     other_tmpl = NULL;
   for(i = 0; i < g->nseats; i++) {
     const char *t = (int)i == seat ? mover_tmpl : other_tmpl;
+    /* "your move" only to the player to act: after a pass or a play made
+     * for them (rules-spec §1.5) the turn is back with the mover */
+    if(t && s.turn != (int)i && !strcmp(t, "your-move.txt"))
+      t = "opponent-moved.txt";
     if(t && ref_tell_seat(m, g, (int)i, t, extra ? &extra[i * per_seat] : NULL,
                           extra ? per_seat : 0))
       return -1;

@@ -57,7 +57,7 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
  * Held mails go out in one mail a day (tick.c); `digest on|off` is the
  * player's (issue 6). 1 when held, 0 to send now, -1 on a store error. */
 static const char *const digestible[] = {
-  "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
+  "your-move.txt",    "opponent-moved.txt", "start.txt",          "rolled.txt",        "cube-taken.txt",
   "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
   "resign-rejected.txt", "message.txt", /* issue 18: words are news, not answers */
   "conditional-played.txt",             /* issue 18: the opponent's move, and one's answer */

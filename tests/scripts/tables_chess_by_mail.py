@@ -191,6 +191,20 @@ def main():
         forced = len(re.findall(r"had one legal play, .*; it was made automatically", text))
         nomove = len(re.findall(r"cannot move with that roll; the turn passes", text))
         print("     (%d mails, %d forced plays, %d no-move turns)" % (len(outbox), forced, nomove))
+        # "your move" in a subject only to the player to move: a turn
+        # passed for want of a play, or played for the player, leaves the
+        # opponent to move again
+        told = wrong = 0
+        for f in outbox:
+            with open(f, "rb") as fh:
+                m = email.message_from_bytes(fh.read(), policy=email.policy.default)
+            if str(m["Subject"]).endswith(", your move"):
+                told += 1
+                if "It is your turn" not in m.get_body(preferencelist=("plain",)).get_content():
+                    wrong += 1
+        check("a subject says 'your move' only to the player to move (%d mails, %d no-move turns)"
+              % (told, nomove), told > 0 and nomove > 0 and wrong == 0,
+              "%d of %d say 'your move' to a player not to move" % (wrong, told))
         boards = []
         for f in outbox:
             with open(f, "rb") as fh:
