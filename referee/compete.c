@@ -130,7 +130,7 @@ int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
  * shows one player. */
 struct invitation {
   char players[REF_TOURNAMENT_MAX * 300], games[64 * 300], commitments[64 * 220];
-  char count[16], form[80];
+  char count[16], form[80], form_note[160];
 };
 
 static int invitation_of(struct ref_service *svc, const struct store_tournament *t,
@@ -184,6 +184,10 @@ static int invitation_of(struct ref_service *svc, const struct store_tournament 
   snprintf(inv->count, sizeof(inv->count), "%zu", ng);
   tpl_line(inv->form, sizeof(inv->form), dir, "phrases.txt",
            t->cycles == 2 ? "tournament-double" : "tournament-single", NULL, 0);
+  /* what the form means, said of this one: a single round robin's
+   * invitation has no word of playing twice */
+  tpl_line(inv->form_note, sizeof(inv->form_note), dir, "phrases.txt",
+           t->cycles == 2 ? "tournament-double-note" : "tournament-single-note", NULL, 0);
   /* the templates place the last line end */
   if(inv->players[0])
     inv->players[strlen(inv->players) - 1] = '\0';
@@ -207,7 +211,7 @@ static int tell_player(struct ref_msg_ctx *m, const struct store_tournament *t,
 {
   struct invitation *inv = malloc(sizeof(*inv));
   struct ref_game_ctx g;
-  struct tpl_var extra[12];
+  struct tpl_var extra[13];
   char why[256];
   int64_t first = 0;
   size_t n = 0, i;
@@ -220,6 +224,7 @@ static int tell_player(struct ref_msg_ctx *m, const struct store_tournament *t,
   extra[n++] = (struct tpl_var){"organizer", t->organizer};
   extra[n++] = (struct tpl_var){"name", t->name};
   extra[n++] = (struct tpl_var){"form", inv->form};
+  extra[n++] = (struct tpl_var){"form_note", inv->form_note};
   extra[n++] = (struct tpl_var){"count", inv->count};
   extra[n++] = (struct tpl_var){"players", inv->players};
   extra[n++] = (struct tpl_var){"your_games", inv->games};
