@@ -181,7 +181,22 @@ void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
              st->label);
   else if(!strcmp(e->kind, "roll")) {
     const char *f = strstr(e->text, "faces");
-    snprintf(buf, cap, "%s rolled%s", who, f ? f + 5 : "");
+    struct ref_status s;
+    int a, b;
+    memset(&s, 0, sizeof(s));
+    if(st->before)
+      r->desc->ops->status(st->before, &s);
+    if(s.opening && f && sscanf(f + 5, "%d %d", &a, &b) == 2 && r->nseats == 2) {
+      /* BG-1, TC-6: one die each, not one player's roll of two */
+      const char *w = seat_name(r, 0), *bl = seat_name(r, 1);
+      if(a == b)
+        snprintf(buf, cap, "opening roll: %s %d, %s %d, a tie: rolled again", w, a, bl, b);
+      else
+        snprintf(buf, cap, "opening roll: %s %d, %s %d: %s starts", w, a, bl, b,
+                 a > b ? w : bl);
+    }
+    else
+      snprintf(buf, cap, "%s rolled%s", who, f ? f + 5 : "");
   }
   else if(!strcmp(e->kind, "end"))
     snprintf(buf, cap, "result: %s", e->text);

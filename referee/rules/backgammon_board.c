@@ -568,6 +568,7 @@ void ref_bg_turn_status(const struct ref_bg_turn *t, const struct ref_bg_cube *c
   out->move_number = t->move_number;
   out->cube = cube ? ref_bg_cube_value(cube) : 0;
   out->cube_owner = cube ? cube->owner : -1;
+  out->opening = t->opening != 0;
   if(t->phase == REF_PHASE_MOVE) {
     out->dice[0] = t->dice[0];
     out->dice[1] = t->dice[1];
