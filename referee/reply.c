@@ -46,6 +46,15 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
   return tagged_address(buf, cap, address, delim, tag);
 }
 
+int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      char *buf, size_t cap)
+{
+  if(seat < 0 || (size_t)seat >= g->nseats)
+    return -1;
+  return tokened_address(buf, cap, svc->cfg.address, svc->cfg.recipient_delimiter[0], g->row.id,
+                         g->seats[seat].token);
+}
+
 /* ---- the digest: where a mail may wait ---- */
 
 /* Mails that may wait for a player's daily digest: news of what others
