@@ -224,7 +224,7 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   struct ref_move found;
   struct ref_status s;
   char canon[REF_NOTATION_MAX], numbered[160];
-  int rc;
+  int rc, written_x;
 
   ops->status(g->state, &s);
   if(s.phase == REF_PHASE_OVER)
@@ -247,6 +247,7 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return rc;
   }
   found = t->mv;
+  written_x = strpbrk(t->input, "xX") && !strchr(t->input, ':');
   free(t);
 
   ops->format(g->state, &found, REF_NOTATION_CANONICAL, canon, sizeof(canon));
@@ -254,6 +255,15 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ops->apply(g->state, &found);
   snprintf(g->last_move, sizeof(g->last_move), "%s", numbered);
   snprintf(g->played, sizeof(g->played), "%s", numbered);
+  /* this move's mails show the capture sign as written: "exd5" in a
+   * Betza-notation game (rules-spec §5.1 reads ':' and 'x') is "e4xd5"
+   * there, not "e4:d5"; the journal and last_move keep the canonical form
+   * a replay gives */
+  if(written_x) {
+    char *colon;
+    for(colon = strchr(g->played, ':'); colon; colon = strchr(colon + 1, ':'))
+      *colon = 'x';
+  }
   /* issue 18: a move declines the opponent's standing takeback request,
    * as it declines a draw offer (journaled before the move) */
   if(ref_takeback_moved(m, g, seat) || draw_declined_by_move(m, g, seat) ||
