@@ -67,7 +67,8 @@ int ref_html_text(struct ref_buf *out, const char *text)
         return -1;
       open = 1;
       if(blank >= 4) {
-        if(ref_buf_puts(out, "<span style=\"font-family:monospace;padding-left:2em;white-space:nowrap\">") ||
+        if(ref_buf_puts(out, "<span style=\"font-family:monospace;padding-left:2em;"
+                             "white-space:nowrap\">") ||
            ref_html_escape(out, p + blank, len - blank) || ref_buf_puts(out, "</span>"))
           return -1;
       }

@@ -759,7 +759,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
       return rc;
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))
-      return ref_refuse(m, NULL, -1, written(&cmds, mail, quote, sizeof(quote)), "no-game-tag", "", NULL);
+      return ref_refuse(m, NULL, -1, written(&cmds, mail, quote, sizeof(quote)), "no-game-tag",
+                        "", NULL);
     m->refused = 1;
     return 0;
   }
@@ -779,7 +780,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_log_warn("game %lld: refused a command from %s (token %s)", (long long)game,
                  mail->from, seat < 0 ? "unknown" : "of another player");
     if(sender_seat >= 0)
-      rc = ref_refuse(m, &g, sender_seat, written(&cmds, mail, quote, sizeof(quote)), "bad-token", "", NULL);
+      rc = ref_refuse(m, &g, sender_seat, written(&cmds, mail, quote, sizeof(quote)), "bad-token",
+                      "", NULL);
     if(!rc && seat >= 0 && seat != sender_seat) {
       /* the player of record always hears of it */
       struct tpl_var extra[1] = {{"sender", mail->from}};
@@ -801,7 +803,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
   if(cmds.game && cmds.game != game) {
     char num[24];
     snprintf(num, sizeof(num), "%lld", (long long)game);
-    rc = ref_refuse(m, &g, seat, written(&cmds, mail, quote, sizeof(quote)), "keyless-other-game", num, NULL);
+    rc = ref_refuse(m, &g, seat, written(&cmds, mail, quote, sizeof(quote)),
+                    "keyless-other-game", num, NULL);
     ref_game_free(&g);
     return rc;
   }

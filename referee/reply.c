@@ -66,7 +66,7 @@ int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *
  * Held mails go out in one mail a day (tick.c); `digest on|off` is the
  * player's. 1 when held, 0 to send now, -1 on a store error. */
 static const char *const digestible[] = {
-  "your-move.txt",    "opponent-moved.txt", "start.txt",          "rolled.txt",        "cube-taken.txt",
+  "your-move.txt",    "opponent-moved.txt", "start.txt", "rolled.txt", "cube-taken.txt",
   "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
   "resign-rejected.txt", "message.txt", /* Words are news, not answers */
   "conditional-played.txt",             /* The opponent's move, and one's answer */

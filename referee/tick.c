@@ -76,9 +76,10 @@ static int send_digest(struct ref_msg_ctx *m, const char *address)
   vars[3].name = "mails";
   vars[3].value = mails;
   /* A digest about one game is that game's mail: the reader's key in its
-   * subject and Reply-To, so replying to it acts at once (docs/architecture.md,
-   * "Decisions the rules spec does not make"). About several games it carries none: a reply could
-   * not say which game it answers, and each entry names its address. */
+   * subject and Reply-To, so replying to it acts at once. About several
+   * games it carries none: a reply could not say which game it answers,
+   * and each entry names its address (docs/architecture.md, "Decisions
+   * the rules spec does not make"). */
   for(i = 1; i < n && items[i].game == items[0].game; i++)
     ;
   if(i == n && items[0].game > 0 && !ref_game_load(m->svc, &g, items[0].game, why, sizeof(why))) {
