@@ -115,6 +115,11 @@ enum ref_outcome {
 
 struct ref_service;
 
+/* 0, or why not: REF_OPEN_EDAMAGED when the store is no store this
+ * program can use (not a database, damaged, a newer schema): trying again
+ * the same way cannot help; REF_OPEN_EFAIL for anything else (busy, a full
+ * disk, a folder that cannot be made). */
+enum { REF_OPEN_EFAIL = -1, REF_OPEN_EDAMAGED = -2 };
 int ref_service_open(struct ref_service **out, const struct ref_config *cfg, char *errbuf,
                      size_t errcap);
 void ref_service_close(struct ref_service *svc); /* NULL is fine */
@@ -150,7 +155,9 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent);
  * store's daemon lock first: -1 when another daemon holds it. */
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop);
 /* `tabula serve`: opens the service, waiting (with backoff) while the
- * store is unavailable, then ref_service_run, then closes. */
+ * store is unavailable, then ref_service_run, then closes. 0 when stopped
+ * by a signal, REF_OPEN_EDAMAGED for a store that is no usable store,
+ * -1 for anything else. */
 int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop);
 
 /* Operator views. What each found, for tabula(1)'s exit status. */

@@ -73,13 +73,16 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
     snprintf(errbuf, errcap, "cannot create the Maildirs %s and %s", cfg->inbox, cfg->outbox);
     goto fail;
   }
-  if(store_open(&svc->st, cfg->store_path, errbuf, errcap) != STORE_OK)
-    goto fail;
+  switch(store_open(&svc->st, cfg->store_path, errbuf, errcap)) {
+  case STORE_OK: break;
+  case STORE_ECORRUPT: free(svc); return REF_OPEN_EDAMAGED;
+  default: goto fail;
+  }
   *out = svc;
   return 0;
 fail:
   free(svc);
-  return -1;
+  return REF_OPEN_EFAIL;
 }
 
 void ref_service_close(struct ref_service *svc)

@@ -62,6 +62,7 @@ struct ref_transport {
    * ref_transport_inner_flush for the pass's log line. */
   size_t inner_sent;
   double inner_wall, inner_cpu;
+  int64_t tmp_cleaned; /* ref_now of the last clean_tmp, 0 never */
 };
 
 /* ---- configuration ---- */
@@ -706,9 +707,44 @@ out:
   return rc;
 }
 
+/* What a killed writer left in the Maildirs' tmp/ (a tabula-deliver or an
+ * MTA stopped mid-write, this process crashing between a reply's write and
+ * its link): removed once untouched for the convention's 36 hours
+ * (mail_maildir_clean_tmp), at a process's first pass (`poll`, `serve` at
+ * its start) and then once an hour of the service's clock. Only the
+ * Maildirs in use: another source or sink makes none. */
+#define TMP_CLEAN_EVERY_S 3600
+
+static void clean_tmp(struct ref_service *svc)
+{
+  struct ref_transport *t = transport(svc);
+  const char *dirs[2] = {NULL, NULL};
+  int64_t now = ref_now(svc);
+  size_t i;
+
+  if(!t || (t->tmp_cleaned && now - t->tmp_cleaned < TMP_CLEAN_EVERY_S))
+    return;
+  t->tmp_cleaned = now;
+  if(!strcmp(svc->cfg.source, "maildir"))
+    dirs[0] = svc->cfg.inbox;
+  if(!strcmp(svc->cfg.sink, "maildir"))
+    dirs[1] = svc->cfg.outbox;
+  for(i = 0; i < 2; i++) {
+    size_t removed = 0;
+    if(!dirs[i])
+      continue;
+    if(mail_maildir_clean_tmp(dirs[i], now, MAIL_MAILDIR_TMP_IDLE_S, &removed))
+      ref_log_warn("cannot clean %s/tmp: %s", dirs[i], strerror(errno));
+    if(removed)
+      ref_log_info("removed %zu partial file(s) untouched for 36 hours from %s/tmp "
+                   "(left by a writer that was stopped)", removed, dirs[i]);
+  }
+}
+
 int ref_inbound_pass(struct ref_service *svc, size_t *processed)
 {
   *processed = 0;
+  clean_tmp(svc);
   if(!strcmp(svc->cfg.source, "imap"))
     return pass_imap(svc, processed);
   if(!strcmp(svc->cfg.source, "pop3"))
