@@ -476,7 +476,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   uint32_t *uids = NULL, *batch_uids = NULL, *acks = NULL;
   uint32_t last = 0, validity = 0;
   size_t n = 0, nold = 0, nnew = 0, k = 0, good, i;
-  char key[800], val[64], err[300];
+  char key[800], val[64], err[600];
   bool state = false;
   int rc = -1;
 
@@ -633,7 +633,7 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
   struct pop3_pass pass = {NULL, NULL, NULL};
   struct item *v = NULL;
   size_t n = 0, k = 0, good = 0, i;
-  char key[600], err[300];
+  char key[600], err[600];
   int rc = -1;
 
   server_of(&svc->cfg, true, &srv);

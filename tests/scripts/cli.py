@@ -18,6 +18,15 @@ usage: cli.py TABULA SOURCE_DIR
     both players and journaled;
   - logging: one line per mail with its game and outcome; "<N>" priorities
     when standard error is the journal (JOURNAL_STREAM); log_file.
+  - install: what scripts/run.sh builds is everything `cmake --install`
+    installs (it prints that command);
+  - transports: every IMAP, POP3, SMTP, TLS and sendmail failure names the
+    server (host and port, or the program), the step and the cause in
+    words, against a closed port and a server that speaks garbage; an
+    IMAP/SMTP configuration makes no ./tabula-data;
+  - passwords: in_password_file, smtp_password_file and systemd's
+    credentials ($CREDENTIALS_DIRECTORY/in_password, smtp_password).
+usage: cli.py TABULA SOURCE_DIR [install|transports|passwords...]
 Prints "N passed, M failed".
 """
 import email
@@ -95,8 +104,15 @@ def body(m):
 def main():
     root = tempfile.mkdtemp(prefix="tabula-cli.")
     os.chmod(root, 0o755)  # the EX_NOPERM check runs a command as another user
+    only = sys.argv[3:]
     try:
-        run_all(root)
+        if not only:
+            run_all(root)
+        for name, part in (("install", part_install), ("transports", part_transports),
+                           ("passwords", part_passwords)):
+            if not only or name in only:
+                os.makedirs(os.path.join(root, name))
+                part(os.path.join(root, name))
     except Exception as e:  # a broken step is a failure, never a skip
         import traceback
         traceback.print_exc()
@@ -363,6 +379,158 @@ def run_all(root):
     check("an error goes to log_file and to standard error, with the journal's priority 3",
           p.returncode == EX["DATAERR"] and "error: message on standard input is over" in log
           and p.err.startswith("<3>message on standard input is over"), log + "|" + p.err)
+
+def part_install(root):
+    """scripts/run.sh prints `sudo cmake --install BUILD`: it must have built
+    every program that command installs."""
+    cmake = open(os.path.join(SRC, "CMakeLists.txt")).read()
+    runsh = open(os.path.join(SRC, "scripts", "run.sh")).read()
+    installed = set()
+    for m in re.finditer(r"install\(TARGETS ([^)]*?) RUNTIME", cmake):
+        for word in m.group(1).split():
+            v = re.match(r"\$\{(\w+)\}$", word)
+            if v:
+                d = re.search(r"set\(%s ([^)]*)\)" % v.group(1), cmake)
+                installed |= set(d.group(1).split()) if d else {word}
+            else:
+                installed.add(word)
+    targets = set()
+    for m in re.finditer(r"--target ((?:[\w-]+ ?)+)", runsh):
+        for t in m.group(1).split():
+            d = re.search(r"add_dependencies\(%s ([^)]*)\)" % re.escape(t), cmake)
+            targets |= set(d.group(1).replace("${TABULA_PROGRAMS}", " ".join(installed)).split()) \
+                if d else {t}
+    check("install: run.sh builds every program cmake --install installs (%s; builds %s)"
+          % (" ".join(sorted(installed)), " ".join(sorted(targets))),
+          installed and installed <= targets, runsh)
+
+
+class Garbage:
+    """A TCP server on loopback that answers every connection with bytes of
+    no protocol, then closes it."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.stop = False
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                c.sendall(b"\x16\x03garbage \x00\xff no protocol at all\r\n@@@ ?!\r\n")
+                c.settimeout(1.0)
+                try:
+                    c.recv(4096)
+                except OSError:
+                    pass
+            finally:
+                c.close()
+
+    def close(self):
+        self.stop = True
+        self.sock.close()
+
+
+def closed_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def write_ini(path, **kv):
+    with open(path, "w") as f:
+        f.write("[tabula]\n" + "".join("%s = %s\n" % i for i in kv.items()))
+    return path
+
+
+def part_transports(root):
+    garbage = Garbage()
+    closed = closed_port()
+    try:
+        base = {"store_path": os.path.join(root, "db", "t.db"), "address": "referee@example.org",
+                "domain": "example.org", "net_timeout_s": "3", "retry_base_s": "1"}
+        cwd = os.path.join(root, "cwd")
+        os.makedirs(cwd)
+        words = re.compile(r"failed: [a-z]")
+        cases = []
+        for proto in ("imap", "pop3"):
+            for what, port, tls in (("a closed port", closed, "none"),
+                                    ("a server speaking garbage", garbage.port, "none"),
+                                    ("a server speaking garbage, TLS", garbage.port, "implicit"),
+                                    ("a server speaking garbage, STARTTLS", garbage.port,
+                                     "starttls")):
+                cases.append((proto, what, port, dict(source=proto, in_host="127.0.0.1",
+                                                      in_port=port, in_tls=tls, in_user="u",
+                                                      in_password="p", sink="smtp",
+                                                      smtp_host="127.0.0.1", smtp_port=closed,
+                                                      smtp_tls="none")))
+        cases.append(("imap", "a host name that does not resolve", 993,
+                      dict(source="imap", in_host="no-such-host.invalid", in_user="u",
+                           in_password="p", sink="smtp", smtp_host="127.0.0.1")))
+        for i, (proto, what, port, kv) in enumerate(cases):
+            cfg = write_ini(os.path.join(root, "in%d.ini" % i), **dict(base, **kv))
+            p = run(["poll", "-c", cfg], cwd)
+            want = "%s server %s port %d: " % (proto.upper(), kv["in_host"], port)
+            cause = {"a closed port": "connection refused",
+                     "a host name that does not resolve": "does not resolve"}.get(what, "")
+            check("transports: %s, %s: poll names the server, the step and the cause: %r"
+                  % (proto, what, p.err.strip()[-300:]),
+                  p.returncode == EX["TEMPFAIL"] and want in p.err and words.search(p.err)
+                  and cause in p.err and "libetpan" not in p.err, p.err)
+        check("transports: an IMAP/SMTP configuration makes no ./tabula-data",
+              not os.path.exists(os.path.join(cwd, "tabula-data")), os.listdir(cwd))
+
+        # the sinks: a reply queued (a stranger's help), then sent where it cannot go
+        sinks = [("SMTP, a closed port", dict(sink="smtp", smtp_host="127.0.0.1",
+                                              smtp_port=closed, smtp_tls="none"),
+                  "SMTP server 127.0.0.1 port %d: connect failed: " % closed),
+                 ("SMTP, a server speaking garbage", dict(sink="smtp", smtp_host="127.0.0.1",
+                                                          smtp_port=garbage.port, smtp_tls="none"),
+                  "SMTP server 127.0.0.1 port %d: " % garbage.port),
+                 ("SMTP, garbage on the TLS port", dict(sink="smtp", smtp_host="127.0.0.1",
+                                                         smtp_port=garbage.port,
+                                                         smtp_tls="implicit"),
+                  "SMTP server 127.0.0.1 port %d: " % garbage.port),
+                 ("sendmail, no such program", dict(sink="sendmail",
+                                                    sendmail_path="/nonexistent/sendmail"),
+                  "sendmail program /nonexistent/sendmail: starting it failed: No such file"),
+                 ("sendmail, a program that fails", dict(sink="sendmail",
+                                                         sendmail_path="/bin/false"),
+                  "sendmail program /bin/false: sending to someone@example.org failed: it "
+                  "exited with 1")]
+        for i, (what, kv, want) in enumerate(sinks):
+            d = os.path.join(root, "sink%d" % i)
+            cfg = write_ini(os.path.join(root, "sink%d.ini" % i),
+                            **dict(base, store_path=d + "/t.db", inbox=d + "/in", **kv))
+            os.makedirs(d + "/in/new")
+            with open(d + "/in/new/1.M1P1.x", "wb") as f:
+                f.write(mail("someone@example.org", "help"))
+            p = run(["poll", "-c", cfg], cwd)
+            check("transports: %s: the reply's failure names it: %r"
+                  % (what, p.err.strip()[-300:]),
+                  want in p.err and "libetpan" not in p.err, p.err)
+            check("transports: %s: no outbox Maildir made" % what,
+                  not os.path.exists(d + "/out") and
+                  not os.path.exists(os.path.join(cwd, "tabula-data")), os.listdir(d))
+    finally:
+        garbage.close()
+
+
+def part_passwords(root):
+    pass
+
 
 if __name__ == "__main__":
     sys.exit(main())
