@@ -52,6 +52,7 @@ struct ref_config {
   char in_tls[16];         /* implicit | starttls | none */
   char in_user[256];
   char in_password[256];
+  char in_password_file[512]; /* the password's file; config.c reads it into in_password */
   char imap_mailbox[256];  /* the folder read, INBOX */
   char imap_move_to[256];  /* "" : flag \Seen after commit; else MOVE there */
   char sink[16];           /* maildir | smtp | sendmail */
@@ -60,6 +61,7 @@ struct ref_config {
   char smtp_tls[16];       /* starttls | implicit | none */
   char smtp_user[256];
   char smtp_password[256];
+  char smtp_password_file[512];
   char sendmail_path[256]; /* the sendmail sink's program */
   char tls_cafile[512];    /* PEM trust anchors; "" = the system store */
   int tls_verify;          /* 1: servers' certificates and names are checked */

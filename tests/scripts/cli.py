@@ -528,8 +528,127 @@ def part_transports(root):
         garbage.close()
 
 
+class Recorder:
+    """A POP3 and SMTP server on loopback that records the password it is
+    given (POP3 PASS, SMTP AUTH PLAIN) and refuses it."""
+
+    def __init__(self, smtp):
+        import socket
+        import threading
+        self.smtp, self.got = smtp, []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        import base64
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            f = c.makefile("rwb", buffering=0)
+            try:
+                f.write(b"220 x ESMTP\r\n" if self.smtp else b"+OK ready\r\n")
+                for line in f:
+                    w = line.decode(errors="replace").strip()
+                    cmd = w.split(" ")[0].upper()
+                    if cmd == "PASS":
+                        self.got.append(w[5:])
+                        f.write(b"-ERR no\r\n")
+                        break
+                    if cmd == "EHLO":
+                        f.write(b"250-x\r\n250 AUTH PLAIN\r\n")
+                    elif cmd == "AUTH":
+                        words = w.split(" ")
+                        if len(words) < 3:  # no initial response (RFC 4954): ask for it
+                            f.write(b"334 \r\n")
+                            words.append(f.readline().decode().strip())
+                        self.got.append(base64.b64decode(words[2]).split(b"\0")[2].decode())
+                        f.write(b"535 no\r\n")
+                    elif cmd == "QUIT":
+                        f.write(b"221 bye\r\n" if self.smtp else b"+OK\r\n")
+                        break
+                    else:
+                        f.write(b"250 ok\r\n" if self.smtp else b"+OK\r\n")
+            except OSError:
+                pass
+            finally:
+                c.close()
+
+    def close(self):
+        self.sock.close()
+
+
 def part_passwords(root):
-    pass
+    """The passwords kept out of the INI file: *_password_file, or systemd's
+    credentials (LoadCredential=in_password:..., $CREDENTIALS_DIRECTORY)."""
+    pop, smtp = Recorder(False), Recorder(True)
+    try:
+        def write(name, text):
+            path = os.path.join(root, name)
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o600)
+            return path
+        write("in.pw", "pop secret 1\n")
+        write("smtp.pw", "smtp secret 2\r\nsecond line ignored\n")
+        os.makedirs(os.path.join(root, "creds"))
+        write("creds/in_password", "pop credential 3")
+        write("creds/smtp_password", "smtp credential 4\n")
+        base = {"store_path": os.path.join(root, "t.db"), "inbox": os.path.join(root, "in"),
+                "address": "referee@example.org", "domain": "example.org",
+                "net_timeout_s": "3", "source": "pop3", "in_host": "127.0.0.1",
+                "in_port": pop.port, "in_tls": "none", "in_user": "referee",
+                "sink": "smtp", "smtp_host": "127.0.0.1", "smtp_port": smtp.port,
+                "smtp_tls": "none", "smtp_user": "referee"}
+        os.makedirs(os.path.join(root, "cwd"))
+
+        def poll_with(name, kv, creds=None):
+            cfg = write_ini(os.path.join(root, name + ".ini"), **dict(base, **kv))
+            pop.got.clear()
+            smtp.got.clear()
+            extra = {"CREDENTIALS_DIRECTORY": os.path.join(root, "creds")} if creds else {}
+            p = run(["poll", "-c", cfg], os.path.join(root, "cwd"), extra_env=extra)
+            return cfg, p
+        cfg, p = poll_with("files", {"in_password_file": "in.pw", "smtp_password_file": "smtp.pw"})
+        check("passwords: in_password_file (relative to the file's folder) reaches the POP3 "
+              "server: %s" % pop.got, pop.got == ["pop secret 1"], p.err)
+        c = run(["check-config", "-c", cfg], root)
+        check("passwords: check-config names the files and hides the passwords",
+              "in_password_file = %s/in.pw" % root in c.out and "secret" not in c.out
+              and "in_password = (set, not shown)" in c.out, c.out)
+        # the SMTP password: a reply to send (a stranger's help), over the recorder
+        for name, kv, creds, want in (("smtpfile", {"smtp_password_file": "smtp.pw"}, False,
+                                       "smtp secret 2"),
+                                      ("smtpcred", {}, True, "smtp credential 4")):
+            d = os.path.join(root, name)
+            os.makedirs(d + "/in/new")
+            with open(d + "/in/new/1.M1P1.x", "wb") as f:
+                f.write(mail("someone@example.org", "help"))
+            cfg, p = poll_with(name, dict(kv, source="maildir", store_path=d + "/t.db",
+                                          inbox=d + "/in"), creds)
+            check("passwords: %s reaches the SMTP server: %s" % (name, smtp.got),
+                  smtp.got[:1] == [want], p.err)
+        cfg, p = poll_with("creds", {}, creds=True)
+        check("passwords: $CREDENTIALS_DIRECTORY/in_password reaches the POP3 server: %s"
+              % pop.got, pop.got == ["pop credential 3"], p.err)
+        cfg, p = poll_with("inini", {"in_password": "from the ini"}, creds=True)
+        check("passwords: in_password in the file wins over a credential: %s" % pop.got,
+              pop.got == ["from the ini"], p.err)
+        for name, kv, words in (("both", {"in_password": "x", "in_password_file": "in.pw"},
+                                 "not both"),
+                                ("missing", {"in_password_file": "nope.pw"}, "nope.pw"),
+                                ("empty", {"smtp_password_file": write("empty.pw", "\n")},
+                                 "no password")):
+            cfg, p = poll_with(name, kv)
+            status("passwords: %s: poll" % name, p, "CONFIG")
+            check("passwords: %s: says so: %r" % (name, p.err.strip()), words in p.err, p.err)
+    finally:
+        pop.close()
+        smtp.close()
 
 
 if __name__ == "__main__":
