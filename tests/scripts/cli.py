@@ -395,7 +395,7 @@ def part_install(root):
             else:
                 installed.add(word)
     targets = set()
-    for m in re.finditer(r"--target ((?:[\w-]+ ?)+)", runsh):
+    for m in re.finditer(r"--target ((?:\w[\w-]* ?)+)", runsh):
         for t in m.group(1).split():
             d = re.search(r"add_dependencies\(%s ([^)]*)\)" % re.escape(t), cmake)
             targets |= set(d.group(1).replace("${TABULA_PROGRAMS}", " ".join(installed)).split()) \
@@ -403,6 +403,22 @@ def part_install(root):
     check("install: run.sh builds every program cmake --install installs (%s; builds %s)"
           % (" ".join(sorted(installed)), " ".join(sorted(targets))),
           installed and installed <= targets, runsh)
+    # The README's package recipe gets debian/control's Build-Depends
+    # (apt-get build-dep ./, or every one named), and its quick start says
+    # what the test command installs as root.
+    readme = open(os.path.join(SRC, "README.md")).read()
+    control = open(os.path.join(SRC, "debian", "control")).read()
+    deps = re.findall(r"^\s*([a-z0-9][a-z0-9.+-]+)", re.search(
+        r"^Build-Depends:(.*?)^\S", control, re.M | re.S).group(1).replace(",", "\n"), re.M)
+    block = re.search(r"```sh\n((?:(?!```).)*dpkg-buildpackage(?:(?!```).)*)```", readme, re.S)
+    check("install: the README's package lines install the build dependencies (%s)"
+          % " ".join(deps), block and ("apt-get build-dep ./" in block.group(1) or
+                                        all(d in block.group(1) for d in deps)),
+          block and block.group(1))
+    quick = readme.split("## Playing by mail")[0]
+    check("install: the quick start says scripts/test.sh installs Dovecot, Postfix and "
+          "Chromium as root", all(w in quick for w in ("Dovecot", "Postfix", "Chromium", "root")),
+          quick[-1500:])
 
 
 class Garbage:
