@@ -103,7 +103,8 @@ def build_and_lint(work):
     dirt = sh(git + ["status", "--porcelain", "--untracked-files=all"])
     check("dpkg-buildpackage leaves the checkout clean (git status: %d line(s))"
           % len(dirt.stdout.splitlines()),
-          clean and dirt.returncode == 0 and not dirt.stdout.strip(), dirt.stdout[-2000:])
+          clean and dirt.returncode == 0 and not dirt.stdout.strip(),
+          sorted({"/".join(l[3:].split("/")[:2]) for l in dirt.stdout.splitlines()}))
     # libcurl is opened with dlopen (mail/smtp.c, issue 15): dh_shlibdeps
     # cannot see it, so debian/control names it, and the binary must not
     # link it (that would load it in every `tabula deliver` again).
