@@ -507,8 +507,8 @@ static int open_store(struct cli *cli)
     /* no database, a damaged one or a newer schema: a fault, which trying
      * again cannot mend (tabula(1), EXIT STATUS): `check` reports it as
      * the fault it found, every other command as wrong data */
-    fprintf(stderr, "tabula: %s (store %s): not a store tabula can use; restore it from a "
-                    "backup\n", err, where);
+    fprintf(stderr, "tabula: %s (store %s): not a store this tabula can use; nothing was "
+                    "changed\n", err, where);
     return cli->cmd->run == run_check ? EXIT_FAULT : EX_DATAERR;
   default:
     fprintf(stderr, "tabula: %s (store %s)\n", err, where);
