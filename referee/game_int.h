@@ -184,6 +184,10 @@ int ref_game_set_public_comments(struct ref_service *svc, int64_t game);
  * without memory. */
 int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmds *cmds, char *buf, size_t cap);
+/* The prepared words as an observer of a public-comments game reads them:
+ * the sender named by initials (rules-spec G-3). 0, or -1 when none. */
+int ref_comment_for_observers(struct ref_msg_ctx *m, const struct ref_game_ctx *g, char *buf,
+                              size_t cap);
 
 /* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1,
  * issue 13): a line that alone is a legal whole turn, else consecutive

@@ -33,6 +33,7 @@ struct view {
   char link[400];                           /* the game's web page (site_url) */
   char prepared[2048];                      /* the reader's prepared lines (issue 18) */
   char comment_note[400];                   /* the sender's words were not passed (issue 18) */
+  char observer_comment[4096];              /* the words as observers see them (OB-1) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
   struct tpl_var vars[32];
@@ -66,7 +67,7 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   const char *dir = m->svc->cfg.templates_dir;
   struct ref_status s;
   struct tpl_var vars[3];
-  char result[96];
+  char result[96], name[64];
 
   if(!g->started) {
     tpl_line(buf, cap, dir, "phrases.txt", "not-started", NULL, 0);
@@ -88,6 +89,12 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   vars[0].value = g->desc->seat_names[s.turn];
   vars[1].name = "player";
   vars[1].value = g->seats[s.turn].address;
+  /* rules-spec G-3: an observer (seat < 0) sees the player as the web
+   * view names them, never the address */
+  if(seat < 0) {
+    ref_public_name(g->seats[s.turn].address, name, sizeof(name));
+    vars[1].value = name;
+  }
   vars[2].name = "check";
   vars[2].value = s.in_check ? " (in check)" : "";
   {
@@ -103,7 +110,8 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
 static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                        struct view *v)
 {
-  int other = g->nseats == 2 ? 1 - seat : -1;
+  /* the observers' view (seat < 0) has no player and no opponent */
+  int other = g->nseats == 2 && seat >= 0 ? 1 - seat : -1;
   memset(v, 0, sizeof(*v));
   snprintf(v->game, sizeof(v->game), "%lld", (long long)g->row.id);
   snprintf(v->seat, sizeof(v->seat), "%s", seat >= 0 ? g->desc->seat_names[seat] : "");
@@ -153,7 +161,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   add_var(v, "dice_commitment", v->commitment);
   add_var(v, "guard", v->guard);
   /* issue 19: every mail of a match game shows the match score */
-  ref_match_line(m->svc, g, v->match, sizeof(v->match));
+  ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match));
   add_var(v, "match", v->match);
   ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
                  sizeof(v->move_deadline));
@@ -230,8 +238,10 @@ static void comment_vars(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     return;
   }
   if(seat < 0) {
-    if(ref_game_public_comments(m->svc, g->row.id) == 1)
-      comment = m->comment;
+    /* rules-spec G-3: the heading names the sender as the web view does */
+    if(ref_game_public_comments(m->svc, g->row.id) == 1 &&
+       !ref_comment_for_observers(m, g, v->observer_comment, sizeof(v->observer_comment)))
+      comment = v->observer_comment;
   }
   else if(seat != m->comment_seat && !(m->comment_told & (1u << (seat & 31))) &&
           ref_comments_off(m->svc, g->seats[seat].address) == 0) {
