@@ -26,7 +26,7 @@
 struct view {
   char game[24], seat[32], opponent[MAIL_ADDR_MAX], player[MAIL_ADDR_MAX];
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
-  char commitment[200], guard[24];
+  char commitment[200], guard[24], salt[120];
   char time_control[96], move_deadline[40]; /* clock.c */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char match[600];                          /* a backgammon match's score (match.c, issue 19) */
@@ -159,6 +159,11 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->desc->flags & REF_GAME_DICE)
     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
   add_var(v, "dice_commitment", v->commitment);
+  /* tabula-dice-2: the salt that keys a Message-ID's entropy, to the
+   * players alone (rules-spec G-4): never an observer, never the site */
+  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE))
+    ref_dice_salt_line(m->svc, g->row.id, v->salt, sizeof(v->salt));
+  add_var(v, "dice_salt", v->salt);
   add_var(v, "guard", v->guard);
   /* issue 19: every mail of a match game shows the match score */
   ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match));
