@@ -1,6 +1,7 @@
 /*
- * dicechain.c: a game's dice in the store (tabula-dice-1,
- * docs/dice-protocol.md; docs/architecture.md layer 3, "games"). The chain
+ * dicechain.c: a game's dice in the store (tabula-dice-2, or -1 for a game
+ * drawn before it; docs/dice-protocol.md; docs/architecture.md layer 3,
+ * "games"). The chain
  * is drawn at `new` and its commitment mailed before anyone accepts; E is
  * fixed from the seats' entropy when the last seat accepts; each roll
  * takes the chain's next key, gives the faces to the rules and journals
