@@ -105,6 +105,11 @@ int ref_dice_seat_entropy(struct ref_service *svc, int64_t game, const char *tex
   return 0;
 }
 
+int ref_dice_version(struct ref_service *svc, int64_t game)
+{
+  return dice_version(svc, ref_dice_game(svc, game));
+}
+
 int ref_dice_salt_line(struct ref_service *svc, int64_t game, char *buf, size_t cap)
 {
   char salt[65];

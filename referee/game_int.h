@@ -66,6 +66,9 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
  * else from its Message-ID, under tabula-dice-2 as the keyed digest. */
 int ref_dice_seat_entropy(struct ref_service *svc, int64_t game, const char *text,
                           const char *message_id, char *out, size_t cap);
+/* The version of the game's dice: 2 (tabula-dice-2), 1 (a game drawn
+ * before it, or no dice), -1 on a store error. */
+int ref_dice_version(struct ref_service *svc, int64_t game);
 /* "Dice salt: game G SALT" of a tabula-dice-2 game ("" under tabula-dice-1):
  * for the players' mails only. */
 int ref_dice_salt_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);

@@ -34,6 +34,7 @@ struct view {
   char prepared[2048];                      /* the reader's prepared lines */
   char comment_note[400];                   /* the sender's words were not passed */
   char observer_comment[4096];              /* the words as observers see them (rules-spec G-3) */
+  struct ref_buf observer_events;           /* what happened, as observers see it (G-3) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
   struct tpl_var vars[32];
@@ -107,6 +108,26 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   }
 }
 
+/* text without its lines "Dice entropy: game G eK ..." (E stays). */
+static void without_entropy_lines(const char *text, struct ref_buf *out)
+{
+  static const char prefix[] = "Dice entropy: game ";
+  const char *p = text;
+  ref_buf_init(out, 64u * 1024u);
+  while(*p) {
+    const char *eol = strchr(p, '\n'), *next = eol ? eol + 1 : p + strlen(p);
+    const char *q = p + strlen(prefix);
+    int skip = !strncmp(p, prefix, strlen(prefix));
+    if(skip) {
+      q += strspn(q, "0123456789");
+      skip = q[0] == ' ' && q[1] == 'e';
+    }
+    if(!skip)
+      ref_buf_add(out, p, (size_t)(next - p));
+    p = next;
+  }
+}
+
 static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                        struct view *v)
 {
@@ -155,7 +176,16 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   add_var(v, "status", v->status);
   add_var(v, "last_move", v->last_move);
   add_var(v, "result", v->result);
-  add_var(v, "events", m->events.s ? m->events.s : "");
+  /* rules-spec G-3, G-4: a tabula-dice-1 game's entropy lines are the
+   * players' Message-IDs; an observer's copy of what happened leaves
+   * them out (a tabula-dice-2 game's are digests, shown to all) */
+  if(seat < 0 && m->events.s && (g->desc->flags & REF_GAME_DICE) &&
+     strstr(m->events.s, "Dice entropy: ") && ref_dice_version(m->svc, g->row.id) != 2) {
+    without_entropy_lines(m->events.s, &v->observer_events);
+    add_var(v, "events", v->observer_events.s ? v->observer_events.s : "");
+  }
+  else
+    add_var(v, "events", m->events.s ? m->events.s : "");
   if(g->desc->flags & REF_GAME_DICE)
     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
   add_var(v, "dice_commitment", v->commitment);
@@ -292,6 +322,7 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   x.attach = files;
   x.nattach = nfiles;
   rc = ref_reply_ex(m, g, seat, to, tmpl, v->vars, v->n, &x);
+  ref_buf_free(&v->observer_events);
   free(v);
   return rc;
 }

@@ -130,7 +130,18 @@ def main():
         db.close()
         check("the store marks a new dice game's protocol version (kv dice-protocol:GAME)",
               gone == 1, gone)
+        # an observer since the invitation: the start it is told of names
+        # nobody (rules-spec G-3), though the players' start mails show the
+        # Message-IDs tabula-dice-1 takes
+        eve = "eve@watch.example"
+        t.deliver(eve, "observe %d" % old)
+        t.deliver(eve, "confirm", reply=t.last[eve])
         t.deliver(b, "accept", reply=inv)
+        seen = bymail.text(t.last[eve])
+        check("the tabula-dice-1 game's observer gets the start: E, no Message-ID",
+              "Dice entropy: game %d E " % old in seen and
+              not any(w in seen for w in ("@hermes", "@zeus", "@athena", "Laptop", "carol.old",
+                                          "dave.old", "%")), seen[:1500])
         start = t.game_last[(a, old)]
         check("the tabula-dice-1 game starts with its players' Message-IDs as entropy",
               "Dice entropy: game %d e2 %s" % (old, t.ids[b][-1]) in bymail.text(start),
@@ -169,7 +180,10 @@ def main():
               all(any(f.startswith("game-%d." % n) and not f.endswith(".html") for f in files)
                   and "game-%d.html" % n in files for n, _, _ in played.values()), files)
         banned = set()
+        players = {w for _, a, b in played.values() for w in (a, b)}
         for who, mids in t.ids.items():
+            if who not in players:  # the observer
+                continue
             local, domain = who.split("@")
             banned.update({who, local, domain, domain.split(".")[0]})
             for mid in mids:
