@@ -189,11 +189,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->desc->flags & REF_GAME_DICE)
     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
   add_var(v, "dice_commitment", v->commitment);
-  /* tabula-dice-2: the salt that keys a Message-ID's entropy, to the
-   * players alone (rules-spec G-4): never an observer, never the site */
-  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE))
-    ref_dice_salt_line(m->svc, g->row.id, v->salt, sizeof(v->salt));
-  add_var(v, "dice_salt", v->salt);
+  add_var(v, "dice_salt", v->salt); /* send_view fills it where it is shown */
   add_var(v, "guard", v->guard);
   /* Every mail of a match game shows the match score (initials to an
    * observer, rules-spec G-3) */
@@ -314,6 +310,12 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
     return -1;
   build_view(m, g, seat, v);
   comment_vars(m, g, seat, tmpl, v);
+  /* tabula-dice-2: the salt that keys a Message-ID's entropy, to the
+   * players alone (rules-spec G-4): never an observer, never the site;
+   * only looked up for a template that shows it (start.txt) */
+  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
+     tpl_mentions(m->svc->cfg.templates_dir, tmpl, "dice_salt"))
+    ref_dice_salt_line(m->svc, g->row.id, v->salt, sizeof(v->salt));
   for(i = 0; i < nextra && v->n < sizeof(v->vars) / sizeof(v->vars[0]); i++)
     v->vars[v->n++] = extra[i];
   memset(&x, 0, sizeof(x));
