@@ -55,6 +55,10 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
   if(!g->seats || !g->state || store_game_create(svc->st, &g->row.id, &g->row) != STORE_OK ||
      ref_clock_create(svc, g->row.id, days, weekends))
     return -1;
+  /* dice-protocol.md: the chain is drawn and committed before any accept
+   * (and before the seats: a Message-ID's entropy is keyed by its salt) */
+  if((d->flags & REF_GAME_DICE) && !same && ref_dice_new_chain(svc, g->row.id, 1, 0))
+    return -1;
   for(i = 0; i < 2; i++) {
     struct store_seat *s = &g->seats[i];
     s->game = g->row.id;
@@ -71,9 +75,6 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
     if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
       return -1;
   }
-  /* dice-protocol.md: the chain is drawn and committed before any accept */
-  if((d->flags & REF_GAME_DICE) && !same && ref_dice_new_chain(svc, g->row.id, 1, 0))
-    return -1;
   return ref_journal(svc, g, -1, "create", create_text, NULL);
 }
 
@@ -418,7 +419,7 @@ static int each_game(struct ref_msg_ctx *m, int64_t t, struct ref_game_ctx *g0,
 }
 
 struct accepting {
-  const char *address, *entropy;
+  const char *address, *text, *message_id; /* the entropy text, else the Message-ID */
   int waiting; /* seats still to accept, over every game */
 };
 
@@ -429,7 +430,10 @@ static int accept_seats(struct ref_msg_ctx *m, struct ref_game_ctx *g, void *arg
   for(s = 0; s < g->nseats; s++) {
     if(!strcasecmp(g->seats[s].address, a->address) && !g->seats[s].accepted) {
       g->seats[s].accepted = true;
-      snprintf(g->seats[s].entropy, sizeof(g->seats[s].entropy), "%s", a->entropy);
+      /* each game's own e_s: under tabula-dice-2 keyed by its own salt */
+      if(ref_dice_seat_entropy(m->svc, g->row.id, a->text, a->message_id, g->seats[s].entropy,
+                               sizeof(g->seats[s].entropy)))
+        return -1;
       if(store_seat_put(m->svc->st, &g->seats[s]) != STORE_OK ||
          ref_journal(m->svc, g, (int)s, "accept", "", NULL))
         return -1;
@@ -523,7 +527,7 @@ int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int sea
   if(t.phase != STORE_TOURNAMENT_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
   if(accept) {
-    struct accepting a = {address, c->entropy[0] ? c->entropy : m->message_id, 0};
+    struct accepting a = {address, c->entropy, m->message_id, 0};
     if(g->seats[seat].accepted)
       return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
     if(each_game(m, t.id, g, accept_seats, &a))

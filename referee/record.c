@@ -435,7 +435,8 @@ int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const
 
 /* ---- the dice lines every dice game's record carries ---- */
 
-int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out)
+int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                    unsigned flags)
 {
   /* dice-protocol.md: the commitment, the entropy and every roll, as the
    * mails showed them, so tools/tabula-verify-dice.py checks the export */
@@ -444,7 +445,7 @@ int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
   if(!(g->desc->flags & REF_GAME_DICE))
     return 0;
   ref_buf_init(&dice, 64u * 1024u * 1024u);
-  if(!ref_dice_transcript(svc, g, &dice, &nrolls) && dice.s)
+  if(!ref_dice_transcript(svc, g, &dice, &nrolls, (flags & REF_EXPORT_PUBLIC) != 0) && dice.s)
     rc = ref_buf_puts(out, dice.s);
   ref_buf_free(&dice);
   return rc;
@@ -489,13 +490,20 @@ int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, con
   return rc;
 }
 
-void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out)
+const char *ref_record_referee(const struct ref_service *svc, unsigned flags)
+{
+  const char *at = strrchr(svc->cfg.address, '@');
+  return (flags & REF_EXPORT_PUBLIC) && at ? at + 1 : svc->cfg.address;
+}
+
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out,
+                     unsigned flags)
 {
   char date[16], event[64];
   ref_record_date(g, date, sizeof(date));
   snprintf(event, sizeof(event), "tabula game %lld", (long long)g->row.id);
   ref_record_tag(out, "Event", event);
-  ref_record_tag(out, "Site", svc->cfg.address);
+  ref_record_tag(out, "Site", ref_record_referee(svc, flags));
   ref_record_tag(out, "Date", date);
 }
 

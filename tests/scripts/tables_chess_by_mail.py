@@ -12,7 +12,7 @@ Checks (must-show 4):
   - a race game ends: a king home (TC-9), the TC-8 draw, or, when a king
     is shut out of its goal, a resignation after 40 mails; the store
     records it and `tabula check` replays every journal;
-  - the dice came from tabula-dice-1: the commitment was in the invitation,
+  - the dice came from tabula-dice-2: the commitment was in the invitation,
     and the standalone verifier passes on the outbox mails alone;
   - the opening roll (TC-6) and the referee's forced and no-move turns
     (section 1.5) happen in whole games from the start as well;
@@ -153,7 +153,7 @@ def main():
         check("a race game ends (TC-9 king home, TC-8, or resigned after 40 mails)",
               len(ended) == 1, games)
         check("the commitment came with the invitation",
-              all("Dice commitment: tabula-dice-1" in i for i in invites))
+              all("Dice commitment: tabula-dice-2" in i for i in invites))
 
         # From the start: the opening roll (TC-6) and the first turns; the
         # game is then resigned (whole games from the start last hundreds
