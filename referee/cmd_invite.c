@@ -94,6 +94,11 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   m->game = id;
   if(ref_clock_create(svc, id, t.days, t.weekends))
     goto out;
+  /* dice-protocol.md: the chain is drawn and its commitment mailed before
+   * any player accepts; before the seats, since the inviter's entropy
+   * under tabula-dice-2 is keyed by the chain's salt. */
+  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
+    goto out;
   g.desc = d;
   g.nseats = (size_t)d->seats;
   g.seats = calloc(g.nseats, sizeof(*g.seats));
@@ -108,17 +113,14 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
       snprintf(s->address, sizeof(s->address), "%s", m->mail->from);
       s->accepted = true;
       /* dice-protocol.md: the inviter's entropy is its own mail's */
-      snprintf(s->entropy, sizeof(s->entropy), "%s", m->message_id);
+      if(ref_dice_seat_entropy(svc, id, NULL, m->message_id, s->entropy, sizeof(s->entropy)))
+        goto out;
     }
     else
       snprintf(s->address, sizeof(s->address), "%s", c->with[invitee]);
     if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
       goto out;
   }
-  /* dice-protocol.md: the chain is drawn and its commitment mailed before
-   * any player accepts. */
-  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
-    goto out;
   if(t.priv && ref_game_set_private(svc, id))
     goto out;
   if(t.pub && ref_game_set_public_comments(svc, id))
@@ -161,8 +163,10 @@ int ref_do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(s->accepted)
     return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
   s->accepted = true;
-  /* dice-protocol.md: the text after "entropy:", else the Message-ID */
-  snprintf(s->entropy, sizeof(s->entropy), "%s", c->entropy[0] ? c->entropy : m->message_id);
+  /* dice-protocol.md: the text after "entropy:", else from the Message-ID */
+  if(ref_dice_seat_entropy(svc, g->row.id, c->entropy, m->message_id, s->entropy,
+                           sizeof(s->entropy)))
+    return -1;
   if(store_seat_put(svc->st, s) != STORE_OK || ref_journal(svc, g, seat, "accept", "", NULL))
     return -1;
   for(i = 0; i < g->nseats; i++)

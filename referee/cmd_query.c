@@ -346,7 +346,7 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ref_buf_init(&t, 8u * 1024u * 1024u);
   /* a backgammon match's dice are its first game's */
   snprintf(game, sizeof(game), "%lld", (long long)ref_dice_game(m->svc, g->row.id));
-  if(ref_dice_transcript(m->svc, g, &t, &made))
+  if(ref_dice_transcript(m->svc, g, &t, &made, 0))
     snprintf(verdict, sizeof(verdict), "no dice have been committed for this game");
   else if(made == 0)
     snprintf(verdict, sizeof(verdict), "no rolls yet; the commitment is on record");

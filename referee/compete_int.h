@@ -153,8 +153,10 @@ int ref_match_of(struct ref_service *svc, const struct ref_game_ctx *g,
 int ref_match_after(struct ref_service *svc, struct ref_game_ctx *g,
                     const struct ref_match_state *ms, struct ref_match_after *a);
 /* "Match to 3: alice 2, bob 0; Crawford game" for every mail of a match
- * game ("" for other games). */
-int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, char *buf, size_t cap);
+ * game ("" for other games); for an observer the players' initials
+ * (rules-spec G-3). */
+int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, int observer, char *buf,
+                   size_t cap);
 /* The match recounted from the journals of its games. */
 int ref_match_recount(struct ref_service *svc, int64_t match, struct ref_match_count *c);
 /* Every match: its games' options against the recount, its stored phase

@@ -94,6 +94,10 @@ int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit,
  * may hold (news of what others did) goes to the digest queue instead. */
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars);
+/* The address a mail to seat's player of g answers to, the seat's key in
+ * it ("referee+12.KEY@example.org"): where a reply acts in g. */
+int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      char *buf, size_t cap);
 /* What a mail may carry beside its words: the board as data for
  * the HTML part (NULL: the ASCII board is shown there), files, the game's
  * web page. */

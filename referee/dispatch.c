@@ -77,6 +77,25 @@ static int key_ok(const char *k, size_t n)
   return 1;
 }
 
+/* What a refusal of the whole mail quotes as "You wrote:" and in its
+ * subject: the first command, else the first move, else the first line of
+ * words, else the subject; a refusal that quotes nothing leaves the player
+ * guessing which mail it answers. */
+static const char *written(const struct ref_cmds *cmds, const struct mail_msg *mail, char *buf,
+                           size_t cap)
+{
+  if(cmds->ncmd)
+    return cmds->cmd[0].line;
+  if(cmds->ncand)
+    return cmds->cand[0];
+  if(cmds->nprose) {
+    unsigned len = cmds->pline[0].len;
+    snprintf(buf, cap, "%.*s", (int)(len < cap ? len : cap - 1), cmds->prose + cmds->pline[0].off);
+    return buf;
+  }
+  return mail->subject;
+}
+
 /* The key of a confirmation request being answered (optin.c):
  * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]".
  * 0: found; -1: the mail answers no request; 1: it carries the mark of
@@ -687,7 +706,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   const struct mail_msg *mail = m->mail;
   struct ref_cmds cmds;
   struct ref_game_ctx g;
-  char token[64], why[256];
+  char token[64], why[256], quote[128];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
@@ -740,9 +759,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
       return rc;
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))
-      return ref_refuse(m, NULL, -1,
-                        cmds.ncmd ? cmds.cmd[0].line : (cmds.ncand ? cmds.cand[0] : ""),
-                        "no-game-tag", "", NULL);
+      return ref_refuse(m, NULL, -1, written(&cmds, mail, quote, sizeof(quote)), "no-game-tag",
+                        "", NULL);
     m->refused = 1;
     return 0;
   }
@@ -762,8 +780,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_log_warn("game %lld: refused a command from %s (token %s)", (long long)game,
                  mail->from, seat < 0 ? "unknown" : "of another player");
     if(sender_seat >= 0)
-      rc = ref_refuse(m, &g, sender_seat, cmds.ncmd ? cmds.cmd[0].line : "", "bad-token", "",
-                      NULL);
+      rc = ref_refuse(m, &g, sender_seat, written(&cmds, mail, quote, sizeof(quote)), "bad-token",
+                      "", NULL);
     if(!rc && seat >= 0 && seat != sender_seat) {
       /* the player of record always hears of it */
       struct tpl_var extra[1] = {{"sender", mail->from}};
@@ -785,8 +803,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
   if(cmds.game && cmds.game != game) {
     char num[24];
     snprintf(num, sizeof(num), "%lld", (long long)game);
-    rc = ref_refuse(m, &g, seat, cmds.ncmd ? cmds.cmd[0].line : "", "keyless-other-game", num,
-                    NULL);
+    rc = ref_refuse(m, &g, seat, written(&cmds, mail, quote, sizeof(quote)),
+                    "keyless-other-game", num, NULL);
     ref_game_free(&g);
     return rc;
   }

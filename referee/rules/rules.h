@@ -122,6 +122,8 @@ struct ref_status {
   int cube_owner;      /* seat owning the cube, -1 when centred */
   int dice[4];         /* faces of the current roll, ndice of them */
   int ndice;
+  bool opening;        /* the one-die-each opening roll is due (BG-1, TC-6); set by the
+                        * games that have one, so a reader clears the struct first */
 };
 
 /* Actions that are not moves. Each is journaled like a move. */
