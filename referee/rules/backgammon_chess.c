@@ -172,7 +172,8 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
 }
 
 /* Recomputes the chess position's redundant fields: pieces and occupancy
- * from the mailbox, one king a side, no pawn on an edge rank, castling
+ * from the mailbox, one king a side, material a game can have (§2.2
+ * promotion), no pawn on an edge rank, castling
  * rights backed by king and rook, the key. (ref_chess_pos_ok would also
  * judge check without stones, which this game cannot use.) */
 static bool pos_ok(const struct ref_chess_pos *p)
@@ -183,7 +184,8 @@ static bool pos_ok(const struct ref_chess_pos *p)
      !ref_chess_tables_ok(p))
     return false;
   for(c = 0; c < 2; c++)
-    if(ref_chess_popcount(p->pieces[c][REF_CH_KING]) != 1 || ref_chess_popcount(p->occ[c]) > 16)
+    if(ref_chess_popcount(p->pieces[c][REF_CH_KING]) != 1 || ref_chess_popcount(p->occ[c]) > 16 ||
+       !ref_chess_material_possible(p, c))
       return false;
   if((p->pieces[0][REF_CH_PAWN] | p->pieces[1][REF_CH_PAWN]) & 0xFF000000000000FFull)
     return false;
@@ -439,6 +441,11 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   nst.draws = (uint8_t)draws;
   if(read_placement(&nst, field[0]))
     return bad_position(err, "board");
+  /* POS-1, BC-10: the chess part's men as a game of §2 can have them */
+  if(!ref_chess_material_possible(&nst.pos, 0) || !ref_chess_material_possible(&nst.pos, 1)) {
+    ref_err_set(err, REF_EINVAL, "bc-rule-material", "§2.2");
+    return REF_EINVAL;
+  }
   if(strcmp(field[1], "w") && strcmp(field[1], "b"))
     return bad_position(err, "side");
   nst.t.onroll = (int8_t)(field[1][0] == 'b');
