@@ -20,6 +20,39 @@
  * From an address that has never answered one of our mails it only asks
  * that address to confirm (optin.c): cmd_confirm.c runs it again
  * when the answer comes. */
+/* When the options start the game elsewhere than its usual start (a
+ * position given with pos= or fen=), that position becomes g->state with
+ * g->preview set, for the invitation's board (views.c). 0 also when there
+ * is nothing to show; -1 when out of memory. */
+static int invite_preview(struct ref_game_ctx *g, const char *opts)
+{
+  const struct ref_game_ops *ops = g->desc->ops;
+  struct ref_state *given = NULL, *usual = NULL;
+  char a[4096], b[4096];
+  struct ref_err err;
+  int rc = -1;
+
+  if(!opts[0])
+    return 0;
+  given = ref_state_new(g->desc);
+  usual = ref_state_new(g->desc);
+  if(!given || !usual)
+    goto out;
+  rc = 0;
+  if(ops->init(given, opts, &err) != REF_OK || ops->init(usual, NULL, &err) != REF_OK ||
+     ops->encode(given, a, sizeof(a)) != REF_OK || ops->encode(usual, b, sizeof(b)) != REF_OK ||
+     !strcmp(a, b))
+    goto out;
+  free(g->state);
+  g->state = given;
+  given = NULL;
+  g->preview = 1;
+out:
+  free(given);
+  free(usual);
+  return rc;
+}
+
 int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
@@ -130,6 +163,10 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
            t.opts, m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL) ||
      ref_match_begin(svc, &g)) /* match=N: the first game of a match */
+    goto out;
+  /* POS-1: an invitation from a given position shows that position, the
+   * board the invitee agrees to by accepting */
+  if(invite_preview(&g, t.opts))
     goto out;
   for(i = 0; i < d->seats; i++) {
     struct tpl_var extra[4] = {{"inviter", m->mail->from},

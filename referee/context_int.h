@@ -31,8 +31,10 @@ struct ref_game_ctx {
   struct store_seat *seats;
   size_t nseats;
   const struct ref_game_desc *desc;
-  struct ref_state *state; /* valid once started */
+  struct ref_state *state; /* valid once started, or with preview */
   int started;
+  int preview; /* not started: state is the position an invitation starts
+                * from (given with the options), shown to the invitee */
   size_t journal_len;
   /* The journal's head as this process last wrote or read it, and the
    * "move" entries up to it: the snapshot's facts (game.c). */

@@ -809,7 +809,7 @@ static int run_rules(struct cli *cli)
       if(depth > 1) {
         memcpy(child, s, g->state_size);
         g->ops->apply(child, &list.v[i]);
-        n = ref_perft(g, child, depth - 1);
+        n = ref_perft_below(g, child, depth - 1);
       }
       total += n;
       snprintf(line, sizeof(line), "%s: %llu", mv, (unsigned long long)n);
