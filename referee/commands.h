@@ -108,6 +108,9 @@ struct ref_cmds {
   long long game;                   /* "game N" / "game N: COMMAND" (issue 18): the game
                                        a mail without a key is for; 0 none */
   int game_conflict;                /* two different games named */
+  int cmd_more;                     /* command lines past REF_CMD_MAX: not read, so the
+                                       mail is refused whole (dispatch.c), never cut */
+  char cmd_more_line[128];          /* the first of them, as written (for the refusal) */
   char prose[REF_PROSE_BYTES];      /* the prose lines' text (issue 18) */
   struct ref_prose_line pline[REF_PROSE_LINES];
   int nprose;

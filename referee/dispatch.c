@@ -698,16 +698,21 @@ int ref_dispatch(struct ref_msg_ctx *m)
   const struct mail_msg *mail = m->mail;
   struct ref_cmds cmds;
   struct ref_game_ctx g;
-  char token[64], why[256];
+  char token[64], why[256], more[16];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
+  snprintf(more, sizeof(more), "%d", cmds.cmd_more);
   /* The answer to a confirmation request (issue 13). */
   if(!confirm_key(mail, delim, token, sizeof(token)))
     return ref_do_confirm(m, token, &cmds, keyless_confirmed);
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
+    /* More commands than one mail holds: none is done, the first not read
+     * is named (a stranger hears nothing) */
+    if(cmds.cmd_more)
+      return ref_refuse_player(m, cmds.cmd_more_line, "too-many-commands", more);
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
       const struct ref_cmd *c = &cmds.cmd[i];
@@ -779,6 +784,11 @@ int ref_dispatch(struct ref_msg_ctx *m)
      ref_confirmed_add(svc, mail->from, "answered a keyed mail")) {
     ref_game_free(&g);
     return -1;
+  }
+  if(cmds.cmd_more) {
+    rc = ref_refuse(m, &g, seat, cmds.cmd_more_line, "too-many-commands", more, NULL);
+    ref_game_free(&g);
+    return rc;
   }
   /* issue 18: "game N" in a mail with another game's key is refused
    * whole: the commands were meant for another game */

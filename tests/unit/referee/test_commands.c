@@ -514,6 +514,34 @@ START_TEST(test_new_addresses)
 }
 END_TEST
 
+/* A mail holds at most REF_CMD_MAX commands; the ones past it are never
+ * dropped in silence: counted, and the first kept for the refusal. */
+START_TEST(test_commands_past_the_cap)
+{
+  struct ref_cmds c;
+    char text[1024] = "";
+  int i;
+  for(i = 0; i < 12; i++)
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "if e%d then d4\n", i);
+  ref_commands_parse(&c, text, NULL);
+  ck_assert_int_eq(c.ncmd, REF_CMD_MAX);
+  ck_assert_int_eq(c.cmd_more, 12 - REF_CMD_MAX);
+  ck_assert_str_eq(c.cmd_more_line, "if e8 then d4");
+  /* eight are read whole, nothing over */
+  text[0] = '\0';
+  for(i = 0; i < REF_CMD_MAX; i++)
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "board\n");
+  ref_commands_parse(&c, text, NULL);
+  ck_assert_int_eq(c.ncmd, REF_CMD_MAX);
+  ck_assert_int_eq(c.cmd_more, 0);
+  /* a play with "roll" past the cap is named too */
+  ref_commands_parse(&c, "board\nboard\nboard\nboard\nboard\nboard\nboard\nboard\n13/7 8/7 roll",
+                     NULL);
+  ck_assert_int_eq(c.cmd_more, 1);
+  ck_assert_str_eq(c.cmd_more_line, "13/7 8/7 roll");
+}
+END_TEST
+
 /* ---- the prose (issue 18) ---- */
 
 static void prose(char *out, size_t cap, const char *text, int skip_start, int skip_len)
@@ -663,6 +691,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_new_switches);
   tcase_add_test(tc, test_new_addresses);
   tcase_add_test(tc, test_seek_terms);
+  tcase_add_test(tc, test_commands_past_the_cap);
   suite_add_tcase(s, tc);
   tc = tcase_create("prose");
   tcase_add_test(tc, test_prose_lines);
