@@ -154,12 +154,16 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       p++;
     if(!*p)
       break;
-    /* one token; key="a b c" keeps its spaces, the quotes are dropped */
+    /* one token; key="a b c" keeps its spaces, the quotes are dropped;
+     * an address keeps them: it is read as written, never repaired
+     * (mail_addr_invitee refuses what is no plain address) */
     while(*p && n + 1 < sizeof(tok)) {
       if(*p == '"') {
         quoted = !quoted;
-        p++;
-        continue;
+        if(!seen_with) {
+          p++;
+          continue;
+        }
       }
       if(!quoted && (isspace((unsigned char)*p) || (seen_with && (*p == ',' || *p == ';'))))
         break;
@@ -199,6 +203,8 @@ static void parse_new(struct ref_cmd *c, const char *rest)
           c->with[c->nwith][i] = (char)tolower((unsigned char)c->with[c->nwith][i]);
         c->nwith++;
       }
+      else
+        c->with_more = 1; /* no game has that many seats: refused, never cut */
       continue;
     }
     if(!c->arg[0]) {
@@ -503,6 +509,21 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
      * mail is refused whole naming it (dispatch.c) */
     not_read(out, buf);
     return;
+  }
+  if(m && table[i].kind != REF_CMD_MESSAGE) {
+    /* a command line longer than buf was cut by copy_trim: its last
+     * words (an address, an option) would be read cut short */
+    size_t a = 0, b = len;
+    while(a < b && isspace((unsigned char)line[a]))
+      a++;
+    while(b > a && isspace((unsigned char)line[b - 1]))
+      b--;
+    if(b - a >= sizeof(buf) - 1) {
+      if(!out->cmd_long++)
+        snprintf(out->cmd_long_line, sizeof(out->cmd_long_line), "%.*s",
+                 (int)sizeof(out->cmd_long_line) - 5, buf);
+      return;
+    }
   }
   if(m && table[i].kind == REF_CMD_MESSAGE) {
     /* message TEXT: the text is the mail's prose like any other line */

@@ -132,6 +132,12 @@ int ref_stranger_answer(struct ref_msg_ctx *m, const char *what);
  * taken. `list` gets the addresses, ", " between, for the refusal. */
 int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n, char *list,
                            size_t cap);
+/* Whether an address written after "with" may be invited (mail/address.c,
+ * RFC 5322's addr-spec read as written, never repaired): NULL yes, else the
+ * reason key (bad-address, address-quoted, address-literal: a machine by
+ * its IP address, address-this-host: the referee's own address, this
+ * machine, localhost). */
+const char *ref_invitee_refused(struct ref_service *svc, const char *address);
 /* Asks m's sender to confirm `request` (the command line, kind "new" or
  * "observe", game for observe): a one-time key stored for confirm_days and
  * mailed with `tmpl` ({request}, {referee}, {expires} and the extras), within

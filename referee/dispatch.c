@@ -711,6 +711,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* More commands than one mail holds: none is done, the first not read
      * is named (a stranger hears nothing) */
+    if(cmds.cmd_long)
+      return ref_refuse_player(m, cmds.cmd_long_line, "line-too-long", "");
     if(cmds.cmd_more)
       return ref_refuse_player(m, cmds.cmd_more_line, "too-many-commands", more);
     /* No game named: only commands that need none. */
@@ -785,8 +787,10 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_game_free(&g);
     return -1;
   }
-  if(cmds.cmd_more) {
-    rc = ref_refuse(m, &g, seat, cmds.cmd_more_line, "too-many-commands", more, NULL);
+  if(cmds.cmd_long || cmds.cmd_more) {
+    rc = cmds.cmd_long
+           ? ref_refuse(m, &g, seat, cmds.cmd_long_line, "line-too-long", "", NULL)
+           : ref_refuse(m, &g, seat, cmds.cmd_more_line, "too-many-commands", more, NULL);
     ref_game_free(&g);
     return rc;
   }

@@ -30,6 +30,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A lapsed request is kept this long, so that a late answer is told it
  * lapsed (and proves its address) instead of hearing nothing. */
@@ -106,6 +107,21 @@ int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n
     snprintf(list + strlen(list), cap - strlen(list), "%s%s", i ? ", " : "", to[i]);
   }
   return strangers ? ref_stranger_budget(svc, strangers, "an invitation", list) : 1;
+}
+
+const char *ref_invitee_refused(struct ref_service *svc, const char *address)
+{
+  char host[256] = "";
+  /* this machine's name: mail to it stays on the referee's own host */
+  if(gethostname(host, sizeof(host) - 1))
+    host[0] = '\0';
+  switch(mail_addr_invitee(address, svc->cfg.address, host)) {
+  case MAIL_ADDR_OK: return NULL;
+  case MAIL_ADDR_QUOTED: return "address-quoted";
+  case MAIL_ADDR_LITERAL: return "address-literal";
+  case MAIL_ADDR_THIS_HOST: return "address-this-host";
+  default: return "bad-address";
+  }
 }
 
 int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *request,
