@@ -256,7 +256,7 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   snprintf(copy, sizeof(copy), "%s", c->arg);
   /* Everything a tournament can be refused for is read before its
    * organizer is asked to confirm it (ref_refuse_request): a request that
-   * can only be refused is refused at once. */
+   * can only be refused is refused at once (rules-spec MX-2). */
   for(tok = strtok_r(copy, " \t,;", &save); tok; tok = strtok_r(NULL, " \t,;", &save)) {
     if(!spec->d) {
       char word[40];
@@ -299,7 +299,8 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
     }
     /* the terms as `new` takes them, through the same reader (terms.c):
      * private, public-comments, rated|unrated, days=, weekends=, the
-     * rules' key=value; not "as SEAT", which a round robin decides */
+     * rules' key=value; not "as SEAT", which a round robin decides
+     * (rules-spec MX-5) */
     if(!strcasecmp(tok, "as")) {
       rc = ref_refuse_request(m, c->line, "bad-option", tok);
       goto out;
@@ -341,13 +342,13 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   case 0: rc = 0; goto out; /* asked to confirm first: nothing made, nobody mailed */
   default: break;
   }
-  /* the invitations to strangers, all together, within the budget, else
-   * nothing is made (as new's, optin.c) */
+  /* the invitations, all together, within each invitee's allowance and
+   * (to strangers) the budget, else nothing is made (as new's, optin.c) */
   for(i = 1; i < spec->nplayers; i++)
     invited[i - 1] = spec->players[i];
-  rc = ref_invitations_budget(m->svc, invited, spec->nplayers - 1, to, sizeof(to));
+  rc = ref_invitations_budget(m->svc, invited, spec->nplayers - 1, to, sizeof(to), &why);
   if(rc <= 0) {
-    rc = rc < 0 ? -1 : ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+    rc = rc < 0 ? -1 : ref_refuse(m, NULL, -1, c->line, why, to, NULL);
     goto out;
   }
   rc = ref_tournament_create(m, spec, &id);

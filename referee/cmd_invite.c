@@ -29,14 +29,15 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_err err;
   char *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
   int inviter_seat = 0, rc = -1, i;
-  const char *with[REF_WITH_MAX];
+  const char *with[REF_WITH_MAX], *over = NULL;
   int64_t id;
 
   memset(&g, 0, sizeof(g));
   ref_terms_init(&t);
   /* Everything a `new` can be refused for is read before its sender is
    * asked to confirm it: a request that can only be refused is refused at
-   * once, and no confirmation is spent on it (ref_refuse_request). */
+   * once, and no confirmation is spent on it (ref_refuse_request,
+   * rules-spec MX-2); invitees are addr-specs as written (MX-3). */
   if(!d)
     return ref_refuse_request(m, c->line, "unknown-game", c->arg);
   if(c->with_more || c->nwith != d->seats - 1)
@@ -73,14 +74,16 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   case 0: return 0; /* asked to confirm first (optin.c, issue 13) */
   default: break;
   }
-  /* An invitation to an address that holds no seat and never answered us
-   * is mail to a stranger: within the hourly budget (optin.c), else the
-   * inviter hears why and nothing is created. */
+  /* An invitation counts against its address's hourly allowance of
+   * unasked mail, whoever sends it (rules-spec MX-4), and one to an address
+   * that holds no seat and never answered us against the stranger budget
+   * too (optin.c); over either the inviter hears why and nothing is
+   * created. */
   for(i = 0; i < c->nwith; i++)
     with[i] = c->with[i];
-  switch(ref_invitations_budget(svc, with, c->nwith, to, sizeof(to))) {
+  switch(ref_invitations_budget(svc, with, c->nwith, to, sizeof(to), &over)) {
   case -1: return -1;
-  case 0: return ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+  case 0: return ref_refuse(m, NULL, -1, c->line, over, to, NULL);
   default: break;
   }
 

@@ -396,7 +396,7 @@ static int stands_alone(enum ref_cmd_kind kind, const char *rest)
 }
 
 /* A command line the mail holds past REF_CMD_MAX: counted and the first
- * kept, so that the reply names what was not read. */
+ * kept, so that the reply names what was not read (rules-spec MX-1). */
 static void not_read(struct ref_cmds *out, const char *line)
 {
   if(!out->cmd_more++)
