@@ -520,7 +520,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
       b--;
     if(b - a >= sizeof(buf) - 1) {
       if(!out->cmd_long++)
-        snprintf(out->cmd_long_line, sizeof(out->cmd_long_line), "%.*s",
+        snprintf(out->cmd_long_line, sizeof(out->cmd_long_line), "%.*s ...",
                  (int)sizeof(out->cmd_long_line) - 5, buf);
       return;
     }
