@@ -511,6 +511,18 @@ START_TEST(test_new_addresses)
                      "bob@example.org as black",
                      NULL);
   ck_assert_str_eq(c.cmd[0].options, "fen=8/8/8/4k3/8/8/4P3/4K3 w - - 0 1;fide_draws=off;as;black");
+  /* an address is kept as written, quotes and all (rules-spec MX-3):
+   * never o'brienx@evil.test */
+  ref_commands_parse(&c, "new chess with o'brien\"x@evil.test", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, 1);
+  ck_assert_str_eq(c.cmd[0].with[0], "o'brien\"x@evil.test");
+  ref_commands_parse(&c, "new chess with \"john doe\"@example.net", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, 1);
+  ck_assert_str_eq(c.cmd[0].with[0], "\"john doe\"@example.net");
+  /* more invitees than any game has seats: said, never cut */
+  ref_commands_parse(&c, "new chess with a@x.test b@x.test c@x.test d@x.test e@x.test", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, REF_WITH_MAX);
+  ck_assert_int_eq(c.cmd[0].with_more, 1);
 }
 END_TEST
 
