@@ -469,3 +469,13 @@ int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reas
   m->refused = 1;
   return 0;
 }
+
+int ref_refuse_request(struct ref_msg_ctx *m, const char *input, const char *reason,
+                       const char *detail)
+{
+  switch(ref_stranger_answer(m, "a refusal")) {
+  case -1: return -1;
+  case 0: return 0; /* over the budget: m->refused set, nothing sent */
+  default: return ref_refuse(m, NULL, -1, input, reason, detail, NULL);
+  }
+}
