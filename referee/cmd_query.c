@@ -233,6 +233,14 @@ static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_r
     return 0;
   if(r->desc->ops->render(r->state, h->seat, board, sizeof(board)) != REF_OK)
     return 0;
+  /* an answer to mail that proves nothing of its From holds no boards:
+   * it may be a forger's, sent to the real player (rules-spec MX-4) */
+  if(h->m->unproven) {
+    tpl_line(note, sizeof(note), h->m->svc->cfg.templates_dir, "phrases.txt",
+             "history-unproven", NULL, 0);
+    h->cut = 1;
+    return ref_buf_printf(out, "\n%s\n\n", note);
+  }
   if(h->boards >= HISTORY_BOARDS || out->len + strlen(board) > HISTORY_BYTES) {
     char num[24];
     struct tpl_var v[2] = {{"count", num}, {"at", ""}};

@@ -366,11 +366,16 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
     struct ref_game_ctx g;
     const char *both[2] = {spec->players[pairs[i].white - 1], spec->players[pairs[i].black - 1]};
     char text[600];
-    snprintf(text, sizeof(text), "new %s%s%s%s by %s for tournament %s round %d",
-             spec->d->name, spec->unrated ? " unrated" : "", spec->opts[0] ? " " : "",
-             spec->opts, spec->organizer, t.name, pairs[i].round);
+    /* the create entry's words as cmd_invite.c writes them */
+    snprintf(text, sizeof(text), "new %s%s%s%s%s%s by %s for tournament %s round %d",
+             spec->d->name, spec->priv ? " private" : "", spec->unrated ? " unrated" : "",
+             spec->pub ? " public-comments" : "", spec->opts[0] ? " " : "", spec->opts,
+             spec->organizer, t.name, pairs[i].round);
     rc = game_create(svc, &g, spec->d, spec->opts, spec->days, spec->weekends, both,
                      spec->organizer_plays ? spec->organizer : NULL, m->message_id, NULL, text);
+    if(!rc && ((spec->priv && ref_game_set_private(svc, g.row.id)) ||
+               (spec->pub && ref_game_set_public_comments(svc, g.row.id))))
+      rc = -1;
     if(!rc && store_tournament_add_game(svc->st, t.id, g.row.id, pairs[i].round) != STORE_OK)
       rc = -1;
     ref_game_free(&g);
@@ -380,8 +385,10 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
   /* one invitation a player, in the thread of its first game */
   for(i = 0; i < (size_t)spec->nplayers; i++) {
     int organizer = spec->organizer_plays && !strcasecmp(spec->players[i], spec->organizer);
+    struct tpl_var words[2] = {{"private", spec->priv ? "yes" : ""},
+                               {"unrated", spec->unrated ? "yes" : ""}};
     if(tell_player(m, &t, spec->players[i],
-                   organizer ? "tournament-sent.txt" : "tournament-invite.txt", NULL, 0, 0))
+                   organizer ? "tournament-sent.txt" : "tournament-invite.txt", words, 2, 0))
       return -1;
   }
   m->changed = 1;

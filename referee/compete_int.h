@@ -97,6 +97,8 @@ struct ref_tournament_spec {
   char opts[256];          /* the rules' options of every game */
   int days, weekends;      /* the clock's (0 and -1: the configuration's) */
   int unrated, cycles;     /* cycles 2: double round robin */
+  int priv, pub;           /* `private` (no observers, off the site), `public-comments`:
+                              every game's, as `new` marks one */
   const char *organizer;   /* who asked: a player by mail, or the referee */
   int organizer_plays;     /* by mail: the organizer is one of the players */
   char players[REF_TOURNAMENT_MAX][256];

@@ -206,7 +206,8 @@ static const struct command commands[] = {
    "every pairing is created at once as a game, twice with the colours\n"
    "swapped with --double. key=value words set the games' options as `new`\n"
    "takes them (days=3, weekends=off), \"unrated\" keeps them out of the\n"
-   "ratings. Every player is invited by mail and accepts once for all of\n"
+   "ratings, \"private\" from observers and the web view (new's terms, not\n"
+   "\"as\"). Every player is invited by mail and accepts once for all of\n"
    "their games; the games start when all have accepted, and the final table\n"
    "is mailed to every player when the last game ends.\n"
    "tournament show NAME prints the standings (NAME or its number): points,\n"
@@ -809,7 +810,7 @@ static int run_rules(struct cli *cli)
       if(depth > 1) {
         memcpy(child, s, g->state_size);
         g->ops->apply(child, &list.v[i]);
-        n = ref_perft(g, child, depth - 1);
+        n = ref_perft_below(g, child, depth - 1);
       }
       total += n;
       snprintf(line, sizeof(line), "%s: %llu", mv, (unsigned long long)n);

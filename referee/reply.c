@@ -219,7 +219,9 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
              m->mail->references[0] ? " " : "", m->mail->message_id);
     out.references = refs;
   }
-  if(svc->cfg.html)
+  /* an answer to mail that proves nothing of its From is text only: it
+   * may be a forger's, sent to the real player (rules-spec MX-4) */
+  if(svc->cfg.html && !m->unproven)
     html = html_part(svc, tmpl, vars, nvars, full_subject, body, x);
   out.html = html;
   if(x && x->nattach) {

@@ -140,7 +140,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     snprintf(v->player, sizeof(v->player), "%s", g->seats[seat].address);
   if(other >= 0)
     snprintf(v->opponent, sizeof(v->opponent), "%s", g->seats[other].address);
-  if(g->started) {
+  if((g->started || g->preview) && g->state) {
     size_t len;
     if(g->desc->ops->render(g->state, seat < 0 ? 0 : seat, v->board, sizeof(v->board)) !=
        REF_OK)
@@ -154,7 +154,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     if(m->svc->cfg.html && g->desc->ops->diagram &&
        g->desc->ops->diagram(g->state, seat < 0 ? 0 : seat, &v->diagram) == REF_OK)
       v->has_diagram = 1;
-    {
+    if(g->started) {
       /* "#N" as the guard reads it: ops->status move_number */
       struct ref_status st;
       g->desc->ops->status(g->state, &st);
@@ -468,4 +468,14 @@ int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reas
     return ref_refuse(m, NULL, -1, input, reason, detail, NULL);
   m->refused = 1;
   return 0;
+}
+
+int ref_refuse_request(struct ref_msg_ctx *m, const char *input, const char *reason,
+                       const char *detail)
+{
+  switch(ref_stranger_answer(m, "a refusal")) {
+  case -1: return -1;
+  case 0: return 0; /* over the budget: m->refused set, nothing sent */
+  default: return ref_refuse(m, NULL, -1, input, reason, detail, NULL);
+  }
 }

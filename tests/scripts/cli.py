@@ -173,6 +173,31 @@ def run_all(root):
     p = run(["board", "startpos", "--seat", "black", "-g", "checkers"], empty)
     check("options after the position, a side by name", p.returncode == 0 and p.out, p.err)
     status("perft of a broken position", run(["perft", "8/8/9 w", "1"], empty), "DATAERR")
+    # G-1: a game already over at the root lists no move, so perft, divide
+    # and moves all count nothing there; below the root the generator's
+    # count goes on through positions the rules call over (Bxd2 leaves
+    # K+B v K, a dead position, yet its replies are counted).
+    for fen, depth, want in (("8/1K6/8/8/8/2k5/8/4B3 b - - 8 5", "4", 0),
+                             ("8/1K6/8/8/8/2k5/8/4B3 b - - 8 5", "1", 0),
+                             ("8/1K6/8/8/8/2k5/3n4/4B3 w - - 0 1", "3", None)):
+        pf = run(["perft", fen, depth], empty)
+        dv = run(["divide", fen, depth], empty)
+        mv = run(["moves", fen], empty)
+        lines = dv.out.splitlines()
+        total = lines[-1] if lines else ""
+        check("perft and divide agree on %s depth %s (G-1)" % (fen, depth),
+              pf.returncode == 0 and dv.returncode == 0 and
+              total == "total " + pf.out.strip() and
+              sum(int(l.split(": ")[1]) for l in lines[:-1]) == int(pf.out),
+              pf.out + dv.out + pf.err + dv.err)
+        if want is not None:
+            check("perft %s %s = %d, moves lists none (G-1)" % (fen, depth, want),
+                  pf.out == "%d\n" % want and mv.returncode == 0 and mv.out == "",
+                  pf.out + mv.out)
+        else:
+            check("below the root the generator counts through a dead position (G-1)",
+                  any(l.startswith("e1d2: ") and int(l.split(": ")[1]) > 0 for l in lines),
+                  dv.out)
 
     # ---- read-only commands without a store: EX_NOINPUT, nothing created ----
     for cmd in (["games"], ["show", "1"], ["check"], ["export", "1"], ["verify", "1"],
