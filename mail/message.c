@@ -516,33 +516,54 @@ static bool param_is(struct mailmime *m, const char *name, const char *value)
   return v && !strcasecmp(v, value);
 }
 
+/* The bytes from u[i] to the end of its line (CR or LF), at most cap + 1. */
+static size_t rest_of_line(const unsigned char *u, size_t n, size_t i, size_t cap)
+{
+  size_t e = i;
+  while(e < n && u[e] != '\r' && u[e] != '\n' && e - i <= cap)
+    e++;
+  return e - i;
+}
+
 /* Line ends to LF (CRLF and lone CR), C0 controls other than TAB and LF,
  * DEL and C1 controls dropped, byte order marks dropped and the odd spaces
- * made plain (odd_space). s is valid UTF-8. */
+ * made plain (odd_space); a no-break space that joins a "Sent from my ..."
+ * tagline to a line with text (mail_tagline_joined) becomes the line break
+ * it stood for, so the tagline is dropped as one on its own line is and
+ * the command before it is read. s is valid UTF-8. */
 static int normalize(struct mail_buf *out, const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
   size_t k;
-  bool space;
+  bool space, text = false; /* text: the line so far holds more than blanks */
 
   for(; i < n && !out->err; i++) {
     if(u[i] == '\r') {
       mail_buf_addc(out, '\n');
       if(i + 1 < n && u[i + 1] == '\n')
         i++;
-    } else if(u[i] == '\n' || u[i] == '\t')
+      text = false;
+    } else if(u[i] == '\n' || u[i] == '\t') {
       mail_buf_addc(out, (char)u[i]);
-    else if(u[i] < 0x20 || u[i] == 0x7f)
+      text = text && u[i] == '\t';
+    } else if(u[i] < 0x20 || u[i] == 0x7f)
       continue;
     else if(is_c1(u, n, i))
       i++;
     else if((k = odd_space(u, n, i, &space)) != 0) {
-      if(space)
+      size_t rest;
+      if(space && text && (rest = rest_of_line(u, n, i, 100)) <= 100 &&
+         mail_tagline_joined(s + i, rest)) {
+        mail_buf_addc(out, '\n');
+        text = false;
+      } else if(space)
         mail_buf_addc(out, ' ');
       i += k - 1;
-    } else
+    } else {
       mail_buf_addc(out, (char)u[i]);
+      text = text || u[i] != ' ';
+    }
   }
   return out->err;
 }

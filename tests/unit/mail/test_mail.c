@@ -1528,6 +1528,17 @@ START_TEST(test_mail_clean_text_rules)
       {"e4\n\nSent from my Galaxy\n", "e4\n"},
       {"e4\nGet Outlook for iOS<https://aka.ms/o0ukef>\n", "e4\n"},
       {"e4\nEnvoy\xc3\xa9 de mon iPhone\n", "e4\n"},
+      /* W1, Samsung Email's text part: the tagline joined on by U+00A0 */
+      {"take\xc2\xa0Sent from my Galaxy\n", "take\n"},
+      {"take\xc2\xa0\xc2\xa0 Sent from my Galaxy\n", "take\n"},
+      {"  13/7 8/7\xc2\xa0Sent from my Samsung Galaxy smartphone.\n", "  13/7 8/7\n"},
+      /* ...only after a no-break space, only a tagline to the line's end */
+      {"I take it. Sent from my phone\n", "I take it. Sent from my phone\n"},
+      {"take\xc2\xa0Sent from my Galaxy while e4 was on my mind for a very, very long time indeed, "
+       "friend\n",
+       "take\xc2\xa0Sent from my Galaxy while e4 was on my mind for a very, very long time indeed, "
+       "friend\n"},
+      {"e4  \n", "e4  \n"},
       {"Sent from my office I play e4 because the position after the opening calls for it, "
        "as we discussed.\n",
        "Sent from my office I play e4 because the position after the opening calls for it, "
