@@ -98,7 +98,12 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
  * be given the start of a message over MAIL_MAX_MESSAGE. 0 and *out set;
  * MAIL_EPARSE when the header has no usable From (mail_parse's reasons);
  * MAIL_ELIMIT when the header itself is past the limits on one header;
- * MAIL_ENOMEM. */
+ * MAIL_ENOMEM. A header that cannot be read whole (past a limit, bare CR
+ * line ends, a first line that is no field or begins with a space) is
+ * read in part: only the fields named above, each at most 8 times (two
+ * From fields stay two, and are refused), up to the first empty line,
+ * checked as any; errbuf then gets what is wrong with it in words ("" when
+ * it is only past a limit). */
 int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
                       size_t errcap);
 void mail_msg_free(struct mail_msg *m); /* NULL is fine */
