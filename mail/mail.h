@@ -250,6 +250,15 @@ int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
  * MAIL_EIO on an error. */
 int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char ***names,
                             size_t *n);
+/* _writing: the watch saw name written in new/ (IN_MODIFY) and not closed
+ * since (IN_CLOSE_WRITE): a writer, of any user, holds it open. */
+bool mail_maildir_watch_writing(const struct mail_maildir_watch *w, const char *name);
+/* mail_maildir_read, where the kernel cannot be asked whether a writer
+ * holds the file (another user's file) going by the watch w (may be NULL)
+ * too: a file it saw written and not closed is MAIL_EAGAIN however long
+ * ago it changed, so `cat > new/m` typed by hand is read when cat ends. */
+int mail_maildir_read_in(const char *dir, const char *name, const struct mail_maildir_watch *w,
+                         char **data, size_t *len);
 /* _again: name is taken again at the next _take (a message left in new/
  * because it was still being written). */
 void mail_maildir_watch_again(struct mail_maildir_watch *w, const char *name);

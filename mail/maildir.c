@@ -370,6 +370,12 @@ static bool recent(const struct stat *st)
 
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len)
 {
+  return mail_maildir_read_in(dir, name, NULL, data, len);
+}
+
+int mail_maildir_read_in(const char *dir, const char *name, const struct mail_maildir_watch *w,
+                         char **data, size_t *len)
+{
   char path[PATH_MAX];
   struct stat st, after;
   int fd = -1, lease = -1;
@@ -389,7 +395,7 @@ int mail_maildir_read(const char *dir, const char *name, char **data, size_t *le
    * puts in new/ is whole; a person or a program writing in new/ itself
    * is not, until it closes the file (docs/architecture.md, "The inbox"). */
   lease = lease_take(fd);
-  if(lease == 0 || (lease < 0 && recent(&st))) {
+  if(lease == 0 || (lease < 0 && (mail_maildir_watch_writing(w, name) || recent(&st)))) {
     rc = MAIL_EAGAIN;
     goto out;
   }
@@ -747,7 +753,44 @@ struct mail_maildir_watch {
   char **names;
   size_t n, cap;
   bool lost;
+  /* Names written in new/ itself (IN_MODIFY) and not closed since
+   * (IN_CLOSE_WRITE): a writer holds them open. What mail_maildir_read_in
+   * goes by where it cannot ask the kernel for a lease (another user's
+   * file): inotify tells of every writer, whoever it is. At most
+   * WRITING_MAX; past that the modification time decides. */
+  char *writing[32];
+  size_t nwriting;
 };
+
+#define WRITING_MAX (sizeof(((struct mail_maildir_watch *)0)->writing) / sizeof(char *))
+
+static size_t writing_at(const struct mail_maildir_watch *w, const char *name)
+{
+  size_t i;
+  for(i = 0; i < w->nwriting; i++)
+    if(!strcmp(w->writing[i], name))
+      break;
+  return i;
+}
+
+/* name is being written (on) or was closed or renamed in whole (off). */
+static void writing_mark(struct mail_maildir_watch *w, const char *name, bool on)
+{
+  size_t i = writing_at(w, name);
+  if(on && i == w->nwriting && w->nwriting < WRITING_MAX) {
+    char *copy = strdup(name);
+    if(copy)
+      w->writing[w->nwriting++] = copy;
+  } else if(!on && i < w->nwriting) {
+    free(w->writing[i]);
+    w->writing[i] = w->writing[--w->nwriting];
+  }
+}
+
+bool mail_maildir_watch_writing(const struct mail_maildir_watch *w, const char *name)
+{
+  return w && name && writing_at(w, name) < w->nwriting;
+}
 
 int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
 {
@@ -765,7 +808,8 @@ int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
    * tmp/ (IN_MOVED_TO); one written in new/ itself is whole only when its
    * writer closes it (IN_CLOSE_WRITE: mail_maildir_read left it while it
    * was open or empty); nothing else there is news */
-  if(inotify_add_watch(fd, newdir, IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_ONLYDIR) < 0) {
+  if(inotify_add_watch(fd, newdir,
+                       IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ONLYDIR) < 0) {
     close(fd);
     return MAIL_EIO;
   }
@@ -813,8 +857,16 @@ static void keep_names(struct mail_maildir_watch *w, const char *buf, size_t len
       continue;
     }
     /* a directory or a dot file is no message; list_new skips them too */
-    if(!e->len || (e->mask & IN_ISDIR))
+    if(!e->len || (e->mask & IN_ISDIR) || !name_ok(e->name))
       continue;
+    /* written in place: not whole until its writer closes it, which
+     * brings the name back; renamed in: whole */
+    if(e->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
+      writing_mark(w, e->name, false);
+    else if(e->mask & IN_MODIFY) {
+      writing_mark(w, e->name, true);
+      continue;
+    }
     keep_name(w, e->name);
   }
 }
@@ -915,5 +967,7 @@ void mail_maildir_watch_close(struct mail_maildir_watch *w)
     return;
   close(w->fd);
   mail_maildir_watch_forget(w);
+  while(w->nwriting)
+    free(w->writing[--w->nwriting]);
   free(w);
 }

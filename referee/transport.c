@@ -372,7 +372,8 @@ static int pass_maildir(struct ref_service *svc, size_t *processed, int64_t *thr
     }
     for(k = 0; k < m; k++) {
       const char *name = names[start + k];
-      int r = mail_maildir_read(svc->cfg.inbox, name, &v[k].data, &v[k].len);
+      int r = mail_maildir_read_in(svc->cfg.inbox, name, t ? t->inbox_watch : NULL,
+                                   &v[k].data, &v[k].len);
       v[k].arrived = mail_maildir_arrival(svc->cfg.inbox, name);
       v[k].ack = r == MAIL_OK || r == MAIL_ETOOBIG;
       if(r == MAIL_ETOOBIG) /* too big to be a move: set aside unread, never lost */
