@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
-# A backgammon move mail against a chess move mail (issue 15, "It must show"
-# 5: backgammon <= 1.2x chess, CPU).
+# A backgammon move mail against a chess move mail (the goal:
+# backgammon <= 1.2x chess, CPU).
 #
 # usage: bench/bg_vs_chess.sh [TABULA=./build/referee/tabula] [N=60]
 # Point it at a Release build.
@@ -55,7 +55,7 @@ kinds = ["chess"] * (2 * n) + ["backgammon"] * (2 * n)
 for g, kind in enumerate(kinds):
     drop(mail("w%d@example.org" % g, "referee@example.org", "new %s with b%d@example.org" % (kind, g)))
 poll()
-# issue 13: each inviter confirms its first `new` from its address
+# Each inviter confirms its first `new` from its address
 con = sqlite3.connect(d + "/db")
 keys = dict(con.execute("select address, key from confirmations"))
 con.close()

@@ -1,4 +1,4 @@
-"""A big store for the benches (issue 15, "It must show" 3 and 4).
+"""A big store for the benches.
 
 fill(db, total, running, templates) grows a tabula store whose games 1 ..
 templates were made through the mail (invited, confirmed, accepted; made by

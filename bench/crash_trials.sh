@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# The long crash trials of issue 13 ("It must show" 1): kill -9 at random
+# The long crash trials: kill -9 at random
 # moments, compared with the same workload run without a kill
 # (tests/crash/crash_trials.py says what is compared; CI runs a short one).
 #

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Runs the libFuzzer targets of tests/fuzz/ for a while each (issue 13:
+# Runs the libFuzzer targets of tests/fuzz/ for a while each (the goal:
 # "each fuzz target run >= 10 minutes under ASan+UBSan").
 #
 # usage: bench/fuzz.sh [SECONDS_PER_TARGET] [TARGET ...]

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A long Diceless Chessgammon game (issue 15): its late moves against its
+# A long Diceless Chessgammon game: its late moves against its
 # early ones, and whether the game has a snapshot. Before, the family's
 # state held a pointer and every mail replayed the whole journal; now it
 # loads from its stored state like the other games.

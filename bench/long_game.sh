@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# A game's late move against its early one (issue 15, "It must show" 3: the
+# A game's late move against its early one (the goal: the
 # 1,000th move costs <= 1.1x the 10th): one chess game played to PLIES
 # plies by `tabula deliver`, one process a mail, CPU (user + sys) of each.
 #
@@ -57,7 +57,7 @@ def floor():
 con = sqlite3.connect(d + "/db")
 def make_game(w, b, first):
     deliver(w, "referee@example.org", "new chess with " + b)
-    if first:  # issue 13: the inviter confirms its first `new` from its address
+    if first:  # The inviter confirms its first `new` from its address
         deliver(w, "referee+confirm.%s@example.org"
                 % con.execute("select key from confirmations").fetchone()[0], "confirm")
     g = con.execute("select max(id) from games").fetchone()[0]

@@ -1,16 +1,16 @@
 #!/usr/bin/env bash
-# Latency of one move through real servers (issue 5, "It must show" 4):
+# Latency of one move through real servers:
 # from the moment Dovecot took the player's mail (LMTP 250) to the moment
 # Postfix accepted tabula's reply (the 250 to DATA, which tabula logs as
 # "sent (smtp)"), beside the floor: a bare IMAP IDLE client that does
 # nothing but wake (bench/idle_floor.c), for mails delivered the same way.
 # Goal: tabula's p50 within 50 ms of the floor's, its p99 within 200 ms;
-# on the big store (issue 15, "It must show" 4) within 20 and 50 ms.
+# on the big store within 20 and 50 ms.
 #
 # usage: bench/mail_latency.sh [TABULA=./build/referee/tabula] [MOVES=200] [BIG=0] [RUNNING=100000]
 #   (BIG and RUNNING may also come from the environment)
 # BIG > 0: before the floor is measured and `serve` starts, tabula's store is
-# grown to BIG games, RUNNING of them with a running clock (issue 15: a
+# grown to BIG games, RUNNING of them with a running clock (a
 # million, 100,000): 1,000 games made through the mail by `tabula poll` from
 # a Maildir (addresses w<n>/b<n>@example.org, not the bench's players), then
 # copied in SQL by bench/bigstore.py, as bench/scale.sh does. A million takes
@@ -169,7 +169,7 @@ def wait_sent(n, timeout=30):
 
 time.sleep(1.0)
 lmtp("alice@example.test", "referee@example.test", "bench", "new chess fide_draws=off with bob@example.test")
-wait_sent(1)  # issue 13: a first `new` is confirmed from its address first
+wait_sent(1)  # A first `new` is confirmed from its address first
 con = sqlite3.connect(D + "/t.db")
 key = con.execute("select key from confirmations where address = 'alice@example.test'").fetchone()[0]
 con.close()
@@ -207,7 +207,7 @@ print("%-44s %s %s %s" % ("tabula: first reply accepted", ms(pct(first, 50)), ms
 print("%-44s %s %s %s" % ("tabula: both replies accepted", ms(pct(both, 50)), ms(pct(both, 99)), ms(max(both))))
 d50 = pct(both, 50) - pct(floor, 50)
 d99 = pct(both, 99) - pct(floor, 99)
-print("tabula (both) - floor: p50 %+.1f ms (goal <= 50; issue 15 on the big store <= 20), "
-      "p99 %+.1f ms (goal <= 200; issue 15 <= 50); %d moves journaled" % (d50 * 1000, d99 * 1000, applied))
+print("tabula (both) - floor: p50 %+.1f ms (goal <= 50; on the big store <= 20), "
+      "p99 %+.1f ms (goal <= 200; on the big store <= 50); %d moves journaled" % (d50 * 1000, d99 * 1000, applied))
 print("load average (1, 5, 15 min) before: %.2f %.2f %.2f, after: %.2f %.2f %.2f" % (load0 + os.getloadavg()))
 PY

@@ -1,5 +1,5 @@
 /*
- * maildir_floor.c: the floor under issue 15's goals, the file work any
+ * maildir_floor.c: the floor under the latency goals (bench/mail_latency.sh), the file work any
  * Maildir referee must do on this machine, with nothing else (no parsing,
  * no store, no rules), so bench/vs_pbmserv.sh and bench/throughput.sh can
  * print it beside tabula in the same run. A goal below this floor cannot

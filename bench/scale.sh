@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Scale (issue 15, "It must show" 3): the same 10,000 move mails (1,000
+# Scale: the same 10,000 move mails (1,000
 # chess games, 10 plies each, one `tabula poll`) on a store of 1,000 games
 # and on one of BIG games (1,000,000 by default), RUNNING of them with a
 # running clock (100,000); then, on the big store, `tabula tick` with
@@ -22,7 +22,7 @@
 # being created beside them (recently_deleted(), fs/ext4/ialloc.c). The
 # bench deletes nothing until it exits, but other processes may: run it
 # six minutes after the last big delete (a previous run's exit), prefer
-# ROUNDS > 1, and compare the processing rows, which create no files. Issue 15's big/small ratio
+# ROUNDS > 1, and compare the processing rows, which create no files. An earlier big/small ratio
 # of 1.43x was most likely this: the per-move work is the same on both
 # stores (user instructions +0.7%, the same syscalls, the same SQLite page
 # cache misses), and the extra CPU, when there is any, is the kernel's in
@@ -119,7 +119,7 @@ class Store:
         # a journal skips inodes freed in the last 60 s (360 s while their
         # inode table block is dirty) when it allocates one, at a buffer
         # lookup each (recently_deleted(), fs/ext4/ialloc.c), and that
-        # cost landed on whichever poll came next. Issue 15: the big
+        # cost landed on whichever poll came next. The big
         # store's extra CPU measured before was that, not the store.
         if os.path.isdir(self.d + "/out"):
             n = 0
@@ -161,7 +161,7 @@ def made(d):
     for g in range(GAMES):
         s.drop("w%d@example.org" % g, "referee@example.org", "new chess with b%d@example.org" % g)
     s.poll()
-    # issue 13: each inviter confirms its first `new` from its address
+    # Each inviter confirms its first `new` from its address
     con = sqlite3.connect(d + "/db")
     keys = dict(con.execute("select address, key from confirmations"))
     con.close()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# What starting a tabula process costs before it does anything (issue 15):
+# What starting a tabula process costs before it does anything:
 # an empty program, the same program linked with tabula's libraries in
 # stages (SQLite, nettle, inih; + GnuTLS; + libetpan, which brings GnuTLS,
 # libdb, sasl2 and liblockfile), and `tabula --version`, alternating in one

@@ -1,6 +1,6 @@
 #!/usr/bin/env bash
 # Throughput: 10,000 move mails over 1,000 chess games, read from a Maildir,
-# durably (issue 5, "It must show" 4; goal >= 5,000 moves/s).
+# durably (goal >= 5,000 moves/s).
 #
 # usage: bench/throughput.sh [TABULA=./build/referee/tabula] [RUNS=3]
 #   env: GAMES (1000), PLIES (10 per game), BATCH (batch_max, 256)
@@ -23,7 +23,7 @@
 # processing (moves, commit, acknowledgement) and the outbox flush apart,
 # from tabula's own log, and the whole poll.
 #
-# The floor (issue 15): each run also times bench/maildir_floor.c's `poll`
+# The floor: each run also times bench/maildir_floor.c's `poll`
 # (built beside tabula: BUILD/bench/maildir_floor, or FLOOR=path) on an
 # identical copy of the run's 10,000 move mails, made during the set-up:
 # the file work alone (each mail read and renamed into cur/, two reply
@@ -112,7 +112,7 @@ def one_run(floor_first):
         write(d + "/in", seq, "w%d@example.org" % g, "referee@example.org", "game",
               "new chess with b%d@example.org" % g)
     poll(cfg)
-    # issue 13: each inviter confirms its first `new` from its address
+    # Each inviter confirms its first `new` from its address
     con = sqlite3.connect(d + "/db")
     keys = dict(con.execute("select address, key from confirmations"))
     con.close()

@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Side by side with Richard's PBeM Server (issue 15, "It must show" 1): one
+# Side by side with Richard's PBeM Server: one
 # move through `lyngk move` (the pbmserv framework, from a lymanhurd/lyngk
 # checkout, built with its own makefile) against one move mail through
 # `tabula deliver` (the MTA pipe), alternating in one run, CPU (user + sys
@@ -19,7 +19,7 @@
 # outbox Maildir, durably, before it exits). Set-up is not timed: N
 # challenges, and N invitations and acceptances through `tabula poll`.
 #
-# The floor (issue 15): in the same loop, bench/maildir_floor.c (built
+# The floor: in the same loop, bench/maildir_floor.c (built
 # beside tabula: BUILD/bench/maildir_floor, or FLOOR=path) is timed twice
 # with the same move mail on its standard input: `start` (a C program that
 # reads the mail and exits: the process start any MTA pipe pays) and
@@ -115,7 +115,7 @@ def setup(d, binary):
     for g in range(n):
         drop(mail("w%d@example.org" % g, "referee@example.org", "game", "new chess with b%d@example.org" % g))
     poll()
-    # issue 13: each inviter confirms its first `new` from its address
+    # Each inviter confirms its first `new` from its address
     con = sqlite3.connect(d + "/db")
     keys = dict(con.execute("select address, key from confirmations"))
     con.close()
@@ -160,7 +160,7 @@ def cpu_of(fn):
     r1 = resource.getrusage(resource.RUSAGE_CHILDREN)
     return wall, (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime), rc, err
 
-# tabula-deliver (issue 15): the MTA's pipe while `tabula serve` runs on
+# tabula-deliver: the MTA's pipe while `tabula serve` runs on
 # the store. It only leaves the mail in the daemon's inbox, durably; the
 # daemon, woken by the new file, plays it and writes the two replies. Its
 # cost is both processes': tabula-deliver's (wait4) and what the daemon

@@ -75,7 +75,7 @@ bool mail_utf8_valid(const char *s, size_t n)
   size_t k;
 
   while(i < n) {
-    if(u[i] < 0x80) { /* ASCII runs without a call a byte (issue 15) */
+    if(u[i] < 0x80) { /* ASCII runs without a call a byte */
       i += mail_ascii_span(u + i, n - i);
       continue;
     }
@@ -95,7 +95,7 @@ int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n)
   size_t k;
 
   while(i < n) {
-    if(u[i] < 0x80) { /* ASCII runs without a call a byte (issue 15) */
+    if(u[i] < 0x80) { /* ASCII runs without a call a byte */
       i += mail_ascii_span(u + i, n - i);
       continue;
     }

@@ -11,7 +11,7 @@
  * rendering of the same content the body is multipart/alternative, the
  * plain text first (RFC 2046 5.1.4: the last part is the richest, the
  * first the one every reader can show; the HTML quoted-printable, see
- * put_html_qp); with files (issue 17: the game's
+ * put_html_qp); with files (the game's
  * record) a multipart/mixed holds the body and then each file, base64
  * (RFC 2045 6.8), named by Content-Disposition (RFC 2183). Every value
  * that comes from outside (addresses, Message-IDs) passes mail_addr_valid
@@ -80,8 +80,8 @@ static void q_put(struct mail_buf *b, unsigned char c)
   }
 }
 
-/* Base64 of n bytes, written straight into the buffer's room (issue 15:
- * four bytes an append made it a hot spot of the poll). */
+/* Base64 of n bytes, written straight into the buffer's room (four
+ * bytes an append made it a hot spot of the poll). */
 static void b64_put(struct mail_buf *b, const unsigned char *p, size_t n)
 {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
@@ -187,7 +187,7 @@ static void put_token_field(struct mail_buf *b, const char *name, const char *op
 {
   size_t n = strlen(name) + 2 + strlen(open) + strlen(value) + strlen(close);
 
-  /* appends, not printf: five of these a reply (issue 15) */
+  /* appends, not printf: five of these a reply */
   mail_buf_adds(b, name);
   mail_buf_adds(b, n > LINE_SOFT ? ":\r\n " : ": ");
   mail_buf_adds(b, open);
@@ -369,7 +369,7 @@ static int put_date(struct mail_buf *b, int64_t when)
 }
 
 /* n random bytes; a reply takes the ones its Message-ID and boundaries
- * need in one draw (issue 15: a system call each had cost three). */
+ * need in one draw (a system call each had cost three). */
 static int random_bytes(void *v, size_t n)
 {
   ssize_t r = getrandom(v, n, 0);
@@ -409,7 +409,7 @@ static int make_msgid(char *id, size_t cap, const struct mail_out *m, uint64_t r
 /* ---- body ---- */
 
 /* The body with LF ends (CRLF read as LF), valid UTF-8: body itself when
- * it is so already, as a reply's text and HTML are (issue 15: copying
+ * it is so already, as a reply's text and HTML are (copying
  * them cost a pass and an allocation a reply), else a repaired copy,
  * ending in LF, left in *owned for the caller to free. The encoders below
  * write a last line without its LF as if it had one. NULL when out of
@@ -425,7 +425,7 @@ static const char *body_lines(const char *body, char **owned)
     return body;
   mail_buf_init(&b, 0);
   mail_utf8_repair(&b, body, n);
-  /* CRLF -> LF in place, a run between CRs at a time (issue 15) */
+  /* CRLF -> LF in place, a run between CRs at a time */
   if(!b.err && b.len && (r = memchr(b.data, '\r', b.len))) {
     end = b.data + b.len;
     w = r;
@@ -535,7 +535,7 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
     put_7bit(b, text);
 }
 
-/* The HTML part in quoted-printable (issue 15: base64 made a chess reply
+/* The HTML part in quoted-printable (base64 made a chess reply
  * 21 KB, a third more than its HTML). The HTML repeats the text's lines
  * (dice proofs, positions), and tools that read a saved mail line by line
  * (tools/tabula-verify-dice.py strips blanks and '>' quote marks, then
@@ -546,7 +546,7 @@ static void put_text_part(struct mail_buf *b, const char *subtype, const char *t
  * tool strips. */
 
 /* What may be written as is in mid-line: printable ASCII but '=', space,
- * tab; a table, for the runs of the bulk (issue 15). */
+ * tab; a table, for the runs of the bulk. */
 static const bool qp_as_is_tab[256] = {
   ['\t'] = 1, [' '] = 1,
   [33] = 1, [34] = 1, [35] = 1, [36] = 1, [37] = 1, [38] = 1, [39] = 1, [40] = 1, [41] = 1,
@@ -566,7 +566,7 @@ static const bool qp_as_is_tab[256] = {
  * qp_run), those that are not printable ASCII or space but '=' (the bytes
  * qp_as_is_tab takes but tab) have their high bit set in the result; the
  * usual bit tricks for "a byte below n", "above n", "zero", whose lowest
- * set bit is always right (issue 15: '=' comes every few characters in
+ * set bit is always right ('=' comes every few characters in
  * HTML, so the run's end is found, not walked to). */
 static inline uint64_t qp_word_stops(uint64_t w)
 {
@@ -721,12 +721,12 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
   make_boundary(mix, sizeof(mix), "mix", rnd[1]);
   if(m->html && !(html = body_lines(m->html, &html_owned)))
     return MAIL_ENOMEM;
-  /* room for the whole body at once, not doubling a step at a time
-   * (issue 15): the text, the HTML and a tenth more for its encoding */
+  /* room for the whole body at once, not doubling a step at a time:
+   * the text, the HTML and a tenth more for its encoding */
   if(html && strlen(html) < MAIL_MAX_MESSAGE && strlen(text) < MAIL_MAX_MESSAGE)
     mail_buf_reserve(b, strlen(text) + strlen(html) + strlen(html) / 8 + 1024);
   mail_buf_adds(b, "MIME-Version: 1.0\r\n");
-  /* appends, not printf, for the fixed text around the boundaries (issue 15) */
+  /* appends, not printf, for the fixed text around the boundaries */
   mail_buf_adds(b, m->nattach ? "Content-Type: multipart/mixed; boundary=\""
                               : "Content-Type: multipart/alternative; boundary=\"");
   mail_buf_adds(b, m->nattach ? mix : alt);

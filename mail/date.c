@@ -1,6 +1,6 @@
 /*
  * date.c: dates in mail, for one purpose: when a message reached the
- * referee's mailbox (issue 13: a move counts at its arrival, never at the
+ * referee's mailbox (a move counts at its arrival, never at the
  * sender's Date: and never at the moment tabula looked).
  *
  * Specs: RFC 5322 §3.3 (date-time) and §4.3 (the obsolete forms servers
@@ -8,7 +8,7 @@
  * trace field each server puts on top: "Received: ... ; date-time").
  *
  * Every number is read with a bound on its digits and checked against its
- * range before it is used (issue 20); a date that fails any check is no
+ * range before it is used; a date that fails any check is no
  * date (-1), never a guess.
  */
 #include "mail_int.h"

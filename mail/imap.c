@@ -401,7 +401,7 @@ int mail_imap_fetch(struct mail_imap *im, uint32_t uid, char **data, size_t *len
   if(size > MAIL_MAX_MESSAGE)
     return MAIL_ETOOBIG;
   /* BODY.PEEK[]: fetching must not set \Seen (RFC 3501 6.4.5); with it
-   * INTERNALDATE, the time the message reached the mailbox (issue 13). */
+   * INTERNALDATE, the time the message reached the mailbox. */
   rc = fetch_items(im, uid, mailimap_fetch_att_new_internaldate(),
                    mailimap_fetch_att_new_body_peek_section(mailimap_section_new(NULL)), take_body,
                    &b, "UID FETCH (INTERNALDATE BODY.PEEK[])");

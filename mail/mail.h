@@ -59,7 +59,7 @@ struct mail_msg {
   char precedence[32];         /* value of Precedence, lower-cased */
   char auth_results[1024];     /* the first (topmost: the receiving server's own)
                                   Authentication-Results field (RFC 8601), lower-cased,
-                                  folding and controls made spaces; "" if none (issue 18) */
+                                  folding and controls made spaces; "" if none */
   bool list;                   /* List-Id, List-Unsubscribe or List-Post present */
   bool autoreply;              /* X-Autoreply or X-Autorespond present (responders that
                                   predate RFC 3834) */
@@ -79,8 +79,7 @@ struct mail_msg {
  *                 in all, 200 nested comments, 64 KiB of Content-* fields
  *                 in one header, or a boundary libetpan cannot take. Only
  *                 structure counts, as libetpan parses it: words in the
- *                 text ("multipart", "(", lines starting with "--") never do
- *                 (issue 13);
+ *                 text ("multipart", "(", lines starting with "--") never do;
  *   MAIL_EPARSE   no usable message: no From or more than one, an address
  *                 that fails its check, no header at all;
  *   MAIL_ENOMEM.
@@ -121,7 +120,7 @@ bool mail_is_automatic(const struct mail_msg *m, const char *own_address, const 
  * and "From: ... Sent: ..." blocks, "Sent from my ..." taglines. New string. */
 char *mail_clean_text(const char *text);
 
-/* ---- arrival (issue 13) ----
+/* ---- arrival ----
  *
  * A mail counts at the time it reached the referee's mailbox, whenever
  * tabula reads it: each source gives that time with each message (Maildir:
@@ -145,7 +144,7 @@ int64_t mail_received_time(const char *raw, size_t len);
 bool mail_addr_valid(const char *addr);
 bool mail_msgid_valid(const char *msgid);
 
-/* A file attached to a reply (issue 17: the game's record). */
+/* A file attached to a reply (the game's record). */
 struct mail_part {
   const char *filename; /* [A-Za-z0-9._-] only, at most 64 bytes (checked) */
   const char *type;     /* "text/plain", "application/vnd.chess-pgn" (checked) */
@@ -230,9 +229,9 @@ int mail_maildir_sync(const char *dir);
 /* new/ alone: the renames into it durable, for messages put with
  * MAIL_SYNC_FILE. A small group costs that (one fdatasync a message and
  * one of the folder), not syncfs, which writes every dirty page of the
- * file system, other programs' included (issue 15). */
+ * file system, other programs' included. */
 int mail_maildir_sync_folder(const char *dir);
-/* Waiting for mail (issue 15): a watch on dir/new/ (inotify), so a
+/* Waiting for mail: a watch on dir/new/ (inotify), so a
  * daemon reading a Maildir wakes when a message is linked or renamed into
  * it (tabula-deliver, an MTA, a mail filter) instead of at its next poll.
  * _open: 0, or MAIL_EIO when the system cannot watch (the caller polls).
@@ -266,7 +265,7 @@ void mail_maildir_watch_again(struct mail_maildir_watch *w, const char *name);
 void mail_maildir_watch_forget(struct mail_maildir_watch *w);
 void mail_maildir_watch_close(struct mail_maildir_watch *w);
 /* Delivery under a name the caller derives from the message itself (an
- * outbox row: issue 13, every reply exactly once), so a second delivery of
+ * outbox row: every reply exactly once), so a second delivery of
  * the same message is recognised instead of made: *already is set and
  * nothing written when new/NAME holds it whole (a file cut short by a
  * power loss is written again). Written to tmp/NAME, then renamed into
@@ -276,7 +275,7 @@ void mail_maildir_watch_close(struct mail_maildir_watch *w);
  * MAIL_SYNC_NONE nothing (the caller's mail_maildir_sync makes the group
  * durable, a file cut short found by its size). NAME: one path component,
  * no ':' and no leading '.'. already NULL: the caller knows NAME is new
- * (a reply just queued), nothing is looked for (issue 15). */
+ * (a reply just queued), nothing is looked for. */
 enum mail_sync { MAIL_SYNC_NONE, MAIL_SYNC_FILE, MAIL_SYNC_ALL };
 int mail_maildir_put(const char *dir, const char *name, const char *data, size_t len,
                      enum mail_sync sync,
@@ -334,8 +333,8 @@ bool mail_imap_has_idle(const struct mail_imap *im);
  * > 0) every message of the mailbox, so that those at or below after, all
  * committed, can be acknowledged at once: with imap_move_to, a kill
  * between \Seen and MOVE leaves them there, and without handled only the
- * highest ("after+1:*" matches it, RFC 3501 6.4.8) came back, one a pass
- * (issue 13). Free *uids with free(). */
+ * highest ("after+1:*" matches it, RFC 3501 6.4.8) came back, one a pass.
+ * Free *uids with free(). */
 int mail_imap_search(struct mail_imap *im, uint32_t after, bool handled, uint32_t **uids,
                      size_t *n);
 /* RFC822.SIZE of one message. */

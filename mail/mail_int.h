@@ -35,7 +35,7 @@ char *mail_buf_reserve(struct mail_buf *b, size_t n);
 void mail_buf_commit(struct mail_buf *b, size_t n);
 int mail_buf_addc_slow(struct mail_buf *b, char c);
 /* One byte: inline, since composition adds most of its text a byte at a
- * time (issue 15: the call was the poll's hottest function). */
+ * time (the call was the poll's hottest function). */
 static inline int mail_buf_addc(struct mail_buf *b, char c)
 {
   if(!b->err && b->len + 1 < b->cap && b->len < b->max) {
@@ -57,7 +57,7 @@ void mail_buf_free(struct mail_buf *b);
 /* ---- charset.c ---- */
 
 /* How many of the n bytes at s, from the first, are ASCII (below 0x80):
- * eight at a time (issue 15: replies are checked whole, ~9 KB each). */
+ * eight at a time (replies are checked whole, ~9 KB each). */
 static inline size_t mail_ascii_span(const unsigned char *s, size_t n)
 {
   size_t i = 0;

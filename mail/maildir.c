@@ -569,7 +569,7 @@ size_t mail_maildir_ack_batch(const char *dir, char *const *names, size_t n)
    * good, knows it was processed, so the repeat is a no-op
    * (docs/architecture.md). A daemon's pass over one mail made five
    * syncs with an fsync of cur/ here; four are what the promises need:
-   * the commit, each reply, and the outbox's new/ (issue 15). */
+   * the commit, each reply, and the outbox's new/. */
   for(i = 0; i < n; i++) {
     char from[PATH_MAX], to[PATH_MAX], base[NAME_MAX + 8];
     struct stat st;
@@ -612,7 +612,7 @@ int mail_maildir_sync(const char *dir)
     return MAIL_EIO;
     /* One flush of the file system holding the Maildir (Linux syncfs(2))
      * covers every message written since, instead of one fsync each, and
-     * the renames into new/ with them: one sync (issue 15). Elsewhere
+     * the renames into new/ with them: one sync. Elsewhere
      * sync(2), which waits on the BSDs and Linux (POSIX allows it to
      * return early), then new/ itself. */
 #ifdef __linux__
@@ -713,7 +713,7 @@ int mail_maildir_put(const char *dir, const char *name, const char *data, size_t
      path_of(newdir, sizeof(newdir), dir, "new", NULL))
     return MAIL_EIO;
   /* already NULL: the caller knows the name is new (a reply just
-   * queued), so nothing is looked up (issue 15) */
+   * queued), so nothing is looked up */
   if(already && !lstat(dst, &st) && S_ISREG(st.st_mode) && (size_t)st.st_size == len) {
     *already = true;
     return 0;
@@ -741,14 +741,14 @@ out:
   return rc;
 }
 
-/* ---- waiting for mail (issue 15) ---- */
+/* ---- waiting for mail ---- */
 
 struct mail_maildir_watch {
   int fd; /* inotify(7) */
   /* The names that arrived since the last mail_maildir_watch_take, so a
    * pass opens them instead of reading the whole of new/: a folder that
    * once held a backlog keeps its size on ext4, and listing it cost more
-   * than the message (issue 15). lost: the kernel's queue overflowed or
+   * than the message. lost: the kernel's queue overflowed or
    * memory failed, so the names are not all here. */
   char **names;
   size_t n, cap;

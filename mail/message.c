@@ -20,7 +20,7 @@
  * the message the way libetpan will take it apart and refuses it
  * (MAIL_ELIMIT) before libetpan sees it when it is past a limit. Then
  * mail_parse_header can still read its own header, so that a player's
- * unreadable mail can be answered (issue 13).
+ * unreadable mail can be answered.
  */
 #include "mail_int.h"
 
@@ -730,7 +730,7 @@ static int read_fields(struct mail_msg *m, struct mailimf_fields *fields,
     rc = decode_words(m->subject, sizeof(m->subject), v);
   token_value(m->auto_submitted, sizeof(m->auto_submitted), raw_field(raw, "Auto-Submitted", NULL));
   token_value(m->precedence, sizeof(m->precedence), raw_field(raw, "Precedence", NULL));
-  /* issue 18: the receiving server's verdict on the sender; the service
+  /* The receiving server's verdict on the sender; the service
    * decides whether to trust it (config trusted_authserv_id) */
   spaced_value(m->auth_results, sizeof(m->auth_results),
                raw_field(raw, "Authentication-Results", NULL));

@@ -17,8 +17,8 @@
  * message itself was composed by compose.c from checked fields. libcurl
  * does the dot-stuffing of DATA.
  *
- * libcurl is opened with dlopen at the first mail_smtp_open, not linked
- * (issue 15): loading it and the libraries it needs (LDAP, Kerberos, SSH,
+ * libcurl is opened with dlopen at the first mail_smtp_open, not linked:
+ * loading it and the libraries it needs (LDAP, Kerberos, SSH,
  * RTMP, HTTP/2, ...) cost about 4 ms of CPU in every process, more than a
  * whole Maildir-in, Maildir-out `tabula deliver`, which never sends by
  * SMTP. TABULA_CURL_SONAME is the soname of the library the build found
@@ -61,7 +61,7 @@ static size_t read_cb(char *dst, size_t size, size_t nmemb, void *arg)
 /* Server replies arrive through the header callback: keep the last one
  * (a 5xx text is what the operator needs in last_error), but never let a
  * later success (libcurl's QUIT after a refusal: "221 bye") replace the
- * refusal's words (issue 13). */
+ * refusal's words. */
 static size_t header_cb(char *data, size_t size, size_t nmemb, void *arg)
 {
   struct mail_smtp *s = arg;

@@ -1,7 +1,7 @@
 /*
  * structure.c: the limits on a raw message's MIME structure, measured the
  * way libetpan's mailmime_parse will take the message apart, before it
- * does (issue 13).
+ * does.
  *
  * Why: libetpan recurses once per nested multipart or message/rfc822 and
  * once per nested comment, so a message built to nest deeply exhausts the
@@ -15,7 +15,7 @@
  * The limits count structure, never words in the text: an earlier version
  * counted "multipart", "(" and lines starting with "--" anywhere in the
  * raw bytes and so refused a player's plain mail whose quoted text held
- * them (issue 13). Here only what libetpan reads as structure counts:
+ * them. Here only what libetpan reads as structure counts:
  *
  *   - each header (the message's, each part's, each message/rfc822's) is
  *     first bounded cheaply, on a superset of what libetpan's header
@@ -510,7 +510,7 @@ static bool entity(struct scan *s, const char *p, size_t n, size_t at, struct ma
   /* libetpan 1.9.4's mailmime_extract_boundary strips quotes from a value
    * that starts with one by copying strlen - 2 bytes: for boundary="\""
    * (the value one '"') that is SIZE_MAX bytes, and a 90-byte mail
-   * crashed the daemon (found here, issue 13). Such a mail is refused
+   * crashed the daemon (found here). Such a mail is refused
    * before libetpan sees it. */
   value = mailmime_content_param_get(ct, "boundary");
   if(value && value[0] == '"' && strlen(value) < 2)

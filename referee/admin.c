@@ -42,7 +42,7 @@ static int load_game(struct ref_service *svc, struct ref_game_ctx *g, int64_t id
 }
 
 /* A seat by its side's name ("White"); numbers mean nothing to an operator
- * (issue 16: `games` showed seats as 0, 1, -1). */
+ * (`games` showed seats as 0, 1, -1). */
 static const char *side_name(const struct ref_game_desc *d, int seat)
 {
   return d && seat >= 0 && seat < d->seats ? d->seat_names[seat] : "-";
@@ -59,7 +59,7 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
   char **cells;
   int rc = REF_ADMIN_OK;
 
-  /* issue 13: no command fails without saying why */
+  /* No command fails without saying why */
   if(store_game_list(svc->st, &ids, &n) != STORE_OK) {
     fprintf(stderr, "tabula: cannot list the games: %s\n", store_errmsg(svc->st));
     return REF_ADMIN_FAILED;
@@ -162,7 +162,7 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t id)
   return rc;
 }
 
-/* SQLite's own check of the file (issue 13: a flipped byte in an index
+/* SQLite's own check of the file (a flipped byte in an index
  * passes every journal replay). Prints each problem as "store: ..." and
  * returns how many there are; index-only damage gets the repair. */
 static size_t check_file(struct ref_service *svc, FILE *out)
@@ -249,7 +249,7 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   if(damaged)
     fprintf(out, "the store file has %zu problem(s) (store: lines above)\n", damaged);
   free(ids);
-  /* issue 19: every match's games start from the score the games before
+  /* Every match's games start from the score the games before
    * them made, and the stored ratings are what the journals give */
   switch(ref_match_check(svc, out)) {
   case 0: break;
@@ -276,7 +276,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   rc = REF_ADMIN_FAULT;
   ref_buf_init(&t, 64u * 1024u * 1024u);
   snprintf(game, sizeof(game), "%lld", (long long)id);
-  /* a backgammon match's dice are its first game's (issue 19) */
+  /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
   if(ref_dice_transcript(svc, &g, &t, &made)) {
     fprintf(out, "game %s has no dice\n", game);

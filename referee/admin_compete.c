@@ -1,5 +1,5 @@
 /*
- * admin_compete.c: the operator's commands of competition (issue 19):
+ * admin_compete.c: the operator's commands of competition:
  * `tabula ratings [GAME] [--rebuild]`, `tabula tournament new GAME NAME
  * PLAYER... [--double]` (the players are invited by mail, as by a
  * player's `tournament`) and `tabula tournament show NAME`. Layer 8, the

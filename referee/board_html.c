@@ -1,6 +1,6 @@
 /*
  * board_html.c: a board diagram (rules.h, struct ref_diagram) drawn as an
- * HTML table, and plain text as HTML (issue 17). Used for the HTML part of
+ * HTML table, and plain text as HTML. Used for the HTML part of
  * every mail that shows a board (reply.c) and for the web view (site.c).
  *
  * What mail clients show: tables and inline style attributes only, no
@@ -147,7 +147,7 @@ static const char *square_colour(const struct ref_diag_cell *c)
   return c->dark ? "#b58863" : "#f0d9b5";
 }
 
-/* Issue 15: a reply is written to the store and the outbox, so every byte
+/* A reply is written to the store and the outbox, so every byte
  * of a board counts a few times over. The styles every cell of a table
  * shares (centred text, size, colour, line height) are written once on the
  * table and inherited (the mail and the web page are standards mode);
@@ -155,7 +155,7 @@ static const char *square_colour(const struct ref_diag_cell *c)
  * of its top cells); vertical-align:middle is a cell's default. */
 static int label_cell(struct ref_buf *out, const char *text, const char *extra)
 {
-  /* puts, not printf: a board has a hundred cells (issue 15) */
+  /* puts, not printf: a board has a hundred cells */
   return ref_buf_puts(out, "<td style=\"font-size:12px;color:#555") || ref_buf_puts(out, extra) ||
          ref_buf_puts(out, "\">") || ref_buf_puts(out, text) || ref_buf_puts(out, "</td>");
 }
@@ -183,7 +183,7 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
       return -1;
     for(fi = 0; fi < d->files; fi++) {
       const struct ref_diag_cell *c;
-      /* one of four literals, not an snprintf a cell (issue 15) */
+      /* one of four literals, not an snprintf a cell */
       const char *width = ri == 0 ? (fi == 0 ? ";width:36px;height:36px" : ";width:36px")
                                   : (fi == 0 ? ";height:36px" : "");
       f = d->flip ? d->files - 1 - fi : fi;

@@ -1,6 +1,6 @@
 /*
  * board_html.h: a board diagram drawn as HTML, plain text as HTML
- * (board_html.c, issue 17). Layer 1, "base".
+ * (board_html.c). Layer 1, "base".
  */
 #ifndef TABULA_BOARD_HTML_H
 #define TABULA_BOARD_HTML_H

@@ -16,7 +16,7 @@ void ref_buf_init(struct ref_buf *b, size_t max);
 /* Grows the buffer, then appends; ref_buf_add's way when there is no room. */
 int ref_buf_add_slow(struct ref_buf *b, const char *s, size_t len);
 /* Appends len bytes of s; 0 or -1. Inline while the room suffices: replies
- * are written a few bytes at a time (issue 15: the call and the strlen of
+ * are written a few bytes at a time (the call and the strlen of
  * a literal were a hot spot of the poll). */
 static inline int ref_buf_add(struct ref_buf *b, const char *s, size_t len)
 {

@@ -1,5 +1,5 @@
 /*
- * calendar.c: the pure date arithmetic of the clock (issue 6). Days are
+ * calendar.c: the pure date arithmetic of the clock. Days are
  * whole UTC days since 1970-01-01, computed with H. Hinnant's
  * civil-calendar formulas (no clock, no locale, no timegm), and "counted"
  * time: the seconds of the days that count (not Saturdays and Sundays when

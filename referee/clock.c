@@ -1,5 +1,5 @@
 /*
- * clock.c: a game's clock (issue 6). Days per move, weekends counted or
+ * clock.c: a game's clock. Days per move, weekends counted or
  * not, vacations; what is due when (reminders at half time and 24 hours
  * before the deadline, the loss on time, automatic or claimed).
  *
@@ -101,7 +101,7 @@ static int clock_state(struct ref_service *svc, const struct store_clock *c, con
   return 0;
 }
 
-/* The earliest moment something may fall due on clock c (issue 15): the
+/* The earliest moment something may fall due on clock c: the
  * first reminder not yet sent, or the deadline, reached by counting from
  * the clock's start under the rules r. -1 when nothing more can be due
  * (no clock runs; timeout=claim and the time-up notice went out). The tick
@@ -179,7 +179,7 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
     c.next_event = -1;
     return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
   }
-  /* the "move" entries journaled (game.c keeps the count; issue 15: no
+  /* the "move" entries journaled (game.c keeps the count: no
    * count(*) over the journal) */
   moves = g->moves;
   if(!fresh && c.seat == seat && c.moves == moves)
@@ -189,7 +189,7 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
   /* The next decision's time starts when its player is told of this one,
    * i.e. now, not at the mail's arrival: a referee that was down costs no
    * player time, neither the one who moved (judged at arrival, see
-   * ref_clock_overdue) nor the one who answers (issue 13). */
+   * ref_clock_overdue) nor the one who answers. */
   c.started = ref_now(svc);
   c.reminded = 0;
   if(clock_state(svc, &c, g->seats[seat].address, c.started, &used, &c.deadline))
@@ -261,7 +261,7 @@ int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t a
     return -1;
   /* A mail that arrives after the deadline finds the game lost on time,
    * even if no tick has run since; one that arrived before it is on time
-   * however late it is read (issue 13: its arrival, not "now"): the ruling
+   * however late it is read (its arrival, not "now"): the ruling
    * may not depend on when the daemon looked. */
   *late = seat;
   return used >= (int64_t)c.days * DAY ? 1 : 0;

@@ -1,11 +1,11 @@
 /*
- * cmd_compete.c: the commands of competition by mail (issue 19): `ratings
+ * cmd_compete.c: the commands of competition by mail: `ratings
  * [GAME]` (a system's Glicko-2 table, the sender's line marked), `rating`
  * (the sender's own), `standings [NAME]` (a round robin's crosstable, to
  * its players only): they change nothing, and an answer to a stranger
  * counts against the hourly budget as `help`'s does; and `tournament GAME
  * ... with ...`, which makes a round robin the way `new` makes a game
- * (compete.c), with new's opt-in rules (optin.c, issue 13): from an
+ * (compete.c), with new's opt-in rules (optin.c): from an
  * address not yet confirmed it only asks for a confirmation, and its
  * invitations to strangers count against the budget. Layer 6, "handlers"
  * (docs/architecture.md); the tables are ratings.c's and tournament.c's.
@@ -23,7 +23,7 @@
 
 /* The answer: in the game's thread when the mail named one, else to the
  * sender; to a stranger (no seat, never confirmed: the From may be forged)
- * only within the hourly budget, as `help` (optin.c, issue 13). */
+ * only within the hourly budget, as `help` (optin.c). */
 static int answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *tmpl,
                   const struct tpl_var *extra, size_t nextra)
 {
@@ -84,7 +84,7 @@ int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
   /* The table names every rated player by address: a stranger (no seat,
    * never confirmed; its From may be forged) is not shown it, so nobody
-   * can harvest a club's addresses by mail (issue 13's rule, issue 19). */
+   * can harvest a club's addresses by mail (the rule for mail to strangers). */
   if(!(g && seat >= 0)) {
     int s = ref_stranger(m->svc, m->mail->from);
     if(s < 0)

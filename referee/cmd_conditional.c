@@ -1,5 +1,5 @@
 /*
- * cmd_conditional.c: conditional moves (issue 18), a player's prepared
+ * cmd_conditional.c: conditional moves, a player's prepared
  * lines: "if Nf6 then e5", "if Nf6 e5 Nc6 then d4". Layer 6, "handlers"
  * (docs/architecture.md). This file reads and validates a line when it is
  * sent, keeps its branches (store/conditionals.c), lists and clears them,

@@ -1,13 +1,13 @@
 /*
- * cmd_confirm.c: the answer to a confirmation request (issue 13: nothing
+ * cmd_confirm.c: the answer to a confirmation request (nothing
  * to an address that has not asked). The reply carries the request's
  * one-time key (local+confirm.KEY@ or "[tabula confirm KEY]", found by
  * dispatch.c) and the word "confirm"; it must come from the address the
  * request was mailed to (optin.c). Then the stored command runs as if
  * that address had just sent it: `new` (cmd_invite.c), `tournament`
- * (cmd_compete.c), `seek` (cmd_seek.c, issue 18; stored as kind "new")
+ * (cmd_compete.c), `seek` (cmd_seek.c; stored as kind "new")
  * or `observe` (cmd_observe.c); or the lines of a player's mail without a
- * game's key (issue 18, cmd_keyless.c), in their game, through the
+ * game's key (cmd_keyless.c), in their game, through the
  * callback dispatch.c gives. Layer 6, "handlers"
  * (docs/architecture.md).
  */
@@ -47,7 +47,7 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
   if(state == REF_CONFIRM_LAPSED)
     return ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL);
   ref_log_info("%s confirmed: %s", from, req.request);
-  /* issue 18: a mail without a game's key, confirmed from the address of
+  /* A mail without a game's key, confirmed from the address of
    * record: its lines run in its game as if they carried the seat's key */
   if(!strcmp(req.kind, "keyless"))
     return run_keyless(m, req.game, req.address, req.request);
@@ -56,9 +56,9 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)
       return ref_do_new(m, &request.cmd[i]);
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_TOURNAMENT)
-      return ref_do_tournament(m, &request.cmd[i]); /* issue 19 */
+      return ref_do_tournament(m, &request.cmd[i]); /* a tournament's first `new` */
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_SEEK)
-      return ref_do_seek(m, &request.cmd[i]); /* issue 18 */
+      return ref_do_seek(m, &request.cmd[i]); /* a seek's first `new` */
     if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
       return ref_do_observe_confirmed(m, req.game, req.request);
   }

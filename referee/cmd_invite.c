@@ -1,5 +1,5 @@
 /*
- * cmd_invite.c: a game's start (issue 6): `new GAME [as SEAT] [private]
+ * cmd_invite.c: a game's start: `new GAME [as SEAT] [private]
  * [unrated] [key=value ...] with ADDRESS`, the invitation; `accept [entropy: TEXT]` and
  * `decline` by the invited. The game starts when every seat has accepted:
  * the rules' start position, E fixed for dice games (dicechain.c), the
@@ -18,7 +18,7 @@
  * invitation.
  * The game exists in the "invited" phase until every invitee accepts.
  * From an address that has never answered one of our mails it only asks
- * that address to confirm (optin.c, issue 13): cmd_confirm.c runs it again
+ * that address to confirm (optin.c): cmd_confirm.c runs it again
  * when the answer comes. */
 int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
@@ -36,7 +36,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   ref_terms_init(&t);
   switch(ref_confirm_first(m, c->line)) {
   case -1: return -1;
-  case 0: return 0; /* asked to confirm first (optin.c, issue 13) */
+  case 0: return 0; /* asked to confirm first (optin.c) */
   default: break;
   }
   if(!d)
@@ -127,7 +127,7 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
            t.unrated ? " unrated" : "", t.pub ? " public-comments" : "", t.opts[0] ? " " : "",
            t.opts, m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL) ||
-     ref_match_begin(svc, &g)) /* match=N: the first game of a match (issue 19) */
+     ref_match_begin(svc, &g)) /* match=N: the first game of a match */
     goto out;
   for(i = 0; i < d->seats; i++) {
     struct tpl_var extra[4] = {{"inviter", m->mail->from},

@@ -1,5 +1,5 @@
 /*
- * cmd_keyless.c: a player's mail without a game's key (issue 18). A mail
+ * cmd_keyless.c: a player's mail without a game's key. A mail
  * to the plain address, without "[tabula N KEY]" or local+N.KEY@, from an
  * address that plays: dispatch.c finds the game (the one running, or the
  * one "game N" names) and, under keyless = confirm (the default), answers

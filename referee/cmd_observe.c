@@ -1,8 +1,8 @@
 /*
- * cmd_observe.c: `observe GAME` and `unobserve [GAME]` (issue 6): the
+ * cmd_observe.c: `observe GAME` and `unobserve [GAME]`: the
  * game's list of observers (observers.c). An observer gets the board after
  * every change, read-only (views.c). Observing is double opt-in and a
- * private game has none (issue 13). Layer 6, "handlers"
+ * private game has none. Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"
@@ -26,7 +26,7 @@ static int64_t named_game(const char *arg, const char *subject)
     p++;
   if(*p)
     return strtoll(p, NULL, 10);
-  /* at most 18 digits, as in a tag (issue 20) */
+  /* at most 18 digits, as in a tag */
   if(subject && (p = strstr(subject, "[tabula ")) && strspn(p + 8, "0123456789") <= 18 &&
      sscanf(p, "[tabula %lld]", &id) == 1)
     return id;
@@ -46,7 +46,7 @@ static int observe_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, const 
     return ref_refuse(m, g, seat, line, "observe-own-game", "", NULL) ? -1 : 1;
   if(g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED)
     return ref_refuse_player(m, line, "game-over", "") ? -1 : 1;
-  /* issue 13: a private game has no observers */
+  /* A private game has no observers */
   if((priv = ref_game_private(m->svc, g->row.id)) != 0)
     return priv < 0 || ref_refuse_player(m, line, "observe-private", num) ? -1 : 1;
   return 0;
@@ -83,7 +83,7 @@ static int observe_on(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
 /* observe GAME / unobserve [GAME]: the game's list of observers. An
  * observer gets the board after every change, read-only: its mails carry
  * no key and no tokened Reply-To, so nothing an observer sends can act.
- * Observing is double opt-in (issue 13): whoever asks, the observer
+ * Observing is double opt-in: whoever asks, the observer
  * address is only sent a confirmation request, and its answer
  * (ref_do_observe_confirmed) puts it on the list. Stopping needs none. */
 int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on)

@@ -4,7 +4,7 @@
  * roll (§4.3, §1.6), resignations (BG-5's offers in cube games). The rules
  * judge each; after a change, turns.c rolls and plays forced turns, and
  * the result or the next turn is mailed. A move may call for the other
- * player's prepared answer (issue 18, cmd_conditional.c says which), and
+ * player's prepared answer (cmd_conditional.c says which), and
  * a double for their standing take or drop: played here, in the same
  * mail, each after a "conditional" journal entry. Layer 6, "handlers"
  * (docs/architecture.md).
@@ -30,7 +30,7 @@ static int after_change(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 }
 
 /* The same, with extras for the players' mails: `per_seat` of them each,
- * seat i's from extra[i * per_seat], to seat i alone (issue 18: each
+ * seat i's from extra[i * per_seat], to seat i alone (each
  * owner hears of their own prepared lines). */
 static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                            const char *mover_tmpl, const char *other_tmpl,
@@ -45,7 +45,7 @@ static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
   m->observed = 1;
   g->desc->ops->status(g->state, &s);
   if(s.phase == REF_PHASE_OVER) {
-    /* issue 18: prepared lines end with the game */
+    /* Prepared lines end with the game */
     if(ref_journal(m->svc, g, -1, "end", g->row.result, NULL) ||
        store_conditionals_clear(m->svc->st, g->row.id, -1))
       return -1;
@@ -126,7 +126,7 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return do_action(m, g, seat, c, REF_ACT_DRAW_AGREED, 0);
 }
 
-/* issue 18: the prepared lines a move calls for, played at once through
+/* The prepared lines a move calls for, played at once through
  * the same steps as a mailed move (the rules apply it, it is journaled,
  * a draw offer it answers lapses), each move journaled right after a
  * "conditional" entry holding the line as its owner wrote it (takeback
@@ -189,7 +189,7 @@ static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int move
 
 /* The move of this mail: its candidate lines must read as one legal turn
  * (rules-spec.md §1.1: one turn per email; turnread.c joins a play written
- * over several lines, issue 13). */
+ * over several lines). */
 int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmds *cmds, int notify)
 {
@@ -228,7 +228,7 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ops->apply(g->state, &found);
   snprintf(g->last_move, sizeof(g->last_move), "%s", numbered);
   snprintf(g->played, sizeof(g->played), "%s", numbered);
-  /* issue 18: a move declines the opponent's standing takeback request,
+  /* A move declines the opponent's standing takeback request,
    * as it declines a draw offer (journaled before the move) */
   if(ref_takeback_moved(m, g, seat) || ref_journal(m->svc, g, seat, "move", canon, NULL))
     return -1;
@@ -261,7 +261,7 @@ int ref_move_answered(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
                          extra, 2);
 }
 
-/* issue 18: the doubled player's standing answer ("if double then take"),
+/* The doubled player's standing answer ("if double then take"),
  * given at once in the doubler's mail, after a "conditional" entry; used
  * up. The doubler sees a take or a drop as if mailed. */
 static int answer_double(struct ref_msg_ctx *m, struct ref_game_ctx *g, int owner, int answer)

@@ -1,5 +1,5 @@
 /*
- * cmd_query.c: the commands that ask and change nothing (issue 6): `board`,
+ * cmd_query.c: the commands that ask and change nothing: `board`,
  * `legal`, `help [GAME]`, `history`, `preview MOVE`, `verify`, `games`.
  * The "#N" guard lets them pass whatever N says (dispatch.c). Layer 6,
  * "handlers" (docs/architecture.md).
@@ -14,7 +14,7 @@
 #include <stdlib.h>
 #include <string.h>
 
-/* ---- boards of the past (issue 18) ---- */
+/* ---- boards of the past ---- */
 
 /* "At move N" is said as the "#N" of every mail (ops->status
  * move_number): the board of move N is the position when the game first
@@ -196,11 +196,11 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
     if(tpl_exists(m->svc->cfg.templates_dir, name))
       tmpl = name;
   }
-  help_url[0].name = "help_url"; /* issue 16: the operator's page, if any */
+  help_url[0].name = "help_url"; /* The operator's page, if any */
   help_url[0].value = m->svc->cfg.help_url;
   if(g && seat >= 0)
     return ref_tell_seat(m, g, seat, tmpl, help_url, 1);
-  /* issue 13: help to an address that holds no seat and never answered
+  /* Help to an address that holds no seat and never answered
    * us is mail to a stranger (the From may be forged): within the hourly
    * budget (optin.c), else nothing. */
   switch(ref_stranger_answer(m, "help")) {
@@ -210,7 +210,7 @@ int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const c
   }
 }
 
-/* history full (issue 18): the history with the board, from the reader's
+/* history full: the history with the board, from the reader's
  * side, after the start and after every move, at most HISTORY_BOARDS
  * boards and HISTORY_BYTES of them: Gmail clips a mail past 102 KB, and
  * the HTML part doubles the text. Past the cap the lines go on without
@@ -347,7 +347,7 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(!(g->desc->flags & REF_GAME_DICE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
   ref_buf_init(&t, 8u * 1024u * 1024u);
-  /* a backgammon match's dice are its first game's (issue 19) */
+  /* a backgammon match's dice are its first game's */
   snprintf(game, sizeof(game), "%lld", (long long)ref_dice_game(m->svc, g->row.id));
   if(ref_dice_transcript(m->svc, g, &t, &made))
     snprintf(verdict, sizeof(verdict), "no dice have been committed for this game");
@@ -367,8 +367,8 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 }
 
 /* The lines of `games`: the running games of `address` with whose turn
- * it is, then how many finished; *running says how many ran (issue 18's
- * keyless mail names them too). 1 when the address plays no game. */
+ * it is, then how many finished; *running says how many ran (a
+ * keyless mail's answer names them too). 1 when the address plays no game. */
 int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b, int *running)
 {
   struct ref_service *svc = m->svc;

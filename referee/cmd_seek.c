@@ -1,11 +1,11 @@
 /*
- * cmd_seek.c: finding a game (issue 18, as pbmserv's `seek`): `seek GAME
+ * cmd_seek.c: finding a game (as pbmserv's `seek`): `seek GAME
  * [as SEAT] [days=N] [weekends=on|off] [rated|unrated] [private]
  * [public-comments] [key=value ...]` (read as new's are, terms.c) mailed to the referee's plain address, `seeks`, `seek
  * cancel [N]` / `unseek [N]`; the tick's expiry of open seeks. Layer 6,
  * "handlers" (docs/architecture.md).
  *
- * Only a confirmed address may seek (issue 13): from any other the line
+ * Only a confirmed address may seek: from any other the line
  * is only stored as a confirmation request (kind "new", as `new` and
  * `tournament` are; cmd_confirm.c runs it again when the answer comes),
  * so a forged From makes tabula mail nobody but that address, once.
@@ -326,7 +326,7 @@ int ref_do_seeks(struct ref_msg_ctx *m)
   int rc = -1;
 
   /* the list is no one's business but players' and confirmed addresses':
-   * a stranger hears nothing (issue 13) */
+   * a stranger hears nothing */
   if(!ref_known_player(svc, m->mail->from)) {
     m->refused = 1;
     return 0;

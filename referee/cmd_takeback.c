@@ -1,5 +1,5 @@
 /*
- * cmd_takeback.c: takebacks by agreement (issue 18). Layer 6, "handlers"
+ * cmd_takeback.c: takebacks by agreement. Layer 6, "handlers"
  * (docs/architecture.md).
  *
  * `takeback` asks the opponent to undo the sender's own last move (a

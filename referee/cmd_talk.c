@@ -1,5 +1,5 @@
 /*
- * cmd_talk.c: a word to the opponent (issue 18). `message [TEXT]` passes
+ * cmd_talk.c: a word to the opponent. `message [TEXT]` passes
  * the mail's words (the text after the word and the mail's other prose,
  * talk.c's comment) to the other players of a started or finished game
  * (a "gg" after the end), in a mail of its own; beside an accepted action

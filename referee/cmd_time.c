@@ -1,5 +1,5 @@
 /*
- * cmd_time.c: the commands about time (issue 6): `vacation FROM TO`,
+ * cmd_time.c: the commands about time: `vacation FROM TO`,
  * `digest on|off`, `claim time`; and the loss on time, whoever notices it
  * (a claim here, a late mail in dispatch.c, the tick in tick.c): the clock
  * (clock.c) says what is due, these handlers journal it and tell the

@@ -137,7 +137,7 @@ static void add_option(struct ref_cmd *c, const char *word)
  * Options are split on white space only, so a value may hold commas (a PDN
  * position, B:W18,24:B12) and, quoted or simply continued, spaces: a FEN's
  * six fields after "fen=" are one value up to the next key=value, "as" or
- * "with". Keys are lower-cased (any case, issue 6); values are kept as
+ * "with". Keys are lower-cased (any case); values are kept as
  * written (a FEN is case-sensitive). */
 static void parse_new(struct ref_cmd *c, const char *rest)
 {
@@ -208,7 +208,7 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       continue;
     }
     /* the service's words end a value with spaces: "days=3 unrated" is
-     * two words, not days "3 unrated" (issue 18) */
+     * two words, not days "3 unrated" */
     if(!strcasecmp(tok, "rated") || !strcasecmp(tok, "unrated") ||
        !strcasecmp(tok, "private") || !strcasecmp(tok, "public-comments")) {
       add_option(c, tok);
@@ -267,7 +267,7 @@ static int has_then(const char *s)
   return 0;
 }
 
-/* ---- prose (issue 18) ---- */
+/* ---- prose ---- */
 
 /* A line of prose kept for the opponent, trimmed; blank lines are kept
  * (paragraphs), but not before the first line. */
@@ -338,8 +338,8 @@ static int bare_end(const char *p)
  * alone on its line: only spaces and a clause break may follow it (after a
  * break, the player's words: parse_line).
  * "Take your time." is a sentence, not a take; "Drop me a line", "Roll on
- * summer", "Draw your own conclusions", "Double-check" are prose (review
- * of issue 18: a sentence to the opponent must never change the game).
+ * summer", "Draw your own conclusions", "Double-check" are prose (a
+ * sentence to the opponent must never change the game).
  * Missing a command is recoverable (the player is told nothing was found),
  * applying one nobody asked for is not: so the list errs on the side of
  * prose. `rest` is what follows the command word(s); the words a command
@@ -379,7 +379,7 @@ static int stands_alone(enum ref_cmd_kind kind, const char *rest)
     return 1;
   if(kind == REF_CMD_ACCEPT) /* accept [entropy: TEXT] (dice-protocol.md) */
     return !strncasecmp(rest, "entropy:", 8);
-  if(kind == REF_CMD_RESIGN) { /* resign [match|gammon|backgammon] (issue 19, BG-5) */
+  if(kind == REF_CMD_RESIGN) { /* resign [match|gammon|backgammon] (BG-5) */
     for(i = 0; i < sizeof(resign_words) / sizeof(resign_words[0]); i++) {
       n = strlen(resign_words[i]);
       if(!strncasecmp(rest, resign_words[i], n) && bare_end(rest + n))
@@ -399,7 +399,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
 
   copy_trim(buf, sizeof(buf), line, len);
   {
-    /* "game 12: e4" or "game 12" (issue 18): the game a mail without a
+    /* "game 12: e4" or "game 12": the game a mail without a
      * key is for; the rest of the line is a line of its own (its own
      * guard, its own "board #N"). Not a row of the table: it names a
      * game, it does nothing. */
@@ -425,7 +425,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     }
   }
   {
-    /* "board #12" (issue 18): the "#N" right after "board" is the move
+    /* "board #12": the "#N" right after "board" is the move
      * whose board is asked for, not the guard; a later "#N" still is. */
     size_t skip = match_phrase(buf, "board");
     if(skip) {
@@ -457,7 +457,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     if(m)
       break;
   }
-  /* issue 18: "if ... then ..." is a prepared line only with its "then";
+  /* "if ... then ..." is a prepared line only with its "then";
    * "If you agree, ..." stays prose */
   if(m && table[i].kind == REF_CMD_IF && !has_then(buf + m))
     m = 0;
@@ -521,7 +521,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     snprintf(c->line, sizeof(c->line), "%s", buf);
     while(*rest && (isspace((unsigned char)*rest) || *rest == ':'))
       rest++;
-    /* seek GAME [options]: the same words as new (issue 18), no "with" */
+    /* seek GAME [options]: the same words as new, no "with" */
     if(c->kind == REF_CMD_NEW || c->kind == REF_CMD_SEEK)
       parse_new(c, rest);
     else if(c->kind == REF_CMD_ACCEPT) {
@@ -575,7 +575,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     }
   }
   /* A move is short; a paragraph of prose is not a candidate. Either
-   * may be the player's words to the opponent (issue 18): a candidate
+   * may be the player's words to the opponent: a candidate
    * that makes the turn is left out of them later (ref_prose_text). */
   if(strlen(buf) <= 64 && out->ncand < REF_CAND_MAX) {
     if(prose)
@@ -644,7 +644,7 @@ void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subj
   }
 }
 
-/* ---- the comment passed on (issue 18) ---- */
+/* ---- the comment passed on ---- */
 
 struct span {
   const char *p;

@@ -5,14 +5,14 @@
  * read line by line. A line whose first word is a command word is that
  * command; any other short line is a move candidate, judged later by the
  * game's own parser ("if" counts as a command word only on a line with
- * "then", issue 18). The subject is read only when the body holds nothing.
+ * "then"). The subject is read only when the body holds nothing.
  * Nothing is guessed: unknown words stay unknown and are answered with help.
  * A word "#N" (N digits, at the start of a line or after a space) anywhere
  * is the move-number guard, as in pbmserv: it is taken out of its line;
- * but a "#N" right after "board" is the move whose board is asked for
- * (issue 18), kept as the command's argument. A line "game N" or "game
- * N: COMMAND" names the game a mail without a key is for (issue 18,
- * dispatch.c); the rest of the line is read as a line of its own.
+ * but a "#N" right after "board" is the move whose board is asked for,
+ * kept as the command's argument. A line "game N" or "game
+ * N: COMMAND" names the game a mail without a key is for
+ * (dispatch.c); the rest of the line is read as a line of its own.
  */
 #ifndef TABULA_COMMANDS_H
 #define TABULA_COMMANDS_H
@@ -44,23 +44,23 @@ enum ref_cmd_kind {
   REF_CMD_VACATION,     /* vacation FROM TO (YYYY-MM-DD): the clock stops (clock.c) */
   REF_CMD_DIGEST,       /* digest on|off: one daily mail instead of one per event */
   REF_CMD_CLAIM_TIME,   /* claim time | time claim: the opponent's time is up */
-  /* issue 19, cmd_compete.c */
+  /* cmd_compete.c */
   REF_CMD_RATINGS,      /* ratings [GAME]: the rating table */
   REF_CMD_RATING,       /* rating: the sender's ratings */
   REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
   REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
   REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
-  /* issue 18, cmd_conditional.c */
+  /* cmd_conditional.c */
   REF_CMD_IF,           /* if MOVE [MOVE ...] then MOVE: a prepared line (arg: after "if") */
   REF_CMD_CONDITIONALS, /* conditionals [clear]: the sender's prepared lines */
-  /* issue 18, cmd_talk.c */
+  /* cmd_talk.c */
   REF_CMD_MESSAGE,      /* message [TEXT]: the mail's words to the opponent, no move */
   REF_CMD_COMMENTS,     /* comments on|off: whether the opponent's words reach me */
-  /* issue 18, cmd_seek.c */
+  /* cmd_seek.c */
   REF_CMD_SEEK,         /* seek GAME [as SEAT] [days=N] [rated|unrated] [options] */
   REF_CMD_SEEKS,        /* seeks: the open seeks */
   REF_CMD_UNSEEK,       /* seek cancel [N] | unseek [N]: withdraw the sender's own */
-  /* issue 18, cmd_takeback.c */
+  /* cmd_takeback.c */
   REF_CMD_TAKEBACK,         /* takeback: ask the opponent to undo one's last move */
   REF_CMD_TAKEBACK_ACCEPT,  /* takeback accept | accept takeback */
   REF_CMD_TAKEBACK_DECLINE, /* takeback decline | decline takeback */
@@ -82,7 +82,7 @@ struct ref_cmd {
   char line[256];                   /* the line as written, for quoting */
 };
 
-/* The mail's prose (issue 18): every body line that is no command, kept
+/* The mail's prose: every body line that is no command, kept
  * as written (trimmed) for the opponent. A line that also became a move
  * candidate says which (cand), so that the lines that made the turn can be
  * left out once the game has read it (turnread.c). Bounded: at most
@@ -105,16 +105,16 @@ struct ref_cmds {
   int guard;                        /* "#N" anywhere: the move number the sender
                                        saw (ops->status move_number); -1 none */
   int guard_conflict;               /* two different #N in one mail */
-  long long game;                   /* "game N" / "game N: COMMAND" (issue 18): the game
+  long long game;                   /* "game N" / "game N: COMMAND": the game
                                        a mail without a key is for; 0 none */
   int game_conflict;                /* two different games named */
-  char prose[REF_PROSE_BYTES];      /* the prose lines' text (issue 18) */
+  char prose[REF_PROSE_BYTES];      /* the prose lines' text */
   struct ref_prose_line pline[REF_PROSE_LINES];
   int nprose;
   int prose_more;                   /* prose past what was kept */
 };
 
-/* What a command does to a game, the one place that says it (issue 18):
+/* What a command does to a game, the one place that says it:
  * the "#N" guard protects what acts; a mail without a key (keyless =
  * confirm) is answered on its From alone only when every command asks. */
 enum ref_cmd_class {
@@ -132,7 +132,7 @@ enum ref_cmd_class ref_cmd_class(const struct ref_cmd *cmd);
 void ref_commands_parse(struct ref_cmds *out, const char *text, const char *subject);
 const char *ref_cmd_name(enum ref_cmd_kind kind);
 
-/* The comment a mail passes to the opponent (issue 18): its prose lines
+/* The comment a mail passes to the opponent: its prose lines
  * less the candidates skip_start .. skip_start + skip_len - 1 (the lines
  * that made the turn; skip_len 0 for none), a bare greeting first and a
  * bare closing last ("Hi Ben," / "Cheers, Alice") dropped when more is

@@ -1,5 +1,5 @@
 /*
- * compete.c: competition's part of the game's lifecycle (issue 19), layer
+ * compete.c: competition's part of the game's lifecycle, layer
  * 6 "handlers" (docs/architecture.md):
  *
  *  - after a game ends (ref_compete_game_over, called by every handler
@@ -108,7 +108,7 @@ out:
   return rc;
 }
 
-/* A game made by the referee for others (issue 18: two matching seeks,
+/* A game made by the referee for others (two matching seeks,
  * cmd_seek.c): game_create and game_start, as a round robin uses them. */
 int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
                         const struct ref_game_desc *d, const char *opts, int days, int weekends,

@@ -1,6 +1,6 @@
 /*
  * compete_int.h: competition at layer 3, "games" (docs/architecture.md,
- * issue 19): what a finished game's journal says of its result
+ * "Competition"): what a finished game's journal says of its result
  * (result.c), Glicko-2 ratings rebuilt from the journals (ratings.c),
  * backgammon matches recounted from their games (match.c) and round-robin
  * tournaments' pairings and standings (tournament.c). Calls only layers 1

@@ -23,7 +23,7 @@
 const char ref_config_system_file[] = TABULA_SYSCONFDIR "/tabula/tabula.ini";
 
 /* OPT_PATH: a string naming a file or folder; relative in a file, it is
- * taken from that file's folder (issue 16: the same file works from cron's
+ * taken from that file's folder (the same file works from cron's
  * $HOME, systemd's / and the operator's shell alike). */
 enum opt_type { OPT_STRING, OPT_PATH, OPT_INT };
 
@@ -259,7 +259,7 @@ int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size
              cfg->log_format);
     return REF_CONFIG_EINVALID;
   }
-  /* issue 16: a bad address is the file's fault, said when it is read
+  /* A bad address is the file's fault, said when it is read
    * (check-config included), not when the service opens */
   if(!mail_addr_valid(cfg->address)) {
     snprintf(errbuf, errcap, "%s: address: '%s' is not a mail address", path, cfg->address);

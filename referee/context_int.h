@@ -41,14 +41,14 @@ struct ref_game_ctx {
   int started;
   size_t journal_len;
   /* The journal's head as this process last wrote or read it, and the
-   * "move" entries up to it: the snapshot's facts (game.c, issue 15). */
+   * "move" entries up to it: the snapshot's facts (game.c). */
   int64_t head_seq;
   char head_hash[65];
   int64_t moves;
   char last_move[160]; /* "12. Nf3", as the last move mail showed it */
   char played[160];    /* the move this message made ("" if none): its mails name it,
                         * not a forced play or pass that followed it */
-  char reply[400];     /* moves prepared lines made after it ("3. e5"), issue 18 */
+  char reply[400];     /* moves prepared lines made after it ("3. e5") */
   char played_canon[REF_NOTATION_MAX]; /* that move as the rules format it */
 };
 
@@ -59,14 +59,14 @@ struct ref_msg_ctx {
   struct ref_service *svc;
   const struct mail_msg *mail;
   const char *message_id; /* the mail's, or a digest-derived stand-in */
-  int64_t arrived;        /* when it reached the mailbox, at most now (issue 13):
+  int64_t arrived;        /* when it reached the mailbox, at most now:
                              the clock judges the mail at this time */
   int replied;            /* replies queued */
   int changed;            /* state changed */
   int refused;
   int observed;           /* a change observers are shown (observe GAME) */
   int64_t game;           /* the game it was about, 0 for none: the log's line per mail */
-  /* issue 18: the sender's words to the opponent (talk.c), NULL or "" for
+  /* The sender's words to the opponent (talk.c), NULL or "" for
    * none: "alice@example.org writes:" and the lines, shown by views.c to
    * the other seats of comment_game (once each, comment_told a bit per
    * seat) unless they turned comments off, and to its observers in a
@@ -86,8 +86,8 @@ int ref_make_token(char *out, size_t cap);
 /* A message context with no inbound mail (ticks, the operator); free its
  * events with ref_buf_free. */
 void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
-/* An hourly count in the kv table under `key` (the rate limit per sender,
- * issue 6; the budget for mail to strangers, issue 13): a window that
+/* An hourly count in the kv table under `key` (the rate limit per sender;
+ * the budget for mail to strangers): a window that
  * starts with the first count and lasts an hour, written in the caller's
  * transaction, so a message rolled back takes its count back with it.
  * Adds n, unless that passes `limit` and !count_over. 1 when the count
@@ -100,7 +100,7 @@ int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit,
  * may hold (news of what others did) goes to the digest queue instead. */
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars);
-/* What a mail may carry beside its words (issue 17): the board as data for
+/* What a mail may carry beside its words: the board as data for
  * the HTML part (NULL: the ASCII board is shown there), files, the game's
  * web page. */
 struct ref_reply_extra {
@@ -118,7 +118,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
 int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, const char *tmpl,
                       const struct tpl_var *vars, size_t nvars);
 
-/* Nothing to an address that has not asked (optin.c, issue 13). Each
+/* Nothing to an address that has not asked (optin.c). Each
  * returns -1 on a store error. */
 /* 1 when the address has answered one of our mails (a confirmation, or a
  * mail with its seat's key from its own address), else 0. */
@@ -157,7 +157,7 @@ enum ref_confirm_state {
   REF_CONFIRM_UNKNOWN /* no such key, used, or from another address */
 };
 /* The request a key names, answered from `from` by a mail that reached the
- * mailbox at `arrived` (issue 13: lapsed or not by its arrival, not by
+ * mailbox at `arrived` (lapsed or not by its arrival, not by
  * when it is read). OK and LAPSED use the key up and record `from` as
  * confirmed: it answered the mail we sent it. */
 int ref_confirmation_take(struct ref_service *svc, const char *key, const char *from,

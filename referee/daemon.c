@@ -4,7 +4,7 @@
  * batch, commit, only then acknowledge it to its source, then send.
  * Signals only set a flag; batches and the flush look at it between
  * messages, so a SIGTERM never cuts a transaction in half and is obeyed
- * within one message (issue 13).
+ * within one message.
  *
  * One daemon per store (store_lock_daemon). When the store fails (a full
  * disk, an unreadable file), the daemon does not exit: it tries again
@@ -43,7 +43,7 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
   ref_transport_inner_flush(svc, &inner_sent, &inner_wall, &inner_cpu);
   if(ref_service_flush_outbox(svc, &sent))
     rc = -1;
-  /* after the replies (issue 15): a reply does not wait for the flagging */
+  /* after the replies: a reply does not wait for the flagging */
   if(ref_inbound_ack(svc))
     rc = -1;
   /* nor for a checkpoint (the daemon's, store_checkpoint_later); when
@@ -110,7 +110,7 @@ int ref_service_deliver_fd(struct ref_service *svc, int fd)
     return -1;
   }
   rc = -1;
-  /* A move is logged as played once it is committed (issue 13). An MTA
+  /* A move is logged as played once it is committed. An MTA
    * pipe runs at delivery: the mail arrives now. */
   ref_log_hold();
   if(ref_service_process(svc, data, len, ref_now(svc), &outcome) == 0)
@@ -154,7 +154,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     return -1;
   }
   ref_transport_stop_on(svc, stop);
-  store_checkpoint_later(svc->st); /* issue 15: after each pass's replies */
+  store_checkpoint_later(svc->st); /* After each pass's replies */
   if(!strcmp(svc->cfg.source, "maildir") && !strcmp(svc->cfg.sink, "maildir"))
     /* how to hand mail in: the Maildir way, or tabula-deliver; a file
      * written in new/ itself is read too, once whole (mail_maildir_read) */
@@ -182,7 +182,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     /* After a backlog (a pass of more than one batch) the heap's free
      * pages go back to the system: its replies, freed batch by batch
      * between longer-lived blocks, would otherwise stay in the daemon's
-     * RSS (issue 15: goal 32 MB; 2.5 MB on the scale bench's 4,000
+     * RSS (goal 32 MB; 2.5 MB on the scale bench's 4,000
      * mails). A pass of a few mails, the usual one, pays nothing. */
     if(processed > (size_t)svc->cfg.batch_max)
       malloc_trim(0);
@@ -195,7 +195,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
         site_due = svc->cfg.site_dir[0] != '\0';
       }
     }
-    /* The web view (site_dir, issue 17): the pages of the games changed
+    /* The web view (site_dir): the pages of the games changed
      * since the last writing, and the index, after every pass that
      * changed something; a failure is logged and tried at the next. */
     if(processed && svc->cfg.site_dir[0])
@@ -272,7 +272,7 @@ int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop)
       ref_log_error("%s", err);
       return -1;
     }
-    /* issue 13: the daemon waits for its store instead of exiting */
+    /* The daemon waits for its store instead of exiting */
     if(wait_ms == STORE_WAIT_FIRST_MS)
       ref_log_error("store unavailable (%s): waiting for it, trying again after 1 s, then "
                     "less often, at most every %d minutes",

@@ -1,6 +1,6 @@
 /*
  * deliver_main.c: tabula-deliver, the MTA's pipe when a daemon serves the
- * store (issue 15: a mail costs less than a process start).
+ * store (a mail costs less than a process start).
  *
  * `tabula deliver` plays a mail in its own process: it loads SQLite,
  * libetpan, GnuTLS and the rules, opens the store, plays, commits and

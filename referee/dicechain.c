@@ -20,7 +20,7 @@
 
 /* Whose chain a game's dice come from: its own, or for the later games of
  * a backgammon match the match's first game's (docs/dice-protocol.md,
- * "Matches": one commitment for the whole match, issue 19). */
+ * "Matches": one commitment for the whole match). */
 int64_t ref_dice_game(struct ref_service *svc, int64_t game)
 {
   int64_t match, *games = NULL, first = game;

@@ -3,10 +3,10 @@
  * architecture.md, layer 7 "entry"). The game and seat from the tag
  * (local+GAME.TOKEN@ or "[tabula GAME TOKEN]"); the token and the From
  * must match the seat (auth = token+from); without a tag, a player's mail
- * is for the game "game N" names or their one running game (issue 18,
- * keyless = confirm: queries answered, actions confirmed first); time first (a late mail finds
+ * is for the game "game N" names or their one running game
+ * (keyless = confirm: queries answered, actions confirmed first); time first (a late mail finds
  * the game lost on time); the "#N" guard; then each command to its handler
- * (handlers_int.h), a mail's prepared lines (issue 18) before its move,
+ * (handlers_int.h), a mail's prepared lines before its move,
  * the move last; the clock restarted and the observers
  * told when the game changed. The transaction around it is message.c's.
  */
@@ -35,7 +35,7 @@ static int tag_from_address(const char *addr, char delim, int64_t *game, char *t
     char *end;
     long long id = strtoll(plus + 1, &end, 10);
     dot = end;
-    /* at most 18 digits: a longer number names no game (issue 20) */
+    /* at most 18 digits: a longer number names no game */
     if(end == plus + 1 || end - plus > 19 || !isdigit((unsigned char)plus[1]) || *dot != '.' ||
        id <= 0 ||
        dot >= at || (size_t)(at - dot - 1) >= cap || at == dot + 1)
@@ -55,7 +55,7 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   char tok[64];
   size_t digits = p ? strspn(p + 8, "0123456789") : 0;
   /* At most 18 digits, then a space: a longer number names no game (%lld
-   * is undefined on overflow, issue 20). */
+   * is undefined on overflow). */
   if(!p || digits < 1 || digits > 18 || p[8 + digits] != ' ' ||
      sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 || strlen(tok) >= cap)
     return -1;
@@ -64,7 +64,7 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   return 0;
 }
 
-/* The key of a confirmation request being answered (optin.c, issue 13):
+/* The key of a confirmation request being answered (optin.c):
  * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]". */
 static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
 {
@@ -168,7 +168,7 @@ enum move_test {
   MOVE_READS,
   /* A move played now: the seat's turn to move and a line (or lines
    * together) the rules read as a legal move. keyless asks this of a
-   * mail of only move lines (issue 18): a move that would be refused
+   * mail of only move lines: a move that would be refused
    * anyway is refused at once, changing nothing, rather than asked to
    * be confirmed first. */
   MOVE_PLAYABLE
@@ -205,7 +205,7 @@ static int mail_move(struct ref_game_ctx *g, int seat, const struct ref_cmds *cm
 
 /* ---- the commands, in order ---- */
 
-/* A play and "roll" in one mail (rules-spec §1.6, issue 16): the standing
+/* A play and "roll" in one mail (rules-spec §1.6): the standing
  * answer to the next cube question is kept only when the play is (a
  * refusal changes nothing), and the play's mail confirms it. */
 static int move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -252,7 +252,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
-    /* competition (issue 19): about no one game, in any phase */
+    /* competition: about no one game, in any phase */
     if(c->kind == REF_CMD_RATINGS || c->kind == REF_CMD_RATING ||
        c->kind == REF_CMD_STANDINGS || c->kind == REF_CMD_TOURNAMENT) {
       rc = c->kind == REF_CMD_RATINGS     ? ref_do_ratings(m, g, seat, c)
@@ -263,7 +263,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
-    /* issue 18: `message` is sent after the rest (ref_dispatch), and only
+    /* `message` is sent after the rest (ref_dispatch), and only
      * when nothing else carried the words; `comments on|off` is the
      * player's, in any phase */
     if(c->kind == REF_CMD_MESSAGE)
@@ -274,7 +274,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
-    /* seeks (issue 18): the sender's, about no one game, in any phase */
+    /* seeks: the sender's, about no one game, in any phase */
     if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
       rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
            : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
@@ -324,7 +324,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return 0;
       rc = ref_do_draw(m, g, seat, c);
       /* the claim failed: the move stands, and meets the opponent's
-       * prepared answers as any move (issue 18) */
+       * prepared answers as any move */
       if(!rc && g->row.phase == STORE_GAME_ACTIVE)
         rc = ref_move_answered(m, g, seat);
       return rc;
@@ -356,7 +356,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     }
     if(g->row.phase == STORE_GAME_ACTIVE &&
        (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
-      /* issue 18: a plain accept/decline answers the opponent's takeback
+      /* A plain accept/decline answers the opponent's takeback
        * request when nothing else waits (a double is answered above; a
        * resignation offer keeps the plain words) */
       int waiting = ref_takeback_waiting(m, g, seat);
@@ -370,7 +370,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
         return rc;
       continue;
     }
-    /* issue 18: every "if ... then ..." of the mail at once, before the
+    /* Every "if ... then ..." of the mail at once, before the
      * move it may follow (checked from the position after it, kept
      * before it is played, so that the move's answer meets them) */
     if(c->kind == REF_CMD_IF) {
@@ -393,7 +393,7 @@ static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat, c->arg); break;
     case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
     case REF_CMD_RESIGN:
-      /* issue 19: "resign match" gives up a backgammon match at once */
+      /* "resign match" gives up a backgammon match at once */
       if(!strcasecmp(c->arg, "match")) {
         rc = ref_do_resign_match(m, g, seat, c);
         break;
@@ -457,7 +457,7 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     if(rc == 1)
       rc = ref_lost_on_time(m, g, late, deadline, 0);
   }
-  /* issue 18: the sender's words beside what the mail does, for the
+  /* The sender's words beside what the mail does, for the
    * opponent's mails (views.c); only now, once the seat is proven */
   if(!rc && (rc = ref_comment_prepare(m, g, seat, cmds, comment, sizeof(comment))))
     ref_log_error("game %lld: out of memory reading a comment", (long long)g->row.id);
@@ -480,7 +480,7 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return rc;
 }
 
-/* ---- mail without a key (issue 18) ---- */
+/* ---- mail without a key ---- */
 
 /* vacation, digest and comments concern all of a player's games: any
  * game will do */
@@ -511,7 +511,7 @@ static int keyless_query_only(const struct ref_cmds *cmds)
   return 1;
 }
 
-/* Whether the receiving server vouches for the From (issue 18): the
+/* Whether the receiving server vouches for the From: the
  * topmost Authentication-Results field (RFC 8601; a border MTA removes
  * such fields from incoming mail, §5, and prepends its own) is from the
  * configured trusted_authserv_id and says dmarc=pass for the From's
@@ -602,7 +602,7 @@ static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *ad
   return rc;
 }
 
-/* A mail to the plain address from a player (issue 18): the game it is
+/* A mail to the plain address from a player: the game it is
  * for is the one "game N" names, else the sender's one running game; with
  * several and none named the sender gets the list. keyless = act runs it
  * at once; confirm (the default) answers queries and asks the address of
@@ -704,7 +704,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
-  /* The answer to a confirmation request (issue 13). */
+  /* The answer to a confirmation request. */
   if(!confirm_key(mail, delim, token, sizeof(token)))
     return ref_do_confirm(m, token, &cmds, keyless_confirmed);
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
@@ -727,7 +727,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
         return ref_do_standings(m, NULL, -1, c);
       if(c->kind == REF_CMD_TOURNAMENT)
         return ref_do_tournament(m, c);
-      /* finding a game (issue 18, cmd_seek.c) */
+      /* finding a game (cmd_seek.c) */
       if(c->kind == REF_CMD_SEEK)
         return ref_do_seek(m, c);
       if(c->kind == REF_CMD_SEEKS)
@@ -735,7 +735,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
       if(c->kind == REF_CMD_UNSEEK)
         return ref_do_unseek(m, c, cmds.guard);
     }
-    /* issue 18: a player's mail without a key */
+    /* A player's mail without a key */
     if((rc = keyless(m, &cmds)) != 1)
       return rc;
     /* No backscatter: strangers get no answer. */
@@ -772,7 +772,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_game_free(&g);
     return rc;
   }
-  /* issue 13: the seat's own address answered a mail with its key, so it
+  /* The seat's own address answered a mail with its key, so it
    * reads our mail; it is confirmed from then on (optin.c). Under auth =
    * token another From proves nothing of the sort. */
   if(!strcasecmp(g.seats[seat].address, mail->from) &&
@@ -780,7 +780,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_game_free(&g);
     return -1;
   }
-  /* issue 18: "game N" in a mail with another game's key is refused
+  /* "game N" in a mail with another game's key is refused
    * whole: the commands were meant for another game */
   if(cmds.game && cmds.game != game) {
     char num[24];

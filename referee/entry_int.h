@@ -13,7 +13,7 @@
  * transaction). */
 int ref_dispatch(struct ref_msg_ctx *m);
 /* dispatch.c: a mail whose body could not be read (m->mail from
- * mail_parse_header, issue 13): when its key and From name a seat, that
+ * mail_parse_header): when its key and From name a seat, that
  * player is told why (`why`, mail_parse's reason) and that nothing
  * changed; anyone else gets nothing. Changes no game. */
 int ref_dispatch_unreadable(struct ref_msg_ctx *m, const char *why);

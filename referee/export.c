@@ -1,6 +1,6 @@
 /*
  * export.c: `tabula export`, the record of a game in the format of its
- * community (issue 17): PGN for chess (record_pgn.c), PDN 3.0 for
+ * community: PGN for chess (record_pgn.c), PDN 3.0 for
  * checkers (record_pdn.c), gnubg's .mat for backgammon (record_mat.c).
  * The hybrids' moves are no moves any of those formats knows, so they keep
  * a transcript that names the variant (below; docs/records.md). Every

@@ -5,7 +5,7 @@
  * Games are not trusted to a stored blob: a game is rebuilt from its
  * journal through the rules (ref_game_load), starting from the snapshot
  * of its last save when that snapshot still matches the journal entry it
- * was taken at (issue 15), and `tabula check` replays every journal in
+ * was taken at, and `tabula check` replays every journal in
  * full (ref_game_load_full), so the stored position and the snapshot are
  * caches that must agree with the journal. ref_game_save writes the
  * rules' view back to the game's row.
@@ -80,7 +80,7 @@ int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, c
   }
   /* create, accept, decline, offer, end, takeback, undo, conditional:
    * bookkeeping, no rules effect here; an undo's effect is that the move
-   * it names is not replayed at all (ref_journal_undone, issue 18) */
+   * it names is not replayed at all (ref_journal_undone) */
   if(rc != REF_OK) {
     snprintf(why, cap, "journal entry %lld (%s '%s') does not replay: %s",
              (long long)e->seq, e->kind, e->text, err.reason);
@@ -89,7 +89,7 @@ int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, c
   return 0;
 }
 
-/* ---- takebacks (issue 18): the one replay rule ----
+/* ---- takebacks: the one replay rule ----
  *
  * History is never rewritten: a takeback agreed is journaled as new
  * entries (`takeback` "ask SEQ LABEL", `takeback` "accept SEQ" or
@@ -148,7 +148,7 @@ int ref_journal_undone(const struct store_entry *e, size_t n, unsigned char *und
   return 0;
 }
 
-/* ---- snapshots (issue 15) ----
+/* ---- snapshots ----
  *
  * A game's stored snapshot is the rules' state as of one journal entry
  * (its seq and hash), with what the service keeps beside the state: the
@@ -386,7 +386,7 @@ static int snap_read(struct ref_game_ctx *g, const unsigned char *p, size_t len,
 }
 
 /* Replays entries[0..n) into g, counting moves; the head follows. Moves
- * an undo cancels are skipped (issue 18). 1 when an undo names a move
+ * an undo cancels are skipped. 1 when an undo names a move
  * before entries[0] (a part of the journal cannot say the state before
  * that move: the caller replays the whole journal). */
 static int replay(struct ref_game_ctx *g, const struct store_entry *e, size_t n, char *why,
@@ -426,7 +426,7 @@ static int load_row(struct ref_service *svc, struct ref_game_ctx *g, int64_t id,
   int rc;
   memset(g, 0, sizeof(*g));
   if((rc = store_game_load(svc->st, &g->row, id)) != STORE_OK) {
-    /* issue 13: a damaged store is not "no game" */
+    /* A damaged store is not "no game" */
     if(rc == STORE_ENOTFOUND)
       snprintf(why, cap, "no game %lld", (long long)id);
     else
@@ -519,7 +519,7 @@ static int load_snapshot(struct ref_service *svc, struct ref_game_ctx *g, char *
   memcpy(g->head_hash, hash, sizeof(g->head_hash));
   rc = replay(g, entries + 1, n - 1, why, cap);
   if(rc == 1) {
-    /* issue 18: an undo of a move the snapshot already holds needs the
+    /* An undo of a move the snapshot already holds needs the
      * state before that move, which only the whole journal gives */
     rc = 0;
     goto out;

@@ -26,7 +26,7 @@ void ref_game_free(struct ref_game_ctx *g);
 /* Replays one journal entry into g->state (game loading and record.c). */
 int ref_game_replay_entry(struct ref_game_ctx *g, const struct store_entry *e, char *why,
                           size_t cap);
-/* Takebacks (issue 18): which entries of e[0..n) a later `undo` entry
+/* Takebacks: which entries of e[0..n) a later `undo` entry
  * cancels (undone[i] = 1: the move is not replayed). 0; 1 when an undo
  * names a move before e[0] (replay the whole journal); -1 when an undo
  * names no move it may undo (why says so). The one replay rule: loading,
@@ -60,7 +60,7 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                         int *nrolls);
 /* Whose chain a game's dice come from: itself, or the first game of its
- * backgammon match (one commitment a match, issue 19). */
+ * backgammon match (one commitment a match). */
 int64_t ref_dice_game(struct ref_service *svc, int64_t game);
 /* "Dice match: game D part K played as game G from roll I" into `shown`:
  * where a later game of a match takes up the match's dice. */
@@ -165,12 +165,12 @@ int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
 int ref_observers(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 int ref_observer_set(struct ref_service *svc, int64_t game, const char *address, int on);
 int ref_is_observer(struct ref_service *svc, int64_t game, const char *address); /* 1, 0, -1 */
-/* A private game (new GAME private, issue 13) takes no observers: 1 when
+/* A private game (new GAME private) takes no observers: 1 when
  * private, 0 when not, -1 on a store error. */
 int ref_game_private(struct ref_service *svc, int64_t game);
 int ref_game_set_private(struct ref_service *svc, int64_t game);
 
-/* A word to the opponent (talk.c, issue 18). Per player (kv
+/* A word to the opponent (talk.c). Per player (kv
  * "comments-off:ADDRESS"): 1 when the player turned comments off, 0 when
  * not, -1 on a store error. Per game (kv "public-comments:GAME", `new GAME
  * public-comments`): the observers see the comments too. */
@@ -185,8 +185,8 @@ int ref_game_set_public_comments(struct ref_service *svc, int64_t game);
 int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmds *cmds, char *buf, size_t cap);
 
-/* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1,
- * issue 13): a line that alone is a legal whole turn, else consecutive
+/* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1):
+ * a line that alone is a legal whole turn, else consecutive
  * lines joined. found: mv is the turn, input the line(s) it was read from.
  * conflict: two different turns, input the second. Neither: err and input
  * are the most telling failure of a single line (input may be empty).
@@ -196,8 +196,8 @@ struct ref_turn {
   struct ref_move mv;
   struct ref_err err;
   char input[REF_CAND_MAX * 129]; /* the candidates joined by spaces */
-  int start, len;                 /* found: the candidates that made it (issue 18:
-                                     the mail's other lines are its prose) */
+  int start, len;                 /* found: the candidates that made it (the
+                                     mail's other lines are its prose) */
 };
 int ref_read_turn(const struct ref_game_ctx *g, const struct ref_cmds *cmds, struct ref_turn *t);
 

@@ -1,6 +1,6 @@
 /*
  * glicko.c: Glicko-2, step by step as Glickman's "Example of the Glicko-2
- * system" writes it (issue 19; glicko.h). Pure: no store, no clock. The
+ * system" writes it (glicko.h). Pure: no store, no clock. The
  * unit test tests/unit/referee/test_glicko.c reproduces the paper's worked
  * example to its published digits.
  */

@@ -1,6 +1,6 @@
 /*
  * glicko.h: the Glicko-2 rating system (glicko.c), pure arithmetic, layer 1
- * "base" of docs/architecture.md (issue 19).
+ * "base" of docs/architecture.md.
  *
  * Mark E. Glickman, "Example of the Glicko-2 system" (Boston University,
  * 2013, revised 2022), steps 1 to 8: a player's rating r, deviation RD and

@@ -31,7 +31,7 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c);
 /* The mails of seat's move just made by ref_do_move (notify 0), after the
- * other player's prepared answers it calls for (issue 18): a move sent
+ * other player's prepared answers it calls for: a move sent
  * with a draw claim that failed. */
 int ref_move_answered(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -43,7 +43,7 @@ int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
 /* Whether a resignation offer waits for an answer: 1, 0 (cmd_play.c). */
 int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 
-/* cmd_takeback.c (issue 18): takeback, its answers, a move declining it.
+/* cmd_takeback.c: takeback, its answers, a move declining it.
  * ref_takeback_waiting: 1 when the opponent's request waits for `seat`'s
  * answer, 0 not, -1 on a store failure. ref_takeback_moved: `seat` moves,
  * which declines the opponent's standing request (journaled before the
@@ -55,7 +55,7 @@ int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
 int ref_takeback_waiting(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 
-/* cmd_conditional.c (issue 18): the mail's "if ... then ..." lines, all
+/* cmd_conditional.c: the mail's "if ... then ..." lines, all
  * at once (checked in sequence from the position they start at, after the
  * sender's move when the mail has one; refused whole, nothing kept, when
  * one fails); conditionals [clear]. ref_conditional_answer: after a move
@@ -74,7 +74,7 @@ int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int 
 /* cmd_query.c: board, legal, help [GAME], history, preview MOVE, verify,
  * games. Without a game (g NULL, seat -1) help and games answer the
  * sender. */
-/* board [#N] (issue 18: the board at move N), history [full] (a board per
+/* board [#N] (the board at move N), history [full] (a board per
  * move, within a size cap) */
 int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg);
 int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
@@ -97,7 +97,7 @@ int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on);
 int ref_do_observe_confirmed(struct ref_msg_ctx *m, int64_t game, const char *line);
 
 /* cmd_confirm.c: the answer to a confirmation request, found by its key:
- * the stored `new` or `observe` runs; a `keyless` request (issue 18) runs
+ * the stored `new` or `observe` runs; a `keyless` request runs
  * through run_keyless, dispatch.c's path of a keyed mail, passed down so
  * that no handler calls the layer above it. */
 typedef int (*ref_keyless_run_fn)(struct ref_msg_ctx *m, int64_t game, const char *address,
@@ -105,7 +105,7 @@ typedef int (*ref_keyless_run_fn)(struct ref_msg_ctx *m, int64_t game, const cha
 int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
                    ref_keyless_run_fn run_keyless);
 
-/* cmd_keyless.c (issue 18): a player's mail without a game's key. The
+/* cmd_keyless.c: a player's mail without a game's key. The
  * action of cmds in game g stored as a confirmation request and the
  * seat's address of record asked to confirm it, with the board (the "#N"
  * guard of now added unless player_wide: vacation, digest, comments); the list of
@@ -126,7 +126,7 @@ int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);
 
-/* cmd_talk.c (issue 18): message [TEXT], the mail's words (m->comment,
+/* cmd_talk.c: message [TEXT], the mail's words (m->comment,
  * talk.c) to the other players of a started or finished game; comments
  * on|off, the sender's own. */
 int ref_do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -134,7 +134,7 @@ int ref_do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_do_comments(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                     const struct ref_cmd *c);
 
-/* cmd_compete.c (issue 19): ratings [GAME], rating. Without a game (g
+/* cmd_compete.c: ratings [GAME], rating. Without a game (g
  * NULL, seat -1) the sender is answered when it plays somewhere. */
 int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c);
@@ -149,7 +149,7 @@ int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmd *c);
 
-/* cmd_seek.c (issue 18): seek GAME [as SEAT] [days=N] [rated|unrated]
+/* cmd_seek.c: seek GAME [as SEAT] [days=N] [rated|unrated]
  * [private] [options] from a confirmed address (a matching open seek
  * starts the game at once), seeks (the open ones, no addresses), seek
  * cancel / unseek [N] (N also as the mail's "#N", guard; -1 none); an open seek past its expiry closed and its
@@ -178,7 +178,7 @@ int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int sea
  * with their keys, a dice game's chain, the "create" entry); the seat of
  * `accepted_by` has accepted with `entropy`. Then, once every seat has
  * accepted, started as ref_do_accept starts one (start.txt to all). For
- * the games two seeks start (cmd_seek.c, issue 18). */
+ * the games two seeks start (cmd_seek.c). */
 int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
                         const struct ref_game_desc *d, const char *opts, int days, int weekends,
                         const char *const addresses[2], const char *accepted_by,

@@ -21,7 +21,7 @@ int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
 /* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
  * store error. */
 int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
-/* issue 18: a player's standing answer to the opponent's next double
+/* A player's standing answer to the opponent's next double
  * ("if double then take|drop"): REF_CUBE_ANSWER_* , kept in kv until used
  * or cleared. get: the answer, -1 on a store error. */
 enum { REF_CUBE_ANSWER_NONE = 0, REF_CUBE_ANSWER_TAKE = 1, REF_CUBE_ANSWER_DROP = 2 };
@@ -39,12 +39,12 @@ int ref_clock_option(const char *tok, int *days, int *weekends);
 int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weekends);
 
 /* A game's terms as written after its name in `new`, `seek` and
- * `tournament` (terms.c, issue 18: read once). */
+ * `tournament` (terms.c: read once). */
 struct ref_terms {
   int seat;         /* `as SEAT`: the writer's seat, -1 when not written */
-  int priv;         /* private: nobody may observe (issue 13) */
-  int pub;          /* public-comments: observers see the words (issue 18) */
-  int unrated;      /* unrated: counts for no rating (issue 19) */
+  int priv;         /* private: nobody may observe */
+  int pub;          /* public-comments: observers see the words */
+  int unrated;      /* unrated: counts for no rating */
   int days;         /* days=N, 0 when not written (the configured default) */
   int weekends;     /* weekends=on|off, -1 when not written */
   char opts[256];   /* the rules' options, "key=value;..." */
@@ -67,11 +67,11 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);
 void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
                     size_t ccap, char *deadline, size_t dcap);
 /* Before a mail's commands (timeout=auto): 1 when the running seat's time
- * was up at `at` (the mail's arrival, issue 13; *late that seat, *deadline
+ * was up at `at` (the mail's arrival; *late that seat, *deadline
  * when it ran out), 0 when not, -1 on a store error. */
 int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t at, int *late,
                       int64_t *deadline);
-/* `claim time` by `seat`, judged at `at` (the claim's arrival, issue 13):
+/* `claim time` by `seat`, judged at `at` (the claim's arrival):
  * 0 when the opponent's time is up (*late, and *deadline when it ran out),
  * 1 when no time runs against another seat, 2 when it is not up yet
  * (*deadline: when it will be), -1 on error. */

@@ -3,7 +3,7 @@
  * as "TIME tabula LEVEL: message", or, when standard error is systemd's
  * journal, as "<PRIORITY>message" (sd-daemon(3) prefixes, read by the
  * journal under SyslogLevelPrefix=yes, its default), so `journalctl -p err`
- * finds the errors (issue 16). With log_file set, lines are appended there
+ * finds the errors. With log_file set, lines are appended there
  * and only errors still go to stderr too. Nothing secret (a dice chain's
  * secret end, a player's token) is ever passed to it.
  */
@@ -26,7 +26,7 @@ void ref_log_set_stream(FILE *stream);
 void ref_log(enum ref_log_level level, const char *fmt, ...)
   __attribute__((format(printf, 2, 3)));
 
-/* Holding lines back (issue 13): a move is logged as played only once its
+/* Holding lines back: a move is logged as played only once its
  * transaction committed. ref_log_hold: from now on lines are kept, not
  * written (holds nest). ref_log_held: a mark. ref_log_forget drops the
  * held lines after a mark whose level is from..to: a rolled-back

@@ -3,7 +3,7 @@
  * service (referee.h) or, for the rules tools, the rules core directly.
  * The commands are one table (name, arguments, options, what it does);
  * usage, `tabula help COMMAND` and the checks of every command line come
- * from it, and docs/man/tabula.1 describes the same table (issue 16).
+ * from it, and docs/man/tabula.1 describes the same table.
  *
  * Every command finds its configuration the same way (ref_config_locate:
  * -c FILE, else $TABULA_CONFIG, else the system file, else the built-in
@@ -55,7 +55,7 @@ enum {
   OPT_DOUBLE = 1 << 5,  /* --double (tournament new) */
 };
 
-/* Options without a value (issue 19). */
+/* Options without a value. */
 static const struct {
   const char *longname;
   unsigned opt;
@@ -451,7 +451,7 @@ static int load_config(struct cli *cli)
     return -1;
   rc = ref_config_load(&cli->cfg, cli->config_path, err, sizeof(err));
   /* the transport's options are checked by transport.c, not config.c, so
-   * config.c needs nothing of the mail stack (tabula-deliver, issue 15) */
+   * config.c needs nothing of the mail stack (tabula-deliver) */
   if(rc == 0 && ref_config_check_mail(&cli->cfg, err, sizeof(err)))
     rc = REF_CONFIG_EINVALID;
   if(rc == REF_CONFIG_EREAD) {
@@ -490,7 +490,7 @@ static int open_store(struct cli *cli)
     return EX_NOPERM;
   }
   if(!exists && cli->cmd->store == NEEDS_STORE) {
-    /* issue 16: never an empty store, which would look like lost games */
+    /* Never an empty store, which would look like lost games */
     fprintf(stderr,
             "tabula: no store at %s (store_path of %s%s%s); nothing was created.\n"
             "Name the configuration with -c FILE or $TABULA_CONFIG.\n",
@@ -523,7 +523,7 @@ static int run_serve(struct cli *cli)
   sigaction(SIGINT, &sa, NULL);
   ref_log_info("configuration: %s (%s)",
                cli->config_path ? cli->config_path : "built-in defaults", cli->config_origin);
-  /* opens the store itself: it waits for a store that is down (issue 13),
+  /* opens the store itself: it waits for a store that is down,
    * and refuses to run beside another serve on the same store */
   return ref_service_serve(&cli->cfg, &stop_requested) ? EX_TEMPFAIL : EX_OK;
 }

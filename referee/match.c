@@ -1,6 +1,6 @@
 /*
- * match.c: backgammon matches at layer 3, "games" (issue 19,
- * docs/architecture.md). A match to N points is a series of tabula games
+ * match.c: backgammon matches at layer 3, "games"
+ * (docs/architecture.md, "Competition"). A match to N points is a series of tabula games
  * between the same two seats (match_games); each game's options carry the
  * match as the rules need it: match=N;score=A-B[;crawford=on], the score
  * before that game, which the rules write into the gnubg Match ID. The

@@ -6,7 +6,7 @@
  * writes message seen + journal + state + outbox in ONE store
  * transaction. The caller acknowledges the source only after that commit.
  * A mail that cannot be read is answered only when its header alone names
- * a player's game with that player's key and address (issue 13).
+ * a player's game with that player's key and address.
  * A refused command changes nothing but the "message seen" record and the
  * reply that says why.
  */
@@ -47,7 +47,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
 
   *outcome = REF_MSG_IGNORED;
   ref_msg_init(&m, svc);
-  /* issue 13: a mail counts when it reached the mailbox; a claimed
+  /* A mail counts when it reached the mailbox; a claimed
    * arrival in the future counts as now, and so does none (<= 0: no mail
    * arrived in 1970) */
   if(arrived > 0 && arrived < m.arrived)
@@ -58,7 +58,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
      * the bytes (Maildir cur/), and the digest makes a repeat a no-op. */
     ref_log_warn("unreadable message %.16s: %s", digest, err);
     mail = NULL;
-    /* issue 13: its own header may still be read (a body past the MIME
+    /* Its own header may still be read (a body past the MIME
      * limits); when it names a player's game with their key, the player
      * is told rather than left waiting for an answer that never comes. */
     if(mail_parse_header(&head, raw, len, why_head, sizeof(why_head)) != MAIL_OK)
@@ -74,7 +74,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
   else
     automatic = mail_is_automatic(mail, svc->cfg.address, &why);
   /* The key that makes a repeat a no-op. Automatic mail is never acted on,
-   * so it must not claim its Message-ID (issue 13): a mailing list's copy
+   * so it must not claim its Message-ID: a mailing list's copy
    * of a player's mail (RFC 2919 List-Id, Precedence: list) carries the
    * player's Message-ID and often comes before the player's own copy,
    * which would then be dropped as a duplicate. Such mail is keyed by its
@@ -119,7 +119,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
   else if((over = over_rate(svc, mail->from)) != 0) {
     if(over < 0)
       goto rollback;
-    /* issue 6: recorded (a repeat stays a no-op), never answered */
+    /* Recorded (a repeat stays a no-op), never answered */
     ref_log_warn("message %s from %s ignored: over the rate limit of %d mails per hour",
                  key, mail->from, svc->cfg.rate_limit);
     result = "ignored: rate limit";
@@ -141,7 +141,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     goto rollback;
   if(store_commit(svc->st) != STORE_OK)
     goto rollback;
-  /* issue 16: one line per mail, whatever became of it */
+  /* One line per mail, whatever became of it */
   if(m.game)
     ref_log_info("mail %s from %s: game %lld, %s", key, m.mail ? m.mail->from : "?",
                  (long long)m.game, result);

@@ -1,7 +1,7 @@
 /*
- * observers.c: who watches a game (observe GAME, issue 6): the list is
+ * observers.c: who watches a game (observe GAME): the list is
  * "observers:GAME" in the kv table, addresses separated by spaces, at most
- * OBSERVERS_MAX; a private game (new GAME private, issue 13) has
+ * OBSERVERS_MAX; a private game (new GAME private) has
  * "private:GAME" there and no observers. What observers are sent is
  * views.c's (the board from the first seat's side, no key). Layer 3,
  * "games" (docs/architecture.md).
@@ -77,7 +77,7 @@ int ref_observer_set(struct ref_service *svc, int64_t game, const char *address,
   return store_kv_set(svc->st, key, next) == STORE_OK ? 0 : -1;
 }
 
-/* ---- private games (issue 13): no observers ---- */
+/* ---- private games: no observers ---- */
 
 static void private_key(char *buf, size_t cap, int64_t game)
 {

@@ -1,5 +1,5 @@
 /*
- * optin.c: nothing to an address that has not asked (issue 13). Layer 2,
+ * optin.c: nothing to an address that has not asked. Layer 2,
  * "mail out" (docs/architecture.md): who may be sent mail at all.
  *
  * A From can be forged, so a mail's sender is trusted to want our mail
@@ -178,7 +178,7 @@ int ref_confirmation_take(struct ref_service *svc, const char *key, const char *
     return 0;
   }
   /* An answer that reached the mailbox in time is in time, however late
-   * the referee reads it (issue 13, the arrival rule of moves and claims). */
+   * the referee reads it (the arrival rule of moves and claims). */
   *state = arrived >= out->expires ? REF_CONFIRM_LAPSED : REF_CONFIRM_OK;
   if(store_confirm_delete(svc->st, key) != STORE_OK ||
      ref_confirmed_add(svc, from,

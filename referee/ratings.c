@@ -1,5 +1,5 @@
 /*
- * ratings.c: Glicko-2 ratings (issue 19), one per player per game system,
+ * ratings.c: Glicko-2 ratings, one per player per game system,
  * derived from the journals of finished games (docs/architecture.md,
  * "Ratings").
  *

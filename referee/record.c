@@ -1,7 +1,7 @@
 /*
  * record.c: a game's record, rebuilt from its journal for people and for
  * other programs to read: `history` by mail, and what every export format
- * shares (export.c chooses the format, issue 17): the journal replayed,
+ * shares (export.c chooses the format): the journal replayed,
  * each entry in words, how the game ended, the players' names (initials
  * on a public page), the time control, tag pairs and movetext for PGN and
  * PDN, the dice lines. Layer 3, "games" (docs/architecture.md).
@@ -39,7 +39,7 @@ int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_r
   before = ref_state_new(g->desc);
   if(!r.state || !before || store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
     goto out;
-  /* issue 18: a move taken back is not in the record as played (a PGN
+  /* A move taken back is not in the record as played (a PGN
    * reader must reach the final position); the undo entry says it was */
   if(!(undone = malloc(n ? n : 1)) || ref_journal_undone(e, n, undone, why, sizeof(why)))
     goto out;
@@ -129,7 +129,7 @@ void ref_record_deed(char *buf, size_t cap, const char *who, const char *text)
     snprintf(buf, cap, "%s: %s", who, text);
 }
 
-/* issue 18: "ask SEQ LABEL", "accept SEQ", "decline SEQ" (kind takeback)
+/* "ask SEQ LABEL", "accept SEQ", "decline SEQ" (kind takeback)
  * and "move SEQ LABEL" (kind undo) in words. */
 static void ref_record_takeback(char *buf, size_t cap, const char *who,
                                 const struct store_entry *e)
@@ -197,7 +197,7 @@ int ref_record_line(void *arg, const struct ref_game_ctx *r, const struct ref_re
   time_t t = (time_t)st->e->time;
   if(c->public && !strcmp(st->e->kind, "create"))
     return 0;
-  /* issue 18: a prepared line is its owner's; the move it made follows
+  /* A prepared line is its owner's; the move it made follows
    * and is shown as any move */
   if(!strcmp(st->e->kind, "conditional"))
     return 0;
@@ -217,7 +217,7 @@ int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref
 
 void ref_public_name(const char *address, char *buf, size_t cap)
 {
-  /* Issue 17: a published page names a player by the initials of the
+  /* A published page names a player by the initials of the
    * address's local part ("alice.liddell@..." -> "A. L."), never the
    * address. Separators are . _ - +; digits and the domain are left out. */
   size_t len = 0;
@@ -386,7 +386,7 @@ int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
     return ref_record_comment(t, "adjudicated by the operator");
   if(!strcmp(e->kind, "timeout"))
     return ref_record_comment(t, "lost on time");
-  if(!strcmp(e->kind, "undo")) { /* issue 18: the move itself is not in the movetext */
+  if(!strcmp(e->kind, "undo")) { /* The move itself is not in the movetext */
     ref_record_takeback(w, sizeof(w), seat_name(r, st->actor), e);
     return ref_record_comment(t, w);
   }

@@ -1,6 +1,6 @@
 /*
  * record_mat.c: a backgammon game as a Jellyfish .mat file, the way GNU
- * Backgammon imports it (`import mat`, issue 17). tabula plays money games
+ * Backgammon imports it (`import mat`). tabula plays money games
  * (no matches, BG-4: Jacoby off), so the file is one game of a "0 point
  * match", which gnubg reads as a money session.
  *

@@ -1,5 +1,5 @@
 /*
- * record_pdn.c: a checkers game as PDN 3.0 (issue 17), written to the
+ * record_pdn.c: a checkers game as PDN 3.0, written to the
  * PDN 3.0 writing grammar and its restrictions (W. Wesselink, "PDN 3.0
  * Draft Standard", 2012): the tag pairs, [GameType "21"] (English
  * draughts: Black starts, squares 1-32), [FEN] for a game from a set-up

@@ -1,5 +1,5 @@
 /*
- * record_pgn.c: a chess game as PGN (issue 17): the Seven Tag Roster,
+ * record_pgn.c: a chess game as PGN: the Seven Tag Roster,
  * Variant, SetUp/FEN for a game from a set-up position, TimeControl in the
  * correspondence form "1/604800" (one move in seven days), Termination;
  * the moves in SAN as the journal holds them, offers and cube-less actions

@@ -28,24 +28,24 @@ struct ref_config {
   int poll_ms;             /* inbox poll interval of `serve` */
   int log_level;           /* 0 error .. 3 debug */
   char log_file[512];      /* "" : standard error only; else lines appended here too (log.c) */
-  char log_format[16];     /* auto | journal | plain (issue 16: priorities for the journal) */
+  char log_format[16];     /* auto | journal | plain (priorities for the journal) */
   char help_url[256];      /* a page of rules and help named in help mails; "" = none */
   char auth[16];           /* "token+from": key and From must both match the seat
                               (default); "token": the key alone, the seat's player of
                               record is copied on what another address did */
-  char keyless[16];        /* a known player's mail without a key (issue 18): "confirm"
+  char keyless[16];        /* a known player's mail without a key: "confirm"
                               (queries answered, actions asked to be confirmed from the
                               address of record; default), "act" (at once), "off" */
-  char trusted_authserv_id[256]; /* issue 18: the receiving server whose Authentication-Results
+  char trusted_authserv_id[256]; /* The receiving server whose Authentication-Results
                               (dmarc=pass, or dkim=pass for the From's domain) let a
                               keyless mail act at once under keyless = confirm; "" none */
   int rate_limit;          /* mails per hour per sender; 0 = no limit */
-  /* Nothing to an address that has not asked (optin.c, issue 13). */
+  /* Nothing to an address that has not asked (optin.c). */
   int stranger_mails_per_hour; /* all mails an hour, together, to addresses that hold no seat
                                   and never answered us: confirmations, help, invitations */
   int confirm_days;        /* a confirmation request's key lapses after this */
   char recipient_delimiter[2]; /* local+GAME.KEY@domain: "+" (or - = _ as the MTA uses) */
-  /* Mail transports (transport.c, issue 5): where mail comes from and goes. */
+  /* Mail transports (transport.c): where mail comes from and goes. */
   char source[16];         /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
   char in_host[256];       /* IMAP or POP3 server */
   int in_port;             /* 0: 993/143 or 995/110 after in_tls */
@@ -66,17 +66,17 @@ struct ref_config {
   int net_timeout_s;       /* per network operation */
   int batch_max;           /* messages per transaction (one fsync group) */
   int retry_base_s;        /* first outbox retry after this; doubles each time */
-  int outbox_keep_days;    /* sent replies are pruned after this (0: kept), issue 15 */
-  /* Time (clock.c, issue 6). */
+  int outbox_keep_days;    /* sent replies are pruned after this (0: kept) */
+  /* Time (clock.c). */
   int days_per_move;       /* default time per move, game option days=N */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
   char timeout[16];        /* "auto": the late player loses; "claim": the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
   int invite_days;         /* an invitation not accepted by then is cancelled */
-  int seek_days;           /* an open seek not paired by then expires (issue 18) */
+  int seek_days;           /* an open seek not paired by then expires */
   int digest_hour;         /* UTC hour at which daily digests go out */
   char test_clock_file[512]; /* TESTS ONLY: epoch seconds read from this file */
-  /* Issue 17: the HTML part of mails that show a board; the web view. */
+  /* The HTML part of mails that show a board; the web view. */
   int html;                /* 1: a mail that shows a board also has an HTML part */
   char site_dir[512];      /* "" : no web view; else the daemon writes it there */
   char site_url[256];      /* the web view's address: mails carry the game's link */
@@ -102,7 +102,7 @@ extern const char ref_config_system_file[];
 /* The transport options (source, sink, TLS words, hosts) hang together:
  * 0 when they do, else -1 with the reason (transport.c). Not part of
  * ref_config_load, whose caller asks it next: config.c stays free of the
- * mail stack, so tabula-deliver links it alone (issue 15). */
+ * mail stack, so tabula-deliver links it alone. */
 int ref_config_check_mail(const struct ref_config *cfg, char *errbuf, size_t errcap);
 
 /* What became of one message. */
@@ -126,7 +126,7 @@ void ref_service_set_clock(struct ref_service *svc, int64_t (*now)(void *arg), v
  * the referee's mailbox (Unix seconds; the source's time: Maildir delivery,
  * IMAP INTERNALDATE, the top Received: for POP3, now for deliver), -1 when
  * unknown; a time in the future counts as now. The clock's rulings on the
- * mail (loss on time, a time claim) are made at that time (issue 13).
+ * mail (loss on time, a time claim) are made at that time.
  * Returns 0 when the message may be acknowledged to its source (whatever
  * the outcome), -1 on a temporary failure (store busy, disk full): keep it
  * and retry. */
@@ -179,17 +179,17 @@ int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 /* The Glicko-2 ratings of one game system (kind NULL: every system), after
- * rebuilding the stored table from the journals when `rebuild` (issue 19,
- * admin_compete.c). */
+ * rebuilding the stored table from the journals when `rebuild`
+ * (admin_compete.c). */
 int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild);
 /* A round robin made by the operator: GAME, NAME, the players (and
  * key=value options, "unrated"), once or twice (cycles 2); every player is
- * invited by mail and accepts (issue 19). */
+ * invited by mail and accepts. */
 int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *kind,
                                const char *name, char *const *words, int nwords, int cycles);
 /* A round robin's standings, by name or number. */
 int ref_service_standings(struct ref_service *svc, FILE *out, const char *name);
-/* The read-only web view (site.c, issue 17): index.html, a page and the
+/* The read-only web view (site.c): index.html, a page and the
  * record of every published game updated at or after `since` (0: all)
  * written into dir. *written counts the pages. */
 int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, size_t *written);

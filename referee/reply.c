@@ -5,7 +5,7 @@
  * same transaction as the move it reports: in the outbox, or in the
  * reader's digest queue when the reader asked for a daily digest.
  * A mail that shows a board also gets an HTML part with the same words and
- * the board drawn as a table (issue 17, html = 1): the template is
+ * the board drawn as a table (html = 1): the template is
  * rendered once more with a marker where the board goes, the text around
  * it becomes paragraphs (board_html.c), and templates/mail.html frames it.
  * The text part stays exactly what it was. Files (the game's record) are
@@ -55,12 +55,12 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
  * dice (lag-faces.txt, LG-1): those must arrive when they happen. An
  * allow-list, so a new kind of mail is sent at once until listed here.
  * Held mails go out in one mail a day (tick.c); `digest on|off` is the
- * player's (issue 6). 1 when held, 0 to send now, -1 on a store error. */
+ * player's. 1 when held, 0 to send now, -1 on a store error. */
 static const char *const digestible[] = {
   "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
   "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
-  "resign-rejected.txt", "message.txt", /* issue 18: words are news, not answers */
-  "conditional-played.txt",             /* issue 18: the opponent's move, and one's answer */
+  "resign-rejected.txt", "message.txt", /* Words are news, not answers */
+  "conditional-played.txt",             /* The opponent's move, and one's answer */
 };
 
 static int digest_hold(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
@@ -158,7 +158,7 @@ out:
 
 /* The template to `to`: `prefix` goes in front of the subject ("[tabula
  * GAME TOKEN]"), `reply_to` (or NULL) is the address a reply goes to; `x`
- * (or NULL) the board as data, the game's link, the files (issue 17). */
+ * (or NULL) the board as data, the game's link, the files. */
 static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
                    const char *tmpl, const struct tpl_var *vars, size_t nvars,
                    const char *prefix, const char *reply_to, const struct ref_reply_extra *x)
@@ -261,7 +261,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
   return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x);
 }
 
-/* A confirmation request (optin.c, issue 13): the one-time key in the
+/* A confirmation request (optin.c): the one-time key in the
  * subject ("[tabula confirm KEY]") and in the Reply-To (local+confirm.KEY@),
  * as a game mail carries a seat's key, so that replying is all it takes. */
 int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, const char *tmpl,

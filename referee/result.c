@@ -1,5 +1,5 @@
 /*
- * result.c: what a game's journal says of its result (issue 19): who won,
+ * result.c: what a game's journal says of its result: who won,
  * by how many points, how (the rules, the clock, the operator, a match
  * resigned), whether any move was made and whether it was created
  * "unrated". Ratings, match scores and tournament standings are all
@@ -39,7 +39,7 @@ int ref_game_result(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
   r->points = 1;
   if(store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
     return -1;
-  /* issue 18: a move taken back was not made (the one replay rule) */
+  /* A move taken back was not made (the one replay rule) */
   if(!(undone = malloc(n ? n : 1)) || ref_journal_undone(e, n, undone, why, sizeof(why))) {
     free(undone);
     free(e);

@@ -27,7 +27,7 @@ void ref_transport_close(struct ref_service *svc);
  * one batch sends each batch's replies before reading the next. */
 void ref_transport_inner_flush(struct ref_service *svc, size_t *sent, double *wall, double *cpu);
 /* The daemon's stop flag: batches and the outbox flush stop at the next
- * message once it is set (issue 13: SIGTERM in under a second). */
+ * message once it is set (SIGTERM in under a second). */
 void ref_transport_stop_on(struct ref_service *svc, volatile sig_atomic_t *stop);
 /* Whether that flag is set: the daemon is stopping. */
 bool ref_transport_stopping(struct ref_service *svc);

@@ -1,5 +1,5 @@
 /*
- * site.c: the read-only web view (issue 17). `tabula site DIR` (and the
+ * site.c: the read-only web view. `tabula site DIR` (and the
  * daemon after each change, when site_dir is set) writes plain files any
  * web server can serve: index.html, one page per game (game-N.html) and
  * its record (game-N.pgn, .pdn, .mat or .txt). No server of our own, no
@@ -9,7 +9,7 @@
  * inline script turns the list into a slider, and the page works without
  * it), the history, the result, the dice proof lines with how to check
  * them, and the record to download. What is not published: games whose
- * invitation said "private" (new GAME private, issue 13: not even in the
+ * invitation said "private" (new GAME private: not even in the
  * index) and players' addresses: a player is the initials of the address's local part (record.c's
  * ref_public_name), the invitation line of the history is left out, and
  * the record offered is the public one (initials). The dice lines are

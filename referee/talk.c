@@ -1,5 +1,5 @@
 /*
- * talk.c: a word to the opponent (issue 18). The prose of a mail (its
+ * talk.c: a word to the opponent. The prose of a mail (its
  * lines that are no command, commands.c collects them as it reads the
  * mail) less the lines that made its turn (turnread.c) is the sender's
  * comment, headed "alice@example.org writes:" and quoted with "> ", so

@@ -35,7 +35,7 @@ static char *read_override(const char *dir, const char *name)
 }
 
 /* The template's text: an override (read into *owned, which the caller
- * frees) or the embedded text itself, not copied (issue 15: every reply
+ * frees) or the embedded text itself, not copied (every reply
  * loads two or three templates). */
 static const char *load(const char *dir, const char *name, char **owned)
 {
@@ -71,7 +71,7 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
 
   while(i < len) {
     /* the text up to the next '{' in one append, not a byte at a time
-     * (issue 15) */
+     * */
     const char *brace = memchr(line + i, '{', len - i);
     size_t run = brace ? (size_t)(brace - line) - i : len - i, k;
     for(k = i; k < i + run && !text; k++)
@@ -200,7 +200,7 @@ void tpl_line(char *buf, size_t cap, const char *dir, const char *file, const ch
 
   snprintf(buf, cap, "%s", key);
   /* the first line "key = text" (not a comment): the key searched for, not
-   * each line compared (issue 15: a reply looks up a few phrases) */
+   * each line compared (a reply looks up a few phrases) */
   while(p && (p = strstr(p, key)) && *p) {
     const char *nl = strchr(p, '\n');
     size_t len = nl ? (size_t)(nl - p) : strlen(p);

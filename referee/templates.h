@@ -29,7 +29,7 @@ int tpl_render(char **subject, char **body, const char *dir, const char *name,
                const struct tpl_var *vars, size_t nvars);
 /* Whether a template of that name exists (override or embedded). */
 int tpl_exists(const char *dir, const char *name);
-/* Whether the template shows {placeholder} (issue 18: a comment counts as
+/* Whether the template shows {placeholder} (a comment counts as
  * passed only by a mail that shows it). */
 int tpl_mentions(const char *dir, const char *name, const char *placeholder);
 /* The line `key = text` of a phrase file (reasons.txt, phrases.txt),

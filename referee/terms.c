@@ -4,7 +4,7 @@
  * `public-comments`, `rated`/`unrated`, the clock's `days=N` and
  * `weekends=on|off` (clock.c), and the rules' own `key=value` options,
  * which must make a game before anyone is invited to it or paired for it.
- * Read once here (issue 18: seeks had a second copy of new's reader).
+ * Read once here (seeks had a second copy of new's reader).
  * Layer 4, "turns and time" (docs/architecture.md): it asks the clock
  * which words are its own. It mails nothing: a refusal comes back as a
  * reason key and its detail, which the handler words (reasons.txt).
@@ -48,7 +48,7 @@ int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const cha
     t->pending_as = 1;
     return 1;
   }
-  /* private: no observers (issue 13); the service's, not the rules' */
+  /* private: no observers; the service's, not the rules' */
   if(!strcasecmp(tok, "private")) {
     t->priv = 1;
     return 1;
@@ -59,7 +59,7 @@ int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const cha
     t->pub = 1;
     return 1;
   }
-  /* unrated: the game counts for nobody's rating (issue 19, result.c
+  /* unrated: the game counts for nobody's rating (result.c
    * reads the word in the "create" entry); rated is the default */
   if(!strcasecmp(tok, "unrated") || !strcasecmp(tok, "rated")) {
     t->unrated = !strcasecmp(tok, "unrated");
@@ -94,8 +94,8 @@ int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_
   free(probe);
   if(rc == REF_OK)
     return 0;
-  /* The rules' own reason (a bad position says what is wrong with it,
-   * issue 20), or the options the rules did not know. */
+  /* The rules' own reason (a bad position says what is wrong with
+   * it), or the options the rules did not know. */
   if(e.reason[0])
     return refuse(err, e.reason, e.detail);
   return refuse(err, "bad-option", opts);

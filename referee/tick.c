@@ -1,15 +1,15 @@
 /*
  * tick.c: the time-driven work, `ref_service_tick` (each minute in
- * `serve`, or `tabula tick`; issue 6), after a pass over the inbox (a loss
- * on time waits until the inbox is read through its deadline, rules-spec
- * TM-1): invitations left unanswered for
+ * `serve`, or `tabula tick`), after a pass over the inbox (a loss on time
+ * waits until the inbox is read through its deadline, rules-spec TM-1):
+ * invitations left unanswered for
  * invite_days are cancelled, reminders go out at half time and on the last
  * day, games are lost on time (timeout=auto) or the time-up notice is sent
  * (timeout=claim), the daily digests of held mails (reply.c) are sent,
  * open seeks older than seek_days expire, their authors told once
- * (cmd_seek.c, issue 18),
+ * (cmd_seek.c),
  * confirmation requests that lapsed long ago are dropped (optin.c), and
- * sent replies older than outbox_keep_days are pruned (issue 15).
+ * sent replies older than outbox_keep_days are pruned.
  *
  * One transaction per game (or per player for digests). Each action is
  * recorded in the same transaction as its mails (the clock's `reminded`
@@ -186,7 +186,7 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
   return rc;
 }
 
-/* An open seek past its expiry (issue 18): closed and its author told,
+/* An open seek past its expiry: closed and its author told,
  * together (cmd_seek.c); a second tick finds it closed. */
 static int tick_seek(struct ref_service *svc, int64_t id, int64_t now, int *did)
 {
@@ -259,7 +259,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
       rc = -1;
   free(ids);
 
-  /* Clocks: only those whose next_event has come (issue 15: an index
+  /* Clocks: only those whose next_event has come (an index
    * lookup, not every running clock); decided cheaply outside a
    * transaction, acted on inside one. next_event counts no vacation, so a
    * clock whose player is away can come up early with nothing due: it is
@@ -279,7 +279,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
     rc = -1;
   free(clocks);
 
-  /* Seeks that waited seek_days for an opponent (issue 18). */
+  /* Seeks that waited seek_days for an opponent. */
   if(store_seeks_expired(svc->st, &ids, &n, now) != STORE_OK)
     return -1;
   for(i = 0; i < n; i++)
@@ -287,7 +287,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
       rc = -1;
   free(ids);
 
-  /* Sent replies older than outbox_keep_days leave the store (issue 15):
+  /* Sent replies older than outbox_keep_days leave the store:
    * it no longer grows with every move. */
   if(svc->cfg.outbox_keep_days > 0) {
     size_t pruned = 0;
@@ -325,7 +325,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
   }
   free(due);
 
-  /* Confirmation requests that lapsed long ago (optin.c, issue 13). */
+  /* Confirmation requests that lapsed long ago (optin.c). */
   if(store_begin(svc->st) != STORE_OK || ref_confirmations_prune(svc) ||
      store_commit(svc->st) != STORE_OK) {
     ref_log_error("tick: pruning confirmations: %s; will retry", store_errmsg(svc->st));

@@ -1,6 +1,6 @@
 /*
- * tournament.c: round-robin tournaments at layer 3, "games" (issue 19,
- * docs/architecture.md): who plays whom (the pairings, made once when the
+ * tournament.c: round-robin tournaments at layer 3, "games"
+ * (docs/architecture.md, "Competition"): who plays whom (the pairings, made once when the
  * tournament is created), and the standings, recounted from the journals
  * of its games every time they are shown: points (a win 1, a draw 1/2),
  * Sonneborn-Berger, the crosstable. What is mailed, and when, is the

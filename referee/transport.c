@@ -8,7 +8,7 @@
  *   -> only then acknowledge to the source: Maildir new/ -> cur/, IMAP
  *      \Seen or MOVE, POP3 DELE + QUIT.
  * IMAP acknowledges after the outbox flush that follows the pass
- * (ref_inbound_ack, issue 15): the replies are not kept waiting for the
+ * (ref_inbound_ack): the replies are not kept waiting for the
  * server's answer to the flagging, which is still after the commit.
  * A crash before the commit leaves every message unacknowledged at its
  * source; a crash after it leaves the source's bookkeeping in the store
@@ -43,7 +43,7 @@ struct ref_transport {
   bool more; /* the last pass left mail for the next batch: do not wait */
   struct mail_maildir_watch *inbox_watch; /* source maildir: new/ watched */
   bool inbox_unwatchable;                 /* it could not be: poll_ms */
-  /* With the watch, a pass reads only the names it saw arrive (issue 15);
+  /* With the watch, a pass reads only the names it saw arrive;
    * new/ is listed whole after the watch opens, after a pass that left a
    * message there, and at least every INBOX_RELIST_S. */
   bool inbox_relist;
@@ -53,7 +53,7 @@ struct ref_transport {
    * write failed): recorded before anything else is sent. */
   int64_t *unrecorded;
   size_t nunrecorded, capunrecorded;
-  /* IMAP UIDs committed, to be flagged by ref_inbound_ack (issue 15) */
+  /* IMAP UIDs committed, to be flagged by ref_inbound_ack */
   uint32_t *unacked;
   size_t nunacked, capunacked;
   char fault[400]; /* the store's failure in this pass, "" none */
@@ -163,8 +163,8 @@ static double seconds(clockid_t clock)
  * committed and acknowledged go out before the next batch is read, as
  * they do with IMAP and POP3 (one batch a pass). Held to the end of the
  * pass, a pass of 4,000 mails kept every reply in memory (the store's
- * fresh list, up to 4,096): serve's peak RSS was 66 MB on the scale bench
- * (issue 15). A sink that fails is left to the pass's own flush, so a
+ * fresh list, up to 4,096): serve's peak RSS was 66 MB on the scale bench.
+ * A sink that fails is left to the pass's own flush, so a
  * server that is down costs one try a pass, as before. */
 static bool flush_between(struct ref_service *svc)
 {
@@ -231,7 +231,7 @@ void ref_test_crash(const char *where)
 struct item {
   char *data;
   size_t len;
-  int64_t arrived; /* when it reached the mailbox (issue 13), -1 unknown */
+  int64_t arrived; /* when it reached the mailbox, -1 unknown */
   bool ack;  /* to be acknowledged once committed (false: unreadable, left) */
   bool writing; /* a Maildir file still being written: left, looked at again */
   bool empty;   /* a Maildir file with nothing in it: left, until written */
@@ -249,7 +249,7 @@ static void items_free(struct item *v, size_t n)
  * (if any) writes the source's bookkeeping into the same transaction, told
  * how many leading items went through. Returns how many leading items are
  * committed: 0..n, all-or-none with respect to the commit. A SIGTERM stops
- * it at the next message: what went before is committed (issue 13).
+ * it at the next message: what went before is committed.
  * Log lines wait for the commit, so a move is logged as played only once
  * it is (a rolled-back message's info lines are forgotten, its warnings
  * kept). */
@@ -320,7 +320,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
 /* The names a pass reads: those the watch saw arrive, or, without a
  * watch or when it cannot tell, the whole of new/ (0, else -1). A folder
  * that once held a backlog keeps its size (ext4 does not shrink a
- * directory), and listing it cost more than the message (issue 15). */
+ * directory), and listing it cost more than the message. */
 static int inbox_names(struct ref_service *svc, char ***names, size_t *n)
 {
   struct ref_transport *t = svc->transport;
@@ -531,7 +531,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   if(!state)
     last = 0;
   /* with imap_move_to, every message: those committed before a kill
-   * between \Seen and MOVE all move now, not one a pass (issue 13) */
+   * between \Seen and MOVE all move now, not one a pass */
   if(mail_imap_search(t->imap, last, svc->cfg.imap_move_to[0] != '\0', &uids, &n)) {
     imap_drop(t, mail_imap_error(t->imap));
     return -1;
@@ -696,7 +696,7 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
       break;
     }
     /* POP3 has no arrival time: the top Received: of the operator's own
-     * server has it (issue 13); without one, now */
+     * server has it; without one, now */
     v[k].arrived = mail_received_time(v[k].data, v[k].len);
     pass.batch_idx[k++] = i;
   }
@@ -783,7 +783,7 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop)
   }
   if(!strcmp(svc->cfg.source, "maildir") && (t = transport(svc))) {
     /* Woken by a new file at once (tabula-deliver leaves mail here for
-     * the daemon, issue 15); poll_ms still bounds the wait, for the tick
+     * the daemon); poll_ms still bounds the wait, for the tick
      * and retries. The first call only opens the watch and returns: mail
      * that came between the last pass and the watch is found by the next
      * pass, and after that the kernel queues every arrival. */
@@ -822,7 +822,7 @@ static char *lf_copy(const char *s, size_t *len)
   char *out = malloc(n + 1), *w = out;
   if(!out)
     return NULL;
-  /* a line at a time, not a byte (issue 15: a reply is ~20 KB) */
+  /* a line at a time, not a byte (a reply is ~20 KB) */
   while(s < end) {
     const char *cr = memchr(s, '\r', (size_t)(end - s));
     size_t k = cr ? (size_t)(cr - s) : (size_t)(end - s);
@@ -860,14 +860,14 @@ static char *crlf_copy(const char *s, size_t *len)
   return out;
 }
 
-/* The Maildir sink's file for a row: the row's own name (issue 13), so a
+/* The Maildir sink's file for a row: the row's own name, so a
  * reply written before a crash and written again after it is the same
  * file, recognised instead of doubled. "<created>.R<id>S<store id>.tabula":
  * seconds first, as Maildir names go and readers sort; the row id padded so
  * the text order is the order of composition; the store's random id keeps
  * two stores writing into one Maildir (or a store made anew beside an old
  * outbox) apart. No host name: the name must not change with the host.
- * Whoever prunes sent rows (issue 15) must keep row ids from being reused
+ * Whoever prunes sent rows must keep row ids from being reused
  * (SQLite reuses the highest id once its row is gone), or a new reply
  * could be taken for an old one's file. */
 static int maildir_name(struct ref_service *svc, const struct store_outbox *row, char *buf,
@@ -944,7 +944,7 @@ static int outbound_send(struct ref_service *svc, const struct store_outbox *row
  * syncfs, which also writes every other dirty page of the file system: on
  * a shared server, other programs' data, at this daemon's cost and theirs.
  * A daemon's pass over one or two mails writes two to four replies; a big
- * batch keeps the one syncfs (issue 15). */
+ * batch keeps the one syncfs. */
 #define SYNC_BY_FILE_MAX 16
 
 /* Makes every message outbound_send wrote durable (the Maildir sink writes
@@ -959,7 +959,7 @@ static int outbound_sync(struct ref_service *svc, bool by_file)
   return mail_maildir_sync(svc->cfg.outbox) ? -1 : 0;
 }
 
-/* ---- the outbox: every reply exactly once (issue 13) ---- */
+/* ---- the outbox: every reply exactly once ---- */
 
 /* Retries back off exponentially: base (retry_base_s, 60 s by default),
  * twice that, four times ... at most 6 hours. */
@@ -1030,7 +1030,7 @@ out:
  * nobody else sends them) for the next try. lazy (the Maildir sink): the
  * commit is not synced (store_batch_begin_lazy): the replies are durable
  * in the Maildir already, and a mark lost in a crash only makes them rows
- * in doubt, which the flush finds there by name (issue 15). Runs of
+ * in doubt, which the flush finds there by name. Runs of
  * consecutive ids are marked by one statement each. */
 static int record_sent(struct ref_service *svc, struct ref_transport *t, bool lazy)
 {
@@ -1131,7 +1131,7 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent)
     size_t n = 0, i, chunk;
     bool by_file;
     /* First what this process just queued, from memory; then what the
-     * table holds for it or for nobody (issue 15). */
+     * table holds for it or for nobody. */
     bool fresh = first && store_outbox_fresh(svc->st, &rows, &n) == STORE_OK && n;
     first = false;
     if(!fresh &&

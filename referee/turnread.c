@@ -1,6 +1,6 @@
 /*
  * turnread.c: a mail's move lines read as its one turn (rules-spec.md
- * §1.1: one turn per mail; issue 13: plays over several lines).
+ * §1.1: one turn per mail, its plays over several lines).
  * Layer 3, "games" (docs/architecture.md).
  *
  * commands.c (layer 1) only splits a mail into command lines and short

@@ -46,7 +46,7 @@ int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat)
   return rc != STORE_OK ? -1 : !strcmp(value, "1");
 }
 
-/* issue 18: "if double then take|drop", beside the standing roll. */
+/* "if double then take|drop", beside the standing roll. */
 static void cube_answer_key(char *buf, size_t cap, int64_t game, int seat)
 {
   snprintf(buf, cap, "cubeanswer:%lld:%d", (long long)game, seat);

@@ -29,10 +29,10 @@ struct view {
   char commitment[200], guard[24];
   char time_control[96], move_deadline[40]; /* clock.c */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
-  char match[600];                          /* a backgammon match's score (match.c, issue 19) */
+  char match[600];                          /* a backgammon match's score (match.c) */
   char link[400];                           /* the game's web page (site_url) */
-  char prepared[2048];                      /* the reader's prepared lines (issue 18) */
-  char comment_note[400];                   /* the sender's words were not passed (issue 18) */
+  char prepared[2048];                      /* the reader's prepared lines */
+  char comment_note[400];                   /* the sender's words were not passed */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
   struct tpl_var vars[32];
@@ -44,7 +44,7 @@ void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *
   const char *url = svc->cfg.site_url;
   size_t len = strlen(url);
   buf[0] = '\0';
-  /* a private game (new GAME private, issue 13) has no page; nor, on a
+  /* a private game (new GAME private) has no page; nor, on a
    * store error, a link */
   if(!len || ref_game_private(svc, g->row.id) != 0)
     return;
@@ -121,7 +121,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     while(len && v->board[len - 1] == '\n')
       v->board[--len] = '\0';
     g->desc->ops->encode(g->state, v->position, sizeof(v->position));
-    /* the board as data for the HTML part (issue 17), when the game has it */
+    /* the board as data for the HTML part, when the game has it */
     if(m->svc->cfg.html && g->desc->ops->diagram &&
        g->desc->ops->diagram(g->state, seat < 0 ? 0 : seat, &v->diagram) == REF_OK)
       v->has_diagram = 1;
@@ -152,7 +152,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
   add_var(v, "dice_commitment", v->commitment);
   add_var(v, "guard", v->guard);
-  /* issue 19: every mail of a match game shows the match score */
+  /* Every mail of a match game shows the match score */
   ref_match_line(m->svc, g, v->match, sizeof(v->match));
   add_var(v, "match", v->match);
   ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
@@ -164,7 +164,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     tpl_line(v->autoroll, sizeof(v->autoroll), m->svc->cfg.templates_dir, "phrases.txt",
              "autoroll-standing", NULL, 0);
   add_var(v, "autoroll", v->autoroll);
-  /* issue 18: the moves prepared lines made with this mail, shown to all
+  /* The moves prepared lines made with this mail, shown to all
    * as moves; the reader's own lines that still wait, to the reader only */
   add_var(v, "reply", g->reply);
   if(seat >= 0)
@@ -172,7 +172,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   add_var(v, "conditionals", v->prepared);
 }
 
-/* The seat's prepared lines that still wait (issue 18), one a line as
+/* The seat's prepared lines that still wait, one a line as
  * "if Nf6 then e5"; "" when none. A branch kept for a move that came and
  * went (ply passed) no longer waits and is not shown. In a game with the
  * cube: the standing answer to the next double. */
@@ -212,7 +212,7 @@ void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int 
   free(rows);
 }
 
-/* The sender's words to the opponent (issue 18, talk.c): {comment} in
+/* The sender's words to the opponent (talk.c): {comment} in
  * the first mail of this message to each other seat that has comments on
  * (and to each observer of a public-comments game); {comment_note} in the
  * sender's first mail when a seat turned comments off. A comment is only
@@ -286,7 +286,7 @@ int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const
   return send_view(m, g, seat, g->seats[seat].address, tmpl, extra, nextra, NULL, 0);
 }
 
-/* The end of a game to every player, the record attached (issue 17): the
+/* The end of a game to every player, the record attached: the
  * file other programs read (record.c: PGN, PDN, .mat, or the transcript). */
 int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                     const struct tpl_var *extra, size_t nextra)
@@ -358,7 +358,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   int rc, i;
 
   tpl_reason(why, sizeof(why), dir, reason, detail);
-  /* issue 6: unknown words are answered with help, never guessed */
+  /* Unknown words are answered with help, never guessed */
   if((err && err->code == REF_EPARSE) || !strcmp(reason, "unreadable") ||
      !strcmp(reason, "no-command") || !strcmp(reason, "no-game-tag"))
     snprintf(help, sizeof(help), "yes"); /* refused.txt lists the commands */
@@ -378,7 +378,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   extra[4].value = "";
   extra[5].name = "status";
   extra[5].value = "";
-  extra[6].name = "match"; /* issue 19's line: none without a game */
+  extra[6].name = "match"; /* a backgammon match's line: none without a game */
   extra[6].value = "";
   /* no game, so refused.txt does not say "nothing has changed in the
    * game" (its {?game} line) to a mail that concerned none */
@@ -394,7 +394,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
 }
 
 /* Whether the sender may be answered: it holds a seat in some game, or
- * has answered one of our mails (optin.c, issue 13). */
+ * has answered one of our mails (optin.c). */
 int ref_known_player(struct ref_service *svc, const char *address)
 {
   return ref_stranger(svc, address) == 0;

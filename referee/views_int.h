@@ -17,15 +17,14 @@ int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const
                   const struct tpl_var *extra, size_t nextra);
 int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                  const struct tpl_var *extra, size_t nextra);
-/* The end of the game to every player with the game's record attached
- * (issue 17). */
+/* The end of the game to every player with the game's record attached. */
 int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                     const struct tpl_var *extra, size_t nextra);
-/* issue 18: a seat's prepared lines that still wait, one a line ("" none). */
+/* A seat's prepared lines that still wait, one a line ("" none). */
 void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
                            size_t cap);
 /* A game's page on the web view (site_url; "" when none, or when the game
- * is private: new GAME private, issue 13). */
+ * is private: new GAME private). */
 void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap);
 int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                        const struct tpl_var *extra, size_t nextra);

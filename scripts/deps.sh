@@ -13,7 +13,7 @@ if [ "${1:-build}" = test ]; then
   # chromium draws the HTML mails and the web view, DejaVu has the chess
   # symbols (tests/scripts/html_views.py).
   want+=(clang python3 sqlite3 stockfish gnubg pgn-extract chromium fonts-dejavu-core)
-  # the Debian package test (tests/scripts/debian_package.py, issue 16) and
+  # the Debian package test (tests/scripts/debian_package.py) and
   # the manual pages' check: dpkg-buildpackage, lintian, man
   want+=(debhelper lintian man-db)
   # node may come from elsewhere (nodesource bundles npm): only when absent

@@ -24,7 +24,7 @@ import mailcases  # noqa: E402
 STEPS = [
     ("alice@example.org", "Subject: a game?\nHi,\n\nnew chess with bob@example.org\n\n"
      "Thanks!\n-- \nAlice Liddell\nhttps://alice.example.org", "alice@example.org"),
-    # issue 13: a first `new` is confirmed by its sender before anyone is invited
+    # A first `new` is confirmed by its sender before anyone is invited
     ("alice@example.org", "confirm", "bob@example.org"),
     ("bob@example.org", "Accept\n\nLooking forward to it!\n\nSent from my iPhone",
      "alice@example.org"),

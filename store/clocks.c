@@ -1,5 +1,5 @@
 /*
- * clocks.c: the tables behind time in tabula_store (issue 6): each game's
+ * clocks.c: the tables behind time in tabula_store: each game's
  * clock, players' vacations, the digest preference and the digest queue.
  * Contract in store.h; schema in store.c (migration 2). The arithmetic
  * (what a deadline is, when a reminder is due) is the service's
@@ -182,7 +182,7 @@ int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64
   rc = store_prepare(st, &stmt,
                      /* oldest first, in the order of the games_invited index:
                       * ORDER BY id alone made SQLite walk every game by its
-                      * id instead (issue 15: 0.26 s a tick at a million) */
+                      * id instead (0.26 s a tick at a million) */
                      "SELECT id FROM games WHERE phase = 'invited' AND created <= ?1"
                      " ORDER BY created, id",
                      "games_invited_before");

@@ -1,5 +1,5 @@
 /*
- * compete.c: the tables of competition in tabula_store (issue 19): ratings,
+ * compete.c: the tables of competition in tabula_store: ratings,
  * backgammon matches, round-robin tournaments. Contract in store.h, schema
  * in store.c (migration 6). The store keeps the facts; what a rating is,
  * what a match's score is and who leads a tournament are the service's

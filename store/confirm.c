@@ -1,6 +1,6 @@
 /*
  * confirm.c: the tables behind "nothing to an address that has not
- * asked" (issue 13) in tabula_store: the requests waiting for their
+ * asked" in tabula_store: the requests waiting for their
  * one-time key to come back from their address, and the addresses that
  * have answered one of our mails. Contract in store.h; schema in store.c
  * (migration 4). What a request does once confirmed, and who may be

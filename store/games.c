@@ -163,7 +163,7 @@ out:
 /* The row (and, with snap, the snapshot) of g. The phase is set by a
  * statement of its own, and only when it changes: SQLite checks a CHECK
  * constraint only in an update that sets its column, and the IN list of
- * games.phase costs a temporary table each time (issue 15). */
+ * games.phase costs a temporary table each time. */
 static int game_update(struct store *st, const struct store_game *g, bool snap,
                        const void *blob, size_t len)
 {

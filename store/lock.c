@@ -1,5 +1,5 @@
 /*
- * lock.c: processes sharing one store (issue 13). Contract in store.h
+ * lock.c: processes sharing one store. Contract in store.h
  * (store_lock_daemon) and store_int.h (owners).
  *
  * Beside the database lies PATH.lock, a file of byte-range locks that the

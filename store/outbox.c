@@ -8,7 +8,7 @@
  * queued on restart. Rows leave the queue in creation order (id), so two
  * replies to one player arrive in the order they were composed.
  *
- * Exactly once (issue 13): a row is sent only by the process holding its
+ * Exactly once: a row is sent only by the process holding its
  * claim (outbox.claim, a token whose liveness lock.c can tell). The
  * process that queues a reply claims it in the same transaction, so the
  * usual path costs no transaction of its own; what is left (retries, rows
@@ -73,7 +73,7 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
   if(rc == STORE_OK)
     rc = store_step_done(st, stmt, "outbox_add: message");
   store_finish(st, stmt);
-  /* Kept in memory for this process's flush (issue 15): only a row it
+  /* Kept in memory for this process's flush: only a row it
    * claims, since nobody else may send it. Inside the group: a rollback
    * of it forgets the row again. */
   if(rc == STORE_OK && owner)
@@ -84,7 +84,7 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
   return rc;
 }
 
-/* ---- replies queued by this process, in memory (issue 15) ---- */
+/* ---- replies queued by this process, in memory ---- */
 
 static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
                       const char *message, int64_t now)

@@ -1,7 +1,7 @@
 /*
  * probe.c: is a daemon serving this store? Read from outside the store,
  * without opening the database: the one question `tabula-deliver` asks
- * (issue 15) before it leaves a mail in the inbox for that daemon.
+ * before it leaves a mail in the inbox for that daemon.
  *
  * The answer is byte 0 of PATH.lock (lock.c: the daemon holds it for as
  * long as it lives, and the kernel drops it however it ends). This file

@@ -1,5 +1,5 @@
 /*
- * seeks.c: the `seeks` table (schema v7, issue 18) in tabula_store: open
+ * seeks.c: the `seeks` table (schema v7) in tabula_store: open
  * requests for an opponent from confirmed addresses, and what became of
  * them (paired with the game they started, expired, withdrawn). Contract
  * in store.h; schema in store.c. Which seeks match, who plays which side

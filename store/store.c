@@ -29,8 +29,8 @@
 
 /* How long a process waits for another's write transaction: a daemon's
  * batch of batch_max mails can take seconds on a slow machine, and a
- * `deliver` run by an MTA beside it should wait rather than defer the mail
- * (issue 13); bounded, so nothing waits forever. */
+ * `deliver` run by an MTA beside it should wait rather than defer the mail;
+ * bounded, so nothing waits forever. */
 #define STORE_BUSY_TIMEOUT_MS 15000
 
 struct migration {
@@ -129,7 +129,7 @@ static const struct migration migrations[] = {
       "  key TEXT PRIMARY KEY,"
       "  value TEXT NOT NULL"
       ") STRICT;"},
-  /* v2 (issue 6, clocks.c): the clock of each game (seat whose time runs,
+  /* v2 (clocks.c): the clock of each game (seat whose time runs,
    * when it started, reminders sent as bits), vacations as whole UTC days
    * (days since 1970-01-01, inclusive), the digest preference and the
    * queue of mails held back for a player's daily digest. */
@@ -165,7 +165,7 @@ static const struct migration migrations[] = {
       "  body TEXT NOT NULL"
       ") STRICT;"
       "CREATE INDEX digest_by_address ON digest(address, id);"},
-  /* v3 (issue 13, every reply exactly once): outbox.claim is the token of
+  /* v3 (every reply exactly once): outbox.claim is the token of
    * the process that holds the row to send it (lock.c: that process holds
    * byte 1 + claim of PATH.lock while it lives), NULL when nobody does;
    * in_doubt marks a row taken over from a process that died holding it,
@@ -176,7 +176,7 @@ static const struct migration migrations[] = {
       "  CHECK(in_doubt IN (0, 1));"
       "CREATE INDEX outbox_claimed ON outbox(claim) WHERE claim IS NOT NULL;"
       "INSERT OR IGNORE INTO kv(key, value) VALUES('store id', lower(hex(randomblob(8))));"},
-  /* v4 (issue 13, confirm.c: nothing to an address that has not asked):
+  /* v4 (confirm.c: nothing to an address that has not asked):
    * the requests waiting for their one-time key to come back from their
    * address (`new` or `observe`, the command line as written), and the
    * addresses that have answered one of our mails. Those already in the
@@ -202,7 +202,7 @@ static const struct migration migrations[] = {
       "  FROM seats s JOIN journal j ON j.game = s.game AND j.seat = s.seat"
       "  WHERE j.kind IN ('accept', 'decline', 'move', 'action', 'offer')"
       "  GROUP BY s.address;"},
-  /* v5 (issue 15, a mail costs less than a process start):
+  /* v5 (a mail costs less than a process start):
    * - outbox rebuilt with the same columns: its CHECKs without IN lists
    *   (SQLite runs a constant IN list through a temporary table at every
    *   insert, and at every update that sets the column), the message last
@@ -246,7 +246,7 @@ static const struct migration migrations[] = {
       "UPDATE clocks SET next_event = 0 WHERE seat >= 0;"
       "CREATE INDEX clocks_due ON clocks(next_event) WHERE next_event IS NOT NULL;"
       "ALTER TABLE dice ADD COLUMN checkpoints BLOB;"},
-  /* v6 (issue 19, compete.c): competition. `ratings` is derived data, one
+  /* v6 (compete.c): competition. `ratings` is derived data, one
    * Glicko-2 rating per player per game system, rebuilt from the journals
    * on demand (`tabula check` compares); REAL columns keep the doubles
    * exactly. A backgammon match is its games in order (match_games), its
@@ -306,7 +306,7 @@ static const struct migration migrations[] = {
       "  round INTEGER NOT NULL,"
       "  PRIMARY KEY(tournament, game)"
       ") STRICT;"},
-  /* v7 (issue 18, comfort by mail):
+  /* v7 (comfort by mail):
    * - conditionals: a player's prepared lines in one game ("if Nf6 then
    *   e5", "if Nf6 e5 then Nd5"), one row per branch. `plies` are the
    *   moves as the rules format them, space-separated, starting with the
@@ -345,7 +345,7 @@ static const struct migration migrations[] = {
       "CREATE INDEX seeks_open ON seeks(kind, created) WHERE phase = 'open';"
       "CREATE INDEX seeks_expiry ON seeks(expires) WHERE phase = 'open';"
       "CREATE INDEX seeks_by_address ON seeks(address) WHERE phase = 'open';"},
-  /* v8 (issue 18): confirmation requests of more kinds. `keyless`: the
+  /* v8: confirmation requests of more kinds. `keyless`: the
    * action of a player's mail without a game's key, done once the player
    * confirms it from the address of record (referee/cmd_keyless.c);
    * `seek` and `tournament` for the requests of those commands. SQLite
@@ -365,7 +365,7 @@ static const struct migration migrations[] = {
       "DROP TABLE confirmations;"
       "ALTER TABLE confirmations_v8 RENAME TO confirmations;"
       "CREATE INDEX confirmations_by_expiry ON confirmations(expires);"},
-  /* v9 (issue 15): a reply's text in a table of its own, keyed by the
+  /* v9: a reply's text in a table of its own, keyed by the
    * outbox row's id. The outbox row changes several times (claimed, sent,
    * retried, taken over in doubt) and SQLite rewrites a row whose size
    * changes whole, overflow pages and all: the sent mark of a 9.7 KB
@@ -433,7 +433,7 @@ int store_fail_sql(struct store *st, int sqlite_rc, const char *what)
   if(rc == STORE_OK)
     rc = STORE_EIO;
   /* SQLite says "disk I/O error" when a write of its -wal or -shm file
-   * fails for want of space (issue 13): the operator needs the cause. */
+   * fails for want of space: the operator needs the cause. */
   if(rc == STORE_EFULL || sys == ENOSPC || sys == EDQUOT)
     return store_fail(st, STORE_EFULL, "%s: the disk is full (%s; SQLite: %s)", what,
                       strerror(sys == EDQUOT ? EDQUOT : ENOSPC), msg);
@@ -643,7 +643,7 @@ static int exec_sql(struct store *st, const char *sql, const char *what)
 
 /* One statement from the cache, run to its end: the transaction and
  * savepoint statements run several times a message, and sqlite3_exec
- * parses them anew each time (issue 15). */
+ * parses them anew each time. */
 static int run_sql(struct store *st, const char *sql, const char *what)
 {
   sqlite3_stmt *stmt = NULL;
@@ -833,8 +833,8 @@ static int configure(struct store *st)
   rc = exec_sql(st, "PRAGMA synchronous = FULL", "setting synchronous=FULL");
   if(rc)
     return rc;
-  /* The WAL and its index stay beside the database between processes
-   * (issue 15): each `deliver` used to create db-wal and db-shm and unlink
+  /* The WAL and its index stay beside the database between processes:
+   * each `deliver` used to create db-wal and db-shm and unlink
    * both at its close, ~0.75 ms of a 10 ms deliver in the kernel (a new
    * inode each, the WAL's blocks freed). The close still checkpoints
    * everything into the database file, durably, and then, because
@@ -856,7 +856,7 @@ static int configure(struct store *st)
    * room for a whole batch, so pages are written once, at the commit,
    * instead of spilled and re-journaled. Durability is unchanged. A batch
    * of 256 moves dirties about 1,500 pages (6 MiB) on a store of a million
-   * games; 8 MiB holds it, and keeps the daemon small (issue 15: 64 MiB
+   * games; 8 MiB holds it, and keeps the daemon small (64 MiB
    * made it 83 MB). */
   rc = exec_sql(st, "PRAGMA temp_store = MEMORY; PRAGMA cache_size = -8192",
                 "sizing the page cache");
@@ -892,7 +892,7 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
     return STORE_ENOMEM;
   }
   /* One thread per connection (the store is single-threaded): no mutex
-   * calls, ~900 of them a move before (issue 15). */
+   * calls, ~900 of them a move before. */
   rc = sqlite3_open_v2(path, &st->db,
                        SQLITE_OPEN_READWRITE | SQLITE_OPEN_CREATE | SQLITE_OPEN_NOMUTEX, NULL);
   if(rc != SQLITE_OK) {
@@ -902,7 +902,7 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
   /* SQLite does not always call the busy handler while a connection sets
    * itself up (a WAL index being rebuilt or checkpointed away by another
    * process's close): a `deliver` started by an MTA beside others would
-   * fail with "database is locked" (issue 13). configure() only reads and
+   * fail with "database is locked". configure() only reads and
    * sets up, so it is tried again, up to the busy timeout. */
   for(waited = 0;; waited += 20) {
     struct timespec pause = {0, 20 * 1000000L};

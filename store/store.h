@@ -48,7 +48,7 @@ int store_schema_version(struct store *st); /* PRAGMA user_version */
  * the check ran, whatever it found. */
 int store_integrity_check(struct store *st, char **problems);
 
-/* One daemon per store (issue 13): an exclusive lock on PATH.lock, held
+/* One daemon per store: an exclusive lock on PATH.lock, held
  * until store_close or the process's end, however it ends. STORE_EBUSY
  * when another process holds it; store_errmsg then names its pid. */
 int store_lock_daemon(struct store *st);
@@ -75,14 +75,14 @@ int store_batch_begin(struct store *st);
  * for its time): it becomes durable with the next synced commit, or is
  * lost in a crash before that. Only for what a crash may undo because it
  * is found again: the "sent" marks of replies in the outbox Maildir,
- * which are looked for by name after a crash (issue 15). */
+ * which are looked for by name after a crash. */
 int store_batch_begin_lazy(struct store *st);
 int store_batch_commit(struct store *st);
 int store_batch_rollback(struct store *st);
 /* true while the batch's transaction is still open (SQLite rolls a whole
  * transaction back by itself on some I/O errors). */
 bool store_batch_open(struct store *st);
-/* The daemon's checkpoints (issue 15). SQLite checkpoints the WAL into the
+/* The daemon's checkpoints. SQLite checkpoints the WAL into the
  * database inside the commit that grows it past 1,000 pages, and syncs the
  * database file there: one move in thirty waited for that before its
  * replies went out. After store_checkpoint_later, commits leave the WAL as
@@ -127,7 +127,7 @@ struct store_game {
 int store_game_create(struct store *st, int64_t *id, const struct store_game *g);
 int store_game_load(struct store *st, struct store_game *out, int64_t id);
 int store_game_update(struct store *st, const struct store_game *g);
-/* The same, with the game's snapshot (issue 15): the service's bytes,
+/* The same, with the game's snapshot: the service's bytes,
  * opaque to the store, at most STORE_SNAPSHOT_MAX; NULL clears it. */
 #define STORE_SNAPSHOT_MAX 65536u
 int store_game_update_snapshot(struct store *st, const struct store_game *g, const void *blob,
@@ -187,7 +187,7 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game);
 /* ---- outbox: replies, written in the same transaction, sent afterwards ----
  *
  * A row's text is kept apart from its state (table outbox_message, schema
- * v9, issue 15): the state changes (claimed, sent, retried, taken over)
+ * v9): the state changes (claimed, sent, retried, taken over)
  * rewrite a row of ~100 bytes, never the reply's kilobytes. The text is
  * written with its row, read with it and deleted with it; callers see one
  * row. */
@@ -214,7 +214,7 @@ struct store_outbox {
  * composed a reply sends it, without a transaction of its own to claim it. */
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now);
-/* Exactly once (issue 13): a row is sent only by the process that holds
+/* Exactly once: a row is sent only by the process that holds
  * its claim. Returns up to max rows claimed by this process, oldest first:
  * those it queued itself and not yet sent, then due rows nobody holds,
  * claimed here in one transaction, so no two processes ever get one row.
@@ -228,7 +228,7 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
 /* Gives back this process's claims on rows it will not send now. */
 int store_outbox_release(struct store *st);
 /* The rows this process queued and committed since the last call, in id
- * order, from memory (issue 15: the flush writes them without a round trip
+ * order, from memory (the flush writes them without a round trip
  * through the table); claimed by this process like every row it queues.
  * None while a transaction is open, or when an older row of this process
  * still waits (store_outbox_claim then reads them all back, in order).
@@ -248,7 +248,7 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now);
  * (a chunk written at once); *n gets how many. */
 int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n);
 /* Deletes sent rows sent before `before`, with their texts, in one
- * transaction (issue 15: the table no longer grows with every move), never
+ * transaction (the table no longer grows with every move), never
  * the newest row of all (its id + 1 is the next id: ids are never handed
  * out twice). *n gets how many. */
 int store_outbox_prune(struct store *st, int64_t before, size_t *n);
@@ -270,8 +270,8 @@ struct store_dice {
   int next_index;        /* next roll index i within this chain, 1-based */
   char entropy[65];      /* hex E, "" until every seat accepted */
   int64_t roll_count;    /* rolls made in the game over all chains */
-  /* Keys of the chain kept so a roll hashes down from the nearest one
-   * (issue 15); the service's bytes, as secret as `secret` itself.
+  /* Keys of the chain kept so a roll hashes down from the nearest one;
+   * the service's bytes, as secret as `secret` itself.
    * checkpoints_len 0: none stored. */
   uint8_t checkpoints[4096];
   size_t checkpoints_len;
@@ -286,7 +286,7 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
 int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
 int store_kv_set(struct store *st, const char *key, const char *value);
 
-/* ---- time (clocks.c, issue 6): clocks, vacations, the digest ---- */
+/* ---- time (clocks.c): clocks, vacations, the digest ---- */
 
 /* A game's clock. Days are whole UTC days since 1970-01-01. */
 struct store_clock {
@@ -299,7 +299,7 @@ struct store_clock {
   int64_t deadline;  /* unix seconds, as last computed (for display) */
   int reminded;      /* bits: 1 half time, 2 last day, 4 time up told */
   int64_t next_event; /* unix seconds: nothing is due before it (a lower
-                       * bound, issue 15); 0 = look at the next tick,
+                       * bound); 0 = look at the next tick,
                        * < 0 = never (no clock runs) */
 };
 
@@ -360,7 +360,7 @@ void store_digest_free(struct store_digest_item *items, size_t n);
 /* Drops a player's held mails up to and including id `upto_id`. */
 int store_digest_clear(struct store *st, const char *address, int64_t upto_id);
 
-/* ---- competition (compete.c, issue 19): ratings, matches, round robins ---- */
+/* ---- competition (compete.c): ratings, matches, round robins ---- */
 
 /* One Glicko-2 rating of one player in one game system: derived data,
  * rebuilt from the journals on demand. last_ended/last_unit: the rating
@@ -443,7 +443,7 @@ int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t
 int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game);
 /* Tournaments `address` plays in (NULL: all), ascending; free() *ids. */
 int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char *address);
-/* ---- confirmations (confirm.c, issue 13): nothing to an address that has
+/* ---- confirmations (confirm.c): nothing to an address that has
  * not asked ---- */
 
 /* A request waiting for its one-time key to come back from its address. */
@@ -451,7 +451,7 @@ struct store_confirm {
   char key[40];       /* the one-time key, as mailed */
   char address[256];  /* who must answer: the request's From */
   char kind[16];      /* "new" (new, tournament), "observe", "keyless" (an action of a
-                         mail without a game's key, issue 18); since v8 also "seek",
+                         mail without a game's key); since v8 also "seek",
                          "tournament" */
   char request[256];  /* the command line as written */
   int64_t game;       /* observe, keyless: the game; 0 otherwise */
@@ -468,7 +468,7 @@ int store_confirmed_get(struct store *st, bool *yes, const char *address);
 /* Records that it has: the first time is kept ("how": what it answered). */
 int store_confirmed_add(struct store *st, const char *address, int64_t since, const char *how);
 
-/* ---- conditional moves (conditionals.c, issue 18): a player's prepared
+/* ---- conditional moves (conditionals.c): a player's prepared
  * lines ---- */
 
 /* One branch of a prepared line: `plies` are the moves still to come as
@@ -497,7 +497,7 @@ int store_conditional_delete(struct store *st, int64_t id);
  * agreed takeback discards them all). 0 (STORE_OK) on success, -1 on a
  * store error. */
 int store_conditionals_clear(struct store *st, int64_t game, int seat);
-/* ---- seeks (seeks.c, issue 18): open requests for an opponent ---- */
+/* ---- seeks (seeks.c): open requests for an opponent ---- */
 
 /* One seek. `options` holds the seek's terms after its kind: the
  * service's words (private, weekends=off, as=SEAT) and then the rules'
@@ -508,7 +508,7 @@ struct store_seek {
   char kind[32];     /* the game system */
   char options[256];
   int days;          /* days per move */
-  int rated;         /* 1 rated, 0 unrated (issue 19) */
+  int rated;         /* 1 rated, 0 unrated */
   int64_t created, expires; /* unix seconds */
   char phase[16];    /* open, paired, expired, withdrawn */
   int64_t game;      /* paired: the game it started; else 0 */

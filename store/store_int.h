@@ -33,7 +33,7 @@ struct store {
   bool unit;  /* inside a batch: store_begin's savepoint is open */
   bool lazy;  /* store_batch_begin_lazy: synchronous=NORMAL until its end */
   int wal_pages; /* store_checkpoint_later: the WAL's length after the last commit */
-  /* lock.c (issue 13): the file PATH.lock beside the database, whose
+  /* lock.c: the file PATH.lock beside the database, whose
    * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
    * process while it owns outbox claims. -1 and 0 until first needed. */
   char *path;
@@ -41,7 +41,7 @@ struct store {
   int64_t owner;
   char id[24]; /* kv "store id", read once ("" until then) */
   /* Replies this process queued (store_outbox_add), kept in memory so
-   * the flush writes them without reading them back (issue 15). The list
+   * the flush writes them without reading them back. The list
    * follows the transactions: what a rollback undoes leaves it, and only
    * the first fresh_committed are committed (store_outbox_fresh hands
    * those out). Marks: the length when the transaction (fresh_tx) and

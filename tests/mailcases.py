@@ -14,7 +14,7 @@ with a line holding only "."):
                         In-Reply-To, and the original quoted below the text
   reply ADDRESS GAME    the same, to the last mail about game GAME
   reply ADDRESS confirm the same, to the last confirmation request ADDRESS
-                        received ("[tabula confirm KEY]", issue 13)
+                        received ("[tabula confirm KEY]")
   reply-headers ADDRESS [VICTIM]
                         the same as reply, with more header fields: the block
                         is header lines, a blank line, then the body; with
@@ -47,10 +47,10 @@ with a line holding only "."):
   games ~ TEXT          `tabula games` prints TEXT
   check                 `tabula check` passes
   unchanged             the store's games, journal and prepared lines
-                        (conditionals, issue 18) are as before the last
+                        (conditionals) are as before the last
                         delivery (a refusal changed nothing)
 
-Time (issue 6). A case that uses `clock` or `tick` runs on a test clock
+Time. A case that uses `clock` or `tick` runs on a test clock
 (the config's test_clock_file, a file of epoch seconds; never used in
 production) starting Monday 2026-11-23 09:00 UTC:
 
@@ -62,12 +62,12 @@ production) starting Monday 2026-11-23 09:00 UTC:
                         for `expect`
   arrived 2026-11-24T08:00 (or -2h, +30m: from the clock)
                         the next mail put into the inbox reached it then
-                        (issue 13): its Maildir name starts with that time,
+                       : its Maildir name starts with that time,
                         as a delivering program names it. Without this step
                         a mail arrives at the clock's time.
   config KEY = VALUE    add an option to the case's tabula.ini
 
-The operator (issue 6):
+The operator:
 
   admin ARGS...         `tabula ARGS...` must succeed; its mails count as a
                         delivery for `expect`, its output is kept (ARGS are
@@ -77,7 +77,7 @@ The operator (issue 6):
                         the last `admin` printed (or did not print) TEXT
   expect ADDRESS body ~ @output
                         a mail of the last delivery to ADDRESS holds all the
-                        last `admin` printed (issue 18: "board #N" is `tabula
+                        last `admin` printed ("board #N" is `tabula
                         board` of that position); the last move's mark in a
                         mail's board, "[p]" or "[22]", reads as " p " (a position
                         string has no last move)
@@ -116,7 +116,7 @@ class Conversation:
         self.db = os.path.join(workdir, "tabula.db")
         self.mode = "poll"
         self.hold = False  # the next mail waits in the inbox for the one after
-        self.arrival = None  # the next inbound mail's arrival time (issue 13)
+        self.arrival = None  # the next inbound mail's arrival time
         self.keep = False  # the next mail is only composed (keep, deliver-kept)
         self.kept = None
         self.seen_out = set()
@@ -175,7 +175,7 @@ class Conversation:
         self.collect()
 
     def run(self, *args, stdin=None):
-        # the rules' own commands (`tabula board`, issue 18) take no config
+        # the rules' own commands (`tabula board`) take no config
         config = [] if args[0] in ("board", "moves", "perft", "divide") else ["-c", self.config]
         p = subprocess.run([self.tabula, args[0]] + config + list(args[1:]),
                            input=stdin, capture_output=True, timeout=60)
@@ -190,7 +190,7 @@ class Conversation:
                                 "from games order by id").fetchall()
             journal = con.execute("select game, seq, hash from journal "
                                   "order by game, seq").fetchall()
-            # issue 18: a refused prepared line keeps nothing
+            # A refused prepared line keeps nothing
             prepared = con.execute("select game, seat, ply, plies, line "
                                    "from conditionals order by id").fetchall()
         finally:
@@ -210,7 +210,7 @@ class Conversation:
             os.makedirs(os.path.join(self.inbox, "new"), exist_ok=True)
             self.counter += 1
             # Maildir names start with the delivery time, which is when the
-            # mail counts (issue 13): the test clock's time when there is one
+            # mail counts: the test clock's time when there is one
             at = self.arrival if self.arrival is not None else (
                 self.clock if self.clock is not None else time.time())
             self.arrival = None
@@ -284,7 +284,7 @@ def read_mail(raw):
 
 
 def html_part(msg):
-    """The text/html part as written (issue 17), "" for a plain mail."""
+    """The text/html part as written, "" for a plain mail."""
     part = msg.get_body(preferencelist=("html",))
     if part is None or part.get_content_type() != "text/html":
         return ""
@@ -323,7 +323,7 @@ def reply_to(last, sender, body, mid, headers=""):
 
 
 def confirm_answers(outbox, mid, done=None, only=None):
-    """issue 13: the answer `confirm` of each confirmation request ("[tabula
+    """The answer `confirm` of each confirmation request ("[tabula
     confirm KEY]") in the Maildir outbox (new/ and cur/), from its
     addressee, as reply_to writes it; in the order of the files' names.
     mid(i) is the i-th answer's Message-ID; done, a set of file names,
@@ -348,7 +348,7 @@ def list_copy(raw):
     """The copy a Mailman list relays of a mail its member sent to the
     referee and to the list: the same Message-ID and text, the list's
     header fields (RFC 2919 List-Id, RFC 2369 List-Post, Precedence: list),
-    its subject prefix and footer (issue 13)."""
+    its subject prefix and footer."""
     head, _, body = raw.partition(b"\r\n\r\n")
     lines = []
     for line in head.split(b"\r\n"):
@@ -368,14 +368,14 @@ def list_copy(raw):
 def game_of(subject):
     """The game number of a "[tabula N TOKEN]" (or an observer's "[tabula
     N]") subject, "confirm" for a
-    confirmation request ("[tabula confirm KEY]", issue 13), or None."""
+    confirmation request ("[tabula confirm KEY]"), or None."""
     m = re.search(r"\[tabula (\d+|confirm)[ \]]", subject)
     return m.group(1) if m else None
 
 
 def text_part(msg):
     """The text/plain part: all of a plain mail, the first alternative of a
-    mail with an HTML part (issue 17)."""
+    mail with an HTML part."""
     part = msg.get_body(preferencelist=("plain",))
     if part is None:
         raise CaseError("outgoing mail has no text/plain part")
@@ -390,7 +390,7 @@ def check_outgoing(mail):
             raise CaseError("outgoing mail lacks %s" % h)
     if str(msg["Auto-Submitted"]).lower() != "auto-replied":
         raise CaseError("outgoing mail lacks Auto-Submitted: auto-replied")
-    # issue 17: text/plain, or multipart/alternative with text/plain first
+    # Text/plain, or multipart/alternative with text/plain first
     # and the HTML after it, or either inside multipart/mixed with files
     body = msg
     if body.get_content_type() == "multipart/mixed":

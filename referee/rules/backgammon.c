@@ -1,7 +1,7 @@
 /*
  * backgammon.c: backgammon with the doubling cube, a money game or one
  * game of a match (options match=N, score=A-B, crawford=on; jacoby=on for
- * money play: BG-4, issue 19), and the reusable backgammon helpers
+ * money play: BG-4), and the reusable backgammon helpers
  * declared in backgammon_int.h.
  *
  * Rules: docs/rules-spec.md section 4 (BG-1 opening roll, BG-2 must-play,
@@ -186,7 +186,7 @@ int ref_bg_match_decode(struct ref_bg_match *m, const char *id)
   m->doubled = v[6];
   m->resigned = v[7];
   /* the higher die first, as ref_bg_match_id writes them: a position
-   * decodes the same from its own string (issue 13) */
+   * decodes the same from its own string */
   m->dice[0] = v[8] > v[9] ? v[8] : v[9];
   m->dice[1] = v[8] > v[9] ? v[9] : v[8];
   m->match_len = v[10];
@@ -212,7 +212,7 @@ struct bg_state {
   struct ref_bg_cube cube;
   struct ref_bg_turn t; /* phase, seats, dice (BG-1 opening), result */
   uint8_t resigned;     /* REF_END_RESIGNATION: level 1-3 */
-  uint8_t match_len;    /* BG-4, issue 19: a game of a match to this many points, 0 money */
+  uint8_t match_len;    /* BG-4: a game of a match to this many points, 0 money */
   uint8_t score[2];     /* the match score before this game */
 };
 
@@ -378,7 +378,7 @@ static bool number(const char *b, const char *e, int *n)
 #define OPT_FEN 16
 
 /*
- * Options (BG-4, issue 19): match=N (a game of a match to N points, 1 to
+ * Options (BG-4): match=N (a game of a match to N points, 1 to
  * 64), score=A-B (the match score before it, each below N), crawford=on
  * (the Crawford game: exactly one player at N-1, no cube), jacoby=on
  * (money games only). Beavers and automatic doubles stay off.
@@ -557,7 +557,7 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
   if(ref_bg_match_decode(&m, mid) != REF_OK)
     return bad_position(err, "Match ID");
   /* A money game: gnubg keeps its session score in the score fields, one
-   * game ignores them. A game of a match (BG-4, issue 19): the length, the
+   * game ignores them. A game of a match (BG-4): the length, the
    * score before it, the Crawford flag (one player at N-1, no cube
    * turned). The Jacoby bit is ignored: the manual's IDs predate it (a
    * Jacoby game's position reads back as a game without). */
@@ -716,7 +716,7 @@ static bool bg_ok(const struct ref_state *s)
     return false;
   if(!ref_bg_cube_ok(&st->cube) || st->t.onroll < 0 || st->t.onroll > 1)
     return false;
-  /* BG-4, issue 19: the Crawford game is a match's, with one player at
+  /* BG-4: the Crawford game is a match's, with one player at
    * N-1; Jacoby is money play's */
   if((st->cube.crawford &&
       (!st->match_len || (st->score[0] == st->match_len - 1) == (st->score[1] == st->match_len - 1))) ||
@@ -884,7 +884,7 @@ static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
-/* The board as data (issue 17): checkers on points, bar, off, the cube,
+/* The board as data: checkers on points, bar, off, the cube,
  * the dice to play, the last play marked; Black (seat 1) reads from its
  * side. */
 static int bg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)

@@ -480,7 +480,7 @@ void ref_bg_cube_init(struct ref_bg_cube *c)
 bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side)
 {
   /* Section 4.3: centred or own cube, and no double beyond 64; BG-4: none
-   * at all in a match's Crawford game (issue 19). */
+   * at all in a match's Crawford game. */
   return !c->crawford && (c->owner < 0 || c->owner == side) && c->log2 < REF_BG_CUBE_MAX_LOG2;
 }
 
@@ -498,7 +498,7 @@ int ref_bg_cube_value(const struct ref_bg_cube *c)
 
 int ref_bg_cube_points(const struct ref_bg_cube *c, int multiplier)
 {
-  /* BG-4, the Jacoby rule (money play, issue 19): a gammon or backgammon
+  /* BG-4, the Jacoby rule (money play): a gammon or backgammon
    * counts as a single game while the cube was not turned. */
   return (c->jacoby && c->log2 == 0 ? 1 : multiplier) * ref_bg_cube_value(c);
 }
@@ -595,7 +595,7 @@ static int cube_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int 
       return REF_OK;
     }
     if(c->crawford)
-      why = "bg-crawford"; /* BG-4: the Crawford game has no cube (issue 19) */
+      why = "bg-crawford"; /* BG-4: the Crawford game has no cube */
     else if(t->phase == REF_PHASE_CUBE_REPLY && seat == t->turn)
       why = "bg-take-or-drop"; /* BG-4: no beavers */
     else if(seat != t->turn && !t->opening)
@@ -680,7 +680,7 @@ int ref_bg_turn_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int 
 bool ref_bg_cube_ok(const struct ref_bg_cube *c)
 {
   /* BG-4: no cube turned in a Crawford game; Crawford is a match's and
-   * Jacoby money play's, never both (issue 19). */
+   * Jacoby money play's, never both. */
   return c->log2 >= 0 && c->log2 <= REF_BG_CUBE_MAX_LOG2 && c->owner >= -1 && c->owner <= 1 &&
          (c->owner < 0) == (c->log2 == 0) && c->crawford <= 1 && c->jacoby <= 1 &&
          !(c->crawford && (c->log2 || c->jacoby));

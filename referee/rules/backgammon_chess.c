@@ -734,7 +734,7 @@ out:
   free(tmp);
 }
 
-/* The board as data (issue 17): the chess board with its pieces and
+/* The board as data: the chess board with its pieces and
  * stones (V a man, X a doubled stone: BC-5), the last chess move marked,
  * the jail; and the backgammon board (its bar is the jail), the cube, the
  * dice to play. */

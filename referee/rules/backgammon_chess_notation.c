@@ -440,7 +440,7 @@ int ref_bc_parse(const struct ref_state *s, const char *text, struct ref_move *o
   if(!strncasecmp(buf, "(roll", 5)) {
     char *close = strchr(buf, ')');
     int a = 0, b = 0, used = -1;
-    /* one digit a face: %d read any length into an int (issue 20) */
+    /* one digit a face: %d read any length into an int */
     if(!close || sscanf(buf + 5, " %1d - %1d %n", &a, &b, &used) != 2 || buf + 5 + used != close)
       return fail_with(REF_EPARSE, "unreadable", NULL, err);
     if(st->first || st->stage != ST_BG ||

@@ -5,7 +5,7 @@
  * that come between them; a turn packed into a ref_move and back. Below
  * both backgammon_chess.c (the position string, the ops) and
  * backgammon_chess_notation.c (reading and writing a turn), which each
- * call it, so neither calls the other back (issue 14).
+ * call it, so neither calls the other back.
  */
 #include "backgammon_chess_int.h"
 

@@ -171,8 +171,8 @@ int ref_bg_match_decode(struct ref_bg_match *m, const char *id);
  * The doubling cube (section 4.3; BG-4: no beavers, no automatic
  * doubles). The cube starts at 1 centred. `side` may double when the cube
  * is centred or its own and below 64, and never in a match's Crawford
- * game (issue 19); a take doubles it and gives it to the taker. With the
- * Jacoby rule (money games, issue 19) gammons and backgammons count only
+ * game; a take doubles it and gives it to the taker. With the
+ * Jacoby rule (money games) gammons and backgammons count only
  * once the cube was turned.
  */
 struct ref_bg_cube {
@@ -192,7 +192,7 @@ int ref_bg_cube_points(const struct ref_bg_cube *c, int multiplier);
 
 /* The move number stops here: it is an int16_t, and Tables Chess writes it
  * in its position string and reads it back up to this, so every position
- * a game reaches decodes from its own string (issue 13). */
+ * a game reaches decodes from its own string. */
 #define REF_BG_MOVE_MAX 30000
 
 /*

@@ -819,7 +819,7 @@ static int bb_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return ref_text_copy(out, k, buf, cap);
 }
 
-/* The board as data (issue 17): 14 files a-n, the cells that are no
+/* The board as data: 14 files a-n, the cells that are no
  * squares as holes (BB-1), the barrier between rows 4 and 5 under its
  * files (BB-2), the last move marked; Black (seat 1) turned round. */
 static int bb_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)

@@ -149,7 +149,7 @@ struct ref_geo_pos {
 
 /* The position string's counters have at most six digits, and a move never
  * counts past that: every position a game reaches must decode from its own
- * string (issue 13). */
+ * string. */
 #define REF_GEO_COUNTER_MAX 999999u
 
 static inline bool ref_geo_is_virgin(const struct ref_geo_pos *p, int cell)

@@ -1364,7 +1364,7 @@ static bool ck_ok(const struct ref_state *st)
   return true;
 }
 
-/* The board as data (issue 17): the playing squares numbered 1-32, men and
+/* The board as data: the playing squares numbered 1-32, men and
  * kings (Black dark, White light), the last move's origin and landings
  * marked; Black (seat 0) reads with rank 1 at the top, as ck_render. */
 static int ck_diagram(const struct ref_state *st, int seat, struct ref_diagram *d)

@@ -717,7 +717,7 @@ static int chess_render(const struct ref_state *s, int seat, char *buf, size_t c
   return ref_text_copy(out, k, buf, cap);
 }
 
-/* The board as data (issue 17): FEN letters, the last move marked; Black
+/* The board as data: FEN letters, the last move marked; Black
  * (seat 1) reads from the other side. */
 static int chess_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {

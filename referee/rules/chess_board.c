@@ -799,7 +799,7 @@ size_t ref_chess_diagram(const struct ref_chess_pos *p, int seat, int from, int 
   int row, col, i;
   bool flip = seat == 1;
 
-  /* byte by byte, not sprintf: every reply draws a board (issue 15) */
+  /* byte by byte, not sprintf: every reply draws a board */
   for(i = 0; i < 2; i++) {
     for(row = 0; i == 1 && row < 8; row++) {
       int rank = flip ? row : 7 - row;

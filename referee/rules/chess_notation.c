@@ -80,7 +80,7 @@ int ref_cn_write_betza(const struct ref_cn_move *m, bool computer, bool letters,
 /* ---------------------------------------------------------------------- */
 
 /* The chess symbols U+2654-U+265F (UTF-8 E2 99 94-9F), white and black
- * alike: a figurine shows a piece, whoever writes it (issue 16). */
+ * alike: a figurine shows a piece, whoever writes it. */
 int ref_cn_figurine(const char *text, char *letter)
 {
   static const char letters[] = "KQRBNPKQRBNP";

@@ -576,7 +576,7 @@ int ref_cg_read_record(const char *text, size_t max, const char *extra, struct r
         t = ref_cg_type_of_letter(*s);
         if(t < 0)
           return REF_EINVAL;
-        /* A count never wraps (issue 20): it stops at 16, more than a side
+        /* A count never wraps: it stops at 16, more than a side
          * has of any type, so the game still refuses it as too many. */
         if(r->bar[*s >= 'a' ? BLACK : WHITE][t] < 16)
           r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
@@ -1116,7 +1116,7 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
-/* The board as data (issue 17): the chess diagram, the last half marked,
+/* The board as data: the chess diagram, the last half marked,
  * each side's bar and borne-off count out of its army (the variants share
  * it: ref_cg_diagram). */
 int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
@@ -1129,7 +1129,7 @@ int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The invariant checker (issue 7 point 3): the board's redundant fields,
+/* The invariant checker: the board's redundant fields,
  * 16 pieces a side between board, bar and off, no more of a type than
  * started, no bar in Bodlaender's game, no king attacked in Racing Kings,
  * the e.p. targets, the history, and a result the position agrees with. */

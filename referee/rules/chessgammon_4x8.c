@@ -427,7 +427,7 @@ static bool read_stack(struct v4_state *st, const char **p, int sq)
     s++;
   do {
     int t = ref_cg_type_of_letter(*s), cc = *s >= 'a' ? BLACK : WHITE;
-    /* a count never wraps (issue 20): no side has 16 of a type */
+    /* a count never wraps: no side has 16 of a type */
     if(t < 0 || (c >= 0 && cc != c) || st->n[sq][t] >= 16)
       return false;
     c = cc;
@@ -843,7 +843,7 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
-/* The board as data (issue 17): 4 files x 8 ranks, each square's stack in
+/* The board as data: 4 files x 8 ranks, each square's stack in
  * the order render lists it, the last move marked, bars and borne-off. */
 static int v4_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {

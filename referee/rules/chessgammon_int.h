@@ -84,9 +84,8 @@ struct ref_cg_rules {
  * Chessgammon files: each variant's file hands its table to ref_cg_init
  * and ref_cg_decode, the shared machinery finds it again by the number the
  * state keeps (ref_cg_rules_of), and no file cycle forms (scripts/
- * check-layers.py, issue 14). A number, not a pointer, so the state's
- * bytes hold across processes and the service keeps a snapshot of them
- * (issue 15). */
+ * check-layers.py). A number, not a pointer, so the state's
+ * bytes hold across processes and the service keeps a snapshot of them. */
 extern const struct ref_cg_rules ref_cg_rules_plain;
 extern const struct ref_cg_rules ref_cg_rules_doublemove;
 extern const struct ref_cg_rules ref_cg_rules_racing_kings;

@@ -5,10 +5,10 @@
  *
  * The tables are here, not in the variants' own files, so that the shared
  * machinery can find a table from the number a state keeps without using
- * those files (they use it: a cycle, scripts/check-layers.py, issue 14).
+ * those files (they use it: a cycle, scripts/check-layers.py).
  * A number and not a pointer in the state: its bytes are the same in every
  * process, so a game loads from its snapshot instead of replaying its
- * journal (issue 15). This file uses the chess core only.
+ * journal. This file uses the chess core only.
  */
 #include "chessgammon_int.h"
 

@@ -1,5 +1,5 @@
 /*
- * diagram.c: helpers for the games' ops->diagram (rules.h, issue 17): a
+ * diagram.c: helpers for the games' ops->diagram (rules.h): a
  * grid with its coordinates and square colours, a piece put on a stack,
  * chess letters as diagram kinds. The games fill in the rest.
  */

@@ -1,5 +1,5 @@
 /*
- * diagram_int.h: helpers for ops->diagram (diagram.c, issue 17), private
+ * diagram_int.h: helpers for ops->diagram (diagram.c), private
  * to the rules core.
  */
 #ifndef TABULA_DIAGRAM_INT_H

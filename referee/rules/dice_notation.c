@@ -154,7 +154,7 @@ int ref_dn_read(const char *text, const struct ref_dn_syntax *sx, struct ref_dn_
   for(i = 0, k = 0; text[i] && k < (int)sizeof(low) - 1; k++) {
     char f;
     int len = sx->words ? ref_cn_figurine(text + i, &f) : 0;
-    /* A figurine names the piece it shows (issue 16): ♘ is N. */
+    /* A figurine names the piece it shows: ♘ is N. */
     low[k] = (char)tolower(len ? (unsigned char)f : (unsigned char)text[i]);
     i += len ? len : 1;
   }

@@ -81,7 +81,7 @@ void ref_ge_status(const struct ref_ge *e, int side, int move_number, bool in_ch
                    bool claimable, struct ref_status *out);
 /*
  * ops->legal of a game whose every turn is one 32-bit move: none once the
- * game is over (issue 14), the pass when the side to move has no move
+ * game is over, the pass when the side to move has no move
  * (`pass`: Chessgammon's rule 8), else each of v[0..n-1].
  */
 int ref_ge_moves(const struct ref_ge *e, const uint32_t *v, int n, uint32_t pass,

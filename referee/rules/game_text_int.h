@@ -51,8 +51,7 @@ void ref_opt_key(const struct ref_opt *o, char *buf, size_t cap);
 int ref_text_fields(const char *src, char *buf, size_t cap, char **field, int max);
 
 /* An unsigned decimal of 1 to `maxdigits` digits, nothing else (no sign,
- * no blank): a position string's counters, bounded so that none wraps
- * (issue 20). */
+ * no blank): a position string's counters, bounded so that none wraps. */
 bool ref_text_counter(const char *s, unsigned maxdigits, uint32_t *out);
 
 #endif /* TABULA_GAME_TEXT_INT_H */

@@ -1,8 +1,7 @@
 /*
  * registry.c: the table of game systems, found by name. Only this file
  * knows every game; the helpers the games share are in rules.c, so no game
- * file depends on the table that lists it (scripts/check-layers.py,
- * issue 14).
+ * file depends on the table that lists it (scripts/check-layers.py).
  */
 #include "rules.h"
 

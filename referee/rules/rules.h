@@ -144,7 +144,7 @@ enum ref_notation {
 struct ref_state; /* incomplete on purpose: each game casts to its own struct */
 
 /*
- * The board as data, for drawing (issue 17): ops->diagram fills one of
+ * The board as data, for drawing: ops->diagram fills one of
  * these and the service draws it (HTML mails, the web view); the rules
  * core never writes markup or words. Grid boards (the chess family,
  * checkers, Back-to-Back's 14 files with holes and a barrier) and 24-point
@@ -256,7 +256,7 @@ struct ref_game_ops {
   uint64_t (*perft)(const struct ref_state *s, int depth);
   /* Invariant checker: recomputes every redundant field. May be NULL. */
   bool (*ok)(const struct ref_state *s);
-  /* The board as data from `seat`'s side (issue 17), the last move marked.
+  /* The board as data from `seat`'s side, the last move marked.
    * May be NULL: the service then shows the ASCII board of render. */
   int (*diagram)(const struct ref_state *s, int seat, struct ref_diagram *out);
 };
@@ -266,8 +266,8 @@ struct ref_game_ops {
 #define REF_GAME_CUBE 0x2u  /* has a doubling cube */
 #define REF_GAME_DRAWS 0x4u /* draws exist (offer/accept make sense) */
 /* The state holds a pointer, valid within one process: its bytes are never
- * stored, so the service keeps no snapshot of it and replays the journal
- * (issue 15). No game sets it now: the Chessgammon family keeps its
+ * stored, so the service keeps no snapshot of it and replays the journal.
+ * No game sets it now: the Chessgammon family keeps its
  * variant's number (chessgammon_variants.c). */
 #define REF_GAME_LOCAL_STATE 0x8u
 

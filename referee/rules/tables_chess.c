@@ -931,8 +931,8 @@ static int read_side(const char *p, const char *end, struct ref_tc_board *b, int
     }
     if(!nt || p == end || !isdigit((unsigned char)*p))
       return bad_position(err, "each group is piece letters and a point");
-    /* At most two digits are read, so the number cannot overflow (issue 20:
-     * "K2222222222" used to). */
+    /* At most two digits are read, so the number cannot overflow
+     * ("K2222222222" used to). */
     for(pt = 0, i = 0; p < end && isdigit((unsigned char)*p); p++, i++)
       if(i < 2)
         pt = pt * 10 + (*p - '0');
@@ -985,7 +985,7 @@ static int tc_decode(struct ref_state *s, const char *text, struct ref_err *err)
       fe[nf++] = p;
       if(*p != ':')
         break;
-      /* Bound checked before the store (issue 20): f[5] would be one past
+      /* Bound checked before the store: f[5] would be one past
        * the array on a sixth field. */
       if(nf == (int)(sizeof(f) / sizeof(f[0])))
         return bad_position(err, "too many fields");
@@ -1329,7 +1329,7 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   return o.full ? REF_EINVAL : REF_OK;
 }
 
-/* The board as data (issue 17): the pieces on their points as render
+/* The board as data: the pieces on their points as render
  * shows them (stack_at: White's point w holds White's own q = 25 - w and
  * Black's q = w), both bars, the dice to play, the last play marked. */
 static int tc_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
@@ -1360,7 +1360,7 @@ static const struct ref_game_ops tc_ops = {
   .diagram = tc_diagram};
 
 /* Two seats, White first; dice, no cube (TC-11), draws (TC-8). Version 2:
- * TC-8 is both Kings stuck behind blocks (issue 14). */
+ * TC-8 is both Kings stuck behind blocks. */
 const struct ref_game_desc ref_game_tables_chess = {
   "tableschess", "Tables Chess", 2 /* version: bump when any ruling changes */, 2,
   {"White", "Black"}, REF_GAME_DICE | REF_GAME_DRAWS, sizeof(struct tc_state), &tc_ops};

@@ -1,12 +1,12 @@
 #!/usr/bin/env python3
-"""Crash trials (issue 13): kill -9 at any moment changes nothing.
+"""Crash trials: kill -9 at any moment changes nothing.
 
 usage: crash_trials.py TABULA [SOURCE_DIR] [--trials N] [--mails M] [--kills K]
                        [--seed S] [--sink maildir|smtp] [--keep]
 
 A scripted workload (chess games with legal moves, illegal moves, board
 queries, byte-identical duplicates, confirmations that send invitations,
-first `new`s that ask to be confirmed (issue 13), and backgammon games
+first `new`s that ask to be confirmed, and backgammon games
 refusing plays) goes through the daemon while it is killed with SIGKILL at
 random moments, 1..K times a trial, then restarted until everything is
 answered. Each trial is compared with the same workload run once without a
@@ -128,7 +128,7 @@ def snapshot(work, ngames):
     p = run("poll", cfg)
     if p.returncode:
         raise RuntimeError("setup poll: " + p.stderr[-2000:])
-    # issue 13: each first `new` asked its sender to confirm; the games'
+    # Each first `new` asked its sender to confirm; the games'
     # inviters answer now, the other 8 during the workload
     base = n + 1
     answers = mailcases.confirm_answers(root + "/out", lambda i: "<c%d@example.org>" % (base + i),
@@ -204,7 +204,7 @@ def workload(tok, ngames, n0, size, rng, confirmations):
                                     "referee+%d.%s@example.org" % (g, tok[(g, i % 2)]),
                                     "24/1" if i % 3 else "board"))
     # new invitations, sent by the answers `confirm` to requests of the
-    # snapshot (issue 13), and first `new`s that ask to be confirmed: keys
+    # snapshot, and first `new`s that ask to be confirmed: keys
     # made during the run (compared normalised)
     extra += confirmations
     for k in range(8):
@@ -291,7 +291,7 @@ def collect(root, last_setup_row):
         journal = con.execute("select game, seq, time, seat, kind, text, dice, hash from journal"
                               " order by game, seq").fetchall()
         outcomes = sorted(con.execute("select message_id, digest, outcome from messages"))
-        # the text beside its row (schema v9, issue 15)
+        # the text beside its row (schema v9)
         rows = con.execute("select o.id, o.recipient, o.state, o.created, m.message"
                            " from outbox o join outbox_message m on m.id = o.id"
                            " where o.id > ? order by o.id", (last_setup_row,)).fetchall()
@@ -314,7 +314,7 @@ def msgid(text):
 def normalise(text):
     """What differs between runs by nature: tabula's own Message-IDs, the
     keys of games invited and of confirmations asked during the workload,
-    and a multipart mail's boundaries (random, issue 17); such a mail is
+    and a multipart mail's boundaries (random); such a mail is
     compared part by part, decoded, so the keys inside a base64 HTML part
     are seen too."""
     if re.search(r"^Content-Type: multipart/", text, re.M | re.I):

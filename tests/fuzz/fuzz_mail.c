@@ -1,5 +1,5 @@
 /*
- * fuzz_mail.c: libFuzzer target for the mail path (issue 13): raw bytes ->
+ * fuzz_mail.c: libFuzzer target for the mail path: raw bytes ->
  * mail_parse -> the cleaned text -> the command reader
  * (ref_commands_parse, referee/commands.c), as process.c runs them on
  * every mail that reaches the referee, from anyone.
@@ -18,11 +18,11 @@
  *   - what structure.c measured bounds the tree libetpan builds: never
  *     deeper, never more parts (the limits hold only if it does);
  *   - the command reader stays inside its arrays and strings, and the
- *     comment made of a mail's prose (issue 18) within its cap, without
+ *     comment made of a mail's prose within its cap, without
  *     a control character;
  *   - the arrival time read from a POP3 message's top Received: field, and
  *     any date the bytes may be, is -1 or a time in years 1970-9999
- *     (every number bounded, issue 13 and issue 20).
+ *     (every number bounded).
  *
  * A broken promise prints what broke and aborts, so libFuzzer keeps the
  * input. Seeds: corpus/fuzz_mail/ (tests/data/mail, minimised, and the
@@ -212,7 +212,7 @@ static void check_cmds(const struct mail_msg *m)
     if(strnlen(c.cand[i], sizeof(c.cand[i])) == sizeof(c.cand[i]) || !c.cand[i][0])
       broken("candidate", NULL);
   }
-  /* issue 18: the prose stays in its buffer, and the comment made of it
+  /* The prose stays in its buffer, and the comment made of it
    * (ref_prose_text) within its cap, without a control character */
   if(c.nprose < 0 || c.nprose > REF_PROSE_LINES)
     broken("prose", "count");

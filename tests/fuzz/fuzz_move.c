@@ -1,5 +1,5 @@
 /*
- * fuzz_move.c: the move readers (ops->parse) of every game (issue 13).
+ * fuzz_move.c: the move readers (ops->parse) of every game.
  *
  * Any text a player mails must either read as a move that is in the legal
  * list (whose canonical text fits the journal's REF_NOTATION_MAX bytes and

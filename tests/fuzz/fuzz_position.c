@@ -1,5 +1,5 @@
 /*
- * fuzz_position.c: the position decoders of every game (issue 13, issue 20).
+ * fuzz_position.c: the position decoders of every game.
  *
  * A position string arrives by mail (`new GAME fen=...`), so any text must
  * either be refused with a reason key that templates/reasons.txt words, or

@@ -1,4 +1,4 @@
-# The mail path's fuzz target (issue 13): raw message -> mail_parse ->
+# The mail path's fuzz target: raw message -> mail_parse ->
 # cleaning -> the command reader (fuzz_mail.c). Included by
 # tests/fuzz/CMakeLists.txt; seeds in corpus/fuzz_mail/.
 tabula_fuzz_target(fuzz_mail tabula_service)

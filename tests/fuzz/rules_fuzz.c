@@ -1,6 +1,6 @@
 /*
  * rules_fuzz.c: the game table and the property checks of the rules fuzz
- * targets (rules_fuzz.h). Issue 13 "Fuzzing in the project", issue 20.
+ * targets (rules_fuzz.h).
  *
  * Every check here is something the service relies on when a position or a
  * move comes from a mail: the rules' own invariant checker, a position

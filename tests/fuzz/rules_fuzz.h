@@ -49,7 +49,7 @@ void fz_check_refusal(const struct ref_game_desc *g, int rc, const struct ref_er
                       bool allow_empty, const char *what);
 
 /*
- * The position properties (issue 13 "Fuzzing in the project"):
+ * The position properties:
  *   ops->ok holds; the position string fits the store's column and
  *   re-encodes byte-identically after a decode; status is sane (phase,
  *   seat, dice, a result only when over, a MOVE phase with a legal move).

@@ -229,7 +229,7 @@ for game, opts in [("chessgammon", ["fifty_moves=on"]), ("doublemove", ["balance
         G[game].position(opt)
         G[game].seed("init", opt)
 
-# issue 20's hostile strings, and fen= forms of every game's positions
+# The hostile strings (positions/hostile.txt), and fen= forms of every game's positions
 for line in lines("positions", "hostile.txt"):
     game, pos = line.split("\t")[:2]
     G[game].position(pos)

@@ -1,4 +1,4 @@
-"""Scripted players for the tests of issue 17 (records, HTML mails, the site).
+"""Scripted players for the tests of records, HTML mails and the site.
 
 A Table is one store and its Maildirs; players answer tabula's mails as a
 person would: by replying, with a move picked from `tabula moves` for the
@@ -24,7 +24,7 @@ class Table:
         os.makedirs(root, exist_ok=True)
         self.conf = os.path.join(root, "t.ini")
         # rate_limit=0: a scripted game sends many mails a minute; and it
-        # invites more strangers an hour than a club would (issue 13's budget)
+        # invites more strangers an hour than a club would (the budget for mail to strangers)
         with open(self.conf, "w") as f:
             f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
                     "address=%s\ndomain=example.org\nrate_limit=0\n"
@@ -45,7 +45,7 @@ class Table:
 
     def invite(self, sender, body):
         """A `new`; an address's first one is confirmed from that address
-        first (issue 13), the way a player answers the request."""
+        first, the way a player answers the request."""
         self.deliver(sender, body)
         last = self.last.get(sender)
         if last is not None and "[tabula confirm " in str(last["Subject"]):

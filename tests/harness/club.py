@@ -1,6 +1,6 @@
 """club.py: players who answer tabula's mails, for the competition tests
-(tests/scripts/ratings_by_mail.py, tournament_by_mail.py, match_by_mail.py;
-issue 19). Not a test itself: the scripts import it from SOURCE_DIR.
+(tests/scripts/ratings_by_mail.py, tournament_by_mail.py, match_by_mail.py).
+Not a test itself: the scripts import it from SOURCE_DIR.
 
 A Club is a fresh store, Maildirs and configuration in a temporary folder,
 with a test clock (the config's test_clock_file: epoch seconds in a file).
@@ -11,7 +11,7 @@ Every reply tabula writes to the outbox Maildir is read back, and the last
 one each player received, overall and per game, is kept, so a player can
 answer it the way a mail client's "Reply" does (To = its Reply-To, "Re: "
 + its subject). A player's first `new` or `tournament` is confirmed by
-reply (create(), issue 13).
+reply (create()).
 """
 import calendar
 import email
@@ -132,7 +132,7 @@ class Club:
         return self.deliver_raw(self.last_raw)
 
     def create(self, sender, body):
-        """A `new` or `tournament` from sender (issue 13): from an address
+        """A `new` or `tournament` from sender: from an address
         that never answered one of tabula's mails it is only a confirmation
         request ("[tabula confirm KEY]", to sender alone); sender answers it
         with "confirm", as mailcases.py's confirm_answers does. Returns the
@@ -147,7 +147,7 @@ class Club:
         return self.deliver(sender, "confirm", reply=asked[0])
 
     def stranger_budget(self):
-        """The hourly count of mails to strangers (issue 13, kv
+        """The hourly count of mails to strangers (kv
         budget:strangers): (the window's start, the count), (0, 0) before any."""
         con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
         try:
@@ -198,6 +198,6 @@ class Club:
 
 def body(msg):
     """The text/plain part: all of a plain mail, the first alternative of a
-    mail with an HTML part or a record attached (issue 17)."""
+    mail with an HTML part or a record attached."""
     part = msg.get_body(preferencelist=("plain",))
     return part.get_content().replace("\r\n", "\n") if part else ""

@@ -1,7 +1,7 @@
 #!/usr/bin/env node
 // Reads a PDN file as the PDN 3.0 standard writes it and replays its moves on
 // npm rapid-draughts (English draughts, an engine tabula does not share), for
-// tests/scripts/records.py (issue 17).
+// tests/scripts/records.py.
 // usage: node pdn_read.mjs FILE      -> JSON {tags, moves, final} or exit 1 with the reason
 //
 // No PDN reader for English draughts exists in npm or Debian (the npm package

@@ -1,6 +1,6 @@
 #!/usr/bin/env python3
-"""`tabula check` on a store of many games, and behind its back (issue 6,
-"It must show" 4); `tabula export` of every game.
+"""`tabula check` on a store of many games, and behind its back;
+`tabula export` of every game.
 
 usage: admin_check.py TABULA SOURCE_DIR
 
@@ -63,7 +63,7 @@ GAMES = 60
 def main():
     work = tempfile.mkdtemp(prefix="tabula-admin-check-")
     conv = mailcases.Conversation(TABULA, work)
-    with open(conv.config, "a") as f:  # 60 new players at once (issue 13's budget)
+    with open(conv.config, "a") as f:  # 60 new players at once (the budget for mail to strangers)
         f.write("stranger_mails_per_hour = 1000\n")
     inbox_new = os.path.join(work, "inbox", "new")
     os.makedirs(inbox_new, exist_ok=True)
@@ -90,7 +90,7 @@ def main():
         a, b = "p%da@example.org" % i, "p%db@example.org" % i
         games.append({"a": a, "b": b, "new": new.format(b=b), "steps": steps})
     batch([conv.compose(g["a"], g["new"]) for g in games])
-    # issue 13: each inviter's first `new` is confirmed from its address
+    # Each inviter's first `new` is confirmed from its address
     batch([conv.reply(g["a"], "confirm") for g in games])
     answers = []
     for g in games:

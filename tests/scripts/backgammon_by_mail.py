@@ -6,7 +6,7 @@ usage: backgammon_by_mail.py TABULA SOURCE_DIR
 Two scripted players answer tabula's mails as a person would: they read the
 position from the last mail, pick a legal play (from `tabula moves`, with a
 fixed seed) and reply. Checks:
-  - game 1: a double taken, a later double dropped (issue 3, must-show 4);
+  - game 1: a double taken, a later double dropped (must-show 4);
   - game 2: played to the last checker borne off, with standing "roll"
     answers (rules-spec §1.6);
   - forced and no-move turns played by the referee and shown (§1.5): every
@@ -14,14 +14,14 @@ fixed seed) and reply. Checks:
     the player, and every position put to a player had a choice;
   - the dice of both games verify with tools/tabula-verify-dice.py from the
     outbox mails alone, and by the "verify" command; a tampered face or key
-    fails and names the roll (issue 4, must-show 2);
+    fails and names the roll (must-show 2);
   - the commitment was mailed before any accept, and E changes with an
     accept's entropy (must-show 3); the chain's secret end appears in no mail
     and no log line (must-show 4).
 Prints "N passed, M failed".
 
 The dice are truly random (a chain drawn at `new`), so every check holds
-for every outcome (issue 13): nothing indexes a roll a short game may not
+for every outcome: nothing indexes a roll a short game may not
 have made, and §1.5 is checked roll by roll rather than by hoping some
 forced turn comes up.
 """
@@ -64,7 +64,7 @@ class Table:
 
     def invite(self, sender, body):
         """A `new`; an address's first one is confirmed from that address
-        first (issue 13), the way a player answers the request."""
+        first, the way a player answers the request."""
         self.deliver(sender, body)
         last = self.last.get(sender)
         if last is not None and "[tabula confirm " in str(last["Subject"]):

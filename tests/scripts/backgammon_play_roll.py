@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A backgammon play with "roll" after it (issue 16; rules-spec §1.6).
+"""A backgammon play with "roll" after it (rules-spec §1.6).
 
 usage: backgammon_play_roll.py TABULA SOURCE_DIR
 
 help-backgammon.txt says: write "roll" after your play (13/7 8/7 roll)
-to answer the next cube question now. Until issue 16 the line was refused
+to answer the next cube question now. Once the line was refused
 as unreadable. Played by mail with real random dice, so every assertion
 holds for every roll:
   - an illegal play with "roll" is refused and keeps no standing answer
@@ -92,7 +92,7 @@ def main():
     try:
         t = Table(root)
         t.deliver("alice", "new backgammon with bob@example.org", reply=False)
-        # issue 13: Alice's first `new` is confirmed from her address (her
+        # Alice's first `new` is confirmed from her address (her
         # reply to the request) before Bob is invited
         t.deliver("alice", "confirm")
         t.deliver("bob", "accept")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Back-to-Back Chess perft against an independent generator (issue 9).
+"""Back-to-Back Chess perft against an independent generator.
 
 usage: backtoback_oracle.py TABULA SOURCE_DIR
 

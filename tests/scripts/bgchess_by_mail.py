@@ -6,8 +6,7 @@ usage: bgchess_by_mail.py TABULA SOURCE_DIR
 Two scripted players answer tabula's mails as a person would: they read the
 position from their last mail, pick a legal move of the stage they are at
 (`tabula moves -g bgchess`, fixed seed) and reply; a bear-off is sent with
-its placements ("6/off@e4 5/off@d5", rules-spec.md 6.5). Checks (issue 8
-part 2, must-show 4):
+its placements ("6/off@e4 5/off@d5", rules-spec.md 6.5). Checks:
   - game 1 from the start: T-BC-1's shape by mail (White's first turn a chess
     move only; Black's whole turn in one mail "PLAY ; e5", echoed with its
     roll); random turns; ended by a double that is dropped (6.7);
@@ -63,7 +62,7 @@ class Table:
 
     def invite(self, sender, body):
         """A `new`; an address's first one is confirmed from that address
-        first (issue 13), the way a player answers the request."""
+        first, the way a player answers the request."""
         self.deliver(sender, body)
         last = self.last.get(sender)
         if last is not None and "[tabula confirm " in str(last["Subject"]):

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The command line never surprises (issue 16, "It must show" 3).
+"""The command line never surprises.
 
 usage: cli.py TABULA SOURCE_DIR
 
@@ -188,7 +188,7 @@ def run_all(root):
     check("the store is made beside the file, not in the working directory",
           os.path.exists(os.path.join(site, "data", "tabula.db")) and os.listdir(empty) == [],
           os.listdir(site))
-    # issue 13: Alice's first `new` is confirmed from her address before Bob
+    # Alice's first `new` is confirmed from her address before Bob
     # is invited: she answers the request as her mail client would
     req = [m for m in outbox.new() if "[tabula confirm " in str(m["Subject"])]
     p = run(["deliver", "-c", conf], empty, stdin=mail("alice@example.org", "confirm",

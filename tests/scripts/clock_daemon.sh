@@ -1,5 +1,5 @@
 #!/usr/bin/env bash
-# Issue 6: `tabula serve` does the time-driven work by itself (clock.c, at
+# `tabula serve` does the time-driven work by itself (clock.c, at
 # most once a minute of the service's clock): with the test clock jumped
 # past an invitation's 14 days, the running daemon cancels it and mails
 # each player once; jumped again, it mails nobody twice.
@@ -34,7 +34,7 @@ wait_for 5 test -d "$dir/in/new"
 printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <cd-1@example.org>\n\nnew chess with bob@example.org\n' \
   >"$dir/in/tmp/m1"
 mv "$dir/in/tmp/m1" "$dir/in/new/m1"
-# Alice's first `new` is confirmed from her address first (issue 13): she
+# Alice's first `new` is confirmed from her address first: she
 # answers the request's one-time key with the word.
 ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 1 ]"
 key=$(grep -ho 'referee+confirm\.[a-z0-9]*@' "$dir"/out/new/* | head -1)
@@ -59,7 +59,7 @@ ok bash -c "'$tabula' check-config -c '$dir/t.ini' | grep -q '^invite_days = 14'
 printf '[tabula]\ntimeout = never\n' >"$dir/bad.ini"
 ok bash -c "! '$tabula' check-config -c '$dir/bad.ini' 2>'$dir/err'"
 ok grep -q "timeout: 'never' is neither auto nor claim" "$dir/err"
-# (the store of the run above: `games` opens no store it would have to create, issue 16)
+# (the store of the run above: `games` opens no store it would have to create)
 printf '[tabula]\nstore_path = %s/db\ntest_clock_file = %s/none\n' "$dir" "$dir" >"$dir/bad.ini"
 ok bash -c "! '$tabula' games -c '$dir/bad.ini' 2>'$dir/err'"
 ok grep -q "does not hold epoch seconds" "$dir/err"

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Debian package, built, checked, installed and run (issue 16, "It must show" 1).
+"""The Debian package, built, checked, installed and run.
 
 usage: debian_package.py TABULA SOURCE_DIR
 
@@ -94,7 +94,7 @@ def build_and_lint(work):
     if not check("dpkg-buildpackage -us -uc -b builds tabula_%s_*.deb" % version(),
                  p.returncode == 0 and len(debs) == 1, p.stdout[-3000:] + p.stderr[-3000:]):
         return None
-    # libcurl is opened with dlopen (mail/smtp.c, issue 15): dh_shlibdeps
+    # libcurl is opened with dlopen (mail/smtp.c): dh_shlibdeps
     # cannot see it, so debian/control names it, and the binary must not
     # link it (that would load it in every `tabula deliver` again).
     p = sh(["dpkg-deb", "-f", debs[0], "Depends"])
@@ -191,7 +191,7 @@ def play_scholars_mate(base, user):
               os.path.isdir(os.path.join(inbox, "new")) and os.path.exists(db) and
               os.stat(db).st_uid == int(sh(["id", "-u", user]).stdout), open(log.name).read())
         send("alice", "new chess with bob@example.org", reply=False)
-        # issue 13: Alice's first `new` is confirmed from her address (her
+        # Alice's first `new` is confirmed from her address (her
         # reply to the request) before Bob is invited
         check("the confirmation request", len(collect(1)) == 1)
         send("alice", "confirm")
@@ -308,7 +308,7 @@ def installed_checks(work):
     p = sh(["/usr/bin/tabula", "--version"])
     check("tabula --version says %s" % version(), p.stdout.strip() == "tabula " + version(),
           p.stdout)
-    # issue 15: the MTA's pipe beside a daemon; with none it is tabula deliver
+    # The MTA's pipe beside a daemon; with none it is tabula deliver
     p = sh(["/usr/bin/tabula-deliver", "--help"])
     check("tabula-deliver is installed and hands over to /usr/bin/tabula deliver",
           p.returncode == 0 and p.stdout.startswith("usage: tabula deliver"), p.stdout + p.stderr)

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tabula-deliver, the MTA's pipe beside a running daemon (issue 15).
+"""tabula-deliver, the MTA's pipe beside a running daemon.
 
 usage: deliver_queue.py TABULA SOURCE_DIR   (tabula-deliver lies beside TABULA)
 
@@ -109,7 +109,7 @@ def wait_for(cond, seconds=20.0):
     return cond()
 
 
-# a game: white invites black, confirms its address (issue 13), black accepts
+# a game: white invites black, confirms its address, black accepts
 drop(mail("white@example.org", "referee@example.org", "new chess with black@example.org"))
 poll()
 key = q("select key from confirmations where address = 'white@example.org'")[0][0]
@@ -166,7 +166,7 @@ ok(r.returncode == 0, "a forged mail is taken from the MTA", r.stderr)
 ok(wait_for(lambda: not os.listdir(os.path.join(work, "in", "new"))), "the forged mail is read")
 time.sleep(0.3)
 ok(q("select * from journal order by 1") == snap, "a forged mail changes nothing")
-# the key's holder is told someone used it (issue 13); the stranger hears nothing
+# the key's holder is told someone used it; the stranger hears nothing
 ok(to_whom([n for n in replies() if n not in before]) == ["white@example.org"],
    "a forged mail: nothing to the stranger, a word to the key's holder",
    to_whom([n for n in replies() if n not in before]))

@@ -1,9 +1,9 @@
 #!/usr/bin/env python3
-"""Every reply exactly once (issue 13, "Duplicate replies").
+"""Every reply exactly once ("Duplicate replies").
 
 usage: exactly_once.py TABULA SOURCE_DIR
 
-Each part was a way to get a reply twice before issue 13:
+Each part was a way to get a reply twice once:
   1. Maildir sink, crash after a chunk of replies was written and synced
      but before it was marked sent (TABULA_TEST_CRASH=after-send): the
      restart must recognise what is already in the outbox (new/, or cur/
@@ -18,7 +18,7 @@ Each part was a way to get a reply twice before issue 13:
      100 mails, beside a daemon working through 400 of its own: every mail
      processed (exit 0), every reply once.
   6. A Maildir pass of several batches sends each batch's replies before
-     reading the next (issue 15: they were all held in memory to the end
+     reading the next (they were all held in memory to the end
      of the pass); a crash after the first batch's replies are written,
      before they are marked sent, loses and doubles nothing.
 Prints "N passed, M failed".
@@ -53,7 +53,7 @@ def check(name, ok, detail=""):
 
 def config(root, **kv):
     # Every part has tens to hundreds of first-time addresses at once, each
-    # `new` answered with a confirmation request (issue 13), a mail to a
+    # `new` answered with a confirmation request, a mail to a
     # stranger: the default budget of 20 an hour would keep back nearly all
     # the replies whose delivery is counted here.
     base = {"store_path": root + "/db", "inbox": root + "/in", "outbox": root + "/out",
@@ -93,7 +93,7 @@ def run(cmd, cfg, env=None, **kw):
 def rows(root):
     con = sqlite3.connect(root + "/db")
     try:
-        # the text beside its row (schema v9, issue 15)
+        # the text beside its row (schema v9)
         return con.execute("select o.id, o.state, m.message from outbox o"
                            " join outbox_message m on m.id = o.id order by o.id").fetchall()
     finally:
@@ -134,7 +134,7 @@ def compare(what, row_ids, sent_ids, extra_allowed=0):
 
 def part_maildir_crash(root):
     cfg = config(root)
-    # 200 first `new`s: each asks its sender to confirm (issue 13); the 200
+    # 200 first `new`s: each asks its sender to confirm; the 200
     # answers `confirm` then make 400 replies, invitation and notice: a
     # chunk of 256, then the rest
     drop(root, 200)
@@ -234,7 +234,7 @@ def part_smtp_crash(root):
 
 
 def part_server_words(root):
-    """issue 13: last_error keeps the server's own words; the rows not tried
+    """last_error keeps the server's own words; the rows not tried
     after a failure say so once ("not tried: not tried: ..." before)."""
     srv = SMTPCounter()
     srv.refuse_rcpt = "451 4.3.2 tabula-test: the queue is full, come back later"
@@ -313,7 +313,7 @@ def part_two_daemons(root):
             check("two daemons: the second refuses to start (rc %d)" % second.returncode,
                   second.returncode != 0 and "serve" in err and str(first.pid) in err, err)
             print("     second daemon: " + err.strip().splitlines()[-1])
-        drop(root, 100)  # a confirmation request each (issue 13)
+        drop(root, 100)  # a confirmation request each
         wait_for(lambda: len(os.listdir(root + "/in/new")) == 0 and
                  len(os.listdir(root + "/out/new")) >= 100, 30)
         time.sleep(0.5)  # a second flusher, if any, would be writing now

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Hostile position strings through the command line (issue 20).
+"""Hostile position strings through the command line.
 
 usage: hostile_positions.py TABULA SOURCE_DIR
 

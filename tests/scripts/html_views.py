@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The HTML part of the mails and the web view, in a real browser (issue 17).
+"""The HTML part of the mails and the web view, in a real browser.
 
 usage: html_views.py TABULA SOURCE_DIR [SHOTS_DIR]
 

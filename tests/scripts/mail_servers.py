@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""tabula against real mail servers (issue 5, "It must show" 1 and 2).
+"""tabula against real mail servers.
 
 usage: mail_servers.py TABULA SOURCE_DIR
 
@@ -24,7 +24,7 @@ whatever happens. Then, with players' mails submitted to Postfix:
   5. TLS verification: with a CA that did not sign the servers'
      certificate, IMAP, POP3 and SMTP are refused before any password is
      sent (Dovecot logs no authentication attempt).
-  6. Issue 13 over IMAP: a move counts at its INTERNALDATE (put into the
+  6. Arrival over IMAP: a move counts at its INTERNALDATE (put into the
      mailbox with IMAP APPEND at 08:00, read at 10:00, before a 09:00
      deadline: played, not lost on time); and with imap_move_to, mail
      left committed and \\Seen in INBOX (what a kill between \\Seen and
@@ -228,7 +228,7 @@ def wait_port(port, up, timeout=10):
 # ---------------------------------------------------------------------------
 
 def confirm(who, referee_poll=lambda: None, frm="referee@", timeout=10.0, what=""):
-    """issue 13: who's first `new` is confirmed from its address before
+    """who's first `new` is confirmed from its address before
     anyone is invited: who answers the request with `confirm`, as a mail
     client replies (the key comes back through Postfix's delimiter).
     False when no request came."""
@@ -290,7 +290,7 @@ def part_imap_idle():
     ok(serve.returncode == 0, "serve ended cleanly on SIGTERM (rc %s)" % serve.returncode)
     ok(journal(db) == ["e4", "e5"], "journal holds e4 e5: %s" % journal(db))
     msgs, uns = unseen("referee")
-    # new, confirm (issue 13), accept, e4, e5
+    # new, confirm, accept, e4, e5
     ok(msgs == 5 and uns == 0, "referee INBOX: 5 mails, all \\Seen (%s, %s)" % (msgs, uns))
     ok(all(r[0] == "sent" for r in outbox_rows(db)), "every reply marked sent on the 250")
     return db, cfg, a, b
@@ -490,7 +490,7 @@ def part_sendmail():
                 "Message-ID: <sm1@example.test>\n\nnew checkers with bob@example.test\n")
     p = tabula("poll", cfg)
     ok(p.returncode == 0, "sendmail sink: poll rc %s %s" % (p.returncode, p.stderr[-300:]))
-    # issue 13: carol confirms her first `new` (into the Maildir inbox)
+    # Carol confirms her first `new` (into the Maildir inbox)
     conf = wait_mail("carol", "Please confirm", 20)
     ok(conf is not None, "sendmail sink: the confirmation request reached carol")
     if conf is None:
@@ -534,7 +534,7 @@ def part_wrong_ca():
     con = sqlite3.connect(db)
     con.execute("insert into outbox(game, recipient, state, next_try, created)"
                 " values (0, 'alice@example.test', 'queued', 0, 0)")
-    # the text beside its row (schema v9, issue 15)
+    # the text beside its row (schema v9)
     con.execute("insert into outbox_message(id, message) values (last_insert_rowid(),"
                 " 'From: carol@example.test\r\nTo: alice@example.test\r\n"
                 "Subject: x\r\nDate: Sun, 22 Nov 2026 10:00:00 +0000\r\nMessage-ID: <ca@example.test>\r\n\r\nx\r\n')")

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The manual pages say everything, and render cleanly (issue 16).
+"""The manual pages say everything, and render cleanly.
 
 usage: man_pages.py TABULA SOURCE_DIR
 

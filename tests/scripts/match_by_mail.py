@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A 3-point backgammon match by mail to its end, through the daemon (issue 19).
+"""A 3-point backgammon match by mail to its end, through the daemon.
 
 usage: match_by_mail.py TABULA SOURCE_DIR
 
 `tabula serve` runs on a Maildir; alice writes `new backgammon match=3
-with bob` (and confirms it by reply, her first request, issue 13). The dice are real (random), so the players decide by what they
+with bob` (and confirms it by reply, her first request). The dice are real (random), so the players decide by what they
 are asked, never by fixed turns, and every game ends within a few mails
 whatever the dice: a resignation or a drop ends it. Whatever legal play
 exists is played (the first `tabula moves` lists).

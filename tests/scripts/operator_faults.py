@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Faults an operator must see (issue 13, "Faults reported badly").
+"""Faults an operator must see ("Faults reported badly").
 
 usage: operator_faults.py TABULA SOURCE_DIR [PART...]
 
@@ -21,7 +21,7 @@ usage: operator_faults.py TABULA SOURCE_DIR [PART...]
             Within 3 s: well under a second on a quiet machine (0.06 to
             0.12 s), but the syncs of what it already did (its batch's
             replies, the closing checkpoint) took 1.1 to 1.3 s with three
-            suites running at once (issue 15's stop 24).
+            suites running at once (the stop of 24 s).
 Prints "N passed, M failed".
 """
 import os
@@ -102,7 +102,7 @@ def games(root, cfg, db, n, moves=("e4", "e5")):
     for i in range(n):
         drop(root, "w%d@example.org" % i, "referee@example.org", "new chess with b%d@example.org" % i)
     run("poll", cfg)
-    # issue 13: each first `new` is confirmed from its address, by a reply
+    # Each first `new` is confirmed from its address, by a reply
     for raw in mailcases.confirm_answers(root + "/out", lambda i: "<confirm%d@example.org>" % i):
         put(root, raw)
     run("poll", cfg)
@@ -204,10 +204,10 @@ def part_damaged(root):
     cases = [("an index of processed messages", "sqlite_autoindex_messages_1", 300),
              # the games table's cell pointers (8 bytes into a leaf page):
              # since schema v5 its cells end in the position's snapshot, a
-             # blob whose bytes SQLite cannot tell from damage (issue 15)
+             # blob whose bytes SQLite cannot tell from damage
              ("the games table", "games", -8), ("the journal", "journal", 200),
              # (not the outbox's due index: since schema v5 it holds only
-             # queued rows, none once every reply is sent; issue 15)
+             # queued rows, none once every reply is sent)
              ("the seats' address index", "seats_by_address", 150),
              ("the games table's first page header", "games", None)]
     for what, name, offset in cases:
@@ -453,7 +453,7 @@ def part_sigterm(root):
     states = dict(con.execute("select state, count(*) from outbox group by state").fetchall())
     con.close()
     outbox = len(os.listdir(root + "/out/new"))
-    # one reply a mail: each first `new` asks its sender to confirm (issue 13)
+    # one reply a mail: each first `new` asks its sender to confirm
     check("sigterm: a poll afterwards finishes the rest: %d mails, %s, %d files"
           % (total, states, outbox),
           p.returncode == 0 and total == n and states == {"sent": n} and outbox == n,

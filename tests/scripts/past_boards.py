@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Boards of the past (issue 18): "board #N" is `tabula board` of the
+"""Boards of the past: "board #N" is `tabula board` of the
 position the game's own mails showed at move N.
 
 usage: past_boards.py TABULA SOURCE_DIR

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Player-facing text never points into tabula's source tree (issue 16).
+"""Player-facing text never points into tabula's source tree.
 
 usage: player_texts.py TABULA SOURCE_DIR
 

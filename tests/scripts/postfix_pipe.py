@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""The Postfix pipe(8) recipe of tabula(1), run for real (issue 16, "It must show" 2).
+"""The Postfix pipe(8) recipe of tabula(1), run for real.
 
 usage: postfix_pipe.py TABULA SOURCE_DIR
 
@@ -104,7 +104,7 @@ def as_user(cmd, **kw):
 def play(db):
     ms.submit("alice@example.test", "referee@example.test", "a game?",
               "new chess with bob@example.test\n")
-    if not ms.confirm("alice", timeout=20):  # issue 13: her first `new`
+    if not ms.confirm("alice", timeout=20):  # Her first `new`
         return None, None
     inv = ms.wait_mail("bob", "invites you", 20)
     if not ok(inv is not None, "the invitation came through Postfix, tabula deliver and SMTP",
@@ -186,7 +186,7 @@ def refused_for_good():
 
 
 def beside_serve(exe, conf, db, home):
-    """Issue 15: with `tabula serve` running, the pipe is tabula-deliver
+    """With `tabula serve` running, the pipe is tabula-deliver
     (README, tabula(1)): each mail goes through Postfix into the daemon's
     inbox, and the daemon, woken by it, answers over SMTP."""
     thin = os.path.join(home, "tabula-deliver")

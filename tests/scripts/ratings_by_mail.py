@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""Glicko-2 ratings from 20 games by mail between 4 players (issue 19).
+"""Glicko-2 ratings from 20 games by mail between 4 players.
 
 usage: ratings_by_mail.py TABULA SOURCE_DIR
 
 Four players play 20 rated chess games by mail through `tabula deliver`, on
-a test clock (each player's first `new` confirmed by reply, issue 13): wins by resignation, agreed draws, a loss on time (the clock
+a test clock (each player's first `new` confirmed by reply): wins by resignation, agreed draws, a loss on time (the clock
 runs out, `tabula tick`), operator adjudications (a win and a draw), and two
 games that end in the same second in the opposite order of their numbers.
 Beside them, games that must not count: one created `unrated`, one declined,
@@ -14,7 +14,7 @@ one resigned before anyone moved. Then:
     ("Example of the Glicko-2 system", Glickman), one rating period per
     game, in the order the games ended (then by game number), tau 0.5;
     the sender's line is marked "*"; a stranger's `ratings` gets nothing
-    (the table names players by address; issue 13) and costs no budget;
+    (the table names players by address) and costs no budget;
   - `rating` by mail gives the sender's line of that table;
   - `tabula ratings chess` agrees to the hundredth;
   - `tabula check` passes; a rating changed behind tabula's back makes it
@@ -207,7 +207,7 @@ def main():
         budget = club.stranger_budget()
         out = club.deliver("zed@example.net", "ratings chess")
         check("a stranger's `ratings` gets nothing (the table names players by address), "
-              "and costs no budget (issue 13)",
+              "and costs no budget",
               out == [] and club.stranger_budget() == budget,
               "%r %r" % ([(to, str(m["Subject"])) for to, m in out], club.stranger_budget()))
 

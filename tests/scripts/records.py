@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Records that outside programs read (issue 17).
+"""Records that outside programs read.
 
 usage: records.py TABULA SOURCE_DIR
 

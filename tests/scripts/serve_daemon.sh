@@ -30,7 +30,7 @@ for sig in TERM INT; do
   printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <s-%s@example.org>\n\nnew chess with bob@example.org\n' \
     "$sig" >"$dir/in/tmp/m1"
   mv "$dir/in/tmp/m1" "$dir/in/new/m1"
-  # one answer: a first `new` asks its sender to confirm (issue 13)
+  # one answer: a first `new` asks its sender to confirm
   ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 1 ]"
   ok test "$(count "$dir/in/cur")" -eq 1
   ok test "$(count "$dir/in/new")" -eq 0

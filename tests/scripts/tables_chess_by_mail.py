@@ -8,7 +8,7 @@ position from the last mail, pick a legal play (from `tabula moves -g
 tableschess`, with a fixed seed) and reply. Each game starts from a race
 position given with the invitation (fen=, rules-spec.md section 7, kings on
 their point 18 or 19 with company) so that it ends within a few dozen turns.
-Checks (issue 8, must-show 4):
+Checks (must-show 4):
   - a race game ends: a king home (TC-9), the TC-8 draw, or, when a king
     is shut out of its goal, a resignation after 40 mails; the store
     records it and `tabula check` replays every journal;
@@ -57,7 +57,7 @@ class Table:
 
     def invite(self, sender, body):
         """A `new`; an address's first one is confirmed from that address
-        first (issue 13), the way a player answers the request."""
+        first, the way a player answers the request."""
         self.deliver(sender, body)
         last = self.last.get(sender)
         if last is not None and "[tabula confirm " in str(last["Subject"]):

@@ -1,10 +1,10 @@
 #!/usr/bin/env python3
-"""A 4-player double round robin by mail to its end (issue 19).
+"""A 4-player double round robin by mail to its end.
 
 usage: tournament_by_mail.py TABULA SOURCE_DIR
 
 alice writes `tournament chess spring double with bob carol dave`:
-  - her first request (issue 13): only a confirmation request, to her, and
+  - her first request: only a confirmation request, to her, and
     no game; her reply "confirm" makes the tournament;
   - the 12 games exist at once (`tabula games`), still invited; alice is
     told once, each invitee is invited once, in the thread of one of its
@@ -98,7 +98,7 @@ def main():
     try:
         request = "tournament chess spring double with %s, %s and %s" % tuple(PLAYERS[1:])
         asked = club.deliver(PLAYERS[0], request)
-        check("alice's first tournament (issue 13): only a confirmation request, to her; "
+        check("alice's first tournament: only a confirmation request, to her; "
               "no game made",
               [t for t, _ in asked] == [PLAYERS[0]] and
               "[tabula confirm " in str(asked[0][1]["Subject"]) and

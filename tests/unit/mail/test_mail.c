@@ -397,7 +397,7 @@ START_TEST(test_mail_parse_corpus)
   int bad = 0;
   size_t i;
 
-  /* issue 5: at least 40 mails as real clients write them */
+  /* At least 40 mails as real clients write them */
   ck_assert_uint_ge(n, 40);
   for(i = 0; i < n; i++)
     bad += check_one(names[i]);
@@ -476,7 +476,7 @@ static void tree_shape(struct mailmime *mm, size_t depth, struct mail_shape *sh)
 }
 
 /* What structure.c measured before libetpan parses a message must bound
- * the tree libetpan then builds (issue 13: the limits are only as good as
+ * the tree libetpan then builds (the limits are only as good as
  * that). Returns 1 when the message was within the limits and compared. */
 static int check_shape(const char *data, size_t len, const char *what)
 {
@@ -955,7 +955,7 @@ START_TEST(test_mail_parse_hostile)
 }
 END_TEST
 
-/* Issue 13: the structure limits count MIME structure as parsed, not words
+/* The structure limits count MIME structure as parsed, not words
  * in the text. A plain mail from a player whose quoted text holds the word
  * "multipart" 101 times, 201 "(" on a line or 5,001 lines starting with
  * "--" was refused as unreadable (the old limits counted the raw bytes);
@@ -1034,7 +1034,7 @@ START_TEST(test_mail_parse_bad_boundary)
 }
 END_TEST
 
-/* mail_parse_header (issue 13): what the service needs to answer a
+/* mail_parse_header: what the service needs to answer a
  * player's unreadable mail, and to stay silent to strangers and machines. */
 START_TEST(test_mail_parse_header_only)
 {
@@ -1214,7 +1214,7 @@ static struct cost flood_cost(const char *buf, size_t len)
   return c;
 }
 
-/* Issue 13: the floods the limits exist for stay bounded in time and
+/* The floods the limits exist for stay bounded in time and
  * memory, the refused ones and the worst a limit still lets through.
  * Before the limits a 10 MiB flood of tiny fields, parts or parameters
  * cost libetpan 300-430 MB; 700,000 RFC 2047 words in a Content-Type took
@@ -1271,10 +1271,10 @@ START_TEST(test_mail_parse_floods)
 }
 END_TEST
 
-/* Issue 13: a mail counts when it reached the mailbox; for POP3 that is the
+/* A mail counts when it reached the mailbox; for POP3 that is the
  * top Received: field's date (RFC 5321 §4.4), an RFC 5322 date-time. Each
- * number is read with a bound on its digits and checked for its range
- * (issue 20): a date that fails is no date (-1), never a guess. */
+ * number is read with a bound on its digits and checked for its range:
+ * a date that fails is no date (-1), never a guess. */
 START_TEST(test_mail_date_parse)
 {
   static const struct {
@@ -1591,7 +1591,7 @@ START_TEST(test_mail_clean_text_rules)
        "as we discussed.\n",
        "Sent from my office I play e4 because the position after the opening calls for it, "
        "as we discussed.\n"},
-      /* forward separators (issue 5 corpus 38-40): everything after goes */
+      /* forward separators (corpus 38-40): everything after goes */
       {"board\n\n---------- Forwarded message ---------\nFrom: Ref <r@x.test>\nNf3\n", "board\n"},
       {"history\n-------- Forwarded Message --------\nSubject: \tx\nNf3\n", "history\n"},
       {"legal\n\nBegin forwarded message:\n\nFrom: Ref\nNf3\n", "legal\n"},
@@ -1947,7 +1947,7 @@ START_TEST(test_mail_compose_roundtrip)
 }
 END_TEST
 
-/* issue 15: the composition folds CRLF in bulk and writes the HTML part
+/* The composition folds CRLF in bulk and writes the HTML part
  * quoted-printable; the bytes stay the same: CRLF read as LF, a lone CR
  * kept, non-ASCII, '=' and soft breaks. RFC 2045 §6.7 decoding: "=\r\n"
  * is a soft break, "=XX" a byte, "\r\n" a line end (LF here). Also
@@ -2152,7 +2152,7 @@ static void squeeze(char *s)
   *w = '\0';
 }
 
-/* A reply to every mail of the corpus: the headers issue 5 lists, threading
+/* A reply to every mail of the corpus: the headers every client needs, threading
  * that carries the whole chain, and every value read back as it went out. */
 START_TEST(test_mail_compose_reply_corpus)
 {

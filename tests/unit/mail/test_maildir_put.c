@@ -1,6 +1,6 @@
 /*
- * test_maildir_put.c: deliveries under the message's own name (issue 13,
- * every reply exactly once): mail_maildir_put and mail_maildir_find.
+ * test_maildir_put.c: deliveries under the message's own name (every
+ * reply exactly once): mail_maildir_put and mail_maildir_find.
  *
  * What must hold: a second put of the same name writes nothing; a copy cut
  * short (a power loss before the sync) is written again whole; find sees a

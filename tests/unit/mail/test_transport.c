@@ -3,14 +3,14 @@
  * (the servers themselves: tests/scripts/mail_servers.py).
  *
  * - mail_tls_verify_der: libetpan verifies no certificate, so tabula does
- *   (issue 5: "TLS with verification on, a wrong CA is refused"); checked
+ *   ("TLS with verification on, a wrong CA is refused"); checked
  *   with the fixed certificates of tests/data/tls/ (see its README).
  * - mail_sendmail: the pipe mode runs `sendmail -i -f FROM -- RCPT` without
  *   a shell, the message on stdin; exit 0 = sent, 75 = try again, others
  *   = refused; an address that could be an option never reaches argv.
  * - group delivery to a Maildir (deliver_nosync + one sync) and the batch
  *   acknowledgement (new/ -> cur/:2,S), the throughput path of a batch.
- * - the arrival time of each message (issue 13): a Maildir file's delivery
+ * - the arrival time of each message: a Maildir file's delivery
  *   time, IMAP INTERNALDATE (from a scripted IMAP server on loopback, so a
  *   server's hostile values can be sent too), and the search that lets
  *   interrupted IMAP moves finish in one pass.
@@ -86,7 +86,7 @@ START_TEST(test_tls_verify)
   ck_assert_int_eq(mail_tls_verify_der(der, len, TLS_DIR "/server.pem", "127.0.0.1", err,
                                        sizeof(err)),
                    0);
-  /* A CA that did not sign it: refused (issue 5, "a wrong CA is refused"). */
+  /* A CA that did not sign it: refused ("a wrong CA is refused"). */
   ck_assert_int_eq(mail_tls_verify_der(der, len, TLS_DIR "/other.pem", "localhost", err,
                                        sizeof(err)),
                    MAIL_ETLS);
@@ -247,7 +247,7 @@ START_TEST(test_maildir_group)
 }
 END_TEST
 
-/* Issue 15: the daemon's inbox watch wakes on each arrival, once; a small
+/* The daemon's inbox watch wakes on each arrival, once; a small
  * group of replies is synced file by file (MAIL_SYNC_FILE), then new/. */
 START_TEST(test_maildir_watch_and_folder_sync)
 {
@@ -357,7 +357,7 @@ START_TEST(test_maildir_read_whole)
 }
 END_TEST
 
-/* Issue 15: the watch names what arrived, so a pass need not list a big
+/* The watch names what arrived, so a pass need not list a big
  * new/: in delivery order, each once, only regular files still there;
  * what arrived before the watch opened is for a listing, not the watch. */
 START_TEST(test_maildir_watch_take)
@@ -413,7 +413,7 @@ START_TEST(test_maildir_watch_take)
 }
 END_TEST
 
-/* Issue 13: the Maildir delivery time is the time the unique name starts
+/* The Maildir delivery time is the time the unique name starts
  * with, else the file's modification time. */
 START_TEST(test_maildir_arrival)
 {

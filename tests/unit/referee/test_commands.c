@@ -1,5 +1,5 @@
 /*
- * test_commands.c: the command language of issue 6 (referee/commands.c).
+ * test_commands.c: the command language (referee/commands.c).
  *
  *  - every command word, in any case, reads as its command (a table);
  *  - "#N" anywhere is the move-number guard, "Qxf7#" is not;
@@ -53,20 +53,20 @@ static const struct {
   {"message", REF_CMD_MESSAGE, ""},
   {"comments off", REF_CMD_COMMENTS, "off"},
   {"Comments On", REF_CMD_COMMENTS, "On"},
-  /* issue 18: seeks */
+  /* Seeks */
   {"seek chess", REF_CMD_SEEK, "chess"},
   {"Seek Backgammon days=3 unrated", REF_CMD_SEEK, "backgammon"},
   {"seeks", REF_CMD_SEEKS, ""},
   {"seek cancel", REF_CMD_UNSEEK, ""},
   {"seek cancel 3", REF_CMD_UNSEEK, "3"},
   {"unseek 3", REF_CMD_UNSEEK, "3"},
-  /* issue 18: the two-word answers before "accept"/"decline" alone */
+  /* The two-word answers before "accept"/"decline" alone */
   {"takeback", REF_CMD_TAKEBACK, ""},
   {"Takeback Accept", REF_CMD_TAKEBACK_ACCEPT, ""},
   {"accept takeback", REF_CMD_TAKEBACK_ACCEPT, ""},
   {"takeback decline", REF_CMD_TAKEBACK_DECLINE, ""},
   {"DECLINE TAKEBACK", REF_CMD_TAKEBACK_DECLINE, ""},
-  /* review of issue 18: alone on the line, closing punctuation allowed */
+  /* alone on the line, closing punctuation allowed */
   {"Take.", REF_CMD_TAKE, ""},
   {"take!", REF_CMD_TAKE, ""},
   {"TAKE", REF_CMD_TAKE, ""},
@@ -112,7 +112,7 @@ START_TEST(test_unknown_words_not_guessed)
 }
 END_TEST
 
-/* Review of issue 18: a command that takes no words is a command only
+/* A command that takes no words is a command only
  * alone on its line; a sentence that starts with its word is prose (and a
  * candidate like any prose line, which no game reads as a move). */
 START_TEST(test_sentences_not_commands)
@@ -183,7 +183,7 @@ static const struct {
   {"e4 # 3", -1, 0, "e4 # 3"},
 };
 
-/* One classification (ref_cmd_class, issue 18): what the "#N" guard
+/* One classification (ref_cmd_class): what the "#N" guard
  * protects and what a mail without a key may get answered on its From. */
 static const struct {
   const char *line;
@@ -227,7 +227,7 @@ START_TEST(test_guard)
 }
 END_TEST
 
-/* issue 18: "board #12" asks for the board at move 12; the "#12" is its
+/* "board #12" asks for the board at move 12; the "#12" is its
  * argument, not the guard, and a later "#N" on any line still is one. */
 static const struct {
   const char *text;
@@ -263,7 +263,7 @@ START_TEST(test_board_at_move)
 }
 END_TEST
 
-/* issue 18: "game N: COMMAND" and "game N" name the game of a mail
+/* "game N: COMMAND" and "game N" name the game of a mail
  * without a key; "games" is still the command, prose stays prose. */
 START_TEST(test_game_named)
 {
@@ -307,7 +307,7 @@ START_TEST(test_guard_in_subject)
 }
 END_TEST
 
-/* issue 16: "roll" at the end of a play line is the standing answer to the
+/* "roll" at the end of a play line is the standing answer to the
  * next cube question (help-backgammon.txt), the play a candidate of its
  * own; prose that ends in "roll" stays one line, a candidate or nothing. */
 static const struct {
@@ -346,7 +346,7 @@ START_TEST(test_play_then_roll)
 }
 END_TEST
 
-/* issue 18: "if ... then ..." is a prepared line only with its "then"
+/* "if ... then ..." is a prepared line only with its "then"
  * (the rest of the line is the argument, read by cmd_conditional.c);
  * prose that starts with "If" stays prose; "conditionals [clear]". */
 static const struct {
@@ -514,7 +514,7 @@ START_TEST(test_new_addresses)
 }
 END_TEST
 
-/* ---- the prose (issue 18) ---- */
+/* ---- the prose ---- */
 
 static void prose(char *out, size_t cap, const char *text, int skip_start, int skip_len)
 {
@@ -623,7 +623,7 @@ START_TEST(test_prose_hostile)
 }
 END_TEST
 
-/* issue 18: a seek's terms are read as new's options are, without "with" */
+/* A seek's terms are read as new's options are, without "with" */
 START_TEST(test_seek_terms)
 {
   struct ref_cmds c;

@@ -1,5 +1,5 @@
 /*
- * test_log.c: holding log lines back until a commit (issue 13: a move is
+ * test_log.c: holding log lines back until a commit (a move is
  * logged as played only after its transaction committed; a daemon waiting
  * for its store says so once, not at every try).
  */

@@ -1,6 +1,6 @@
 /*
  * test_takeback.c: the one replay rule of takebacks (referee/game.c,
- * ref_journal_undone; issue 18). History is never rewritten: an `undo`
+ * ref_journal_undone). History is never rewritten: an `undo`
  * entry cancels the move it names, which every replay then skips.
  *
  *  - an agreed undo skips exactly the move it names; the bookkeeping

@@ -721,7 +721,7 @@ START_TEST(test_scoring)
 }
 END_TEST
 
-/* Match play (issue 19): the match length and score travel in the Match
+/* Match play: the match length and score travel in the Match
  * ID; the Crawford game has no cube and says why a double is refused;
  * after it doubling is back; gammons count in a match; the Jacoby rule
  * (money play) counts them only after a double. */
@@ -1245,7 +1245,7 @@ START_TEST(test_registry)
 END_TEST
 
 /* new backgammon fen=PositionID:MatchID starts from that position, the
- * dice included (issue 13's mail cases play fixed dice with it); a bad
+ * dice included (the mail cases play fixed dice with it); a bad
  * string or another option beside it is refused. */
 START_TEST(test_init_fen)
 {
@@ -1277,7 +1277,7 @@ START_TEST(test_init_fen)
 }
 END_TEST
 
-/* fen= stands alone beside the match options (issue 19): its Match ID
+/* fen= stands alone beside the match options: its Match ID
  * already carries the match length, the score and the Crawford flag, so a
  * Crawford game's ID starts that game, and match=, score= or crawford=
  * beside fen= (before or after it) is refused as bad-option, naming the

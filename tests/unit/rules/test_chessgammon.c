@@ -10,7 +10,7 @@
  * - the chess core's pseudo-legal generator (chess_int.h), against which
  *   the Chessgammon generator is cross-checked on random positions, and an
  *   independent bear-off oracle written here from CG-2/CG-3;
- * - the invariants of issue 7 point 3, checked after every move of seeded
+ * - the invariants (chessgammon.c's checker), checked after every move of seeded
  *   random playouts of every system.
  *
  * Step language, one step a line ('#' comments, blank lines ignored):
@@ -73,7 +73,7 @@ static int cmp_str(const void *a, const void *b)
 }
 
 /* ------------------------------------------------------------------------ */
-/* The independent invariants of issue 7 point 3, on the state itself. */
+/* The independent invariants, on the state itself. */
 
 /* libcheck's ck_assert records a checkpoint (a write) on every call, so the
  * hot loops here test first and abort only on failure. */
@@ -461,7 +461,7 @@ START_TEST(test_4x8)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
-/* Cross-check with the chess core (issue 7 point 2) */
+/* Cross-check with the chess core */
 
 static uint64_t rng_state;
 
@@ -676,7 +676,7 @@ START_TEST(test_crosscheck_chess_core)
 END_TEST
 
 /* ------------------------------------------------------------------------ */
-/* Seeded random playouts (issue 7 points 3 and 5) */
+/* Seeded random playouts */
 
 #define PLAYOUT_GAMES 1000
 

@@ -772,7 +772,7 @@ START_TEST(test_render)
 }
 END_TEST
 
-/* The board as data (issue 17): each side's play marked where its own
+/* The board as data: each side's play marked where its own
  * numbering puts it (BG 4.1: Black's point p is White's 25 - p), and the
  * pieces where render puts them. */
 static void check_marks(const struct ref_diagram *d, const unsigned want[24])

@@ -1,7 +1,7 @@
 /*
  * test_batch.c: the store's batches (store_batch_begin/commit/rollback),
  * which let the daemon commit many messages with one fsync group
- * (issue 5, throughput "durable"; docs/architecture.md "The store").
+ * (throughput "durable"; docs/architecture.md "The store").
  *
  * What must hold:
  * - inside a batch, each store_begin..store_commit is a savepoint: a
@@ -161,7 +161,7 @@ static long file_size(const char *name)
   return n;
 }
 
-/* issue 15: the daemon's checkpoint waits for store_checkpoint_idle
+/* The daemon's checkpoint waits for store_checkpoint_idle
  * (after the replies) instead of running inside the commit that grows the
  * WAL past 1,000 pages; what the commits hold is durable in the WAL all
  * the same (another connection reads it), and the idle checkpoint copies

@@ -1,5 +1,5 @@
 /*
- * test_claims.c: processes sharing one store (issue 13, "every reply
+ * test_claims.c: processes sharing one store ("every reply
  * exactly once"; store/lock.c, store/outbox.c).
  *
  * Two store handles on one file stand for two processes: lock.c's locks
@@ -16,11 +16,11 @@
  *   release, and with its process: the rows of a process that died are
  *   taken over marked in_doubt, because it may have sent them;
  * - the rows a process queued come back from memory once committed, in
- *   order, never one a rollback undid (issue 15);
+ *   order, never one a rollback undid;
  * - one daemon per store: the second lock is refused, naming the first's
  *   pid, and is granted once the first is gone;
  * - an old (v2) outbox's queued rows are claimable after the migration;
- * - a v8 store's queued and sent rows (texts in the row, before issue 15's
+ * - a v8 store's queued and sent rows (texts in the row, before v9's
  *   outbox_message) keep their texts through the v9 migration, and each
  *   queued one is claimed and sent once, a sent one never again;
  * - SQLite's integrity check says "" for a sound file and names what is
@@ -164,7 +164,7 @@ START_TEST(test_claim_unheld_rows_once)
 }
 END_TEST
 
-/* Issue 15: the replies a process queued come back from memory, in order,
+/* The replies a process queued come back from memory, in order,
  * once committed; what a rollback undid never does, and while an older row
  * of the process still waits, none do (the table gives them all, in
  * order). */

@@ -1,6 +1,6 @@
 /*
- * test_compete.c: the competition tables of tabula_store (store/compete.c,
- * issue 19) against store.h: a rating's doubles come back bit for bit (the
+ * test_compete.c: the competition tables of tabula_store (store/compete.c)
+ * against store.h: a rating's doubles come back bit for bit (the
  * stored table is compared with a rebuild by equality), the lists keep
  * their order, a match and a tournament know their games, and the
  * constraints refuse what cannot be (a game in two matches, a player twice

@@ -1,6 +1,6 @@
 /*
  * test_conditionals.c: the prepared lines of tabula_store
- * (store/conditionals.c, issue 18) against store.h: a branch comes back as
+ * (store/conditionals.c) against store.h: a branch comes back as
  * put, the list keeps its order and filters by seat, a branch goes one
  * step on (update) or away (delete), and store_conditionals_clear (the
  * contract with takeback) drops one seat's or every seat's, succeeding

@@ -1,10 +1,10 @@
 /*
- * test_confirm.c: unit tests of store/confirm.c (issue 13: nothing to an
+ * test_confirm.c: unit tests of store/confirm.c (nothing to an
  * address that has not asked) against store.h: the pending confirmation
  * requests (put, get, delete, prune) and the confirmed addresses (case
  * does not matter, the first answer is kept), migration 4, which counts
  * as confirmed the seats the journal shows answering a keyed mail, and
- * migration 6 (issue 19's competition tables), which keeps them.
+ * migration 6 (the competition tables), which keeps them.
  */
 #include "store.h"
 #include "store_fixture.h"
@@ -92,10 +92,10 @@ START_TEST(test_confirmed)
 }
 END_TEST
 
-/* A store at version 3 (claims, before confirmations, issue 15's v5 and
+/* A store at version 3 (claims, before confirmations, v5's columns and
  * v6's competition tables) with game 1: alice invited (only 'create'), bob
  * accepted and moved; game 2: carol invited dave, who never answered.
- * Opening it migrates to the latest (4: confirmations, 5: issue 15's
+ * Opening it migrates to the latest (4: confirmations, 5: the outbox's
  * columns, 6: competition) and counts bob as confirmed, no one else. */
 START_TEST(test_migration_counts_answers)
 {
@@ -137,8 +137,8 @@ START_TEST(test_migration_counts_answers)
 }
 END_TEST
 
-/* A store at version 5 (confirmations, issue 15's columns, before v6's
- * competition tables, issue 19): opening it migrates to 6, keeps who is
+/* A store at version 5 (confirmations, v5's columns, before v6's
+ * competition tables): opening it migrates to 6, keeps who is
  * confirmed and the requests waiting, and the ratings table is there to
  * use. */
 START_TEST(test_migration_to_competition_keeps_them)
@@ -171,7 +171,7 @@ START_TEST(test_migration_to_competition_keeps_them)
 }
 END_TEST
 
-/* v8 (issue 18): the table rebuilt with more kinds. A store at v7 (the old
+/* v8: the table rebuilt with more kinds. A store at v7 (the old
  * CHECK: 'new' and 'observe' only) keeps its waiting requests, then takes
  * a 'keyless' request (a player's mail without a game's key) with its
  * game, and still refuses a kind it does not know. */

@@ -1,5 +1,5 @@
 /*
- * test_seeks.c: unit tests of store/seeks.c (issue 18: finding a game)
+ * test_seeks.c: unit tests of store/seeks.c (finding a game)
  * against store.h: an open seek put and read back, the open ones listed
  * by game system and by address (case does not matter) oldest first, a
  * seek closed only while open (a repeated close is ENOTFOUND and changes

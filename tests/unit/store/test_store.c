@@ -533,7 +533,7 @@ START_TEST(test_store_tx_busy)
   ck_assert_int_eq(store_begin(b), STORE_EBUSY);
   clock_gettime(CLOCK_MONOTONIC, &t1);
   elapsed = (double)(t1.tv_sec - t0.tv_sec) + (double)(t1.tv_nsec - t0.tv_nsec) / 1e9;
-  ck_assert_msg(elapsed > 14.5 && elapsed < 45, "waited %.2f s", elapsed); /* 15 s, issue 13 */
+  ck_assert_msg(elapsed > 14.5 && elapsed < 45, "waited %.2f s", elapsed); /* 15 s */
   ck_assert_int_eq(store_rollback(b), STORE_OK);
   ck_assert_int_eq(store_commit(a), STORE_OK);
   ck_assert_int_eq(store_begin(b), STORE_OK);
@@ -1147,7 +1147,7 @@ START_TEST(test_store_outbox_big_message)
 }
 END_TEST
 
-/* Issue 15 (schema v9): the text lies beside the row, so marking a reply
+/* Schema v9: the text lies beside the row, so marking a reply
  * sent rewrites a small row, not the reply. SQLite rewrites a row whose
  * size changes whole, overflow pages and all: with the text in the row
  * the mark of this 40 KB reply wrote its ten overflow pages again. Counted
@@ -1189,7 +1189,7 @@ START_TEST(test_store_outbox_mark_writes_little)
 }
 END_TEST
 
-/* Issue 15: sent rows older than the bound leave with their texts; queued
+/* Sent rows older than the bound leave with their texts; queued
  * rows stay, the newest row always stays (ids are never handed out
  * twice), and what stays keeps its text. */
 START_TEST(test_store_outbox_prune)
