@@ -27,6 +27,12 @@
 
 int ref_service_poll(struct ref_service *svc, size_t *processed)
 {
+  size_t sent;
+  return ref_service_poll_sent(svc, processed, &sent);
+}
+
+int ref_service_poll_sent(struct ref_service *svc, size_t *processed, size_t *sent_out)
+{
   size_t sent, inner_sent;
   double inner_wall, inner_cpu;
   int rc;
@@ -52,6 +58,7 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
     ref_log_warn("%s", store_errmsg(svc->st));
   clock_gettime(CLOCK_MONOTONIC, &t2);
   sent += inner_sent;
+  *sent_out = sent;
   /* The processing alone, the replies' writing apart (bench/throughput.sh
    * and scale.sh read this line). */
   if(*processed || sent)

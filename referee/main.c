@@ -557,13 +557,13 @@ static int run_tick(struct cli *cli)
    * before its deadline is played, whether cron runs tick or poll first
    * (rules-spec TM-1). A pass that fails leaves the losses on time for a
    * later tick; the rest of the tick's work goes on. */
-  size_t actions = 0, sent = 0, read = 0;
-  int rc = ref_service_poll(cli->svc, &read) ? EX_TEMPFAIL : EX_OK;
+  size_t actions = 0, sent = 0, read = 0, answered = 0;
+  int rc = ref_service_poll_sent(cli->svc, &read, &answered) ? EX_TEMPFAIL : EX_OK;
   if(ref_service_tick(cli->svc, &actions))
     rc = EX_TEMPFAIL;
   if(ref_service_flush_outbox(cli->svc, &sent))
     rc = EX_TEMPFAIL;
-  printf("%zu message(s) read, %zu action(s), %zu sent\n", read, actions, sent);
+  printf("%zu message(s) read, %zu action(s), %zu sent\n", read, actions, sent + answered);
   return rc;
 }
 
