@@ -33,7 +33,7 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
 
 int ref_service_poll_sent(struct ref_service *svc, size_t *processed, size_t *sent_out)
 {
-  size_t sent, inner_sent;
+  size_t sent = 0, inner_sent = 0;
   double inner_wall, inner_cpu;
   int rc;
 
