@@ -212,6 +212,12 @@ int mail_maildir_ack(const char *dir, const char *name);
 int mail_maildir_deliver(const char *dir, const char *data, size_t len, char *name_out,
                          size_t cap);
 
+/* Removes the files of dir/tmp/ neither read nor written for idle_s seconds
+ * before now (the Maildir convention's 36 hours: a writer that died
+ * leaves them); *removed gets their number. A missing tmp/ is no error. */
+#define MAIL_MAILDIR_TMP_IDLE_S (36 * 3600)
+int mail_maildir_clean_tmp(const char *dir, int64_t now, int64_t idle_s, size_t *removed);
+
 /* Reads a whole message from fd (the MTA-pipe mode) into *data, bounded by
  * MAIL_MAX_MESSAGE. */
 int mail_read_fd(int fd, char **data, size_t *len);

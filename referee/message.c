@@ -88,8 +88,12 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
   m.mail = mail;
   m.message_id = key;
 
-  if(store_begin(svc->st) != STORE_OK)
+  if(store_begin(svc->st) != STORE_OK) {
+    /* a store locked past the busy timeout, a full disk: the source keeps
+     * the mail (an MTA on 75), and the operator reads why */
+    ref_log_error("message %s not processed (%s); will retry", key, store_errmsg(svc->st));
     goto out;
+  }
   if(store_message_seen(svc->st, key, &seen) != STORE_OK)
     goto rollback;
   if(seen) {

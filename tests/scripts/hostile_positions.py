@@ -41,5 +41,12 @@ with open(os.path.join(SRC, "tests", "data", "positions", "hostile.txt"),
             else:
                 passed += 1
                 print("ok   %s" % name)
+# The file's cases, each refused by two commands: fewer means the data file
+# was emptied or cut, and a test that checks nothing must not pass.
+MIN_CASES = 4
+if passed + failed < 2 * MIN_CASES:
+    failed += 1
+    print("FAIL only %d checks: hostile.txt holds fewer than %d cases" % (passed + failed - 1,
+                                                                         MIN_CASES))
 print("%d passed, %d failed" % (passed, failed))
 sys.exit(1 if failed else 0)
