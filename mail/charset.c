@@ -140,8 +140,15 @@ static int decode_guess(struct mail_buf *out, const char *s, size_t n)
   return decode_cp1252(out, s, n);
 }
 
+/* iconv's output is not trusted to be UTF-8: glibc passes the bytes of
+ * names it reads as UTF-8 but that are not on the lists below ("utf-8+")
+ * through unchecked, 5-byte forms and code points above U+10FFFF
+ * included, and writes those from UCS-4 too. So what it writes goes
+ * through mail_utf8_repair, the same rule as for declared UTF-8 (RFC 3629
+ * §3: every decoded text is valid UTF-8 whatever the label says). */
 static int decode_iconv(struct mail_buf *out, iconv_t cd, const char *s, size_t n)
 {
+  struct mail_buf raw;
   char tmp[4096];
   char *in = (char *)s; /* iconv's prototype is not const-correct */
   size_t inleft = n;
@@ -149,14 +156,15 @@ static int decode_iconv(struct mail_buf *out, iconv_t cd, const char *s, size_t 
   size_t outleft;
   size_t r;
 
-  while(inleft > 0 && !out->err) {
+  mail_buf_init(&raw, out->max); /* the same bound as the text itself */
+  while(inleft > 0 && !raw.err) {
     outp = tmp;
     outleft = sizeof(tmp);
     r = iconv(cd, &in, &inleft, &outp, &outleft);
-    mail_buf_add(out, tmp, (size_t)(outp - tmp));
+    mail_buf_add(&raw, tmp, (size_t)(outp - tmp));
     if(r != (size_t)-1 || errno == E2BIG)
       continue;
-    mail_buf_add_cp(out, 0xfffd);
+    mail_buf_add_cp(&raw, 0xfffd);
     if(errno != EILSEQ)
       break; /* EINVAL: the input ends inside a character */
     in++;
@@ -166,7 +174,12 @@ static int decode_iconv(struct mail_buf *out, iconv_t cd, const char *s, size_t 
   outp = tmp;
   outleft = sizeof(tmp);
   iconv(cd, NULL, NULL, &outp, &outleft);
-  mail_buf_add(out, tmp, (size_t)(outp - tmp));
+  mail_buf_add(&raw, tmp, (size_t)(outp - tmp));
+  if(raw.err)
+    out->err = raw.err;
+  else
+    mail_utf8_repair(out, raw.data ? raw.data : "", raw.len);
+  mail_buf_free(&raw);
   return out->err;
 }
 

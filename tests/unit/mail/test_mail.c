@@ -1407,6 +1407,14 @@ START_TEST(test_mail_parse_bodies)
       /* UTF-16 with a BOM, base64 */
       {"Content-Type: text/plain; charset=utf-16\r\nContent-Transfer-Encoding: base64\r\n",
        "//5lADQACgA=\r\n", "e4\n"},
+      /* iconv's output is checked too: glibc passes bytes that are not
+       * UTF-8 (RFC 3629 §3: above U+10FFFF, 5-byte forms) through for
+       * names it reads as UTF-8 ("utf-8+") and for UCS-4; U+FFFD each,
+       * as for a declared UTF-8 part */
+      {"Content-Type: text/plain; charset=\"UTF-8+\"\r\n", "a\xf4\x90\x80\x80\xf8\x88z\n",
+       "a\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbdz\n"},
+      {"Content-Type: text/plain; charset=ucs-4\r\nContent-Transfer-Encoding: base64\r\n",
+       "ABEAAAAAAAo=\r\n", "\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\xef\xbf\xbd\n"},
       /* a charset name that is not a token is not handed to iconv */
       {"Content-Type: text/plain; charset=\"utf-8//TRANSLIT\"\r\n", "ok\n", "ok\n"},
       /* quoted-printable soft breaks and =XX; a lone CR is a line end */
