@@ -26,6 +26,8 @@ static const char *const state_names[] = {"queued", "sent", "failed"};
 
 static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
                       const char *message, int64_t now);
+static void fresh_truncate(struct store *st, size_t n);
+static const struct store_tx_hook fresh_hook;
 
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now)
@@ -41,6 +43,10 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
    * waits unclaimed, and the flush's claim says what is wrong. */
   if(store_owner(st, &owner) != STORE_OK)
     owner = 0;
+  /* The list hears of commits and rollbacks from the transaction core;
+   * registered before the group begins, so that the group's mark is the
+   * list's. */
+  store_tx_hook(st, &fresh_hook);
   /* The row and its text (outbox_message, schema v9) both or neither. */
   rc = store_group_begin(st, &g);
   if(rc == STORE_OK)
@@ -126,7 +132,8 @@ static void fresh_add(struct store *st, int64_t id, int64_t game, const char *re
    * transaction, its commit marks the row committed (store_group_end). */
 }
 
-void store_fresh_truncate(struct store *st, size_t n)
+/* The list cut back to its first n (a rollback). */
+static void fresh_truncate(struct store *st, size_t n)
 {
   while(st->nfresh > n)
     free(st->fresh[--st->nfresh].message);
@@ -136,10 +143,31 @@ void store_fresh_truncate(struct store *st, size_t n)
     st->fresh_gap = false;
 }
 
-void store_fresh_committed(struct store *st)
+/* The list committed up to its end. */
+static void fresh_committed(struct store *st)
 {
   st->fresh_committed = st->nfresh;
 }
+
+static size_t fresh_mark(struct store *st)
+{
+  return st->nfresh;
+}
+
+static void fresh_close(struct store *st)
+{
+  fresh_truncate(st, 0);
+  free(st->fresh);
+  st->fresh = NULL;
+  st->capfresh = 0;
+}
+
+static const struct store_tx_hook fresh_hook = {
+    .mark = fresh_mark,
+    .committed = fresh_committed,
+    .undone = fresh_truncate,
+    .close = fresh_close,
+};
 
 int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
 {
@@ -152,7 +180,7 @@ int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
   if(!st->nfresh || !sqlite3_get_autocommit(st->db) || st->fresh_committed != st->nfresh ||
      st->fresh_gap) {
     if(sqlite3_get_autocommit(st->db))
-      store_fresh_truncate(st, 0);
+      fresh_truncate(st, 0);
     return STORE_OK;
   }
   /* A row of this process queued before these and not yet sent (its send
@@ -169,11 +197,11 @@ int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
   if(rc == STORE_OK && (r = sqlite3_step(stmt)) != SQLITE_DONE) {
     if(r != SQLITE_ROW)
       rc = store_fail_sql(st, r, "outbox_fresh");
-    store_fresh_truncate(st, 0);
+    fresh_truncate(st, 0);
   }
   store_finish(st, stmt);
   if(rc || !st->nfresh) {
-    store_fresh_truncate(st, 0);
+    fresh_truncate(st, 0);
     return rc;
   }
   *rows = st->fresh;
@@ -443,7 +471,7 @@ int store_outbox_release(struct store *st)
 
   /* given back: another process may send them now */
   if(sqlite3_get_autocommit(st->db))
-    store_fresh_truncate(st, 0);
+    fresh_truncate(st, 0);
   if(!st->owner)
     return STORE_OK;
   rc = store_prepare(st, &stmt,
