@@ -409,6 +409,30 @@ int store_query_one(struct store *st, void *out, size_t elem, store_row_fn read_
   return rc;
 }
 
+int store_query_exists(struct store *st, bool *yes, const char *sql, const char *what,
+                       const char *fmt, ...)
+{
+  sqlite3_stmt *stmt = NULL;
+  va_list ap;
+  int rc = store_prepare(st, &stmt, sql, what);
+
+  *yes = false;
+  if(rc == STORE_OK) {
+    va_start(ap, fmt);
+    rc = store_bind_args(st, stmt, what, fmt, ap);
+    va_end(ap);
+  }
+  if(rc == STORE_OK) {
+    int s = sqlite3_step(stmt);
+    if(s == SQLITE_ROW)
+      *yes = true;
+    else if(s != SQLITE_DONE)
+      rc = store_fail_sql(st, s, what);
+  }
+  store_finish(st, stmt);
+  return rc;
+}
+
 int store_row_int64(struct store *st, sqlite3_stmt *stmt, void *row)
 {
   (void)st;

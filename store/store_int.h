@@ -195,6 +195,9 @@ int store_query(struct store *st, void **v, size_t *n, size_t elem, store_row_fn
  * "<what>: not found") when there is none. */
 int store_query_one(struct store *st, void *out, size_t elem, store_row_fn read_row,
                     const char *sql, const char *what, const char *fmt, ...) STORE_CHECKED;
+/* Whether the query has a row (its first row is not read further). */
+int store_query_exists(struct store *st, bool *yes, const char *sql, const char *what,
+                       const char *fmt, ...) STORE_CHECKED;
 /* A row reader: column 0 as an int64_t. */
 int store_row_int64(struct store *st, sqlite3_stmt *stmt, void *row);
 
