@@ -33,7 +33,7 @@ int store_conditional_add(struct store *st, int64_t *id, const struct store_cond
                      "INSERT INTO conditionals(game, seat, ply, plies, line, created)"
                      " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
                      "conditional_add", "iiiffi", c->game, (int64_t)c->seat, c->ply, c->plies,
-                     sizeof(c->plies), c->line, sizeof(c->line), c->created);
+                     sizeof(c->plies), "conditionals.plies", c->line, sizeof(c->line), "conditionals.line", c->created);
   if(rc == STORE_OK && id)
     *id = sqlite3_last_insert_rowid(st->db);
   return rc;

@@ -17,8 +17,8 @@ int store_confirm_put(struct store *st, const struct store_confirm *c)
   return store_run(st,
                    "INSERT INTO confirmations(key, address, kind, request, game, created,"
                    " expires) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
-                   "confirm_put", "ffffiii", c->key, sizeof(c->key), c->address,
-                   sizeof(c->address), c->kind, sizeof(c->kind), c->request, sizeof(c->request),
+                   "confirm_put", "ffffiii", c->key, sizeof(c->key), "confirmations.key", c->address,
+                   sizeof(c->address), "confirmations.address", c->kind, sizeof(c->kind), "confirmations.kind", c->request, sizeof(c->request), "confirmations.request",
                    c->game, c->created, c->expires);
 }
 

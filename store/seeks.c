@@ -38,8 +38,8 @@ int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s)
   int rc = store_run(st,
                      "INSERT INTO seeks(address, kind, options, days, rated, created, expires,"
                      " phase, game) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', 0)",
-                     "seek_put", "fffiiii", s->address, sizeof(s->address), s->kind,
-                     sizeof(s->kind), s->options, sizeof(s->options), (int64_t)s->days,
+                     "seek_put", "fffiiii", s->address, sizeof(s->address), "seeks.address", s->kind,
+                     sizeof(s->kind), "seeks.kind", s->options, sizeof(s->options), "seeks.options", (int64_t)s->days,
                      (int64_t)(s->rated ? 1 : 0), s->created, s->expires);
   if(rc == STORE_OK && id)
     *id = sqlite3_last_insert_rowid(st->db);

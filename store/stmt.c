@@ -299,7 +299,18 @@ int store_bind_args(struct store *st, sqlite3_stmt *stmt, const char *what, cons
     case 'f': {
       const char *field = va_arg(ap, const char *);
       size_t size = va_arg(ap, size_t);
-      rc = store_bind_field(st, stmt, idx, field, size, what);
+      const char *name = va_arg(ap, const char *);
+      rc = store_bind_field(st, stmt, idx, field, size, name);
+      break;
+    }
+    case 's': {
+      const char *text = va_arg(ap, const char *);
+      size_t len = va_arg(ap, size_t);
+      int r = len > (size_t)INT32_MAX
+                ? SQLITE_TOOBIG
+                : sqlite3_bind_text(stmt, idx, text, (int)len, SQLITE_TRANSIENT);
+      if(r != SQLITE_OK)
+        rc = store_fail_sql(st, r, what);
       break;
     }
     case 'b': {
@@ -383,29 +394,56 @@ int store_query(struct store *st, void **v, size_t *n, size_t elem, store_row_fn
   return rc;
 }
 
-int store_query_one(struct store *st, void *out, size_t elem, store_row_fn read_row,
-                    const char *sql, const char *what, const char *fmt, ...)
+/* The one row of a query into the zeroed *out, if there is one. */
+static int query_row(struct store *st, bool *found, void *out, size_t elem,
+                     store_row_fn read_row, const char *sql, const char *what, const char *fmt,
+                     va_list ap)
 {
   sqlite3_stmt *stmt = NULL;
-  va_list ap;
   int rc = store_prepare(st, &stmt, sql, what);
 
+  *found = false;
   memset(out, 0, elem);
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
+  if(rc == STORE_OK)
     rc = store_bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
   if(rc == STORE_OK) {
     int s = sqlite3_step(stmt);
-    if(s == SQLITE_ROW)
+    if(s == SQLITE_ROW) {
+      *found = true;
       rc = read_row(st, stmt, out);
-    else if(s == SQLITE_DONE)
-      rc = store_fail(st, STORE_ENOTFOUND, "%s: not found", what);
-    else
+    }
+    else if(s != SQLITE_DONE)
       rc = store_fail_sql(st, s, what);
   }
   store_finish(st, stmt);
+  return rc;
+}
+
+int store_query_one(struct store *st, void *out, size_t elem, store_row_fn read_row,
+                    const char *sql, const char *what, const char *fmt, ...)
+{
+  va_list ap;
+  bool found;
+  int rc;
+
+  va_start(ap, fmt);
+  rc = query_row(st, &found, out, elem, read_row, sql, what, fmt, ap);
+  va_end(ap);
+  if(rc == STORE_OK && !found)
+    rc = store_fail(st, STORE_ENOTFOUND, "%s: not found", what);
+  return rc;
+}
+
+int store_query_maybe(struct store *st, bool *found, void *out, size_t elem,
+                      store_row_fn read_row, const char *sql, const char *what,
+                      const char *fmt, ...)
+{
+  va_list ap;
+  int rc;
+
+  va_start(ap, fmt);
+  rc = query_row(st, found, out, elem, read_row, sql, what, fmt, ap);
+  va_end(ap);
   return rc;
 }
 

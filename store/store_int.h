@@ -170,8 +170,10 @@ int store_collect_game(struct store *st, void **v, size_t *n, const char *sql, i
  *   'i' int64_t
  *   'd' double
  *   't' const char * (NULL binds SQL NULL)
- *   'f' const char *, size_t: a fixed-size struct field, refused when it is
- *       not NUL-terminated within its size (store_bind_field)
+ *   'f' const char *, size_t, const char *: a fixed-size struct field, its
+ *       size and its column's name ("games.kind"), refused when it is not
+ *       NUL-terminated within its size, the column named (store_bind_field)
+ *   's' const char *, size_t: the first size_t bytes of a string as text
  *   'b' const void *, size_t: a blob (a NULL pointer binds SQL NULL)
  *   'n' SQL NULL (no argument)
  * The SQL engine is named only here, in the row readers and in store.c's
@@ -195,6 +197,11 @@ int store_query(struct store *st, void **v, size_t *n, size_t elem, store_row_fn
  * "<what>: not found") when there is none. */
 int store_query_one(struct store *st, void *out, size_t elem, store_row_fn read_row,
                     const char *sql, const char *what, const char *fmt, ...) STORE_CHECKED;
+/* As store_query_one, but no row is no failure: STORE_OK with *found
+ * false (and *out zeroed). */
+int store_query_maybe(struct store *st, bool *found, void *out, size_t elem,
+                      store_row_fn read_row, const char *sql, const char *what,
+                      const char *fmt, ...) STORE_CHECKED;
 /* Whether the query has a row (its first row is not read further). */
 int store_query_exists(struct store *st, bool *yes, const char *sql, const char *what,
                        const char *fmt, ...) STORE_CHECKED;
