@@ -421,13 +421,7 @@ static int exec_sql(struct store *st, const char *sql, const char *what)
  * parses them anew each time. */
 static int run_sql(struct store *st, const char *sql, const char *what)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc = store_prepare(st, &stmt, sql, what);
-
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, what);
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st, sql, what, "");
 }
 
 int store_group_begin(struct store *st, struct store_group *g)
@@ -1018,56 +1012,19 @@ int store_batch_rollback(struct store *st)
 
 int store_message_seen(struct store *st, const char *message_id, bool *seen)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  *seen = false;
-  rc = store_prepare(st, &stmt, "SELECT 1 FROM messages WHERE message_id = ?1",
-                     "message_seen");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, message_id, "message_seen: message_id");
-  if(rc)
-    goto out;
-  rc = sqlite3_step(stmt);
-  if(rc == SQLITE_ROW) {
-    *seen = true;
-    rc = STORE_OK;
-  }
-  else if(rc == SQLITE_DONE) {
-    rc = STORE_OK;
-  }
-  else {
-    rc = store_fail_sql(st, rc, "message_seen");
-  }
-out:
-  store_finish(st, stmt);
-  return rc;
+  return store_query_exists(st, seen, "SELECT 1 FROM messages WHERE message_id = ?1",
+                            "message_seen", "t", message_id);
 }
 
 int store_message_record(struct store *st, const char *message_id, const char *digest,
                          int64_t received, const char *outcome)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
   /* A plain INSERT: recording the same Message-ID twice means the caller
    * skipped store_message_seen, which is a bug worth an error. */
-  rc = store_prepare(st, &stmt,
-                     "INSERT INTO messages(message_id, digest, received, outcome)"
-                     " VALUES(?1, ?2, ?3, ?4)",
-                     "message_record");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, message_id, "message_record: message_id");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 2, digest, "message_record: digest");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, received, "message_record: received");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 4, outcome, "message_record: outcome");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "message_record");
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st,
+                   "INSERT INTO messages(message_id, digest, received, outcome)"
+                   " VALUES(?1, ?2, ?3, ?4)",
+                   "message_record", "ttit", message_id, digest, received, outcome);
 }
 
 /* ---- kv ---- */
@@ -1079,47 +1036,29 @@ int store_kv_get(struct store *st, char *buf, size_t cap, const char *key)
 
   if(cap)
     buf[0] = '\0';
-  rc = store_prepare(st, &stmt, "SELECT value FROM kv WHERE key = ?1", "kv_get");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, key, "kv_get: key");
+  /* stepped here: the value goes into the caller's buffer */
+  rc = store_prepare_args(st, &stmt, "SELECT value FROM kv WHERE key = ?1", "kv_get", "t", key);
   if(rc)
-    goto out;
+    return rc;
   rc = sqlite3_step(stmt);
-  if(rc == SQLITE_DONE) {
+  if(rc == SQLITE_DONE)
     rc = store_fail(st, STORE_ENOTFOUND, "kv_get: no such key");
-    goto out;
-  }
-  if(rc != SQLITE_ROW) {
+  else if(rc != SQLITE_ROW)
     rc = store_fail_sql(st, rc, "kv_get");
-    goto out;
-  }
-  if(!cap) {
+  else if(!cap)
     rc = store_fail(st, STORE_EIO, "kv_get: no room for the value");
-    goto out;
-  }
-  rc = store_copy_column(st, buf, cap, stmt, 0, "kv.value");
-out:
+  else
+    rc = store_copy_column(st, buf, cap, stmt, 0, "kv.value");
   store_finish(st, stmt);
   return rc;
 }
 
 int store_kv_set(struct store *st, const char *key, const char *value)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  rc = store_prepare(st, &stmt,
-                     "INSERT INTO kv(key, value) VALUES(?1, ?2)"
-                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     "kv_set");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, key, "kv_set: key");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 2, value, "kv_set: value");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "kv_set");
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st,
+                   "INSERT INTO kv(key, value) VALUES(?1, ?2)"
+                   " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   "kv_set", "tt", key, value);
 }
 
 /* ---- hashing ---- */
