@@ -252,10 +252,10 @@ static int seat_row(struct store *st, sqlite3_stmt *stmt, void *row)
 int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int64_t game)
 {
   void *v;
-  int rc = store_collect_game(st, &v, n,
-                              "SELECT game, seat, address, token, accepted, entropy FROM seats"
-                              " WHERE game = ?1 ORDER BY seat",
-                              game, sizeof(struct store_seat), seat_row, "seat_list");
+  int rc = store_query(st, &v, n, sizeof(struct store_seat), seat_row,
+                       "SELECT game, seat, address, token, accepted, entropy FROM seats"
+                       " WHERE game = ?1 ORDER BY seat",
+                       "seat_list", "i", game);
   *seats = v;
   return rc;
 }

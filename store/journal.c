@@ -206,10 +206,10 @@ static int entry_row(struct store *st, sqlite3_stmt *stmt, void *row)
 int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game)
 {
   void *v;
-  int rc = store_collect_game(st, &v, n,
-                              "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
-                              " FROM journal WHERE game = ?1 ORDER BY seq",
-                              game, sizeof(struct store_entry), entry_row, "journal_load");
+  int rc = store_query(st, &v, n, sizeof(struct store_entry), entry_row,
+                       "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
+                       " FROM journal WHERE game = ?1 ORDER BY seq",
+                       "journal_load", "i", game);
   *entries = v;
   return rc;
 }

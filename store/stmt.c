@@ -242,28 +242,6 @@ int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, s
   }
 }
 
-int store_collect_game(struct store *st, void **v, size_t *n, const char *sql, int64_t game,
-                       size_t elem, store_row_fn read_row, const char *what)
-{
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  *v = NULL;
-  *n = 0;
-  rc = store_prepare(st, &stmt, sql, what);
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, what);
-  if(rc == STORE_OK)
-    rc = store_collect(st, stmt, elem, v, n, read_row, what);
-  if(rc) {
-    free(*v);
-    *v = NULL;
-    *n = 0;
-  }
-  store_finish(st, stmt);
-  return rc;
-}
-
 /* ---- statements by format ---- */
 
 /* A NULL pointer binds SQL NULL: games.c's optional blobs (snapshots,

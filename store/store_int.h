@@ -1,6 +1,7 @@
 /*
- * store_int.h: internals shared by the files of tabula_store (store.c,
- * games.c, journal.c, outbox.c). Not part of the interface: only store.h is.
+ * store_int.h: internals shared by the files of tabula_store. Not part of
+ * the interface: only store.h is. Statements go through stmt.c's helpers
+ * (store_run, store_query, ...), below.
  *
  * Every helper here follows the public convention: it returns STORE_OK or a
  * negative store code and, on failure, has already written the operator's
@@ -91,7 +92,7 @@ void store_tx_hook(struct store *st, const struct store_tx_hook *hook);
 /* This process's claim token (lock.c): taken on first use with its lock
  * byte held until store_close, so another process can tell it is alive.
  * 0 when the store has no lock file (":memory:"). */
-int store_owner(struct store *st, int64_t *owner);
+int store_owner(struct store *st, int64_t *owner) STORE_CHECKED;
 /* Whether the process holding claim token `owner` still runs. */
 bool store_owner_alive(struct store *st, int64_t owner);
 void store_lock_close(struct store *st);
@@ -114,33 +115,33 @@ int store_fail(struct store *st, int rc, const char *fmt, ...)
   ;
 /* Maps an SQLite result code to a store code and sets st->err to
  * "<what>: <sqlite message>". */
-int store_fail_sql(struct store *st, int sqlite_rc, const char *what);
+int store_fail_sql(struct store *st, int sqlite_rc, const char *what) STORE_CHECKED;
 
 /* A statement for sql, from the cache when one is free, with the error path
  * filled in. Every statement from it goes back through store_finish. */
-int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what);
+int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what) STORE_CHECKED;
 /* Gives a statement back: reset and kept when cached, finalized otherwise.
  * NULL is fine. */
 void store_finish(struct store *st, sqlite3_stmt *stmt);
 /* sqlite3_step expecting SQLITE_DONE. */
-int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what);
+int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what) STORE_CHECKED;
 
 /* Binds a fixed-size struct field as text. Refuses a field that is not
  * NUL-terminated within its size (the struct came from the caller, and
  * reading past it would be undefined). */
 int store_bind_field(struct store *st, sqlite3_stmt *stmt, int idx, const char *field,
-                     size_t size, const char *name);
+                     size_t size, const char *name) STORE_CHECKED;
 /* Binds a plain C string (NULL binds SQL NULL). */
 int store_bind_text(struct store *st, sqlite3_stmt *stmt, int idx, const char *text,
-                    const char *name);
+                    const char *name) STORE_CHECKED;
 int store_bind_int64(struct store *st, sqlite3_stmt *stmt, int idx, int64_t value,
-                     const char *name);
+                     const char *name) STORE_CHECKED;
 
 /* Copies a text column into a fixed-size field. A value that does not fit is
  * STORE_EIO rather than silently truncated: a cut state or hash would be
  * misread later as a different position or a broken chain. */
 int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stmt, int col,
-                      const char *name);
+                      const char *name) STORE_CHECKED;
 
 /* Returns v grown so that index n fits (*cap updated), or NULL when memory
  * runs out, in which case v is untouched and still owned by the caller. */
@@ -154,13 +155,7 @@ typedef int (*store_row_fn)(struct store *st, sqlite3_stmt *stmt, void *row);
  * is counted before it is filled, so on failure the caller frees *v with
  * its usual free (which must accept a half-filled last element). */
 int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, size_t *n,
-                  store_row_fn read_row, const char *what);
-
-/* The rows of one game (sql binds ?1 = game) through store_collect into a
- * malloc'd array; on failure *v is NULL and *n 0. For arrays whose elements
- * own nothing (a plain free() releases them). */
-int store_collect_game(struct store *st, void **v, size_t *n, const char *sql, int64_t game,
-                       size_t elem, store_row_fn read_row, const char *what);
+                  store_row_fn read_row, const char *what) STORE_CHECKED;
 
 /* ---- statements through one door (stmt.c) ----
  *
@@ -208,9 +203,9 @@ int store_query_exists(struct store *st, bool *yes, const char *sql, const char 
 /* A row reader: column 0 as an int64_t. */
 int store_row_int64(struct store *st, sqlite3_stmt *stmt, void *row);
 
-int store_group_begin(struct store *st, struct store_group *g);
+int store_group_begin(struct store *st, struct store_group *g) STORE_CHECKED;
 /* Ends the group: commits (or releases) when rc is STORE_OK, else undoes it.
  * Returns rc, or the commit's failure when rc was STORE_OK. */
-int store_group_end(struct store *st, struct store_group *g, int rc);
+int store_group_end(struct store *st, struct store_group *g, int rc) STORE_CHECKED;
 
 #endif /* TABULA_STORE_INT_H */
