@@ -4,7 +4,9 @@
  * answer.
  *
  * Specs: RFC 5322 §3.4.1 (addr-spec: dot-atom local part, domain or domain
- * literal), §3.6.4 (msg-id), RFC 3834 §2 and §5 (automatic responses),
+ * literal; mail_addr_invitee reads the whole grammar, quoted local parts
+ * too, to say why an address is refused, where libetpan's reader is
+ * lenient by design and would drop or pass what it cannot place), §3.6.4 (msg-id), RFC 3834 §2 and §5 (automatic responses),
  * RFC 2369/2919 (List-* headers), RFC 3464/5321 §4.5.5 (bounces: the null
  * reverse-path), RFC 6522 (multipart/report).
  *
@@ -83,6 +85,89 @@ bool mail_addr_valid(const char *addr)
   /* dot_atom_ok leaves out ',' ';' '<' '>' '"' '(' ')' ':' '\' space and
    * every control: none of them can end or extend a header field. */
   return dot_atom_ok(addr, (size_t)(at - addr)) && domain_ok(at + 1, n - (size_t)(at - addr) - 1);
+}
+
+static bool is_own(const char *from, const char *own);
+
+/* qtext or a quoted-pair's second character, RFC 5322 §3.2.4 (no obs-). */
+static bool is_qtext(char c)
+{
+  return c == 33 || (c >= 35 && c <= 91) || (c >= 93 && c <= 126);
+}
+
+/* The end of a quoted-string local part at s (s[0] == '"'): the byte after
+ * its closing quote, or NULL when it is none (RFC 5322 §3.2.4, without
+ * folding white space: an address written on one line of a mail). */
+static const char *quoted_end(const char *s)
+{
+  const char *p = s + 1;
+  for(; *p && *p != '"'; p++) {
+    if(*p == '\\') {
+      p++;
+      if(!(*p == ' ' || *p == '\t' || (*p >= 0x21 && *p <= 0x7e)))
+        return NULL;
+    }
+    else if(!is_qtext(*p) && *p != ' ' && *p != '\t')
+      return NULL;
+  }
+  return *p == '"' ? p + 1 : NULL;
+}
+
+/* A domain that is an IPv4 address written bare: no top-level domain is
+ * all digits (RFC 3696 §2), so it names a machine, as a literal does. */
+static bool bare_ipv4(const char *d)
+{
+  size_t i;
+  for(i = 0; d[i]; i++)
+    if(!((d[i] >= '0' && d[i] <= '9') || d[i] == '.'))
+      return false;
+  return i > 0;
+}
+
+/* localhost, *.localhost (RFC 6761 §6.3) and localhost.localdomain */
+static bool is_localhost(const char *d)
+{
+  size_t n = strlen(d);
+  return !strcasecmp(d, "localhost") || !strcasecmp(d, "localhost.localdomain") ||
+         (n > 10 && !strcasecmp(d + n - 10, ".localhost"));
+}
+
+enum mail_addr_kind mail_addr_invitee(const char *text, const char *own_address,
+                                      const char *host)
+{
+  const char *at, *dom;
+  size_t n;
+  bool quoted = false;
+
+  if(!text || !text[0])
+    return MAIL_ADDR_SYNTAX;
+  if(text[0] == '"') {
+    if(!(at = quoted_end(text)) || *at != '@')
+      return MAIL_ADDR_SYNTAX;
+    quoted = true;
+  }
+  else {
+    at = strchr(text, '@');
+    if(!at || !dot_atom_ok(text, (size_t)(at - text)))
+      return MAIL_ADDR_SYNTAX;
+  }
+  dom = at + 1;
+  n = strlen(dom);
+  if(dom[0] == '[') {
+    /* domain-literal, RFC 5322 §3.4.1: well formed or no address */
+    return domain_ok(dom, n) ? MAIL_ADDR_LITERAL : MAIL_ADDR_SYNTAX;
+  }
+  if(!dot_atom_ok(dom, n))
+    return MAIL_ADDR_SYNTAX;
+  if(quoted)
+    return MAIL_ADDR_QUOTED;
+  if(bare_ipv4(dom))
+    return MAIL_ADDR_LITERAL;
+  if(is_localhost(dom) || (host && host[0] && !strcasecmp(dom, host)) ||
+     is_own(text, own_address))
+    return MAIL_ADDR_THIS_HOST;
+  /* a host name's characters only, and short enough for a header */
+  return domain_ok(dom, n) && mail_addr_valid(text) ? MAIL_ADDR_OK : MAIL_ADDR_SYNTAX;
 }
 
 bool mail_msgid_valid(const char *msgid)

@@ -37,7 +37,9 @@ struct mail_imap {
   bool idle;
   bool move;
   bool uidplus;
-  char err[256];
+  const char *host; /* the configuration's, for the error words */
+  unsigned port;
+  char err[512];
 };
 
 static bool ok(int r)
@@ -46,13 +48,19 @@ static bool ok(int r)
          r == MAILIMAP_NO_ERROR_NON_AUTHENTICATED;
 }
 
-/* A failure: the server's own words when it sent some. */
-static int fail(struct mail_imap *im, int code, const char *what, int r)
+/* A failure: the server, the step, the cause in words (neterr.c) and the
+ * server's own words when it sent some. */
+static int fail_why(struct mail_imap *im, int code, const char *what, int r, const char *detail)
 {
   const char *resp = im->imap ? im->imap->imap_response : NULL;
-  snprintf(im->err, sizeof(im->err), "IMAP %s failed (libetpan %d)%s%s", what, r,
-           resp && resp[0] ? ": " : "", resp && resp[0] ? resp : "");
+  mail_server_error(im->err, sizeof(im->err), "IMAP", im->host, im->port, what,
+                    r ? mail_imap_words(r) : "the server's answer lacks it", detail, resp);
   return code;
+}
+
+static int fail(struct mail_imap *im, int code, const char *what, int r)
+{
+  return fail_why(im, code, what, r, NULL);
 }
 
 const char *mail_imap_error(const struct mail_imap *im)
@@ -115,12 +123,18 @@ int mail_imap_open(struct mail_imap **out, const struct mail_server *srv, const 
   }
   mailimap_set_timeout(im->imap, srv->timeout_s > 0 ? srv->timeout_s : 30);
   port = (uint16_t)(srv->port ? srv->port : srv->tls == MAIL_TLS_IMPLICIT ? 993 : 143);
+  im->host = srv->host;
+  im->port = port;
   if(srv->tls == MAIL_TLS_IMPLICIT)
     r = mailimap_ssl_connect_with_callback(im->imap, srv->host, port, sni, (void *)srv->host);
   else
     r = mailimap_socket_connect(im->imap, srv->host, port);
   if(!ok(r)) {
-    rc = fail(im, srv->tls == MAIL_TLS_IMPLICIT ? MAIL_ETLS : MAIL_ENET, "connect", r);
+    char cause[200] = "";
+    if(r == MAILIMAP_ERROR_CONNECTION_REFUSED)
+      mail_connect_cause(srv->host, port, srv->timeout_s, cause, sizeof(cause));
+    rc = fail_why(im, srv->tls == MAIL_TLS_IMPLICIT ? MAIL_ETLS : MAIL_ENET,
+                  srv->tls == MAIL_TLS_IMPLICIT ? "connect with TLS" : "connect", r, cause);
     goto bad;
   }
   if(srv->tls == MAIL_TLS_STARTTLS) {
@@ -131,8 +145,13 @@ int mail_imap_open(struct mail_imap **out, const struct mail_server *srv, const 
     }
   }
   /* The password goes out only to a server whose certificate we trust. */
-  if(srv->tls != MAIL_TLS_NONE && (rc = verify_peer(im, srv)) != 0)
+  if(srv->tls != MAIL_TLS_NONE && (rc = verify_peer(im, srv)) != 0) {
+    char why[sizeof(im->err)];
+    snprintf(why, sizeof(why), "%s", im->err);
+    mail_server_error(im->err, sizeof(im->err), "IMAP", im->host, im->port,
+                      "the certificate check", why, NULL, NULL);
     goto bad;
+  }
   r = mailimap_login(im->imap, srv->user ? srv->user : "", srv->password ? srv->password : "");
   if(!ok(r)) {
     rc = fail(im, r == MAILIMAP_ERROR_LOGIN ? MAIL_EAUTH : MAIL_ENET, "LOGIN", r);
@@ -303,7 +322,8 @@ out:
 
 static int gone(struct mail_imap *im, uint32_t uid, const char *what)
 {
-  snprintf(im->err, sizeof(im->err), "IMAP %s: message %u is gone", what, uid);
+  snprintf(im->err, sizeof(im->err), "IMAP server %s port %u: %s: message %u is gone", im->host,
+           im->port, what, uid);
   return MAIL_ENET;
 }
 
@@ -532,7 +552,9 @@ int mail_imap_wait(struct mail_imap *im, int timeout_ms, bool (*stop)(void *), v
     p = poll(&pfd, 1, (int)(left < 200 ? left : 200));
     if(p > 0) {
       if(pfd.revents & (POLLERR | POLLNVAL)) {
-        snprintf(im->err, sizeof(im->err), "IMAP connection lost during IDLE");
+        snprintf(im->err, sizeof(im->err),
+                 "IMAP server %s port %u: IDLE failed: the connection was lost", im->host,
+                 im->port);
         return MAIL_ENET;
       }
       woke = 1;

@@ -134,6 +134,23 @@ int64_t mail_received_time(const char *raw, size_t len);
 bool mail_addr_valid(const char *addr);
 bool mail_msgid_valid(const char *msgid);
 
+/* What a written address is, read as RFC 5322 §3.4.1's addr-spec and
+ * never repaired (nothing dropped, nothing added): the answer to "may
+ * tabula mail this address it was asked to invite?". */
+enum mail_addr_kind {
+  MAIL_ADDR_OK,        /* dot-atom@dot-atom, a host name's characters, and mail_addr_valid */
+  MAIL_ADDR_SYNTAX,    /* no addr-spec at all ("a\"b@c", "a@b@c", "a b@c") */
+  MAIL_ADDR_QUOTED,    /* an addr-spec with a quoted-string local part: tabula
+                          writes only dot-atom addresses into a header */
+  MAIL_ADDR_LITERAL,   /* the domain is a domain literal ("[192.0.2.1]") or a bare
+                          IPv4 address: a machine, not a mail domain */
+  MAIL_ADDR_THIS_HOST, /* own_address itself (any +tag of it), `host`, or localhost */
+};
+/* `own_address` is the referee's address, `host` this machine's name (NULL
+ * or "" for none); both compared without case. */
+enum mail_addr_kind mail_addr_invitee(const char *text, const char *own_address,
+                                      const char *host);
+
 /* A file attached to a reply (the game's record). */
 struct mail_part {
   const char *filename; /* [A-Za-z0-9._-] only, at most 64 bytes (checked) */
@@ -193,6 +210,12 @@ int mail_maildir_ack(const char *dir, const char *name);
  * dir/new/N, fsync the directory. name_out (may be NULL) gets N. */
 int mail_maildir_deliver(const char *dir, const char *data, size_t len, char *name_out,
                          size_t cap);
+
+/* Removes the files of dir/tmp/ neither read nor written for idle_s seconds
+ * before now (the Maildir convention's 36 hours: a writer that died
+ * leaves them); *removed gets their number. A missing tmp/ is no error. */
+#define MAIL_MAILDIR_TMP_IDLE_S (36 * 3600)
+int mail_maildir_clean_tmp(const char *dir, int64_t now, int64_t idle_s, size_t *removed);
 
 /* Reads a whole message from fd (the MTA-pipe mode) into *data, bounded by
  * MAIL_MAX_MESSAGE. */

@@ -54,6 +54,19 @@ int mail_buf_add_cp(struct mail_buf *b, unsigned long cp);
 char *mail_buf_steal(struct mail_buf *b);
 void mail_buf_free(struct mail_buf *b);
 
+/* ---- neterr.c ---- */
+
+/* libetpan's IMAP and POP3 codes in words */
+const char *mail_imap_words(int code);
+const char *mail_pop3_words(int code);
+/* Why a connect to host:port fails, in words, found by trying again */
+void mail_connect_cause(const char *host, unsigned port, int timeout_s, char *buf, size_t cap);
+/* "PROTO server HOST port N: STEP failed: CAUSE (DETAIL); the server said:
+ * WORDS" (DETAIL and WORDS left out when NULL or empty) */
+void mail_server_error(char *err, size_t cap, const char *proto, const char *host, unsigned port,
+                       const char *step, const char *cause, const char *detail,
+                       const char *server_said);
+
 /* ---- charset.c ---- */
 
 /* How many of the n bytes at s, from the first, are ASCII (below 0x80):

@@ -826,3 +826,41 @@ void mail_maildir_watch_close(struct mail_maildir_watch *w)
   mail_maildir_watch_forget(w);
   free(w);
 }
+
+/* The Maildir convention (cr.yp.to/proto/maildir.html): "a file in tmp
+ * that has not been accessed in 36 hours" is left over by a writer that
+ * died (a killed tabula-deliver or MTA, a crash between the write and the
+ * link into new/) and is deleted. A writer still at work touches its file
+ * (its modification time), so the newer of the access and modification
+ * times is what counts; names starting with a dot are left alone. */
+int mail_maildir_clean_tmp(const char *dir, int64_t now, int64_t idle_s, size_t *removed)
+{
+  char tmpdir[PATH_MAX];
+  struct dirent *e;
+  DIR *d;
+  int dfd, rc = 0;
+
+  *removed = 0;
+  if(!dir || path_of(tmpdir, sizeof(tmpdir), dir, "tmp", NULL))
+    return MAIL_EIO;
+  d = opendir(tmpdir);
+  if(!d)
+    return errno == ENOENT ? 0 : MAIL_EIO;
+  dfd = dirfd(d);
+  while((e = readdir(d)) != NULL) {
+    struct stat st;
+    int64_t touched;
+    if(e->d_name[0] == '.' || fstatat(dfd, e->d_name, &st, AT_SYMLINK_NOFOLLOW) ||
+       !S_ISREG(st.st_mode))
+      continue;
+    touched = st.st_mtime > st.st_atime ? (int64_t)st.st_mtime : (int64_t)st.st_atime;
+    if(now - touched < idle_s)
+      continue;
+    if(unlinkat(dfd, e->d_name, 0) == 0)
+      (*removed)++;
+    else if(errno != ENOENT)
+      rc = MAIL_EIO;
+  }
+  closedir(d);
+  return rc;
+}

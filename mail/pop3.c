@@ -19,15 +19,24 @@
 
 struct mail_pop3 {
   mailpop3 *pop;
-  char err[256];
+  const char *host; /* the configuration's, for the error words */
+  unsigned port;
+  char err[512];
 };
+
+/* A failure: the server, the step, the cause in words (neterr.c) and the
+ * server's own words when it sent some. */
+static int fail_why(struct mail_pop3 *p, int code, const char *what, int r, const char *detail)
+{
+  const char *resp = p->pop ? p->pop->pop3_response : NULL;
+  mail_server_error(p->err, sizeof(p->err), "POP3", p->host, p->port, what, mail_pop3_words(r),
+                    detail, resp);
+  return code;
+}
 
 static int fail(struct mail_pop3 *p, int code, const char *what, int r)
 {
-  const char *resp = p->pop ? p->pop->pop3_response : NULL;
-  snprintf(p->err, sizeof(p->err), "POP3 %s failed (libetpan %d)%s%s", what, r,
-           resp && resp[0] ? ": " : "", resp && resp[0] ? resp : "");
-  return code;
+  return fail_why(p, code, what, r, NULL);
 }
 
 const char *mail_pop3_error(const struct mail_pop3 *p)
@@ -72,12 +81,18 @@ int mail_pop3_open(struct mail_pop3 **out, const struct mail_server *srv, char *
   }
   mailpop3_set_timeout(p->pop, srv->timeout_s > 0 ? srv->timeout_s : 30);
   port = (uint16_t)(srv->port ? srv->port : srv->tls == MAIL_TLS_IMPLICIT ? 995 : 110);
+  p->host = srv->host;
+  p->port = port;
   if(srv->tls == MAIL_TLS_IMPLICIT)
     r = mailpop3_ssl_connect_with_callback(p->pop, srv->host, port, sni, (void *)srv->host);
   else
     r = mailpop3_socket_connect(p->pop, srv->host, port);
   if(r != MAILPOP3_NO_ERROR) {
-    rc = fail(p, srv->tls == MAIL_TLS_IMPLICIT ? MAIL_ETLS : MAIL_ENET, "connect", r);
+    char cause[200] = "";
+    if(r == MAILPOP3_ERROR_CONNECTION_REFUSED)
+      mail_connect_cause(srv->host, port, srv->timeout_s, cause, sizeof(cause));
+    rc = fail_why(p, srv->tls == MAIL_TLS_IMPLICIT ? MAIL_ETLS : MAIL_ENET,
+                  srv->tls == MAIL_TLS_IMPLICIT ? "connect with TLS" : "connect", r, cause);
     goto bad;
   }
   if(srv->tls == MAIL_TLS_STARTTLS) {
@@ -90,11 +105,15 @@ int mail_pop3_open(struct mail_pop3 **out, const struct mail_server *srv, char *
   if(srv->tls != MAIL_TLS_NONE && srv->verify) {
     unsigned char *der = NULL;
     ssize_t n = mailstream_ssl_get_certificate(p->pop->pop3_stream, &der);
-    rc = mail_tls_verify_der(der, n > 0 ? (size_t)n : 0, srv->cafile, srv->host, p->err,
-                             sizeof(p->err));
+    char why[sizeof(p->err)];
+    rc = mail_tls_verify_der(der, n > 0 ? (size_t)n : 0, srv->cafile, srv->host, why,
+                             sizeof(why));
     free(der);
-    if(rc)
+    if(rc) {
+      mail_server_error(p->err, sizeof(p->err), "POP3", p->host, p->port,
+                        "the certificate check", why, NULL, NULL);
       goto bad;
+    }
   }
   r = mailpop3_user(p->pop, srv->user ? srv->user : "");
   if(r == MAILPOP3_NO_ERROR)

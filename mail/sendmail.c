@@ -22,6 +22,37 @@
 #include <sys/wait.h>
 #include <unistd.h>
 
+/* sendmail(8)'s exit statuses (sysexits.h, as Postfix and Exim use them)
+ * in words */
+static const struct {
+  int code;
+  const char *words;
+} exit_table[] = {
+  {64, "a usage error"},
+  {65, "the message was refused as malformed"},
+  {66, "input missing"},
+  {67, "the recipient is unknown"},
+  {68, "the recipient's host is unknown"},
+  {69, "the mail system is unavailable"},
+  {70, "an internal error of the mail system"},
+  {71, "a system error"},
+  {73, "it cannot create a file"},
+  {74, "an I/O error"},
+  {75, "a temporary failure: try again later"},
+  {77, "permission denied (postdrop's group, the sandbox?)"},
+  {78, "its configuration is wrong"},
+  {127, "it could not be run"},
+};
+
+static const char *exit_words(int code)
+{
+  size_t i;
+  for(i = 0; i < sizeof(exit_table) / sizeof(exit_table[0]); i++)
+    if(exit_table[i].code == code)
+      return exit_table[i].words;
+  return "a failure";
+}
+
 int mail_sendmail(const char *path, const char *from, const char *rcpt, const char *data,
                   size_t len, char *err, size_t errcap)
 {
@@ -40,6 +71,9 @@ int mail_sendmail(const char *path, const char *from, const char *rcpt, const ch
     snprintf(err, errcap, "sendmail: envelope address refused before sending");
     return MAIL_EREFUSED;
   }
+  /* what a failed execv in the child could only say as 127 */
+  if(access(path, X_OK))
+    goto io;
   if(pipe(fds))
     goto io;
   pid = fork();
@@ -85,15 +119,15 @@ int mail_sendmail(const char *path, const char *from, const char *rcpt, const ch
   }
   if(WIFEXITED(status)) {
     int code = WEXITSTATUS(status);
-    snprintf(err, errcap, "sendmail: %s exited with %d%s", path, code,
-             code == 127 ? " (cannot run it)" : "");
+    snprintf(err, errcap, "sendmail program %s: sending to %s failed: it exited with %d (%s)",
+             path, rcpt, code, exit_words(code));
     /* 75 EX_TEMPFAIL, 127 not runnable (a broken install): retry later. */
     return code == 75 || code == 127 || rc ? MAIL_ENET : MAIL_EREFUSED;
   }
-  snprintf(err, errcap, "sendmail: %s killed by signal %d", path,
-           WIFSIGNALED(status) ? WTERMSIG(status) : 0);
+  snprintf(err, errcap, "sendmail program %s: sending to %s failed: killed by signal %d", path,
+           rcpt, WIFSIGNALED(status) ? WTERMSIG(status) : 0);
   return MAIL_ENET;
 io:
-  snprintf(err, errcap, "sendmail: cannot start %s: %s", path, strerror(errno));
+  snprintf(err, errcap, "sendmail program %s: starting it failed: %s", path, strerror(errno));
   return MAIL_ENET;
 }

@@ -35,6 +35,8 @@
 
 struct mail_smtp {
   CURL *curl;
+  const char *host; /* the configuration's, for the error words */
+  int port;
   char url[600];
   char errbuf[CURL_ERROR_SIZE];
   char last_reply[256]; /* the last reply line the server sent */
@@ -158,6 +160,8 @@ int mail_smtp_open(struct mail_smtp **out, const struct mail_server *srv, const 
     return MAIL_ENOMEM;
   }
   port = srv->port ? srv->port : srv->tls == MAIL_TLS_IMPLICIT ? 465 : 587;
+  s->host = srv->host;
+  s->port = port;
   /* The URL path is the EHLO name (libcurl's SMTP URL form). */
   n = snprintf(s->url, sizeof(s->url), "%s://%s:%d/%s",
                srv->tls == MAIL_TLS_IMPLICIT ? "smtps" : "smtp", srv->host, port,
@@ -207,6 +211,35 @@ void mail_smtp_close(struct mail_smtp *s)
   free(s);
 }
 
+/* The step of the SMTP exchange a libcurl code tells of, for the error
+ * words (neterr.c); libcurl's own words say the cause. */
+static const struct {
+  CURLcode cc;
+  const char *step;
+} smtp_steps[] = {
+  {CURLE_COULDNT_RESOLVE_HOST, "looking up the host name"},
+  {CURLE_COULDNT_CONNECT, "connect"},
+  {CURLE_OPERATION_TIMEDOUT, "the exchange (timed out)"},
+  {CURLE_SSL_CONNECT_ERROR, "the TLS handshake"},
+  {CURLE_USE_SSL_FAILED, "STARTTLS"},
+  {CURLE_PEER_FAILED_VERIFICATION, "the certificate check"},
+  {CURLE_SSL_CACERT_BADFILE, "reading tls_cafile"},
+  {CURLE_LOGIN_DENIED, "AUTH"},
+  {CURLE_WEIRD_SERVER_REPLY, "reading the server's answer"},
+  {CURLE_GOT_NOTHING, "reading the server's answer"},
+  {CURLE_SEND_ERROR, "sending"},
+  {CURLE_RECV_ERROR, "receiving"},
+};
+
+static const char *step_of(CURLcode cc)
+{
+  size_t i;
+  for(i = 0; i < sizeof(smtp_steps) / sizeof(smtp_steps[0]); i++)
+    if(smtp_steps[i].cc == cc)
+      return smtp_steps[i].step;
+  return "sending the message";
+}
+
 int mail_smtp_send(struct mail_smtp *s, const char *from, const char *rcpt, const char *data,
                    size_t len, char *err, size_t errcap)
 {
@@ -250,7 +283,7 @@ int mail_smtp_send(struct mail_smtp *s, const char *from, const char *rcpt, cons
     rc = MAIL_EREFUSED;
   else
     rc = MAIL_ENET;
-  snprintf(err, errcap, "%s%s%s", s->errbuf[0] ? s->errbuf : cx.easy_strerror(cc),
-           s->last_reply[0] ? "; server: " : "", s->last_reply);
+  mail_server_error(err, errcap, "SMTP", s->host, (unsigned)s->port, step_of(cc),
+                    s->errbuf[0] ? s->errbuf : cx.easy_strerror(cc), NULL, s->last_reply);
   return rc;
 }

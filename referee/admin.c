@@ -278,7 +278,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   snprintf(game, sizeof(game), "%lld", (long long)id);
   /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
-  if(ref_dice_transcript(svc, &g, &t, &made)) {
+  if(ref_dice_transcript(svc, &g, &t, &made, 0)) {
     fprintf(out, "game %s has no dice\n", game);
     rc = REF_ADMIN_REFUSED;
   }

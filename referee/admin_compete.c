@@ -69,12 +69,13 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
 {
   struct ref_tournament_spec *spec = calloc(1, sizeof(*spec));
   struct ref_msg_ctx m;
-  struct ref_state *probe = NULL;
+  struct ref_terms terms;
   struct ref_err err;
   int64_t id = 0;
   int i, k, rc = REF_ADMIN_REFUSED;
 
   ref_msg_init(&m, svc);
+  ref_terms_init(&terms);
   if(!spec)
     goto done;
   spec->d = ref_game_find(kind);
@@ -91,24 +92,22 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
     fprintf(stderr, "tabula: no two-player game called '%s'\n", kind);
     goto done;
   }
-  /* PLAYER words, and key=value options and "unrated" as `new` takes them */
+  /* PLAYER words, and the terms `new` takes, through the same reader
+   * (terms.c, rules-spec MX-5): not `as`, a round robin gives the colours */
   for(i = 0; i < nwords; i++) {
-    if(!strcasecmp(words[i], "unrated")) {
-      spec->unrated = 1;
-      continue;
+    if(!strcasecmp(words[i], "as")) {
+      fprintf(stderr, "tabula: 'as' is no term of a round robin: the pairing gives the colours\n");
+      goto done;
     }
-    if(strchr(words[i], '=')) {
-      int c = ref_clock_option(words[i], &spec->days, &spec->weekends);
-      if(c < 0 || strlen(spec->opts) + strlen(words[i]) + 2 > sizeof(spec->opts)) {
-        fprintf(stderr, "tabula: option '%s' refused\n", words[i]);
-        goto done;
-      }
-      if(!c)
-        snprintf(spec->opts + strlen(spec->opts), sizeof(spec->opts) - strlen(spec->opts),
-                 "%s%s", spec->opts[0] ? ";" : "", words[i]);
-      continue;
+    memset(&err, 0, sizeof(err));
+    switch(ref_terms_word(spec->d, &terms, words[i], &err)) {
+    case 1: continue;
+    case 0: break;
+    default:
+      fprintf(stderr, "tabula: option '%s' refused (%s)\n", words[i], err.reason);
+      goto done;
     }
-    if(!mail_addr_valid(words[i])) {
+    if(ref_invitee_refused(svc, words[i])) {
       fprintf(stderr, "tabula: '%s' is not a mail address\n", words[i]);
       goto done;
     }
@@ -131,15 +130,20 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
     fprintf(stderr, "tabula: a round robin needs 3 to %d players\n", REF_TOURNAMENT_MAX);
     goto done;
   }
-  if(!(probe = ref_state_new(spec->d))) {
-    rc = REF_ADMIN_FAILED;
-    goto done;
-  }
+  snprintf(spec->opts, sizeof(spec->opts), "%s", terms.opts);
+  spec->days = terms.days;
+  spec->weekends = terms.weekends;
+  spec->unrated = terms.unrated;
+  spec->priv = terms.priv;
+  spec->pub = terms.pub;
   memset(&err, 0, sizeof(err));
-  if(spec->d->ops->init(probe, spec->opts[0] ? spec->opts : NULL, &err) != REF_OK) {
+  switch(ref_terms_check(spec->d, spec->opts, &err)) {
+  case 0: break;
+  case -1:
     fprintf(stderr, "tabula: the options '%s' make no game of %s: %s\n", spec->opts, kind,
             err.reason);
     goto done;
+  default: rc = REF_ADMIN_FAILED; goto done;
   }
   if(store_begin(svc->st) != STORE_OK) {
     rc = REF_ADMIN_FAILED;
@@ -168,7 +172,6 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
     rc = REF_ADMIN_FAILED;
   }
 done:
-  free(probe);
   free(spec);
   ref_buf_free(&m.events);
   return rc;

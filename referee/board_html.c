@@ -49,7 +49,8 @@ int ref_html_escape(struct ref_buf *out, const char *s, size_t n)
 int ref_html_text(struct ref_buf *out, const char *text)
 {
   /* Paragraphs at blank lines, line breaks kept; an indented line (a
-   * command to type, a quoted input) in a monospace span. */
+   * command to type, a quoted input, a move to copy) in a monospace span
+   * that is never wrapped: "e2-e4,Nf3" broken at its hyphen is no move. */
   const char *p = text;
   int open = 0;
   while(*p) {
@@ -66,7 +67,8 @@ int ref_html_text(struct ref_buf *out, const char *text)
         return -1;
       open = 1;
       if(blank >= 4) {
-        if(ref_buf_puts(out, "<span style=\"font-family:monospace;padding-left:2em\">") ||
+        if(ref_buf_puts(out, "<span style=\"font-family:monospace;padding-left:2em;"
+                             "white-space:nowrap\">") ||
            ref_html_escape(out, p + blank, len - blank) || ref_buf_puts(out, "</span>"))
           return -1;
       }

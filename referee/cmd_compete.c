@@ -231,32 +231,32 @@ static void address_word(char *dst, size_t cap, const char *word)
     dst[i] = (char)tolower((unsigned char)dst[i]);
 }
 
-/* tournament GAME [NAME] [double|single] [unrated] [key=value...] with
+/* tournament GAME [NAME] [double|single] [new's terms] with
  * ADDRESS...: a round robin of the sender and the addresses, every pairing
  * created at once (compete.c); each invitee accepts once for all of its
  * games. */
 int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_tournament_spec *spec;
+  struct ref_terms terms;
   struct ref_err err;
   char copy[256], *save = NULL, *tok, who[256], to[REF_TOURNAMENT_MAX * 258];
-  const char *invited[REF_TOURNAMENT_MAX];
+  const char *invited[REF_TOURNAMENT_MAX], *why;
   int seen_with = 0, rc = -1, i;
   int64_t id = 0;
 
-  switch(ref_confirm_first(m, c->line)) {
-  case -1: return -1;
-  case 0: return 0; /* asked to confirm first: nothing made, nobody mailed */
-  default: break;
-  }
   if(!(spec = calloc(1, sizeof(*spec))))
     return -1;
-  spec->weekends = -1;
+  ref_terms_init(&terms);
+  memset(&err, 0, sizeof(err));
   spec->cycles = 1;
   spec->organizer = m->mail->from;
   spec->organizer_plays = 1;
   snprintf(spec->players[spec->nplayers++], sizeof(spec->players[0]), "%s", m->mail->from);
   snprintf(copy, sizeof(copy), "%s", c->arg);
+  /* Everything a tournament can be refused for is read before its
+   * organizer is asked to confirm it (ref_refuse_request): a request that
+   * can only be refused is refused at once (rules-spec MX-2). */
   for(tok = strtok_r(copy, " \t,;", &save); tok; tok = strtok_r(NULL, " \t,;", &save)) {
     if(!spec->d) {
       char word[40];
@@ -265,7 +265,7 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
         word[k] = (char)tolower((unsigned char)tok[k]);
       word[k] = '\0';
       if(!(spec->d = ref_game_find(word)) || spec->d->seats != 2) {
-        rc = ref_refuse(m, NULL, -1, c->line, "unknown-game", word, NULL);
+        rc = ref_refuse_request(m, c->line, "unknown-game", word);
         goto out;
       }
       continue;
@@ -278,8 +278,8 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
       if(!strcasecmp(tok, "and"))
         continue;
       address_word(who, sizeof(who), tok);
-      if(!mail_addr_valid(who)) {
-        rc = ref_refuse(m, NULL, -1, c->line, "bad-address", who, NULL);
+      if((why = ref_invitee_refused(m->svc, who))) {
+        rc = ref_refuse_request(m, c->line, why, who);
         goto out;
       }
       for(i = 0; i < spec->nplayers && strcasecmp(spec->players[i], who); i++)
@@ -287,7 +287,7 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
       if(i < spec->nplayers)
         continue; /* named twice, or the sender: one player */
       if(spec->nplayers == REF_TOURNAMENT_MAX) {
-        rc = ref_refuse(m, NULL, -1, c->line, "tournament-players", "", NULL);
+        rc = ref_refuse_request(m, c->line, "tournament-players", "");
         goto out;
       }
       snprintf(spec->players[spec->nplayers++], sizeof(spec->players[0]), "%s", who);
@@ -297,53 +297,58 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
       spec->cycles = !strcasecmp(tok, "double") ? 2 : 1;
       continue;
     }
-    if(!strcasecmp(tok, "unrated")) {
-      spec->unrated = 1;
-      continue;
+    /* the terms as `new` takes them, through the same reader (terms.c):
+     * private, public-comments, rated|unrated, days=, weekends=, the
+     * rules' key=value; not "as SEAT", which a round robin decides
+     * (rules-spec MX-5) */
+    if(!strcasecmp(tok, "as")) {
+      rc = ref_refuse_request(m, c->line, "bad-option", tok);
+      goto out;
     }
-    if(strchr(tok, '=')) {
-      switch(ref_clock_option(tok, &spec->days, &spec->weekends)) {
-      case 1: continue;
-      case -1: rc = ref_refuse(m, NULL, -1, c->line, "bad-clock-option", tok, NULL); goto out;
-      default: break;
-      }
-      if(strlen(spec->opts) + strlen(tok) + 2 > sizeof(spec->opts)) {
-        rc = ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL);
-        goto out;
-      }
-      snprintf(spec->opts + strlen(spec->opts), sizeof(spec->opts) - strlen(spec->opts), "%s%s",
-               spec->opts[0] ? ";" : "", tok);
-      continue;
+    switch(ref_terms_word(spec->d, &terms, tok, &err)) {
+    case 1: continue;
+    case 0: break;
+    default: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
     }
     if(spec->name[0] || !ref_tournament_name_ok(tok)) {
-      rc = ref_refuse(m, NULL, -1, c->line, spec->name[0] ? "bad-option" : "tournament-name",
-                      tok, NULL);
+      rc = ref_refuse_request(m, c->line, spec->name[0] ? "bad-option" : "tournament-name",
+                              tok);
       goto out;
     }
     snprintf(spec->name, sizeof(spec->name), "%s", tok);
   }
   if(!spec->d) {
-    rc = ref_refuse(m, NULL, -1, c->line, "unknown-game", "", NULL);
+    rc = ref_refuse_request(m, c->line, "unknown-game", "");
     goto out;
   }
   if(spec->nplayers < 3) {
-    rc = ref_refuse(m, NULL, -1, c->line, "tournament-players", "", NULL);
+    rc = ref_refuse_request(m, c->line, "tournament-players", "");
     goto out;
   }
+  snprintf(spec->opts, sizeof(spec->opts), "%s", terms.opts);
+  spec->days = terms.days;
+  spec->weekends = terms.weekends;
+  spec->unrated = terms.unrated;
+  spec->priv = terms.priv;
+  spec->pub = terms.pub;
   /* the options must make a game before anyone is invited to one (terms.c) */
-  memset(&err, 0, sizeof(err));
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
   case 0: break;
-  case -1: rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL); goto out;
+  case -1: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
   default: goto out;
   }
-  /* the invitations to strangers, all together, within the budget, else
-   * nothing is made (as new's, optin.c) */
+  switch(ref_confirm_first(m, c->line)) {
+  case -1: goto out;
+  case 0: rc = 0; goto out; /* asked to confirm first: nothing made, nobody mailed */
+  default: break;
+  }
+  /* the invitations, all together, within each invitee's allowance and
+   * (to strangers) the budget, else nothing is made (as new's, optin.c) */
   for(i = 1; i < spec->nplayers; i++)
     invited[i - 1] = spec->players[i];
-  rc = ref_invitations_budget(m->svc, invited, spec->nplayers - 1, to, sizeof(to));
+  rc = ref_invitations_budget(m->svc, invited, spec->nplayers - 1, to, sizeof(to), &why);
   if(rc <= 0) {
-    rc = rc < 0 ? -1 : ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+    rc = rc < 0 ? -1 : ref_refuse(m, NULL, -1, c->line, why, to, NULL);
     goto out;
   }
   rc = ref_tournament_create(m, spec, &id);

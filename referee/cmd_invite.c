@@ -20,6 +20,39 @@
  * From an address that has never answered one of our mails it only asks
  * that address to confirm (optin.c): cmd_confirm.c runs it again
  * when the answer comes. */
+/* When the options start the game elsewhere than its usual start (a
+ * position given with pos= or fen=), that position becomes g->state with
+ * g->preview set, for the invitation's board (views.c). 0 also when there
+ * is nothing to show; -1 when out of memory. */
+static int invite_preview(struct ref_game_ctx *g, const char *opts)
+{
+  const struct ref_game_ops *ops = g->desc->ops;
+  struct ref_state *given = NULL, *usual = NULL;
+  char a[4096], b[4096];
+  struct ref_err err;
+  int rc = -1;
+
+  if(!opts[0])
+    return 0;
+  given = ref_state_new(g->desc);
+  usual = ref_state_new(g->desc);
+  if(!given || !usual)
+    goto out;
+  rc = 0;
+  if(ops->init(given, opts, &err) != REF_OK || ops->init(usual, NULL, &err) != REF_OK ||
+     ops->encode(given, a, sizeof(a)) != REF_OK || ops->encode(usual, b, sizeof(b)) != REF_OK ||
+     !strcmp(a, b))
+    goto out;
+  free(g->state);
+  g->state = given;
+  given = NULL;
+  g->preview = 1;
+out:
+  free(given);
+  free(usual);
+  return rc;
+}
+
 int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
@@ -29,27 +62,27 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_err err;
   char *save = NULL, *tok, copy[256], text[600], to[REF_WITH_MAX * 258] = "";
   int inviter_seat = 0, rc = -1, i;
-  const char *with[REF_WITH_MAX];
+  const char *with[REF_WITH_MAX], *over = NULL;
   int64_t id;
 
   memset(&g, 0, sizeof(g));
   ref_terms_init(&t);
-  switch(ref_confirm_first(m, c->line)) {
-  case -1: return -1;
-  case 0: return 0; /* asked to confirm first (optin.c) */
-  default: break;
-  }
+  /* Everything a `new` can be refused for is read before its sender is
+   * asked to confirm it: a request that can only be refused is refused at
+   * once, and no confirmation is spent on it (ref_refuse_request,
+   * rules-spec MX-2); invitees are addr-specs as written (MX-3). */
   if(!d)
-    return ref_refuse(m, NULL, -1, c->line, "unknown-game", c->arg, NULL);
-  if(c->nwith != d->seats - 1)
-    return ref_refuse(m, NULL, -1, c->line, "wrong-player-count", "", NULL);
+    return ref_refuse_request(m, c->line, "unknown-game", c->arg);
+  if(c->with_more || c->nwith != d->seats - 1)
+    return ref_refuse_request(m, c->line, "wrong-player-count", "");
   if(c->options_cut)
-    return ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL);
+    return ref_refuse_request(m, c->line, "options-too-long", "");
   for(i = 0; i < c->nwith; i++) {
-    if(!mail_addr_valid(c->with[i]))
-      return ref_refuse(m, NULL, -1, c->line, "bad-address", c->with[i], NULL);
+    const char *why = ref_invitee_refused(svc, c->with[i]);
+    if(why)
+      return ref_refuse_request(m, c->line, why, c->with[i]);
     if(!strcasecmp(c->with[i], m->mail->from))
-      return ref_refuse(m, NULL, -1, c->line, "self-invite", c->with[i], NULL);
+      return ref_refuse_request(m, c->line, "self-invite", c->with[i]);
   }
   /* the terms (terms.c): "as black" picks the inviter's seat, the
    * service's words, the clock's, and key=value words for the rules */
@@ -58,25 +91,32 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
     switch(ref_terms_word(d, &t, tok, &err)) {
     case 1: break;
-    case 0: return ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL);
-    default: return ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
+    case 0: return ref_refuse_request(m, c->line, "bad-option", tok);
+    default: return ref_refuse_request(m, c->line, err.reason, err.detail);
     }
   if(t.seat >= 0)
     inviter_seat = t.seat;
   /* The options must make a game before anyone is invited to it. */
   switch(ref_terms_check(d, t.opts, &err)) {
   case 0: break;
-  case -1: return ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL);
+  case -1: return ref_refuse_request(m, c->line, err.reason, err.detail);
   default: return -1;
   }
-  /* An invitation to an address that holds no seat and never answered us
-   * is mail to a stranger: within the hourly budget (optin.c), else the
-   * inviter hears why and nothing is created. */
+  switch(ref_confirm_first(m, c->line)) {
+  case -1: return -1;
+  case 0: return 0; /* asked to confirm first (optin.c) */
+  default: break;
+  }
+  /* An invitation counts against its address's hourly allowance of
+   * unasked mail, whoever sends it (rules-spec MX-4), and one to an address
+   * that holds no seat and never answered us against the stranger budget
+   * too (optin.c); over either the inviter hears why and nothing is
+   * created. */
   for(i = 0; i < c->nwith; i++)
     with[i] = c->with[i];
-  switch(ref_invitations_budget(svc, with, c->nwith, to, sizeof(to))) {
+  switch(ref_invitations_budget(svc, with, c->nwith, to, sizeof(to), &over)) {
   case -1: return -1;
-  case 0: return ref_refuse(m, NULL, -1, c->line, "stranger-budget", to, NULL);
+  case 0: return ref_refuse(m, NULL, -1, c->line, over, to, NULL);
   default: break;
   }
 
@@ -94,6 +134,11 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   m->game = id;
   if(ref_clock_create(svc, id, t.days, t.weekends))
     goto out;
+  /* dice-protocol.md: the chain is drawn and its commitment mailed before
+   * any player accepts; before the seats, since the inviter's entropy
+   * under tabula-dice-2 is keyed by the chain's salt. */
+  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
+    goto out;
   g.desc = d;
   g.nseats = (size_t)d->seats;
   g.seats = calloc(g.nseats, sizeof(*g.seats));
@@ -108,17 +153,14 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
       snprintf(s->address, sizeof(s->address), "%s", m->mail->from);
       s->accepted = true;
       /* dice-protocol.md: the inviter's entropy is its own mail's */
-      snprintf(s->entropy, sizeof(s->entropy), "%s", m->message_id);
+      if(ref_dice_seat_entropy(svc, id, NULL, m->message_id, s->entropy, sizeof(s->entropy)))
+        goto out;
     }
     else
       snprintf(s->address, sizeof(s->address), "%s", c->with[invitee]);
     if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
       goto out;
   }
-  /* dice-protocol.md: the chain is drawn and its commitment mailed before
-   * any player accepts. */
-  if((d->flags & REF_GAME_DICE) && ref_dice_new_chain(svc, id, 1, 0))
-    goto out;
   if(t.priv && ref_game_set_private(svc, id))
     goto out;
   if(t.pub && ref_game_set_public_comments(svc, id))
@@ -128,6 +170,10 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
            t.opts, m->mail->from);
   if(ref_journal(svc, &g, inviter_seat, "create", text, NULL) ||
      ref_match_begin(svc, &g)) /* match=N: the first game of a match */
+    goto out;
+  /* POS-1: an invitation from a given position shows that position, the
+   * board the invitee agrees to by accepting */
+  if(invite_preview(&g, t.opts))
     goto out;
   for(i = 0; i < d->seats; i++) {
     struct tpl_var extra[4] = {{"inviter", m->mail->from},
@@ -161,8 +207,10 @@ int ref_do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(s->accepted)
     return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
   s->accepted = true;
-  /* dice-protocol.md: the text after "entropy:", else the Message-ID */
-  snprintf(s->entropy, sizeof(s->entropy), "%s", c->entropy[0] ? c->entropy : m->message_id);
+  /* dice-protocol.md: the text after "entropy:", else from the Message-ID */
+  if(ref_dice_seat_entropy(svc, g->row.id, c->entropy, m->message_id, s->entropy,
+                           sizeof(s->entropy)))
+    return -1;
   if(store_seat_put(svc->st, s) != STORE_OK || ref_journal(svc, g, seat, "accept", "", NULL))
     return -1;
   for(i = 0; i < g->nseats; i++)

@@ -52,14 +52,20 @@ static int observe_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, const 
   return 0;
 }
 
-/* The game's players, "a and b" (the confirmation request names them). */
+/* The game's players, "White A. L. and Black B. D." (the confirmation
+ * request names them). Named as the web view names them (ref_public_name,
+ * rules-spec G-3): whoever asks to observe learns the game, not the
+ * players' addresses. */
 static void players_text(const struct ref_game_ctx *g, char *buf, size_t cap)
 {
   size_t i;
   buf[0] = '\0';
-  for(i = 0; i < g->nseats; i++)
-    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s",
-             i == 0 ? "" : i + 1 == g->nseats ? " and " : ", ", g->seats[i].address);
+  for(i = 0; i < g->nseats; i++) {
+    char name[64];
+    ref_public_name(g->seats[i].address, name, sizeof(name));
+    snprintf(buf + strlen(buf), cap - strlen(buf), "%s%s %s",
+             i == 0 ? "" : i + 1 == g->nseats ? " and " : ", ", g->desc->seat_names[i], name);
+  }
 }
 
 /* Puts `from` on the list and tells it so (or, when the list is full or it

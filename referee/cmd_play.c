@@ -64,6 +64,10 @@ static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
     other_tmpl = NULL;
   for(i = 0; i < g->nseats; i++) {
     const char *t = (int)i == seat ? mover_tmpl : other_tmpl;
+    /* "your move" only to the player to act: after a pass or a play made
+     * for them (rules-spec §1.5) the turn is back with the mover */
+    if(t && s.turn != (int)i && !strcmp(t, "your-move.txt"))
+      t = "opponent-moved.txt";
     if(t && ref_tell_seat(m, g, (int)i, t, extra ? &extra[i * per_seat] : NULL,
                           extra ? per_seat : 0))
       return -1;
@@ -126,6 +130,29 @@ int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return do_action(m, g, seat, c, REF_ACT_DRAW_AGREED, 0);
 }
 
+/* FIDE 9.1.2.2: a move declines a standing draw offer of the opponent.
+ * Journaled (the record shows the offer ended) and said in the mails of
+ * the move ({events}), so the offerer is told the offer lapsed rather
+ * than left waiting for an answer. */
+static int draw_declined_by_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int mover)
+{
+  int offerer = (int)g->row.draw_offer_seat;
+  char line[256];
+  if(offerer < 0 || offerer == mover)
+    return 0;
+  g->row.draw_offer_seat = -1;
+  if(ref_journal(m->svc, g, mover, "offer", "draw declined", NULL))
+    return -1;
+  {
+    struct tpl_var v[2] = {{"seat", g->desc->seat_names[offerer]},
+                           {"player", g->desc->seat_names[mover]}};
+    tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
+             "draw-declined-by-move", v, 2);
+    ref_buf_printf(&m->events, "%s\n", line);
+  }
+  return 0;
+}
+
 /* The prepared lines a move calls for, played at once through
  * the same steps as a mailed move (the rules apply it, it is journaled,
  * a draw offer it answers lapses), each move journaled right after a
@@ -170,11 +197,10 @@ static int play_prepared(struct ref_msg_ctx *m, struct ref_game_ctx *g, int move
     ref_move_label(g, rcanon, label, sizeof(label));
     ops->apply(g->state, &mv);
     snprintf(g->last_move, sizeof(g->last_move), "%s", label);
-    if(ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
+    if(draw_declined_by_move(m, g, owner) ||
+       ref_journal(m->svc, g, owner, "conditional", line, NULL) ||
        ref_journal(m->svc, g, owner, "move", rcanon, NULL))
       return -1;
-    if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != owner)
-      g->row.draw_offer_seat = -1;
     ref_log_info("game %lld: %s %s (prepared)", (long long)g->row.id,
                  g->desc->seat_names[owner], label);
     len = strlen(g->reply);
@@ -198,7 +224,7 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   struct ref_move found;
   struct ref_status s;
   char canon[REF_NOTATION_MAX], numbered[160];
-  int rc;
+  int rc, written_x;
 
   ops->status(g->state, &s);
   if(s.phase == REF_PHASE_OVER)
@@ -221,6 +247,7 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return rc;
   }
   found = t->mv;
+  written_x = strpbrk(t->input, "xX") && !strchr(t->input, ':');
   free(t);
 
   ops->format(g->state, &found, REF_NOTATION_CANONICAL, canon, sizeof(canon));
@@ -228,13 +255,20 @@ int ref_do_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ops->apply(g->state, &found);
   snprintf(g->last_move, sizeof(g->last_move), "%s", numbered);
   snprintf(g->played, sizeof(g->played), "%s", numbered);
+  /* this move's mails show the capture sign as written: "exd5" in a
+   * Betza-notation game (rules-spec §5.1 reads ':' and 'x') is "e4xd5"
+   * there, not "e4:d5"; the journal and last_move keep the canonical form
+   * a replay gives */
+  if(written_x) {
+    char *colon;
+    for(colon = strchr(g->played, ':'); colon; colon = strchr(colon + 1, ':'))
+      *colon = 'x';
+  }
   /* A move declines the opponent's standing takeback request,
    * as it declines a draw offer (journaled before the move) */
-  if(ref_takeback_moved(m, g, seat) || ref_journal(m->svc, g, seat, "move", canon, NULL))
+  if(ref_takeback_moved(m, g, seat) || draw_declined_by_move(m, g, seat) ||
+     ref_journal(m->svc, g, seat, "move", canon, NULL))
     return -1;
-  /* FIDE 9.1.2.2: a move declines a standing draw offer of the opponent. */
-  if(g->row.draw_offer_seat >= 0 && g->row.draw_offer_seat != seat)
-    g->row.draw_offer_seat = -1;
   ref_log_info("game %lld: %s %s", (long long)g->row.id, g->desc->seat_names[seat], numbered);
   snprintf(g->played_canon, sizeof(g->played_canon), "%s", canon);
   /* a draw claimed with the move (notify 0) is judged on this position:
@@ -376,18 +410,30 @@ int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c, int level)
 {
   static const char *const names[] = {"", "a single game", "a gammon", "a backgammon"};
-  struct tpl_var extra[1];
-  char text[32];
+  struct tpl_var extra[3];
+  struct ref_status s;
+  char text[32], points[32], cube[16];
   if(!(g->desc->flags & REF_GAME_CUBE))
     return do_action(m, g, seat, c, REF_ACT_RESIGN, level);
+  /* BG-5: the offer names what it costs, level x cube, in points: the
+   * player weighs points, not a multiplier left to work out. */
+  g->desc->ops->status(g->state, &s);
+  if(s.cube < 1)
+    s.cube = 1;
+  snprintf(points, sizeof(points), "%d point%s", level * s.cube, level * s.cube == 1 ? "" : "s");
+  snprintf(cube, sizeof(cube), "%d", s.cube);
   snprintf(text, sizeof(text), "resign offer %d", level);
   if(set_resign(m, g, seat, level) || ref_journal(m->svc, g, seat, "offer", text, NULL))
     return -1;
   m->changed = 1;
   extra[0].name = "level";
   extra[0].value = names[level];
-  return ref_tell_seat(m, g, 1 - seat, "resign-offered.txt", extra, 1) ||
-         ref_tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 1);
+  extra[1].name = "points";
+  extra[1].value = points;
+  extra[2].name = "cube";
+  extra[2].value = cube;
+  return ref_tell_seat(m, g, 1 - seat, "resign-offered.txt", extra, 3) ||
+         ref_tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 3);
 }
 
 int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g)

@@ -233,6 +233,14 @@ static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_r
     return 0;
   if(r->desc->ops->render(r->state, h->seat, board, sizeof(board)) != REF_OK)
     return 0;
+  /* an answer to mail that proves nothing of its From holds no boards:
+   * it may be a forger's, sent to the real player (rules-spec MX-4) */
+  if(h->m->unproven) {
+    tpl_line(note, sizeof(note), h->m->svc->cfg.templates_dir, "phrases.txt",
+             "history-unproven", NULL, 0);
+    h->cut = 1;
+    return ref_buf_printf(out, "\n%s\n\n", note);
+  }
   if(h->boards >= HISTORY_BOARDS || out->len + strlen(board) > HISTORY_BYTES) {
     char num[24];
     struct tpl_var v[2] = {{"count", num}, {"at", ""}};
@@ -346,7 +354,7 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   ref_buf_init(&t, 8u * 1024u * 1024u);
   /* a backgammon match's dice are its first game's */
   snprintf(game, sizeof(game), "%lld", (long long)ref_dice_game(m->svc, g->row.id));
-  if(ref_dice_transcript(m->svc, g, &t, &made))
+  if(ref_dice_transcript(m->svc, g, &t, &made, 0))
     snprintf(verdict, sizeof(verdict), "no dice have been committed for this game");
   else if(made == 0)
     snprintf(verdict, sizeof(verdict), "no rolls yet; the commitment is on record");

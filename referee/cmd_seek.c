@@ -222,10 +222,11 @@ static int pair(struct ref_msg_ctx *m, const struct seek_terms *t, const struct 
   /* the newer seeker accepts with this mail, as an accept without
    * entropy text would (dice-protocol.md) */
   g.seats[newer_seat].accepted = true;
-  snprintf(g.seats[newer_seat].entropy, sizeof(g.seats[newer_seat].entropy), "%s",
-           m->message_id);
-  if(store_seat_put(svc->st, &g.seats[newer_seat]) != STORE_OK ||
-     ref_journal(svc, &g, newer_seat, "accept", "", NULL) || ref_match_begin(svc, &g) ||
+  if(ref_dice_seat_entropy(svc, g.row.id, NULL, m->message_id, g.seats[newer_seat].entropy,
+                           sizeof(g.seats[newer_seat].entropy)) ||
+     store_seat_put(svc->st, &g.seats[newer_seat]) != STORE_OK ||
+     ref_journal(svc, &g, newer_seat, "accept", REF_JOURNAL_SEEK_PAIRED, NULL) ||
+     ref_match_begin(svc, &g) ||
      (t->priv && ref_game_set_private(svc, g.row.id)) ||
      (t->pub && ref_game_set_public_comments(svc, g.row.id)) ||
      store_seek_close(svc->st, older->id, "paired", g.row.id) != STORE_OK ||

@@ -139,7 +139,9 @@ static const char *refusal(struct ref_service *svc, struct ref_game_ctx *g, int 
       if(!undone[i] && !strcmp(e[i].kind, "move") && e[i].seat == seat)
         break;
     why = i < k ? "takeback-answered" : "takeback-no-move";
-    snprintf(detail, cap, "%s", e[k].text);
+    /* the opponent's answer, as its mail showed it ("1... e5"): the
+     * detail names their move, never as if it were the sender's */
+    snprintf(detail, cap, "%s", g->last_move[0] ? g->last_move : e[k].text);
     goto out;
   }
   if(j != k) {

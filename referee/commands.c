@@ -154,12 +154,16 @@ static void parse_new(struct ref_cmd *c, const char *rest)
       p++;
     if(!*p)
       break;
-    /* one token; key="a b c" keeps its spaces, the quotes are dropped */
+    /* one token; key="a b c" keeps its spaces, the quotes are dropped;
+     * an address keeps them: it is read as written, never repaired
+     * (mail_addr_invitee refuses what is no plain address) */
     while(*p && n + 1 < sizeof(tok)) {
       if(*p == '"') {
         quoted = !quoted;
-        p++;
-        continue;
+        if(!seen_with) {
+          p++;
+          continue;
+        }
       }
       if(!quoted && (isspace((unsigned char)*p) || (seen_with && (*p == ',' || *p == ';'))))
         break;
@@ -199,6 +203,8 @@ static void parse_new(struct ref_cmd *c, const char *rest)
           c->with[c->nwith][i] = (char)tolower((unsigned char)c->with[c->nwith][i]);
         c->nwith++;
       }
+      else
+        c->with_more = 1; /* no game has that many seats: refused, never cut */
       continue;
     }
     if(!c->arg[0]) {
@@ -389,6 +395,15 @@ static int stands_alone(enum ref_cmd_kind kind, const char *rest)
   return 0;
 }
 
+/* A command line the mail holds past REF_CMD_MAX: counted and the first
+ * kept, so that the reply names what was not read (rules-spec MX-1). */
+static void not_read(struct ref_cmds *out, const char *line)
+{
+  if(!out->cmd_more++)
+    snprintf(out->cmd_more_line, sizeof(out->cmd_more_line), "%.*s",
+             (int)sizeof(out->cmd_more_line) - 1, line);
+}
+
 static void parse_line(struct ref_cmds *out, const char *line, size_t len, int prose)
 {
   char buf[256];
@@ -489,7 +504,28 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
   }
   if(m && !stands_alone(table[i].kind, buf + m))
     m = 0;
-  if(m && out->ncmd < REF_CMD_MAX && table[i].kind == REF_CMD_MESSAGE) {
+  if(m && out->ncmd >= REF_CMD_MAX) {
+    /* a command past what one mail holds: never dropped in silence, the
+     * mail is refused whole naming it (dispatch.c) */
+    not_read(out, buf);
+    return;
+  }
+  if(m && table[i].kind != REF_CMD_MESSAGE) {
+    /* a command line longer than buf was cut by copy_trim: its last
+     * words (an address, an option) would be read cut short */
+    size_t a = 0, b = len;
+    while(a < b && isspace((unsigned char)line[a]))
+      a++;
+    while(b > a && isspace((unsigned char)line[b - 1]))
+      b--;
+    if(b - a >= sizeof(buf) - 1) {
+      if(!out->cmd_long++)
+        snprintf(out->cmd_long_line, sizeof(out->cmd_long_line), "%.*s ...",
+                 (int)sizeof(out->cmd_long_line) - 5, buf);
+      return;
+    }
+  }
+  if(m && table[i].kind == REF_CMD_MESSAGE) {
     /* message TEXT: the text is the mail's prose like any other line */
     struct ref_cmd *c = &out->cmd[out->ncmd++];
     const char *rest = buf + m;
@@ -513,7 +549,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
       add_prose(out, rest, len, -1);
     return;
   }
-  if(m && out->ncmd < REF_CMD_MAX) {
+  if(m) {
     struct ref_cmd *c = &out->cmd[out->ncmd++];
     const char *rest = buf + m;
     memset(c, 0, sizeof(*c));
@@ -544,8 +580,6 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     }
     return;
   }
-  if(m)
-    return;
   /* "entropy: TEXT" on its own line belongs to an accept in the same mail */
   if(!strncasecmp(buf, "entropy:", 8)) {
     for(i = 0; i < (size_t)out->ncmd; i++)
@@ -563,8 +597,13 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     size_t n = strlen(buf);
     if(n > 5 && n <= 64 + 5 && !strcasecmp(buf + n - 4, "roll") &&
        isspace((unsigned char)buf[n - 5]) && memchr(buf, '/', n - 5) &&
-       strpbrk(buf, "0123456789") && out->ncmd < REF_CMD_MAX) {
-      struct ref_cmd *c = &out->cmd[out->ncmd++];
+       strpbrk(buf, "0123456789")) {
+      struct ref_cmd *c;
+      if(out->ncmd >= REF_CMD_MAX) {
+        not_read(out, buf);
+        return;
+      }
+      c = &out->cmd[out->ncmd++];
       memset(c, 0, sizeof(*c));
       c->kind = REF_CMD_ROLL;
       snprintf(c->line, sizeof(c->line), "%s", buf);

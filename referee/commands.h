@@ -78,6 +78,7 @@ struct ref_cmd {
   int options_cut;                  /* new, seek: the options did not fit in options[] */
   char with[REF_WITH_MAX][256];     /* new: invitees as written */
   int nwith;
+  int with_more;                    /* new: more invitees written than with[] holds */
   char entropy[256];                /* accept: the entropy text, trimmed */
   char line[256];                   /* the line as written, for quoting */
 };
@@ -108,6 +109,12 @@ struct ref_cmds {
   long long game;                   /* "game N" / "game N: COMMAND": the game
                                        a mail without a key is for; 0 none */
   int game_conflict;                /* two different games named */
+  int cmd_more;                     /* command lines past REF_CMD_MAX: not read, so the
+                                       mail is refused whole (dispatch.c), never cut */
+  char cmd_more_line[128];          /* the first of them, as written (for the refusal) */
+  int cmd_long;                     /* command lines longer than a command holds (255
+                                       bytes): refused whole, never read cut short */
+  char cmd_long_line[64];           /* the first one's start */
   char prose[REF_PROSE_BYTES];      /* the prose lines' text */
   struct ref_prose_line pline[REF_PROSE_LINES];
   int nprose;

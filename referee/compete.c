@@ -55,6 +55,10 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
   if(!g->seats || !g->state || store_game_create(svc->st, &g->row.id, &g->row) != STORE_OK ||
      ref_clock_create(svc, g->row.id, days, weekends))
     return -1;
+  /* dice-protocol.md: the chain is drawn and committed before any accept
+   * (and before the seats: a Message-ID's entropy is keyed by its salt) */
+  if((d->flags & REF_GAME_DICE) && !same && ref_dice_new_chain(svc, g->row.id, 1, 0))
+    return -1;
   for(i = 0; i < 2; i++) {
     struct store_seat *s = &g->seats[i];
     s->game = g->row.id;
@@ -71,17 +75,57 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
     if(ref_make_token(s->token, sizeof(s->token)) || store_seat_put(svc->st, s) != STORE_OK)
       return -1;
   }
-  /* dice-protocol.md: the chain is drawn and committed before any accept */
-  if((d->flags & REF_GAME_DICE) && !same && ref_dice_new_chain(svc, g->row.id, 1, 0))
-    return -1;
   return ref_journal(svc, g, -1, "create", create_text, NULL);
+}
+
+/* A round robin's start, told once per player (tournament-start.txt): a
+ * block per game, collected as each game starts. */
+struct starting {
+  struct store_tournament_player *p;
+  size_t np;
+  struct ref_buf text[REF_TOURNAMENT_MAX];
+  int games[REF_TOURNAMENT_MAX];
+};
+
+static int start_block(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct starting *st)
+{
+  const char *dir = m->svc->cfg.templates_dir;
+  struct ref_status s;
+  size_t i, k;
+  g->desc->ops->status(g->state, &s);
+  for(i = 0; i < g->nseats && g->nseats == 2; i++) {
+    char game[24], at[400], line[1200];
+    struct tpl_var v[3] = {{"game", game},
+                           {"seat", g->desc->seat_names[i]},
+                           {"opponent", g->seats[1 - i].address}};
+    for(k = 0; k < st->np && strcasecmp(st->p[k].address, g->seats[i].address); k++)
+      ;
+    if(k == st->np || k >= REF_TOURNAMENT_MAX)
+      continue;
+    snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
+    if(ref_seat_reply_to(m->svc, g, (int)i, at, sizeof(at)))
+      return -1;
+    tpl_line(line, sizeof(line), dir, "phrases.txt",
+             s.phase != REF_PHASE_OVER && s.turn == (int)i ? "tournament-start-move"
+                                                          : "tournament-start-wait",
+             v, 3);
+    if(ref_buf_printf(&st->text[k], "%s%s\n    %s\n", st->games[k] ? "\n" : "", line, at) ||
+       (m->events.s && m->events.s[0] &&
+        ref_buf_printf(&st->text[k], "%s%s", m->events.s,
+                       m->events.s[strlen(m->events.s) - 1] == '\n' ? "" : "\n")))
+      return -1;
+    st->games[k]++;
+  }
+  return 0;
 }
 
 /* Starts g, whose every seat has accepted, as ref_do_accept does: the
  * rules' start position, E fixed (unless its dice are a match's, fixed
- * long ago), the first rolls, the clock; everyone told (start.txt). The
- * rolls go into this game's mails only, after `prelude`. */
-static int game_start(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude)
+ * long ago), the first rolls, the clock; everyone told (start.txt), or,
+ * with `st` (a round robin), the game's block kept for each player's one
+ * mail. The rolls go into this game's mails only, after `prelude`. */
+static int game_start_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude,
+                         struct starting *st)
 {
   struct ref_err err;
   struct ref_buf others = m->events;
@@ -98,7 +142,8 @@ static int game_start(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
   if(ref_journal(m->svc, g, -1, "start", "", NULL) ||
      (own_dice && ref_dice_fix_entropy(m->svc, g, &m->events)) ||
      ref_game_advance(m, g, &m->events) || ref_game_save(m->svc, g) ||
-     ref_clock_sync(m->svc, g) || ref_tell_all(m, g, "start.txt", NULL, 0))
+     ref_clock_sync(m->svc, g) ||
+     (st ? start_block(m, g, st) : ref_tell_all(m, g, "start.txt", NULL, 0)))
     goto out;
   ref_log_info("game %lld: started", (long long)g->row.id);
   rc = 0;
@@ -106,6 +151,11 @@ out:
   ref_buf_free(&m->events);
   m->events = others;
   return rc;
+}
+
+static int game_start(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude)
+{
+  return game_start_ex(m, g, prelude, NULL);
 }
 
 /* A game made by the referee for others (two matching seeks,
@@ -130,7 +180,7 @@ int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
  * shows one player. */
 struct invitation {
   char players[REF_TOURNAMENT_MAX * 300], games[64 * 300], commitments[64 * 220];
-  char count[16], form[80];
+  char count[16], form[80], form_note[160];
 };
 
 static int invitation_of(struct ref_service *svc, const struct store_tournament *t,
@@ -184,6 +234,10 @@ static int invitation_of(struct ref_service *svc, const struct store_tournament 
   snprintf(inv->count, sizeof(inv->count), "%zu", ng);
   tpl_line(inv->form, sizeof(inv->form), dir, "phrases.txt",
            t->cycles == 2 ? "tournament-double" : "tournament-single", NULL, 0);
+  /* what the form means, said of this one: a single round robin's
+   * invitation has no word of playing twice */
+  tpl_line(inv->form_note, sizeof(inv->form_note), dir, "phrases.txt",
+           t->cycles == 2 ? "tournament-double-note" : "tournament-single-note", NULL, 0);
   /* the templates place the last line end */
   if(inv->players[0])
     inv->players[strlen(inv->players) - 1] = '\0';
@@ -207,7 +261,7 @@ static int tell_player(struct ref_msg_ctx *m, const struct store_tournament *t,
 {
   struct invitation *inv = malloc(sizeof(*inv));
   struct ref_game_ctx g;
-  struct tpl_var extra[12];
+  struct tpl_var extra[13];
   char why[256];
   int64_t first = 0;
   size_t n = 0, i;
@@ -220,6 +274,7 @@ static int tell_player(struct ref_msg_ctx *m, const struct store_tournament *t,
   extra[n++] = (struct tpl_var){"organizer", t->organizer};
   extra[n++] = (struct tpl_var){"name", t->name};
   extra[n++] = (struct tpl_var){"form", inv->form};
+  extra[n++] = (struct tpl_var){"form_note", inv->form_note};
   extra[n++] = (struct tpl_var){"count", inv->count};
   extra[n++] = (struct tpl_var){"players", inv->players};
   extra[n++] = (struct tpl_var){"your_games", inv->games};
@@ -311,11 +366,16 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
     struct ref_game_ctx g;
     const char *both[2] = {spec->players[pairs[i].white - 1], spec->players[pairs[i].black - 1]};
     char text[600];
-    snprintf(text, sizeof(text), "new %s%s%s%s by %s for tournament %s round %d",
-             spec->d->name, spec->unrated ? " unrated" : "", spec->opts[0] ? " " : "",
-             spec->opts, spec->organizer, t.name, pairs[i].round);
+    /* the create entry's words as cmd_invite.c writes them */
+    snprintf(text, sizeof(text), "new %s%s%s%s%s%s by %s for tournament %s round %d",
+             spec->d->name, spec->priv ? " private" : "", spec->unrated ? " unrated" : "",
+             spec->pub ? " public-comments" : "", spec->opts[0] ? " " : "", spec->opts,
+             spec->organizer, t.name, pairs[i].round);
     rc = game_create(svc, &g, spec->d, spec->opts, spec->days, spec->weekends, both,
                      spec->organizer_plays ? spec->organizer : NULL, m->message_id, NULL, text);
+    if(!rc && ((spec->priv && ref_game_set_private(svc, g.row.id)) ||
+               (spec->pub && ref_game_set_public_comments(svc, g.row.id))))
+      rc = -1;
     if(!rc && store_tournament_add_game(svc->st, t.id, g.row.id, pairs[i].round) != STORE_OK)
       rc = -1;
     ref_game_free(&g);
@@ -325,8 +385,10 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
   /* one invitation a player, in the thread of its first game */
   for(i = 0; i < (size_t)spec->nplayers; i++) {
     int organizer = spec->organizer_plays && !strcasecmp(spec->players[i], spec->organizer);
+    struct tpl_var words[2] = {{"private", spec->priv ? "yes" : ""},
+                               {"unrated", spec->unrated ? "yes" : ""}};
     if(tell_player(m, &t, spec->players[i],
-                   organizer ? "tournament-sent.txt" : "tournament-invite.txt", NULL, 0, 0))
+                   organizer ? "tournament-sent.txt" : "tournament-invite.txt", words, 2, 0))
       return -1;
   }
   m->changed = 1;
@@ -364,7 +426,7 @@ static int each_game(struct ref_msg_ctx *m, int64_t t, struct ref_game_ctx *g0,
 }
 
 struct accepting {
-  const char *address, *entropy;
+  const char *address, *text, *message_id; /* the entropy text, else the Message-ID */
   int waiting; /* seats still to accept, over every game */
 };
 
@@ -375,7 +437,10 @@ static int accept_seats(struct ref_msg_ctx *m, struct ref_game_ctx *g, void *arg
   for(s = 0; s < g->nseats; s++) {
     if(!strcasecmp(g->seats[s].address, a->address) && !g->seats[s].accepted) {
       g->seats[s].accepted = true;
-      snprintf(g->seats[s].entropy, sizeof(g->seats[s].entropy), "%s", a->entropy);
+      /* each game's own e_s: under tabula-dice-2 keyed by its own salt */
+      if(ref_dice_seat_entropy(m->svc, g->row.id, a->text, a->message_id, g->seats[s].entropy,
+                               sizeof(g->seats[s].entropy)))
+        return -1;
       if(store_seat_put(m->svc->st, &g->seats[s]) != STORE_OK ||
          ref_journal(m->svc, g, (int)s, "accept", "", NULL))
         return -1;
@@ -387,8 +452,44 @@ static int accept_seats(struct ref_msg_ctx *m, struct ref_game_ctx *g, void *arg
 
 static int start_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, void *arg)
 {
-  (void)arg;
-  return g->row.phase == STORE_GAME_INVITED ? game_start(m, g, NULL) : 0;
+  return g->row.phase == STORE_GAME_INVITED ? game_start_ex(m, g, NULL, arg) : 0;
+}
+
+/* Every game of t starts; each player gets one mail listing theirs (a
+ * 16-player double round robin is 30 games a player: 30 start mails each
+ * would bury the games' own threads). */
+static int start_all(struct ref_msg_ctx *m, const struct store_tournament *t,
+                     struct ref_game_ctx *g)
+{
+  struct starting *st = calloc(1, sizeof(*st));
+  size_t i;
+  int rc = -1;
+  if(!st)
+    return -1;
+  if(store_tournament_players(m->svc->st, &st->p, &st->np, t->id) != STORE_OK)
+    goto out;
+  for(i = 0; i < REF_TOURNAMENT_MAX; i++)
+    ref_buf_init(&st->text[i], 1024u * 1024u);
+  if(each_game(m, t->id, g, start_game, st))
+    goto out;
+  for(i = 0; i < st->np && i < REF_TOURNAMENT_MAX; i++) {
+    char mine[16];
+    struct tpl_var more[2] = {{"started", st->text[i].s ? st->text[i].s : ""}, {"mine", mine}};
+    snprintf(mine, sizeof(mine), "%d", st->games[i]);
+    /* the template places the last line end */
+    if(st->text[i].s && st->text[i].len && st->text[i].s[st->text[i].len - 1] == '\n')
+      st->text[i].s[--st->text[i].len] = '\0';
+    if(st->games[i] &&
+       tell_player(m, t, st->p[i].address, "tournament-start.txt", more, 2, 1))
+      goto out;
+  }
+  rc = 0;
+out:
+  for(i = 0; i < REF_TOURNAMENT_MAX; i++)
+    ref_buf_free(&st->text[i]);
+  free(st->p);
+  free(st);
+  return rc;
 }
 
 struct cancelling {
@@ -433,7 +534,7 @@ int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int sea
   if(t.phase != STORE_TOURNAMENT_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
   if(accept) {
-    struct accepting a = {address, c->entropy[0] ? c->entropy : m->message_id, 0};
+    struct accepting a = {address, c->entropy, m->message_id, 0};
     if(g->seats[seat].accepted)
       return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
     if(each_game(m, t.id, g, accept_seats, &a))
@@ -443,8 +544,7 @@ int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int sea
       return tell_player(m, &t, address, "tournament-accepted.txt", NULL, 0, 0);
     /* everyone is in: every game starts now */
     t.phase = STORE_TOURNAMENT_PLAYING;
-    if(store_tournament_update(m->svc->st, &t) != STORE_OK ||
-       each_game(m, t.id, g, start_game, NULL))
+    if(store_tournament_update(m->svc->st, &t) != STORE_OK || start_all(m, &t, g))
       return -1;
     ref_log_info("tournament %lld (%s): every player accepted, its games start",
                  (long long)t.id, t.name);

@@ -97,6 +97,8 @@ struct ref_tournament_spec {
   char opts[256];          /* the rules' options of every game */
   int days, weekends;      /* the clock's (0 and -1: the configuration's) */
   int unrated, cycles;     /* cycles 2: double round robin */
+  int priv, pub;           /* `private` (no observers, off the site), `public-comments`:
+                              every game's, as `new` marks one */
   const char *organizer;   /* who asked: a player by mail, or the referee */
   int organizer_plays;     /* by mail: the organizer is one of the players */
   char players[REF_TOURNAMENT_MAX][256];
@@ -153,8 +155,10 @@ int ref_match_of(struct ref_service *svc, const struct ref_game_ctx *g,
 int ref_match_after(struct ref_service *svc, struct ref_game_ctx *g,
                     const struct ref_match_state *ms, struct ref_match_after *a);
 /* "Match to 3: alice 2, bob 0; Crawford game" for every mail of a match
- * game ("" for other games). */
-int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, char *buf, size_t cap);
+ * game ("" for other games); for an observer the players' initials
+ * (rules-spec G-3). */
+int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, int observer, char *buf,
+                   size_t cap);
 /* The match recounted from the journals of its games. */
 int ref_match_recount(struct ref_service *svc, int64_t match, struct ref_match_count *c);
 /* Every match: its games' options against the recount, its stored phase

@@ -72,6 +72,7 @@ static const struct option_def options[] = {
   STR(in_tls, "implicit", "IMAP/POP3 TLS: implicit, starttls or none"),
   STR(in_user, "", "IMAP/POP3 user name"),
   STR(in_password, "", "IMAP/POP3 password (sent only after the certificate is verified)"),
+  PATH(in_password_file, "", "a file whose first line is the IMAP/POP3 password, instead of in_password; with neither, $CREDENTIALS_DIRECTORY/in_password (systemd's LoadCredential=) when there is one"),
   STR(imap_mailbox, "INBOX", "IMAP folder read"),
   STR(imap_move_to, "", "IMAP: after commit, MOVE handled mail to this folder (empty: flag it \\Seen)"),
   STR(sink, "maildir", "where replies go: maildir (outbox), smtp or sendmail"),
@@ -80,6 +81,7 @@ static const struct option_def options[] = {
   STR(smtp_tls, "starttls", "SMTP TLS: starttls, implicit or none"),
   STR(smtp_user, "", "SMTP AUTH user name (empty: no AUTH)"),
   STR(smtp_password, "", "SMTP AUTH password"),
+  PATH(smtp_password_file, "", "a file whose first line is the SMTP password, instead of smtp_password; with neither, $CREDENTIALS_DIRECTORY/smtp_password (systemd's LoadCredential=) when there is one"),
   STR(sendmail_path, "/usr/sbin/sendmail", "the sendmail sink's program (absolute path)"),
   PATH(tls_cafile, "", "PEM file of trusted CAs for IMAP/POP3/SMTP (empty: the system's)"),
   INT(tls_verify, "1", 0, 1, "1: verify servers' certificates and host names"),
@@ -201,6 +203,59 @@ static int file_folder(char *dir, size_t cap, const char *path)
   return 0;
 }
 
+/* A password kept out of the INI file: the first line of *_password_file,
+ * or of the systemd credential of the same name as the option
+ * ($CREDENTIALS_DIRECTORY/in_password, systemd.exec(5) LoadCredential=),
+ * read when the file names neither. The password field gets it; a file
+ * named that cannot be read, is empty or too long is the configuration's
+ * error. */
+static int password_from_file(const char *path, const char *option, const char *file,
+                              char *field, size_t cap, char *errbuf, size_t errcap)
+{
+  char line[1024];
+  FILE *f = fopen(file, "r");
+  size_t len;
+
+  if(!f) {
+    snprintf(errbuf, errcap, "%s: %s: cannot read %s: %s", path, option, file, strerror(errno));
+    return REF_CONFIG_EINVALID;
+  }
+  if(!fgets(line, sizeof(line), f))
+    line[0] = '\0';
+  fclose(f);
+  len = strcspn(line, "\r\n");
+  line[len] = '\0';
+  if(!len || len >= cap) {
+    snprintf(errbuf, errcap, "%s: %s: %s holds %s", path, option, file,
+             len ? "a first line too long for a password" : "no password on its first line");
+    return REF_CONFIG_EINVALID;
+  }
+  memcpy(field, line, len + 1);
+  return 0;
+}
+
+static int load_password(const char *path, const char *name, char *field, size_t cap,
+                         const char *file, char *errbuf, size_t errcap)
+{
+  const char *creds = getenv("CREDENTIALS_DIRECTORY");
+  char option[64], cred[PATH_MAX];
+  struct stat st;
+
+  snprintf(option, sizeof(option), "%s_file", name);
+  if(file[0] && field[0]) {
+    snprintf(errbuf, errcap, "%s: %s and %s: set one of them, not both", path, name, option);
+    return REF_CONFIG_EINVALID;
+  }
+  if(file[0])
+    return password_from_file(path, option, file, field, cap, errbuf, errcap);
+  if(field[0] || !creds || !creds[0])
+    return 0;
+  snprintf(cred, sizeof(cred), "%s/%s", creds, name);
+  if(stat(cred, &st))
+    return 0; /* no credential of that name: none wanted */
+  return password_from_file(path, "the systemd credential", cred, field, cap, errbuf, errcap);
+}
+
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap)
 {
   struct load_ctx ctx;
@@ -265,6 +320,11 @@ int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size
     snprintf(errbuf, errcap, "%s: address: '%s' is not a mail address", path, cfg->address);
     return REF_CONFIG_EINVALID;
   }
+  if((rc = load_password(path, "in_password", cfg->in_password, sizeof(cfg->in_password),
+                         cfg->in_password_file, errbuf, errcap)) != 0 ||
+     (rc = load_password(path, "smtp_password", cfg->smtp_password, sizeof(cfg->smtp_password),
+                         cfg->smtp_password_file, errbuf, errcap)) != 0)
+    return rc;
   return 0;
 }
 
@@ -304,7 +364,7 @@ void ref_config_dump(FILE *out, const struct ref_config *cfg)
     const struct option_def *o = &options[i];
     const char *field = (const char *)cfg + o->offset;
     fprintf(out, "; %s (default: %s)\n", o->help, o->deflt[0] ? o->deflt : "empty");
-    if(o->type != OPT_INT && strstr(o->name, "password") && field[0])
+    if(o->type != OPT_INT && strstr(o->name, "password") && !strstr(o->name, "_file") && field[0])
       fprintf(out, "%s = (set, not shown)\n", o->name); /* check-config output gets pasted */
     else if(o->type != OPT_INT)
       fprintf(out, "%s = %s\n", o->name, field);

@@ -41,6 +41,21 @@ int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit,
   return over;
 }
 
+int ref_hourly_room(struct ref_service *svc, const char *key, int n, int limit)
+{
+  char value[64];
+  long long start = 0, count = 0;
+  int64_t now = ref_now(svc);
+  int rc = store_kv_get(svc->st, value, sizeof(value), key);
+
+  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+    return -1;
+  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
+     now - start >= 3600)
+    count = 0;
+  return count + n <= limit;
+}
+
 /* ---- the time now ---- */
 
 static int64_t system_clock(void *arg)

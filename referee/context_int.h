@@ -31,8 +31,10 @@ struct ref_game_ctx {
   struct store_seat *seats;
   size_t nseats;
   const struct ref_game_desc *desc;
-  struct ref_state *state; /* valid once started */
+  struct ref_state *state; /* valid once started, or with preview */
   int started;
+  int preview; /* not started: state is the position an invitation starts
+                * from (given with the options), shown to the invitee */
   size_t journal_len;
   /* The journal's head as this process last wrote or read it, and the
    * "move" entries up to it: the snapshot's facts (game.c). */
@@ -59,6 +61,10 @@ struct ref_msg_ctx {
   int changed;            /* state changed */
   int refused;
   int observed;           /* a change observers are shown (observe GAME) */
+  int unproven;           /* its From is not proven (no key of the From's own, no
+                             confirmation key sent to it, no vouching server): its
+                             answers are sent text only, within the From's hourly
+                             allowance of unasked mail (dispatch.c, optin.c) */
   int64_t game;           /* the game it was about, 0 for none: the log's line per mail */
   /* The sender's words to the opponent (talk.c), NULL or "" for
    * none: "alice@example.org writes:" and the lines, shown by views.c to
@@ -87,6 +93,9 @@ void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
  * Adds n, unless that passes `limit` and !count_over. 1 when the count
  * with n passes limit, 0 when not, -1 on a store failure. */
 int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit, bool count_over);
+/* Whether n more fit under `limit` in that count now, taking nothing: 1
+ * yes, 0 no, -1 on a store failure. */
+int ref_hourly_room(struct ref_service *svc, const char *key, int n, int limit);
 
 /* Replies (reply.c). `m` non-NULL and `to` equal to its sender makes the
  * reply thread under the inbound message. `g`/`seat` give the subject tag
@@ -94,6 +103,10 @@ int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit,
  * may hold (news of what others did) goes to the digest queue instead. */
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars);
+/* The address a mail to seat's player of g answers to, the seat's key in
+ * it ("referee+12.KEY@example.org"): where a reply acts in g. */
+int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      char *buf, size_t cap);
 /* What a mail may carry beside its words: the board as data for
  * the HTML part (NULL: the ASCII board is shown there), files, the game's
  * web page. */
@@ -127,11 +140,29 @@ int ref_stranger_budget(struct ref_service *svc, int n, const char *what, const 
  * ratings): 1 it may go (a known address, or a stranger within the budget,
  * counted), 0 not (m->refused set). */
 int ref_stranger_answer(struct ref_msg_ctx *m, const char *what);
-/* Invitations to the n addresses `to`: those that are strangers are taken
- * from the budget together. 1 taken (or none needed), 0 over it: nothing
- * taken. `list` gets the addresses, ", " between, for the refusal. */
+/* Mail an address did not ask for with a key of its own (rules-spec
+ * MX-4): the answers to mail under its From that proves nothing (no key,
+ * a wrong key, a bogus confirmation key), the notice that someone used
+ * its key, invitations to it whoever sends them. At most
+ * REF_UNASKED_PER_HOUR an hour to one address: a forger reaches a real
+ * player no more often than that. ref_unasked_take takes n: 1 taken, 0
+ * over it (nothing taken, logged with `what`), -1 a store error. */
+#define REF_UNASKED_PER_HOUR 10
+int ref_unasked_take(struct ref_service *svc, const char *address, int n, const char *what);
+/* Invitations to the n addresses `to`: each counts against its address's
+ * allowance of unasked mail (ref_unasked_take), those that are strangers
+ * against the stranger budget too, all together. 1 taken (or none
+ * needed), 0 over either: nothing taken. `list` gets the addresses, ", "
+ * between, for the refusal; *which says which limit ("stranger-budget" or
+ * "invitation-budget", the reason key of the refusal). */
 int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n, char *list,
-                           size_t cap);
+                           size_t cap, const char **which);
+/* Whether an address written after "with" may be invited (mail/address.c,
+ * RFC 5322's addr-spec read as written, never repaired): NULL yes, else the
+ * reason key (bad-address, address-quoted, address-literal: a machine by
+ * its IP address, address-this-host: the referee's own address, this
+ * machine, localhost). */
+const char *ref_invitee_refused(struct ref_service *svc, const char *address);
 /* Asks m's sender to confirm `request` (the command line, kind "new" or
  * "observe", game for observe): a one-time key stored for confirm_days and
  * mailed with `tmpl` ({request}, {referee}, {expires} and the extras), within

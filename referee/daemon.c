@@ -264,10 +264,10 @@ int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop)
   int wait_ms = STORE_WAIT_FIRST_MS, rc;
 
   ref_log_set_level((enum ref_log_level)cfg->log_level);
-  while(ref_service_open(&svc, cfg, err, sizeof(err))) {
-    if(!store_may_come_back(cfg->store_path)) {
-      ref_log_error("%s", err);
-      return -1;
+  while((rc = ref_service_open(&svc, cfg, err, sizeof(err))) != 0) {
+    if(rc == REF_OPEN_EDAMAGED || !store_may_come_back(cfg->store_path)) {
+      ref_log_error("%s (store %s)", err, cfg->store_path);
+      return rc == REF_OPEN_EDAMAGED ? rc : -1;
     }
     /* The daemon waits for its store instead of exiting */
     if(wait_ms == STORE_WAIT_FIRST_MS)

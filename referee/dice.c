@@ -103,6 +103,35 @@ void ref_dice_entropy(char out_hex[65], const char *const *e, size_t k)
   entropy_hex(out_hex, e, NULL, k);
 }
 
+void ref_dice_salt(char out_hex[65], const uint8_t secret[32])
+{
+  static const char label[] = REF_DICE_PROTOCOL_2 " salt";
+  struct hmac_sha256_ctx ctx;
+  uint8_t digest[SHA256_DIGEST_SIZE];
+
+  hmac_sha256_set_key(&ctx, 32, secret);
+  hmac_sha256_update(&ctx, strlen(label), (const uint8_t *)label);
+  hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
+  ref_dice_hex(out_hex, digest, 32);
+}
+
+void ref_dice_mid_entropy(char *out, size_t cap, const char *salt_hex, const char *message_id)
+{
+  /* Keyed, not a plain SHA-256: a Message-ID such as mutt's
+   * "<20261128051234.GA1234@host>" is a date, a process id and a host, few
+   * enough guesses to search a plain digest for the host; without the
+   * salt, which only the players' mails carry, no guess can be tested. */
+  struct hmac_sha256_ctx ctx;
+  uint8_t digest[SHA256_DIGEST_SIZE];
+  char hex[65];
+
+  hmac_sha256_set_key(&ctx, strlen(salt_hex), (const uint8_t *)salt_hex);
+  hmac_sha256_update(&ctx, strlen(message_id), (const uint8_t *)message_id);
+  hmac_sha256_digest(&ctx, SHA256_DIGEST_SIZE, digest);
+  ref_dice_hex(hex, digest, 32);
+  snprintf(out, cap, "mid:%s", hex);
+}
+
 int ref_dice_faces(int *faces, int nfaces, const uint8_t key[32], const char *game, long i,
                    const char *E_hex)
 {
@@ -296,7 +325,9 @@ static bool game_prefix(struct cur *c, struct fact *f)
 static bool parse_commit(struct cur *c, struct fact *f)
 {
   f->kind = FACT_COMMIT;
-  return spaces(c) && word(c, REF_DICE_PROTOCOL) && game_prefix(c, f) && word(c, "chain") &&
+  /* both versions compute the faces alike; they differ in what e_s is */
+  return spaces(c) && (word(c, REF_DICE_PROTOCOL) || word(c, REF_DICE_PROTOCOL_2)) &&
+         game_prefix(c, f) && word(c, "chain") &&
          spaces(c) && number(c, &f->chain) && spaces(c) && word(c, "N") && spaces(c) &&
          number(c, &f->n) && spaces(c) && word(c, "commitment") && spaces(c) && hex32(c, f->hash) &&
          c->p == c->end;
@@ -573,12 +604,16 @@ static int check_setup(const struct fact *v, size_t n, bool rolls, char E_hex[65
       printed = &v[at];
     }
   }
-  if(!k && (rolls || printed)) {
+  if(!k && rolls && !printed) {
     say(why, cap, "entropy e1 missing");
     goto out;
   }
-  entropy_hex(E_hex, vals, lens, k);
-  if(printed) {
+  /* no e_K, E printed: a published tabula-dice-1 record (dice.h, step 3) */
+  if(!k && printed)
+    ref_dice_hex(E_hex, printed->hash, 32);
+  else
+    entropy_hex(E_hex, vals, lens, k);
+  if(printed && k) {
     char hex[65];
     ref_dice_hex(hex, printed->hash, 32);
     if(strcmp(hex, E_hex)) {

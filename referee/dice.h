@@ -30,7 +30,13 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* The first version's name: it starts the HMAC message of every face in
+ * both versions (the faces did not change) and names the version of a
+ * game whose entropy was fixed before the second existed. */
 #define REF_DICE_PROTOCOL "tabula-dice-1"
+/* The second version (docs/dice-protocol.md, "Versions"): a seat's entropy
+ * taken from a Message-ID is published as its keyed digest. */
+#define REF_DICE_PROTOCOL_2 "tabula-dice-2"
 #define REF_DICE_DEFAULT_N 4096
 /* Most faces one roll line may print (a backgammon roll needs 2). */
 #define REF_DICE_MAX_FACES 16
@@ -54,6 +60,15 @@ void ref_dice_key(uint8_t out[32], const struct ref_dice_chain *c, int j);
 
 /* E = hex(SHA-256(e_1 "\n" e_2 ... "\n" e_k)), the seats' strings in seat order. */
 void ref_dice_entropy(char out_hex[65], const char *const *e, size_t k);
+/* tabula-dice-2: a game's salt, hex(HMAC-SHA256(key = x_N of its first
+ * chain, "tabula-dice-2 salt")). Fixed with the chain, before anyone
+ * accepts, so nobody can choose it after seeing a Message-ID; mailed to
+ * the players only. */
+void ref_dice_salt(char out_hex[65], const uint8_t secret[32]);
+/* tabula-dice-2: the e_s of a mail without entropy text, "mid:" followed by
+ * hex(HMAC-SHA256(key = the salt's 64 hex characters, message = the
+ * Message-ID exactly as received)); out holds at least 69 bytes. */
+void ref_dice_mid_entropy(char *out, size_t cap, const char *salt_hex, const char *message_id);
 
 /* The first nfaces faces (1..6) of roll i of game `game` (its id as printed,
  * e.g. "7") keyed by `key` (x_j) with entropy E_hex. Returns 0, or -1 on bad
@@ -90,7 +105,8 @@ int ref_dice_unhex(uint8_t *out, size_t len, const char *hex);
  * match one of (SP = one or more spaces; G = [0-9]{1,20}; C, N, I, K =
  * [1-9][0-9]{0,8}; HEX = [0-9a-f]{64}; F = [0-9]):
  *
- *   Dice commitment: SP tabula-dice-1 SP game SP G SP chain SP C SP N SP N SP commitment SP HEX
+ *   Dice commitment: SP V SP game SP G SP chain SP C SP N SP N SP commitment SP HEX
+ *                                  (V = tabula-dice-1 or tabula-dice-2)
  *   Dice entropy: SP game SP G SP eK [" " VALUE]    VALUE = the rest of the line, exactly
  *   Dice entropy: SP game SP G SP E SP HEX
  *   Dice roll: SP game SP G SP chain SP C SP roll SP I SP key SP HEX SP faces (SP F){1,16}
@@ -100,8 +116,10 @@ int ref_dice_unhex(uint8_t *out, size_t len, const char *hex);
  * the first failure being reported in `why`:
  *   1. one game (or `game` when given) has dice lines;
  *   2. no conflicting commitment of a chain, e_K or E;
- *   3. e_1..e_k have no gap, k >= 1 when there are rolls; E computed from them
- *      equals the printed E (if printed);
+ *   3. e_1..e_k have no gap; E computed from them equals the printed E (if
+ *      printed); with no e_K at all E is the printed one (a published record
+ *      of a tabula-dice-1 game, whose entropy lines were Message-IDs and stay
+ *      in the players' mails), and without either there may be no roll;
  *   4. for i = 1 .. the highest roll printed: roll i is present, lies in its
  *      chain's range, its key hashes to the previous key (or to the chain's
  *      commitment), and its printed faces are those computed.

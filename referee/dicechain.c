@@ -1,6 +1,7 @@
 /*
- * dicechain.c: a game's dice in the store (tabula-dice-1,
- * docs/dice-protocol.md; docs/architecture.md layer 3, "games"). The chain
+ * dicechain.c: a game's dice in the store (tabula-dice-2, or -1 for a game
+ * drawn before it; docs/dice-protocol.md; docs/architecture.md layer 3,
+ * "games"). The chain
  * is drawn at `new` and its commitment mailed before anyone accepts; E is
  * fixed from the seats' entropy when the last seat accepts; each roll
  * takes the chain's next key, gives the faces to the rules and journals
@@ -33,16 +34,107 @@ int64_t ref_dice_game(struct ref_service *svc, int64_t game)
   return first;
 }
 
+/* The version a game's dice follow (docs/dice-protocol.md, "Versions"):
+ * kv "dice-protocol:OWNER" is written when the owner's first chain is
+ * drawn; a game drawn before tabula-dice-2 existed has none and stays
+ * tabula-dice-1, so its mails, its rolls and its verification never
+ * change. 2, 1, or -1 on a store error. */
+static void version_key(char *buf, size_t cap, int64_t owner)
+{
+  snprintf(buf, cap, "dice-protocol:%lld", (long long)owner);
+}
+
+static int dice_version(struct ref_service *svc, int64_t owner)
+{
+  char key[48], value[32];
+  int rc;
+  version_key(key, sizeof(key), owner);
+  rc = store_kv_get(svc->st, value, sizeof(value), key);
+  if(rc == STORE_ENOTFOUND)
+    return 1;
+  if(rc != STORE_OK)
+    return -1;
+  return strcmp(value, REF_DICE_PROTOCOL_2) ? 1 : 2;
+}
+
+static const char *version_name(int version)
+{
+  return version == 2 ? REF_DICE_PROTOCOL_2 : REF_DICE_PROTOCOL;
+}
+
+/* The salt of a tabula-dice-2 game (dice.h): from its first chain's secret,
+ * so it was fixed before anyone accepted and needs no column of its own. */
+static int game_salt(struct ref_service *svc, int64_t owner, char out[65])
+{
+  struct store_dice d;
+  uint8_t secret[32];
+  int rc = -1;
+  if(store_dice_load_chain(svc->st, &d, owner, 1) == STORE_OK &&
+     !ref_dice_unhex(secret, 32, d.secret)) {
+    ref_dice_salt(out, secret);
+    rc = 0;
+  }
+  explicit_bzero(secret, sizeof(secret));
+  explicit_bzero(d.secret, sizeof(d.secret));
+  return rc;
+}
+
+int ref_dice_seat_entropy(struct ref_service *svc, int64_t game, const char *text,
+                          const char *message_id, char *out, size_t cap)
+{
+  char salt[65];
+  int64_t owner = ref_dice_game(svc, game);
+  int version;
+  /* dice-protocol.md: the text after "entropy:", as the player wrote it */
+  if(text && text[0]) {
+    snprintf(out, cap, "%s", text);
+    return 0;
+  }
+  version = dice_version(svc, owner);
+  if(version < 0)
+    return -1;
+  /* tabula-dice-1 (and a game without dice, which has no version): the
+   * Message-ID itself */
+  if(version == 1) {
+    snprintf(out, cap, "%s", message_id);
+    return 0;
+  }
+  if(game_salt(svc, owner, salt))
+    return -1;
+  ref_dice_mid_entropy(out, cap, salt, message_id);
+  return 0;
+}
+
+int ref_dice_version(struct ref_service *svc, int64_t game)
+{
+  return dice_version(svc, ref_dice_game(svc, game));
+}
+
+int ref_dice_salt_line(struct ref_service *svc, int64_t game, char *buf, size_t cap)
+{
+  char salt[65];
+  int64_t owner = ref_dice_game(svc, game);
+  int version = dice_version(svc, owner);
+  buf[0] = '\0';
+  if(version != 2)
+    return version < 0 ? -1 : 0;
+  if(game_salt(svc, owner, salt))
+    return -1;
+  snprintf(buf, cap, "Dice salt: game %lld %s", (long long)owner, salt);
+  return 0;
+}
+
 /* "Dice commitment: ..." for the newest chain (invitations, chain 2 ...). */
 int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap)
 {
   struct store_dice d;
+  int version;
   buf[0] = '\0';
   game = ref_dice_game(svc, game);
-  if(store_dice_load(svc->st, &d, game) != STORE_OK)
+  if(store_dice_load(svc->st, &d, game) != STORE_OK || (version = dice_version(svc, game)) < 0)
     return -1;
   snprintf(buf, cap, "Dice commitment: %s game %lld chain %d N %d commitment %s",
-           REF_DICE_PROTOCOL, (long long)game, d.chain, d.n, d.commitment);
+           version_name(version), (long long)game, d.chain, d.n, d.commitment);
   return 0;
 }
 
@@ -67,6 +159,13 @@ int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t
     struct store_dice prev;
     if(store_dice_load(svc->st, &prev, game) == STORE_OK)
       memcpy(d.entropy, prev.entropy, sizeof(d.entropy));
+  }
+  else {
+    /* a game's first chain: its dice follow tabula-dice-2 */
+    char key[48];
+    version_key(key, sizeof(key), game);
+    if(store_kv_set(svc->st, key, REF_DICE_PROTOCOL_2) != STORE_OK)
+      return -1;
   }
   return store_dice_put(svc->st, &d) == STORE_OK ? 0 : -1;
 }
@@ -160,25 +259,36 @@ out:
  * later game of a match: the match's chain and entropy (its first game's),
  * and the rolls of every game of the match up to this one. */
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
-                        int *nrolls)
+                        int *nrolls, int published)
 {
   struct store_entry *e = NULL;
   struct store_seat *seats = NULL;
   struct store_dice d;
   int64_t owner = ref_dice_game(svc, g->row.id), *games = &g->row.id, match;
   size_t n = 0, i, ns = 0, ngames = 1, k;
-  int chain, number, rc = -1;
+  int chain, number, rc = -1, version = dice_version(svc, owner);
+  char salt[200];
 
   *nrolls = 0;
+  if(version < 0)
+    return -1;
   for(chain = 1; store_dice_load_chain(svc->st, &d, owner, chain) == STORE_OK; chain++)
     ref_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
-                   REF_DICE_PROTOCOL, (long long)owner, d.chain, d.n, d.commitment);
+                   version_name(version), (long long)owner, d.chain, d.n, d.commitment);
   if(chain == 1 || store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
     return -1;
-  for(i = 0; i < ns && i < 8; i++)
+  /* rules-spec G-4: a published tabula-dice-1 game's entropy lines were
+   * Message-IDs; it shows E alone (dice.h, step 3) */
+  for(i = 0; i < ns && i < 8 && !(published && version == 1); i++)
     ref_buf_printf(out, "Dice entropy: game %lld e%zu %s\n", (long long)owner, i + 1,
                    seats[i].entropy);
   free(seats);
+  /* E, once every seat is filled (each chain holds it) */
+  if(store_dice_load(svc->st, &d, owner) == STORE_OK && d.entropy[0])
+    ref_buf_printf(out, "Dice entropy: game %lld E %s\n", (long long)owner, d.entropy);
+  /* the salt of tabula-dice-2 is the players' alone: never published */
+  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)) == 0 && salt[0])
+    ref_buf_printf(out, "%s\n", salt);
   if(owner != g->row.id && (store_match_of_game(svc->st, &match, &number, g->row.id) != STORE_OK ||
                             store_match_games(svc->st, &games, &ngames, match) != STORE_OK))
     return -1;

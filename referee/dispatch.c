@@ -64,6 +64,25 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   return 0;
 }
 
+/* What a refusal of the whole mail quotes as "You wrote:" and in its
+ * subject: the first command, else the first move, else the first line of
+ * words, else the subject; a refusal that quotes nothing leaves the player
+ * guessing which mail it answers. */
+static const char *written(const struct ref_cmds *cmds, const struct mail_msg *mail, char *buf,
+                           size_t cap)
+{
+  if(cmds->ncmd)
+    return cmds->cmd[0].line;
+  if(cmds->ncand)
+    return cmds->cand[0];
+  if(cmds->nprose) {
+    unsigned len = cmds->pline[0].len;
+    snprintf(buf, cap, "%.*s", (int)(len < cap ? len : cap - 1), cmds->prose + cmds->pline[0].off);
+    return buf;
+  }
+  return mail->subject;
+}
+
 /* The key of a confirmation request being answered (optin.c):
  * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]". */
 static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
@@ -575,6 +594,32 @@ static int sender_authenticated(const struct ref_service *svc, const struct mail
   return 0;
 }
 
+/* A mail whose From is not proven (rules-spec MX-4) is answered at most
+ * REF_UNASKED_PER_HOUR times an hour to one address: one from `to`'s
+ * allowance. 0 taken, 1 over it (the mail is dropped: m->refused, logged
+ * by optin.c), -1 a store error. */
+static int unasked_over(struct ref_msg_ctx *m, const char *to, const char *what)
+{
+  int rc = ref_unasked_take(m->svc, to, 1, what);
+  if(rc == 1)
+    return 0;
+  m->refused = 1;
+  return rc < 0 ? -1 : 1;
+}
+
+/* Whether `key` is a confirmation key we sent to `from` (optin.c): such
+ * an answer is the address's own, proven like a seat's key. */
+static int confirm_key_of(struct ref_service *svc, const char *key, const char *from)
+{
+  struct store_confirm c;
+  int rc = store_confirm_get(svc->st, &c, key);
+  if(rc == STORE_ENOTFOUND)
+    return 0;
+  if(rc != STORE_OK)
+    return -1;
+  return !strcasecmp(c.address, from);
+}
+
 /* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
  * its lines run in its game as the seat's own keyed mail would. */
 static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *address,
@@ -698,16 +743,43 @@ int ref_dispatch(struct ref_msg_ctx *m)
   const struct mail_msg *mail = m->mail;
   struct ref_cmds cmds;
   struct ref_game_ctx g;
-  char token[64], why[256];
+  char token[64], why[256], quote[128], more[16];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
+  snprintf(more, sizeof(more), "%d", cmds.cmd_more);
+  /* Until a key proves the From (a seat's, a confirmation's), the mail
+   * is anyone's: its answers are bounded and small (rules-spec MX-4). */
+  m->unproven = 1;
   /* The answer to a confirmation request. */
-  if(!confirm_key(mail, delim, token, sizeof(token)))
+  if(!confirm_key(mail, delim, token, sizeof(token))) {
+    switch(confirm_key_of(svc, token, mail->from)) {
+    case -1: return -1;
+    case 1: m->unproven = 0; break;
+    default:
+      /* a key we never sent to this From: a guess, a replay, a forgery */
+      if((rc = unasked_over(m, mail->from, "an answer to a confirmation key not its own")))
+        return rc < 0 ? -1 : 0;
+    }
     return ref_do_confirm(m, token, &cmds, keyless_confirmed);
+  }
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
+    /* No key: the From proves nothing, unless the transport vouches for
+     * it (keyless = act, or the trusted server's Authentication-Results) */
+    if(!strcmp(svc->cfg.keyless, "act") ||
+       (!strcmp(svc->cfg.keyless, "confirm") && sender_authenticated(svc, mail)))
+      m->unproven = 0;
+    else if((rc = unasked_over(m, mail->from, "an answer to mail without a key")))
+      return rc < 0 ? -1 : 0;
+    /* More commands than one mail holds, or a command line cut: none is
+     * done, the first not read is named (rules-spec MX-1; a stranger
+     * hears nothing) */
+    if(cmds.cmd_long)
+      return ref_refuse_player(m, cmds.cmd_long_line, "line-too-long", "");
+    if(cmds.cmd_more)
+      return ref_refuse_player(m, cmds.cmd_more_line, "too-many-commands", more);
     /* No game named: only commands that need none. */
     for(i = 0; i < cmds.ncmd; i++) {
       const struct ref_cmd *c = &cmds.cmd[i];
@@ -740,9 +812,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
       return rc;
     /* No backscatter: strangers get no answer. */
     if(ref_known_player(svc, mail->from))
-      return ref_refuse(m, NULL, -1,
-                        cmds.ncmd ? cmds.cmd[0].line : (cmds.ncand ? cmds.cand[0] : ""),
-                        "no-game-tag", "", NULL);
+      return ref_refuse(m, NULL, -1, written(&cmds, mail, quote, sizeof(quote)), "no-game-tag",
+                        "", NULL);
     m->refused = 1;
     return 0;
   }
@@ -761,17 +832,25 @@ int ref_dispatch(struct ref_msg_ctx *m)
     m->refused = 1;
     ref_log_warn("game %lld: refused a command from %s (token %s)", (long long)game,
                  mail->from, seat < 0 ? "unknown" : "of another player");
-    if(sender_seat >= 0)
-      rc = ref_refuse(m, &g, sender_seat, cmds.ncmd ? cmds.cmd[0].line : "", "bad-token", "",
-                      NULL);
-    if(!rc && seat >= 0 && seat != sender_seat) {
-      /* the player of record always hears of it */
+    /* both within the allowance of unasked mail (rules-spec MX-4): a
+     * wrong key from a player's From is anyone's mail, and so is a copy
+     * of a player's key from another From */
+    if(sender_seat >= 0 &&
+       !(rc = unasked_over(m, mail->from, "the refusal of a wrong key")))
+      rc = ref_refuse(m, &g, sender_seat, written(&cmds, mail, quote, sizeof(quote)), "bad-token",
+                      "", NULL);
+    if(rc >= 0 && seat >= 0 && seat != sender_seat &&
+       !(rc = unasked_over(m, g.seats[seat].address, "the notice of a forged mail"))) {
+      /* the player of record hears of it */
       struct tpl_var extra[1] = {{"sender", mail->from}};
       rc = ref_tell_seat(m, &g, seat, "forged.txt", extra, 1);
     }
+    rc = rc < 0 ? -1 : 0;
+    m->refused = 1;
     ref_game_free(&g);
     return rc;
   }
+  m->unproven = 0; /* the seat's key (and under token+from its From) */
   /* The seat's own address answered a mail with its key, so it
    * reads our mail; it is confirmed from then on (optin.c). Under auth =
    * token another From proves nothing of the sort. */
@@ -780,13 +859,20 @@ int ref_dispatch(struct ref_msg_ctx *m)
     ref_game_free(&g);
     return -1;
   }
+  if(cmds.cmd_long || cmds.cmd_more) {
+    rc = cmds.cmd_long
+           ? ref_refuse(m, &g, seat, cmds.cmd_long_line, "line-too-long", "", NULL)
+           : ref_refuse(m, &g, seat, cmds.cmd_more_line, "too-many-commands", more, NULL);
+    ref_game_free(&g);
+    return rc;
+  }
   /* "game N" in a mail with another game's key is refused
    * whole: the commands were meant for another game */
   if(cmds.game && cmds.game != game) {
     char num[24];
     snprintf(num, sizeof(num), "%lld", (long long)game);
-    rc = ref_refuse(m, &g, seat, cmds.ncmd ? cmds.cmd[0].line : "", "keyless-other-game", num,
-                    NULL);
+    rc = ref_refuse(m, &g, seat, written(&cmds, mail, quote, sizeof(quote)),
+                    "keyless-other-game", num, NULL);
     ref_game_free(&g);
     return rc;
   }

@@ -30,7 +30,7 @@ static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct 
   ref_record_time_control(svc, g, tc, sizeof(tc));
   ref_buf_printf(out, "tabula game %lld: %s (rules v%d)\nVariant: %s\nReferee: %s\nDate: %s\n",
                  (long long)g->row.id, g->desc->title, g->row.rules_version, g->desc->title,
-                 svc->cfg.address, date);
+                 ref_record_referee(svc, flags), date);
   for(i = 0; i < g->nseats; i++) {
     ref_record_player(g, (int)i, flags, name, sizeof(name));
     ref_buf_printf(out, "%s: %s\n", g->desc->seat_names[i], name);
@@ -45,7 +45,7 @@ static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct 
     return -1;
   if(g->desc->flags & REF_GAME_DICE)
     ref_buf_puts(out, "\n");
-  return ref_record_dice(svc, g, out);
+  return ref_record_dice(svc, g, out, flags);
 }
 
 /* ---- which format, by game ---- */

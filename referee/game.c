@@ -725,16 +725,25 @@ int ref_game_save(struct ref_service *svc, struct ref_game_ctx *g)
   return store_game_update(svc->st, &g->row) == STORE_OK ? 0 : -1;
 }
 
+/* The way an ending reads after "won by": the rules' key where it is a
+ * word a player says, else words (a dropped double, rules-spec "Cube": "by
+ * cube-dropped" is a key, not English). The key stays the rules' own
+ * (positions and records name it). */
+static const char *end_words(enum ref_end end)
+{
+  return end == REF_END_CUBE_DROPPED ? "a dropped double" : ref_end_name(end);
+}
+
 void ref_result_text(char *buf, size_t cap, const struct ref_game_desc *d,
                      const struct ref_status *s)
 {
   if(s->winner < 0)
-    snprintf(buf, cap, "draw by %s", ref_end_name(s->end));
+    snprintf(buf, cap, "draw by %s", end_words(s->end));
   else if(s->points > 1)
     snprintf(buf, cap, "%s won %d points by %s", d->seat_names[s->winner], s->points,
-             ref_end_name(s->end));
+             end_words(s->end));
   else
-    snprintf(buf, cap, "%s won by %s", d->seat_names[s->winner], ref_end_name(s->end));
+    snprintf(buf, cap, "%s won by %s", d->seat_names[s->winner], end_words(s->end));
 }
 
 /* ---- actions in the journal: "resign 2", "draw agreed", "double" ---- */

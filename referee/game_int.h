@@ -57,8 +57,21 @@ int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct
 /* Rolls `need` faces: the rules get them, the journal and `shown` the proof. */
 int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
                   struct ref_buf *shown);
+/* Every dice line of the game; `published` (the web view's pages and
+ * records): no salt, and a tabula-dice-1 game's entropy as E alone
+ * (rules-spec G-4). */
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
-                        int *nrolls);
+                        int *nrolls, int published);
+/* A seat's entropy e_s (docs/dice-protocol.md): the accept's entropy text,
+ * else from its Message-ID, under tabula-dice-2 as the keyed digest. */
+int ref_dice_seat_entropy(struct ref_service *svc, int64_t game, const char *text,
+                          const char *message_id, char *out, size_t cap);
+/* The version of the game's dice: 2 (tabula-dice-2), 1 (a game drawn
+ * before it, or no dice), -1 on a store error. */
+int ref_dice_version(struct ref_service *svc, int64_t game);
+/* "Dice salt: game G SALT" of a tabula-dice-2 game ("" under tabula-dice-1):
+ * for the players' mails only. */
+int ref_dice_salt_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 /* Whose chain a game's dice come from: itself, or the first game of its
  * backgammon match (one commitment a match). */
 int64_t ref_dice_game(struct ref_service *svc, int64_t game);
@@ -111,6 +124,9 @@ void ref_record_player(const struct ref_game_ctx *g, int seat, unsigned flags, c
 void ref_record_deed(char *buf, size_t cap, const char *who, const char *text);
 /* One entry in words ("White plays 13/7 8/7"), and a ref_rec_fn writing
  * "DATE  WORDS" lines (arg: struct ref_rec_lines). */
+/* The text of the "accept" entry of a game two seeks made (cmd_seek.c):
+ * the newer seeker's seek answered, no invitation (the history says so). */
+#define REF_JOURNAL_SEEK_PAIRED "seek paired"
 void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
                          const struct ref_rec_step *st);
 struct ref_rec_lines {
@@ -118,7 +134,13 @@ struct ref_rec_lines {
   int public; /* the invitation names addresses: left out of public records */
 };
 int ref_record_line(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
-int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
+/* The dice lines of a record; `flags` REF_EXPORT_PUBLIC: as published
+ * (rules-spec G-4, ref_dice_transcript). */
+int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                    unsigned flags);
+/* Who refereed, as a record names it: the referee's address, or for a
+ * published record its domain (rules-spec G-4: no address on the site). */
+const char *ref_record_referee(const struct ref_service *svc, unsigned flags);
 /* Tag pairs and movetext (PGN, PDN): lines of at most 79 characters. */
 struct ref_rec_text {
   struct ref_buf *text;
@@ -150,7 +172,8 @@ int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, con
 /* The tags a PGN or PDN record opens with: Event (the game's number), Site
  * (the referee's address), Date; and the Result tag's words (1-0, 0-1,
  * 1/2-1/2, or * for a game not over: PGN 8.1.1.7, PDN 3.0's the same). */
-void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out);
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out,
+                     unsigned flags);
 const char *ref_record_result(const struct ref_rec_end *end);
 int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                    unsigned flags);
@@ -184,6 +207,10 @@ int ref_game_set_public_comments(struct ref_service *svc, int64_t game);
  * without memory. */
 int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmds *cmds, char *buf, size_t cap);
+/* The prepared words as an observer of a public-comments game reads them:
+ * the sender named by initials (rules-spec G-3). 0, or -1 when none. */
+int ref_comment_for_observers(struct ref_msg_ctx *m, const struct ref_game_ctx *g, char *buf,
+                              size_t cap);
 
 /* A mail's move lines read as its one turn (turnread.c; rules-spec §1.1):
  * a line that alone is a legal whole turn, else consecutive

@@ -206,7 +206,8 @@ static const struct command commands[] = {
    "every pairing is created at once as a game, twice with the colours\n"
    "swapped with --double. key=value words set the games' options as `new`\n"
    "takes them (days=3, weekends=off), \"unrated\" keeps them out of the\n"
-   "ratings. Every player is invited by mail and accepts once for all of\n"
+   "ratings, \"private\" from observers and the web view (new's terms, not\n"
+   "\"as\"). Every player is invited by mail and accepts once for all of\n"
    "their games; the games start when all have accepted, and the final table\n"
    "is mailed to every player when the last game ends.\n"
    "tournament show NAME prints the standings (NAME or its number): points,\n"
@@ -501,7 +502,16 @@ static int open_store(struct cli *cli)
             where, strerror(errno));
     return EX_NOPERM;
   }
-  if(ref_service_open(&cli->svc, &cli->cfg, err, sizeof(err)) != 0) {
+  switch(ref_service_open(&cli->svc, &cli->cfg, err, sizeof(err))) {
+  case 0: break;
+  case REF_OPEN_EDAMAGED:
+    /* no database, a damaged one or a newer schema: a fault, which trying
+     * again cannot mend (tabula(1), EXIT STATUS): `check` reports it as
+     * the fault it found, every other command as wrong data */
+    fprintf(stderr, "tabula: %s (store %s): not a store this tabula can use; nothing was "
+                    "changed\n", err, where);
+    return cli->cmd->run == run_check ? EXIT_FAULT : EX_DATAERR;
+  default:
     fprintf(stderr, "tabula: %s (store %s)\n", err, where);
     /* not there after the attempt: it could not be made; else it is busy
      * or failing, which another try may get past */
@@ -523,7 +533,11 @@ static int run_serve(struct cli *cli)
                cli->config_path ? cli->config_path : "built-in defaults", cli->config_origin);
   /* opens the store itself: it waits for a store that is down,
    * and refuses to run beside another serve on the same store */
-  return ref_service_serve(&cli->cfg, &stop_requested) ? EX_TEMPFAIL : EX_OK;
+  switch(ref_service_serve(&cli->cfg, &stop_requested)) {
+  case 0: return EX_OK;
+  case REF_OPEN_EDAMAGED: return EX_DATAERR; /* as open_store: a fault, not "later" */
+  default: return EX_TEMPFAIL;
+  }
 }
 
 static int run_deliver(struct cli *cli)
@@ -796,7 +810,7 @@ static int run_rules(struct cli *cli)
       if(depth > 1) {
         memcpy(child, s, g->state_size);
         g->ops->apply(child, &list.v[i]);
-        n = ref_perft(g, child, depth - 1);
+        n = ref_perft_below(g, child, depth - 1);
       }
       total += n;
       snprintf(line, sizeof(line), "%s: %llu", mv, (unsigned long long)n);

@@ -116,12 +116,13 @@ int ref_match_after(struct ref_service *svc, struct ref_game_ctx *g,
 
 /* ---- the line every mail of a match shows ---- */
 
-int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, char *buf, size_t cap)
+int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, int observer, char *buf,
+                   size_t cap)
 {
   const char *dir = svc->cfg.templates_dir;
   struct ref_match_state ms;
   struct ref_match_after a;
-  char length[16], s0[16], s1[16], state[200] = "", key[32];
+  char length[16], s0[16], s1[16], state[200] = "", key[32], names[2][64];
   struct tpl_var v[6];
   int rc;
 
@@ -140,11 +141,19 @@ int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, char *buf, s
   v[0] = (struct tpl_var){"length", length};
   v[1] = (struct tpl_var){"white", g->seats[0].address};
   v[2] = (struct tpl_var){"black", g->seats[1].address};
+  /* rules-spec G-3: an observer reads the players as the web view names them */
+  if(observer) {
+    ref_public_name(g->seats[0].address, names[0], sizeof(names[0]));
+    ref_public_name(g->seats[1].address, names[1], sizeof(names[1]));
+    v[1].value = names[0];
+    v[2].value = names[1];
+  }
   v[3] = (struct tpl_var){"a", s0};
   v[4] = (struct tpl_var){"b", s1};
   /* what comes next, or what this game is */
   if(g->row.phase == STORE_GAME_FINISHED && a.decided) {
-    v[5] = (struct tpl_var){"winner", g->seats[a.game_winner].address};
+    v[5] = (struct tpl_var){"winner", observer ? names[a.game_winner]
+                                               : g->seats[a.game_winner].address};
     snprintf(key, sizeof(key), "%s",
              a.over ? (a.how == REF_RESULT_RULES ? "match-won"
                        : a.how == REF_RESULT_TIME ? "match-won-time"

@@ -83,14 +83,25 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
   m.mail = mail;
   m.message_id = key;
 
-  if(store_begin(svc->st) != STORE_OK)
+  if(store_begin(svc->st) != STORE_OK) {
+    /* a store locked past the busy timeout, a full disk: the source keeps
+     * the mail (an MTA on 75), and the operator reads why */
+    ref_log_error("message %s not processed (%s); will retry", key, store_errmsg(svc->st));
     goto out;
+  }
   if(store_message_seen(svc->st, key, &seen) != STORE_OK)
     goto rollback;
   if(seen) {
     *outcome = REF_MSG_DUPLICATE;
     store_rollback(svc->st);
-    ref_log_info("message %s already processed: nothing to do", key);
+    if(!automatic && !(mail && mail->message_id[0]) && !(head && head->message_id[0]))
+      /* a hand-written mail without a Message-ID is known by its bytes:
+       * the same file again is the same mail (README, "Quick start"),
+       * said where the person who sent it twice will look */
+      ref_log_warn("message %s has no Message-ID and is byte for byte one already read: "
+                   "not read again (give each mail its own Message-ID)", key);
+    else
+      ref_log_info("message %s already processed: nothing to do", key);
     rc = 0;
     goto out;
   }

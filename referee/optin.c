@@ -20,6 +20,12 @@
  * all senders together (stranger_mails_per_hour). Over it nothing is
  * sent and the log says so: a flood of forged mail can make tabula mail
  * strangers only that often, and never twice for one forged mail.
+ *
+ * Mail an address did not ask for with a key of its own (rules-spec
+ * MX-4: answers to mail under its From that no key proves, the notice
+ * that another From used its key, invitations to it whoever sends them)
+ * is counted per address (ref_unasked_take, REF_UNASKED_PER_HOUR): a
+ * forger reaches a real player, stranger or not, only that often.
  */
 #include "context_int.h"
 
@@ -27,9 +33,11 @@
 #include "log.h"
 #include "mail.h"
 
+#include <ctype.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <unistd.h>
 
 /* A lapsed request is kept this long, so that a late answer is told it
  * lapsed (and proves its address) instead of hearing nothing. */
@@ -93,19 +101,81 @@ int ref_stranger_answer(struct ref_msg_ctx *m, const char *what)
   }
 }
 
-int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n, char *list,
-                           size_t cap)
+static void unasked_key(char *key, size_t cap, const char *address)
 {
-  int i, strangers = 0;
+  size_t i, n = (size_t)snprintf(key, cap, "unasked:%s", address);
+  for(i = 8; i < n && i < cap; i++)
+    key[i] = (char)tolower((unsigned char)key[i]);
+}
+
+int ref_unasked_take(struct ref_service *svc, const char *address, int n, const char *what)
+{
+  char key[300];
+  int over;
+  unasked_key(key, sizeof(key), address);
+  over = ref_hourly_count(svc, key, n, REF_UNASKED_PER_HOUR, false);
+  if(over < 0)
+    return -1;
+  if(over) {
+    ref_log_warn("over %d unasked mails an hour to %s: %s not sent", REF_UNASKED_PER_HOUR,
+                 address, what);
+    return 0;
+  }
+  return 1;
+}
+
+int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n, char *list,
+                           size_t cap, const char **which)
+{
+  int i, strangers = 0, rc;
   list[0] = '\0';
+  *which = "invitation-budget";
+  /* every invitee's allowance first, nothing taken until all have room:
+   * an invitation to a player counts as one to a stranger does (MX-4) */
   for(i = 0; i < n; i++) {
+    char key[300];
     int s = ref_stranger(svc, to[i]);
     if(s < 0)
       return -1;
     strangers += s;
+    unasked_key(key, sizeof(key), to[i]);
+    switch(ref_hourly_room(svc, key, 1, REF_UNASKED_PER_HOUR)) {
+    case -1: return -1;
+    case 0:
+      snprintf(list, cap, "%s", to[i]);
+      ref_log_warn("over %d unasked mails an hour to %s: the invitation not sent",
+                   REF_UNASKED_PER_HOUR, to[i]);
+      return 0;
+    default: break;
+    }
     snprintf(list + strlen(list), cap - strlen(list), "%s%s", i ? ", " : "", to[i]);
   }
-  return strangers ? ref_stranger_budget(svc, strangers, "an invitation", list) : 1;
+  if(strangers) {
+    *which = "stranger-budget";
+    rc = ref_stranger_budget(svc, strangers, "an invitation", list);
+    if(rc <= 0)
+      return rc;
+  }
+  for(i = 0; i < n; i++)
+    if(ref_unasked_take(svc, to[i], 1, "an invitation") != 1)
+      return -1; /* room was there a moment ago: the store failed */
+  return 1;
+}
+
+/* rules-spec MX-3 */
+const char *ref_invitee_refused(struct ref_service *svc, const char *address)
+{
+  char host[256] = "";
+  /* this machine's name: mail to it stays on the referee's own host */
+  if(gethostname(host, sizeof(host) - 1))
+    host[0] = '\0';
+  switch(mail_addr_invitee(address, svc->cfg.address, host)) {
+  case MAIL_ADDR_OK: return NULL;
+  case MAIL_ADDR_QUOTED: return "address-quoted";
+  case MAIL_ADDR_LITERAL: return "address-literal";
+  case MAIL_ADDR_THIS_HOST: return "address-this-host";
+  default: return "bad-address";
+  }
 }
 
 int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *request,

@@ -160,8 +160,16 @@ void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
   const struct store_entry *e = st->e;
   const char *who = seat_name(r, st->actor);
 
-  if(!strcmp(e->kind, "create"))
+  const char *seeks = strstr(e->text, " for seeks ");
+  if(!strcmp(e->kind, "create") && seeks && !strncmp(e->text, "new ", 4))
+    /* a game two seeks made (cmd_seek.c): "new chess by A for seeks 1 and
+     * 3" was no invitation anyone answered */
+    snprintf(buf, cap, "the game was made from seeks %s (%.*s)", seeks + 11,
+             (int)(seeks - e->text - 4), e->text + 4);
+  else if(!strcmp(e->kind, "create"))
     snprintf(buf, cap, "invitation: %s", e->text);
+  else if(!strcmp(e->kind, "accept") && !strcmp(e->text, REF_JOURNAL_SEEK_PAIRED))
+    snprintf(buf, cap, "%s's seek paired with it", who);
   else if(!strcmp(e->kind, "accept"))
     snprintf(buf, cap, "%s accepted", who);
   else if(!strcmp(e->kind, "decline"))
@@ -173,7 +181,22 @@ void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
              st->label);
   else if(!strcmp(e->kind, "roll")) {
     const char *f = strstr(e->text, "faces");
-    snprintf(buf, cap, "%s rolled%s", who, f ? f + 5 : "");
+    struct ref_status s;
+    int a, b;
+    memset(&s, 0, sizeof(s));
+    if(st->before)
+      r->desc->ops->status(st->before, &s);
+    if(s.opening && f && sscanf(f + 5, "%d %d", &a, &b) == 2 && r->nseats == 2) {
+      /* BG-1, TC-6: one die each, not one player's roll of two */
+      const char *w = seat_name(r, 0), *bl = seat_name(r, 1);
+      if(a == b)
+        snprintf(buf, cap, "opening roll: %s %d, %s %d, a tie: rolled again", w, a, bl, b);
+      else
+        snprintf(buf, cap, "opening roll: %s %d, %s %d: %s starts", w, a, bl, b,
+                 a > b ? w : bl);
+    }
+    else
+      snprintf(buf, cap, "%s rolled%s", who, f ? f + 5 : "");
   }
   else if(!strcmp(e->kind, "end"))
     snprintf(buf, cap, "result: %s", e->text);
@@ -412,7 +435,8 @@ int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const
 
 /* ---- the dice lines every dice game's record carries ---- */
 
-int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out)
+int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+                    unsigned flags)
 {
   /* dice-protocol.md: the commitment, the entropy and every roll, as the
    * mails showed them, so tools/tabula-verify-dice.py checks the export */
@@ -421,7 +445,7 @@ int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_
   if(!(g->desc->flags & REF_GAME_DICE))
     return 0;
   ref_buf_init(&dice, 64u * 1024u * 1024u);
-  if(!ref_dice_transcript(svc, g, &dice, &nrolls) && dice.s)
+  if(!ref_dice_transcript(svc, g, &dice, &nrolls, (flags & REF_EXPORT_PUBLIC) != 0) && dice.s)
     rc = ref_buf_puts(out, dice.s);
   ref_buf_free(&dice);
   return rc;
@@ -466,13 +490,20 @@ int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, con
   return rc;
 }
 
-void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out)
+const char *ref_record_referee(const struct ref_service *svc, unsigned flags)
+{
+  const char *at = strrchr(svc->cfg.address, '@');
+  return (flags & REF_EXPORT_PUBLIC) && at ? at + 1 : svc->cfg.address;
+}
+
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out,
+                     unsigned flags)
 {
   char date[16], event[64];
   ref_record_date(g, date, sizeof(date));
   snprintf(event, sizeof(event), "tabula game %lld", (long long)g->row.id);
   ref_record_tag(out, "Event", event);
-  ref_record_tag(out, "Site", svc->cfg.address);
+  ref_record_tag(out, "Site", ref_record_referee(svc, flags));
   ref_record_tag(out, "Date", date);
 }
 

@@ -202,8 +202,8 @@ int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
     snprintf(names[0], sizeof(names[0]), "White");
     snprintf(names[1], sizeof(names[1]), "Black");
   }
-  ref_buf_printf(out, "; [Site \"%s\"]\n; [Match ID \"tabula game %lld\"]\n", svc->cfg.address,
-                 (long long)g->row.id);
+  ref_buf_printf(out, "; [Site \"%s\"]\n; [Match ID \"tabula game %lld\"]\n",
+                 ref_record_referee(svc, flags), (long long)g->row.id);
   ref_buf_printf(out, "; [Player 1 \"%s\"]\n; [Player 2 \"%s\"]\n", p[0], p[1]);
   if(g->row.result[0])
     ref_buf_printf(out, "; [Result \"%s\"]\n", g->row.result);
@@ -212,7 +212,7 @@ int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
                  date, ref_record_termination(&end));
   /* The dice lines before the match line, where gnubg reads nothing (a
    * game resigned is still read on past its blank line). */
-  if(ref_record_dice(svc, g, out))
+  if(ref_record_dice(svc, g, out, flags))
     goto out;
   /* "NAME : 0" twice: gnubg reads " %31[^:]:%d %31[^:]:%d" */
   snprintf(line, sizeof(line), "%s : 0", names[0]);

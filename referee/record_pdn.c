@@ -79,7 +79,7 @@ int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
     return -1;
   }
   free(initial);
-  ref_record_head(svc, g, out);
+  ref_record_head(svc, g, out, flags);
   ref_record_player(g, 0, flags, name, sizeof(name));
   ref_record_tag(out, "Black", name);
   ref_record_player(g, 1, flags, name, sizeof(name));

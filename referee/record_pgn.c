@@ -32,7 +32,7 @@ int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
 
   if(ref_record_movetext(svc, g, &m))
     return -1;
-  ref_record_head(svc, g, out);
+  ref_record_head(svc, g, out, flags);
   ref_record_tag(out, "Round", "-");
   ref_record_player(g, 0, flags, name, sizeof(name));
   ref_record_tag(out, "White", name);

@@ -52,6 +52,7 @@ struct ref_config {
   char in_tls[16];         /* implicit | starttls | none */
   char in_user[256];
   char in_password[256];
+  char in_password_file[512]; /* the password's file; config.c reads it into in_password */
   char imap_mailbox[256];  /* the folder read, INBOX */
   char imap_move_to[256];  /* "" : flag \Seen after commit; else MOVE there */
   char sink[16];           /* maildir | smtp | sendmail */
@@ -60,6 +61,7 @@ struct ref_config {
   char smtp_tls[16];       /* starttls | implicit | none */
   char smtp_user[256];
   char smtp_password[256];
+  char smtp_password_file[512];
   char sendmail_path[256]; /* the sendmail sink's program */
   char tls_cafile[512];    /* PEM trust anchors; "" = the system store */
   int tls_verify;          /* 1: servers' certificates and names are checked */
@@ -115,6 +117,11 @@ enum ref_outcome {
 
 struct ref_service;
 
+/* 0, or why not: REF_OPEN_EDAMAGED when the store is no store this
+ * program can use (not a database, damaged, a newer schema): trying again
+ * the same way cannot help; REF_OPEN_EFAIL for anything else (busy, a full
+ * disk, a folder that cannot be made). */
+enum { REF_OPEN_EFAIL = -1, REF_OPEN_EDAMAGED = -2 };
 int ref_service_open(struct ref_service **out, const struct ref_config *cfg, char *errbuf,
                      size_t errcap);
 void ref_service_close(struct ref_service *svc); /* NULL is fine */
@@ -150,7 +157,9 @@ int ref_service_flush_outbox(struct ref_service *svc, size_t *sent);
  * store's daemon lock first: -1 when another daemon holds it. */
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop);
 /* `tabula serve`: opens the service, waiting (with backoff) while the
- * store is unavailable, then ref_service_run, then closes. */
+ * store is unavailable, then ref_service_run, then closes. 0 when stopped
+ * by a signal, REF_OPEN_EDAMAGED for a store that is no usable store,
+ * -1 for anything else. */
 int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop);
 
 /* Operator views. What each found, for tabula(1)'s exit status. */

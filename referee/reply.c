@@ -46,6 +46,15 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
   return tagged_address(buf, cap, address, delim, tag);
 }
 
+int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      char *buf, size_t cap)
+{
+  if(seat < 0 || (size_t)seat >= g->nseats)
+    return -1;
+  return tokened_address(buf, cap, svc->cfg.address, svc->cfg.recipient_delimiter[0], g->row.id,
+                         g->seats[seat].token);
+}
+
 /* ---- the digest: where a mail may wait ---- */
 
 /* Mails that may wait for a player's daily digest: news of what others
@@ -57,7 +66,7 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
  * Held mails go out in one mail a day (tick.c); `digest on|off` is the
  * player's. 1 when held, 0 to send now, -1 on a store error. */
 static const char *const digestible[] = {
-  "your-move.txt",    "start.txt",          "rolled.txt",        "cube-taken.txt",
+  "your-move.txt",    "opponent-moved.txt", "start.txt", "rolled.txt", "cube-taken.txt",
   "draw-offered.txt", "draw-declined.txt",  "double-offered.txt", "resign-offered.txt",
   "resign-rejected.txt", "message.txt", /* Words are news, not answers */
   "conditional-played.txt",             /* The opponent's move, and one's answer */
@@ -210,7 +219,9 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
              m->mail->references[0] ? " " : "", m->mail->message_id);
     out.references = refs;
   }
-  if(svc->cfg.html)
+  /* an answer to mail that proves nothing of its From is text only: it
+   * may be a forger's, sent to the real player (rules-spec MX-4) */
+  if(svc->cfg.html && !m->unproven)
     html = html_part(svc, tmpl, vars, nvars, full_subject, body, x);
   out.html = html;
   if(x && x->nattach) {

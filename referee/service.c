@@ -59,7 +59,9 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
     snprintf(errbuf, errcap, "address '%s' is not a mail address", cfg->address);
     goto fail;
   }
-  /* The store's folder, and both Maildirs, are made on first start. */
+  /* The store's folder, and the Maildirs in use, are made on first start:
+   * an IMAP or POP3 source, an SMTP or sendmail sink, use none, and the
+   * default ./tabula-data/inbox would be an empty folder nobody reads. */
   snprintf(dir, sizeof(dir), "%s", cfg->store_path);
   slash = strrchr(dir, '/');
   if(slash) {
@@ -69,17 +71,21 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
       goto fail;
     }
   }
-  if(mail_maildir_init(cfg->inbox) || mail_maildir_init(cfg->outbox)) {
+  if((!strcmp(cfg->source, "maildir") && mail_maildir_init(cfg->inbox)) ||
+     (!strcmp(cfg->sink, "maildir") && mail_maildir_init(cfg->outbox))) {
     snprintf(errbuf, errcap, "cannot create the Maildirs %s and %s", cfg->inbox, cfg->outbox);
     goto fail;
   }
-  if(store_open(&svc->st, cfg->store_path, errbuf, errcap) != STORE_OK)
-    goto fail;
+  switch(store_open(&svc->st, cfg->store_path, errbuf, errcap)) {
+  case STORE_OK: break;
+  case STORE_ECORRUPT: free(svc); return REF_OPEN_EDAMAGED;
+  default: goto fail;
+  }
   *out = svc;
   return 0;
 fail:
   free(svc);
-  return -1;
+  return REF_OPEN_EFAIL;
 }
 
 void ref_service_close(struct ref_service *svc)

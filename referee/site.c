@@ -12,9 +12,12 @@
  * invitation said "private" (new GAME private: not even in the
  * index) and players' addresses: a player is the initials of the address's local part (record.c's
  * ref_public_name), the invitation line of the history is left out, and
- * the record offered is the public one (initials). The dice lines are
- * published as the mails showed them, since they are what makes the proof
- * checkable; e1 is the inviter's Message-ID as their mail program wrote it.
+ * the record offered is the public one (initials, the referee by its
+ * domain). The dice lines are published as the mails showed them, since
+ * they are what makes the proof checkable, but for what would name a
+ * player (rules-spec G-4): an entropy from a Message-ID is its keyed
+ * digest (tabula-dice-2) and the players' salt is left out; a
+ * tabula-dice-1 game, whose entropy lines were Message-IDs, shows E alone.
  * The words are templates (site-index.html, site-game.html, phrases.txt).
  * Layer 8, "top" (docs/architecture.md).
  */
@@ -147,7 +150,7 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
   if(write_file(dir, file, record.s ? record.s : "", record.len))
     goto out;
   if(g->desc->flags & REF_GAME_DICE)
-    ref_dice_transcript(svc, g, &dice, &nrolls);
+    ref_dice_transcript(svc, g, &dice, &nrolls, 1);
   snprintf(count, sizeof(count), "%d", bc.n);
   snprintf(status, sizeof(status), "%s",
            g->row.result[0] ? g->row.result

@@ -117,3 +117,21 @@ int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   m->comment_observers = 0;
   return 0;
 }
+
+int ref_comment_for_observers(struct ref_msg_ctx *m, const struct ref_game_ctx *g, char *buf,
+                              size_t cap)
+{
+  /* rules-spec G-3: the same words under a heading that names the sender
+   * as the web view does (initials), not by address. m->comment is "\n"
+   * HEAD "\n" WORDS (ref_comment_prepare). */
+  char name[64], head[400];
+  struct tpl_var v = {"sender", name};
+  const char *words;
+  if(!m->comment || m->comment_seat < 0 || (size_t)m->comment_seat >= g->nseats ||
+     !(words = strchr(m->comment + 1, '\n')))
+    return -1;
+  ref_public_name(g->seats[m->comment_seat].address, name, sizeof(name));
+  tpl_line(head, sizeof(head), m->svc->cfg.templates_dir, "phrases.txt", "comment-head", &v, 1);
+  snprintf(buf, cap, "\n%s%s", head, words);
+  return 0;
+}

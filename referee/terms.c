@@ -91,9 +91,18 @@ int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_
     return -2;
   memset(&e, 0, sizeof(e));
   rc = d->ops->init(probe, opts[0] ? opts : NULL, &e);
-  free(probe);
-  if(rc == REF_OK)
+  if(rc == REF_OK) {
+    struct ref_status st;
+    memset(&st, 0, sizeof(st));
+    d->ops->status(probe, &st);
+    free(probe);
+    /* POS-1: no game starts from a position its rules have ended; its
+     * result would count (ratings, a match) without a move */
+    if(st.phase == REF_PHASE_OVER)
+      return refuse(err, "position-over", ref_end_name(st.end));
     return 0;
+  }
+  free(probe);
   /* The rules' own reason (a bad position says what is wrong with
    * it), or the options the rules did not know. */
   if(e.reason[0])

@@ -40,10 +40,11 @@ static int send_digest(struct ref_msg_ctx *m, const char *address)
 {
   struct store_digest_item *items = NULL;
   struct ref_buf text;
-  struct tpl_var vars[3];
-  char count[16], date[16];
+  struct tpl_var vars[5];
+  struct ref_game_ctx g;
+  char count[16], mails[32], date[16], why[256], keyed[24] = "";
   size_t n = 0, i;
-  int rc = -1;
+  int rc = -1, loaded = 0, seat = -1;
 
   if(store_digest_items(m->svc->st, &items, &n, address) != STORE_OK)
     return -1;
@@ -64,6 +65,7 @@ static int send_digest(struct ref_msg_ctx *m, const char *address)
       goto out;
   }
   snprintf(count, sizeof(count), "%zu", n);
+  snprintf(mails, sizeof(mails), "%zu mail%s", n, n == 1 ? "" : "s");
   ref_date_text(date, sizeof(date), ref_day_of(ref_now(m->svc)));
   vars[0].name = "count";
   vars[0].value = count;
@@ -71,11 +73,30 @@ static int send_digest(struct ref_msg_ctx *m, const char *address)
   vars[1].value = date;
   vars[2].name = "entries";
   vars[2].value = text.s;
-  if(ref_reply(m, NULL, -1, address, "digest.txt", vars, 3) ||
+  vars[3].name = "mails";
+  vars[3].value = mails;
+  /* A digest about one game is that game's mail: the reader's key in its
+   * subject and Reply-To, so replying to it acts at once. About several
+   * games it carries none: a reply could not say which game it answers,
+   * and each entry names its address (docs/architecture.md, "Decisions
+   * the rules spec does not make"). */
+  for(i = 1; i < n && items[i].game == items[0].game; i++)
+    ;
+  if(i == n && items[0].game > 0 && !ref_game_load(m->svc, &g, items[0].game, why, sizeof(why))) {
+    loaded = 1;
+    seat = ref_seat_of(&g, address);
+    if(seat >= 0)
+      snprintf(keyed, sizeof(keyed), "%lld", (long long)g.row.id);
+  }
+  vars[4].name = "keyed";
+  vars[4].value = keyed;
+  if(ref_reply(m, seat >= 0 ? &g : NULL, seat, address, "digest.txt", vars, 5) ||
      store_digest_clear(m->svc->st, address, items[n - 1].id) != STORE_OK)
     goto out;
   rc = 0;
 out:
+  if(loaded)
+    ref_game_free(&g);
   ref_buf_free(&text);
   store_digest_free(items, n);
   return rc;

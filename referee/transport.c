@@ -62,6 +62,7 @@ struct ref_transport {
    * ref_transport_inner_flush for the pass's log line. */
   size_t inner_sent;
   double inner_wall, inner_cpu;
+  int64_t tmp_cleaned; /* ref_now of the last clean_tmp, 0 never */
 };
 
 /* ---- configuration ---- */
@@ -475,7 +476,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   uint32_t *uids = NULL, *batch_uids = NULL, *acks = NULL;
   uint32_t last = 0, validity = 0;
   size_t n = 0, nold = 0, nnew = 0, k = 0, good, i;
-  char key[800], val[64], err[300];
+  char key[800], val[64], err[600];
   bool state = false;
   int rc = -1;
 
@@ -632,7 +633,7 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
   struct pop3_pass pass = {NULL, NULL, NULL};
   struct item *v = NULL;
   size_t n = 0, k = 0, good = 0, i;
-  char key[600], err[300];
+  char key[600], err[600];
   int rc = -1;
 
   server_of(&svc->cfg, true, &srv);
@@ -706,9 +707,44 @@ out:
   return rc;
 }
 
+/* What a killed writer left in the Maildirs' tmp/ (a tabula-deliver or an
+ * MTA stopped mid-write, this process crashing between a reply's write and
+ * its link): removed once untouched for the convention's 36 hours
+ * (mail_maildir_clean_tmp), at a process's first pass (`poll`, `serve` at
+ * its start) and then once an hour of the service's clock. Only the
+ * Maildirs in use: another source or sink makes none. */
+#define TMP_CLEAN_EVERY_S 3600
+
+static void clean_tmp(struct ref_service *svc)
+{
+  struct ref_transport *t = transport(svc);
+  const char *dirs[2] = {NULL, NULL};
+  int64_t now = ref_now(svc);
+  size_t i;
+
+  if(!t || (t->tmp_cleaned && now - t->tmp_cleaned < TMP_CLEAN_EVERY_S))
+    return;
+  t->tmp_cleaned = now;
+  if(!strcmp(svc->cfg.source, "maildir"))
+    dirs[0] = svc->cfg.inbox;
+  if(!strcmp(svc->cfg.sink, "maildir"))
+    dirs[1] = svc->cfg.outbox;
+  for(i = 0; i < 2; i++) {
+    size_t removed = 0;
+    if(!dirs[i])
+      continue;
+    if(mail_maildir_clean_tmp(dirs[i], now, MAIL_MAILDIR_TMP_IDLE_S, &removed))
+      ref_log_warn("cannot clean %s/tmp: %s", dirs[i], strerror(errno));
+    if(removed)
+      ref_log_info("removed %zu partial file(s) untouched for 36 hours from %s/tmp "
+                   "(left by a writer that was stopped)", removed, dirs[i]);
+  }
+}
+
 int ref_inbound_pass(struct ref_service *svc, size_t *processed)
 {
   *processed = 0;
+  clean_tmp(svc);
   if(!strcmp(svc->cfg.source, "imap"))
     return pass_imap(svc, processed);
   if(!strcmp(svc->cfg.source, "pop3"))

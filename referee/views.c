@@ -26,13 +26,15 @@
 struct view {
   char game[24], seat[32], opponent[MAIL_ADDR_MAX], player[MAIL_ADDR_MAX];
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
-  char commitment[200], guard[24];
+  char commitment[200], guard[24], salt[120];
   char time_control[96], move_deadline[40]; /* clock.c */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char match[600];                          /* a backgammon match's score (match.c) */
   char link[400];                           /* the game's web page (site_url) */
   char prepared[2048];                      /* the reader's prepared lines */
   char comment_note[400];                   /* the sender's words were not passed */
+  char observer_comment[4096];              /* the words as observers see them (rules-spec G-3) */
+  struct ref_buf observer_events;           /* what happened, as observers see it (G-3) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
   struct tpl_var vars[32];
@@ -66,7 +68,7 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   const char *dir = m->svc->cfg.templates_dir;
   struct ref_status s;
   struct tpl_var vars[3];
-  char result[96];
+  char result[96], name[64];
 
   if(!g->started) {
     tpl_line(buf, cap, dir, "phrases.txt", "not-started", NULL, 0);
@@ -88,6 +90,12 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   vars[0].value = g->desc->seat_names[s.turn];
   vars[1].name = "player";
   vars[1].value = g->seats[s.turn].address;
+  /* rules-spec G-3: an observer (seat < 0) sees the player as the web
+   * view names them, never the address */
+  if(seat < 0) {
+    ref_public_name(g->seats[s.turn].address, name, sizeof(name));
+    vars[1].value = name;
+  }
   vars[2].name = "check";
   vars[2].value = s.in_check ? " (in check)" : "";
   {
@@ -100,10 +108,31 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
   }
 }
 
+/* text without its lines "Dice entropy: game G eK ..." (E stays). */
+static void without_entropy_lines(const char *text, struct ref_buf *out)
+{
+  static const char prefix[] = "Dice entropy: game ";
+  const char *p = text;
+  ref_buf_init(out, 64u * 1024u);
+  while(*p) {
+    const char *eol = strchr(p, '\n'), *next = eol ? eol + 1 : p + strlen(p);
+    const char *q = p + strlen(prefix);
+    int skip = !strncmp(p, prefix, strlen(prefix));
+    if(skip) {
+      q += strspn(q, "0123456789");
+      skip = q[0] == ' ' && q[1] == 'e';
+    }
+    if(!skip)
+      ref_buf_add(out, p, (size_t)(next - p));
+    p = next;
+  }
+}
+
 static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                        struct view *v)
 {
-  int other = g->nseats == 2 ? 1 - seat : -1;
+  /* the observers' view (seat < 0) has no player and no opponent */
+  int other = g->nseats == 2 && seat >= 0 ? 1 - seat : -1;
   memset(v, 0, sizeof(*v));
   snprintf(v->game, sizeof(v->game), "%lld", (long long)g->row.id);
   snprintf(v->seat, sizeof(v->seat), "%s", seat >= 0 ? g->desc->seat_names[seat] : "");
@@ -111,7 +140,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     snprintf(v->player, sizeof(v->player), "%s", g->seats[seat].address);
   if(other >= 0)
     snprintf(v->opponent, sizeof(v->opponent), "%s", g->seats[other].address);
-  if(g->started) {
+  if((g->started || g->preview) && g->state) {
     size_t len;
     if(g->desc->ops->render(g->state, seat < 0 ? 0 : seat, v->board, sizeof(v->board)) !=
        REF_OK)
@@ -125,7 +154,7 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     if(m->svc->cfg.html && g->desc->ops->diagram &&
        g->desc->ops->diagram(g->state, seat < 0 ? 0 : seat, &v->diagram) == REF_OK)
       v->has_diagram = 1;
-    {
+    if(g->started) {
       /* "#N" as the guard reads it: ops->status move_number */
       struct ref_status st;
       g->desc->ops->status(g->state, &st);
@@ -147,13 +176,24 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   add_var(v, "status", v->status);
   add_var(v, "last_move", v->last_move);
   add_var(v, "result", v->result);
-  add_var(v, "events", m->events.s ? m->events.s : "");
+  /* rules-spec G-3, G-4: a tabula-dice-1 game's entropy lines are the
+   * players' Message-IDs; an observer's copy of what happened leaves
+   * them out (a tabula-dice-2 game's are digests, shown to all) */
+  if(seat < 0 && m->events.s && (g->desc->flags & REF_GAME_DICE) &&
+     strstr(m->events.s, "Dice entropy: ") && ref_dice_version(m->svc, g->row.id) != 2) {
+    without_entropy_lines(m->events.s, &v->observer_events);
+    add_var(v, "events", v->observer_events.s ? v->observer_events.s : "");
+  }
+  else
+    add_var(v, "events", m->events.s ? m->events.s : "");
   if(g->desc->flags & REF_GAME_DICE)
     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
   add_var(v, "dice_commitment", v->commitment);
+  add_var(v, "dice_salt", v->salt); /* send_view fills it where it is shown */
   add_var(v, "guard", v->guard);
-  /* Every mail of a match game shows the match score */
-  ref_match_line(m->svc, g, v->match, sizeof(v->match));
+  /* Every mail of a match game shows the match score (initials to an
+   * observer, rules-spec G-3) */
+  ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match));
   add_var(v, "match", v->match);
   ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
                  sizeof(v->move_deadline));
@@ -230,8 +270,10 @@ static void comment_vars(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     return;
   }
   if(seat < 0) {
-    if(ref_game_public_comments(m->svc, g->row.id) == 1)
-      comment = m->comment;
+    /* rules-spec G-3: the heading names the sender as the web view does */
+    if(ref_game_public_comments(m->svc, g->row.id) == 1 &&
+       !ref_comment_for_observers(m, g, v->observer_comment, sizeof(v->observer_comment)))
+      comment = v->observer_comment;
   }
   else if(seat != m->comment_seat && !(m->comment_told & (1u << (seat & 31))) &&
           ref_comments_off(m->svc, g->seats[seat].address) == 0) {
@@ -268,6 +310,12 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
     return -1;
   build_view(m, g, seat, v);
   comment_vars(m, g, seat, tmpl, v);
+  /* tabula-dice-2: the salt that keys a Message-ID's entropy, to the
+   * players alone (rules-spec G-4): never an observer, never the site;
+   * only looked up for a template that shows it (start.txt) */
+  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
+     tpl_mentions(m->svc->cfg.templates_dir, tmpl, "dice_salt"))
+    ref_dice_salt_line(m->svc, g->row.id, v->salt, sizeof(v->salt));
   for(i = 0; i < nextra && v->n < sizeof(v->vars) / sizeof(v->vars[0]); i++)
     v->vars[v->n++] = extra[i];
   memset(&x, 0, sizeof(x));
@@ -276,6 +324,7 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   x.attach = files;
   x.nattach = nfiles;
   rc = ref_reply_ex(m, g, seat, to, tmpl, v->vars, v->n, &x);
+  ref_buf_free(&v->observer_events);
   free(v);
   return rc;
 }
@@ -353,42 +402,51 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   const char *dir = m->svc->cfg.templates_dir;
   char why[512];
   struct ref_buf sugg;
-  struct tpl_var extra[8];
+  struct tpl_var extra[9];
   char help[8] = "";
-  int rc, i;
+  int rc, i, lines = 0;
 
   tpl_reason(why, sizeof(why), dir, reason, detail);
   /* Unknown words are answered with help, never guessed */
   if((err && err->code == REF_EPARSE) || !strcmp(reason, "unreadable") ||
      !strcmp(reason, "no-command") || !strcmp(reason, "no-game-tag"))
     snprintf(help, sizeof(help), "yes"); /* refused.txt lists the commands */
+  /* A move written in parts (Doublemove's "e2-e4,Nf3", backgammon's
+   * "13/7 8/7") is not joined to the next with ", ": one a line, indented
+   * as a line to copy (monospace, never split, in the HTML part). */
+  for(i = 0; err && i < err->nsuggest; i++)
+    if(strpbrk(err->suggest[i], ", "))
+      lines = 1;
   ref_buf_init(&sugg, 4096);
   for(i = 0; err && i < err->nsuggest; i++)
-    ref_buf_printf(&sugg, "%s%s", i ? ", " : "", err->suggest[i]);
+    ref_buf_printf(&sugg, "%s%s", lines ? (i ? "\n    " : "    ") : (i ? ", " : ""),
+                   err->suggest[i]);
   extra[0].name = "input";
   extra[0].value = input;
   extra[1].name = "reason";
   extra[1].value = why;
   extra[2].name = "suggestions";
-  extra[2].value = sugg.s ? sugg.s : "";
-  extra[3].name = "help";
-  extra[3].value = help;
+  extra[2].value = sugg.s && !lines ? sugg.s : "";
+  extra[3].name = "suggestion_lines";
+  extra[3].value = sugg.s && lines ? sugg.s : "";
+  extra[4].name = "help";
+  extra[4].value = help;
   /* no game: the game's placeholders are empty, not left as written */
-  extra[4].name = "board";
-  extra[4].value = "";
-  extra[5].name = "status";
+  extra[5].name = "board";
   extra[5].value = "";
-  extra[6].name = "match"; /* a backgammon match's line: none without a game */
+  extra[6].name = "status";
   extra[6].value = "";
+  extra[7].name = "match"; /* a backgammon match's line: none without a game */
+  extra[7].value = "";
   /* no game, so refused.txt does not say "nothing has changed in the
    * game" (its {?game} line) to a mail that concerned none */
-  extra[7].name = "game";
-  extra[7].value = "";
+  extra[8].name = "game";
+  extra[8].value = "";
   m->refused = 1;
   if(g && seat >= 0)
-    rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 4);
+    rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 5);
   else
-    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 8);
+    rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 9);
   ref_buf_free(&sugg);
   return rc;
 }
@@ -410,4 +468,14 @@ int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reas
     return ref_refuse(m, NULL, -1, input, reason, detail, NULL);
   m->refused = 1;
   return 0;
+}
+
+int ref_refuse_request(struct ref_msg_ctx *m, const char *input, const char *reason,
+                       const char *detail)
+{
+  switch(ref_stranger_answer(m, "a refusal")) {
+  case -1: return -1;
+  case 0: return 0; /* over the budget: m->refused set, nothing sent */
+  default: return ref_refuse(m, NULL, -1, input, reason, detail, NULL);
+  }
 }

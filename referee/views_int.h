@@ -43,6 +43,13 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
  * hears nothing (no backscatter). */
 int ref_refuse_player(struct ref_msg_ctx *m, const char *input, const char *reason,
                       const char *detail);
+/* A refusal of a request that would otherwise first be confirmed (`new`,
+ * `tournament`: validated whole before anyone is asked to confirm): a
+ * player or confirmed address is told at once; a stranger too, within the
+ * stranger budget (optin.c), as its confirmation request would have been:
+ * one mail to the From either way, and nothing stored. */
+int ref_refuse_request(struct ref_msg_ctx *m, const char *input, const char *reason,
+                       const char *detail);
 /* Whether `address` holds a seat in any game or has confirmed (so may be
  * answered). */
 int ref_known_player(struct ref_service *svc, const char *address);

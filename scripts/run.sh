@@ -15,7 +15,7 @@ step "configuring the build in $build"
 mkdir -p "$build"
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=RelWithDebInfo >"$log" 2>&1 ||
   { cat "$log"; exit 1; }
-step "building tabula with $(nproc) jobs (the first build takes a few minutes)"
+step "building tabula and tabula-deliver with $(nproc) jobs (the first build takes a few minutes)"
 # One line of progress: the percentage and the file being compiled (a
 # terminal sees it overwrite itself, a log sees every tenth percent).
 progress() {
@@ -33,7 +33,8 @@ progress() {
   done
   [ -t 1 ] && printf '\r%-72s\r' '' || true
 }
-if ! cmake --build "$build" --target tabula -j"$(nproc)" 2>&1 | progress; then
+# `programs`: every program `cmake --install` installs (CMakeLists.txt)
+if ! cmake --build "$build" --target programs -j"$(nproc)" 2>&1 | progress; then
   echo "the build failed; its log:" >&2
   tail -40 "$log" >&2
   exit 1

@@ -5,12 +5,14 @@
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
 bash "$root/scripts/deps.sh" test
-# npm oracles (chess.js, rapid-draughts) for the live cross-checks, pinned
-# by tests/oracles/package-lock.json; the checks skip themselves without.
-if command -v npm >/dev/null && [ -f "$root/tests/oracles/package-lock.json" ]; then
-  (cd "$root/tests/oracles" && npm ci --no-audit --no-fund --loglevel=error </dev/null) ||
-    echo "npm ci failed: live npm oracle checks will be skipped"
-fi
+# npm oracles (chess.js, rapid-draughts, html-validate) for the live
+# cross-checks, pinned by tests/oracles/package-lock.json. deps.sh installed
+# gnubg, Stockfish, node and Chromium; TABULA_REQUIRE_TOOLS=1 makes an
+# oracle check that finds its tool missing fail instead of skip (77), so
+# this command runs every one of them.
+(cd "$root/tests/oracles" && npm ci --no-audit --no-fund --loglevel=error </dev/null) ||
+  { echo "npm ci in tests/oracles failed: the oracle checks need its packages" >&2; exit 1; }
+export TABULA_REQUIRE_TOOLS=1
 build=${TABULA_TEST_BUILD:-$root/build-test}
 cmake -S "$root" -B "$build" -DCMAKE_BUILD_TYPE=Debug -DTABULA_WERROR=ON \
   -DTABULA_SANITIZE=ON >/dev/null

@@ -42,7 +42,9 @@
 
 static int lock_path(struct store *st, char *buf, size_t cap)
 {
-  int n = snprintf(buf, cap, "%s.lock", st->path);
+  /* beside the real file, not the name given: a symlink or a `..` path
+   * to the same store must find the same lock (store_int.h, real_path) */
+  int n = snprintf(buf, cap, "%s.lock", st->real_path ? st->real_path : st->path);
   if(n < 0 || (size_t)n >= cap)
     return store_fail(st, STORE_EIO, "the store's path is too long for its lock file");
   return STORE_OK;
@@ -65,7 +67,7 @@ static int lock_open(struct store *st)
   rc = lock_path(st, path, sizeof(path));
   if(rc)
     return rc;
-  have_db = stat(st->path, &db) == 0;
+  have_db = stat(st->real_path ? st->real_path : st->path, &db) == 0;
   fd = open(path, O_RDWR | O_CREAT | O_CLOEXEC, have_db ? (db.st_mode & 0666) : 0600);
   if(fd < 0)
     return store_fail(st, errno == ENOSPC ? STORE_EFULL : STORE_EIO, "opening %s: %s", path,

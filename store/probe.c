@@ -12,7 +12,9 @@
 #include "store.h"
 
 #include <fcntl.h>
+#include <limits.h>
 #include <stdio.h>
+#include <stdlib.h>
 #include <string.h>
 #include <unistd.h>
 
@@ -24,14 +26,19 @@
 
 bool store_daemon_running(const char *db_path)
 {
-  char path[4200];
+  char path[4200], real[PATH_MAX];
   struct flock fl;
   int fd, n;
   bool held;
 
   if(!db_path)
     return false;
-  n = snprintf(path, sizeof(path), "%s.lock", db_path);
+  /* The lock lies beside the real file (lock.c, store_int.h real_path):
+   * the store named through a symlink or a `..` path is the same store.
+   * A name that resolves to nothing names a store no daemon has made. */
+  if(!realpath(db_path, real))
+    return false;
+  n = snprintf(path, sizeof(path), "%s.lock", real);
   if(n < 0 || (size_t)n >= sizeof(path))
     return false;
   fd = open(path, O_RDONLY | O_CLOEXEC);

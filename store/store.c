@@ -668,6 +668,15 @@ int store_open(struct store **out, const char *path, char *errbuf, size_t errcap
     rc = store_fail_sql(st, rc, "opening the database");
     goto out;
   }
+  if(st->path) {
+    /* SQLite's full name of the file: symlinks (also one whose target it
+     * just created) and `..` resolved, as it names the -wal and -shm */
+    const char *real = sqlite3_db_filename(st->db, "main");
+    if(!(st->real_path = strdup(real && real[0] ? real : st->path))) {
+      rc = store_fail(st, STORE_ENOMEM, "out of memory");
+      goto out;
+    }
+  }
   /* SQLite does not always call the busy handler while a connection sets
    * itself up (a WAL index being rebuilt or checkpointed away by another
    * process's close): a `deliver` started by an MTA beside others would
@@ -737,6 +746,7 @@ void store_close(struct store *st)
   sqlite3_close(st->db);
   store_lock_close(st);
   free(st->path);
+  free(st->real_path);
   free(st);
 }
 

@@ -44,8 +44,13 @@ struct store {
   int wal_pages; /* store_checkpoint_later: the WAL's length after the last commit */
   /* lock.c: the file PATH.lock beside the database, whose
    * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
-   * process while it owns outbox claims. -1 and 0 until first needed. */
+   * process while it owns outbox claims. -1 and 0 until first needed.
+   * path is the name the store was opened by (for messages); real_path
+   * the file SQLite opened through it, symlinks and `..` resolved, beside
+   * which SQLite keeps its -wal and -shm and lock.c its PATH.lock, so
+   * that every name of one store locks one file. */
   char *path;
+  char *real_path;
   int lock_fd;
   int64_t owner;
   char id[24]; /* kv "store id", read once ("" until then) */

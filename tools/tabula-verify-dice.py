@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Check every tabula-dice-1 roll printed in tabula's mails (docs/dice-protocol.md).
+"""Check every tabula-dice roll printed in tabula's mails (docs/dice-protocol.md).
 
 usage: tabula-verify-dice.py [--game G] [MAIL-FILE ...]   (no file, or -: stdin)
 Prints "all N rolls verify" (exit 0) or the first failure (exit 1); 2 = bad usage.
@@ -9,7 +9,7 @@ import hashlib, hmac, re, sys
 
 G, NUM, HEX = ' +game +([0-9]{1,20})', '([1-9][0-9]{0,8})', '([0-9a-f]{64})'
 LINES = {  # the grammar of tools/README.md, matched after stripping quote marks
-    'C': rf'Dice commitment: +tabula-dice-1{G} +chain +{NUM} +N +{NUM} +commitment +{HEX}',
+    'C': rf'Dice commitment: +tabula-dice-[12]{G} +chain +{NUM} +N +{NUM} +commitment +{HEX}',
     'E': rf'Dice entropy:{G} +E +{HEX}',
     'e': rf'Dice entropy:{G} +e{NUM}(?: (.*))?',
     'R': rf'Dice roll:{G} +chain +{NUM} +roll +{NUM} +key +{HEX} +faces((?: +[0-9]){{1,16}})',
@@ -23,6 +23,7 @@ class Fail(Exception):
 def faces(key, game, i, E, n):
     out, j = [], 0
     while len(out) < n:  # bytes >= 252 are skipped, so b % 6 has no bias
+        # both versions: the faces kept tabula-dice-1's message
         msg = f'tabula-dice-1|{game}|{i}|{E}|{j}'.encode()
         out += [b % 6 + 1 for b in hmac.new(key, msg, hashlib.sha256).digest() if b < 252]
         j += 1
@@ -70,10 +71,12 @@ def verify(facts, game):
             raise Fail(f'entropy e{len(es)} missing')
     printed = one(facts, ('E', 0), 'entropy E') if ('E', 0) in facts else None
     rolls = max([k[1] for k in facts if k[0] == 'R'], default=0)
-    if not es and (rolls or printed):
+    if not es and rolls and not printed:
         raise Fail('entropy e1 missing')
-    E = hashlib.sha256(b'\n'.join(es)).hexdigest()
-    if printed and printed != E:
+    # no e_K but E printed: a published tabula-dice-1 record, whose entropy
+    # lines (Message-IDs) stay in the players' mails; E is taken as printed
+    E = hashlib.sha256(b'\n'.join(es)).hexdigest() if es else printed
+    if es and printed and printed != E:
         raise Fail(f'entropy: E printed {printed}, computed {E} from e1..e{len(es)}')
     for i in range(1, rolls + 1):
         if ('R', i) not in facts:
@@ -96,7 +99,7 @@ def verify(facts, game):
             raise Fail(f'roll {i}: faces {" ".join(map(str, shown))} printed, '
                        f'{" ".join(map(str, got))} computed')
         prev = key
-    return rolls
+    return rolls, not es and bool(printed)
 
 def previews(facts):
     """Faces mailed privately before a roll (Lag Backgammon Chess, LG-1) must be
@@ -152,7 +155,7 @@ def main(argv):
         if game is not None and game not in games:
             raise Fail(f'no dice lines for game {game}')
         game = game or next(iter(games))
-        n = verify(games[game], game)
+        n, bare = verify(games[game], game)
         parts = match_parts(games[game], n, int(game))
         if parts > 1:
             print(f'all {n} rolls verify; the {parts} games of the match share them')
@@ -160,6 +163,8 @@ def main(argv):
             print(f'all {n} rolls verify; {previews(games[game])} private previews match')
         else:
             print(f'all {n} rolls verify')
+        if bare:
+            print('E as printed: these lines show no entropy; the players\' mails do')
         return 0
     except (Fail, OSError) as e:
         print(e)

@@ -568,6 +568,7 @@ void ref_bg_turn_status(const struct ref_bg_turn *t, const struct ref_bg_cube *c
   out->move_number = t->move_number;
   out->cube = cube ? ref_bg_cube_value(cube) : 0;
   out->cube_owner = cube ? cube->owner : -1;
+  out->opening = t->opening != 0;
   if(t->phase == REF_PHASE_MOVE) {
     out->dice[0] = t->dice[0];
     out->dice[1] = t->dice[1];
@@ -684,7 +685,10 @@ bool ref_bg_cube_ok(const struct ref_bg_cube *c)
 void ref_bg_turn_render(struct ref_text *o, const struct ref_bg_turn *t,
                         const struct ref_bg_cube *cube, const char *opening)
 {
-  const char *end = ref_end_name((enum ref_end)t->end);
+  /* said in words where the key is none: "(a dropped double)", not
+   * "(cube-dropped)" */
+  const char *end = t->end == REF_END_CUBE_DROPPED ? "a dropped double"
+                                                   : ref_end_name((enum ref_end)t->end);
 
   if(t->last_seat >= 0)
     ref_text_emit(o, " Last: %s %d%d: %s\n", seat_name[t->last_seat], t->last_dice[0],

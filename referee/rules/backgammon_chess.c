@@ -172,7 +172,8 @@ static int bc_encode(const struct ref_state *s, char *buf, size_t cap)
 }
 
 /* Recomputes the chess position's redundant fields: pieces and occupancy
- * from the mailbox, one king a side, no pawn on an edge rank, castling
+ * from the mailbox, one king a side, material a game can have (§2.2
+ * promotion), no pawn on an edge rank, castling
  * rights backed by king and rook, the key. (ref_chess_pos_ok would also
  * judge check without stones, which this game cannot use.) */
 static bool pos_ok(const struct ref_chess_pos *p)
@@ -183,7 +184,8 @@ static bool pos_ok(const struct ref_chess_pos *p)
      !ref_chess_tables_ok(p))
     return false;
   for(c = 0; c < 2; c++)
-    if(ref_chess_popcount(p->pieces[c][REF_CH_KING]) != 1 || ref_chess_popcount(p->occ[c]) > 16)
+    if(ref_chess_popcount(p->pieces[c][REF_CH_KING]) != 1 || ref_chess_popcount(p->occ[c]) > 16 ||
+       !ref_chess_material_possible(p, c))
       return false;
   if((p->pieces[0][REF_CH_PAWN] | p->pieces[1][REF_CH_PAWN]) & 0xFF000000000000FFull)
     return false;
@@ -197,10 +199,67 @@ static bool pos_ok(const struct ref_chess_pos *p)
   return p->key == ref_chess_key_compute(p);
 }
 
-/* The invariant checker: every redundant field recomputed. */
-static bool bc_ok(const struct ref_state *s)
+/* A rule of §6.2 the live position breaks (BC-10): the reason key, with
+ * the seed's rule in *rule, or NULL. Judged on chess-board moves only
+ * (BC-4, BC-7: stones attack what they could jump). Only stages whose
+ * past is known are judged:
+ *   first   White's opening chess move (6.2.1): Black's king is not
+ *           attacked (6.2.4: no game reaches it, and White would take it)
+ *           and White has a chess move (else the game would be over);
+ *   turn, reply (before the roll): the side to roll is not checkmated
+ *           (6.2.3: the mate ended the game at once), and the kings are not
+ *           both attacked (6.2.4: the last chess move left its mover's king
+ *           safe, and a side that passed left the position as after the
+ *           other side's own legal move);
+ *   chess   6.2.2e has been judged: the opponent's king is safe (else the
+ *           mover has won) and a chess move exists (else the game is over).
+ * In bg and place the stones placed this turn may attack either king,
+ * which 6.2.2e then judges: nothing to refuse there. */
+static const char *stage_rule(const struct bc_state *st, const char **rule)
 {
-  const struct bc_state *st = ref_bc_cst(s);
+  struct bc_cmlist l = {0};
+  const char *why = NULL;
+  int us = st->t.onroll;
+  bool chess_stage = st->t.phase == REF_PHASE_MOVE && st->stage == ST_CHESS;
+  bool before_roll = st->t.phase == REF_PHASE_CUBE || st->t.phase == REF_PHASE_ROLL ||
+                     st->t.phase == REF_PHASE_CUBE_REPLY;
+
+  if(!chess_stage && !before_roll)
+    return NULL;
+  if(ref_bc_gen_chess(st, &l) != REF_OK)
+    return NULL; /* out of memory: no ruling */
+  if(chess_stage && st->first) {
+    if(ref_bc_king_attacked(st, !us)) {
+      why = "bc-rule-king-attacked";
+      *rule = "6.2.4";
+    }
+    else if(!l.n) {
+      why = "bc-rule-no-first-move";
+      *rule = "6.2.1";
+    }
+  }
+  else if(chess_stage) {
+    if(ref_bc_king_attacked(st, !us) || !l.n) {
+      why = "bc-rule-chess-stage";
+      *rule = "6.2.2e";
+    }
+  }
+  else if(ref_bc_king_attacked(st, us) && !l.n) {
+    why = "bc-rule-mated";
+    *rule = "6.2.3";
+  }
+  else if(ref_bc_king_attacked(st, us) && ref_bc_king_attacked(st, !us)) {
+    why = "bc-rule-both-kings-attacked";
+    *rule = "6.2.4";
+  }
+  ref_bc_cm_free(&l);
+  return why;
+}
+
+/* The invariant checker: every redundant field recomputed (bc_ok adds
+ * the rules of the stage, stage_rule). */
+static bool bc_sane(const struct bc_state *st)
+{
   int side;
 
   if(st->magic != BC_MAGIC || !pos_ok(&st->pos) || !ref_bg_board_ok(&st->b))
@@ -276,18 +335,19 @@ static bool bc_ok(const struct ref_state *s)
       return st->pending >= 1 && st->pending <= 4;
     if(st->stage == ST_BG)
       return st->pending == 0;
-    if(st->stage == ST_CHESS) {
-      /* 6.2e has been judged: the opponent's king is safe, a move exists. */
-      struct bc_cmlist l = {0};
-      bool ok = st->pending == 0 && !ref_bc_king_attacked(st, !st->t.onroll) &&
-                ref_bc_gen_chess(st, &l) == REF_OK && l.n > 0;
-      ref_bc_cm_free(&l);
-      return ok;
-    }
+    if(st->stage == ST_CHESS)
+      return st->pending == 0; /* 6.2.2e: stage_rule */
     return false;
   default:
     return false;
   }
+}
+
+static bool bc_ok(const struct ref_state *s)
+{
+  const struct bc_state *st = ref_bc_cst(s);
+  const char *rule = NULL;
+  return bc_sane(st) && !stage_rule(st, &rule);
 }
 
 static int bad_position(struct ref_err *err, const char *what)
@@ -381,6 +441,11 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   nst.draws = (uint8_t)draws;
   if(read_placement(&nst, field[0]))
     return bad_position(err, "board");
+  /* POS-1, BC-10: the chess part's men as a game of §2 can have them */
+  if(!ref_chess_material_possible(&nst.pos, 0) || !ref_chess_material_possible(&nst.pos, 1)) {
+    ref_err_set(err, REF_EINVAL, "bc-rule-material", "§2.2");
+    return REF_EINVAL;
+  }
   if(strcmp(field[1], "w") && strcmp(field[1], "b"))
     return bad_position(err, "side");
   nst.t.onroll = (int8_t)(field[1][0] == 'b');
@@ -488,8 +553,16 @@ static int bc_decode(struct ref_state *s, const char *text, struct ref_err *err)
   }
   if(nst.pos.side != nst.t.onroll)
     return bad_position(err, "side");
-  if(!bc_ok((struct ref_state *)(void *)&nst))
+  if(!bc_sane(&nst))
     return bad_position(err, "inconsistent");
+  /* POS-1, BC-10: a position the rules forbid, refused naming the rule */
+  {
+    const char *rule = NULL, *why = stage_rule(&nst, &rule);
+    if(why) {
+      ref_err_set(err, REF_EINVAL, why, rule);
+      return REF_EINVAL;
+    }
+  }
   *ref_bc_st(s) = nst;
   return REF_OK;
 }

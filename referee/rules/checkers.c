@@ -1300,6 +1300,12 @@ static int ck_render(const struct ref_state *st, int seat, char *buf, size_t cap
   }
   if(!ck_put(buf, cap, &len, "   +--------------------------------+\n"))
     return REF_EINVAL;
+  /* the marks said under the board once there are any: a reader new to
+   * the diagram cannot guess what the brackets are */
+  if(mark && !ck_put(buf, cap, &len,
+                     took ? "   [ ] the last move's start and landing; ( ) where it captured.\n"
+                          : "   [ ] the last move's start and landing.\n"))
+    return REF_EINVAL;
   return REF_OK;
 }
 

@@ -55,22 +55,6 @@ static int piece_from_letter(int c)
   return hit ? (int)(hit - piece_letters) : -1;
 }
 
-/* Material a game could have reached: at most 8 pawns, and every piece
- * beyond the starting set must be a promoted pawn. */
-static bool material_possible(const struct ref_chess_pos *p, int c)
-{
-  const uint64_t *pc = p->pieces[c];
-  int pawns = ref_chess_popcount(pc[REF_CH_PAWN]), extra = 0;
-  int q = ref_chess_popcount(pc[REF_CH_QUEEN]), r = ref_chess_popcount(pc[REF_CH_ROOK]);
-  int bsh = ref_chess_popcount(pc[REF_CH_BISHOP]), n = ref_chess_popcount(pc[REF_CH_KNIGHT]);
-
-  extra += q > 1 ? q - 1 : 0;
-  extra += r > 2 ? r - 2 : 0;
-  extra += bsh > 2 ? bsh - 2 : 0;
-  extra += n > 2 ? n - 2 : 0;
-  return pawns <= 8 && extra <= 8 - pawns;
-}
-
 /* Does the castling right `right` have its king and rook at home? */
 static bool castle_right_ok(const struct ref_chess_pos *p, unsigned right)
 {
@@ -140,7 +124,8 @@ int ref_chess_fen_read(struct ref_chess_pos *p, const char *fen, const char **re
   if((p->pieces[0][REF_CH_PAWN] | p->pieces[1][REF_CH_PAWN]) & EDGE_RANKS)
     return REF_EINVAL;
   *reason = "fen-material";
-  if(!material_possible(p, REF_CH_WHITE) || !material_possible(p, REF_CH_BLACK))
+  if(!ref_chess_material_possible(p, REF_CH_WHITE) ||
+     !ref_chess_material_possible(p, REF_CH_BLACK))
     return REF_EINVAL;
 
   *reason = "fen-side";

@@ -126,6 +126,22 @@ static const uint8_t castle_keep[64] = {T64(CASTLE_KEEP, 0)};
 
 static const char piece_letters[] = "PNBRQK";
 
+/* Material a game could have reached (chess_int.h): at most 8 pawns, and
+ * every piece beyond the starting set must be a promoted pawn. */
+bool ref_chess_material_possible(const struct ref_chess_pos *p, int c)
+{
+  const uint64_t *pc = p->pieces[c];
+  int pawns = ref_chess_popcount(pc[REF_CH_PAWN]), extra = 0;
+  int q = ref_chess_popcount(pc[REF_CH_QUEEN]), r = ref_chess_popcount(pc[REF_CH_ROOK]);
+  int bsh = ref_chess_popcount(pc[REF_CH_BISHOP]), n = ref_chess_popcount(pc[REF_CH_KNIGHT]);
+
+  extra += q > 1 ? q - 1 : 0;
+  extra += r > 2 ? r - 2 : 0;
+  extra += bsh > 2 ? bsh - 2 : 0;
+  extra += n > 2 ? n - 2 : 0;
+  return pawns <= 8 && extra <= 8 - pawns;
+}
+
 /* ------------------------------------------------------------------------ */
 /* Board primitives */
 

@@ -261,4 +261,9 @@ int ref_chess_uci(uint16_t m, char *buf, size_t cap);
 /* Recomputes every redundant field; false on the first inconsistency. */
 bool ref_chess_pos_ok(const struct ref_chess_pos *p);
 
+/* Could side c's men arise in a game (§2.1, §2.2 promotion)? At most 8
+ * pawns, and pieces beyond the starting set only in place of missing
+ * pawns. Chess and Backgammon Chess (POS-1). */
+bool ref_chess_material_possible(const struct ref_chess_pos *p, int c);
+
 #endif /* TABULA_CHESS_INT_H */

@@ -425,8 +425,16 @@ static void matcher_rec(struct matcher *mt, const void *b, int depth)
         }
         why = bo->step(b, side, t, from, mt->dice[k], dir, &to);
         if(why) {
-          matcher_fail(mt, why, depth,
-                       bo->landing_codes >> why & 1u ? from - dir * mt->dice[k] : from, t);
+          /* a refusal named by its landing point, for a die that would
+           * pass the written point, is no reason to give: that step is
+           * not the one written (P1/3 on 2-1 is not refused for what
+           * point 4 holds); the dice do not fit it */
+          int land = from - dir * mt->dice[k], landing = bo->landing_codes >> why & 1u;
+          if(landing && target != REF_DN_OFF && from != REF_DN_BAR &&
+             (dir > 0 ? land < target : land > target))
+            matcher_fail(mt, REF_DN_WHY_DICE, depth, from, t);
+          else
+            matcher_fail(mt, why, depth, landing ? land : from, t);
           continue;
         }
         if((to == REF_DN_OFF && target != REF_DN_OFF) ||

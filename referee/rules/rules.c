@@ -47,15 +47,31 @@ struct ref_state *ref_state_dup(const struct ref_game_desc *g, const struct ref_
   return c;
 }
 
-/* Generic perft for games without a fast one: walks legal/apply on copies.
- * Dice games count only move plies (the caller fixes the dice). */
 uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int depth)
+{
+  struct ref_status st;
+
+  /* G-1: a game over at the root lists no move, so its tree is empty
+   * (divide and moves say the same) */
+  if(depth <= 0)
+    return 1;
+  memset(&st, 0, sizeof(st));
+  g->ops->status(s, &st);
+  return st.phase == REF_PHASE_OVER ? 0 : ref_perft_below(g, s, depth);
+}
+
+/* The game's own perft, or for games without a fast one a walk of
+ * legal/apply on copies. Dice games count only move plies (the caller
+ * fixes the dice). */
+uint64_t ref_perft_below(const struct ref_game_desc *g, const struct ref_state *s, int depth)
 {
   struct ref_movelist list = {0};
   struct ref_state *child = NULL;
   uint64_t total = 0;
   size_t i;
 
+  /* G-1: below the root a game's own perft counts its generator's moves
+   * through positions the rules call over, as the oracles do */
   if(g->ops->perft)
     return g->ops->perft(s, depth);
   if(depth <= 0)
@@ -72,7 +88,7 @@ uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int
   for(i = 0; i < list.n; i++) {
     memcpy(child, s, g->state_size);
     g->ops->apply(child, &list.v[i]);
-    total += ref_perft(g, child, depth - 1);
+    total += ref_perft_below(g, child, depth - 1);
   }
 out:
   free(child);

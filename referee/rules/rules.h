@@ -122,6 +122,8 @@ struct ref_status {
   int cube_owner;      /* seat owning the cube, -1 when centred */
   int dice[4];         /* faces of the current roll, ndice of them */
   int ndice;
+  bool opening;        /* the one-die-each opening roll is due (BG-1, TC-6); set by the
+                        * games that have one, so a reader clears the struct first */
 };
 
 /* Actions that are not moves. Each is journaled like a move. */
@@ -289,7 +291,13 @@ const struct ref_game_desc *ref_game_at(size_t i); /* NULL past the end */
 /* Helpers over any game. */
 struct ref_state *ref_state_new(const struct ref_game_desc *g); /* zeroed; free() it */
 struct ref_state *ref_state_dup(const struct ref_game_desc *g, const struct ref_state *s);
+/* Leaf count of the legal-move tree; 0 (depth > 0) for a game already
+ * over, which lists no move (G-1). ref_perft_below counts a position
+ * reached below the root: there a game's own perft counts its generator's
+ * moves even where the rules call the game over (G-1); `divide` uses it for
+ * each root move's subtree. */
 uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int depth);
+uint64_t ref_perft_below(const struct ref_game_desc *g, const struct ref_state *s, int depth);
 void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason,
                  const char *detail);
 /*

@@ -1309,6 +1309,9 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   ref_text_init(&o, buf, cap);
   ref_text_emit(&o, " Tables Chess, %s's side: %s upper case, %s lower case.\n", seat_name[reader],
                 seat_name[0], seat_name[1]);
+  /* how to read the columns: a reader new to it cannot guess the dots,
+   * the blanks or the stacks */
+  ref_text_emit(&o, " A point's pieces stack from the edge inward; . is an empty point.\n");
   labels(&o, true);
   ref_text_emit(&o, " +-------------------------+-----+-------------------------+\n");
   half(&o, st, reader, true);

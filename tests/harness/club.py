@@ -48,6 +48,8 @@ class Club:
         self.mails = []        # every mail tabula sent: (to, message), in order
         self.last = {}         # address -> the last mail it received
         self.game_mail = {}    # (address, game) -> the last mail about that game
+        self.game_address = {}  # (address, game) -> where to write about it (a round
+                                # robin's start mail lists them)
         self.n = 0
         self.daemon = None
 
@@ -97,9 +99,9 @@ class Club:
         return subprocess.run([self.tabula_path, args[0], "-c", self.conf] + list(args[1:]),
                               capture_output=True, text=True, timeout=300)
 
-    def raw(self, sender, body, reply=None, message_id=None):
+    def raw(self, sender, body, reply=None, message_id=None, to=None):
         self.n += 1
-        to, subject, extra = "referee@example.org", "hi", ""
+        to, subject, extra = to or "referee@example.org", "hi", ""
         if reply is not None:
             to = str(reply["Reply-To"])
             subject = "Re: " + str(reply["Subject"])
@@ -126,9 +128,9 @@ class Club:
             raise RuntimeError("deliver failed: %s" % p.stderr.decode(errors="replace"))
         return self.collect()
 
-    def deliver(self, sender, body, reply=None):
+    def deliver(self, sender, body, reply=None, to=None):
         """A mail from sender; returns the mails tabula wrote for it."""
-        self.last_raw = self.raw(sender, body, reply)
+        self.last_raw = self.raw(sender, body, reply, to=to)
         return self.deliver_raw(self.last_raw)
 
     def create(self, sender, body):
@@ -163,7 +165,10 @@ class Club:
         return after == (before[0], before[1] + 1) or after == (self.now, 1)
 
     def play(self, sender, game, body):
-        """sender answers the last mail it had about game."""
+        """sender answers the last mail it had about game, or, with none
+        yet, writes to the game's address its start mail listed."""
+        if (sender, game) not in self.game_mail:
+            return self.deliver(sender, body, to=self.game_address[(sender, game)])
         return self.deliver(sender, body, reply=self.game_mail[(sender, game)])
 
     def answer(self, sender, body):
@@ -191,6 +196,9 @@ class Club:
             game = game_of(msg["Subject"])
             if game is not None:
                 self.game_mail[(to, game)] = msg
+            for g, where in re.findall(r"(?m)^Game (\d+): you play .* Write to:\n\s+(\S+)$",
+                                       body(msg)):
+                self.game_address[(to, int(g))] = where
             self.mails.append((to, msg))
             new.append((to, msg))
         return new

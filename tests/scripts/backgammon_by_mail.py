@@ -187,7 +187,9 @@ def main():
                                    entropy="bob's first words")
         over = t.last["alice@example.org"]
         check("game 1: a double taken, a later one dropped, game over by the drop",
-              d1 == 2 and "cube-dropped" in str(over["Subject"]), str(over["Subject"]))
+              d1 == 2 and "by a dropped double" in str(over["Subject"]) and
+              "cube-dropped" not in t.body("alice@example.org"),
+              str(over["Subject"]) + t.body("alice@example.org"))
         check("game 1: commitment mailed with the invitation, before the accept", c1)
         c2, d2, p2, x2 = play_game(t, "carol@example.org", "dave@example.org", rng,
                                    entropy="dave's words", avoid_hits=True)

@@ -213,7 +213,7 @@ def main():
         a, b = "alice@example.org", "bob@example.org"
         invite = start(t, a, b, "bgchess")
         check("game 1: the dice commitment came with the invitation",
-              "Dice commitment: tabula-dice-1 game 1" in invite)
+              "Dice commitment: tabula-dice-2 game 1" in invite)
         check("6.2.1: White's first turn asks for a chess move, no dice",
               "It is your turn" in t.body(a) and "Dice roll:" not in t.body(a), t.body(a))
         t.deliver(a, "e4", reply=t.last[a])
@@ -228,7 +228,7 @@ def main():
               re.search(r"\(roll \d-\d\) .* ; e5 accepted", accepted) is not None, accepted)
         ended = play(t, a, b, rng, 25, drop_at_end=True)
         subject = str(t.last[a]["Subject"])
-        check("game 1 ends by a dropped double (6.7)", ended and "cube-dropped" in subject,
+        check("game 1 ends by a dropped double (6.7)", ended and "by a dropped double" in subject,
               subject)
 
         # Game 2: a bear-off race; stones go on the chess board.

@@ -11,7 +11,9 @@
 #   are left out by checkers_random.mjs: rapid-draughts gets those wrong, and
 #   tests/unit/rules/test_checkers.c checks them by hand.
 # Needs node and the npm package: `npm ci` in tests/oracles. Without them it says SKIP and
-# exits 0. Prints "N passed, M failed"; exits 1 on any failure.
+# exits 77, ctest's skip (tests/CMakeLists.txt); with TABULA_REQUIRE_TOOLS=1 (scripts/test.sh,
+# which installs both) their absence fails. Prints "N passed, M failed"; exits 1 on any
+# failure, and when fewer than half of COUNT positions (plus the start) were compared.
 set -u
 tabula=${1:?usage: checkers_oracle.sh TABULA_BINARY SOURCE_DIR [COUNT [SEED]]}
 src=${2:?usage: checkers_oracle.sh TABULA_BINARY SOURCE_DIR [COUNT [SEED]]}
@@ -19,14 +21,18 @@ count=${3:-${CHECKERS_ORACLE_COUNT:-25}}
 seed=${4:-${CHECKERS_ORACLE_SEED:-$(date +%s)}}
 oracles="$src/tests/oracles"
 
-if ! command -v node >/dev/null 2>&1; then
-  echo "SKIP: node is not installed"
-  exit 0
-fi
-if [ ! -d "$oracles/node_modules/rapid-draughts" ]; then
-  echo "SKIP: rapid-draughts is not installed (run: cd tests/oracles && npm ci)"
-  exit 0
-fi
+skip() {
+  if [ "${TABULA_REQUIRE_TOOLS:-0}" = 1 ]; then
+    echo "FAIL: $1, and TABULA_REQUIRE_TOOLS=1"
+    exit 1
+  fi
+  echo "SKIP: $1"
+  exit 77
+}
+command -v node >/dev/null 2>&1 || skip "node is not installed"
+[ -d "$oracles/node_modules/rapid-draughts" ] ||
+  skip "rapid-draughts is not installed (run: cd tests/oracles && npm ci)"
+
 
 positions=$(node "$oracles/checkers_random.mjs" "$count" "$seed" 3) || {
   echo "FAIL: checkers_random.mjs did not run"
@@ -55,4 +61,8 @@ done <<< "$positions"
 check "B:W21-32:B1-12" 6
 
 echo "$pass passed, $fail failed"
+if [ "$pass" -lt $((count / 2 + 1)) ]; then
+  echo "FAIL: only $pass positions compared, fewer than half of $count and the start"
+  exit 1
+fi
 [ "$fail" -eq 0 ]

@@ -7,9 +7,11 @@
 #    chess.js's sorted "uci san" list.
 # Positions: every 4th of tests/data/chess/divide.txt (random playouts, see
 # tests/oracles/gen_chess_divide.sh) plus every position of perft.epd. A missing oracle
-# is reported as skipped and does not fail the run.
+# is said and the test exits 77, ctest's skip (tests/CMakeLists.txt), after checking with
+# the other; with TABULA_REQUIRE_TOOLS=1 (scripts/test.sh installs both) it fails.
 # usage: bash tests/scripts/chess_oracles.sh TABULA_BINARY SOURCE_DIR [EVERY=4]
 set -u
+skipped=
 tabula=${1:?usage: chess_oracles.sh TABULA_BINARY SOURCE_DIR [EVERY]}
 src=${2:?usage: chess_oracles.sh TABULA_BINARY SOURCE_DIR [EVERY]}
 every=${3:-4}
@@ -57,6 +59,7 @@ if [ -x "$SF" ]; then
   done < "$tmp/fens"
 else
   echo "stockfish: skipped (not found at $SF)"
+  skipped="$skipped stockfish"
 fi
 
 if command -v node > /dev/null && [ -d "$oracles/node_modules/chess.js" ]; then
@@ -69,7 +72,14 @@ if command -v node > /dev/null && [ -d "$oracles/node_modules/chess.js" ]; then
   done < "$tmp/fens"
 else
   echo "chess.js: skipped (needs node and 'npm ci' in tests/oracles)"
+  skipped="$skipped chess.js"
 fi
 
 echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ]
+[ "$fail" -eq 0 ] || exit 1
+# an oracle missing: a failure where the test command installed it
+# (TABULA_REQUIRE_TOOLS=1, scripts/test.sh), else ctest's skip (77)
+if [ -n "${skipped:-}" ]; then
+  [ "${TABULA_REQUIRE_TOOLS:-0}" = 1 ] && { echo "FAIL: missing:$skipped"; exit 1; }
+  exit 77
+fi

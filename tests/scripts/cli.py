@@ -18,6 +18,15 @@ usage: cli.py TABULA SOURCE_DIR
     both players and journaled;
   - logging: one line per mail with its game and outcome; "<N>" priorities
     when standard error is the journal (JOURNAL_STREAM); log_file.
+  - install: what scripts/run.sh builds is everything `cmake --install`
+    installs (it prints that command);
+  - transports: every IMAP, POP3, SMTP, TLS and sendmail failure names the
+    server (host and port, or the program), the step and the cause in
+    words, against a closed port and a server that speaks garbage; an
+    IMAP/SMTP configuration makes no ./tabula-data;
+  - passwords: in_password_file, smtp_password_file and systemd's
+    credentials ($CREDENTIALS_DIRECTORY/in_password, smtp_password).
+usage: cli.py TABULA SOURCE_DIR [install|transports|passwords...]
 Prints "N passed, M failed".
 """
 import email
@@ -95,8 +104,15 @@ def body(m):
 def main():
     root = tempfile.mkdtemp(prefix="tabula-cli.")
     os.chmod(root, 0o755)  # the EX_NOPERM check runs a command as another user
+    only = sys.argv[3:]
     try:
-        run_all(root)
+        if not only:
+            run_all(root)
+        for name, part in (("install", part_install), ("transports", part_transports),
+                           ("passwords", part_passwords)):
+            if not only or name in only:
+                os.makedirs(os.path.join(root, name))
+                part(os.path.join(root, name))
     except Exception as e:  # a broken step is a failure, never a skip
         import traceback
         traceback.print_exc()
@@ -157,6 +173,31 @@ def run_all(root):
     p = run(["board", "startpos", "--seat", "black", "-g", "checkers"], empty)
     check("options after the position, a side by name", p.returncode == 0 and p.out, p.err)
     status("perft of a broken position", run(["perft", "8/8/9 w", "1"], empty), "DATAERR")
+    # G-1: a game already over at the root lists no move, so perft, divide
+    # and moves all count nothing there; below the root the generator's
+    # count goes on through positions the rules call over (Bxd2 leaves
+    # K+B v K, a dead position, yet its replies are counted).
+    for fen, depth, want in (("8/1K6/8/8/8/2k5/8/4B3 b - - 8 5", "4", 0),
+                             ("8/1K6/8/8/8/2k5/8/4B3 b - - 8 5", "1", 0),
+                             ("8/1K6/8/8/8/2k5/3n4/4B3 w - - 0 1", "3", None)):
+        pf = run(["perft", fen, depth], empty)
+        dv = run(["divide", fen, depth], empty)
+        mv = run(["moves", fen], empty)
+        lines = dv.out.splitlines()
+        total = lines[-1] if lines else ""
+        check("perft and divide agree on %s depth %s (G-1)" % (fen, depth),
+              pf.returncode == 0 and dv.returncode == 0 and
+              total == "total " + pf.out.strip() and
+              sum(int(l.split(": ")[1]) for l in lines[:-1]) == int(pf.out),
+              pf.out + dv.out + pf.err + dv.err)
+        if want is not None:
+            check("perft %s %s = %d, moves lists none (G-1)" % (fen, depth, want),
+                  pf.out == "%d\n" % want and mv.returncode == 0 and mv.out == "",
+                  pf.out + mv.out)
+        else:
+            check("below the root the generator counts through a dead position (G-1)",
+                  any(l.startswith("e1d2: ") and int(l.split(": ")[1]) > 0 for l in lines),
+                  dv.out)
 
     # ---- read-only commands without a store: EX_NOINPUT, nothing created ----
     for cmd in (["games"], ["show", "1"], ["check"], ["export", "1"], ["verify", "1"],
@@ -363,6 +404,293 @@ def run_all(root):
     check("an error goes to log_file and to standard error, with the journal's priority 3",
           p.returncode == EX["DATAERR"] and "error: message on standard input is over" in log
           and p.err.startswith("<3>message on standard input is over"), log + "|" + p.err)
+
+def part_install(root):
+    """scripts/run.sh prints `sudo cmake --install BUILD`: it must have built
+    every program that command installs."""
+    cmake = open(os.path.join(SRC, "CMakeLists.txt")).read()
+    runsh = open(os.path.join(SRC, "scripts", "run.sh")).read()
+    installed = set()
+    for m in re.finditer(r"install\(TARGETS ([^)]*?) RUNTIME", cmake):
+        for word in m.group(1).split():
+            v = re.match(r"\$\{(\w+)\}$", word)
+            if v:
+                d = re.search(r"set\(%s ([^)]*)\)" % v.group(1), cmake)
+                installed |= set(d.group(1).split()) if d else {word}
+            else:
+                installed.add(word)
+    targets = set()
+    for m in re.finditer(r"--target ((?:\w[\w-]* ?)+)", runsh):
+        for t in m.group(1).split():
+            d = re.search(r"add_dependencies\(%s ([^)]*)\)" % re.escape(t), cmake)
+            targets |= set(d.group(1).replace("${TABULA_PROGRAMS}", " ".join(installed)).split()) \
+                if d else {t}
+    check("install: run.sh builds every program cmake --install installs (%s; builds %s)"
+          % (" ".join(sorted(installed)), " ".join(sorted(targets))),
+          installed and installed <= targets, runsh)
+    # The README's package recipe gets debian/control's Build-Depends
+    # (apt-get build-dep ./, or every one named), and its quick start says
+    # what the test command installs as root.
+    readme = open(os.path.join(SRC, "README.md")).read()
+    control = open(os.path.join(SRC, "debian", "control")).read()
+    deps = re.findall(r"^\s*([a-z0-9][a-z0-9.+-]+)", re.search(
+        r"^Build-Depends:(.*?)^\S", control, re.M | re.S).group(1).replace(",", "\n"), re.M)
+    block = re.search(r"```sh\n((?:(?!```).)*dpkg-buildpackage(?:(?!```).)*)```", readme, re.S)
+    check("install: the README's package lines install the build dependencies (%s)"
+          % " ".join(deps), block and ("apt-get build-dep ./" in block.group(1) or
+                                        all(d in block.group(1) for d in deps)),
+          block and block.group(1))
+    quick = readme.split("## Playing by mail")[0]
+    check("install: the quick start says scripts/test.sh installs Dovecot, Postfix and "
+          "Chromium as root", all(w in quick for w in ("Dovecot", "Postfix", "Chromium", "root")),
+          quick[-1500:])
+
+
+class Garbage:
+    """A TCP server on loopback that answers every connection with bytes of
+    no protocol, then closes it."""
+
+    def __init__(self):
+        import socket
+        import threading
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(16)
+        self.port = self.sock.getsockname()[1]
+        self.stop = False
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        while not self.stop:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            try:
+                c.sendall(b"\x16\x03garbage \x00\xff no protocol at all\r\n@@@ ?!\r\n")
+                c.settimeout(1.0)
+                try:
+                    c.recv(4096)
+                except OSError:
+                    pass
+            finally:
+                c.close()
+
+    def close(self):
+        self.stop = True
+        self.sock.close()
+
+
+def closed_port():
+    import socket
+    s = socket.socket()
+    s.bind(("127.0.0.1", 0))
+    port = s.getsockname()[1]
+    s.close()
+    return port
+
+
+def write_ini(path, **kv):
+    with open(path, "w") as f:
+        f.write("[tabula]\n" + "".join("%s = %s\n" % i for i in kv.items()))
+    return path
+
+
+def part_transports(root):
+    garbage = Garbage()
+    closed = closed_port()
+    try:
+        base = {"store_path": os.path.join(root, "db", "t.db"), "address": "referee@example.org",
+                "domain": "example.org", "net_timeout_s": "3", "retry_base_s": "1"}
+        cwd = os.path.join(root, "cwd")
+        os.makedirs(cwd)
+        words = re.compile(r"failed: [a-z]")
+        cases = []
+        for proto in ("imap", "pop3"):
+            for what, port, tls in (("a closed port", closed, "none"),
+                                    ("a server speaking garbage", garbage.port, "none"),
+                                    ("a server speaking garbage, TLS", garbage.port, "implicit"),
+                                    ("a server speaking garbage, STARTTLS", garbage.port,
+                                     "starttls")):
+                cases.append((proto, what, port, dict(source=proto, in_host="127.0.0.1",
+                                                      in_port=port, in_tls=tls, in_user="u",
+                                                      in_password="p", sink="smtp",
+                                                      smtp_host="127.0.0.1", smtp_port=closed,
+                                                      smtp_tls="none")))
+        cases.append(("imap", "a host name that does not resolve", 993,
+                      dict(source="imap", in_host="no-such-host.invalid", in_user="u",
+                           in_password="p", sink="smtp", smtp_host="127.0.0.1")))
+        for i, (proto, what, port, kv) in enumerate(cases):
+            cfg = write_ini(os.path.join(root, "in%d.ini" % i), **dict(base, **kv))
+            p = run(["poll", "-c", cfg], cwd)
+            want = "%s server %s port %d: " % (proto.upper(), kv["in_host"], port)
+            cause = {"a closed port": "connection refused",
+                     "a host name that does not resolve": "does not resolve"}.get(what, "")
+            check("transports: %s, %s: poll names the server, the step and the cause: %r"
+                  % (proto, what, p.err.strip()[-300:]),
+                  p.returncode == EX["TEMPFAIL"] and want in p.err and words.search(p.err)
+                  and cause in p.err and "libetpan" not in p.err, p.err)
+        check("transports: an IMAP/SMTP configuration makes no ./tabula-data",
+              not os.path.exists(os.path.join(cwd, "tabula-data")), os.listdir(cwd))
+
+        # the sinks: a reply queued (a stranger's help), then sent where it cannot go
+        sinks = [("SMTP, a closed port", dict(sink="smtp", smtp_host="127.0.0.1",
+                                              smtp_port=closed, smtp_tls="none"),
+                  "SMTP server 127.0.0.1 port %d: connect failed: " % closed),
+                 ("SMTP, a server speaking garbage", dict(sink="smtp", smtp_host="127.0.0.1",
+                                                          smtp_port=garbage.port, smtp_tls="none"),
+                  "SMTP server 127.0.0.1 port %d: " % garbage.port),
+                 ("SMTP, garbage on the TLS port", dict(sink="smtp", smtp_host="127.0.0.1",
+                                                         smtp_port=garbage.port,
+                                                         smtp_tls="implicit"),
+                  "SMTP server 127.0.0.1 port %d: " % garbage.port),
+                 ("sendmail, no such program", dict(sink="sendmail",
+                                                    sendmail_path="/nonexistent/sendmail"),
+                  "sendmail program /nonexistent/sendmail: starting it failed: No such file"),
+                 ("sendmail, a program that fails", dict(sink="sendmail",
+                                                         sendmail_path="/bin/false"),
+                  "sendmail program /bin/false: sending to someone@example.org failed: it "
+                  "exited with 1")]
+        for i, (what, kv, want) in enumerate(sinks):
+            d = os.path.join(root, "sink%d" % i)
+            cfg = write_ini(os.path.join(root, "sink%d.ini" % i),
+                            **dict(base, store_path=d + "/t.db", inbox=d + "/in", **kv))
+            os.makedirs(d + "/in/new")
+            with open(d + "/in/new/1.M1P1.x", "wb") as f:
+                f.write(mail("someone@example.org", "help"))
+            p = run(["poll", "-c", cfg], cwd)
+            check("transports: %s: the reply's failure names it: %r"
+                  % (what, p.err.strip()[-300:]),
+                  want in p.err and "libetpan" not in p.err, p.err)
+            check("transports: %s: no outbox Maildir made" % what,
+                  not os.path.exists(d + "/out") and
+                  not os.path.exists(os.path.join(cwd, "tabula-data")), os.listdir(d))
+    finally:
+        garbage.close()
+
+
+class Recorder:
+    """A POP3 and SMTP server on loopback that records the password it is
+    given (POP3 PASS, SMTP AUTH PLAIN) and refuses it."""
+
+    def __init__(self, smtp):
+        import socket
+        import threading
+        self.smtp, self.got = smtp, []
+        self.sock = socket.socket()
+        self.sock.bind(("127.0.0.1", 0))
+        self.sock.listen(8)
+        self.port = self.sock.getsockname()[1]
+        threading.Thread(target=self.serve, daemon=True).start()
+
+    def serve(self):
+        import base64
+        while True:
+            try:
+                c, _ = self.sock.accept()
+            except OSError:
+                return
+            f = c.makefile("rwb", buffering=0)
+            try:
+                f.write(b"220 x ESMTP\r\n" if self.smtp else b"+OK ready\r\n")
+                for line in f:
+                    w = line.decode(errors="replace").strip()
+                    cmd = w.split(" ")[0].upper()
+                    if cmd == "PASS":
+                        self.got.append(w[5:])
+                        f.write(b"-ERR no\r\n")
+                        break
+                    if cmd == "EHLO":
+                        f.write(b"250-x\r\n250 AUTH PLAIN\r\n")
+                    elif cmd == "AUTH":
+                        words = w.split(" ")
+                        if len(words) < 3:  # no initial response (RFC 4954): ask for it
+                            f.write(b"334 \r\n")
+                            words.append(f.readline().decode().strip())
+                        self.got.append(base64.b64decode(words[2]).split(b"\0")[2].decode())
+                        f.write(b"535 no\r\n")
+                    elif cmd == "QUIT":
+                        f.write(b"221 bye\r\n" if self.smtp else b"+OK\r\n")
+                        break
+                    else:
+                        f.write(b"250 ok\r\n" if self.smtp else b"+OK\r\n")
+            except OSError:
+                pass
+            finally:
+                c.close()
+
+    def close(self):
+        self.sock.close()
+
+
+def part_passwords(root):
+    """The passwords kept out of the INI file: *_password_file, or systemd's
+    credentials (LoadCredential=in_password:..., $CREDENTIALS_DIRECTORY)."""
+    pop, smtp = Recorder(False), Recorder(True)
+    try:
+        def write(name, text):
+            path = os.path.join(root, name)
+            with open(path, "w") as f:
+                f.write(text)
+            os.chmod(path, 0o600)
+            return path
+        write("in.pw", "pop secret 1\n")
+        write("smtp.pw", "smtp secret 2\r\nsecond line ignored\n")
+        os.makedirs(os.path.join(root, "creds"))
+        write("creds/in_password", "pop credential 3")
+        write("creds/smtp_password", "smtp credential 4\n")
+        base = {"store_path": os.path.join(root, "t.db"), "inbox": os.path.join(root, "in"),
+                "address": "referee@example.org", "domain": "example.org",
+                "net_timeout_s": "3", "source": "pop3", "in_host": "127.0.0.1",
+                "in_port": pop.port, "in_tls": "none", "in_user": "referee",
+                "sink": "smtp", "smtp_host": "127.0.0.1", "smtp_port": smtp.port,
+                "smtp_tls": "none", "smtp_user": "referee"}
+        os.makedirs(os.path.join(root, "cwd"))
+
+        def poll_with(name, kv, creds=None):
+            cfg = write_ini(os.path.join(root, name + ".ini"), **dict(base, **kv))
+            pop.got.clear()
+            smtp.got.clear()
+            extra = {"CREDENTIALS_DIRECTORY": os.path.join(root, "creds")} if creds else {}
+            p = run(["poll", "-c", cfg], os.path.join(root, "cwd"), extra_env=extra)
+            return cfg, p
+        cfg, p = poll_with("files", {"in_password_file": "in.pw", "smtp_password_file": "smtp.pw"})
+        check("passwords: in_password_file (relative to the file's folder) reaches the POP3 "
+              "server: %s" % pop.got, pop.got == ["pop secret 1"], p.err)
+        c = run(["check-config", "-c", cfg], root)
+        check("passwords: check-config names the files and hides the passwords",
+              "in_password_file = %s/in.pw" % root in c.out and "secret" not in c.out
+              and "in_password = (set, not shown)" in c.out, c.out)
+        # the SMTP password: a reply to send (a stranger's help), over the recorder
+        for name, kv, creds, want in (("smtpfile", {"smtp_password_file": "smtp.pw"}, False,
+                                       "smtp secret 2"),
+                                      ("smtpcred", {}, True, "smtp credential 4")):
+            d = os.path.join(root, name)
+            os.makedirs(d + "/in/new")
+            with open(d + "/in/new/1.M1P1.x", "wb") as f:
+                f.write(mail("someone@example.org", "help"))
+            cfg, p = poll_with(name, dict(kv, source="maildir", store_path=d + "/t.db",
+                                          inbox=d + "/in"), creds)
+            check("passwords: %s reaches the SMTP server: %s" % (name, smtp.got),
+                  smtp.got[:1] == [want], p.err)
+        cfg, p = poll_with("creds", {}, creds=True)
+        check("passwords: $CREDENTIALS_DIRECTORY/in_password reaches the POP3 server: %s"
+              % pop.got, pop.got == ["pop credential 3"], p.err)
+        cfg, p = poll_with("inini", {"in_password": "from the ini"}, creds=True)
+        check("passwords: in_password in the file wins over a credential: %s" % pop.got,
+              pop.got == ["from the ini"], p.err)
+        for name, kv, words in (("both", {"in_password": "x", "in_password_file": "in.pw"},
+                                 "not both"),
+                                ("missing", {"in_password_file": "nope.pw"}, "nope.pw"),
+                                ("empty", {"smtp_password_file": write("empty.pw", "\n")},
+                                 "no password")):
+            cfg, p = poll_with(name, kv)
+            status("passwords: %s: poll" % name, p, "CONFIG")
+            check("passwords: %s: says so: %r" % (name, p.err.strip()), words in p.err, p.err)
+    finally:
+        pop.close()
+        smtp.close()
+
 
 if __name__ == "__main__":
     sys.exit(main())

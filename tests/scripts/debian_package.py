@@ -83,6 +83,12 @@ def copy_tree(dest):
 def build_and_lint(work):
     tree = os.path.join(work, "tabula-" + version())
     copy_tree(tree)
+    # a checkout of its own, to see what the build leaves behind (and
+    # .gitignore copied with it: what it names is not dirt)
+    git = ["git", "-C", tree, "-c", "user.name=t", "-c", "user.email=t@example.org"]
+    clean = sh(git + ["init", "-q"]).returncode == 0 and \
+        sh(git + ["add", "-A"]).returncode == 0 and \
+        sh(git + ["commit", "-qm", "sources"]).returncode == 0
     step("dpkg-buildpackage")
     # not niced, all cores: on a shared machine a niced one-job build took
     # 750 s; this test runs first and beside it ctest's other slot
@@ -94,6 +100,11 @@ def build_and_lint(work):
     if not check("dpkg-buildpackage -us -uc -b builds tabula_%s_*.deb" % version(),
                  p.returncode == 0 and len(debs) == 1, p.stdout[-3000:] + p.stderr[-3000:]):
         return None
+    dirt = sh(git + ["status", "--porcelain", "--untracked-files=all"])
+    check("dpkg-buildpackage leaves the checkout clean (git status: %d line(s))"
+          % len(dirt.stdout.splitlines()),
+          clean and dirt.returncode == 0 and not dirt.stdout.strip(),
+          sorted({"/".join(l[3:].split("/")[:2]) for l in dirt.stdout.splitlines()}))
     # libcurl is opened with dlopen (mail/smtp.c): dh_shlibdeps
     # cannot see it, so debian/control names it, and the binary must not
     # link it (that would load it in every `tabula deliver` again).

@@ -105,6 +105,41 @@ check "no commitment" 1 "roll 1: chain 1 commitment missing" "${tampered[@]}"
 tamper 3 's/ faces 1 4/\n faces 1 4/'
 check "wrapped line" 1 "$tmp/t/3.eml line 13: malformed dice line" "${tampered[@]}"
 
+# tabula-dice-2 (docs/dice-protocol.md, "Versions"): the faces are the same,
+# the commitment names the version; an unknown version is malformed.
+tamper 1 's/tabula-dice-1/tabula-dice-2/'
+sed -i 's/tabula-dice-1/tabula-dice-2/' "$tmp/t/2.eml"
+check "tabula-dice-2" 0 "all 8 rolls verify" "${tampered[@]}"
+tamper 1 's/tabula-dice-1/tabula-dice-3/'
+check "tabula-dice-3" 1 "$tmp/t/1.eml line 7: malformed dice line" "${tampered[@]}"
+# A published tabula-dice-1 record: E alone, no e lines. The rolls are
+# checked against E as printed, and it says so; a wrong E fails a roll;
+# neither E nor an e line: no roll can be checked.
+tamper 2 '/Dice entropy: game 7 e[0-9]/d'
+check "E alone" 0 "all 8 rolls verify
+E as printed: these lines show no entropy; the players' mails do" "${tampered[@]}"
+sed -i "s/E $E/E ${E:0:63}0/" "$tmp/t/2.eml"
+check "E alone, changed" 1 "roll 1: faces 2 1 printed, $(python3 - "$verifier" "$(x 1)" "${E:0:63}0" <<'PY'
+import importlib.util, sys
+spec = importlib.util.spec_from_file_location('v', sys.argv[1])
+v = importlib.util.module_from_spec(spec); spec.loader.exec_module(v)
+print(" ".join(map(str, v.faces(bytes.fromhex(sys.argv[2]), '7', 1, sys.argv[3], 2))))
+PY
+) computed" "${tampered[@]}"
+tamper 2 '/Dice entropy:/d'
+check "no entropy at all" 1 "entropy e1 missing" "${tampered[@]}"
+# The README's check of one's own entropy: openssl's HMAC of the Message-ID
+# under the salt is the protocol's vector (secret 00..1f, <CAF00D@mail.example>).
+salt=f5957bf9d574d187a2f7559294fc6f36f9b689566341d51e49bbdf92bbfda4ed
+mid=$(printf '%s' '<CAF00D@mail.example>' | openssl dgst -sha256 -hmac "$salt" | sed 's/.*= //')
+if [ "mid:$mid" = "mid:44a9afd5ffaacf59ac0c41fa80a7eff2bb2cb174411869179de3914443f0cb8b" ] &&
+  grep -q "mid:$mid" "$src/docs/dice-protocol.md"; then
+  passed=$((passed + 1))
+else
+  failed=$((failed + 1))
+  echo "FAIL openssl's keyed digest of the vectors' Message-ID: mid:$mid"
+fi
+
 # A backgammon match (docs/dice-protocol.md, "Matches"): game 7's chain also
 # rolls for the match's parts 2 and 3, played as games 9 and 12, from rolls 4
 # and 7. Each part's start mail says so; the checker wants parts 2, 3, ...

@@ -22,6 +22,17 @@ usage: operator_faults.py TABULA SOURCE_DIR [PART...]
             0.12 s), but the syncs of what it already did (its batch's
             replies, the closing checkpoint) took 1.1 to 1.3 s with three
             suites running at once (the stop of 24 s).
+  locked    A store another process holds a write lock on: `deliver` and
+            `tabula-deliver` give up after the busy timeout with 75 and say
+            on standard error that the store is locked.
+  notdb     A store that is no database (text) or a truncated one: `check`
+            exits 1 and `serve`, `games`, `poll` 65 (EX_DATAERR), each saying
+            what is wrong; never 75, which tells an MTA or systemd to try
+            again the same way.
+  tmpclean  Partial files in the Maildirs' tmp/ (a killed `tabula-deliver`):
+            what nobody touched for 36 hours is removed by `poll`, by `serve`
+            at its start and every hour after; a younger file is left to its
+            writer (the Maildir convention, cr.yp.to/proto/maildir.html).
 Prints "N passed, M failed".
 """
 import os
@@ -460,9 +471,115 @@ def part_sigterm(root):
           p.stderr[-1000:])
 
 
+# ---- a store locked by another process ----
+
+def part_locked(root):
+    cfg = config(root, log_level="3")
+    db = root + "/db"
+    p = run("poll", cfg)
+    check("locked: the store is made", p.returncode == 0, p.stderr)
+    holder = subprocess.Popen([sys.executable, "-c",
+                               "import sqlite3, sys, time\n"
+                               "c = sqlite3.connect(sys.argv[1], isolation_level=None)\n"
+                               "c.execute('begin exclusive'); print('held', flush=True)\n"
+                               "time.sleep(120)\n", db], stdout=subprocess.PIPE, text=True)
+    try:
+        holder.stdout.readline()
+        mail = ("From: w0@example.org\nTo: referee@example.org\nSubject: x\n"
+                "Message-ID: <locked%d@example.org>\n\nhelp\n")
+        deliver = os.path.join(os.path.dirname(TABULA), "tabula-deliver")
+        for name, argv in (("tabula deliver", [TABULA, "deliver"]),
+                           ("tabula-deliver", [deliver])):
+            t0 = time.time()
+            p = subprocess.run(argv + ["-c", cfg], input=mail % len(name), capture_output=True,
+                               text=True, timeout=120)
+            check("locked: %s exits 75 after %.1f s and says the store is locked: %r"
+                  % (name, time.time() - t0, p.stderr.strip()[-300:]),
+                  p.returncode == 75 and re.search(r"locked|busy", p.stderr), p.stderr)
+    finally:
+        holder.kill()
+        holder.wait()
+
+
+# ---- a store that is no database ----
+
+def part_notdb(root):
+    cfg = config(root)
+    db = root + "/db"
+    games(root, cfg, db, 3)
+    full = open(db, "rb").read()
+    cases = [("a text file", b"this is not a database\n" * 400),
+             ("a truncated store", full[:len(full) // 3])]
+    for what, data in cases:
+        for ext in ("-wal", "-shm"):
+            if os.path.exists(db + ext):
+                os.remove(db + ext)
+        with open(db, "wb") as f:
+            f.write(data)
+        for cmd, want in (("check", 1), ("games", 65), ("poll", 65), ("serve", 65)):
+            p = run(cmd, cfg, timeout=60)
+            check("notdb %s: %s exits %d (rc %d) and says why: %r"
+                  % (what, cmd, want, p.returncode, p.stderr.strip()[-200:]),
+                  p.returncode == want and ("database" in p.stderr or "store" in p.stderr),
+                  p.stdout + p.stderr)
+
+
+# ---- partial files left in tmp/ ----
+
+def part_tmpclean(root):
+    clock = root + "/clock"
+    now = int(time.time())
+    with open(clock, "w") as f:
+        f.write("%d\n" % now)
+    cfg = config(root, test_clock_file=clock)
+    os.makedirs(root + "/out/tmp", exist_ok=True)
+
+    def partial(folder, name, age_h):
+        path = os.path.join(root, folder, "tmp", name)
+        with open(path, "wb") as f:
+            f.write(b"From: half@example.org\nSubject: half a mai")
+        os.utime(path, (now - age_h * 3600, now - age_h * 3600))
+        return path
+
+    old_in, young_in = partial("in", "1.M1P1.old", 37), partial("in", "2.M2P2.young", 30)
+    old_out = partial("out", "3.M3P3.old", 40)
+    p = run("poll", cfg)
+    check("tmpclean: poll removes the files of tmp/ untouched for 36 hours (%s)"
+          % p.stderr.strip().replace("\n", " | ")[-300:],
+          p.returncode == 0 and not os.path.exists(old_in) and not os.path.exists(old_out)
+          and "tmp" in p.stderr, p.stderr)
+    check("tmpclean: poll leaves a file of tmp/ touched 30 hours ago", os.path.exists(young_in))
+
+    # serve: at its start, then once an hour of its clock
+    old_in = partial("in", "4.M4P4.old", 48)
+    log = open(root + "/serve.log", "w")
+    serve = subprocess.Popen([TABULA, "serve", "-c", cfg], stderr=log, stdout=subprocess.DEVNULL)
+    try:
+        check("tmpclean: serve removes an old partial file at its start",
+              wait_for(lambda: not os.path.exists(old_in), 30),
+              open(root + "/serve.log").read()[-1000:])
+        later = partial("in", "5.M5P5.old", 48)
+        time.sleep(1.5)
+        check("tmpclean: ... and not again within the hour", os.path.exists(later))
+        with open(clock, "w") as f:
+            f.write("%d\n" % (now + 3700))
+        check("tmpclean: serve removes one left an hour later",
+              wait_for(lambda: not os.path.exists(later), 30),
+              open(root + "/serve.log").read()[-1000:])
+        check("tmpclean: the younger file is still there", os.path.exists(young_in))
+    finally:
+        serve.send_signal(signal.SIGTERM)
+        try:
+            serve.wait(timeout=30)
+        except subprocess.TimeoutExpired:
+            serve.kill()
+            serve.wait()
+
+
 def main():
     parts = {"damaged": part_damaged, "flips": part_flips, "diskfull": part_diskfull,
-             "sigterm": part_sigterm}
+             "sigterm": part_sigterm, "locked": part_locked, "notdb": part_notdb,
+             "tmpclean": part_tmpclean}
     only = sys.argv[3:] or list(parts)
     for name in only:
         root = tempfile.mkdtemp(prefix="tabula-faults-")

@@ -148,8 +148,10 @@ def locked_delivery(db, a):
            "Postfix deferred the mail tabula could not take (exit 75)", log[-1500:])
         ok("Bc4" not in moves(db), "nothing of it was applied while the store was locked")
         q = queue()
-        ok("referee+1." in q and "(temporary failure)" in q, "the mail waits in Postfix's queue",
+        # pipe(8) shows the command's standard error: why, in the queue
+        ok("referee+1." in q and "(temporary failure" in q, "the mail waits in Postfix's queue",
            q)
+        ok("database is locked" in q, "the queue says why: tabula's words on standard error", q)
     finally:
         holder.stdin.close()
         holder.wait(timeout=10)

@@ -41,6 +41,28 @@ for sig in TERM INT; do
   ok grep -q "stopping" "$dir/log.$sig"
 done
 
+# One daemon per store, whatever the store is called: a second serve on the
+# same database named through a symlink, a symlinked directory or a `..`
+# path refuses to start and names the first's pid (the lock lies beside the
+# real file, store/lock.c).
+rm -rf "$dir/in" "$dir/out" "$dir/db"*
+mkdir -p "$dir/sub"
+ln -sfn db "$dir/db-alias"
+ln -sfn "$dir" "$dir/dirlink"
+"$tabula" serve -c "$dir/t.ini" 2>"$dir/log.first" &
+first=$!
+ok wait_for 5 test -s "$dir/db.lock"
+for name in "$dir/db-alias" "$dir/dirlink/db" "$dir/sub/../db"; do
+  sed "s|^store_path = .*|store_path = $name|" "$dir/t.ini" >"$dir/t2.ini"
+  timeout 10 "$tabula" serve -c "$dir/t2.ini" 2>"$dir/log.second"
+  rc=$?
+  ok test "$rc" -ne 0 -a "$rc" -ne 124
+  ok grep -q "pid $first" "$dir/log.second"
+done
+kill -TERM "$first"; wait "$first"
+ok test $? -eq 0
+rm -f "$dir/db-alias" "$dir/dirlink"; rmdir "$dir/sub"
+
 # The MTA-pipe mode (`tabula deliver`): a mail over the size limit can never
 # be taken, so the exit is 65 (EX_DATAERR: the MTA returns it to its sender
 # with the reason) rather than 75 (EX_TEMPFAIL: retried for days); nothing

@@ -12,7 +12,7 @@ Checks (must-show 4):
   - a race game ends: a king home (TC-9), the TC-8 draw, or, when a king
     is shut out of its goal, a resignation after 40 mails; the store
     records it and `tabula check` replays every journal;
-  - the dice came from tabula-dice-1: the commitment was in the invitation,
+  - the dice came from tabula-dice-2: the commitment was in the invitation,
     and the standalone verifier passes on the outbox mails alone;
   - the opening roll (TC-6) and the referee's forced and no-move turns
     (section 1.5) happen in whole games from the start as well;
@@ -153,7 +153,7 @@ def main():
         check("a race game ends (TC-9 king home, TC-8, or resigned after 40 mails)",
               len(ended) == 1, games)
         check("the commitment came with the invitation",
-              all("Dice commitment: tabula-dice-1" in i for i in invites))
+              all("Dice commitment: tabula-dice-2" in i for i in invites))
 
         # From the start: the opening roll (TC-6) and the first turns; the
         # game is then resigned (whole games from the start last hundreds
@@ -191,6 +191,20 @@ def main():
         forced = len(re.findall(r"had one legal play, .*; it was made automatically", text))
         nomove = len(re.findall(r"cannot move with that roll; the turn passes", text))
         print("     (%d mails, %d forced plays, %d no-move turns)" % (len(outbox), forced, nomove))
+        # "your move" in a subject only to the player to move: a turn
+        # passed for want of a play, or played for the player, leaves the
+        # opponent to move again
+        told = wrong = 0
+        for f in outbox:
+            with open(f, "rb") as fh:
+                m = email.message_from_bytes(fh.read(), policy=email.policy.default)
+            if str(m["Subject"]).endswith(", your move"):
+                told += 1
+                if "It is your turn" not in m.get_body(preferencelist=("plain",)).get_content():
+                    wrong += 1
+        check("a subject says 'your move' only to the player to move (%d mails, %d no-move turns)"
+              % (told, nomove), told > 0 and nomove > 0 and wrong == 0,
+              "%d of %d say 'your move' to a player not to move" % (wrong, told))
         boards = []
         for f in outbox:
             with open(f, "rb") as fh:

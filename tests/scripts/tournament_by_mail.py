@@ -11,7 +11,8 @@ alice writes `tournament chess spring double with bob carol dave`:
     games, listing all six of its games; nobody else is mailed;
   - one `accept` from each invitee accepts all of its games; nothing starts
     until the last one, then all 12 start together, each player getting
-    one start mail per game (6);
+    one start mail listing its 6 games, each with the address that plays
+    in it (not 6 start mails);
   - every game is played to a result by mail (wins by resignation, agreed
     draws; chosen with a fixed seed), `standings spring` asked half way and
     at the end: the crosstable, points and Sonneborn-Berger agree with a
@@ -128,16 +129,20 @@ def main():
         club.deliver(PLAYERS[2], "accept", reply=club.game_mail[(PLAYERS[2], min(
             g for (a, g) in club.game_mail if a == PLAYERS[2]))])
         started = club.answer(PLAYERS[3], "accept")
-        starts = {p: sum(1 for t, m in started if t == p and "starts" in str(m["Subject"]))
-                  for p in PLAYERS}
-        check("the last accept starts all 12 games: 6 start mails each",
-              all(v == 6 for v in starts.values()), starts)
+        starts = {p: [m for t, m in started if t == p] for p in PLAYERS}
+        check("the last accept starts all 12 games: one mail to each player, no more",
+              len(started) == 4 and all(len(v) == 1 and "your 6 games start" in
+                                        str(v[0]["Subject"]) for v in starts.values()),
+              [(t, str(m["Subject"])) for t, m in started])
         colours = {}
         for t, m in started:
-            side = re.search(r"starts: you play (White|Black)", str(m["Subject"]))
-            if side:
-                colours.setdefault(game_of(m["Subject"]), [None, None])[
-                    side.group(1) == "Black"] = t
+            for g, side in re.findall(r"(?m)^Game (\d+): you play (White|Black) against",
+                                      body(m)):
+                colours.setdefault(int(g), [None, None])[side == "Black"] = t
+        check("each start mail lists the player's 6 games, each with its address",
+              all(len([g for (a, g) in club.game_address if a == p]) == 6 for p in PLAYERS) and
+              sorted(colours) == sorted(ids) and
+              all(None not in v for v in colours.values()), colours)
         games_out = club.tabula("games").stdout
         check("12 games active", len(re.findall(r"^\d+\s+chess\s+active", games_out, re.M)) == 12,
               games_out)

@@ -1612,6 +1612,55 @@ START_TEST(test_mail_addr_valid)
 }
 END_TEST
 
+/* An invitee as written, read as RFC 5322's addr-spec and never repaired:
+ * what is not one is refused whole (nothing dropped to make it one). */
+START_TEST(test_mail_addr_invitee)
+{
+  static const struct {
+    const char *text;
+    enum mail_addr_kind want;
+  } cases[] = {
+    {"bob@example.org", MAIL_ADDR_OK},
+    {"o'neil@x.test", MAIL_ADDR_OK},
+    {"a.b+c@sub.example.org", MAIL_ADDR_OK},
+    {"o'brien\"x@evil.test", MAIL_ADDR_SYNTAX}, /* not o'brienx@evil.test */
+    {"o'brien\"x\"@evil.test", MAIL_ADDR_SYNTAX},
+    {"\"john doe\"@example.net", MAIL_ADDR_QUOTED},
+    {"\"a\\\"b\"@example.net", MAIL_ADDR_QUOTED},
+    {"\"unterminated@example.net", MAIL_ADDR_SYNTAX},
+    {"\"a\"b@example.net", MAIL_ADDR_SYNTAX},
+    {"x@[127.0.0.1]", MAIL_ADDR_LITERAL},
+    {"x@[IPv6:::1]", MAIL_ADDR_LITERAL},
+    {"x@[1.2.3.4", MAIL_ADDR_SYNTAX},
+    {"x@127.0.0.1", MAIL_ADDR_LITERAL},
+    {"root@localhost", MAIL_ADDR_THIS_HOST},
+    {"root@LOCALHOST.localdomain", MAIL_ADDR_THIS_HOST},
+    {"a@mail.localhost", MAIL_ADDR_THIS_HOST},
+    {"root@thismachine", MAIL_ADDR_THIS_HOST},
+    {"referee@example.org", MAIL_ADDR_THIS_HOST},
+    {"Referee+1.abc@Example.org", MAIL_ADDR_THIS_HOST},
+    {"referee@example.net", MAIL_ADDR_OK},
+    {"alice@example.org", MAIL_ADDR_OK}, /* the referee's domain is a club's too */
+    {"a@b@c", MAIL_ADDR_SYNTAX},
+    {"a b@c", MAIL_ADDR_SYNTAX},
+    {".a@b", MAIL_ADDR_SYNTAX},
+    {"a@b..c", MAIL_ADDR_SYNTAX},
+    {"a@b_c!", MAIL_ADDR_SYNTAX}, /* dot-atom, but no host name */
+    {"a@", MAIL_ADDR_SYNTAX},
+    {"", MAIL_ADDR_SYNTAX},
+  };
+  size_t i;
+  for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++)
+    ck_assert_msg(mail_addr_invitee(cases[i].text, "referee@example.org", "thismachine") ==
+                    cases[i].want,
+                  "%s: %d, not %d", cases[i].text,
+                  (int)mail_addr_invitee(cases[i].text, "referee@example.org", "thismachine"),
+                  (int)cases[i].want);
+  ck_assert(mail_addr_invitee(NULL, "", NULL) == MAIL_ADDR_SYNTAX);
+  ck_assert(mail_addr_invitee("root@thismachine", "", NULL) == MAIL_ADDR_OK);
+}
+END_TEST
+
 START_TEST(test_mail_msgid_valid)
 {
   static const char *const good[] = {"<a@b>",
@@ -2539,6 +2588,7 @@ static Suite *mail_suite(void)
   suite_add_tcase(s, tc);
   tc = tcase_create("checks");
   tcase_add_test(tc, test_mail_addr_valid);
+  tcase_add_test(tc, test_mail_addr_invitee);
   tcase_add_test(tc, test_mail_msgid_valid);
   tcase_add_test(tc, test_mail_is_automatic);
   suite_add_tcase(s, tc);

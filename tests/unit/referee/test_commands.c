@@ -511,6 +511,46 @@ START_TEST(test_new_addresses)
                      "bob@example.org as black",
                      NULL);
   ck_assert_str_eq(c.cmd[0].options, "fen=8/8/8/4k3/8/8/4P3/4K3 w - - 0 1;fide_draws=off;as;black");
+  /* an address is kept as written, quotes and all (rules-spec MX-3):
+   * never o'brienx@evil.test */
+  ref_commands_parse(&c, "new chess with o'brien\"x@evil.test", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, 1);
+  ck_assert_str_eq(c.cmd[0].with[0], "o'brien\"x@evil.test");
+  ref_commands_parse(&c, "new chess with \"john doe\"@example.net", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, 1);
+  ck_assert_str_eq(c.cmd[0].with[0], "\"john doe\"@example.net");
+  /* more invitees than any game has seats: said, never cut */
+  ref_commands_parse(&c, "new chess with a@x.test b@x.test c@x.test d@x.test e@x.test", NULL);
+  ck_assert_int_eq(c.cmd[0].nwith, REF_WITH_MAX);
+  ck_assert_int_eq(c.cmd[0].with_more, 1);
+}
+END_TEST
+
+/* A mail holds at most REF_CMD_MAX commands; the ones past it are never
+ * dropped in silence: counted, and the first kept for the refusal. */
+START_TEST(test_commands_past_the_cap)
+{
+  struct ref_cmds c;
+    char text[1024] = "";
+  int i;
+  for(i = 0; i < 12; i++)
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "if e%d then d4\n", i);
+  ref_commands_parse(&c, text, NULL);
+  ck_assert_int_eq(c.ncmd, REF_CMD_MAX);
+  ck_assert_int_eq(c.cmd_more, 12 - REF_CMD_MAX);
+  ck_assert_str_eq(c.cmd_more_line, "if e8 then d4");
+  /* eight are read whole, nothing over */
+  text[0] = '\0';
+  for(i = 0; i < REF_CMD_MAX; i++)
+    snprintf(text + strlen(text), sizeof(text) - strlen(text), "board\n");
+  ref_commands_parse(&c, text, NULL);
+  ck_assert_int_eq(c.ncmd, REF_CMD_MAX);
+  ck_assert_int_eq(c.cmd_more, 0);
+  /* a play with "roll" past the cap is named too */
+  ref_commands_parse(&c, "board\nboard\nboard\nboard\nboard\nboard\nboard\nboard\n13/7 8/7 roll",
+                     NULL);
+  ck_assert_int_eq(c.cmd_more, 1);
+  ck_assert_str_eq(c.cmd_more_line, "13/7 8/7 roll");
 }
 END_TEST
 
@@ -663,6 +703,7 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_new_switches);
   tcase_add_test(tc, test_new_addresses);
   tcase_add_test(tc, test_seek_terms);
+  tcase_add_test(tc, test_commands_past_the_cap);
   suite_add_tcase(s, tc);
   tc = tcase_create("prose");
   tcase_add_test(tc, test_prose_lines);

@@ -532,12 +532,17 @@ START_TEST(test_dice_verify_tampered)
   bad = replaced(t, "Dice entropy: game 7 e1", "Lost");
   expect(bad, NULL, -1, 0, "entropy e1 missing");
   free(bad);
-  /* No entropy lines at all: E cannot be computed, not even as sha256(""). */
+  /* No entropy lines at all: E cannot be computed, not even as sha256("");
+   * with E printed it is taken as printed (a published tabula-dice-1
+   * record, dice.h step 3), and a changed E fails the rolls. */
   {
     char *no_e1 = replaced(t, "Dice entropy: game 7 e1", "Lost");
-    bad = replaced(no_e1, "Dice entropy: game 7 e2", "Lost");
-    expect(bad, NULL, -1, 0, "entropy e1 missing");
+    char *no_e = replaced(no_e1, "Dice entropy: game 7 e2", "Lost");
+    expect(no_e, NULL, 0, 8, NULL);
+    bad = replaced(no_e, "E 4811", "E 4812");
+    expect(bad, NULL, -1, 0, "roll 1: faces 2 1 printed, * computed");
     free(bad);
+    free(no_e);
     bad = replaced_all(no_e1, "Dice entropy:", "Lost");
     expect(bad, NULL, -1, 0, "entropy e1 missing");
     free(bad);
@@ -554,8 +559,12 @@ START_TEST(test_dice_verify_tampered)
   bad = replaced(t, vec.x[2], "09b8c5d6");
   expect(bad, NULL, -1, 0, "line 6: malformed dice line");
   free(bad);
-  bad = replaced(t, "tabula-dice-1", "tabula-dice-2");
+  bad = replaced(t, "tabula-dice-1", "tabula-dice-3");
   expect(bad, NULL, -1, 0, "line 1: malformed dice line");
+  free(bad);
+  /* tabula-dice-2 computes the faces as tabula-dice-1 does */
+  bad = replaced(t, "tabula-dice-1", "tabula-dice-2");
+  expect(bad, NULL, 0, 8, NULL);
   free(bad);
   bad = replaced(t, "faces 1 2\n", "faces\n");
   expect(bad, NULL, -1, 0, "line 12: malformed dice line");
@@ -587,6 +596,39 @@ START_TEST(test_dice_verify_tampered)
   expect(bad, NULL, -1, 0, "line 1: malformed dice line");
   free(bad);
   free(t);
+}
+END_TEST
+
+/* tabula-dice-2 (docs/dice-protocol.md, "Versions"): the salt of the
+ * vectors' chain and the entropy of a Message-ID under it, the protocol's
+ * own values; what openssl dgst -sha256 -hmac SALT prints for the ID. */
+START_TEST(test_dice_salt_and_mid_vectors)
+{
+  static const char salt_want[] =
+    "f5957bf9d574d187a2f7559294fc6f36f9b689566341d51e49bbdf92bbfda4ed";
+  static const char mid_want[] =
+    "mid:44a9afd5ffaacf59ac0c41fa80a7eff2bb2cb174411869179de3914443f0cb8b";
+  char *doc = slurp(TABULA_SOURCE_DIR "/docs/dice-protocol.md");
+  uint8_t secret[32];
+  char salt[65], mid[80], other[80];
+  int i;
+
+  for(i = 0; i < 32; i++)
+    secret[i] = (uint8_t)i;
+  ref_dice_salt(salt, secret);
+  ck_assert_str_eq(salt, salt_want);
+  ref_dice_mid_entropy(mid, sizeof(mid), salt, "<CAF00D@mail.example>");
+  ck_assert_str_eq(mid, mid_want);
+  ck_assert_ptr_nonnull(strstr(doc, salt_want));
+  ck_assert_ptr_nonnull(strstr(doc, mid_want));
+  /* nothing of the ID shows; another salt gives another digest */
+  ck_assert_ptr_null(strstr(mid, "CAF00D"));
+  ck_assert_ptr_null(strchr(mid, '@'));
+  secret[0] = 1;
+  ref_dice_salt(salt, secret);
+  ref_dice_mid_entropy(other, sizeof(other), salt, "<CAF00D@mail.example>");
+  ck_assert_str_ne(other, mid);
+  free(doc);
 }
 END_TEST
 
@@ -853,6 +895,7 @@ static Suite *dice_suite(void)
   tcase_add_test(tc, test_dice_key_vectors);
   tcase_add_test(tc, test_dice_peek_matches_later_rolls);
   tcase_add_test(tc, test_dice_entropy_vector);
+  tcase_add_test(tc, test_dice_salt_and_mid_vectors);
   tcase_add_test(tc, test_dice_faces_vectors);
   tcase_add_test(tc, test_dice_faces_rows);
   tcase_add_test(tc, test_dice_faces_oracle_rows);

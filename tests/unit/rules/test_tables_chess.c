@@ -225,6 +225,10 @@ START_TEST(test_t_tc_1)
   ck_assert_str_eq(err.detail, "9"); /* the block on W9 */
   ck_assert_int_eq(parse(s, "K1/2 B13/15", &m, &err), REF_EILLEGAL);
   ck_assert_int_eq(parse(s, "P1/3", &m, &err), REF_EILLEGAL);
+  /* the refusal names the point written (3), not point 4, where the 1
+   * then the 2 would have passed it */
+  ck_assert_str_eq(err.reason, "tc-pawn-blot");
+  ck_assert_str_eq(err.detail, "3");
   encode(s, after, sizeof(after));
   ck_assert_str_eq(before, after);
   play(s, "K1/3 P1/2");

@@ -35,6 +35,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <sys/stat.h>
 #include <unistd.h>
 
 static void raw_exec(const char *sql)
@@ -242,6 +243,68 @@ START_TEST(test_daemon_lock)
 }
 END_TEST
 
+/* The daemon's lock follows the real file: a second serve that names the
+ * same store through a symlink (to the file or to its directory), through
+ * a `..` path, or through a symlink whose target does not exist yet, is
+ * turned away naming the first's pid. SQLite resolves the same names to
+ * one file and puts its -wal and -shm beside it; two lock files there
+ * would let two daemons run on one database. */
+START_TEST(test_daemon_lock_real_file)
+{
+  char pid[32], alias[400], dirlink[400], viadir[420], dotdot[420], sub[400], later[400],
+    later_real[400];
+  const char *names[3];
+  struct store *a, *b;
+  size_t i;
+
+  snprintf(pid, sizeof(pid), "(pid %ld)", (long)getpid());
+  snprintf(alias, sizeof(alias), "%s/alias.db", scratch_dir);
+  snprintf(dirlink, sizeof(dirlink), "%s/dirlink", scratch_dir);
+  snprintf(viadir, sizeof(viadir), "%s/tabula.db", dirlink);
+  snprintf(sub, sizeof(sub), "%s/sub", scratch_dir);
+  snprintf(dotdot, sizeof(dotdot), "%s/../tabula.db", sub);
+  ck_assert_int_eq(symlink("tabula.db", alias), 0);
+  ck_assert_int_eq(symlink(scratch_dir, dirlink), 0);
+  ck_assert_int_eq(mkdir(sub, 0700), 0);
+  names[0] = alias;
+  names[1] = viadir;
+  names[2] = dotdot;
+
+  a = scratch_open(scratch_db);
+  ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
+  for(i = 0; i < 3; i++) {
+    /* tabula-deliver's probe sees the daemon by every name too */
+    ck_assert_msg(store_daemon_running(names[i]), "%s: probe", names[i]);
+    b = scratch_open(names[i]);
+    ck_assert_msg(store_lock_daemon(b) == STORE_EBUSY, "%s: a second daemon", names[i]);
+    ck_assert_msg(strstr(store_errmsg(b), pid), "%s: %s", names[i], store_errmsg(b));
+    store_close(b);
+  }
+  store_close(a);
+  /* and the other way round: the first daemon came through a name */
+  a = scratch_open(dotdot);
+  ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
+  b = scratch_open(scratch_db);
+  ck_assert_int_eq(store_lock_daemon(b), STORE_EBUSY);
+  store_close(b);
+  store_close(a);
+
+  /* a store that does not exist yet, named through a dangling symlink */
+  snprintf(later, sizeof(later), "%s/later.db", scratch_dir);
+  snprintf(later_real, sizeof(later_real), "%s/later-real.db", scratch_dir);
+  ck_assert_int_eq(symlink("later-real.db", later), 0);
+  a = scratch_open(later);
+  ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
+  ck_assert_int_eq(access(later_real, F_OK), 0); /* SQLite made the real file */
+  b = scratch_open(later_real);
+  ck_assert_int_eq(store_lock_daemon(b), STORE_EBUSY);
+  ck_assert_msg(strstr(store_errmsg(b), pid), "%s", store_errmsg(b));
+  store_close(b);
+  store_close(a);
+  ck_assert_int_eq(rmdir(sub), 0);
+}
+END_TEST
+
 START_TEST(test_claim_in_memory)
 {
   struct store *st = NULL;
@@ -400,6 +463,7 @@ static Suite *claims_suite(void)
   tcase_add_test(tc, test_claim_unheld_rows_once);
   tcase_add_test(tc, test_claim_fresh_from_memory);
   tcase_add_test(tc, test_daemon_lock);
+  tcase_add_test(tc, test_daemon_lock_real_file);
   tcase_add_test(tc, test_claim_in_memory);
   tcase_add_test(tc, test_claim_after_migration);
   tcase_add_test(tc, test_claim_after_migration_v9);
