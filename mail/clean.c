@@ -9,7 +9,8 @@
  * "-----Original Message-----" line or its "From:/Sent:/To:/Subject:"
  * header block, the forward separators (Gmail's "---------- Forwarded
  * message ---------", Thunderbird's, Apple Mail's "Begin forwarded
- * message:") and everything after them, and "Sent from my ..." taglines.
+ * message:") and everything after them, and "Sent from my ..." taglines
+ * (also one joined to the end of a line by a no-break space).
  * Trailing blank lines are trimmed. Everything else is kept byte for byte:
  * deciding what is a command is the command parser's job, not this one's.
  *
@@ -363,6 +364,29 @@ static bool is_tagline(struct span t)
   return false;
 }
 
+bool mail_tagline_joined(const char *s, size_t n)
+{
+  struct span rest = {s, n};
+
+  if(n < 2 || (unsigned char)s[0] != 0xc2 || (unsigned char)s[1] != 0xa0)
+    return false;
+  return is_tagline(trimmed(rest));
+}
+
+/* Where a tagline joined to the end of a line by a no-break space starts
+ * (the line's length when there is none); see mail_tagline_joined. */
+static size_t before_joined_tagline(struct span t)
+{
+  size_t i;
+
+  for(i = 1; i + 1 < t.n; i++)
+    if(t.n - i <= TAGLINE_MAX + 8 && mail_tagline_joined(t.p + i, t.n - i)) {
+      struct span head = {t.p, i};
+      return trimmed(head).n ? i : t.n;
+    }
+  return t.n;
+}
+
 static bool is_rule(struct span t)
 {
   size_t i;
@@ -427,6 +451,11 @@ char *mail_clean_text(const char *text)
     }
     if(is_attribution(t) || is_tagline(t) || is_wrapped_attribution(t, text, len, &pos))
       continue;
+    {
+      size_t keep = before_joined_tagline(t);
+      if(keep < t.n)
+        l.n = (size_t)(t.p - l.p) + keep;
+    }
     mail_buf_add(&out, l.p, l.n);
     mail_buf_addc(&out, '\n');
   }

@@ -34,9 +34,14 @@ enum mail_code {
   MAIL_ETLS = -6,     /* TLS failed or the server's certificate is not trusted */
   MAIL_EAUTH = -7,    /* the server refused the user name or password */
   MAIL_EREFUSED = -8, /* the server refused this message for good (SMTP 5xx) */
-  MAIL_ELIMIT = -9    /* mail_parse: the MIME structure is past a limit (nesting,
+  MAIL_ELIMIT = -9,   /* mail_parse: the MIME structure is past a limit (nesting,
                          parts, header fields, parameters, comment depth) or cannot
                          be taken apart safely; the header may still be readable */
+  MAIL_EAGAIN = -10,  /* mail_maildir_read: the file is still being written (a
+                         writer holds it open, or it changed a moment ago): not
+                         read, look again later */
+  MAIL_EEMPTY = -11   /* mail_maildir_read: the file is empty and nobody writes
+                         it: no message yet, never one to acknowledge */
 };
 
 /* A parsed inbound message. */
@@ -92,7 +97,12 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
  * be given the start of a message over MAIL_MAX_MESSAGE. 0 and *out set;
  * MAIL_EPARSE when the header has no usable From (mail_parse's reasons);
  * MAIL_ELIMIT when the header itself is past the limits on one header;
- * MAIL_ENOMEM. */
+ * MAIL_ENOMEM. A header that cannot be read whole (past a limit, bare CR
+ * line ends, a first line that is no field or begins with a space) is
+ * read in part: only the fields named above, each at most 8 times (two
+ * From fields stay two, and are refused), up to the first empty line,
+ * checked as any; errbuf then gets what is wrong with it in words ("" when
+ * it is only past a limit). */
 int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
                       size_t errcap);
 void mail_msg_free(struct mail_msg *m); /* NULL is fine */
@@ -201,7 +211,15 @@ void mail_names_free(char **names, size_t n);
  * the client's choice change the modification time. A name time before
  * 2001-09-09 (fewer than ten digits) is not taken for one. */
 int64_t mail_maildir_arrival(const char *dir, const char *name);
-/* Reads dir/new/name (at most MAIL_MAX_MESSAGE bytes) into *data (free()). */
+/* Reads dir/new/name (at most MAIL_MAX_MESSAGE bytes) into *data (free()),
+ * only once it is whole: a file written in place in new/ (`cat > new/m`, an
+ * editor, a slow writer), not by the Maildir way of tmp/ and a rename, is
+ * MAIL_EAGAIN while a writer holds it open (Linux: a read lease cannot be
+ * had) or, where that cannot be asked, while it changed in the last
+ * MAIL_SETTLE_S seconds, and MAIL_EEMPTY while it is empty. Neither may be
+ * acknowledged: the caller looks again later (docs/architecture.md, "The
+ * inbox"). */
+#define MAIL_SETTLE_S 2
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len);
 /* Acknowledges a processed message: renames dir/new/name to
  * dir/cur/name:2,S. Call only after the store committed. */
@@ -254,6 +272,18 @@ int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
  * MAIL_EIO on an error. */
 int mail_maildir_watch_take(struct mail_maildir_watch *w, const char *dir, char ***names,
                             size_t *n);
+/* _writing: the watch saw name written in new/ (IN_MODIFY) and not closed
+ * since (IN_CLOSE_WRITE): a writer, of any user, holds it open. */
+bool mail_maildir_watch_writing(const struct mail_maildir_watch *w, const char *name);
+/* mail_maildir_read, where the kernel cannot be asked whether a writer
+ * holds the file (another user's file) going by the watch w (may be NULL)
+ * too: a file it saw written and not closed is MAIL_EAGAIN however long
+ * ago it changed, so `cat > new/m` typed by hand is read when cat ends. */
+int mail_maildir_read_in(const char *dir, const char *name, const struct mail_maildir_watch *w,
+                         char **data, size_t *len);
+/* _again: name is taken again at the next _take (a message left in new/
+ * because it was still being written). */
+void mail_maildir_watch_again(struct mail_maildir_watch *w, const char *name);
 /* _forget: drops the names kept so far (new/ is being listed whole). */
 void mail_maildir_watch_forget(struct mail_maildir_watch *w);
 void mail_maildir_watch_close(struct mail_maildir_watch *w);

@@ -151,5 +151,12 @@ int64_t mail_civil_time(int year, int month, int day, int hour, int minute, int 
 /* Trims ASCII blanks and U+00A0 from both ends of [s, s+n): *start and the
  * returned length describe what is left. */
 size_t mail_trim(const char *s, size_t n, size_t *start);
+/* Whether s[0..n), the rest of a line, is a no-break space (U+00A0) and a
+ * "Sent from my ..." tagline (clean.c) that runs to the line's end: Samsung
+ * Email's text part, made from its HTML, writes the line break between a
+ * player's "take" and its "Sent from my Galaxy" that way, while the HTML
+ * part has them on lines of their own. Only after a no-break space: "I'll
+ * take it. Sent from my phone" with plain spaces is prose. */
+bool mail_tagline_joined(const char *s, size_t n);
 
 #endif /* TABULA_MAIL_INT_H */

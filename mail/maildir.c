@@ -18,6 +18,7 @@
 
 #include <dirent.h>
 #include <poll.h>
+#include <signal.h>
 #include <sys/inotify.h>
 #include <errno.h>
 #include <fcntl.h>
@@ -317,11 +318,67 @@ int64_t mail_maildir_arrival(const char *dir, const char *name)
   return (int64_t)st.st_mtime;
 }
 
+/* Whether a writer may still hold the file open, asked of the kernel: a
+ * read lease (fcntl(2) F_SETLEASE) is refused with EAGAIN while any
+ * descriptor of the file is open for writing. 1 leased (no writer now, and
+ * one that opens it meanwhile breaks the lease: lease_broken), 0 a writer
+ * holds it, -1 cannot be asked (another user's file without CAP_LEASE, a
+ * file system without leases, not Linux). A broken lease is told by a
+ * signal, SIGIO unless F_SETSIG names another: SIGURG, which is ignored
+ * unless handled, so a writer never kills the reader; the writer's open
+ * waits until the lease is given up, the length of one read. */
+static int lease_take(int fd)
+{
+#if defined(F_SETLEASE) && defined(F_SETSIG)
+  if(fcntl(fd, F_SETSIG, SIGURG))
+    return -1;
+  if(!fcntl(fd, F_SETLEASE, F_RDLCK))
+    return 1;
+  return errno == EAGAIN || errno == EWOULDBLOCK ? 0 : -1;
+#else
+  (void)fd;
+  return -1;
+#endif
+}
+
+static bool lease_broken(int fd)
+{
+#if defined(F_GETLEASE)
+  return fcntl(fd, F_GETLEASE) != F_RDLCK;
+#else
+  (void)fd;
+  return false;
+#endif
+}
+
+static void lease_give(int fd)
+{
+#if defined(F_SETLEASE)
+  fcntl(fd, F_SETLEASE, F_UNLCK);
+#else
+  (void)fd;
+#endif
+}
+
+/* Changed within the last MAIL_SETTLE_S seconds (or in the future): a
+ * writer whose descriptor cannot be asked about may be between writes. */
+static bool recent(const struct stat *st)
+{
+  time_t now = time(NULL);
+  return st->st_mtime > now - MAIL_SETTLE_S || st->st_ctime > now;
+}
+
 int mail_maildir_read(const char *dir, const char *name, char **data, size_t *len)
 {
+  return mail_maildir_read_in(dir, name, NULL, data, len);
+}
+
+int mail_maildir_read_in(const char *dir, const char *name, const struct mail_maildir_watch *w,
+                         char **data, size_t *len)
+{
   char path[PATH_MAX];
-  struct stat st;
-  int fd = -1;
+  struct stat st, after;
+  int fd = -1, lease = -1;
   int rc = MAIL_EIO;
 
   if(!data || !len)
@@ -334,12 +391,36 @@ int mail_maildir_read(const char *dir, const char *name, char **data, size_t *le
   fd = open(path, O_RDONLY | O_NOFOLLOW | O_NONBLOCK | O_CLOEXEC);
   if(fd < 0 || fstat(fd, &st) || !S_ISREG(st.st_mode))
     goto out;
+  /* Whole yet? A Maildir deliverer writes in tmp/ and renames, so what it
+   * puts in new/ is whole; a person or a program writing in new/ itself
+   * is not, until it closes the file (docs/architecture.md, "The inbox"). */
+  lease = lease_take(fd);
+  if(lease == 0 || (lease < 0 && (mail_maildir_watch_writing(w, name) || recent(&st)))) {
+    rc = MAIL_EAGAIN;
+    goto out;
+  }
+  if(!st.st_size) {
+    rc = MAIL_EEMPTY;
+    goto out;
+  }
   if(st.st_size > (off_t)MAIL_MAX_MESSAGE) {
     rc = MAIL_ETOOBIG;
     goto out;
   }
   rc = read_all(fd, data, len);
+  /* a writer came while it was read: what was read may be cut short */
+  if(rc == MAIL_OK &&
+     ((lease > 0 && lease_broken(fd)) || fstat(fd, &after) || after.st_size != st.st_size ||
+      after.st_mtim.tv_sec != st.st_mtim.tv_sec || after.st_mtim.tv_nsec != st.st_mtim.tv_nsec ||
+      (size_t)after.st_size != *len)) {
+    free(*data);
+    *data = NULL;
+    *len = 0;
+    rc = MAIL_EAGAIN;
+  }
 out:
+  if(lease > 0)
+    lease_give(fd);
   if(fd >= 0)
     close(fd);
   return rc;
@@ -672,7 +753,44 @@ struct mail_maildir_watch {
   char **names;
   size_t n, cap;
   bool lost;
+  /* Names written in new/ itself (IN_MODIFY) and not closed since
+   * (IN_CLOSE_WRITE): a writer holds them open. What mail_maildir_read_in
+   * goes by where it cannot ask the kernel for a lease (another user's
+   * file): inotify tells of every writer, whoever it is. At most
+   * WRITING_MAX; past that the modification time decides. */
+  char *writing[32];
+  size_t nwriting;
 };
+
+#define WRITING_MAX (sizeof(((struct mail_maildir_watch *)0)->writing) / sizeof(char *))
+
+static size_t writing_at(const struct mail_maildir_watch *w, const char *name)
+{
+  size_t i;
+  for(i = 0; i < w->nwriting; i++)
+    if(!strcmp(w->writing[i], name))
+      break;
+  return i;
+}
+
+/* name is being written (on) or was closed or renamed in whole (off). */
+static void writing_mark(struct mail_maildir_watch *w, const char *name, bool on)
+{
+  size_t i = writing_at(w, name);
+  if(on && i == w->nwriting && w->nwriting < WRITING_MAX) {
+    char *copy = strdup(name);
+    if(copy)
+      w->writing[w->nwriting++] = copy;
+  } else if(!on && i < w->nwriting) {
+    free(w->writing[i]);
+    w->writing[i] = w->writing[--w->nwriting];
+  }
+}
+
+bool mail_maildir_watch_writing(const struct mail_maildir_watch *w, const char *name)
+{
+  return w && name && writing_at(w, name) < w->nwriting;
+}
 
 int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
 {
@@ -687,8 +805,11 @@ int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
   if(fd < 0)
     return MAIL_EIO;
   /* a message appears in new/ by link(2) (IN_CREATE) or rename(2) from
-   * tmp/ (IN_MOVED_TO); nothing else there is news */
-  if(inotify_add_watch(fd, newdir, IN_CREATE | IN_MOVED_TO | IN_ONLYDIR) < 0) {
+   * tmp/ (IN_MOVED_TO); one written in new/ itself is whole only when its
+   * writer closes it (IN_CLOSE_WRITE: mail_maildir_read left it while it
+   * was open or empty); nothing else there is news */
+  if(inotify_add_watch(fd, newdir,
+                       IN_CREATE | IN_MOVED_TO | IN_CLOSE_WRITE | IN_MODIFY | IN_ONLYDIR) < 0) {
     close(fd);
     return MAIL_EIO;
   }
@@ -700,6 +821,27 @@ int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out)
   w->fd = fd;
   *out = w;
   return 0;
+}
+
+/* Keeps name for the next take (the list, once the queue overflowed). */
+static void keep_name(struct mail_maildir_watch *w, const char *name)
+{
+  if(!name_ok(name) || w->lost)
+    return;
+  if(w->n == w->cap) {
+    size_t ncap = w->cap ? w->cap * 2 : 16;
+    char **p = realloc(w->names, ncap * sizeof(*p));
+    if(!p) {
+      w->lost = true;
+      return;
+    }
+    w->names = p;
+    w->cap = ncap;
+  }
+  if(!(w->names[w->n] = strdup(name)))
+    w->lost = true;
+  else
+    w->n++;
 }
 
 /* Keeps the names of the events in buf (a read of the inotify fd). */
@@ -715,23 +857,24 @@ static void keep_names(struct mail_maildir_watch *w, const char *buf, size_t len
       continue;
     }
     /* a directory or a dot file is no message; list_new skips them too */
-    if(!e->len || (e->mask & IN_ISDIR) || !name_ok(e->name) || w->lost)
+    if(!e->len || (e->mask & IN_ISDIR) || !name_ok(e->name))
       continue;
-    if(w->n == w->cap) {
-      size_t ncap = w->cap ? w->cap * 2 : 16;
-      char **p = realloc(w->names, ncap * sizeof(*p));
-      if(!p) {
-        w->lost = true;
-        continue;
-      }
-      w->names = p;
-      w->cap = ncap;
+    /* written in place: not whole until its writer closes it, which
+     * brings the name back; renamed in: whole */
+    if(e->mask & (IN_CLOSE_WRITE | IN_MOVED_TO))
+      writing_mark(w, e->name, false);
+    else if(e->mask & IN_MODIFY) {
+      writing_mark(w, e->name, true);
+      continue;
     }
-    if(!(w->names[w->n] = strdup(e->name)))
-      w->lost = true;
-    else
-      w->n++;
+    keep_name(w, e->name);
   }
+}
+
+void mail_maildir_watch_again(struct mail_maildir_watch *w, const char *name)
+{
+  if(w)
+    keep_name(w, name);
 }
 
 int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
@@ -824,6 +967,8 @@ void mail_maildir_watch_close(struct mail_maildir_watch *w)
     return;
   close(w->fd);
   mail_maildir_watch_forget(w);
+  while(w->nwriting)
+    free(w->writing[--w->nwriting]);
   free(w);
 }
 

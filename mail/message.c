@@ -516,33 +516,54 @@ static bool param_is(struct mailmime *m, const char *name, const char *value)
   return v && !strcasecmp(v, value);
 }
 
+/* The bytes from u[i] to the end of its line (CR or LF), at most cap + 1. */
+static size_t rest_of_line(const unsigned char *u, size_t n, size_t i, size_t cap)
+{
+  size_t e = i;
+  while(e < n && u[e] != '\r' && u[e] != '\n' && e - i <= cap)
+    e++;
+  return e - i;
+}
+
 /* Line ends to LF (CRLF and lone CR), C0 controls other than TAB and LF,
  * DEL and C1 controls dropped, byte order marks dropped and the odd spaces
- * made plain (odd_space). s is valid UTF-8. */
+ * made plain (odd_space); a no-break space that joins a "Sent from my ..."
+ * tagline to a line with text (mail_tagline_joined) becomes the line break
+ * it stood for, so the tagline is dropped as one on its own line is and
+ * the command before it is read. s is valid UTF-8. */
 static int normalize(struct mail_buf *out, const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
   size_t k;
-  bool space;
+  bool space, text = false; /* text: the line so far holds more than blanks */
 
   for(; i < n && !out->err; i++) {
     if(u[i] == '\r') {
       mail_buf_addc(out, '\n');
       if(i + 1 < n && u[i + 1] == '\n')
         i++;
-    } else if(u[i] == '\n' || u[i] == '\t')
+      text = false;
+    } else if(u[i] == '\n' || u[i] == '\t') {
       mail_buf_addc(out, (char)u[i]);
-    else if(u[i] < 0x20 || u[i] == 0x7f)
+      text = text && u[i] == '\t';
+    } else if(u[i] < 0x20 || u[i] == 0x7f)
       continue;
     else if(is_c1(u, n, i))
       i++;
     else if((k = odd_space(u, n, i, &space)) != 0) {
-      if(space)
+      size_t rest;
+      if(space && text && (rest = rest_of_line(u, n, i, 100)) <= 100 &&
+         mail_tagline_joined(s + i, rest)) {
+        mail_buf_addc(out, '\n');
+        text = false;
+      } else if(space)
         mail_buf_addc(out, ' ');
       i += k - 1;
-    } else
+    } else {
       mail_buf_addc(out, (char)u[i]);
+      text = text || u[i] != ' ';
+    }
   }
   return out->err;
 }
@@ -904,8 +925,147 @@ int mail_parse(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
   return parse(out, raw, len, false, errbuf, errcap);
 }
 
+/* ---- a header that cannot be read whole: what proves whose mail it is ---- */
+
+/* The fields mail_parse_header reads (read_fields, is_report): nothing
+ * else is copied into a salvaged header. */
+static const char *const salvage_names[] = {
+    "From",        "To",          "Return-Path",   "Delivered-To",     "Message-ID",
+    "In-Reply-To", "References",  "Subject",       "Auto-Submitted",   "Precedence",
+    "List-Id",     "List-Unsubscribe", "List-Post", "X-Autoreply",     "X-Autorespond",
+    "Authentication-Results", "Content-Type", NULL};
+
+/* Bounds of a salvage: a field's unfolded length, the fields copied (each
+ * name at most SALVAGE_EACH times: two From fields stay two, and are
+ * refused as two). */
+#define SALVAGE_FIELD_MAX 4096
+#define SALVAGE_EACH 8
+
+/* The line at raw[*at], its end CR, LF or CRLF (RFC 5322 allows only
+ * CRLF; a bare CR is taken for one too); moves *at past it. bare is set
+ * when it ended in a CR alone. */
+static size_t salvage_line(const char *raw, size_t len, size_t *at, bool *bare)
+{
+  size_t i = *at, n;
+  while(i < len && raw[i] != '\r' && raw[i] != '\n')
+    i++;
+  n = i - *at;
+  if(i < len && raw[i] == '\r' && i + 1 < len && raw[i + 1] == '\n')
+    i += 2;
+  else if(i < len) {
+    if(raw[i] == '\r')
+      *bare = true;
+    i++;
+  }
+  *at = i;
+  return n;
+}
+
+/* Copies one unfolded field into out when its name is one of
+ * salvage_names and its count allows; a Content-Type keeps only its type
+ * (is_report reads no parameter, and they may be what broke the header). */
+static void salvage_field(struct mail_buf *out, const char *f, size_t n, int *counts)
+{
+  const char *colon = memchr(f, ':', n);
+  size_t name_len, k;
+
+  if(!colon || n > SALVAGE_FIELD_MAX)
+    return;
+  name_len = (size_t)(colon - f);
+  for(k = 0; salvage_names[k]; k++)
+    if(strlen(salvage_names[k]) == name_len && !strncasecmp(f, salvage_names[k], name_len))
+      break;
+  if(!salvage_names[k] || counts[k] >= SALVAGE_EACH)
+    return;
+  counts[k]++;
+  if(!strcmp(salvage_names[k], "Content-Type")) {
+    size_t v = name_len + 1, e;
+    while(v < n && (f[v] == ' ' || f[v] == '\t'))
+      v++;
+    for(e = v; e < n && f[e] != ';' && f[e] != ' ' && f[e] != '\t' && f[e] != '('; e++)
+      ;
+    n = e;
+  }
+  mail_buf_add(out, f, n);
+  mail_buf_adds(out, "\r\n");
+}
+
+/* A header made of the fields of raw's that read_fields needs, in RFC
+ * 5322's form (CRLF ends, folding undone), from a header mail_parse_header
+ * could not take: past a limit (too many fields, a Content-Type with too
+ * many parameters) or not in the grammar (bare CR line ends, a first line
+ * that is no field or starts with a space). The fields are read from the
+ * start up to the first empty line, at most HEADER_SCAN bytes; lines that
+ * are no field are skipped. why: the header's fault in words, "" when it
+ * is only past a limit. NULL when memory fails. */
+static char *salvage_header(const char *raw, size_t len, size_t *out_len, const char **why)
+{
+  struct mail_buf out, field;
+  int counts[sizeof(salvage_names) / sizeof(salvage_names[0])] = {0};
+  size_t at = 0;
+  bool bare = false, first = true;
+
+  *why = "";
+  if(len > HEADER_SCAN)
+    len = HEADER_SCAN;
+  mail_buf_init(&out, 0);
+  mail_buf_init(&field, 0);
+  while(at < len && !out.err && !field.err) {
+    size_t start = at, n = salvage_line(raw, len, &at, &bare);
+    const char *l = raw + start;
+    if(!n)
+      break; /* the end of the header */
+    if(l[0] == ' ' || l[0] == '\t') {
+      if(first)
+        *why = "its header starts with a line that begins with a space";
+      else if(field.len)
+        mail_buf_add(&field, l, n); /* folding undone: the line break goes */
+      first = false;
+      continue;
+    }
+    if(field.len)
+      salvage_field(&out, field.data, field.len, counts);
+    field.len = 0;
+    if(!memchr(l, ':', n)) {
+      if(first)
+        *why = "its header starts with a line that is not a header field";
+      first = false;
+      continue;
+    }
+    first = false;
+    mail_buf_add(&field, l, n);
+  }
+  if(field.len)
+    salvage_field(&out, field.data, field.len, counts);
+  if(bare && !(*why)[0])
+    *why = "its lines end in a carriage return alone (CR), not CR LF as mail's must";
+  mail_buf_adds(&out, "\r\n");
+  mail_buf_free(&field);
+  *out_len = out.len;
+  return mail_buf_steal(&out);
+}
+
 int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,
                       size_t errcap)
 {
-  return parse(out, raw, len, true, errbuf, errcap);
+  int rc = parse(out, raw, len, true, errbuf, errcap);
+  const char *why = "";
+  size_t n = 0;
+  char *h;
+
+  if((rc != MAIL_EPARSE && rc != MAIL_ELIMIT) || !raw)
+    return rc;
+  /* The header cannot be read whole, but a player's own mail about their
+   * game must still be answered (its key and its From prove whose it is):
+   * the fields that say so, copied into a header that can be read and
+   * checked as any other. */
+  h = salvage_header(raw, len, &n, &why);
+  if(!h)
+    return MAIL_ENOMEM;
+  if(parse(out, h, n, true, NULL, 0) == MAIL_OK) {
+    set_err(errbuf, errcap, why);
+    rc = MAIL_OK;
+  }
+  free(h);
+  return rc;
 }

@@ -376,7 +376,12 @@ int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return ref_tell_seat(m, g, 1 - seat, "double-offered.txt", NULL, 0) ||
            ref_tell_seat(m, g, seat, "double-sent.txt", NULL, 0);
   }
-  return after_change(m, g, seat, "cube-taken.txt", "cube-taken.txt");
+  {
+    /* answered by hand: no standing answer played, so cube-taken.txt's
+     * {lines} is empty for both (else the placeholder shows as written) */
+    struct tpl_var none[2] = {{"lines", ""}, {"lines", ""}};
+    return after_change_ex(m, g, seat, "cube-taken.txt", "cube-taken.txt", none, 1);
+  }
 }
 
 /* BG-5: in a cube game "resign [gammon|backgammon]" offers to lose that

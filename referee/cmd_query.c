@@ -155,7 +155,10 @@ int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
     struct ref_status s;
     ref_movelist_free(&list);
     g->desc->ops->status(g->state, &s);
-    return ref_refuse(m, g, seat, "legal", s.phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
+    return ref_refuse(m, g, seat, "legal",
+                      s.phase == REF_PHASE_OVER          ? "game-over"
+                      : s.phase == REF_PHASE_CUBE_REPLY ? "bg-take-or-drop"
+                                                        : "bg-no-roll-yet",
                       "", NULL);
   }
   if(rc != REF_OK)

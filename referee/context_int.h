@@ -23,6 +23,12 @@ struct ref_service {
   int64_t (*clock)(void *arg);
   void *clock_arg;
   struct ref_transport *transport; /* transport.c: live IMAP/SMTP sessions, or NULL */
+  /* Every mail that reached the inbox before this time (the service's
+   * clock) has been read: the start of the last inbox pass that read all
+   * it found, or the arrival of a mail it left because it was still being
+   * written, if earlier; 0 before any such pass. The tick rules a loss on
+   * time only for a deadline before it (rules-spec TM-1). */
+  int64_t read_through;
 };
 
 /* A game rebuilt from its journal (game.c). */

@@ -27,7 +27,13 @@
 
 int ref_service_poll(struct ref_service *svc, size_t *processed)
 {
-  size_t sent, inner_sent;
+  size_t sent;
+  return ref_service_poll_sent(svc, processed, &sent);
+}
+
+int ref_service_poll_sent(struct ref_service *svc, size_t *processed, size_t *sent_out)
+{
+  size_t sent = 0, inner_sent = 0;
   double inner_wall, inner_cpu;
   int rc;
 
@@ -52,6 +58,7 @@ int ref_service_poll(struct ref_service *svc, size_t *processed)
     ref_log_warn("%s", store_errmsg(svc->st));
   clock_gettime(CLOCK_MONOTONIC, &t2);
   sent += inner_sent;
+  *sent_out = sent;
   /* The processing alone, the replies' writing apart (bench/throughput.sh
    * and scale.sh read this line). */
   if(*processed || sent)
@@ -156,8 +163,11 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
   ref_transport_stop_on(svc, stop);
   store_checkpoint_later(svc->st); /* After each pass's replies */
   if(!strcmp(svc->cfg.source, "maildir") && !strcmp(svc->cfg.sink, "maildir"))
-    ref_log_info("serving: drop mail into %s/new; replies appear in %s/new; store %s",
-                 svc->cfg.inbox, svc->cfg.outbox, svc->cfg.store_path);
+    /* how to hand mail in: the Maildir way, or tabula-deliver; a file
+     * written in new/ itself is read too, once whole (mail_maildir_read) */
+    ref_log_info("serving: write each mail into %s/tmp/ and rename it into %s/new/ (or pipe "
+                 "it to tabula-deliver); replies appear in %s/new/; store %s",
+                 svc->cfg.inbox, svc->cfg.inbox, svc->cfg.outbox, svc->cfg.store_path);
   else
     ref_log_info("serving: mail from %s %s, replies by %s %s; store %s", svc->cfg.source,
                  strcmp(svc->cfg.source, "maildir") ? svc->cfg.in_host : svc->cfg.inbox,

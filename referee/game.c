@@ -325,8 +325,10 @@ static unsigned char *snap_make(const struct ref_game_ctx *g, size_t *len)
 }
 
 /* Reads a snapshot into g (state, started, moves, last_move) and its
- * entry's seq and hash; -1 when it is not one this build can use for g's
- * game (another layout, kind, size or rules version; damaged). */
+ * entry's seq and hash; -1 when it is damaged (not a snapshot, its digest
+ * does not match, its parts do not add up), -2 when it is whole but not
+ * one this build can use for g's game (another state size or rules
+ * version: a snapshot of an older build after an upgrade, nothing wrong). */
 static int snap_read(struct ref_game_ctx *g, const unsigned char *p, size_t len, int64_t *seq,
                      char hash[65])
 {
@@ -347,7 +349,7 @@ static int snap_read(struct ref_game_ctx *g, const unsigned char *p, size_t len,
   in.len = len - 32;
   in.at = 4;
   if(snap_get_uint(&in, 4) != size || snap_get_uint(&in, 4) != (uint64_t)g->desc->version)
-    return -1;
+    return in.err ? -1 : -2;
   flags = snap_get_uint(&in, 4);
   *seq = (int64_t)snap_get_uint(&in, 8);
   g->moves = (int64_t)snap_get_uint(&in, 8);
@@ -494,8 +496,11 @@ static int load_snapshot(struct ref_service *svc, struct ref_game_ctx *g, char *
   }
   if(!blob)
     return 0;
-  if(snap_read(g, blob, len, &seq, hash)) {
-    ref_log_warn("game %lld: its snapshot is not usable: replayed", (long long)g->row.id);
+  if((rc = snap_read(g, blob, len, &seq, hash))) {
+    /* damaged: `tabula check` reports it too (ref_game_snapshot_check) */
+    ref_log_warn("game %lld: its snapshot is %s: replayed", (long long)g->row.id,
+                 rc == -2 ? "another build's" : "damaged");
+    rc = 0;
     goto out;
   }
   if(store_journal_load_from(svc->st, &entries, &n, g->row.id, seq) != STORE_OK) {
@@ -615,8 +620,22 @@ int ref_game_snapshot_check(struct ref_service *svc, const struct ref_game_ctx *
   snap.row = g->row;
   snap.desc = g->desc;
   snap.state = ref_state_new(g->desc);
-  if(!snap.state || snap_read(&snap, blob, len, &seq, hash)) {
-    /* another build's or damaged: loads replay, nothing is wrong */
+  if(!snap.state) {
+    snprintf(why, cap, "out of memory");
+    rc = 1;
+    goto out;
+  }
+  switch(snap_read(&snap, blob, len, &seq, hash)) {
+  case 0: break;
+  case -2: goto out; /* another build's (an upgrade): loads replay, nothing is wrong */
+  default:
+    /* Loads replay the journal, so no ruling is wrong, but bytes of the
+     * store changed behind its back, which SQLite's own check cannot see
+     * inside a blob: the file may be damaged elsewhere too. */
+    snprintf(why, cap, "its snapshot is damaged (loads replay the journal; the next move "
+                       "writes a new one): check the disk, and restore the store from a "
+                       "backup if other lines show damage");
+    rc = 1;
     goto out;
   }
   if(seq > g->head_seq) {

@@ -63,8 +63,13 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
      * is told rather than left waiting for an answer that never comes. */
     if(mail_parse_header(&head, raw, len, why_head, sizeof(why_head)) != MAIL_OK)
       head = NULL;
-    else
+    else {
       automatic = mail_is_automatic(head, svc->cfg.address, &why);
+      /* a header read only in part says what is wrong with it (bare CR
+       * line ends ...), which tells the player more than "no From field" */
+      if(why_head[0])
+        snprintf(err, sizeof(err), "%s", why_head);
+    }
   }
   else
     automatic = mail_is_automatic(mail, svc->cfg.address, &why);

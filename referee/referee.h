@@ -151,6 +151,8 @@ int ref_service_tick(struct ref_service *svc, size_t *actions);
 int ref_service_deliver_fd(struct ref_service *svc, int fd);
 /* One pass over inbox/new: process, acknowledge after commit, flush. */
 int ref_service_poll(struct ref_service *svc, size_t *processed);
+/* The same, *sent set to the replies it sent (`tabula tick` prints them). */
+int ref_service_poll_sent(struct ref_service *svc, size_t *processed, size_t *sent);
 /* Writes every due outbox row to the outbox Maildir, marking each sent. */
 int ref_service_flush_outbox(struct ref_service *svc, size_t *sent);
 /* The daemon loop: poll until *stop is set (SIGTERM/SIGINT). Takes the

@@ -220,8 +220,10 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
     out.references = refs;
   }
   /* an answer to mail that proves nothing of its From is text only: it
-   * may be a forger's, sent to the real player (rules-spec MX-4) */
-  if(svc->cfg.html && !m->unproven)
+   * may be a forger's, sent to the real player (rules-spec MX-4). Mail it
+   * causes to others (an invitation) keeps its board: the invitee needs it
+   * to decide, and the invitation budget already bounds it (MX-4). */
+  if(svc->cfg.html && !(m->unproven && m->mail && !strcmp(to, m->mail->from)))
     html = html_part(svc, tmpl, vars, nvars, full_subject, body, x);
   out.html = html;
   if(x && x->nattach) {

@@ -1,6 +1,8 @@
 /*
  * tick.c: the time-driven work, `ref_service_tick` (each minute in
- * `serve`, or `tabula tick`): invitations left unanswered for
+ * `serve`, or `tabula tick`), after a pass over the inbox (a loss on time
+ * waits until the inbox is read through its deadline, rules-spec TM-1):
+ * invitations left unanswered for
  * invite_days are cancelled, reminders go out at half time and on the last
  * day, games are lost on time (timeout=auto) or the time-up notice is sent
  * (timeout=claim), the daily digests of held mails (reply.c) are sent,
@@ -128,6 +130,14 @@ static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *d
   ref_time_text(when, sizeof(when), deadline);
   extra[0].name = "deadline";
   extra[0].value = when;
+  /* TM-1: the time is up only if no mail that arrived before the
+   * deadline still waits unread (the inbox read through it); else a
+   * later tick, after the pass that reads it, decides */
+  if((due == REF_DUE_TIMEOUT || due == REF_DUE_TIME_UP) && deadline > svc->read_through) {
+    ref_log_debug("tick: game %lld: the inbox is not yet read through the deadline %s",
+                  (long long)game, when);
+    due = REF_DUE_NONE;
+  }
   switch(due) {
   case REF_DUE_NONE: rc = 0; goto out;
   case REF_DUE_HALF: rc = ref_tell_seat(&m, &g, seat, "reminder-half.txt", extra, 1); break;

@@ -234,6 +234,8 @@ struct item {
   size_t len;
   int64_t arrived; /* when it reached the mailbox, -1 unknown */
   bool ack;  /* to be acknowledged once committed (false: unreadable, left) */
+  bool writing; /* a Maildir file still being written: left, looked at again */
+  bool empty;   /* a Maildir file with nothing in it: left, until written */
 };
 
 static void items_free(struct item *v, size_t n)
@@ -344,12 +346,15 @@ static int inbox_names(struct ref_service *svc, char ***names, size_t *n)
   return 0;
 }
 
-static int pass_maildir(struct ref_service *svc, size_t *processed)
+/* through: lowered to the arrival of a mail left because it is still
+ * being written; -1 when the pass did not look at everything it found. */
+static int pass_maildir(struct ref_service *svc, size_t *processed, int64_t *through)
 {
   char **names = NULL, **acks = NULL;
   size_t n = 0, start, m, k, i, good, nack, failed;
   int rc = 0;
   bool flushing = true;
+  struct ref_transport *t = svc->transport;
 
   if(inbox_names(svc, &names, &n))
     return -1;
@@ -367,23 +372,41 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
       break;
     }
     for(k = 0; k < m; k++) {
-      int r = mail_maildir_read(svc->cfg.inbox, names[start + k], &v[k].data, &v[k].len);
-      v[k].arrived = mail_maildir_arrival(svc->cfg.inbox, names[start + k]);
+      const char *name = names[start + k];
+      int r = mail_maildir_read_in(svc->cfg.inbox, name, t ? t->inbox_watch : NULL,
+                                   &v[k].data, &v[k].len);
+      v[k].arrived = mail_maildir_arrival(svc->cfg.inbox, name);
       v[k].ack = r == MAIL_OK || r == MAIL_ETOOBIG;
       if(r == MAIL_ETOOBIG) /* too big to be a move: set aside unread, never lost */
-        ref_log_warn("message %s is larger than %u bytes: set aside unread", names[start + k],
+        ref_log_warn("message %s is larger than %u bytes: set aside unread", name,
                      MAIL_MAX_MESSAGE);
+      else if(r == MAIL_EAGAIN) {
+        /* written in new/ itself and not finished (docs/architecture.md,
+         * "The inbox"): read once its writer is done; until then, no
+         * deadline after its arrival so far is ruled on (TM-1) */
+        v[k].writing = true;
+        ref_log_debug("message %s is still being written: left in new/ for now", name);
+        if(v[k].arrived >= 0 && v[k].arrived < *through)
+          *through = v[k].arrived;
+      }
+      else if((v[k].empty = r == MAIL_EEMPTY)) /* no mail yet: a writer's close wakes the watch */
+        ref_log_info("message %s is empty: left in new/ until something is written in it",
+                     name);
       /* else vanished or unreadable now: left where it is for the next pass */
     }
     good = run_batch(svc, v, m, NULL, NULL);
     for(i = 0, nack = 0; i < good; i++) {
       if(v[i].ack)
         acks[nack++] = names[start + i];
+      else if(v[i].writing && t && t->inbox_watch)
+        mail_maildir_watch_again(t->inbox_watch, names[start + i]);
+      else if(!v[i].empty && t)
+        t->inbox_relist = true; /* unreadable now: the next pass lists new/ */
       if(v[i].data)
         (*processed)++;
     }
-    if(nack < m && svc->transport)
-      svc->transport->inbox_relist = true; /* left in new/: the next pass finds it */
+    if(good < m && t)
+      t->inbox_relist = true; /* not committed: the next pass finds them */
     failed = mail_maildir_ack_batch(svc->cfg.inbox, acks, nack);
     if(failed)
       ref_log_warn("cannot move %zu message(s) to cur/; the repeat will be a no-op", failed);
@@ -393,8 +416,11 @@ static int pass_maildir(struct ref_service *svc, size_t *processed)
     if(rc == 0 && flushing && start + m < n && !stopping(svc))
       flushing = flush_between(svc);
   }
-  if(start < n && svc->transport)
-    svc->transport->inbox_relist = true; /* stopped with names unread */
+  if(start < n) {
+    *through = -1;
+    if(t)
+      t->inbox_relist = true; /* stopped with names unread */
+  }
   free(acks);
   mail_names_free(names, n);
   return rc;
@@ -743,13 +769,23 @@ static void clean_tmp(struct ref_service *svc)
 
 int ref_inbound_pass(struct ref_service *svc, size_t *processed)
 {
+  /* what reached the source before this pass began is read by it, unless
+   * it fails or stops early (TM-1: the tick's losses on time wait) */
+  int64_t through = ref_now(svc);
+  int rc;
+
   *processed = 0;
   clean_tmp(svc);
   if(!strcmp(svc->cfg.source, "imap"))
-    return pass_imap(svc, processed);
-  if(!strcmp(svc->cfg.source, "pop3"))
-    return pass_pop3(svc, processed);
-  return pass_maildir(svc, processed);
+    rc = pass_imap(svc, processed);
+  else if(!strcmp(svc->cfg.source, "pop3"))
+    rc = pass_pop3(svc, processed);
+  else
+    rc = pass_maildir(svc, processed, &through);
+  if(rc == 0 && through > svc->read_through && !stopping(svc) &&
+     !(svc->transport && svc->transport->more))
+    svc->read_through = through;
+  return rc;
 }
 
 struct stop_arg {

@@ -54,9 +54,12 @@ domain = localhost
 INI
 fi
 cat <<MSG
-==> tabula is running. Drop players' mails (RFC 5322 files) into
-    $data/inbox/new/
-and read the referee's replies in
+==> tabula is running. Hand it players' mails (RFC 5322 files) the Maildir
+way: write each into $data/inbox/tmp/
+and rename it into $data/inbox/new/, or pipe it to
+    $build/referee/tabula-deliver -c $conf
+(a file written in new/ itself is read too, once its writer closes it).
+Read the referee's replies in
     $data/outbox/new/
 Try: a mail from you@example.org whose body says "new chess with friend@example.org".
 Configuration: $conf    Stop with Ctrl-C.

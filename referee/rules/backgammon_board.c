@@ -550,7 +550,12 @@ int ref_bg_turn_may_play(const struct ref_bg_turn *t, struct ref_err *err)
 {
   if(t->phase == REF_PHASE_MOVE)
     return REF_OK;
-  ref_err_set(err, REF_EPHASE, t->phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet", NULL);
+  /* the refusal says what is awaited: a double waits for its answer */
+  ref_err_set(err, REF_EPHASE,
+              t->phase == REF_PHASE_OVER          ? "game-over"
+              : t->phase == REF_PHASE_CUBE_REPLY ? "bg-take-or-drop"
+                                                  : "bg-no-roll-yet",
+              NULL);
   return REF_EPHASE;
 }
 

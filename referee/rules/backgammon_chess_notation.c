@@ -426,7 +426,10 @@ int ref_bc_parse(const struct ref_state *s, const char *text, struct ref_move *o
   int rc, i, n;
 
   if(st->t.phase != REF_PHASE_MOVE)
-    return fail_with(REF_EPHASE, st->t.phase == REF_PHASE_OVER ? "game-over" : "bg-no-roll-yet",
+    return fail_with(REF_EPHASE,
+                     st->t.phase == REF_PHASE_OVER          ? "game-over"
+                     : st->t.phase == REF_PHASE_CUBE_REPLY ? "bg-take-or-drop"
+                                                            : "bg-no-roll-yet",
                      NULL, err);
   if(!text || strlen(text) >= sizeof(buf))
     return fail_with(REF_EPARSE, "unreadable", NULL, err);

@@ -232,7 +232,7 @@ void ref_bg_turn_finish(struct ref_bg_turn *t, int winner, int end, int points);
 int ref_bg_turn_roll(struct ref_bg_turn *t, const int *faces, int nfaces, const char *not_now,
                      bool opening_plays, struct ref_err *err);
 /* REF_OK when a play is due (REF_PHASE_MOVE), else REF_EPHASE: game-over,
- * or bg-no-roll-yet. */
+ * bg-take-or-drop (a double waits for its answer) or bg-no-roll-yet. */
 int ref_bg_turn_may_play(const struct ref_bg_turn *t, struct ref_err *err);
 /* What a game allows besides moves (ops->act): NULL reasons allow. */
 struct ref_bg_acts {

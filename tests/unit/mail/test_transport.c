@@ -280,6 +280,83 @@ START_TEST(test_maildir_watch_and_folder_sync)
 }
 END_TEST
 
+/* A file written in new/ itself, not by the Maildir way of tmp/ and a
+ * rename, is read only once whole (docs/architecture.md, "The inbox"):
+ * empty, it is MAIL_EEMPTY; open for writing (here by this very process),
+ * MAIL_EAGAIN, whatever it holds so far; closed, read. Where the kernel
+ * cannot be asked (a file of another user: no lease without CAP_LEASE),
+ * a file changed in the last MAIL_SETTLE_S seconds waits, an older one
+ * is read. */
+START_TEST(test_maildir_read_whole)
+{
+  char dir[300], path[700], *data = NULL;
+  size_t len = 0;
+  FILE *f;
+  struct stat st;
+
+  snprintf(dir, sizeof(dir), "%s/wh", tmpdir);
+  ck_assert_int_eq(mail_maildir_init(dir), 0);
+  snprintf(path, sizeof(path), "%s/new/m", dir);
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  ck_assert_int_eq(mail_maildir_read(dir, "m", &data, &len), MAIL_EAGAIN); /* open, empty */
+  ck_assert_ptr_null(data);
+  fputs("From: a@example.org\n", f);
+  fflush(f);
+  ck_assert_int_eq(mail_maildir_read(dir, "m", &data, &len), MAIL_EAGAIN); /* half written */
+  ck_assert_ptr_null(data);
+  fputs("\nbody\n", f);
+  fclose(f);
+  ck_assert_int_eq(mail_maildir_read(dir, "m", &data, &len), MAIL_OK);
+  ck_assert_str_eq(data, "From: a@example.org\n\nbody\n");
+  ck_assert_uint_eq(len, 26);
+  free(data);
+  data = NULL;
+  /* empty and closed: no mail, never one to acknowledge */
+  snprintf(path, sizeof(path), "%s/new/e", dir);
+  f = fopen(path, "w");
+  ck_assert_ptr_nonnull(f);
+  fclose(f);
+  ck_assert_int_eq(mail_maildir_read(dir, "e", &data, &len), MAIL_EEMPTY);
+  ck_assert_ptr_null(data);
+  /* another user's file: a child without CAP_LEASE (only as root, who
+   * can make one) sees a fresh file as still being written, an old one
+   * as whole */
+  snprintf(path, sizeof(path), "%s/new/m", dir);
+  if(geteuid() == 0) {
+    pid_t pid;
+    int status = 0;
+    struct timeval old[2];
+    ck_assert_int_eq(chmod(dir, 0755), 0);
+    snprintf(path, sizeof(path), "%s/new", dir);
+    ck_assert_int_eq(chmod(path, 0755), 0);
+    ck_assert_int_eq(chmod(tmpdir, 0755), 0);
+    snprintf(path, sizeof(path), "%s/new/m", dir);
+    ck_assert_int_eq(chmod(path, 0644), 0);
+    ck_assert_int_eq(utimes(path, NULL), 0); /* changed now */
+    for(int round = 0; round < 2; round++) {
+      pid = fork();
+      ck_assert_int_ge(pid, 0);
+      if(!pid) {
+        char *d = NULL;
+        size_t l = 0;
+        int want = round ? MAIL_OK : MAIL_EAGAIN;
+        if(setgid(65534) || setuid(65534))
+          _exit(2);
+        _exit(mail_maildir_read(dir, "m", &d, &l) == want ? 0 : 1);
+      }
+      ck_assert_int_eq(waitpid(pid, &status, 0), pid);
+      ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "round %d: exit %d", round,
+                    WEXITSTATUS(status));
+      ck_assert_int_eq(stat(path, &st), 0);
+      old[0].tv_sec = old[1].tv_sec = st.st_mtime - MAIL_SETTLE_S - 1;
+      old[0].tv_usec = old[1].tv_usec = 0;
+      ck_assert_int_eq(utimes(path, old), 0);
+    }
+  }
+}
+END_TEST
+
 /* The watch names what arrived, so a pass need not list a big
  * new/: in delivery order, each once, only regular files still there;
  * what arrived before the watch opened is for a listing, not the watch. */
@@ -583,6 +660,7 @@ static Suite *transport_suite(void)
   tcase_add_test(tc, test_maildir_group);
   tcase_add_test(tc, test_maildir_watch_and_folder_sync);
   tcase_add_test(tc, test_maildir_watch_take);
+  tcase_add_test(tc, test_maildir_read_whole);
   tcase_add_test(tc, test_maildir_arrival);
   tcase_add_test(tc, test_imap_arrival_and_search);
   suite_add_tcase(s, tc);
