@@ -44,6 +44,8 @@ enum mail_code {
                          it: no message yet, never one to acknowledge */
 };
 
+#define MAIL_AUTHRES_FIELDS 4096 /* bytes of Authentication-Results kept */
+
 /* A parsed inbound message. */
 struct mail_msg {
   char from[MAIL_ADDR_MAX];    /* addr-spec of From, lower-cased; "" if unusable */
@@ -57,9 +59,11 @@ struct mail_msg {
   char subject[512];           /* decoded (RFC 2047) to UTF-8, control chars removed */
   char auto_submitted[64];     /* value of Auto-Submitted, lower-cased */
   char precedence[32];         /* value of Precedence, lower-cased */
-  char auth_results[1024];     /* the first (topmost: the receiving server's own)
-                                  Authentication-Results field (RFC 8601), lower-cased,
-                                  folding and controls made spaces; "" if none */
+  char auth_results[MAIL_AUTHRES_FIELDS]; /* every Authentication-Results field
+                                  (RFC 8601) as written, topmost first, one a line (the
+                                  folding's CR, LF and TAB made spaces); a field that does
+                                  not fit ends the list, so that what is kept is always the
+                                  top of it; "" if none. Read it with mail_authres_vouches */
   bool list;                   /* List-Id, List-Unsubscribe or List-Post present */
   bool autoreply;              /* X-Autoreply or X-Autorespond present (responders that
                                   predate RFC 3834) */
@@ -119,6 +123,60 @@ bool mail_is_automatic(const struct mail_msg *m, const char *own_address, const 
  * and what follows, "On ... wrote:" lines, Outlook "-----Original Message-----"
  * and "From: ... Sent: ..." blocks, "Sent from my ..." taglines. New string. */
 char *mail_clean_text(const char *text);
+
+/* ---- Authentication-Results (RFC 8601, authres.c) ----
+ *
+ * One field's value read by RFC 8601 §2.2's grammar: quoted strings and
+ * comments (nested) are text, a ";" or "dmarc=pass" in them separates
+ * nothing. Names (methods, results, ptypes, properties) lower-cased;
+ * values as written, a quoted-string's quotes and quoted-pairs undone. */
+#define MAIL_AUTHRES_MAX 2048     /* the longest field value read; longer: unreadable */
+#define MAIL_AUTHRES_RESINFOS 16  /* resinfos a field; more: unreadable */
+#define MAIL_AUTHRES_PROPS 8      /* propspecs a resinfo; more: unreadable */
+#define MAIL_AUTHRES_WORD 48      /* a Keyword's bytes, with its NUL */
+#define MAIL_AUTHRES_VALUE 256    /* a value's bytes, with its NUL */
+
+struct mail_authres_prop {
+  char ptype[MAIL_AUTHRES_WORD];    /* "header" */
+  char property[MAIL_AUTHRES_WORD]; /* "from" */
+  char value[MAIL_AUTHRES_VALUE];   /* "example.org" */
+  bool quoted;                      /* some of the value was a quoted-string */
+};
+
+struct mail_authres_resinfo {
+  char method[MAIL_AUTHRES_WORD]; /* "dkim" */
+  int version;                    /* method-version, 0 when absent */
+  char result[MAIL_AUTHRES_WORD]; /* "pass" */
+  char reason[MAIL_AUTHRES_VALUE];
+  bool reason_given;
+  int nprop;
+  struct mail_authres_prop prop[MAIL_AUTHRES_PROPS];
+};
+
+struct mail_authres {
+  char authserv_id[MAIL_AUTHRES_VALUE]; /* as written, quotes undone */
+  int version;                          /* authres-version, 1 when absent */
+  bool none;                            /* "; none": no method was run */
+  int nres;
+  struct mail_authres_resinfo res[MAIL_AUTHRES_RESINFOS];
+};
+
+/* Reads the len bytes of one field value (after "Authentication-Results:").
+ * 0: all of it follows the grammar; -1: the authserv-id was read (in
+ * out->authserv_id) but what follows does not; -2: not even that (or
+ * over MAIL_AUTHRES_MAX, or a NUL in it). */
+int mail_authres_parse(struct mail_authres *out, const char *field, size_t len);
+
+/* Whether the fields (mail_msg.auth_results: topmost first, one a line)
+ * hold the trusted server's word that the mail is from `domain`: the
+ * topmost field whose authserv-id is `authserv_id` (any case; RFC 8601
+ * §5: the border MTA removed the others with its id and put its own on
+ * top, so any below it came with the mail) reads whole and says
+ * dmarc=pass with header.from `domain`, or dkim=pass with header.d
+ * `domain`, and no DMARC result but pass for `domain`. False when a field
+ * above it has an authserv-id that cannot be read (it could be the
+ * trusted one). */
+bool mail_authres_vouches(const char *fields, const char *authserv_id, const char *domain);
 
 /* ---- arrival ----
  *

@@ -204,27 +204,39 @@ static void token_value(char *dst, size_t cap, const char *value)
   dst[k] = '\0';
 }
 
-/* A structured field's value lower-cased, each control (the folding's
- * CR LF TAB) a space, so that its words stay apart. */
-static void spaced_value(char *dst, size_t cap, const char *value)
+/* Every Authentication-Results field, topmost first, one a line, as
+ * written but for the folding (CR, LF, TAB made spaces): authres.c reads
+ * them by RFC 8601's grammar, which a lower-cased or filtered copy would
+ * no longer follow. A field that does not fit ends the list: what is kept
+ * is the top of it, so a forged field below the server's own never moves
+ * up into its place. */
+static void authres_fields(char *dst, size_t cap, struct mailimf_fields *raw)
 {
-  size_t i, k = 0, start, len;
+  size_t k = 0;
+  clistiter *it;
 
-  if(!cap)
-    return;
   dst[0] = '\0';
-  if(!value)
+  if(!raw)
     return;
-  len = mail_trim(value, strlen(value), &start);
-  for(i = start; i < start + len && k + 1 < cap; i++) {
-    char c = value[i];
-    if(c < 0x20 || c == 0x7f)
-      c = ' ';
-    else if(c > 0x7e)
+  for(it = clist_begin(raw->fld_list); it; it = clist_next(it)) {
+    struct mailimf_field *f = clist_content(it);
+    const char *v;
+    size_t n, i, start;
+    if(f->fld_type != MAILIMF_FIELD_OPTIONAL_FIELD ||
+       strcasecmp(f->fld_data.fld_optional_field->fld_name, "Authentication-Results"))
       continue;
-    dst[k++] = (char)(c >= 'A' && c <= 'Z' ? c - 'A' + 'a' : c);
+    v = f->fld_data.fld_optional_field->fld_value;
+    n = v ? mail_trim(v, strlen(v), &start) : 0;
+    if(k + (k ? 1 : 0) + n + 1 > cap)
+      break;
+    if(k)
+      dst[k++] = '\n';
+    for(i = 0; i < n; i++) {
+      char c = v[start + i];
+      dst[k++] = c == '\r' || c == '\n' || c == '\t' ? ' ' : c;
+    }
+    dst[k] = '\0';
   }
-  dst[k] = '\0';
 }
 
 /* Keeps addr in dst when it passes mail_addr_valid, lower-cased if asked. */
@@ -732,8 +744,7 @@ static int read_fields(struct mail_msg *m, struct mailimf_fields *fields,
   token_value(m->precedence, sizeof(m->precedence), raw_field(raw, "Precedence", NULL));
   /* The receiving server's verdict on the sender; the service
    * decides whether to trust it (config trusted_authserv_id) */
-  spaced_value(m->auth_results, sizeof(m->auth_results),
-               raw_field(raw, "Authentication-Results", NULL));
+  authres_fields(m->auth_results, sizeof(m->auth_results), raw);
   m->list = raw_field(raw, "List-Id", NULL) || raw_field(raw, "List-Unsubscribe", NULL) ||
             raw_field(raw, "List-Post", NULL);
   m->autoreply = raw_field(raw, "X-Autoreply", NULL) || raw_field(raw, "X-Autorespond", NULL);

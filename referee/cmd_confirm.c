@@ -30,7 +30,13 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
   enum ref_confirm_state state;
   int i, word = 0;
 
-  for(i = 0; i < cmds->ncmd; i++)
+  /* The word must be the sender's own line (rules-spec OPT-1): the
+   * request never holds it on a line of its own (its templates say it
+   * inside a sentence), so a copy of the request, as an auto-responder
+   * that ignores RFC 3834 sends it back unquoted, holds no such line.
+   * Nor does the subject count: it is the request's own, echoed by any
+   * responder. */
+  for(i = 0; i < cmds->ncmd && !cmds->from_subject; i++)
     word |= cmds->cmd[i].kind == REF_CMD_CONFIRM;
   /* Without the word the reply is no answer (an auto-responder that
    * ignores RFC 3834, say): nothing is said, so nothing can loop. */

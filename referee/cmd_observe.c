@@ -14,18 +14,30 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* The game an observe/unobserve names: "observe 12", "observe #12",
  * "observe game 12"; unobserve may instead answer an observer's mail,
- * whose subject carries "[tabula 12]". */
+ * whose subject carries "[tabula 12]". Other words name no game (-1):
+ * "unobserve written on a line of its own", a rewrapped copy of
+ * observing.txt as an auto-responder returns it, is no unobserve
+ * (rules-spec OPT-1). */
 static int64_t named_game(const char *arg, const char *subject)
 {
-  const char *p = arg;
+  const char *p = arg + strspn(arg, " \t");
   long long id;
-  while(*p && !isdigit((unsigned char)*p))
+  if(!strncasecmp(p, "game", 4) && !isalpha((unsigned char)p[4]))
+    p += 4 + strspn(p + 4, " \t");
+  if(*p == '#')
     p++;
+  if(isdigit((unsigned char)*p)) {
+    char *end;
+    id = strtoll(p, &end, 10);
+    end += strspn(end, " \t.!,;");
+    return *end ? -1 : id;
+  }
   if(*p)
-    return strtoll(p, NULL, 10);
+    return -1;
   /* at most 18 digits, as in a tag */
   if(subject && (p = strstr(subject, "[tabula ")) && strspn(p + 8, "0123456789") <= 18 &&
      sscanf(p, "[tabula %lld]", &id) == 1)

@@ -370,7 +370,11 @@ static int takes_no_words(enum ref_cmd_kind kind)
   case REF_CMD_TAKEBACK_DECLINE:
   case REF_CMD_DECLINE:
   case REF_CMD_ACCEPT:
-  case REF_CMD_RESIGN: return 1;
+  case REF_CMD_RESIGN:
+  /* rules-spec OPT-1: the word alone confirms, never a sentence that
+   * starts with it ("confirm written on a line of its own", as a
+   * rewrapped copy of the request may show) */
+  case REF_CMD_CONFIRM: return 1;
   default: return 0; /* the commands with words keep them */
   }
 }

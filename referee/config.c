@@ -61,7 +61,7 @@ static const struct option_def options[] = {
   STR(help_url, "", "a web page of rules and help, named at the end of every help mail"),
   STR(auth, "token+from", "who may act for a seat: token+from (the key AND the seat's From) or token"),
   STR(keyless, "confirm", "a player's mail without a game's key: confirm (queries answered, actions done once confirmed from the address of record), act (done at once: only where the MTA rejects forged senders) or off"),
-  STR(trusted_authserv_id, "", "under keyless = confirm, a mail whose topmost Authentication-Results (RFC 8601) is from this authserv-id and says dmarc=pass, or dkim=pass with header.d the From's domain, acts at once (the MTA must remove such fields from incoming mail); empty: none trusted"),
+  STR(trusted_authserv_id, "", "under keyless = confirm, a mail whose topmost Authentication-Results (RFC 8601) from this authserv-id says dmarc=pass, or dkim=pass with header.d the From's domain, acts at once (the MTA must remove such fields from incoming mail); empty: none trusted"),
   INT(rate_limit, "120", 0, 100000, "mails per hour read from one sender; more are recorded, not answered (0: no limit)"),
   INT(stranger_mails_per_hour, "20", 0, 100000, "mails per hour, all together, to addresses that hold no seat and never answered (confirmation requests, help, invitations); more are not sent, and logged"),
   INT(confirm_days, "3", 1, 60, "days a confirmation request waits for its answer (a first new, each observe)"),

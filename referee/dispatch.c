@@ -64,6 +64,19 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
   return 0;
 }
 
+/* Whether the n bytes at k can be a confirmation key (ref_make_token's
+ * letters and digits, at most 63). */
+static int key_ok(const char *k, size_t n)
+{
+  size_t i;
+  if(!n || n > 63)
+    return 0;
+  for(i = 0; i < n; i++)
+    if(!islower((unsigned char)k[i]) && !isdigit((unsigned char)k[i]))
+      return 0;
+  return 1;
+}
+
 /* What a refusal of the whole mail quotes as "You wrote:" and in its
  * subject: the first command, else the first move, else the first line of
  * words, else the subject; a refusal that quotes nothing leaves the player
@@ -84,32 +97,57 @@ static const char *written(const struct ref_cmds *cmds, const struct mail_msg *m
 }
 
 /* The key of a confirmation request being answered (optin.c):
- * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]". */
+ * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]".
+ * 0: found; -1: the mail answers no request; 1: it carries the mark of
+ * one ("+confirm." or "[tabula confirm") but no key that can be one (cut,
+ * changed): no request of any other kind either (rules-spec OPT-2). */
 static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
 {
   const char *addrs[2] = {mail->to, mail->delivered_to};
   const char *p;
-  char k[64];
-  int i;
+  int i, marked = 0;
   for(i = 0; i < 2; i++) {
     const char *addr = addrs[i], *at = strrchr(addr, '@'), *q;
     if(!at)
       continue;
     for(q = addr; (q = memchr(q, delim, (size_t)(at - q))); q++) {
-      size_t n = (size_t)(at - q) - 9;
-      if((size_t)(at - q) <= 9 || strncasecmp(q + 1, "confirm.", 8) || n >= cap)
+      size_t n;
+      if((size_t)(at - q) < 9 || strncasecmp(q + 1, "confirm.", 8))
         continue;
+      n = (size_t)(at - q) - 9;
+      if(!key_ok(q + 9, n) || n >= cap) {
+        marked = 1;
+        continue;
+      }
       memcpy(key, q + 9, n);
       key[n] = '\0';
       return 0;
     }
   }
-  if((p = strstr(mail->subject, "[tabula confirm ")) &&
-     sscanf(p, "[tabula confirm %63[a-z0-9]]", k) == 1 && strlen(k) < cap) {
-    snprintf(key, cap, "%s", k);
-    return 0;
+  if((p = strstr(mail->subject, "[tabula confirm"))) {
+    const char *k = p + strlen("[tabula confirm");
+    size_t n;
+    if(*k == ' ')
+      k++;
+    n = strcspn(k, "]");
+    if(k[n] == ']' && key_ok(k, n) && n < cap) {
+      memcpy(key, k, n);
+      key[n] = '\0';
+      return 0;
+    }
+    marked = 1;
   }
-  return -1;
+  return marked ? 1 : -1;
+}
+
+/* Whether the mail's commands hold the word confirm. */
+static int says_confirm(const struct ref_cmds *cmds)
+{
+  int i;
+  for(i = 0; i < cmds->ncmd; i++)
+    if(cmds->cmd[i].kind == REF_CMD_CONFIRM)
+      return 1;
+  return 0;
 }
 
 /* The game a mail names: local+GAME.TOKEN@ in To, then Delivered-To, then
@@ -530,68 +568,19 @@ static int keyless_query_only(const struct ref_cmds *cmds)
   return 1;
 }
 
-/* Whether the receiving server vouches for the From: the
- * topmost Authentication-Results field (RFC 8601; a border MTA removes
- * such fields from incoming mail, §5, and prepends its own) is from the
- * configured trusted_authserv_id and says dmarc=pass for the From's
- * domain, or dkim=pass with header.d the From's domain. Comments are
- * left out; a property must be the domain exactly. */
+/* Whether the receiving server vouches for the From: the topmost
+ * Authentication-Results field from the configured trusted_authserv_id
+ * (RFC 8601 §5: the border MTA removes such fields from incoming mail and
+ * prepends its own) says dmarc=pass for the From's domain, or dkim=pass
+ * with header.d that domain; read by RFC 8601's grammar (mail/authres.c),
+ * so that a ";" a sender put in a quoted string or a comment cuts
+ * nothing (rules-spec AR-1). */
 static int sender_authenticated(const struct ref_service *svc, const struct mail_msg *mail)
 {
-  const char *id = svc->cfg.trusted_authserv_id, *at = strrchr(mail->from, '@'), *p;
-  char buf[sizeof(mail->auth_results)];
-  size_t k = 0, n;
-  int depth = 0;
+  const char *at = strrchr(mail->from, '@');
 
-  if(!id[0] || !mail->auth_results[0] || !at || !at[1])
-    return 0;
-  for(p = mail->auth_results; *p && k + 1 < sizeof(buf); p++) {
-    if(*p == '(')
-      depth++;
-    else if(*p == ')' && depth)
-      depth--;
-    else if(!depth)
-      buf[k++] = *p == '"' ? ' ' : *p;
-  }
-  buf[k] = '\0';
-  p = buf + strspn(buf, " ");
-  n = strcspn(p, " ;");
-  if(n != strlen(id) || strncasecmp(p, id, n) || !(p = strchr(p, ';')))
-    return 0;
-  while(*p == ';') {
-    /* one resinfo: "method=result prop=value ..." up to the next ';' */
-    const char *end, *w;
-    char method[16] = "", result[16] = "";
-    int domain_ok = 0;
-    p++;
-    end = p + strcspn(p, ";");
-    for(w = p; w < end;) {
-      size_t wl;
-      w += strspn(w, " ");
-      wl = strcspn(w, " ;");
-      if(!wl || w >= end)
-        break;
-      if(!method[0]) {
-        const char *eq = memchr(w, '=', wl);
-        if(!eq || (size_t)(eq - w) >= sizeof(method) || wl - (size_t)(eq - w) - 1 >= sizeof(result))
-          break;
-        memcpy(method, w, (size_t)(eq - w));
-        memcpy(result, eq + 1, wl - (size_t)(eq - w) - 1);
-      }
-      else {
-        size_t dl = strlen(at + 1);
-        const char *prop = !strcmp(method, "dmarc") ? "header.from=" : "header.d=";
-        size_t pl = strlen(prop);
-        if(wl == pl + dl && !strncmp(w, prop, pl) && !strncasecmp(w + pl, at + 1, dl))
-          domain_ok = 1;
-      }
-      w += wl;
-    }
-    if(domain_ok && !strcmp(result, "pass") && (!strcmp(method, "dmarc") || !strcmp(method, "dkim")))
-      return 1;
-    p = end;
-  }
-  return 0;
+  return at && at[1] &&
+         mail_authres_vouches(mail->auth_results, svc->cfg.trusted_authserv_id, at + 1);
 }
 
 /* A mail whose From is not proven (rules-spec MX-4) is answered at most
@@ -754,7 +743,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
    * is anyone's: its answers are bounded and small (rules-spec MX-4). */
   m->unproven = 1;
   /* The answer to a confirmation request. */
-  if(!confirm_key(mail, delim, token, sizeof(token))) {
+  rc = confirm_key(mail, delim, token, sizeof(token));
+  if(!rc) {
     switch(confirm_key_of(svc, token, mail->from)) {
     case -1: return -1;
     case 1: m->unproven = 0; break;
@@ -765,6 +755,19 @@ int ref_dispatch(struct ref_msg_ctx *m)
     }
     return ref_do_confirm(m, token, &cmds, keyless_confirmed);
   }
+  /* A confirmation whose key cannot be read, or a "confirm" with none and
+   * no game's key either, confirms nothing and is no other request (a
+   * keyless one would ask to confirm the "confirm"): refused with the
+   * reason, to players and confirmed addresses only (rules-spec OPT-2),
+   * within the hourly answers to mail that proves nothing of its sender. */
+  if(rc > 0 || (says_confirm(&cmds) && game_tag(mail, delim, &game, token, sizeof(token)))) {
+    ref_log_info("mail %s from %s confirms with no key that can be read: refused",
+                 m->message_id, mail->from);
+    if((rc = unasked_over(m, mail->from, "a confirm with no key that can be read")))
+      return rc < 0 ? -1 : 0;
+    return ref_refuse_player(m, "confirm", "confirm-no-key", "");
+  }
+  rc = 0;
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No key: the From proves nothing, unless the transport vouches for
      * it (keyless = act, or the trusted server's Authentication-Results) */

@@ -12,16 +12,29 @@ defines. Fails, printing what it found, when
   * a file of such a group has no row in the table, or a row names a file
     that was not compiled (the table must stay true to the code);
   * with --sources DIR, a file of DIR (a .c or .h) has no row, or includes
-    a header the table puts in a higher layer than the file itself.
+    a header the table puts in a higher layer than the file itself;
+  * with --sources DIR and a layer table, a call goes upward through a
+    function pointer: a file hands the address of a function F of a higher
+    layer to a function G of a lower one (G(..., F, ...), or G(..., T, ...)
+    where the initializer of T names F), so G's file may call F's file.
+    The symbol tables cannot see this (the lower file never names F); the
+    sources can. A known one is let through with --allow-callback FILE:F,
+    printed every run so it is not forgotten.
 
-The layer table is the one in docs/architecture.md ("The service", issue
-14) whose header row is `| layer | file | what |`: one row a file, the
+Calls through a pointer are drawn as edges of their own: they count
+against the layer table (who may call whom at run time) but not for
+cycles, which are about names: a lower file that calls back through a
+hook it was handed (SQLite's sqlite3_commit_hook; store.c's store_tx_hook)
+does not name the file above it, and that is the point of the hook.
+
+The layer table is the one in docs/architecture.md ("The service") whose
+header row is `| layer | file | what |`: one row a file, the
 first column "N name" with N counted from the bottom. Calls inside a layer
 are allowed as long as they make no cycle.
 
 Usage (tests/CMakeLists.txt runs it on the build tree's objects):
   check-layers.py [--nm NM] [--graph] --group NAME [--layers DOC] [--sources DIR]
-                  OBJ|DIR ... [--group NAME ...]
+                  [--allow-callback FILE:FUNC ...] OBJ|DIR ... [--group NAME ...]
 A DIR argument stands for every *.o in it (handy by hand: CMake keeps a
 target's objects in BUILD/<folder>/CMakeFiles/<target>.dir; a file deleted
 from the sources may leave a stale object there). --graph also prints, for
@@ -60,13 +73,22 @@ def parse_args(argv):
             i += 2
             continue
         if a == "--group":
-            groups.append({"name": argv[i + 1], "objects": [], "layers": None, "sources": None})
+            groups.append({"name": argv[i + 1], "objects": [], "layers": None, "sources": None,
+                           "allow": []})
             i += 2
             continue
         if a in ("--layers", "--sources"):
             if not groups:
                 fail_usage("%s before any --group" % a)
             groups[-1][a[2:]] = argv[i + 1]
+            i += 2
+            continue
+        if a == "--allow-callback":
+            if not groups:
+                fail_usage("%s before any --group" % a)
+            if ":" not in argv[i + 1]:
+                fail_usage("--allow-callback wants FILE:FUNC, not %s" % argv[i + 1])
+            groups[-1]["allow"].append(tuple(argv[i + 1].split(":", 1)))
             i += 2
             continue
         if a.startswith("-"):
@@ -94,7 +116,9 @@ def source_name(obj):
     return base[:-2] if base.endswith(".o") else base
 
 
-def symbols(nm, obj):
+def symbols(nm, obj, functions=None):
+    """What obj defines and leaves undefined; with `functions` (a dict),
+    also its functions, static ones included: {name: "T" or "t"}."""
     out = subprocess.run([nm, "-P", obj], check=True, capture_output=True, text=True).stdout
     defined, undefined = set(), set()
     for line in out.splitlines():
@@ -106,6 +130,8 @@ def symbols(nm, obj):
             undefined.add(name)
         elif kind.isupper():
             defined.add(name)
+        if functions is not None and kind in ("T", "t"):
+            functions[name] = kind
     return defined, undefined
 
 
@@ -203,6 +229,153 @@ def shortest_cycle(edges, comp):
     return best
 
 
+# ---- calls through a function pointer, from the sources ----
+
+IDENT = re.compile(r"[A-Za-z_]\w*")
+NOT_CALLS = {"if", "while", "for", "switch", "return", "sizeof", "_Alignof", "alignof",
+             "defined", "__attribute__", "typeof", "__typeof__"}
+STRIP = re.compile(r'/\*.*?\*/|//[^\n]*|"(?:\\.|[^"\\\n])*"|\'(?:\\.|[^\'\\\n])*\'', re.S)
+
+
+def strip_c(text):
+    """The C text without comments and string or character literals (each
+    kept as a blank of the same length, so positions stay)."""
+    return STRIP.sub(lambda m: re.sub(r"[^\n]", " ", m.group(0)), text)
+
+
+def enclosing(text, pos, opener, closer):
+    """Where the innermost `opener` around pos opens (-1 if a statement or
+    block boundary comes first)."""
+    depth = 0
+    i = pos - 1
+    while i >= 0:
+        c = text[i]
+        if c == closer:
+            depth += 1
+        elif c == opener:
+            if depth == 0:
+                return i
+            depth -= 1
+        elif depth == 0 and c in ";" and opener == "(":
+            return -1
+        elif depth == 0 and c in "{}" and opener == "(":
+            return -1
+        i -= 1
+    return -1
+
+
+def word_before(text, i):
+    j = i - 1
+    while j >= 0 and text[j].isspace():
+        j -= 1
+    end = j + 1
+    while j >= 0 and (text[j].isalnum() or text[j] == "_"):
+        j -= 1
+    return text[j + 1:end], j
+
+
+def callee_of(text, pos):
+    """The function whose call's arguments hold position pos, or None."""
+    i = enclosing(text, pos, "(", ")")
+    while i >= 0:
+        name, _ = word_before(text, i)
+        if name and name not in NOT_CALLS and not name[0].isdigit():
+            return name
+        if name in NOT_CALLS or not name:
+            # a condition's or a cast's parentheses: look further out
+            i = enclosing(text, i, "(", ")")
+            continue
+        return None
+    return None
+
+
+def initializer_of(text, pos):
+    """The variable whose brace initializer holds position pos, or None."""
+    i = enclosing(text, pos, "{", "}")
+    while i >= 0:
+        j = i - 1
+        while j >= 0 and text[j].isspace():
+            j -= 1
+        if j >= 0 and text[j] == "=":
+            k = j - 1
+            while k >= 0 and text[k].isspace():
+                k -= 1
+            while k >= 0 and text[k] == "]":  # name[] = { ... }
+                k = text.rfind("[", 0, k) - 1
+                while k >= 0 and text[k].isspace():
+                    k -= 1
+            name, _ = word_before(text, k + 1)
+            return name or None
+        if j >= 0 and text[j] in "{,":  # a nested brace: go out
+            i = enclosing(text, i, "{", "}")
+            continue
+        return None
+    return None
+
+
+def callbacks(nm, objects, srcdirs):
+    """[(caller file, callee file, function F, given to G, in file X)]: G of
+    the caller file is handed F's address in file X, so G's file may call
+    F's file through it."""
+    funcs = {}     # file -> {name: kind}
+    globals_ = {}  # name -> file, for T symbols
+    for obj in objects:
+        name = source_name(obj)
+        funcs[name] = {}
+        symbols(nm, obj, funcs[name])
+        for f, kind in funcs[name].items():
+            if kind == "T":
+                globals_.setdefault(f, name)
+
+    def owner(x, f):
+        if funcs.get(x, {}).get(f) == "t":
+            return x
+        return globals_.get(f)
+
+    found = []
+    for x in sorted(funcs):
+        path = next((os.path.join(d, x) for d in srcdirs if os.path.exists(os.path.join(d, x))),
+                    None)
+        if not path:
+            continue
+        with open(path, encoding="utf-8") as fh:
+            text = strip_c(fh.read())
+        tables = collections.defaultdict(set)  # variable -> functions its initializer names
+        given = []  # (F or table, position)
+        for m in IDENT.finditer(text):
+            f = m.group(0)
+            a = owner(x, f)
+            if not a:
+                continue
+            rest = text[m.end():].lstrip()
+            if rest.startswith("("):
+                continue  # a call or the definition
+            before = text[:m.start()].rstrip()
+            if before.endswith((".", "->")):
+                continue  # a member of the same name
+            table = initializer_of(text, m.start())
+            if table and table != f:
+                tables[table].add(f)
+            given.append((f, m.start()))
+        for t in tables:
+            for m in re.finditer(r"\b%s\b" % re.escape(t), text):
+                # the table itself, not its definition or one of its members
+                if not text[m.end():].lstrip().startswith(("[", "=", ".", "->")):
+                    for f in tables[t]:
+                        given.append((f, m.start()))
+        seen = set()
+        for f, pos in given:
+            g = callee_of(text, pos)
+            if not g:
+                continue
+            b = owner(x, g)
+            a = owner(x, f)
+            if b and a and b != a and (b, a, f, g, x) not in seen:
+                seen.add((b, a, f, g, x))
+                found.append((b, a, f, g, x))
+    return found
+
+
 def short(syms, n=4):
     return ", ".join(syms[:n]) + (", ..." if len(syms) > n else "")
 
@@ -279,10 +452,40 @@ def check_group(nm, g, show):
                            short(edges[a][b])))
         if g["sources"]:
             problems += check_includes(name, g["sources"], layers)
+    if g["sources"]:
+        problems += check_callbacks(nm, g, show)
     verdict = "FAILED" if problems else "ok"
     print("%s: %d files, %d edges, %d cycle(s)%s: %s" %
           (name, len(edges), nedges, len(comps),
            ", layers from %s" % os.path.basename(g["layers"]) if g["layers"] else "", verdict))
+    return problems
+
+
+def check_callbacks(nm, g, show):
+    """Calls through a function pointer: listed with --graph; upward ones
+    against the layer table fail unless --allow-callback names them."""
+    name, problems = g["name"], 0
+    layers = read_layers(g["layers"]) if g["layers"] else {}
+    allowed, used = set(g["allow"]), set()
+    found = callbacks(nm, g["objects"], [g["sources"]])
+    for b, a, f, callee, x in found:
+        up = a in layers and b in layers and layers[a][0] > layers[b][0]
+        if show or up:
+            what = "%s -> %s through a pointer: %s() is handed %s (in %s)" % (b, a, callee, f, x)
+            if up:
+                what = "UPWARD %s (%d %s) -> %s (%d %s) through a pointer: %s() is handed %s" \
+                       " (in %s)" % (b, layers[b][0], layers[b][1], a, layers[a][0], layers[a][1],
+                                     callee, f, x)
+                if (a, f) in allowed:
+                    used.add((a, f))
+                    what += ": allowed (--allow-callback %s:%s)" % (a, f)
+                else:
+                    problems += 1
+            print("%s: %s" % (name, what))
+    for a, f in sorted(allowed - used):
+        print("%s: note: --allow-callback %s:%s: no such upward call any more" % (name, a, f))
+    print("%s: %d call(s) through a function pointer between files%s" %
+          (name, len(found), ", %d upward" % problems if problems else ""))
     return problems
 
 

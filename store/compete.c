@@ -7,104 +7,8 @@
  */
 #include "store_int.h"
 
-#include <stdarg.h>
 #include <stdlib.h>
 #include <string.h>
-
-/* ---- statements with their arguments in one call ---- */
-
-/* Binds ?1, ?2, ... from `fmt`: 'i' an int64_t, 'd' a double, 't' a C
- * string. */
-static int bind_args(struct store *st, sqlite3_stmt *stmt, const char *what, const char *fmt,
-                     va_list ap)
-{
-  int i, rc = STORE_OK;
-  for(i = 0; fmt[i] && rc == STORE_OK; i++) {
-    if(fmt[i] == 'i')
-      rc = store_bind_int64(st, stmt, i + 1, va_arg(ap, int64_t), what);
-    else if(fmt[i] == 't')
-      rc = store_bind_text(st, stmt, i + 1, va_arg(ap, const char *), what);
-    else if(sqlite3_bind_double(stmt, i + 1, va_arg(ap, double)) != SQLITE_OK)
-      rc = store_fail_sql(st, sqlite3_errcode(st->db), what);
-  }
-  return rc;
-}
-
-/* A statement that returns no rows. */
-static int run(struct store *st, const char *sql, const char *what, const char *fmt, ...)
-{
-  sqlite3_stmt *stmt = NULL;
-  va_list ap;
-  int rc = store_prepare(st, &stmt, sql, what);
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, what);
-  store_finish(st, stmt);
-  return rc;
-}
-
-/* A query: one element of `elem` bytes per row into a malloc'd array
- * (NULL and 0 on failure). */
-static int query(struct store *st, void **v, size_t *n, size_t elem, store_row_fn read_row,
-                 const char *sql, const char *what, const char *fmt, ...)
-{
-  sqlite3_stmt *stmt = NULL;
-  va_list ap;
-  int rc = store_prepare(st, &stmt, sql, what);
-  *v = NULL;
-  *n = 0;
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
-  if(rc == STORE_OK)
-    rc = store_collect(st, stmt, elem, v, n, read_row, what);
-  store_finish(st, stmt);
-  if(rc) {
-    free(*v);
-    *v = NULL;
-    *n = 0;
-  }
-  return rc;
-}
-
-/* A query of at most one row into *out; ENOTFOUND when there is none. */
-static int query_one(struct store *st, void *out, size_t elem, store_row_fn read_row,
-                     const char *sql, const char *what, const char *fmt, ...)
-{
-  sqlite3_stmt *stmt = NULL;
-  va_list ap;
-  int rc = store_prepare(st, &stmt, sql, what);
-  memset(out, 0, elem);
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
-  if(rc == STORE_OK) {
-    int s = sqlite3_step(stmt);
-    if(s == SQLITE_ROW)
-      rc = read_row(st, stmt, out);
-    else if(s == SQLITE_DONE)
-      rc = store_fail(st, STORE_ENOTFOUND, "%s: not found", what);
-    else
-      rc = store_fail_sql(st, s, what);
-  }
-  store_finish(st, stmt);
-  return rc;
-}
-
-static int id_row(struct store *st, sqlite3_stmt *stmt, void *row)
-{
-  (void)st;
-  *(int64_t *)row = sqlite3_column_int64(stmt, 0);
-  return STORE_OK;
-}
 
 /* ---- ratings ---- */
 
@@ -132,39 +36,40 @@ static int rating_row(struct store *st, sqlite3_stmt *stmt, void *row)
 int store_rating_get(struct store *st, struct store_rating *out, const char *kind,
                      const char *address)
 {
-  return query_one(st, out, sizeof(*out), rating_row,
-                   "SELECT " RATING_COLUMNS " FROM ratings WHERE kind = ?1 AND address = ?2",
-                   "rating_get", "tt", kind, address);
+  return store_query_one(st, out, sizeof(*out), rating_row,
+                         "SELECT " RATING_COLUMNS " FROM ratings WHERE kind = ?1 AND address = ?2",
+                         "rating_get", "tt", kind, address);
 }
 
 int store_rating_put(struct store *st, const struct store_rating *r)
 {
-  return run(st,
-             "INSERT INTO ratings(" RATING_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-             " ?9, ?10, ?11) ON CONFLICT(kind, address) DO UPDATE SET rating = excluded.rating,"
-             " rd = excluded.rd, volatility = excluded.volatility, games = excluded.games,"
-             " wins = excluded.wins, draws = excluded.draws, losses = excluded.losses,"
-             " last_ended = excluded.last_ended, last_unit = excluded.last_unit",
-             "rating_put", "ttdddiiiiii", r->kind, r->address, r->rating, r->rd, r->volatility,
-             (int64_t)r->games, (int64_t)r->wins, (int64_t)r->draws, (int64_t)r->losses,
-             r->last_ended, r->last_unit);
+  return store_run(
+      st,
+      "INSERT INTO ratings(" RATING_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
+      " ?9, ?10, ?11) ON CONFLICT(kind, address) DO UPDATE SET rating = excluded.rating,"
+      " rd = excluded.rd, volatility = excluded.volatility, games = excluded.games,"
+      " wins = excluded.wins, draws = excluded.draws, losses = excluded.losses,"
+      " last_ended = excluded.last_ended, last_unit = excluded.last_unit",
+      "rating_put", "ttdddiiiiii", r->kind, r->address, r->rating, r->rd, r->volatility,
+      (int64_t)r->games, (int64_t)r->wins, (int64_t)r->draws, (int64_t)r->losses, r->last_ended,
+      r->last_unit);
 }
 
 int store_rating_list(struct store *st, struct store_rating **rows, size_t *n, const char *kind)
 {
   void *v = NULL;
-  int rc = query(st, &v, n, sizeof(**rows), rating_row,
-                 "SELECT " RATING_COLUMNS " FROM ratings WHERE ?1 IS NULL OR kind = ?1"
-                 " ORDER BY kind, rating DESC, address",
-                 "rating_list", "t", kind);
+  int rc = store_query(st, &v, n, sizeof(**rows), rating_row,
+                       "SELECT " RATING_COLUMNS " FROM ratings WHERE ?1 IS NULL OR kind = ?1"
+                       " ORDER BY kind, rating DESC, address",
+                       "rating_list", "t", kind);
   *rows = v;
   return rc;
 }
 
 int store_rating_clear(struct store *st, const char *kind)
 {
-  return run(st, "DELETE FROM ratings WHERE ?1 IS NULL OR kind = ?1", "rating_clear", "t",
-             kind);
+  return store_run(st, "DELETE FROM ratings WHERE ?1 IS NULL OR kind = ?1", "rating_clear", "t",
+                   kind);
 }
 
 /* ---- matches ---- */
@@ -187,9 +92,9 @@ static int match_row(struct store *st, sqlite3_stmt *stmt, void *row)
 
 int store_match_create(struct store *st, int64_t *id, int length, int64_t created)
 {
-  int rc = run(st,
-               "INSERT INTO matches(length, phase, winner, created) VALUES(?1, 'playing', -1, ?2)",
-               "match_create", "ii", (int64_t)length, created);
+  int rc = store_run(
+      st, "INSERT INTO matches(length, phase, winner, created) VALUES(?1, 'playing', -1, ?2)",
+      "match_create", "ii", (int64_t)length, created);
   if(rc == STORE_OK)
     *id = sqlite3_last_insert_rowid(st->db);
   return rc;
@@ -197,29 +102,30 @@ int store_match_create(struct store *st, int64_t *id, int length, int64_t create
 
 int store_match_load(struct store *st, struct store_match *out, int64_t id)
 {
-  return query_one(st, out, sizeof(*out), match_row,
-                   "SELECT id, length, phase, winner, created FROM matches WHERE id = ?1",
-                   "match_load", "i", id);
+  return store_query_one(st, out, sizeof(*out), match_row,
+                         "SELECT id, length, phase, winner, created FROM matches WHERE id = ?1",
+                         "match_load", "i", id);
 }
 
 int store_match_update(struct store *st, const struct store_match *m)
 {
-  return run(st, "UPDATE matches SET phase = ?2, winner = ?3 WHERE id = ?1", "match_update",
-             "iti", m->id, match_phases[m->phase == STORE_MATCH_FINISHED], (int64_t)m->winner);
+  return store_run(st, "UPDATE matches SET phase = ?2, winner = ?3 WHERE id = ?1", "match_update",
+                   "iti", m->id, match_phases[m->phase == STORE_MATCH_FINISHED],
+                   (int64_t)m->winner);
 }
 
 int store_match_add_game(struct store *st, int64_t match, int number, int64_t game)
 {
-  return run(st, "INSERT INTO match_games(match, number, game) VALUES(?1, ?2, ?3)",
-             "match_add_game", "iii", match, (int64_t)number, game);
+  return store_run(st, "INSERT INTO match_games(match, number, game) VALUES(?1, ?2, ?3)",
+                   "match_add_game", "iii", match, (int64_t)number, game);
 }
 
 int store_match_games(struct store *st, int64_t **games, size_t *n, int64_t match)
 {
   void *v = NULL;
-  int rc = query(st, &v, n, sizeof(int64_t), id_row,
-                 "SELECT game FROM match_games WHERE match = ?1 ORDER BY number", "match_games",
-                 "i", match);
+  int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
+                       "SELECT game FROM match_games WHERE match = ?1 ORDER BY number",
+                       "match_games", "i", match);
   *games = v;
   return rc;
 }
@@ -241,9 +147,9 @@ static int link_row(struct store *st, sqlite3_stmt *stmt, void *row)
 int store_match_of_game(struct store *st, int64_t *match, int *number, int64_t game)
 {
   struct match_link l;
-  int rc = query_one(st, &l, sizeof(l), link_row,
-                     "SELECT match, number FROM match_games WHERE game = ?1", "match_of_game",
-                     "i", game);
+  int rc = store_query_one(st, &l, sizeof(l), link_row,
+                           "SELECT match, number FROM match_games WHERE game = ?1", "match_of_game",
+                           "i", game);
   *match = rc == STORE_OK ? l.match : 0;
   *number = rc == STORE_OK ? l.number : 0;
   return rc;
@@ -252,8 +158,8 @@ int store_match_of_game(struct store *st, int64_t *match, int *number, int64_t g
 int store_match_list(struct store *st, int64_t **ids, size_t *n)
 {
   void *v = NULL;
-  int rc = query(st, &v, n, sizeof(int64_t), id_row, "SELECT id FROM matches ORDER BY id",
-                 "match_list", "");
+  int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
+                       "SELECT id FROM matches ORDER BY id", "match_list", "");
   *ids = v;
   return rc;
 }
@@ -290,11 +196,12 @@ static int tournament_row(struct store *st, sqlite3_stmt *stmt, void *row)
 
 int store_tournament_create(struct store *st, int64_t *id, const struct store_tournament *t)
 {
-  int rc = run(st,
-               "INSERT INTO tournaments(name, kind, options, cycles, organizer, phase, created,"
-               " finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-               "tournament_create", "tttittii", t->name, t->kind, t->options, (int64_t)t->cycles,
-               t->organizer, tournament_phases[t->phase], t->created, t->finished);
+  int rc =
+      store_run(st,
+                "INSERT INTO tournaments(name, kind, options, cycles, organizer, phase, created,"
+                " finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
+                "tournament_create", "tttittii", t->name, t->kind, t->options, (int64_t)t->cycles,
+                t->organizer, tournament_phases[t->phase], t->created, t->finished);
   if(rc == STORE_OK)
     *id = sqlite3_last_insert_rowid(st->db);
   return rc;
@@ -302,30 +209,31 @@ int store_tournament_create(struct store *st, int64_t *id, const struct store_to
 
 int store_tournament_load(struct store *st, struct store_tournament *out, int64_t id)
 {
-  return query_one(st, out, sizeof(*out), tournament_row,
-                   "SELECT " TOURNAMENT_COLUMNS " FROM tournaments WHERE id = ?1",
-                   "tournament_load", "i", id);
+  return store_query_one(st, out, sizeof(*out), tournament_row,
+                         "SELECT " TOURNAMENT_COLUMNS " FROM tournaments WHERE id = ?1",
+                         "tournament_load", "i", id);
 }
 
 int store_tournament_find(struct store *st, struct store_tournament *out, const char *name)
 {
-  return query_one(st, out, sizeof(*out), tournament_row,
-                   "SELECT " TOURNAMENT_COLUMNS " FROM tournaments WHERE name = ?1 COLLATE NOCASE",
-                   "tournament_find", "t", name);
+  return store_query_one(st, out, sizeof(*out), tournament_row,
+                         "SELECT " TOURNAMENT_COLUMNS
+                         " FROM tournaments WHERE name = ?1 COLLATE NOCASE",
+                         "tournament_find", "t", name);
 }
 
 int store_tournament_update(struct store *st, const struct store_tournament *t)
 {
-  return run(st, "UPDATE tournaments SET phase = ?2, finished = ?3 WHERE id = ?1",
-             "tournament_update", "iti", t->id, tournament_phases[t->phase], t->finished);
+  return store_run(st, "UPDATE tournaments SET phase = ?2, finished = ?3 WHERE id = ?1",
+                   "tournament_update", "iti", t->id, tournament_phases[t->phase], t->finished);
 }
 
 int store_tournament_add_player(struct store *st, int64_t tournament, int number,
                                 const char *address)
 {
-  return run(st,
-             "INSERT INTO tournament_players(tournament, number, address) VALUES(?1, ?2, ?3)",
-             "tournament_add_player", "iit", tournament, (int64_t)number, address);
+  return store_run(st,
+                   "INSERT INTO tournament_players(tournament, number, address) VALUES(?1, ?2, ?3)",
+                   "tournament_add_player", "iit", tournament, (int64_t)number, address);
 }
 
 static int player_row(struct store *st, sqlite3_stmt *stmt, void *row)
@@ -340,45 +248,45 @@ int store_tournament_players(struct store *st, struct store_tournament_player **
                              size_t *n, int64_t tournament)
 {
   void *v = NULL;
-  int rc = query(st, &v, n, sizeof(**players), player_row,
-                 "SELECT number, address FROM tournament_players WHERE tournament = ?1"
-                 " ORDER BY number",
-                 "tournament_players", "i", tournament);
+  int rc = store_query(st, &v, n, sizeof(**players), player_row,
+                       "SELECT number, address FROM tournament_players WHERE tournament = ?1"
+                       " ORDER BY number",
+                       "tournament_players", "i", tournament);
   *players = v;
   return rc;
 }
 
 int store_tournament_add_game(struct store *st, int64_t tournament, int64_t game, int round)
 {
-  return run(st, "INSERT INTO tournament_games(tournament, game, round) VALUES(?1, ?2, ?3)",
-             "tournament_add_game", "iii", tournament, game, (int64_t)round);
+  return store_run(st, "INSERT INTO tournament_games(tournament, game, round) VALUES(?1, ?2, ?3)",
+                   "tournament_add_game", "iii", tournament, game, (int64_t)round);
 }
 
 int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t tournament)
 {
   void *v = NULL;
-  int rc = query(st, &v, n, sizeof(int64_t), id_row,
-                 "SELECT game FROM tournament_games WHERE tournament = ?1 ORDER BY game",
-                 "tournament_games", "i", tournament);
+  int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
+                       "SELECT game FROM tournament_games WHERE tournament = ?1 ORDER BY game",
+                       "tournament_games", "i", tournament);
   *games = v;
   return rc;
 }
 
 int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game)
 {
-  return query_one(st, tournament, sizeof(*tournament), id_row,
-                   "SELECT tournament FROM tournament_games WHERE game = ?1",
-                   "tournament_of_game", "i", game);
+  return store_query_one(st, tournament, sizeof(*tournament), store_row_int64,
+                         "SELECT tournament FROM tournament_games WHERE game = ?1",
+                         "tournament_of_game", "i", game);
 }
 
 int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char *address)
 {
   void *v = NULL;
-  int rc = query(st, &v, n, sizeof(int64_t), id_row,
-                 "SELECT id FROM tournaments t WHERE ?1 IS NULL OR EXISTS(SELECT 1 FROM"
-                 " tournament_players p WHERE p.tournament = t.id AND p.address = ?1"
-                 " COLLATE NOCASE) ORDER BY id",
-                 "tournament_list", "t", address);
+  int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
+                       "SELECT id FROM tournaments t WHERE ?1 IS NULL OR EXISTS(SELECT 1 FROM"
+                       " tournament_players p WHERE p.tournament = t.id AND p.address = ?1"
+                       " COLLATE NOCASE) ORDER BY id",
+                       "tournament_list", "t", address);
   *ids = v;
   return rc;
 }

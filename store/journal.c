@@ -98,6 +98,19 @@ static int field_len(struct store *st, size_t *len, const char *field, size_t si
   return STORE_OK;
 }
 
+/* The chain's head: its last entry's seq and hash. */
+struct head {
+  int64_t seq;
+  char hash[65];
+};
+
+static int head_row(struct store *st, sqlite3_stmt *stmt, void *row)
+{
+  struct head *h = row;
+  h->seq = sqlite3_column_int64(stmt, 0);
+  return store_copy_column(st, h->hash, sizeof(h->hash), stmt, 1, "journal.hash");
+}
+
 int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e)
 {
   return store_journal_append_head(st, out_seq, NULL, e);
@@ -108,8 +121,8 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
 {
   struct store_group group = {false, false, 0};
   struct journal_fields f;
-  sqlite3_stmt *head = NULL;
-  sqlite3_stmt *ins = NULL;
+  struct head h;
+  bool found;
   char prev[65], hash[65];
   int64_t seq = 1;
   int rc;
@@ -130,28 +143,17 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
   rc = store_group_begin(st, &group);
   if(rc)
     goto out;
-  rc = store_prepare(st, &head,
-                     "SELECT seq, hash FROM journal WHERE game = ?1 ORDER BY seq DESC LIMIT 1",
-                     "journal_append: head");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, head, 1, e->game, "journal.game");
+  rc = store_query_maybe(st, &found, &h, sizeof(h), head_row,
+                         "SELECT seq, hash FROM journal WHERE game = ?1 ORDER BY seq DESC LIMIT 1",
+                         "journal_append: head", "i", e->game);
   if(rc)
     goto out;
-  rc = sqlite3_step(head);
-  if(rc == SQLITE_ROW) {
-    seq = sqlite3_column_int64(head, 0) + 1;
-    rc = store_copy_column(st, prev, sizeof(prev), head, 1, "journal.hash");
-    if(rc)
-      goto out;
+  if(found) {
+    seq = h.seq + 1;
+    memcpy(prev, h.hash, sizeof(prev));
   }
-  else if(rc == SQLITE_DONE) {
+  else
     memcpy(prev, zero_hash, sizeof(prev));
-    rc = STORE_OK;
-  }
-  else {
-    rc = store_fail_sql(st, rc, "journal_append: head");
-    goto out;
-  }
 
   f.prev_hash = prev;
   f.prev_len = strlen(prev);
@@ -164,33 +166,13 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
   f.dice = e->dice;
   journal_hash(hash, &f);
 
-  rc = store_prepare(st, &ins,
-                     "INSERT INTO journal(game, seq, time, seat, kind, text, dice, prev_hash,"
-                     " hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
-                     "journal_append");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, ins, 1, e->game, "journal.game");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, ins, 2, seq, "journal.seq");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, ins, 3, e->time, "journal.time");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, ins, 4, e->seat, "journal.seat");
-  if(rc == STORE_OK)
-    rc = store_bind_field(st, ins, 5, e->kind, sizeof(e->kind), "journal.kind");
-  if(rc == STORE_OK)
-    rc = store_bind_field(st, ins, 6, e->text, sizeof(e->text), "journal.text");
-  if(rc == STORE_OK)
-    rc = store_bind_field(st, ins, 7, e->dice, sizeof(e->dice), "journal.dice");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, ins, 8, prev, "journal.prev_hash");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, ins, 9, hash, "journal.hash");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, ins, "journal_append");
+  rc = store_run(st,
+                 "INSERT INTO journal(game, seq, time, seat, kind, text, dice, prev_hash,"
+                 " hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 "journal_append", "iiiiffftt", e->game, seq, e->time, (int64_t)e->seat,
+                 e->kind, sizeof(e->kind), "journal.kind", e->text, sizeof(e->text), "journal.text", e->dice, sizeof(e->dice), "journal.dice",
+                 prev, hash);
 out:
-  store_finish(st, head);
-  store_finish(st, ins);
   rc = store_group_end(st, &group, rc);
   if(rc == STORE_OK && out_seq)
     *out_seq = seq;
@@ -224,10 +206,10 @@ static int entry_row(struct store *st, sqlite3_stmt *stmt, void *row)
 int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game)
 {
   void *v;
-  int rc = store_collect_game(st, &v, n,
-                              "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
-                              " FROM journal WHERE game = ?1 ORDER BY seq",
-                              game, sizeof(struct store_entry), entry_row, "journal_load");
+  int rc = store_query(st, &v, n, sizeof(struct store_entry), entry_row,
+                       "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
+                       " FROM journal WHERE game = ?1 ORDER BY seq",
+                       "journal_load", "i", game);
   *entries = v;
   return rc;
 }
@@ -235,29 +217,11 @@ int store_journal_load(struct store *st, struct store_entry **entries, size_t *n
 int store_journal_load_from(struct store *st, struct store_entry **entries, size_t *n,
                             int64_t game, int64_t from)
 {
-  sqlite3_stmt *stmt = NULL;
   void *v = NULL;
-  int rc;
-
-  *entries = NULL;
-  *n = 0;
-  rc = store_prepare(st, &stmt,
-                     "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
-                     " FROM journal WHERE game = ?1 AND seq >= ?2 ORDER BY seq",
-                     "journal_load_from");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, "journal_load_from: game");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, from, "journal_load_from: seq");
-  if(rc == STORE_OK)
-    rc = store_collect(st, stmt, sizeof(struct store_entry), &v, n, entry_row,
-                       "journal_load_from");
-  store_finish(st, stmt);
-  if(rc) {
-    free(v);
-    v = NULL;
-    *n = 0;
-  }
+  int rc = store_query(st, &v, n, sizeof(struct store_entry), entry_row,
+                       "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
+                       " FROM journal WHERE game = ?1 AND seq >= ?2 ORDER BY seq",
+                       "journal_load_from", "ii", game, from);
   *entries = v;
   return rc;
 }
@@ -287,12 +251,10 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
   /* Works on the raw columns, not struct store_entry, so a row altered to
    * something longer than the struct fields is still hashed, and reported
    * as a broken chain rather than as an I/O error. */
-  rc = store_prepare(st, &stmt,
-                     "SELECT seq, time, seat, kind, text, dice, prev_hash, hash"
-                     " FROM journal WHERE game = ?1 ORDER BY seq",
-                     "journal_verify");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, "journal_verify: game");
+  rc = store_prepare_args(st, &stmt,
+                          "SELECT seq, time, seat, kind, text, dice, prev_hash, hash"
+                          " FROM journal WHERE game = ?1 ORDER BY seq",
+                          "journal_verify", "i", game);
   if(rc)
     goto out;
   for(;;) {

@@ -26,12 +26,13 @@ static const char *const state_names[] = {"queued", "sent", "failed"};
 
 static void fresh_add(struct store *st, int64_t id, int64_t game, const char *recipient,
                       const char *message, int64_t now);
+static void fresh_truncate(struct store *st, size_t n);
+static const struct store_tx_hook fresh_hook;
 
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
                      const char *message, int64_t now)
 {
   struct store_group g;
-  sqlite3_stmt *stmt = NULL;
   int64_t owner = 0, row = 0;
   int rc;
 
@@ -41,38 +42,23 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
    * waits unclaimed, and the flush's claim says what is wrong. */
   if(store_owner(st, &owner) != STORE_OK)
     owner = 0;
+  /* The list hears of commits and rollbacks from the transaction core;
+   * registered before the group begins, so that the group's mark is the
+   * list's. */
+  store_tx_hook(st, &fresh_hook);
   /* The row and its text (outbox_message, schema v9) both or neither. */
   rc = store_group_begin(st, &g);
   if(rc == STORE_OK)
-    rc = store_prepare(st, &stmt,
-                       "INSERT INTO outbox(game, recipient, state, attempts, next_try,"
-                       " last_error, created, claim) VALUES(?1, ?2, 'queued', 0, ?3, '', ?3,"
-                       " nullif(?4, 0))",
-                       "outbox_add");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, "outbox.game");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 2, recipient, "outbox.recipient");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, now, "outbox.next_try");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 4, owner, "outbox.claim");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_add");
-  if(rc == STORE_OK)
+    rc = store_run(st,
+                   "INSERT INTO outbox(game, recipient, state, attempts, next_try,"
+                   " last_error, created, claim) VALUES(?1, ?2, 'queued', 0, ?3, '', ?3,"
+                   " nullif(?4, 0))",
+                   "outbox_add", "itii", game, recipient, now, owner);
+  if(rc == STORE_OK) {
     row = sqlite3_last_insert_rowid(st->db);
-  store_finish(st, stmt);
-  stmt = NULL;
-  if(rc == STORE_OK)
-    rc = store_prepare(st, &stmt, "INSERT INTO outbox_message(id, message) VALUES(?1, ?2)",
-                       "outbox_add: message");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, row, "outbox_message.id");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 2, message, "outbox_message.message");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_add: message");
-  store_finish(st, stmt);
+    rc = store_run(st, "INSERT INTO outbox_message(id, message) VALUES(?1, ?2)",
+                   "outbox_add: message", "it", row, message);
+  }
   /* Kept in memory for this process's flush: only a row it
    * claims, since nobody else may send it. Inside the group: a rollback
    * of it forgets the row again. */
@@ -126,7 +112,8 @@ static void fresh_add(struct store *st, int64_t id, int64_t game, const char *re
    * transaction, its commit marks the row committed (store_group_end). */
 }
 
-void store_fresh_truncate(struct store *st, size_t n)
+/* The list cut back to its first n (a rollback). */
+static void fresh_truncate(struct store *st, size_t n)
 {
   while(st->nfresh > n)
     free(st->fresh[--st->nfresh].message);
@@ -136,15 +123,36 @@ void store_fresh_truncate(struct store *st, size_t n)
     st->fresh_gap = false;
 }
 
-void store_fresh_committed(struct store *st)
+/* The list committed up to its end. */
+static void fresh_committed(struct store *st)
 {
   st->fresh_committed = st->nfresh;
 }
 
+static size_t fresh_mark(struct store *st)
+{
+  return st->nfresh;
+}
+
+static void fresh_close(struct store *st)
+{
+  fresh_truncate(st, 0);
+  free(st->fresh);
+  st->fresh = NULL;
+  st->capfresh = 0;
+}
+
+static const struct store_tx_hook fresh_hook = {
+    .mark = fresh_mark,
+    .committed = fresh_committed,
+    .undone = fresh_truncate,
+    .close = fresh_close,
+};
+
 int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc, r;
+  bool older;
+  int rc;
 
   *rows = NULL;
   *n = 0;
@@ -152,28 +160,20 @@ int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
   if(!st->nfresh || !sqlite3_get_autocommit(st->db) || st->fresh_committed != st->nfresh ||
      st->fresh_gap) {
     if(sqlite3_get_autocommit(st->db))
-      store_fresh_truncate(st, 0);
+      fresh_truncate(st, 0);
     return STORE_OK;
   }
   /* A row of this process queued before these and not yet sent (its send
    * failed and waits, say) goes first: rows leave in creation order. Then
    * every row is read back, in order, by store_outbox_claim. */
-  rc = store_prepare(st, &stmt,
-                     "SELECT 1 FROM outbox WHERE claim = ?1 AND state = 'queued' AND id < ?2"
-                     " LIMIT 1",
-                     "outbox_fresh");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_fresh: owner");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, st->fresh[0].id, "outbox_fresh: first");
-  if(rc == STORE_OK && (r = sqlite3_step(stmt)) != SQLITE_DONE) {
-    if(r != SQLITE_ROW)
-      rc = store_fail_sql(st, r, "outbox_fresh");
-    store_fresh_truncate(st, 0);
-  }
-  store_finish(st, stmt);
+  rc = store_query_exists(st, &older,
+                          "SELECT 1 FROM outbox WHERE claim = ?1 AND state = 'queued'"
+                          " AND id < ?2 LIMIT 1",
+                          "outbox_fresh", "ii", st->owner, st->fresh[0].id);
+  if(rc || older)
+    fresh_truncate(st, 0);
   if(rc || !st->nfresh) {
-    store_fresh_truncate(st, 0);
+    fresh_truncate(st, 0);
     return rc;
   }
   *rows = st->fresh;
@@ -246,16 +246,21 @@ static int outbox_row_fn(struct store *st, sqlite3_stmt *stmt, void *row)
   " o.created, o.in_doubt"
 #define OUTBOX_FROM " FROM outbox o LEFT JOIN outbox_message m ON m.id = o.id"
 
-/* The rows of a prepared statement into a fresh array (freed on failure). */
-static int outbox_collect(struct store *st, sqlite3_stmt *stmt, struct store_outbox **rows,
-                          size_t *n, const char *what)
+/* The rows of a query (bound ?1 and ?2) into a fresh array (freed on
+ * failure). Not store_query: the rows own their messages. */
+static int outbox_collect(struct store *st, struct store_outbox **rows, size_t *n,
+                          const char *sql, const char *what, int64_t arg1, int64_t arg2)
 {
+  sqlite3_stmt *stmt = NULL;
   void *raw = NULL;
   size_t count = 0;
-  int rc;
+  int rc = store_prepare_args(st, &stmt, sql, what, "ii", arg1, arg2);
 
   /* A half-filled last row is freed with the rest (store_collect). */
-  rc = store_collect(st, stmt, sizeof(struct store_outbox), &raw, &count, outbox_row_fn, what);
+  if(rc == STORE_OK)
+    rc = store_collect(st, stmt, sizeof(struct store_outbox), &raw, &count, outbox_row_fn,
+                       what);
+  store_finish(st, stmt);
   if(rc) {
     store_outbox_free(raw, count);
     raw = NULL;
@@ -269,47 +274,25 @@ static int outbox_collect(struct store *st, sqlite3_stmt *stmt, struct store_out
 int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
                      size_t max)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
   *rows = NULL;
   *n = 0;
   if(max == 0)
     return STORE_OK;
   if((uint64_t)max > (uint64_t)INT64_MAX)
     max = (size_t)INT64_MAX;
-  rc = store_prepare(st, &stmt,
-                     "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.state = 'queued'"
-                     " AND o.next_try <= ?1 ORDER BY o.id LIMIT ?2",
-                     "outbox_due");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, now, "outbox_due: now");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, (int64_t)max, "outbox_due: max");
-  if(rc == STORE_OK)
-    rc = outbox_collect(st, stmt, rows, n, "outbox_due");
-  store_finish(st, stmt);
-  return rc;
+  return outbox_collect(st, rows, n,
+                        "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.state = 'queued'"
+                        " AND o.next_try <= ?1 ORDER BY o.id LIMIT ?2",
+                        "outbox_due", now, (int64_t)max);
 }
 
 /* This process's claimed, unsent rows, oldest first, at most max. */
 static int claimed_rows(struct store *st, struct store_outbox **rows, size_t *n, size_t max)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  rc = store_prepare(st, &stmt,
-                     "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.claim = ?1"
-                     " AND o.state = 'queued' ORDER BY o.id LIMIT ?2",
-                     "outbox_claim");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_claim: owner");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, (int64_t)max, "outbox_claim: max");
-  if(rc == STORE_OK)
-    rc = outbox_collect(st, stmt, rows, n, "outbox_claim");
-  store_finish(st, stmt);
-  return rc;
+  return outbox_collect(st, rows, n,
+                        "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.claim = ?1"
+                        " AND o.state = 'queued' ORDER BY o.id LIMIT ?2",
+                        "outbox_claim", st->owner, (int64_t)max);
 }
 
 /* Whether a claim transaction could find anything: a due row nobody
@@ -317,27 +300,10 @@ static int claimed_rows(struct store *st, struct store_outbox **rows, size_t *n,
  * so an idle daemon never takes the write lock to learn there is nothing. */
 static int claim_worth_it(struct store *st, int64_t now, bool *any)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  *any = false;
-  rc = store_prepare(st, &stmt,
-                     "SELECT 1 FROM outbox WHERE state = 'queued' AND ((claim IS NULL AND"
-                     " next_try <= ?1) OR (claim IS NOT NULL AND claim != ?2)) LIMIT 1",
-                     "outbox_claim: looking");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, now, "outbox_claim: now");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, st->owner, "outbox_claim: owner");
-  if(rc == STORE_OK) {
-    int r = sqlite3_step(stmt);
-    if(r == SQLITE_ROW)
-      *any = true;
-    else if(r != SQLITE_DONE)
-      rc = store_fail_sql(st, r, "outbox_claim: looking");
-  }
-  store_finish(st, stmt);
-  return rc;
+  return store_query_exists(st, any,
+                            "SELECT 1 FROM outbox WHERE state = 'queued' AND ((claim IS NULL AND"
+                            " next_try <= ?1) OR (claim IS NOT NULL AND claim != ?2)) LIMIT 1",
+                            "outbox_claim: looking", "ii", now, st->owner);
 }
 
 /* Inside the claim transaction: rows held by processes that ended go back
@@ -349,12 +315,11 @@ static int take_over_dead(struct store *st)
   size_t n = 0, cap = 0, i;
   int rc, r = SQLITE_DONE;
 
-  rc = store_prepare(st, &stmt,
-                     "SELECT DISTINCT claim FROM outbox WHERE claim IS NOT NULL"
-                     " AND claim != ?1 AND state = 'queued'",
-                     "outbox_claim: owners");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_claim: owner");
+  /* a row loop that asks the lock file of each owner: stepped here */
+  rc = store_prepare_args(st, &stmt,
+                          "SELECT DISTINCT claim FROM outbox WHERE claim IS NOT NULL"
+                          " AND claim != ?1 AND state = 'queued'",
+                          "outbox_claim: owners", "i", st->owner);
   while(rc == STORE_OK && (r = sqlite3_step(stmt)) == SQLITE_ROW) {
     int64_t o = sqlite3_column_int64(stmt, 0);
     if(store_owner_alive(st, o))
@@ -370,19 +335,11 @@ static int take_over_dead(struct store *st)
   if(rc == STORE_OK && r != SQLITE_DONE)
     rc = store_fail_sql(st, r, "outbox_claim: owners");
   store_finish(st, stmt);
-  stmt = NULL;
-  for(i = 0; rc == STORE_OK && i < n; i++) {
-    rc = store_prepare(st, &stmt,
-                       "UPDATE outbox SET claim = NULL, in_doubt = 1"
-                       " WHERE claim = ?1 AND state = 'queued'",
-                       "outbox_claim: taking over");
-    if(rc == STORE_OK)
-      rc = store_bind_int64(st, stmt, 1, owners[i], "outbox_claim: dead owner");
-    if(rc == STORE_OK)
-      rc = store_step_done(st, stmt, "outbox_claim: taking over");
-    store_finish(st, stmt);
-    stmt = NULL;
-  }
+  for(i = 0; rc == STORE_OK && i < n; i++)
+    rc = store_run(st,
+                   "UPDATE outbox SET claim = NULL, in_doubt = 1"
+                   " WHERE claim = ?1 AND state = 'queued'",
+                   "outbox_claim: taking over", "i", owners[i]);
   free(owners);
   return rc;
 }
@@ -391,7 +348,6 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
                        size_t max)
 {
   struct store_group g;
-  sqlite3_stmt *stmt = NULL;
   int64_t owner;
   bool any = false;
   int rc;
@@ -413,20 +369,11 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
   if(rc == STORE_OK)
     rc = take_over_dead(st);
   if(rc == STORE_OK)
-    rc = store_prepare(st, &stmt,
-                       "UPDATE outbox SET claim = ?1 WHERE id IN (SELECT id FROM outbox"
-                       " WHERE state = 'queued' AND claim IS NULL AND next_try <= ?2"
-                       " ORDER BY id LIMIT ?3)",
-                       "outbox_claim");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, owner, "outbox_claim: owner");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, now, "outbox_claim: now");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, (int64_t)(max - *n), "outbox_claim: max");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_claim");
-  store_finish(st, stmt);
+    rc = store_run(st,
+                   "UPDATE outbox SET claim = ?1 WHERE id IN (SELECT id FROM outbox"
+                   " WHERE state = 'queued' AND claim IS NULL AND next_try <= ?2"
+                   " ORDER BY id LIMIT ?3)",
+                   "outbox_claim", "iii", owner, now, (int64_t)(max - *n));
   rc = store_group_end(st, &g, rc);
   store_outbox_free(*rows, *n);
   *rows = NULL;
@@ -438,23 +385,13 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
 
 int store_outbox_release(struct store *st)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
   /* given back: another process may send them now */
   if(sqlite3_get_autocommit(st->db))
-    store_fresh_truncate(st, 0);
+    fresh_truncate(st, 0);
   if(!st->owner)
     return STORE_OK;
-  rc = store_prepare(st, &stmt,
-                     "UPDATE outbox SET claim = NULL WHERE claim = ?1 AND state = 'queued'",
-                     "outbox_release");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, st->owner, "outbox_release: owner");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_release");
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = ?1 AND state = 'queued'",
+                   "outbox_release", "i", st->owner);
 }
 
 void store_outbox_free(struct store_outbox *rows, size_t n)
@@ -470,77 +407,45 @@ void store_outbox_free(struct store_outbox *rows, size_t n)
 
 int store_outbox_sent(struct store *st, int64_t id, int64_t now)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  rc = store_prepare(st, &stmt, "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL WHERE id = ?2",
-                     "outbox_sent");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, now, "outbox.sent");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, id, "outbox.id");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_sent");
+  int rc = store_run(st,
+                     "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL WHERE id = ?2",
+                     "outbox_sent", "ii", now, id);
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_sent: no row %lld", (long long)id);
-  store_finish(st, stmt);
   return rc;
 }
 
 int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n)
 {
-  sqlite3_stmt *stmt = NULL;
   int rc;
 
   *n = 0;
   if(!st->owner)
     return STORE_OK; /* nothing claimed, nothing of ours to mark */
-  rc = store_prepare(st, &stmt,
-                     "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL"
-                     " WHERE id >= ?2 AND id <= ?3 AND claim = ?4 AND state = 'queued'",
-                     "outbox_sent_range");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, now, "outbox.sent");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 2, lo, "outbox_sent_range: lo");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, hi, "outbox_sent_range: hi");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 4, st->owner, "outbox_sent_range: owner");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_sent_range");
+  rc = store_run(st,
+                 "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL"
+                 " WHERE id >= ?2 AND id <= ?3 AND claim = ?4 AND state = 'queued'",
+                 "outbox_sent_range", "iiii", now, lo, hi, st->owner);
   if(rc == STORE_OK)
     *n = (size_t)sqlite3_changes(st->db);
-  store_finish(st, stmt);
   return rc;
 }
 
-/* One integer from a one-column query with up to one bound integer;
- * *found false when it gave no row or NULL. */
-static int one_int(struct store *st, const char *sql, int64_t arg, int64_t *out, bool *found,
-                   int64_t *second, const char *what)
-{
-  sqlite3_stmt *stmt = NULL;
-  int rc, r;
+/* Two integer columns of a row; `set` when the first is not NULL. */
+struct ints {
+  int64_t first, second;
+  bool set;
+};
 
-  *found = false;
-  rc = store_prepare(st, &stmt, sql, what);
-  if(rc == STORE_OK && sqlite3_bind_parameter_count(stmt) >= 1)
-    rc = store_bind_int64(st, stmt, 1, arg, what);
-  if(rc)
-    goto out;
-  r = sqlite3_step(stmt);
-  if(r == SQLITE_ROW && sqlite3_column_type(stmt, 0) != SQLITE_NULL) {
-    *out = sqlite3_column_int64(stmt, 0);
-    if(second)
-      *second = sqlite3_column_int64(stmt, 1);
-    *found = true;
-  }
-  else if(r != SQLITE_ROW && r != SQLITE_DONE)
-    rc = store_fail_sql(st, r, what);
-out:
-  store_finish(st, stmt);
-  return rc;
+static int ints_row(struct store *st, sqlite3_stmt *stmt, void *row)
+{
+  struct ints *r = row;
+  (void)st;
+  r->set = sqlite3_column_type(stmt, 0) != SQLITE_NULL;
+  r->first = sqlite3_column_int64(stmt, 0);
+  if(sqlite3_column_count(stmt) > 1)
+    r->second = sqlite3_column_int64(stmt, 1);
+  return STORE_OK;
 }
 
 int store_outbox_prune(struct store *st, int64_t before, size_t *n)
@@ -550,9 +455,9 @@ int store_outbox_prune(struct store *st, int64_t before, size_t *n)
       " AND id < ?2 AND state = 'sent' AND sent < ?3)",
       "DELETE FROM outbox WHERE id < ?1 AND id < ?2 AND state = 'sent' AND sent < ?3"};
   struct store_group g;
-  sqlite3_stmt *stmt = NULL;
+  struct ints r;
   size_t i;
-  int64_t top = 0, lo = 0, hi, id = 0, created = 0;
+  int64_t top = 0, lo = 0, hi, id = 0;
   bool found;
   int rc;
 
@@ -560,19 +465,24 @@ int store_outbox_prune(struct store *st, int64_t before, size_t *n)
   /* The newest row is never deleted: SQLite gives a new row the highest
    * id + 1, and an id handed out twice would name an old reply's Maildir
    * file (transport.c), which the flush would take for the new one. */
-  rc = one_int(st, "SELECT max(id) FROM outbox", 0, &top, &found, NULL, "outbox_prune");
-  if(rc || !found)
+  rc = store_query_maybe(st, &found, &r, sizeof(r), ints_row, "SELECT max(id) FROM outbox",
+                         "outbox_prune", "");
+  if(rc || !found || !r.set)
     return rc;
+  top = r.first;
   /* Ids grow with `created`: the first row created at or after `before`,
    * by halving on ids, bounds the rows to look at. */
   hi = top + 1; /* lo: every row below it is older; the bound is at most hi */
   while(lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
-    rc = one_int(st, "SELECT id, created FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1", mid,
-                 &id, &found, &created, "outbox_prune");
+    rc = store_query_maybe(st, &found, &r, sizeof(r), ints_row,
+                           "SELECT id, created FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1",
+                           "outbox_prune", "i", mid);
     if(rc)
       return rc;
-    if(!found || created >= before)
+    found = found && r.set;
+    id = r.first;
+    if(!found || r.second >= before)
       hi = mid; /* no row lies in [mid, id) */
     else
       lo = id + 1;
@@ -581,19 +491,9 @@ int store_outbox_prune(struct store *st, int64_t before, size_t *n)
    * one transaction. */
   rc = store_group_begin(st, &g);
   for(i = 0; rc == STORE_OK && i < 2; i++) {
-    rc = store_prepare(st, &stmt, prune_sql[i], "outbox_prune");
-    if(rc == STORE_OK)
-      rc = store_bind_int64(st, stmt, 1, lo, "outbox_prune: bound");
-    if(rc == STORE_OK)
-      rc = store_bind_int64(st, stmt, 2, top, "outbox_prune: newest");
-    if(rc == STORE_OK)
-      rc = store_bind_int64(st, stmt, 3, before, "outbox_prune: before");
-    if(rc == STORE_OK)
-      rc = store_step_done(st, stmt, "outbox_prune");
+    rc = store_run(st, prune_sql[i], "outbox_prune", "iii", lo, top, before);
     if(rc == STORE_OK)
       *n = (size_t)sqlite3_changes(st->db);
-    store_finish(st, stmt);
-    stmt = NULL;
   }
   rc = store_group_end(st, &g, rc);
   if(rc)
@@ -605,7 +505,6 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
                        bool permanent)
 {
   size_t cap = sizeof(((struct store_outbox *)0)->last_error) - 1;
-  sqlite3_stmt *stmt = NULL;
   size_t len;
   int rc;
 
@@ -621,50 +520,29 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
     while(len > 0 && ((unsigned char)error[len] & 0xc0) == 0x80)
       len--;
   }
-  rc = store_prepare(st, &stmt,
-                     "UPDATE outbox SET attempts = attempts + 1, next_try = ?1,"
-                     " last_error = ?2, claim = NULL,"
-                     " state = CASE WHEN ?3 THEN 'failed' ELSE state END"
-                     " WHERE id = ?4",
-                     "outbox_retry");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, next_try, "outbox.next_try");
-  if(rc == STORE_OK && sqlite3_bind_text(stmt, 2, error, (int)len, SQLITE_TRANSIENT))
-    rc = store_fail_sql(st, sqlite3_errcode(st->db), "outbox.last_error");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, permanent ? 1 : 0, "outbox_retry: permanent");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 4, id, "outbox.id");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "outbox_retry");
+  rc = store_run(st,
+                 "UPDATE outbox SET attempts = attempts + 1, next_try = ?1,"
+                 " last_error = ?2, claim = NULL,"
+                 " state = CASE WHEN ?3 THEN 'failed' ELSE state END"
+                 " WHERE id = ?4",
+                 "outbox_retry", "isii", next_try, error, len, (int64_t)(permanent ? 1 : 0), id);
   if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_retry: no row %lld", (long long)id);
-  store_finish(st, stmt);
   return rc;
 }
 
 int store_outbox_count(struct store *st, size_t *n, enum store_outbox_state state)
 {
-  sqlite3_stmt *stmt = NULL;
+  int64_t count = 0;
   int rc;
 
   *n = 0;
   if((unsigned)state >= STATE_COUNT)
     return store_fail(st, STORE_EIO, "outbox_count: state %d is not a known state", (int)state);
-  rc = store_prepare(st, &stmt, "SELECT count(*) FROM outbox WHERE state = ?1",
-                     "outbox_count");
+  rc = store_query_one(st, &count, sizeof(count), store_row_int64,
+                       "SELECT count(*) FROM outbox WHERE state = ?1", "outbox_count", "t",
+                       state_names[state]);
   if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, state_names[state], "outbox_count: state");
-  if(rc)
-    goto out;
-  rc = sqlite3_step(stmt);
-  if(rc != SQLITE_ROW) {
-    rc = store_fail_sql(st, rc, "outbox_count");
-    goto out;
-  }
-  *n = (size_t)sqlite3_column_int64(stmt, 0);
-  rc = STORE_OK;
-out:
-  store_finish(st, stmt);
+    *n = (size_t)count;
   return rc;
 }

@@ -1,7 +1,8 @@
 /*
  * store.c: opening the SQLite file, schema migrations, transactions, the
- * processed-message table, the kv table and the shared helpers of
- * tabula_store (see store.h for the contract, store_int.h for internals).
+ * processed-message table and the kv table of tabula_store (see store.h for
+ * the contract, store_int.h for internals; the statement helpers every file
+ * shares are in stmt.c).
  *
  * Follows docs/architecture.md "The store": one SQLite file in WAL mode,
  * every write of one message in one transaction. Durability matters more
@@ -21,7 +22,6 @@
 
 #include <errno.h>
 #include <nettle/sha2.h>
-#include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -383,253 +383,28 @@ static const struct migration migrations[] = {
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)
 
-/* ---- shared helpers (store_int.h) ---- */
+/* ---- the transaction hook (store_int.h) ---- */
 
-int store_fail(struct store *st, int rc, const char *fmt, ...)
+void store_tx_hook(struct store *st, const struct store_tx_hook *hook)
 {
-  va_list ap;
-
-  va_start(ap, fmt);
-  vsnprintf(st->err, sizeof(st->err), fmt, ap);
-  va_end(ap);
-  return rc;
+  st->hook = hook;
 }
 
-static int map_sqlite_rc(int sqlite_rc)
+static size_t tx_mark(struct store *st)
 {
-  switch(sqlite_rc & 0xff) {
-  case SQLITE_FULL:
-    return STORE_EFULL;
-  case SQLITE_OK:
-  case SQLITE_DONE:
-  case SQLITE_ROW:
-    return STORE_OK;
-  case SQLITE_BUSY:
-  case SQLITE_LOCKED:
-    return STORE_EBUSY;
-  case SQLITE_NOMEM:
-    return STORE_ENOMEM;
-  case SQLITE_CORRUPT:
-  case SQLITE_NOTADB:
-    return STORE_ECORRUPT;
-  default:
-    return STORE_EIO;
-  }
+  return st->hook ? st->hook->mark(st) : 0;
 }
 
-int store_fail_sql(struct store *st, int sqlite_rc, const char *what)
+static void tx_committed(struct store *st)
 {
-  int rc = map_sqlite_rc(sqlite_rc);
-  int primary = sqlite_rc & 0xff;
-  /* The errno of SQLite's last failed system call, meaningful only when
-   * this failure is one of the file's. */
-  int sys = st->db && (primary == SQLITE_IOERR || primary == SQLITE_FULL ||
-                       primary == SQLITE_CANTOPEN)
-              ? sqlite3_system_errno(st->db)
-              : 0;
-  const char *msg = st->db ? sqlite3_errmsg(st->db) : "no database";
-
-  /* A caller may hand us SQLITE_ROW/DONE where neither was expected. */
-  if(rc == STORE_OK)
-    rc = STORE_EIO;
-  /* SQLite says "disk I/O error" when a write of its -wal or -shm file
-   * fails for want of space: the operator needs the cause. */
-  if(rc == STORE_EFULL || sys == ENOSPC || sys == EDQUOT)
-    return store_fail(st, STORE_EFULL, "%s: the disk is full (%s; SQLite: %s)", what,
-                      strerror(sys == EDQUOT ? EDQUOT : ENOSPC), msg);
-  if(sys)
-    return store_fail(st, rc, "%s: %s (%s)", what, msg, strerror(sys));
-  return store_fail(st, rc, "%s: %s", what, msg);
+  if(st->hook)
+    st->hook->committed(st);
 }
 
-int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what)
+static void tx_undone(struct store *st, size_t mark)
 {
-  size_t i;
-  int rc;
-
-  /* The callers' SQL are string literals: the same pointer first, the
-   * same text (another literal of it) only then. */
-  for(i = 0; i < st->ncache; i++) {
-    struct store_cached *c = &st->cache[i];
-    if(!c->busy && c->sql == sql) {
-      c->busy = true;
-      *stmt = c->stmt;
-      return STORE_OK;
-    }
-  }
-  for(i = 0; i < st->ncache; i++) {
-    struct store_cached *c = &st->cache[i];
-    if(!c->busy && !strcmp(c->sql, sql)) {
-      c->busy = true;
-      *stmt = c->stmt;
-      return STORE_OK;
-    }
-  }
-  rc = sqlite3_prepare_v3(st->db, sql, -1,
-                          st->ncache < STORE_STMT_CACHE ? SQLITE_PREPARE_PERSISTENT : 0, stmt,
-                          NULL);
-  if(rc != SQLITE_OK) {
-    *stmt = NULL;
-    return store_fail_sql(st, rc, what);
-  }
-  /* A statement already handed out (a nested use of the same SQL) gets a
-   * second copy; both are kept while there is room. */
-  if(st->ncache < STORE_STMT_CACHE) {
-    st->cache[st->ncache].sql = sql;
-    st->cache[st->ncache].stmt = *stmt;
-    st->cache[st->ncache].busy = true;
-    st->ncache++;
-  }
-  return STORE_OK;
-}
-
-void store_finish(struct store *st, sqlite3_stmt *stmt)
-{
-  size_t i;
-
-  if(!stmt)
-    return;
-  for(i = 0; i < st->ncache; i++)
-    if(st->cache[i].stmt == stmt) {
-      sqlite3_reset(stmt);
-      sqlite3_clear_bindings(stmt);
-      st->cache[i].busy = false;
-      return;
-    }
-  /* not cached (the cache was full when it was prepared) */
-  sqlite3_finalize(stmt);
-}
-
-int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what)
-{
-  int rc = sqlite3_step(stmt);
-
-  if(rc != SQLITE_DONE)
-    return store_fail_sql(st, rc, what);
-  return STORE_OK;
-}
-
-int store_bind_field(struct store *st, sqlite3_stmt *stmt, int idx, const char *field,
-                     size_t size, const char *name)
-{
-  size_t len = strnlen(field, size);
-
-  if(len == size)
-    return store_fail(st, STORE_EIO, "%s is not NUL-terminated within %zu bytes", name, size);
-  if(sqlite3_bind_text(stmt, idx, field, (int)len, SQLITE_TRANSIENT) != SQLITE_OK)
-    return store_fail_sql(st, sqlite3_errcode(st->db), name);
-  return STORE_OK;
-}
-
-int store_bind_text(struct store *st, sqlite3_stmt *stmt, int idx, const char *text,
-                    const char *name)
-{
-  int rc;
-
-  if(!text)
-    rc = sqlite3_bind_null(stmt, idx);
-  else
-    rc = sqlite3_bind_text(stmt, idx, text, -1, SQLITE_TRANSIENT);
-  if(rc != SQLITE_OK)
-    return store_fail_sql(st, rc, name);
-  return STORE_OK;
-}
-
-int store_bind_int64(struct store *st, sqlite3_stmt *stmt, int idx, int64_t value,
-                     const char *name)
-{
-  int rc = sqlite3_bind_int64(stmt, idx, (sqlite3_int64)value);
-
-  if(rc != SQLITE_OK)
-    return store_fail_sql(st, rc, name);
-  return STORE_OK;
-}
-
-int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stmt, int col,
-                      const char *name)
-{
-  const unsigned char *text = sqlite3_column_text(stmt, col);
-  size_t len;
-
-  if(!text) {
-    /* NULL is either a NULL column or out of memory converting it. */
-    if(sqlite3_errcode(st->db) == SQLITE_NOMEM)
-      return store_fail(st, STORE_ENOMEM, "%s: out of memory", name);
-    dst[0] = '\0';
-    return STORE_OK;
-  }
-  len = (size_t)sqlite3_column_bytes(stmt, col);
-  if(len >= cap) {
-    dst[0] = '\0';
-    return store_fail(st, STORE_EIO, "%s holds %zu bytes, more than the %zu that fit", name, len,
-                      cap - 1);
-  }
-  memcpy(dst, text, len);
-  dst[len] = '\0';
-  return STORE_OK;
-}
-
-void *store_grow(void *v, size_t *cap, size_t n, size_t elem)
-{
-  size_t newcap;
-  void *p;
-
-  if(n < *cap)
-    return v;
-  newcap = *cap ? *cap * 2 : 8;
-  if(newcap > SIZE_MAX / elem)
-    return NULL;
-  p = realloc(v, newcap * elem);
-  if(p)
-    *cap = newcap;
-  return p;
-}
-
-int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, size_t *n,
-                  store_row_fn read_row, const char *what)
-{
-  size_t cap = *n;
-  void *p;
-  int rc;
-
-  for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
-      return STORE_OK;
-    if(rc != SQLITE_ROW)
-      return store_fail_sql(st, rc, what);
-    p = store_grow(*v, &cap, *n, elem);
-    if(!p)
-      return store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
-    *v = p;
-    memset((char *)p + *n * elem, 0, elem);
-    (*n)++;
-    rc = read_row(st, stmt, (char *)p + (*n - 1) * elem);
-    if(rc)
-      return rc;
-  }
-}
-
-int store_collect_game(struct store *st, void **v, size_t *n, const char *sql, int64_t game,
-                       size_t elem, store_row_fn read_row, const char *what)
-{
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  *v = NULL;
-  *n = 0;
-  rc = store_prepare(st, &stmt, sql, what);
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 1, game, what);
-  if(rc == STORE_OK)
-    rc = store_collect(st, stmt, elem, v, n, read_row, what);
-  if(rc) {
-    free(*v);
-    *v = NULL;
-    *n = 0;
-  }
-  store_finish(st, stmt);
-  return rc;
+  if(st->hook)
+    st->hook->undone(st, mark);
 }
 
 static int exec_sql(struct store *st, const char *sql, const char *what)
@@ -646,13 +421,7 @@ static int exec_sql(struct store *st, const char *sql, const char *what)
  * parses them anew each time. */
 static int run_sql(struct store *st, const char *sql, const char *what)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc = store_prepare(st, &stmt, sql, what);
-
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, what);
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st, sql, what, "");
 }
 
 int store_group_begin(struct store *st, struct store_group *g)
@@ -661,7 +430,7 @@ int store_group_begin(struct store *st, struct store_group *g)
 
   g->own_tx = sqlite3_get_autocommit(st->db) != 0;
   g->active = false;
-  g->fresh = st->nfresh;
+  g->mark = tx_mark(st);
   if(g->own_tx)
     rc = run_sql(st, "BEGIN IMMEDIATE", "begin");
   else
@@ -685,12 +454,12 @@ int store_group_end(struct store *st, struct store_group *g, int rc)
       rc2 = run_sql(st, "RELEASE store_group", "release savepoint");
     if(rc2 == STORE_OK) {
       if(g->own_tx)
-        store_fresh_committed(st);
+        tx_committed(st);
       return STORE_OK;
     }
     rc = rc2;
   }
-  store_fresh_truncate(st, g->fresh);
+  tx_undone(st, g->mark);
   /* Undo without overwriting the first error's text: that is the one the
    * operator needs. */
   if(g->own_tx) {
@@ -972,8 +741,8 @@ void store_close(struct store *st)
    * back by SQLite. */
   while(st->ncache)
     sqlite3_finalize(st->cache[--st->ncache].stmt);
-  store_fresh_truncate(st, 0);
-  free(st->fresh);
+  if(st->hook && st->hook->close)
+    st->hook->close(st);
   sqlite3_close(st->db);
   store_lock_close(st);
   free(st->path);
@@ -1122,12 +891,12 @@ int store_begin(struct store *st)
       return store_fail(st, STORE_EIO, "begin: the batch's transaction was rolled back");
     rc = run_sql(st, "SAVEPOINT store_unit", "begin (savepoint)");
     st->unit = rc == STORE_OK;
-    st->fresh_unit = st->nfresh;
+    st->unit_mark = tx_mark(st);
     return rc;
   }
   if(!sqlite3_get_autocommit(st->db))
     return store_fail(st, STORE_EIO, "begin: a transaction is already open");
-  st->fresh_tx = st->nfresh;
+  st->tx_mark = tx_mark(st);
   return run_sql(st, "BEGIN IMMEDIATE", "begin");
 }
 
@@ -1145,7 +914,7 @@ int store_commit(struct store *st)
     return store_fail(st, STORE_EIO, "commit: no transaction is open");
   rc = run_sql(st, "COMMIT", "commit");
   if(rc == STORE_OK)
-    store_fresh_committed(st);
+    tx_committed(st);
   return rc;
 }
 
@@ -1159,13 +928,13 @@ int store_rollback(struct store *st)
     st->unit = false;
     /* If SQLite already undid the whole transaction (an I/O error), this
      * fails, and so will store_batch_commit: the batch is retried whole. */
-    store_fresh_truncate(st, st->fresh_unit);
+    tx_undone(st, st->unit_mark);
     rc = run_sql(st, "ROLLBACK TO store_unit", "rollback (savepoint)");
     if(rc == STORE_OK)
       rc = run_sql(st, "RELEASE store_unit", "rollback (savepoint)");
     return rc;
   }
-  store_fresh_truncate(st, st->fresh_tx);
+  tx_undone(st, st->tx_mark);
   if(sqlite3_get_autocommit(st->db))
     return STORE_OK;
   return run_sql(st, "ROLLBACK", "rollback");
@@ -1182,7 +951,7 @@ int store_batch_begin(struct store *st)
 
   if(st->batch || !sqlite3_get_autocommit(st->db))
     return store_fail(st, STORE_EIO, "batch: a transaction is already open");
-  st->fresh_tx = st->nfresh;
+  st->tx_mark = tx_mark(st);
   rc = run_sql(st, "BEGIN IMMEDIATE", "batch begin");
   st->batch = rc == STORE_OK;
   st->unit = false;
@@ -1229,9 +998,9 @@ int store_batch_commit(struct store *st)
   if(rc != STORE_OK && !sqlite3_get_autocommit(st->db))
     sqlite3_exec(st->db, "ROLLBACK", NULL, NULL, NULL);
   if(rc == STORE_OK)
-    store_fresh_committed(st);
+    tx_committed(st);
   else
-    store_fresh_truncate(st, st->fresh_tx);
+    tx_undone(st, st->tx_mark);
   lazy_end(st);
   return rc;
 }
@@ -1242,7 +1011,7 @@ int store_batch_rollback(struct store *st)
 
   st->batch = false;
   st->unit = false;
-  store_fresh_truncate(st, st->fresh_tx);
+  tx_undone(st, st->tx_mark);
   if(!sqlite3_get_autocommit(st->db))
     rc = run_sql(st, "ROLLBACK", "batch rollback");
   lazy_end(st);
@@ -1253,56 +1022,19 @@ int store_batch_rollback(struct store *st)
 
 int store_message_seen(struct store *st, const char *message_id, bool *seen)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  *seen = false;
-  rc = store_prepare(st, &stmt, "SELECT 1 FROM messages WHERE message_id = ?1",
-                     "message_seen");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, message_id, "message_seen: message_id");
-  if(rc)
-    goto out;
-  rc = sqlite3_step(stmt);
-  if(rc == SQLITE_ROW) {
-    *seen = true;
-    rc = STORE_OK;
-  }
-  else if(rc == SQLITE_DONE) {
-    rc = STORE_OK;
-  }
-  else {
-    rc = store_fail_sql(st, rc, "message_seen");
-  }
-out:
-  store_finish(st, stmt);
-  return rc;
+  return store_query_exists(st, seen, "SELECT 1 FROM messages WHERE message_id = ?1",
+                            "message_seen", "t", message_id);
 }
 
 int store_message_record(struct store *st, const char *message_id, const char *digest,
                          int64_t received, const char *outcome)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
   /* A plain INSERT: recording the same Message-ID twice means the caller
    * skipped store_message_seen, which is a bug worth an error. */
-  rc = store_prepare(st, &stmt,
-                     "INSERT INTO messages(message_id, digest, received, outcome)"
-                     " VALUES(?1, ?2, ?3, ?4)",
-                     "message_record");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, message_id, "message_record: message_id");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 2, digest, "message_record: digest");
-  if(rc == STORE_OK)
-    rc = store_bind_int64(st, stmt, 3, received, "message_record: received");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 4, outcome, "message_record: outcome");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "message_record");
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st,
+                   "INSERT INTO messages(message_id, digest, received, outcome)"
+                   " VALUES(?1, ?2, ?3, ?4)",
+                   "message_record", "ttit", message_id, digest, received, outcome);
 }
 
 /* ---- kv ---- */
@@ -1314,47 +1046,29 @@ int store_kv_get(struct store *st, char *buf, size_t cap, const char *key)
 
   if(cap)
     buf[0] = '\0';
-  rc = store_prepare(st, &stmt, "SELECT value FROM kv WHERE key = ?1", "kv_get");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, key, "kv_get: key");
+  /* stepped here: the value goes into the caller's buffer */
+  rc = store_prepare_args(st, &stmt, "SELECT value FROM kv WHERE key = ?1", "kv_get", "t", key);
   if(rc)
-    goto out;
+    return rc;
   rc = sqlite3_step(stmt);
-  if(rc == SQLITE_DONE) {
+  if(rc == SQLITE_DONE)
     rc = store_fail(st, STORE_ENOTFOUND, "kv_get: no such key");
-    goto out;
-  }
-  if(rc != SQLITE_ROW) {
+  else if(rc != SQLITE_ROW)
     rc = store_fail_sql(st, rc, "kv_get");
-    goto out;
-  }
-  if(!cap) {
+  else if(!cap)
     rc = store_fail(st, STORE_EIO, "kv_get: no room for the value");
-    goto out;
-  }
-  rc = store_copy_column(st, buf, cap, stmt, 0, "kv.value");
-out:
+  else
+    rc = store_copy_column(st, buf, cap, stmt, 0, "kv.value");
   store_finish(st, stmt);
   return rc;
 }
 
 int store_kv_set(struct store *st, const char *key, const char *value)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc;
-
-  rc = store_prepare(st, &stmt,
-                     "INSERT INTO kv(key, value) VALUES(?1, ?2)"
-                     " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
-                     "kv_set");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 1, key, "kv_set: key");
-  if(rc == STORE_OK)
-    rc = store_bind_text(st, stmt, 2, value, "kv_set: value");
-  if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, "kv_set");
-  store_finish(st, stmt);
-  return rc;
+  return store_run(st,
+                   "INSERT INTO kv(key, value) VALUES(?1, ?2)"
+                   " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                   "kv_set", "tt", key, value);
 }
 
 /* ---- hashing ---- */

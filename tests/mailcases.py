@@ -19,6 +19,20 @@ with a line holding only "."):
                         the same as reply, with more header fields: the block
                         is header lines, a blank line, then the body; with
                         VICTIM, a forgery as reply-as writes it
+  reply-client CLIENT ADDRESS [GAME|confirm]
+                        the same as reply, written as CLIENT writes a reply:
+                        gmail (the text on top, "On ... wrote:" and "> "
+                        quotes below), outlook (on top, "-----Original
+                        Message-----", the header block and the original
+                        unquoted), outlook-web (on top, a rule of "_" and
+                        the header block, the original unquoted), apple (on
+                        top, "> On ... wrote:" and "> " quotes, "Sent from my
+                        iPhone"), mutt (bottom-posted: "On ... wrote:", the
+                        quotes, then the text and a signature), or autoreply:
+                        an out-of-office answer without RFC 3834 header
+                        fields, subject "Automatic reply: ..." and the
+                        original copied unquoted below "Your message was:"
+                        (the block is its own text)
   reply-as FROM VICTIM  FROM sends a reply to the last mail VICTIM received
                         (a forgery: the victim's key, another From)
   raw                   the block is a whole message, headers and all
@@ -258,7 +272,7 @@ class Conversation:
         mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
         return compose(sender, body, mid, to, subject, extra)
 
-    def reply(self, sender, body, victim=None, game=None, headers=""):
+    def reply(self, sender, body, victim=None, game=None, headers="", client=None):
         if game is not None:
             last = self.game_mail.get((sender.lower(), game))
         else:
@@ -267,6 +281,8 @@ class Conversation:
             raise CaseError("no mail to %s to reply to" % sender)
         self.counter += 1
         mid = "<case%d.%d@%s>" % (self.counter, os.getpid(), sender.split("@")[1])
+        if client is not None:
+            return client_reply(last, sender, body, mid, client)
         return reply_to(last, sender, body, mid, headers)
 
 
@@ -319,6 +335,44 @@ def reply_to(last, sender, body, mid, headers=""):
     text = body + "\n\nOn Sun, 22 Nov 2026, tabula referee wrote:\n" + quoted
     extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
     extra += "".join(h + "\r\n" for h in headers.split("\n") if h)
+    return compose(sender, text, mid, to=to, subject=subject, extra=extra)
+
+
+def client_reply(last, sender, body, mid, client):
+    """sender's answer to `last` as a given mail client writes it (see
+    reply-client in the module's text); "autoreply" is an out-of-office
+    responder that ignores RFC 3834 and copies the mail unquoted."""
+    msg = last["msg"]
+    to = str(msg["Reply-To"] or msg["From"])
+    subject = "Re: " + str(msg["Subject"])
+    original = last["body"].rstrip("\n")
+    quoted = "\n".join((">" + (" " + line if line else "")) for line in original.split("\n"))
+    sent = "Monday, November 23, 2026 9:00 AM"
+    if client == "gmail":
+        text = (body + "\n\nOn Mon, Nov 23, 2026 at 9:00\u202fAM tabula referee <%s> wrote:\n\n"
+                % REFEREE + quoted + "\n")
+    elif client == "outlook":
+        text = (body + "\n\n-----Original Message-----\nFrom: tabula referee <%s>\n"
+                "Sent: %s\nTo: %s\nSubject: %s\n\n%s\n"
+                % (REFEREE, sent, sender, msg["Subject"], original))
+    elif client == "outlook-web":
+        text = (body + "\n\n________________________________\nFrom: tabula referee <%s>\n"
+                "Sent: %s\nTo: %s\nSubject: %s\n\n%s\n"
+                % (REFEREE, sent, sender, msg["Subject"], original))
+    elif client == "apple":
+        text = (body + "\n\nSent from my iPhone\n\n> On 23 Nov 2026, at 09:00, tabula referee"
+                " <%s> wrote:\n> \n" % REFEREE + quoted + "\n")
+    elif client == "mutt":
+        text = ("On Mon, Nov 23, 2026 at 09:00:00AM +0000, tabula referee wrote:\n" + quoted
+                + "\n\n" + body + "\n\n-- \n" + sender.split("@")[0] + "\n")
+    elif client == "autoreply":
+        # no Auto-Submitted, no Precedence, no X-Autoreply: a responder
+        # that ignores RFC 3834, as some still do
+        subject = "Automatic reply: " + str(msg["Subject"])
+        text = body + "\n\nYour message was:\n\nSubject: %s\n\n%s\n" % (msg["Subject"], original)
+    else:
+        raise CaseError("no mail client %s" % client)
+    extra = "In-Reply-To: %s\r\nReferences: %s\r\n" % (msg["Message-ID"], msg["Message-ID"])
     return compose(sender, text, mid, to=to, subject=subject, extra=extra)
 
 
@@ -468,6 +522,10 @@ def run_case(tabula, path):
                     headers, _, body = block.partition("\n\n")
                     conv.deliver(conv.reply(words[1], body, headers=headers,
                                             victim=words[2] if len(words) > 2 else None))
+                elif words[0] == "reply-client":
+                    body, i = read_block(lines, i)
+                    conv.deliver(conv.reply(words[2], body, client=words[1],
+                                            game=words[3] if len(words) > 3 else None))
                 elif words[0] == "reply-as":
                     body, i = read_block(lines, i)
                     conv.deliver(conv.reply(words[1], body, victim=words[2]))

@@ -20,6 +20,13 @@
  *   - the command reader stays inside its arrays and strings, and the
  *     comment made of a mail's prose within its cap, without
  *     a control character;
+ *   - the Authentication-Results reader (mail/authres.c, RFC 8601) on
+ *     each field mail_parse kept and on the raw bytes as one field: a
+ *     result in its range, names and values inside their arrays, an
+ *     authserv-id only when it says it read one, "none" with no resinfo;
+ *     and it vouches for a domain only when the topmost field of the
+ *     trusted id read whole and holds a pass naming that domain, never
+ *     for a field below it;
  *   - the arrival time read from a POP3 message's top Received: field, and
  *     any date the bytes may be, is -1 or a time in years 1970-9999
  *     (every number bounded).
@@ -33,6 +40,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 #include "commands.h"
 #include "mail.h"
@@ -236,6 +244,99 @@ static void check_cmds(const struct mail_msg *m)
   }
 }
 
+static void check_string(const char *s, size_t cap, const char *what)
+{
+  if(strnlen(s, cap) == cap)
+    broken("authres", what);
+}
+
+/* One field's reading keeps mail.h's promises; returns its result. */
+static int check_authres_field(const char *p, size_t n, struct mail_authres *ar)
+{
+  int rc = mail_authres_parse(ar, p, n), i, j;
+
+  if(rc < -2 || rc > 0)
+    broken("authres", "result out of range");
+  check_string(ar->authserv_id, sizeof(ar->authserv_id), "authserv-id");
+  if(rc == -2 && ar->authserv_id[0])
+    broken("authres", "an authserv-id with -2");
+  if(rc == 0 && !ar->authserv_id[0] && !memchr(p, '"', n))
+    broken("authres", "read whole without an authserv-id");
+  if(ar->nres < 0 || ar->nres > MAIL_AUTHRES_RESINFOS || (ar->none && ar->nres))
+    broken("authres", "resinfo count");
+  for(i = 0; i < ar->nres; i++) {
+    const struct mail_authres_resinfo *ri = &ar->res[i];
+    check_string(ri->method, sizeof(ri->method), "method");
+    check_string(ri->result, sizeof(ri->result), "result");
+    check_string(ri->reason, sizeof(ri->reason), "reason");
+    if(ri->nprop < 0 || ri->nprop > MAIL_AUTHRES_PROPS)
+      broken("authres", "property count");
+    for(j = 0; j < ri->nprop; j++) {
+      check_string(ri->prop[j].ptype, sizeof(ri->prop[j].ptype), "ptype");
+      check_string(ri->prop[j].property, sizeof(ri->prop[j].property), "property");
+      check_string(ri->prop[j].value, sizeof(ri->prop[j].value), "value");
+    }
+  }
+  return rc;
+}
+
+/* Whether a field read whole holds a pass for the domain as
+ * mail_authres_vouches counts one. */
+static bool holds_pass(const struct mail_authres *ar, const char *domain)
+{
+  int i, j;
+
+  for(i = 0; i < ar->nres; i++) {
+    const struct mail_authres_resinfo *ri = &ar->res[i];
+    const char *prop = !strcmp(ri->method, "dmarc") ? "from" : "d";
+    if(strcmp(ri->result, "pass") || (strcmp(ri->method, "dmarc") && strcmp(ri->method, "dkim")))
+      continue;
+    for(j = 0; j < ri->nprop; j++)
+      if(!strcmp(ri->prop[j].ptype, "header") && !strcmp(ri->prop[j].property, prop) &&
+         !strcasecmp(ri->prop[j].value, domain))
+        return true;
+  }
+  return false;
+}
+
+/* The fields of a mail (one a line, topmost first): each reads within
+ * its promises, and vouching, for the top field's own id and the domain
+ * its first value names, agrees with a reading of the fields one by one. */
+static void check_authres(const char *fields)
+{
+  static struct mail_authres ar;
+  const char *p = fields;
+  char id[MAIL_AUTHRES_VALUE] = "", domain[MAIL_AUTHRES_VALUE] = "example.test";
+  bool found = false, expect = false, stop = false;
+
+  if(!fields[0])
+    return;
+  for(;;) {
+    size_t n = strcspn(p, "\n");
+    int rc = check_authres_field(p, n, &ar);
+    if(p == fields) {
+      snprintf(id, sizeof(id), "%s", ar.authserv_id);
+      if(ar.nres && ar.res[0].nprop && ar.res[0].prop[0].value[0])
+        snprintf(domain, sizeof(domain), "%s", ar.res[0].prop[0].value);
+    }
+    if(!stop && !found) {
+      if(rc == -2)
+        stop = true;
+      else if(id[0] && !strcasecmp(ar.authserv_id, id)) {
+        found = true;
+        expect = rc == 0 && holds_pass(&ar, domain);
+      }
+    }
+    if(!p[n])
+      break;
+    p += n + 1;
+  }
+  if(!id[0] || !domain[0])
+    return;
+  if(mail_authres_vouches(fields, id, domain) && !expect)
+    broken("authres", "vouched without a pass in the trusted field");
+}
+
 /* -1 or a time in years 1970..9999 (mail_civil_time's range). */
 static void check_time(int64_t t, const char *what)
 {
@@ -254,6 +355,11 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
     return 0;
   check_time(mail_received_time(raw, size), "mail_received_time");
   check_time(mail_date_parse(raw, size < 256 ? size : 256), "mail_date_parse");
+  {
+    /* the bytes as one Authentication-Results field, NULs and all */
+    static struct mail_authres ar;
+    check_authres_field(raw, size, &ar);
+  }
   rc = mail_parse(&m, raw, size, errbuf, sizeof(errbuf));
   check_shape(raw, size);
   if(rc == MAIL_OK) {
@@ -261,6 +367,7 @@ int LLVMFuzzerTestOneInput(const uint8_t *data, size_t size)
       broken("mail_parse", "MAIL_OK without a message");
     check_msg(m, false);
     check_cmds(m);
+    check_authres(m->auth_results);
     mail_msg_free(m);
     return 0;
   }

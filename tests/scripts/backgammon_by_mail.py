@@ -272,7 +272,7 @@ def main():
         t.invite("erin@example.org", "new backgammon with finn@example.org")
         t.deliver("finn@example.org", "accept", reply=t.last["finn@example.org"])
         t.deliver("finn@example.org", "resign", reply=t.last["finn@example.org"])
-        offered = "offers to resign, losing a single game" in t.body("erin@example.org")
+        offered = "offers to resign the game, losing a single game" in t.body("erin@example.org")
         t.deliver("erin@example.org", "reject", reply=t.last["erin@example.org"])
         rejected = "rejected: the game goes on" in t.body("finn@example.org")
         t.deliver("finn@example.org", "resign gammon", reply=t.last["finn@example.org"])

@@ -123,6 +123,8 @@ START_TEST(test_sentences_not_commands)
     "Draw your own conclusions.", "draw offer of the century", "Accept my apologies.",
     "Decline and fall",      "No double-dealing!",            "legal advice, please",
     "takeback the night",    "Take care",                     "resign gammon please",
+    /* rules-spec OPT-1: a rewrapped copy of a confirmation request */
+    "confirm written on a line of its own", "Confirm your request by replying",
   };
   size_t i;
   for(i = 0; i < sizeof(lines) / sizeof(lines[0]); i++) {
@@ -150,6 +152,7 @@ START_TEST(test_command_then_words)
       {"resign gammon, well played", REF_CMD_RESIGN, "gammon", "well played"},
       {"Take! Nice double.", REF_CMD_TAKE, "", "Nice double."},
       {"draw; it is dead equal", REF_CMD_DRAW_OFFER, "", "it is dead equal"},
+      {"Confirm, thanks!", REF_CMD_CONFIRM, "", "thanks!"},
   };
   size_t i;
   for(i = 0; i < sizeof(rows) / sizeof(rows[0]); i++) {

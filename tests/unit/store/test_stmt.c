@@ -1,0 +1,167 @@
+/*
+ * test_stmt.c: unit tests of store/stmt.c, the one door every statement of
+ * the store goes through (store_int.h): each bind letter lands as its SQL
+ * type and value, a fixed-size field that is not NUL-terminated is refused
+ * and nothing is written, a bad letter is refused, a query collects its
+ * rows in order, a one-row query of no row is ENOTFOUND with the
+ * operation named, and SQLite's failures map onto the store's codes.
+ */
+#include "store_fixture.h"
+#include "store_int.h"
+#include "unit_run.h"
+
+#include <check.h>
+#include <stdlib.h>
+#include <string.h>
+
+struct row {
+  char kinds[6][8]; /* typeof() of each column */
+  int64_t i;
+  double d;
+  char t[16];
+  char f[8];
+  size_t blen;
+  unsigned char b[4];
+};
+
+static int read_row(struct store *st, sqlite3_stmt *stmt, void *out)
+{
+  struct row *r = out;
+  int c, rc = STORE_OK;
+  for(c = 0; c < 6 && rc == STORE_OK; c++)
+    rc = store_copy_column(st, r->kinds[c], sizeof(r->kinds[c]), stmt, 6 + c, "kind");
+  r->i = sqlite3_column_int64(stmt, 0);
+  r->d = sqlite3_column_double(stmt, 1);
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, r->t, sizeof(r->t), stmt, 2, "t");
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, r->f, sizeof(r->f), stmt, 3, "f");
+  r->blen = (size_t)sqlite3_column_bytes(stmt, 4);
+  if(r->blen && r->blen <= sizeof(r->b))
+    memcpy(r->b, sqlite3_column_blob(stmt, 4), r->blen);
+  return rc;
+}
+
+#define SELECT_ROWS                                                                                \
+  "SELECT i, d, t, f, b, n, typeof(i), typeof(d), typeof(t), typeof(f), typeof(b), typeof(n)"      \
+  " FROM x"
+
+static int64_t count(struct store *st)
+{
+  int64_t n = -1;
+  ck_assert_int_eq(
+      store_query_one(st, &n, sizeof(n), store_row_int64, "SELECT count(*) FROM x", "count", ""),
+      STORE_OK);
+  return n;
+}
+
+START_TEST(test_binds)
+{
+  struct store *st = scratch_mem;
+  struct row *rows = NULL, one;
+  void *v = NULL;
+  size_t n = 0;
+  char field[8] = "field";
+  char full[4] = {'a', 'b', 'c', 'd'}; /* no NUL within its size */
+  const unsigned char blob[3] = {0, 1, 2};
+
+  ck_assert_int_eq(store_run(st, "CREATE TABLE x(i, d, t, f, b, n)", "create", ""), STORE_OK);
+  ck_assert_int_eq(store_run(st, "INSERT INTO x VALUES(?1, ?2, ?3, ?4, ?5, ?6)", "insert", "idtfbn",
+                             (int64_t)-7, 2.5, "text", field, sizeof(field), "x.f",
+                             (const void *)blob, sizeof(blob)),
+                   STORE_OK);
+  /* NULL text and a NULL blob bind SQL NULL */
+  ck_assert_int_eq(store_run(st, "INSERT INTO x VALUES(?1, ?2, ?3, ?4, ?5, ?6)", "insert", "idtfbn",
+                             INT64_MAX, 0.0, (const char *)NULL, field, sizeof(field), "x.f",
+                             (const void *)NULL, (size_t)0),
+                   STORE_OK);
+  ck_assert_int_eq(store_query(st, &v, &n, sizeof(struct row), read_row,
+                               SELECT_ROWS " ORDER BY rowid", "select", ""),
+                   STORE_OK);
+  rows = v;
+  ck_assert_uint_eq(n, 2);
+  ck_assert_str_eq(rows[0].kinds[0], "integer");
+  ck_assert_int_eq(rows[0].i, -7);
+  ck_assert_str_eq(rows[0].kinds[1], "real");
+  ck_assert(rows[0].d == 2.5);
+  ck_assert_str_eq(rows[0].kinds[2], "text");
+  ck_assert_str_eq(rows[0].t, "text");
+  ck_assert_str_eq(rows[0].kinds[3], "text");
+  ck_assert_str_eq(rows[0].f, "field");
+  ck_assert_str_eq(rows[0].kinds[4], "blob");
+  ck_assert_uint_eq(rows[0].blen, 3);
+  ck_assert_int_eq(memcmp(rows[0].b, blob, 3), 0);
+  ck_assert_str_eq(rows[0].kinds[5], "null");
+  ck_assert_int_eq(rows[1].i, INT64_MAX);
+  ck_assert_str_eq(rows[1].kinds[2], "null");
+  ck_assert_str_eq(rows[1].kinds[4], "null");
+  free(rows);
+
+  /* a field not NUL-terminated within its size: refused, nothing written */
+  ck_assert_int_eq(
+      store_run(st, "INSERT INTO x(f) VALUES(?1)", "insert", "f", full, sizeof(full), "x.f"),
+      STORE_EIO);
+  ck_assert_str_eq(store_errmsg(st), "x.f is not NUL-terminated within 4 bytes");
+  ck_assert_int_eq(count(st), 2);
+  /* a letter the helper does not know: refused, nothing written */
+  ck_assert_int_eq(store_run(st, "INSERT INTO x(i) VALUES(?1)", "insert", "x", (int64_t)1),
+                   STORE_EIO);
+  ck_assert_ptr_nonnull(strstr(store_errmsg(st), "bad bind format"));
+  ck_assert_int_eq(count(st), 2);
+
+  /* one row: found, and not found */
+  ck_assert_int_eq(store_query_one(st, &one, sizeof(one), read_row, SELECT_ROWS " WHERE i = ?1",
+                                   "one", "i", (int64_t)-7),
+                   STORE_OK);
+  ck_assert_str_eq(one.t, "text");
+  ck_assert_int_eq(store_query_one(st, &one, sizeof(one), read_row, SELECT_ROWS " WHERE i = ?1",
+                                   "one", "i", (int64_t)5),
+                   STORE_ENOTFOUND);
+  ck_assert_str_eq(store_errmsg(st), "one: not found");
+  /* no rows is an empty array, not a failure */
+  ck_assert_int_eq(store_query(st, &v, &n, sizeof(struct row), read_row,
+                               SELECT_ROWS " WHERE i = ?1", "select", "i", (int64_t)5),
+                   STORE_OK);
+  ck_assert_uint_eq(n, 0);
+  free(v);
+}
+END_TEST
+
+START_TEST(test_errors)
+{
+  struct store *st = scratch_mem;
+  void *v = (void *)1;
+  size_t n = 9;
+  int64_t id;
+
+  /* SQL that does not parse: EIO, the operation named */
+  ck_assert_int_eq(store_run(st, "INSERT INTO nowhere VALUES(?1)", "the insert", "i", (int64_t)1),
+                   STORE_EIO);
+  ck_assert_int_eq(strncmp(store_errmsg(st), "the insert: ", 12), 0);
+  /* a failed query leaves no array behind */
+  ck_assert_int_eq(store_query(st, &v, &n, sizeof(int64_t), store_row_int64,
+                               "SELECT id FROM nowhere", "the query", ""),
+                   STORE_EIO);
+  ck_assert_ptr_null(v);
+  ck_assert_uint_eq(n, 0);
+  /* a constraint: EIO as well; the row is not there */
+  ck_assert_int_eq(
+      store_run(st, "CREATE TABLE y(id INTEGER PRIMARY KEY, v NOT NULL)", "create", ""), STORE_OK);
+  ck_assert_int_eq(store_run(st, "INSERT INTO y(v) VALUES(?1)", "insert", "n"), STORE_EIO);
+  ck_assert_int_eq(
+      store_query_one(st, &id, sizeof(id), store_row_int64, "SELECT count(*) FROM y", "count", ""),
+      STORE_OK);
+  ck_assert_int_eq(id, 0);
+}
+END_TEST
+
+int main(void)
+{
+  Suite *s = suite_create("stmt");
+  TCase *tc = tcase_create("stmt");
+  tcase_add_checked_fixture(tc, scratch_memory_setup, scratch_memory_teardown);
+  tcase_add_test(tc, test_binds);
+  tcase_add_test(tc, test_errors);
+  suite_add_tcase(s, tc);
+  return unit_run(s);
+}
