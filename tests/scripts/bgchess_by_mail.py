@@ -10,8 +10,12 @@ its placements ("6/off@e4 5/off@d5", rules-spec.md 6.5). Checks:
   - game 1 from the start: T-BC-1's shape by mail (White's first turn a chess
     move only; Black's whole turn in one mail "PLAY ; e5", echoed with its
     roll); random turns; ended by a double that is dropped (6.7);
-  - game 2 from a bear-off race (pos=, '_' for spaces): stones placed by
-    mail, played until the rules end it;
+  - game 2 from a bear-off race (pos=, '_' for spaces) with White's roll
+    5-2 given in the position: White's first play bears off and is sent as
+    `3/off@c5 ...`, echoed as written, its stones on the named squares (the
+    later dice come from the chain and vary: many of those bear-offs are
+    forced, made automatically and placed with "@e4"); played until the
+    rules end it;
   - game 3, Lag Backgammon Chess (lag 2): each player gets the faces of their
     first two rolls at the start, then each next one privately, only to
     its owner, faces only (no key), before the roll is played; the faces
@@ -35,8 +39,14 @@ import tempfile
 TABULA, SRC = sys.argv[1], sys.argv[2]
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 # A bear-off race: every checker on its 1-3 points, the kings alone on the
-# chess board (an option word of a mail is at most 63 characters).
-RACE = "k7/8/8/8/8/8/8/K7_w_-_-_1_3/cBAADf9wEAAA:MAEAAAAAAAAE_turn"
+# chess board (an option word of a mail is at most 63 characters). White's
+# roll 5-2 is part of the position (stage bg): its plays, 3/1 3/off and
+# 3/off 2/off, all bear off and are two, so White chooses one and sends its
+# placement (6.2c, 6.5) whatever the chain's dice do later. From a rolled
+# stage the chain's rolls would decide whether any play is a choice at all:
+# a race roll whose one play is forced is made automatically and its stones
+# are placed with "@e4", with no `/off@` in any mail.
+RACE = "k7/8/8/8/8/8/8/K7_w_-_-_1_3/cBAADf9wEAAA:MIEKAAAAAAAE_bg"
 results = []
 
 
@@ -129,6 +139,18 @@ def vacant(pos, side):
     return out
 
 
+def stone_at(pos, sq):
+    """The chess-board letter on square `sq` ("e4") of `pos`, "" when empty."""
+    row = pos.split()[0].split("/")[8 - int(sq[1])]
+    f, want = 0, "abcdefgh".index(sq[0])
+    for c in row:
+        n = int(c) if c.isdigit() else 1
+        if f <= want < f + n:
+            return "" if c.isdigit() else c
+        f += n
+    return ""
+
+
 def turn_text(pos, rng):
     """One legal mail for the stage of `pos`: a play with its placements, the
     placements owed, or a chess move."""
@@ -204,6 +226,34 @@ def start(t, white, black, game, options=""):
     return invite
 
 
+def race(t, c, d, rng):
+    """Game 2: a bear-off race; stones go on the chess board."""
+    start(t, c, d, "bgchess", "pos=" + RACE)
+    pos = position(t.body(c))
+    plays = legal(pos) if pos else []
+    check("game 2 starts at White's choice of two bear-offs for the roll 5-2",
+          pos is not None and pos.endswith(" bg") and "It is your turn" in t.body(c)
+          and sorted(plays) == ["(roll 5-2) 3/1 3/off", "(roll 5-2) 3/off 2/off"],
+          t.body(c))
+    sent = turn_text(pos, rng)
+    t.deliver(c, sent + "\nroll", reply=t.last[c])
+    subject, after = str(t.last[c]["Subject"]), position(t.body(c)) or ""
+    placed = re.findall(r"/off@([a-h][1-8])", sent)
+    check("6.2c/6.5: `3/off@c5` by mail is echoed as written, a White stone on each square",
+          re.search(r"Game \d+: " + re.escape("(roll 5-2) " + sent) + " accepted$", subject)
+          is not None and len(placed) >= 1 and
+          all(stone_at(after, sq) in ("V", "X") for sq in placed),
+          "sent %r\n%s\n%s" % (sent, subject, after))
+    ended = play(t, c, d, rng, 400, until_over=True)
+    subject = str(t.last[c]["Subject"])
+    check("game 2 (race) is played by mail until the rules end it", ended, subject)
+    # the subject or the text: a long play's subject may not hold it all
+    stones = any(re.search(r"/off@[a-h][1-8]", str(m["Subject"]) + "\n" +
+                           m.get_body(preferencelist=("plain",)).get_content())
+                 for _, _, m in t.log)
+    check("6.2c: bear-offs placed as stones by mail (`6/off@e4`)", stones)
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tabula-bc-")
     t = Table(root)
@@ -233,15 +283,7 @@ def main():
 
         # Game 2: a bear-off race; stones go on the chess board.
         c, d = "carol@example.org", "dave@example.org"
-        start(t, c, d, "bgchess", "pos=" + RACE)
-        ended = play(t, c, d, rng, 400, until_over=True)
-        subject = str(t.last[c]["Subject"])
-        check("game 2 (race) is played by mail until the rules end it", ended, subject)
-        # the subject or the text: a long play's subject may not hold it all
-        stones = any(re.search(r"/off@[a-h][1-8]", str(m["Subject"]) + "\n" +
-                               m.get_body(preferencelist=("plain",)).get_content())
-                     for _, _, m in t.log)
-        check("6.2c: bear-offs placed as stones by mail (`6/off@e4`)", stones)
+        race(t, c, d, rng)
 
         # Game 3: Lag Backgammon Chess, L = 2.
         e, f = "erin@example.org", "finn@example.org"

@@ -15,7 +15,8 @@ Checks (must-show 4):
   - the dice came from tabula-dice-2: the commitment was in the invitation,
     and the standalone verifier passes on the outbox mails alone;
   - the opening roll (TC-6) and the referee's forced and no-move turns
-    (section 1.5) happen in whole games from the start as well;
+    (section 1.5) happen in whole games from the start as well; a no-move
+    turn comes whatever the dice from a position whose entry is closed;
   - no mail shows a board line wider than 72 columns.
 Prints "N passed, M failed".
 """
@@ -33,6 +34,9 @@ import tempfile
 TABULA, SRC = sys.argv[1], sys.argv[2]
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 RACE = "NP3RP7BP13BP16NP17KP18/np3rp6bp13bp16np17kp19:w"
+# White cannot play any roll: its pawn on the bar faces Black's block on its
+# point 1 (see main).
+NOMOVE = "P0N3RP7BP13BP16NP17KP18/np3bp13bp16np17kp19rp24:w"
 results = []
 
 
@@ -175,6 +179,18 @@ def main():
         check("a game from the start, resigned",
               "won by resignation" in str(t.last["gina@example.org"]["Subject"]),
               str(t.last["gina@example.org"]["Subject"]))
+
+        # A no-move turn whatever the dice (section 1.5): White's pawn on
+        # the bar enters only on point 1 with a 1, or with a 2 by hitting a
+        # blot on point 2 (TC-3, TC-5), and nothing else may move before it
+        # (7.4); Black's rook and pawn block point 1 (Black's 24) and point 2
+        # is empty. The races above pass turns only when their dice say so.
+        t.invite("ivan@example.org", "new tableschess fen=%s with judy@example.org" % NOMOVE)
+        t.deliver("judy@example.org", "accept", reply=t.last["judy@example.org"])
+        passed = t.body("ivan@example.org")
+        check("1.5: White's roll with no legal play passes the turn, and says so",
+              "cannot move with that roll; the turn passes" in passed, passed)
+        t.deliver("ivan@example.org", "resign", reply=t.last["ivan@example.org"])
 
         p = subprocess.run([TABULA, "check", "-c", t.conf], capture_output=True, text=True)
         check("tabula check replays every journal", p.returncode == 0, p.stdout + p.stderr)
