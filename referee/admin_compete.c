@@ -130,12 +130,7 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
     fprintf(stderr, "tabula: a round robin needs 3 to %d players\n", REF_TOURNAMENT_MAX);
     goto done;
   }
-  snprintf(spec->opts, sizeof(spec->opts), "%s", terms.opts);
-  spec->days = terms.days;
-  spec->weekends = terms.weekends;
-  spec->unrated = terms.unrated;
-  spec->priv = terms.priv;
-  spec->pub = terms.pub;
+  ref_terms_to_tournament(&terms, spec);
   memset(&err, 0, sizeof(err));
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
   case 0: break;

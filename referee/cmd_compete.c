@@ -325,12 +325,7 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
     rc = ref_refuse_request(m, c->line, "tournament-players", "");
     goto out;
   }
-  snprintf(spec->opts, sizeof(spec->opts), "%s", terms.opts);
-  spec->days = terms.days;
-  spec->weekends = terms.weekends;
-  spec->unrated = terms.unrated;
-  spec->priv = terms.priv;
-  spec->pub = terms.pub;
+  ref_terms_to_tournament(&terms, spec);
   /* the options must make a game before anyone is invited to one (terms.c) */
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
   case 0: break;

@@ -59,6 +59,10 @@ int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const cha
 /* Whether the rules' options make a game: 0 yes; -1 no, with the rules'
  * own reason in err (or bad-option); -2 out of memory. */
 int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_err *err);
+/* The terms a round robin's every game is made with, from `tournament`
+ * by mail and `tabula tournament new` alike (rules-spec MX-5). */
+struct ref_tournament_spec;
+void ref_terms_to_tournament(const struct ref_terms *t, struct ref_tournament_spec *spec);
 /* After a mail changed a game: restart the clock if another decision is now
  * awaited. */
 int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);

@@ -10,6 +10,7 @@
  * reason key and its detail, which the handler words (reasons.txt).
  */
 #include "lifecycle_int.h"
+#include "compete_int.h"
 
 #include <stdio.h>
 #include <stdlib.h>
@@ -108,4 +109,14 @@ int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_
   if(e.reason[0])
     return refuse(err, e.reason, e.detail);
   return refuse(err, "bad-option", opts);
+}
+
+void ref_terms_to_tournament(const struct ref_terms *t, struct ref_tournament_spec *spec)
+{
+  snprintf(spec->opts, sizeof(spec->opts), "%s", t->opts);
+  spec->days = t->days;
+  spec->weekends = t->weekends;
+  spec->unrated = t->unrated;
+  spec->priv = t->priv;
+  spec->pub = t->pub;
 }
