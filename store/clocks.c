@@ -32,19 +32,19 @@ int store_clock_put(struct store *st, const struct store_clock *c)
   "c.game, c.days, c.weekends, c.seat, c.moves, c.started, c.deadline, c.reminded,"          \
   " coalesce(c.next_event, -1)"
 
-static int clock_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int clock_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_clock *c = row;
   (void)st;
-  c->game = sqlite3_column_int64(stmt, 0);
-  c->days = sqlite3_column_int(stmt, 1);
-  c->weekends = sqlite3_column_int(stmt, 2) != 0;
-  c->seat = sqlite3_column_int(stmt, 3);
-  c->moves = sqlite3_column_int64(stmt, 4);
-  c->started = sqlite3_column_int64(stmt, 5);
-  c->deadline = sqlite3_column_int64(stmt, 6);
-  c->reminded = sqlite3_column_int(stmt, 7);
-  c->next_event = sqlite3_column_int64(stmt, 8);
+  c->game = store_col_int64(src, 0);
+  c->days = store_col_int(src, 1);
+  c->weekends = store_col_int(src, 2) != 0;
+  c->seat = store_col_int(src, 3);
+  c->moves = store_col_int64(src, 4);
+  c->started = store_col_int64(src, 5);
+  c->deadline = store_col_int64(src, 6);
+  c->reminded = store_col_int(src, 7);
+  c->next_event = store_col_int64(src, 8);
   return STORE_OK;
 }
 
@@ -128,13 +128,13 @@ int store_vacation_add(struct store *st, const char *address, int64_t first_day,
                    "vacation_add", "tiii", address, first_day, last_day, created);
 }
 
-static int vacation_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int vacation_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_vacation *v = row;
   (void)st;
-  v->first_day = sqlite3_column_int64(stmt, 0);
-  v->last_day = sqlite3_column_int64(stmt, 1);
-  v->created = sqlite3_column_int64(stmt, 2);
+  v->first_day = store_col_int64(src, 0);
+  v->last_day = store_col_int64(src, 1);
+  v->created = store_col_int64(src, 2);
   return STORE_OK;
 }
 
@@ -180,11 +180,11 @@ int store_digest_add(struct store *st, const char *address, int64_t game, int64_
                    "digest_add", "tiittt", address, game, created, subject, reply_to, body);
 }
 
-static int waiting_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int waiting_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_digest_due *d = row;
-  d->oldest = sqlite3_column_int64(stmt, 1);
-  return store_copy_column(st, d->address, sizeof(d->address), stmt, 0, "digest.address");
+  d->oldest = store_col_int64(src, 1);
+  return store_copy_column(st, d->address, sizeof(d->address), src, 0, "digest.address");
 }
 
 int store_digest_waiting(struct store *st, struct store_digest_due **due, size_t *n)
@@ -197,22 +197,23 @@ int store_digest_waiting(struct store *st, struct store_digest_due **due, size_t
   return rc;
 }
 
-static int item_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int item_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_digest_item *it = row;
-  const unsigned char *body;
+  const char *body;
+  size_t len;
   int rc;
 
-  it->id = sqlite3_column_int64(stmt, 0);
-  it->game = sqlite3_column_int64(stmt, 1);
-  it->created = sqlite3_column_int64(stmt, 2);
-  rc = store_copy_column(st, it->subject, sizeof(it->subject), stmt, 3, "digest.subject");
+  it->id = store_col_int64(src, 0);
+  it->game = store_col_int64(src, 1);
+  it->created = store_col_int64(src, 2);
+  rc = store_copy_column(st, it->subject, sizeof(it->subject), src, 3, "digest.subject");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, it->reply_to, sizeof(it->reply_to), stmt, 4, "digest.reply_to");
+    rc = store_copy_column(st, it->reply_to, sizeof(it->reply_to), src, 4, "digest.reply_to");
   if(rc)
     return rc;
-  body = sqlite3_column_text(stmt, 5);
-  it->body = strdup(body ? (const char *)body : "");
+  body = store_col_text(src, 5, &len);
+  it->body = strdup(body ? body : "");
   if(!it->body)
     return store_fail(st, STORE_ENOMEM, "digest.body: out of memory");
   return STORE_OK;
@@ -229,7 +230,7 @@ void store_digest_free(struct store_digest_item *items, size_t n)
 int store_digest_items(struct store *st, struct store_digest_item **items, size_t *n,
                        const char *address)
 {
-  sqlite3_stmt *stmt = NULL;
+  struct store_stmt *stmt = NULL;
   void *v = NULL;
   int rc;
 

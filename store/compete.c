@@ -15,21 +15,21 @@
 #define RATING_COLUMNS                                                                      \
   "kind, address, rating, rd, volatility, games, wins, draws, losses, last_ended, last_unit"
 
-static int rating_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int rating_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_rating *r = row;
-  int rc = store_copy_column(st, r->kind, sizeof(r->kind), stmt, 0, "ratings.kind");
+  int rc = store_copy_column(st, r->kind, sizeof(r->kind), src, 0, "ratings.kind");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, r->address, sizeof(r->address), stmt, 1, "ratings.address");
-  r->rating = sqlite3_column_double(stmt, 2);
-  r->rd = sqlite3_column_double(stmt, 3);
-  r->volatility = sqlite3_column_double(stmt, 4);
-  r->games = sqlite3_column_int(stmt, 5);
-  r->wins = sqlite3_column_int(stmt, 6);
-  r->draws = sqlite3_column_int(stmt, 7);
-  r->losses = sqlite3_column_int(stmt, 8);
-  r->last_ended = sqlite3_column_int64(stmt, 9);
-  r->last_unit = sqlite3_column_int64(stmt, 10);
+    rc = store_copy_column(st, r->address, sizeof(r->address), src, 1, "ratings.address");
+  r->rating = store_col_double(src, 2);
+  r->rd = store_col_double(src, 3);
+  r->volatility = store_col_double(src, 4);
+  r->games = store_col_int(src, 5);
+  r->wins = store_col_int(src, 6);
+  r->draws = store_col_int(src, 7);
+  r->losses = store_col_int(src, 8);
+  r->last_ended = store_col_int64(src, 9);
+  r->last_unit = store_col_int64(src, 10);
   return rc;
 }
 
@@ -76,16 +76,16 @@ int store_rating_clear(struct store *st, const char *kind)
 
 static const char *const match_phases[] = {"playing", "finished"};
 
-static int match_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int match_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_match *m = row;
-  const unsigned char *phase = sqlite3_column_text(stmt, 2);
-  m->id = sqlite3_column_int64(stmt, 0);
-  m->length = sqlite3_column_int(stmt, 1);
-  m->phase = phase && !strcmp((const char *)phase, "finished") ? STORE_MATCH_FINISHED
-                                                                : STORE_MATCH_PLAYING;
-  m->winner = sqlite3_column_int(stmt, 3);
-  m->created = sqlite3_column_int64(stmt, 4);
+  size_t len;
+  const char *phase = store_col_text(src, 2, &len);
+  m->id = store_col_int64(src, 0);
+  m->length = store_col_int(src, 1);
+  m->phase = phase && !strcmp(phase, "finished") ? STORE_MATCH_FINISHED : STORE_MATCH_PLAYING;
+  m->winner = store_col_int(src, 3);
+  m->created = store_col_int64(src, 4);
   (void)st;
   return STORE_OK;
 }
@@ -96,7 +96,7 @@ int store_match_create(struct store *st, int64_t *id, int length, int64_t create
       st, "INSERT INTO matches(length, phase, winner, created) VALUES(?1, 'playing', -1, ?2)",
       "match_create", "ii", (int64_t)length, created);
   if(rc == STORE_OK)
-    *id = sqlite3_last_insert_rowid(st->db);
+    *id = store_last_id(st);
   return rc;
 }
 
@@ -135,12 +135,12 @@ struct match_link {
   int number;
 };
 
-static int link_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int link_row(struct store *st, const struct store_row *src, void *row)
 {
   struct match_link *l = row;
   (void)st;
-  l->match = sqlite3_column_int64(stmt, 0);
-  l->number = sqlite3_column_int(stmt, 1);
+  l->match = store_col_int64(src, 0);
+  l->number = store_col_int(src, 1);
   return STORE_OK;
 }
 
@@ -170,27 +170,28 @@ static const char *const tournament_phases[] = {"invited", "playing", "finished"
 
 #define TOURNAMENT_COLUMNS "id, name, kind, options, cycles, organizer, phase, created, finished"
 
-static int tournament_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int tournament_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_tournament *t = row;
-  const unsigned char *phase = sqlite3_column_text(stmt, 6);
+  size_t len;
+  const char *phase = store_col_text(src, 6, &len);
   int rc, i;
-  t->id = sqlite3_column_int64(stmt, 0);
-  rc = store_copy_column(st, t->name, sizeof(t->name), stmt, 1, "tournaments.name");
+  t->id = store_col_int64(src, 0);
+  rc = store_copy_column(st, t->name, sizeof(t->name), src, 1, "tournaments.name");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, t->kind, sizeof(t->kind), stmt, 2, "tournaments.kind");
+    rc = store_copy_column(st, t->kind, sizeof(t->kind), src, 2, "tournaments.kind");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, t->options, sizeof(t->options), stmt, 3, "tournaments.options");
-  t->cycles = sqlite3_column_int(stmt, 4);
+    rc = store_copy_column(st, t->options, sizeof(t->options), src, 3, "tournaments.options");
+  t->cycles = store_col_int(src, 4);
   if(rc == STORE_OK)
-    rc = store_copy_column(st, t->organizer, sizeof(t->organizer), stmt, 5,
+    rc = store_copy_column(st, t->organizer, sizeof(t->organizer), src, 5,
                            "tournaments.organizer");
   t->phase = STORE_TOURNAMENT_INVITED;
   for(i = 0; phase && i < 4; i++)
-    if(!strcmp((const char *)phase, tournament_phases[i]))
+    if(!strcmp(phase, tournament_phases[i]))
       t->phase = (enum store_tournament_phase)i;
-  t->created = sqlite3_column_int64(stmt, 7);
-  t->finished = sqlite3_column_int64(stmt, 8);
+  t->created = store_col_int64(src, 7);
+  t->finished = store_col_int64(src, 8);
   return rc;
 }
 
@@ -203,7 +204,7 @@ int store_tournament_create(struct store *st, int64_t *id, const struct store_to
                 "tournament_create", "tttittii", t->name, t->kind, t->options, (int64_t)t->cycles,
                 t->organizer, tournament_phases[t->phase], t->created, t->finished);
   if(rc == STORE_OK)
-    *id = sqlite3_last_insert_rowid(st->db);
+    *id = store_last_id(st);
   return rc;
 }
 
@@ -236,11 +237,11 @@ int store_tournament_add_player(struct store *st, int64_t tournament, int number
                    "tournament_add_player", "iit", tournament, (int64_t)number, address);
 }
 
-static int player_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int player_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_tournament_player *p = row;
-  p->number = sqlite3_column_int(stmt, 0);
-  return store_copy_column(st, p->address, sizeof(p->address), stmt, 1,
+  p->number = store_col_int(src, 0);
+  return store_copy_column(st, p->address, sizeof(p->address), src, 1,
                            "tournament_players.address");
 }
 

@@ -12,18 +12,18 @@
 
 #define COND_COLUMNS "id, game, seat, ply, plies, line, created"
 
-static int cond_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int cond_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_conditional *c = row;
   int rc;
-  c->id = sqlite3_column_int64(stmt, 0);
-  c->game = sqlite3_column_int64(stmt, 1);
-  c->seat = sqlite3_column_int(stmt, 2);
-  c->ply = sqlite3_column_int64(stmt, 3);
-  rc = store_copy_column(st, c->plies, sizeof(c->plies), stmt, 4, "conditionals.plies");
+  c->id = store_col_int64(src, 0);
+  c->game = store_col_int64(src, 1);
+  c->seat = store_col_int(src, 2);
+  c->ply = store_col_int64(src, 3);
+  rc = store_copy_column(st, c->plies, sizeof(c->plies), src, 4, "conditionals.plies");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, c->line, sizeof(c->line), stmt, 5, "conditionals.line");
-  c->created = sqlite3_column_int64(stmt, 6);
+    rc = store_copy_column(st, c->line, sizeof(c->line), src, 5, "conditionals.line");
+  c->created = store_col_int64(src, 6);
   return rc;
 }
 
@@ -35,7 +35,7 @@ int store_conditional_add(struct store *st, int64_t *id, const struct store_cond
                      "conditional_add", "iiiffi", c->game, (int64_t)c->seat, c->ply, c->plies,
                      sizeof(c->plies), "conditionals.plies", c->line, sizeof(c->line), "conditionals.line", c->created);
   if(rc == STORE_OK && id)
-    *id = sqlite3_last_insert_rowid(st->db);
+    *id = store_last_id(st);
   return rc;
 }
 

@@ -22,21 +22,21 @@ int store_confirm_put(struct store *st, const struct store_confirm *c)
                    c->game, c->created, c->expires);
 }
 
-static int confirm_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int confirm_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_confirm *out = row;
-  int rc = store_copy_column(st, out->key, sizeof(out->key), stmt, 0, "confirmations.key");
+  int rc = store_copy_column(st, out->key, sizeof(out->key), src, 0, "confirmations.key");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, out->address, sizeof(out->address), stmt, 1,
+    rc = store_copy_column(st, out->address, sizeof(out->address), src, 1,
                            "confirmations.address");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, out->kind, sizeof(out->kind), stmt, 2, "confirmations.kind");
+    rc = store_copy_column(st, out->kind, sizeof(out->kind), src, 2, "confirmations.kind");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, out->request, sizeof(out->request), stmt, 3,
+    rc = store_copy_column(st, out->request, sizeof(out->request), src, 3,
                            "confirmations.request");
-  out->game = sqlite3_column_int64(stmt, 4);
-  out->created = sqlite3_column_int64(stmt, 5);
-  out->expires = sqlite3_column_int64(stmt, 6);
+  out->game = store_col_int64(src, 4);
+  out->created = store_col_int64(src, 5);
+  out->expires = store_col_int64(src, 6);
   return rc;
 }
 

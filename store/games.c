@@ -61,38 +61,38 @@ int store_game_create(struct store *st, int64_t *id, const struct store_game *g)
                    " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
                    "game_create", GAME_FMT "i", GAME_ARGS(g), g->created);
   if(rc == STORE_OK)
-    *id = sqlite3_last_insert_rowid(st->db);
+    *id = store_last_id(st);
   return rc;
 }
 
-static int game_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int game_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_game *out = row;
   char phase[16];
   int rc;
 
-  out->id = sqlite3_column_int64(stmt, 0);
-  rc = store_copy_column(st, out->kind, sizeof(out->kind), stmt, 1, "games.kind");
+  out->id = store_col_int64(src, 0);
+  rc = store_copy_column(st, out->kind, sizeof(out->kind), src, 1, "games.kind");
   if(rc)
     return rc;
-  out->rules_version = sqlite3_column_int(stmt, 2);
-  rc = store_copy_column(st, out->options, sizeof(out->options), stmt, 3, "games.options");
+  out->rules_version = store_col_int(src, 2);
+  rc = store_copy_column(st, out->options, sizeof(out->options), src, 3, "games.options");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, phase, sizeof(phase), stmt, 4, "games.phase");
+    rc = store_copy_column(st, phase, sizeof(phase), src, 4, "games.phase");
   if(rc == STORE_OK)
     rc = phase_from_word(st, &out->phase, phase);
   if(rc == STORE_OK)
-    rc = store_copy_column(st, out->state, sizeof(out->state), stmt, 5, "games.state");
+    rc = store_copy_column(st, out->state, sizeof(out->state), src, 5, "games.state");
   if(rc)
     return rc;
-  out->turn = sqlite3_column_int(stmt, 6);
-  rc = store_copy_column(st, out->result, sizeof(out->result), stmt, 7, "games.result");
+  out->turn = store_col_int(src, 6);
+  rc = store_copy_column(st, out->result, sizeof(out->result), src, 7, "games.result");
   if(rc)
     return rc;
-  out->created = sqlite3_column_int64(stmt, 8);
-  out->updated = sqlite3_column_int64(stmt, 9);
-  out->deadline = sqlite3_column_int64(stmt, 10);
-  out->draw_offer_seat = sqlite3_column_int64(stmt, 11);
+  out->created = store_col_int64(src, 8);
+  out->updated = store_col_int64(src, 9);
+  out->deadline = store_col_int64(src, 10);
+  out->draw_offer_seat = store_col_int64(src, 11);
   return STORE_OK;
 }
 
@@ -137,7 +137,7 @@ static int game_update(struct store *st, const struct store_game *g, bool snap,
                    " state = ?5, turn = ?6, result = ?7, updated = ?8,"
                    " deadline = ?9, draw_offer_seat = ?10 WHERE id = ?11",
                    "game_update", GAME_FMT "i", GAME_ARGS(g), g->id);
-  if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
+  if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "game_update: no game %lld", (long long)g->id);
   return rc;
 }
@@ -160,19 +160,19 @@ struct snapshot {
   size_t len;
 };
 
-static int snapshot_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int snapshot_row(struct store *st, const struct store_row *src, void *row)
 {
   struct snapshot *s = row;
-  const void *p = sqlite3_column_blob(stmt, 0);
-  int r = sqlite3_column_bytes(stmt, 0);
+  size_t r;
+  const void *p = store_col_blob(src, 0, &r);
 
-  if(!p || r <= 0 || (size_t)r > STORE_SNAPSHOT_MAX)
+  if(!p || !r || r > STORE_SNAPSHOT_MAX)
     return STORE_OK; /* none (NULL), or not one of ours: the caller replays */
-  s->blob = malloc((size_t)r);
+  s->blob = malloc(r);
   if(!s->blob)
     return store_fail(st, STORE_ENOMEM, "game_snapshot: out of memory");
-  memcpy(s->blob, p, (size_t)r);
-  s->len = (size_t)r;
+  memcpy(s->blob, p, r);
+  s->len = r;
   return STORE_OK;
 }
 
@@ -233,19 +233,19 @@ int store_seat_put(struct store *st, const struct store_seat *s)
   return store_group_end(st, &group, rc);
 }
 
-static int seat_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int seat_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_seat *s = row;
   int rc;
 
-  s->game = sqlite3_column_int64(stmt, 0);
-  s->seat = sqlite3_column_int(stmt, 1);
-  s->accepted = sqlite3_column_int(stmt, 4) != 0;
-  rc = store_copy_column(st, s->address, sizeof(s->address), stmt, 2, "seats.address");
+  s->game = store_col_int64(src, 0);
+  s->seat = store_col_int(src, 1);
+  s->accepted = store_col_int(src, 4) != 0;
+  rc = store_copy_column(st, s->address, sizeof(s->address), src, 2, "seats.address");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, s->token, sizeof(s->token), stmt, 3, "seats.token");
+    rc = store_copy_column(st, s->token, sizeof(s->token), src, 3, "seats.token");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, s->entropy, sizeof(s->entropy), stmt, 5, "seats.entropy");
+    rc = store_copy_column(st, s->entropy, sizeof(s->entropy), src, 5, "seats.entropy");
   return rc;
 }
 
@@ -294,31 +294,31 @@ int store_dice_put(struct store *st, const struct store_dice *d)
 }
 
 /* Shared by both loads: the nine columns in table order. */
-static int dice_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int dice_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_dice *out = row;
   int rc;
 
-  out->game = sqlite3_column_int64(stmt, 0);
-  out->chain = sqlite3_column_int(stmt, 1);
-  out->n = sqlite3_column_int(stmt, 4);
-  out->next_index = sqlite3_column_int(stmt, 5);
-  out->roll_count = sqlite3_column_int64(stmt, 7);
-  rc = store_copy_column(st, out->commitment, sizeof(out->commitment), stmt, 2,
+  out->game = store_col_int64(src, 0);
+  out->chain = store_col_int(src, 1);
+  out->n = store_col_int(src, 4);
+  out->next_index = store_col_int(src, 5);
+  out->roll_count = store_col_int64(src, 7);
+  rc = store_copy_column(st, out->commitment, sizeof(out->commitment), src, 2,
                          "dice.commitment");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, out->secret, sizeof(out->secret), stmt, 3, "dice.secret");
+    rc = store_copy_column(st, out->secret, sizeof(out->secret), src, 3, "dice.secret");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, out->entropy, sizeof(out->entropy), stmt, 6, "dice.entropy");
+    rc = store_copy_column(st, out->entropy, sizeof(out->entropy), src, 6, "dice.entropy");
   if(rc == STORE_OK) {
     /* none (NULL, a chain from before v5) or not ours: the service
      * hashes from the secret and makes them anew */
-    const void *p = sqlite3_column_blob(stmt, 8);
-    int len = sqlite3_column_bytes(stmt, 8);
+    size_t len;
+    const void *p = store_col_blob(src, 8, &len);
     out->checkpoints_len = 0;
-    if(p && len > 0 && (size_t)len <= sizeof(out->checkpoints)) {
-      memcpy(out->checkpoints, p, (size_t)len);
-      out->checkpoints_len = (size_t)len;
+    if(p && len && len <= sizeof(out->checkpoints)) {
+      memcpy(out->checkpoints, p, len);
+      out->checkpoints_len = len;
     }
   }
   return rc;

@@ -104,11 +104,11 @@ struct head {
   char hash[65];
 };
 
-static int head_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int head_row(struct store *st, const struct store_row *src, void *row)
 {
   struct head *h = row;
-  h->seq = sqlite3_column_int64(stmt, 0);
-  return store_copy_column(st, h->hash, sizeof(h->hash), stmt, 1, "journal.hash");
+  h->seq = store_col_int64(src, 0);
+  return store_copy_column(st, h->hash, sizeof(h->hash), src, 1, "journal.hash");
 }
 
 int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e)
@@ -181,25 +181,25 @@ out:
   return rc;
 }
 
-static int entry_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int entry_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_entry *e = row;
   int rc;
 
-  e->game = sqlite3_column_int64(stmt, 0);
-  e->seq = sqlite3_column_int64(stmt, 1);
-  e->time = sqlite3_column_int64(stmt, 2);
-  e->seat = sqlite3_column_int(stmt, 3);
-  rc = store_copy_column(st, e->kind, sizeof(e->kind), stmt, 4, "journal.kind");
+  e->game = store_col_int64(src, 0);
+  e->seq = store_col_int64(src, 1);
+  e->time = store_col_int64(src, 2);
+  e->seat = store_col_int(src, 3);
+  rc = store_copy_column(st, e->kind, sizeof(e->kind), src, 4, "journal.kind");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, e->text, sizeof(e->text), stmt, 5, "journal.text");
+    rc = store_copy_column(st, e->text, sizeof(e->text), src, 5, "journal.text");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, e->dice, sizeof(e->dice), stmt, 6, "journal.dice");
+    rc = store_copy_column(st, e->dice, sizeof(e->dice), src, 6, "journal.dice");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, e->prev_hash, sizeof(e->prev_hash), stmt, 7,
+    rc = store_copy_column(st, e->prev_hash, sizeof(e->prev_hash), src, 7,
                            "journal.prev_hash");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, e->hash, sizeof(e->hash), stmt, 8, "journal.hash");
+    rc = store_copy_column(st, e->hash, sizeof(e->hash), src, 8, "journal.hash");
   return rc;
 }
 
@@ -228,17 +228,19 @@ int store_journal_load_from(struct store *st, struct store_entry **entries, size
 
 /* Text column as (pointer, length); NULL columns (impossible under the
  * schema's NOT NULL) read as empty. */
-static const char *column(sqlite3_stmt *stmt, int col, size_t *len)
+static const char *column(const struct store_row *row, int col, size_t *len)
 {
-  const char *s = (const char *)sqlite3_column_text(stmt, col);
+  const char *s = store_col_text(row, col, len);
 
-  *len = s ? (size_t)sqlite3_column_bytes(stmt, col) : 0;
+  if(!s)
+    *len = 0;
   return s ? s : "";
 }
 
 int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
 {
-  sqlite3_stmt *stmt = NULL;
+  struct store_stmt *stmt = NULL;
+  struct store_row row;
   struct journal_fields f;
   char expect_prev[65], hash[65];
   const char *stored;
@@ -258,22 +260,20 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
   if(rc)
     goto out;
   for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
+    rc = store_step(st, stmt, &row, "journal_verify");
+    if(rc == STORE_OK)
       break;
-    if(rc != SQLITE_ROW) {
-      rc = store_fail_sql(st, rc, "journal_verify");
+    if(rc != STORE_ROW)
       goto out;
-    }
     memset(&f, 0, sizeof(f));
     f.game = game;
-    f.seq = sqlite3_column_int64(stmt, 0);
-    f.time = sqlite3_column_int64(stmt, 1);
-    f.seat = sqlite3_column_int64(stmt, 2);
-    f.kind = column(stmt, 3, &f.kind_len);
-    f.text = column(stmt, 4, &f.text_len);
-    f.dice = column(stmt, 5, &f.dice_len);
-    f.prev_hash = column(stmt, 6, &f.prev_len);
+    f.seq = store_col_int64(&row, 0);
+    f.time = store_col_int64(&row, 1);
+    f.seat = store_col_int64(&row, 2);
+    f.kind = column(&row, 3, &f.kind_len);
+    f.text = column(&row, 4, &f.text_len);
+    f.dice = column(&row, 5, &f.dice_len);
+    f.prev_hash = column(&row, 6, &f.prev_len);
     if(f.seq != expect_seq) {
       *bad_seq = f.seq;
       rc = store_fail(st, STORE_ECORRUPT, "journal of game %lld: entry %lld follows %lld",
@@ -288,7 +288,7 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
       goto out;
     }
     journal_hash(hash, &f);
-    stored = column(stmt, 7, &stored_len);
+    stored = column(&row, 7, &stored_len);
     if(stored_len != 64 || memcmp(stored, hash, 64)) {
       *bad_seq = f.seq;
       rc = store_fail(st, STORE_ECORRUPT,

@@ -55,7 +55,7 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
                    " nullif(?4, 0))",
                    "outbox_add", "itii", game, recipient, now, owner);
   if(rc == STORE_OK) {
-    row = sqlite3_last_insert_rowid(st->db);
+    row = store_last_id(st);
     rc = store_run(st, "INSERT INTO outbox_message(id, message) VALUES(?1, ?2)",
                    "outbox_add: message", "it", row, message);
   }
@@ -157,9 +157,9 @@ int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
   *rows = NULL;
   *n = 0;
   /* only between transactions: then every row listed is committed */
-  if(!st->nfresh || !sqlite3_get_autocommit(st->db) || st->fresh_committed != st->nfresh ||
+  if(!st->nfresh || store_in_tx(st) || st->fresh_committed != st->nfresh ||
      st->fresh_gap) {
-    if(sqlite3_get_autocommit(st->db))
+    if(!store_in_tx(st))
       fresh_truncate(st, 0);
     return STORE_OK;
   }
@@ -197,34 +197,33 @@ static int state_from_word(struct store *st, enum store_outbox_state *out, const
 }
 
 /* Fills r from the current row (columns as selected by store_outbox_due). */
-static int outbox_row(struct store *st, struct store_outbox *r, sqlite3_stmt *stmt)
+static int outbox_row(struct store *st, struct store_outbox *r, const struct store_row *src)
 {
   char state[16];
   const char *text;
   size_t len;
   int rc;
 
-  r->id = sqlite3_column_int64(stmt, 0);
-  r->game = sqlite3_column_int64(stmt, 1);
-  r->attempts = sqlite3_column_int(stmt, 5);
-  r->next_try = sqlite3_column_int64(stmt, 6);
-  r->created = sqlite3_column_int64(stmt, 8);
-  r->in_doubt = sqlite3_column_int(stmt, 9) != 0;
-  rc = store_copy_column(st, r->recipient, sizeof(r->recipient), stmt, 2, "outbox.recipient");
+  r->id = store_col_int64(src, 0);
+  r->game = store_col_int64(src, 1);
+  r->attempts = store_col_int(src, 5);
+  r->next_try = store_col_int64(src, 6);
+  r->created = store_col_int64(src, 8);
+  r->in_doubt = store_col_int(src, 9) != 0;
+  rc = store_copy_column(st, r->recipient, sizeof(r->recipient), src, 2, "outbox.recipient");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, state, sizeof(state), stmt, 4, "outbox.state");
+    rc = store_copy_column(st, state, sizeof(state), src, 4, "outbox.state");
   if(rc == STORE_OK)
     rc = state_from_word(st, &r->state, state);
   if(rc == STORE_OK)
-    rc = store_copy_column(st, r->last_error, sizeof(r->last_error), stmt, 7,
+    rc = store_copy_column(st, r->last_error, sizeof(r->last_error), src, 7,
                            "outbox.last_error");
   if(rc)
     return rc;
-  if(sqlite3_column_type(stmt, 3) == SQLITE_NULL)
+  if(store_col_null(src, 3))
     return store_fail(st, STORE_ECORRUPT, "outbox row %lld has no message",
                       (long long)r->id);
-  text = (const char *)sqlite3_column_text(stmt, 3);
-  len = text ? (size_t)sqlite3_column_bytes(stmt, 3) : 0;
+  text = store_col_text(src, 3, &len);
   r->message = malloc(len + 1);
   if(!r->message)
     return store_fail(st, STORE_ENOMEM, "outbox_due: out of memory");
@@ -234,9 +233,9 @@ static int outbox_row(struct store *st, struct store_outbox *r, sqlite3_stmt *st
   return STORE_OK;
 }
 
-static int outbox_row_fn(struct store *st, sqlite3_stmt *stmt, void *row)
+static int outbox_row_fn(struct store *st, const struct store_row *src, void *row)
 {
-  return outbox_row(st, row, stmt);
+  return outbox_row(st, row, src);
 }
 
 /* The text lives in outbox_message (schema v9): a row without one is
@@ -251,7 +250,7 @@ static int outbox_row_fn(struct store *st, sqlite3_stmt *stmt, void *row)
 static int outbox_collect(struct store *st, struct store_outbox **rows, size_t *n,
                           const char *sql, const char *what, int64_t arg1, int64_t arg2)
 {
-  sqlite3_stmt *stmt = NULL;
+  struct store_stmt *stmt = NULL;
   void *raw = NULL;
   size_t count = 0;
   int rc = store_prepare_args(st, &stmt, sql, what, "ii", arg1, arg2);
@@ -310,18 +309,19 @@ static int claim_worth_it(struct store *st, int64_t now, bool *any)
  * to the queue, marked in_doubt. */
 static int take_over_dead(struct store *st)
 {
-  sqlite3_stmt *stmt = NULL;
+  struct store_stmt *stmt = NULL;
+  struct store_row row;
   int64_t *owners = NULL, *p;
   size_t n = 0, cap = 0, i;
-  int rc, r = SQLITE_DONE;
+  int rc, r = STORE_OK;
 
   /* a row loop that asks the lock file of each owner: stepped here */
   rc = store_prepare_args(st, &stmt,
                           "SELECT DISTINCT claim FROM outbox WHERE claim IS NOT NULL"
                           " AND claim != ?1 AND state = 'queued'",
                           "outbox_claim: owners", "i", st->owner);
-  while(rc == STORE_OK && (r = sqlite3_step(stmt)) == SQLITE_ROW) {
-    int64_t o = sqlite3_column_int64(stmt, 0);
+  while(rc == STORE_OK && (r = store_step(st, stmt, &row, "outbox_claim: owners")) == STORE_ROW) {
+    int64_t o = store_col_int64(&row, 0);
     if(store_owner_alive(st, o))
       continue;
     p = store_grow(owners, &cap, n, sizeof(*owners));
@@ -332,8 +332,8 @@ static int take_over_dead(struct store *st)
     owners = p;
     owners[n++] = o;
   }
-  if(rc == STORE_OK && r != SQLITE_DONE)
-    rc = store_fail_sql(st, r, "outbox_claim: owners");
+  if(rc == STORE_OK)
+    rc = r; /* STORE_OK at the end, or the step's failure */
   store_finish(st, stmt);
   for(i = 0; rc == STORE_OK && i < n; i++)
     rc = store_run(st,
@@ -386,7 +386,7 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
 int store_outbox_release(struct store *st)
 {
   /* given back: another process may send them now */
-  if(sqlite3_get_autocommit(st->db))
+  if(!store_in_tx(st))
     fresh_truncate(st, 0);
   if(!st->owner)
     return STORE_OK;
@@ -410,7 +410,7 @@ int store_outbox_sent(struct store *st, int64_t id, int64_t now)
   int rc = store_run(st,
                      "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL WHERE id = ?2",
                      "outbox_sent", "ii", now, id);
-  if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
+  if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_sent: no row %lld", (long long)id);
   return rc;
 }
@@ -427,7 +427,7 @@ int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t no
                  " WHERE id >= ?2 AND id <= ?3 AND claim = ?4 AND state = 'queued'",
                  "outbox_sent_range", "iiii", now, lo, hi, st->owner);
   if(rc == STORE_OK)
-    *n = (size_t)sqlite3_changes(st->db);
+    *n = (size_t)store_changes(st);
   return rc;
 }
 
@@ -437,14 +437,14 @@ struct ints {
   bool set;
 };
 
-static int ints_row(struct store *st, sqlite3_stmt *stmt, void *row)
+static int ints_row(struct store *st, const struct store_row *src, void *row)
 {
   struct ints *r = row;
   (void)st;
-  r->set = sqlite3_column_type(stmt, 0) != SQLITE_NULL;
-  r->first = sqlite3_column_int64(stmt, 0);
-  if(sqlite3_column_count(stmt) > 1)
-    r->second = sqlite3_column_int64(stmt, 1);
+  r->set = !store_col_null(src, 0);
+  r->first = store_col_int64(src, 0);
+  if(store_col_count(src) > 1)
+    r->second = store_col_int64(src, 1);
   return STORE_OK;
 }
 
@@ -493,7 +493,7 @@ int store_outbox_prune(struct store *st, int64_t before, size_t *n)
   for(i = 0; rc == STORE_OK && i < 2; i++) {
     rc = store_run(st, prune_sql[i], "outbox_prune", "iii", lo, top, before);
     if(rc == STORE_OK)
-      *n = (size_t)sqlite3_changes(st->db);
+      *n = (size_t)store_changes(st);
   }
   rc = store_group_end(st, &g, rc);
   if(rc)
@@ -526,7 +526,7 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
                  " state = CASE WHEN ?3 THEN 'failed' ELSE state END"
                  " WHERE id = ?4",
                  "outbox_retry", "isii", next_try, error, len, (int64_t)(permanent ? 1 : 0), id);
-  if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
+  if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_retry: no row %lld", (long long)id);
   return rc;
 }

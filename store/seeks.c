@@ -13,23 +13,23 @@
 
 #define SEEK_COLUMNS "id, address, kind, options, days, rated, created, expires, phase, game"
 
-static int read_seek(struct store *st, sqlite3_stmt *stmt, void *row)
+static int read_seek(struct store *st, const struct store_row *src, void *row)
 {
   struct store_seek *s = row;
   int rc;
-  s->id = sqlite3_column_int64(stmt, 0);
-  rc = store_copy_column(st, s->address, sizeof(s->address), stmt, 1, "seeks.address");
+  s->id = store_col_int64(src, 0);
+  rc = store_copy_column(st, s->address, sizeof(s->address), src, 1, "seeks.address");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, s->kind, sizeof(s->kind), stmt, 2, "seeks.kind");
+    rc = store_copy_column(st, s->kind, sizeof(s->kind), src, 2, "seeks.kind");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, s->options, sizeof(s->options), stmt, 3, "seeks.options");
-  s->days = sqlite3_column_int(stmt, 4);
-  s->rated = sqlite3_column_int(stmt, 5);
-  s->created = sqlite3_column_int64(stmt, 6);
-  s->expires = sqlite3_column_int64(stmt, 7);
+    rc = store_copy_column(st, s->options, sizeof(s->options), src, 3, "seeks.options");
+  s->days = store_col_int(src, 4);
+  s->rated = store_col_int(src, 5);
+  s->created = store_col_int64(src, 6);
+  s->expires = store_col_int64(src, 7);
   if(rc == STORE_OK)
-    rc = store_copy_column(st, s->phase, sizeof(s->phase), stmt, 8, "seeks.phase");
-  s->game = sqlite3_column_int64(stmt, 9);
+    rc = store_copy_column(st, s->phase, sizeof(s->phase), src, 8, "seeks.phase");
+  s->game = store_col_int64(src, 9);
   return rc;
 }
 
@@ -42,7 +42,7 @@ int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s)
                      sizeof(s->kind), "seeks.kind", s->options, sizeof(s->options), "seeks.options", (int64_t)s->days,
                      (int64_t)(s->rated ? 1 : 0), s->created, s->expires);
   if(rc == STORE_OK && id)
-    *id = sqlite3_last_insert_rowid(st->db);
+    *id = store_last_id(st);
   return rc;
 }
 
@@ -78,7 +78,7 @@ int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t ga
   int rc = store_run(st,
                      "UPDATE seeks SET phase = ?2, game = ?3 WHERE id = ?1 AND phase = 'open'",
                      "seek_close", "iti", id, phase, game);
-  if(rc == STORE_OK && sqlite3_changes(st->db) == 0)
+  if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "seek_close: no open seek %lld", (long long)id);
   return rc;
 }

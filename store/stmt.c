@@ -5,13 +5,12 @@
  * reader into a caller's array or one element. One error model: STORE_OK
  * or a negative store code, st->err already written (store_int.h).
  *
- * Why one door: the SQL engine is touched here and in the row readers only,
- * so a second engine (docs/architecture.md, "The store") means a second
- * version of this file and of the column reads, not of every caller.
+ * Why one door: the SQL engine is reached only through st->drv (driver.h),
+ * here and in the row readers' store_col_* calls, so a second engine is a
+ * second driver, not a change to every caller.
  */
 #include "store_int.h"
 
-#include <errno.h>
 #include <stdarg.h>
 #include <stdio.h>
 #include <stdlib.h>
@@ -29,54 +28,9 @@ int store_fail(struct store *st, int rc, const char *fmt, ...)
   return rc;
 }
 
-static int map_sqlite_rc(int sqlite_rc)
-{
-  switch(sqlite_rc & 0xff) {
-  case SQLITE_FULL:
-    return STORE_EFULL;
-  case SQLITE_OK:
-  case SQLITE_DONE:
-  case SQLITE_ROW:
-    return STORE_OK;
-  case SQLITE_BUSY:
-  case SQLITE_LOCKED:
-    return STORE_EBUSY;
-  case SQLITE_NOMEM:
-    return STORE_ENOMEM;
-  case SQLITE_CORRUPT:
-  case SQLITE_NOTADB:
-    return STORE_ECORRUPT;
-  default:
-    return STORE_EIO;
-  }
-}
-
-int store_fail_sql(struct store *st, int sqlite_rc, const char *what)
-{
-  int rc = map_sqlite_rc(sqlite_rc);
-  int primary = sqlite_rc & 0xff;
-  /* The errno of SQLite's last failed system call, meaningful only when
-   * this failure is one of the file's. */
-  int sys =
-      st->db && (primary == SQLITE_IOERR || primary == SQLITE_FULL || primary == SQLITE_CANTOPEN)
-          ? sqlite3_system_errno(st->db)
-          : 0;
-  const char *msg = st->db ? sqlite3_errmsg(st->db) : "no database";
-
-  /* A caller may hand us SQLITE_ROW/DONE where neither was expected. */
-  if(rc == STORE_OK)
-    rc = STORE_EIO;
-  /* SQLite says "disk I/O error" when a write of its -wal or -shm file
-   * fails for want of space: the operator needs the cause. */
-  if(rc == STORE_EFULL || sys == ENOSPC || sys == EDQUOT)
-    return store_fail(st, STORE_EFULL, "%s: the disk is full (%s; SQLite: %s)", what,
-                      strerror(sys == EDQUOT ? EDQUOT : ENOSPC), msg);
-  if(sys)
-    return store_fail(st, rc, "%s: %s (%s)", what, msg, strerror(sys));
-  return store_fail(st, rc, "%s: %s", what, msg);
-}
-
-int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what)
+/* A statement for sql, from the cache when one is free. Every statement
+ * from it goes back through store_finish. */
+static int prepare(struct store *st, struct store_stmt **stmt, const char *sql, const char *what)
 {
   size_t i;
   int rc;
@@ -99,11 +53,11 @@ int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const 
       return STORE_OK;
     }
   }
-  rc = sqlite3_prepare_v3(
-      st->db, sql, -1, st->ncache < STORE_STMT_CACHE ? SQLITE_PREPARE_PERSISTENT : 0, stmt, NULL);
-  if(rc != SQLITE_OK) {
+  *stmt = NULL;
+  rc = st->drv->prepare(st, stmt, sql, st->ncache < STORE_STMT_CACHE, what);
+  if(rc) {
     *stmt = NULL;
-    return store_fail_sql(st, rc, what);
+    return rc;
   }
   /* A statement already handed out (a nested use of the same SQL) gets a
    * second copy; both are kept while there is room. */
@@ -116,7 +70,7 @@ int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const 
   return STORE_OK;
 }
 
-void store_finish(struct store *st, sqlite3_stmt *stmt)
+void store_finish(struct store *st, struct store_stmt *stmt)
 {
   size_t i;
 
@@ -124,73 +78,82 @@ void store_finish(struct store *st, sqlite3_stmt *stmt)
     return;
   for(i = 0; i < st->ncache; i++)
     if(st->cache[i].stmt == stmt) {
-      sqlite3_reset(stmt);
-      sqlite3_clear_bindings(stmt);
+      st->drv->reset(stmt);
       st->cache[i].busy = false;
       return;
     }
   /* not cached (the cache was full when it was prepared) */
-  sqlite3_finalize(stmt);
+  st->drv->finalize(stmt);
 }
 
-int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what)
+int store_step(struct store *st, struct store_stmt *stmt, struct store_row *row,
+               const char *what)
 {
-  int rc = sqlite3_step(stmt);
+  int rc = st->drv->step(st, stmt, what);
 
-  if(rc != SQLITE_DONE)
-    return store_fail_sql(st, rc, what);
-  return STORE_OK;
+  row->drv = st->drv;
+  row->stmt = stmt;
+  return rc;
 }
 
-int store_bind_field(struct store *st, sqlite3_stmt *stmt, int idx, const char *field, size_t size,
-                     const char *name)
+/* A step expecting the end. */
+static int step_done(struct store *st, struct store_stmt *stmt, const char *what)
 {
-  size_t len = strnlen(field, size);
+  int rc = st->drv->step(st, stmt, what);
 
-  if(len == size)
-    return store_fail(st, STORE_EIO, "%s is not NUL-terminated within %zu bytes", name, size);
-  if(sqlite3_bind_text(stmt, idx, field, (int)len, SQLITE_TRANSIENT) != SQLITE_OK)
-    return store_fail_sql(st, sqlite3_errcode(st->db), name);
-  return STORE_OK;
+  if(rc == STORE_ROW)
+    return store_fail(st, STORE_EIO, "%s: a row where none was expected", what);
+  return rc;
 }
 
-int store_bind_text(struct store *st, sqlite3_stmt *stmt, int idx, const char *text,
-                    const char *name)
+int store_col_count(const struct store_row *row)
 {
-  int rc;
-
-  if(!text)
-    rc = sqlite3_bind_null(stmt, idx);
-  else
-    rc = sqlite3_bind_text(stmt, idx, text, -1, SQLITE_TRANSIENT);
-  if(rc != SQLITE_OK)
-    return store_fail_sql(st, rc, name);
-  return STORE_OK;
+  return row->drv->col_count(row->stmt);
 }
 
-int store_bind_int64(struct store *st, sqlite3_stmt *stmt, int idx, int64_t value, const char *name)
+bool store_col_null(const struct store_row *row, int col)
 {
-  int rc = sqlite3_bind_int64(stmt, idx, (sqlite3_int64)value);
-
-  if(rc != SQLITE_OK)
-    return store_fail_sql(st, rc, name);
-  return STORE_OK;
+  return row->drv->col_null(row->stmt, col);
 }
 
-int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stmt, int col,
-                      const char *name)
+int64_t store_col_int64(const struct store_row *row, int col)
 {
-  const unsigned char *text = sqlite3_column_text(stmt, col);
-  size_t len;
+  return row->drv->col_int64(row->stmt, col);
+}
+
+int store_col_int(const struct store_row *row, int col)
+{
+  return (int)row->drv->col_int64(row->stmt, col);
+}
+
+double store_col_double(const struct store_row *row, int col)
+{
+  return row->drv->col_double(row->stmt, col);
+}
+
+const char *store_col_text(const struct store_row *row, int col, size_t *len)
+{
+  return row->drv->col_text(row->stmt, col, len);
+}
+
+const void *store_col_blob(const struct store_row *row, int col, size_t *len)
+{
+  return row->drv->col_blob(row->stmt, col, len);
+}
+
+int store_copy_column(struct store *st, char *dst, size_t cap, const struct store_row *row,
+                      int col, const char *name)
+{
+  size_t len = 0;
+  const char *text = store_col_text(row, col, &len);
 
   if(!text) {
     /* NULL is either a NULL column or out of memory converting it. */
-    if(sqlite3_errcode(st->db) == SQLITE_NOMEM)
-      return store_fail(st, STORE_ENOMEM, "%s: out of memory", name);
     dst[0] = '\0';
+    if(!store_col_null(row, col))
+      return store_fail(st, STORE_ENOMEM, "%s: out of memory", name);
     return STORE_OK;
   }
-  len = (size_t)sqlite3_column_bytes(stmt, col);
   if(len >= cap) {
     dst[0] = '\0';
     return store_fail(st, STORE_EIO, "%s holds %zu bytes, more than the %zu that fit", name, len,
@@ -217,26 +180,25 @@ void *store_grow(void *v, size_t *cap, size_t n, size_t elem)
   return p;
 }
 
-int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, size_t *n,
+int store_collect(struct store *st, struct store_stmt *stmt, size_t elem, void **v, size_t *n,
                   store_row_fn read_row, const char *what)
 {
+  struct store_row row;
   size_t cap = *n;
   void *p;
   int rc;
 
   for(;;) {
-    rc = sqlite3_step(stmt);
-    if(rc == SQLITE_DONE)
-      return STORE_OK;
-    if(rc != SQLITE_ROW)
-      return store_fail_sql(st, rc, what);
+    rc = store_step(st, stmt, &row, what);
+    if(rc != STORE_ROW)
+      return rc;
     p = store_grow(*v, &cap, *n, elem);
     if(!p)
       return store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
     *v = p;
     memset((char *)p + *n * elem, 0, elem);
     (*n)++;
-    rc = read_row(st, stmt, (char *)p + (*n - 1) * elem);
+    rc = read_row(st, &row, (char *)p + (*n - 1) * elem);
     if(rc)
       return rc;
   }
@@ -244,66 +206,64 @@ int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, s
 
 /* ---- statements by format ---- */
 
-/* A NULL pointer binds SQL NULL: games.c's optional blobs (snapshots,
- * checkpoints) are NULL when absent. */
-static int bind_blob(struct store *st, sqlite3_stmt *stmt, int idx, const void *p, size_t len,
-                     const char *what)
+/* Binds a fixed-size struct field as text. Refuses a field that is not
+ * NUL-terminated within its size (the struct came from the caller, and
+ * reading past it would be undefined). */
+static int bind_field(struct store *st, struct store_stmt *stmt, int idx, const char *field,
+                      size_t size, const char *name)
 {
-  int rc;
+  size_t len = strnlen(field, size);
 
-  if(len > (size_t)INT32_MAX)
-    return store_fail(st, STORE_EIO, "%s: a blob of %zu bytes is too long", what, len);
-  rc = p ? sqlite3_bind_blob(stmt, idx, p, (int)len, SQLITE_TRANSIENT)
-         : sqlite3_bind_null(stmt, idx);
-  if(rc != SQLITE_OK)
-    return store_fail_sql(st, rc, what);
-  return STORE_OK;
+  if(len == size)
+    return store_fail(st, STORE_EIO, "%s is not NUL-terminated within %zu bytes", name, size);
+  return st->drv->bind_text(st, stmt, idx, field, len, name);
 }
 
-int store_bind_args(struct store *st, sqlite3_stmt *stmt, const char *what, const char *fmt,
-                    va_list ap)
+/* Binds ?1.. of stmt from fmt and ap. */
+static int bind_args(struct store *st, struct store_stmt *stmt, const char *what,
+                     const char *fmt, va_list ap)
 {
+  const struct store_driver *drv = st->drv;
   int i, rc = STORE_OK;
 
   for(i = 0; fmt[i] && rc == STORE_OK; i++) {
     int idx = i + 1;
     switch(fmt[i]) {
     case 'i':
-      rc = store_bind_int64(st, stmt, idx, va_arg(ap, int64_t), what);
+      rc = drv->bind_int64(st, stmt, idx, va_arg(ap, int64_t), what);
       break;
-    case 't':
-      rc = store_bind_text(st, stmt, idx, va_arg(ap, const char *), what);
+    case 't': {
+      const char *text = va_arg(ap, const char *);
+      rc = text ? drv->bind_text(st, stmt, idx, text, strlen(text), what)
+                : drv->bind_null(st, stmt, idx, what);
       break;
+    }
     case 'f': {
       const char *field = va_arg(ap, const char *);
       size_t size = va_arg(ap, size_t);
       const char *name = va_arg(ap, const char *);
-      rc = store_bind_field(st, stmt, idx, field, size, name);
+      rc = bind_field(st, stmt, idx, field, size, name);
       break;
     }
     case 's': {
       const char *text = va_arg(ap, const char *);
       size_t len = va_arg(ap, size_t);
-      int r = len > (size_t)INT32_MAX
-                ? SQLITE_TOOBIG
-                : sqlite3_bind_text(stmt, idx, text, (int)len, SQLITE_TRANSIENT);
-      if(r != SQLITE_OK)
-        rc = store_fail_sql(st, r, what);
+      rc = drv->bind_text(st, stmt, idx, text, len, what);
       break;
     }
     case 'b': {
+      /* A NULL pointer binds SQL NULL: games.c's optional blobs
+       * (snapshots, checkpoints) are NULL when absent. */
       const void *p = va_arg(ap, const void *);
       size_t len = va_arg(ap, size_t);
-      rc = bind_blob(st, stmt, idx, p, len, what);
+      rc = drv->bind_blob(st, stmt, idx, p, len, what);
       break;
     }
     case 'd':
-      if(sqlite3_bind_double(stmt, idx, va_arg(ap, double)) != SQLITE_OK)
-        rc = store_fail_sql(st, sqlite3_errcode(st->db), what);
+      rc = drv->bind_double(st, stmt, idx, va_arg(ap, double), what);
       break;
     case 'n':
-      if(sqlite3_bind_null(stmt, idx) != SQLITE_OK)
-        rc = store_fail_sql(st, sqlite3_errcode(st->db), what);
+      rc = drv->bind_null(st, stmt, idx, what);
       break;
     default:
       rc = store_fail(st, STORE_EIO, "%s: bad bind format '%c'", what, fmt[i]);
@@ -312,17 +272,15 @@ int store_bind_args(struct store *st, sqlite3_stmt *stmt, const char *what, cons
   return rc;
 }
 
-int store_prepare_args(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what,
-                       const char *fmt, ...)
+/* The one place a statement is prepared and bound from a format: every
+ * helper below starts here. *stmt is NULL (and finished) on failure. */
+static int prepare_bound(struct store *st, struct store_stmt **stmt, const char *sql,
+                         const char *what, const char *fmt, va_list ap)
 {
-  va_list ap;
-  int rc = store_prepare(st, stmt, sql, what);
+  int rc = prepare(st, stmt, sql, what);
 
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = store_bind_args(st, *stmt, what, fmt, ap);
-    va_end(ap);
-  }
+  if(rc == STORE_OK)
+    rc = bind_args(st, *stmt, what, fmt, ap);
   if(rc) {
     store_finish(st, *stmt);
     *stmt = NULL;
@@ -330,19 +288,29 @@ int store_prepare_args(struct store *st, sqlite3_stmt **stmt, const char *sql, c
   return rc;
 }
 
+int store_prepare_args(struct store *st, struct store_stmt **stmt, const char *sql,
+                       const char *what, const char *fmt, ...)
+{
+  va_list ap;
+  int rc;
+
+  va_start(ap, fmt);
+  rc = prepare_bound(st, stmt, sql, what, fmt, ap);
+  va_end(ap);
+  return rc;
+}
+
 int store_run(struct store *st, const char *sql, const char *what, const char *fmt, ...)
 {
-  sqlite3_stmt *stmt = NULL;
+  struct store_stmt *stmt = NULL;
   va_list ap;
-  int rc = store_prepare(st, &stmt, sql, what);
+  int rc;
 
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = store_bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
+  va_start(ap, fmt);
+  rc = prepare_bound(st, &stmt, sql, what, fmt, ap);
+  va_end(ap);
   if(rc == STORE_OK)
-    rc = store_step_done(st, stmt, what);
+    rc = step_done(st, stmt, what);
   store_finish(st, stmt);
   return rc;
 }
@@ -350,17 +318,15 @@ int store_run(struct store *st, const char *sql, const char *what, const char *f
 int store_query(struct store *st, void **v, size_t *n, size_t elem, store_row_fn read_row,
                 const char *sql, const char *what, const char *fmt, ...)
 {
-  sqlite3_stmt *stmt = NULL;
+  struct store_stmt *stmt = NULL;
   va_list ap;
-  int rc = store_prepare(st, &stmt, sql, what);
+  int rc;
 
   *v = NULL;
   *n = 0;
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = store_bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
+  va_start(ap, fmt);
+  rc = prepare_bound(st, &stmt, sql, what, fmt, ap);
+  va_end(ap);
   if(rc == STORE_OK)
     rc = store_collect(st, stmt, elem, v, n, read_row, what);
   store_finish(st, stmt);
@@ -372,26 +338,26 @@ int store_query(struct store *st, void **v, size_t *n, size_t elem, store_row_fn
   return rc;
 }
 
-/* The one row of a query into the zeroed *out, if there is one. */
+/* The first row of a query into the zeroed *out (read_row NULL: only
+ * whether there is one). */
 static int query_row(struct store *st, bool *found, void *out, size_t elem,
                      store_row_fn read_row, const char *sql, const char *what, const char *fmt,
                      va_list ap)
 {
-  sqlite3_stmt *stmt = NULL;
-  int rc = store_prepare(st, &stmt, sql, what);
+  struct store_stmt *stmt = NULL;
+  struct store_row row;
+  int rc;
 
   *found = false;
-  memset(out, 0, elem);
-  if(rc == STORE_OK)
-    rc = store_bind_args(st, stmt, what, fmt, ap);
+  if(out)
+    memset(out, 0, elem);
+  rc = prepare_bound(st, &stmt, sql, what, fmt, ap);
   if(rc == STORE_OK) {
-    int s = sqlite3_step(stmt);
-    if(s == SQLITE_ROW) {
+    rc = store_step(st, stmt, &row, what);
+    if(rc == STORE_ROW) {
       *found = true;
-      rc = read_row(st, stmt, out);
+      rc = read_row ? read_row(st, &row, out) : STORE_OK;
     }
-    else if(s != SQLITE_DONE)
-      rc = store_fail_sql(st, s, what);
   }
   store_finish(st, stmt);
   return rc;
@@ -428,30 +394,40 @@ int store_query_maybe(struct store *st, bool *found, void *out, size_t elem,
 int store_query_exists(struct store *st, bool *yes, const char *sql, const char *what,
                        const char *fmt, ...)
 {
-  sqlite3_stmt *stmt = NULL;
   va_list ap;
-  int rc = store_prepare(st, &stmt, sql, what);
+  int rc;
 
-  *yes = false;
-  if(rc == STORE_OK) {
-    va_start(ap, fmt);
-    rc = store_bind_args(st, stmt, what, fmt, ap);
-    va_end(ap);
-  }
-  if(rc == STORE_OK) {
-    int s = sqlite3_step(stmt);
-    if(s == SQLITE_ROW)
-      *yes = true;
-    else if(s != SQLITE_DONE)
-      rc = store_fail_sql(st, s, what);
-  }
-  store_finish(st, stmt);
+  va_start(ap, fmt);
+  rc = query_row(st, yes, NULL, 0, NULL, sql, what, fmt, ap);
+  va_end(ap);
   return rc;
 }
 
-int store_row_int64(struct store *st, sqlite3_stmt *stmt, void *row)
+int store_row_int64(struct store *st, const struct store_row *src, void *row)
 {
   (void)st;
-  *(int64_t *)row = sqlite3_column_int64(stmt, 0);
+  *(int64_t *)row = store_col_int64(src, 0);
   return STORE_OK;
+}
+
+/* ---- the connection (store_int.h) ---- */
+
+int store_exec(struct store *st, const char *sql, const char *what)
+{
+  return st->drv->exec(st, sql, what);
+}
+
+bool store_in_tx(struct store *st)
+{
+  return st->drv->in_tx(st);
+}
+
+int64_t store_last_id(struct store *st)
+{
+  return st->drv->last_id(st);
+}
+
+int64_t store_changes(struct store *st)
+{
+  return st->drv->changes(st);
 }

@@ -11,9 +11,9 @@
 #ifndef TABULA_STORE_INT_H
 #define TABULA_STORE_INT_H
 
+#include "driver.h"
 #include "store.h"
 
-#include <sqlite3.h>
 #include <stdarg.h>
 
 /* A result the caller must look at: every store result is a store code. */
@@ -29,19 +29,19 @@
 #define STORE_STMT_CACHE 96
 struct store_cached {
   const char *sql; /* the caller's string literal */
-  sqlite3_stmt *stmt;
+  struct store_stmt *stmt;
   bool busy;       /* handed out and not yet given back */
 };
 
 struct store {
-  sqlite3 *db;
+  const struct store_driver *drv; /* chosen once, at open (driver.h) */
+  void *conn;                     /* the driver's connection */
   struct store_cached cache[STORE_STMT_CACHE];
   size_t ncache;
   char err[512];
   bool batch; /* store_batch_begin: one outer transaction for many messages */
   bool unit;  /* inside a batch: store_begin's savepoint is open */
-  bool lazy;  /* store_batch_begin_lazy: synchronous=NORMAL until its end */
-  int wal_pages; /* store_checkpoint_later: the WAL's length after the last commit */
+  bool lazy;  /* store_batch_begin_lazy: less durable commits until its end */
   /* lock.c: the file PATH.lock beside the database, whose
    * byte 0 is the daemon's lock and whose byte 1 + owner is held by this
    * process while it owns outbox claims. -1 and 0 until first needed.
@@ -118,49 +118,38 @@ int store_fail(struct store *st, int rc, const char *fmt, ...)
   __attribute__((format(printf, 3, 4)))
 #endif
   ;
-/* Maps an SQLite result code to a store code and sets st->err to
- * "<what>: <sqlite message>". */
-int store_fail_sql(struct store *st, int sqlite_rc, const char *what) STORE_CHECKED;
 
-/* A statement for sql, from the cache when one is free, with the error path
- * filled in. Every statement from it goes back through store_finish. */
-int store_prepare(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what) STORE_CHECKED;
-/* Gives a statement back: reset and kept when cached, finalized otherwise.
- * NULL is fine. */
-void store_finish(struct store *st, sqlite3_stmt *stmt);
-/* sqlite3_step expecting SQLITE_DONE. */
-int store_step_done(struct store *st, sqlite3_stmt *stmt, const char *what) STORE_CHECKED;
+/* The current row of a statement, as a row reader sees it: read with the
+ * store_col_* functions below, whatever the engine. */
+struct store_row {
+  const struct store_driver *drv;
+  struct store_stmt *stmt;
+};
 
-/* Binds a fixed-size struct field as text. Refuses a field that is not
- * NUL-terminated within its size (the struct came from the caller, and
- * reading past it would be undefined). */
-int store_bind_field(struct store *st, sqlite3_stmt *stmt, int idx, const char *field,
-                     size_t size, const char *name) STORE_CHECKED;
-/* Binds a plain C string (NULL binds SQL NULL). */
-int store_bind_text(struct store *st, sqlite3_stmt *stmt, int idx, const char *text,
-                    const char *name) STORE_CHECKED;
-int store_bind_int64(struct store *st, sqlite3_stmt *stmt, int idx, int64_t value,
-                     const char *name) STORE_CHECKED;
+int store_col_count(const struct store_row *row);
+bool store_col_null(const struct store_row *row, int col);
+int64_t store_col_int64(const struct store_row *row, int col);
+/* An int64 column that the schema keeps within int (seat numbers, counts). */
+int store_col_int(const struct store_row *row, int col);
+double store_col_double(const struct store_row *row, int col);
+/* Text as (pointer, length), valid until the statement moves on; NULL for
+ * SQL NULL (and for an engine out of memory: store_copy_column tells). */
+const char *store_col_text(const struct store_row *row, int col, size_t *len);
+/* A blob as (pointer, length); NULL for SQL NULL or an empty blob. */
+const void *store_col_blob(const struct store_row *row, int col, size_t *len);
 
 /* Copies a text column into a fixed-size field. A value that does not fit is
  * STORE_EIO rather than silently truncated: a cut state or hash would be
  * misread later as a different position or a broken chain. */
-int store_copy_column(struct store *st, char *dst, size_t cap, sqlite3_stmt *stmt, int col,
-                      const char *name) STORE_CHECKED;
+int store_copy_column(struct store *st, char *dst, size_t cap, const struct store_row *row,
+                      int col, const char *name) STORE_CHECKED;
 
 /* Returns v grown so that index n fits (*cap updated), or NULL when memory
  * runs out, in which case v is untouched and still owned by the caller. */
 void *store_grow(void *v, size_t *cap, size_t n, size_t elem);
 
 /* Reads one result row into a zeroed element. */
-typedef int (*store_row_fn)(struct store *st, sqlite3_stmt *stmt, void *row);
-
-/* Steps stmt to its end, appending one element of `elem` bytes per row to
- * the array *v (count *n), each zeroed and then filled by read_row. A row
- * is counted before it is filled, so on failure the caller frees *v with
- * its usual free (which must accept a half-filled last element). */
-int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, size_t *n,
-                  store_row_fn read_row, const char *what) STORE_CHECKED;
+typedef int (*store_row_fn)(struct store *st, const struct store_row *src, void *row);
 
 /* ---- statements through one door (stmt.c) ----
  *
@@ -172,20 +161,31 @@ int store_collect(struct store *st, sqlite3_stmt *stmt, size_t elem, void **v, s
  *   't' const char * (NULL binds SQL NULL)
  *   'f' const char *, size_t, const char *: a fixed-size struct field, its
  *       size and its column's name ("games.kind"), refused when it is not
- *       NUL-terminated within its size, the column named (store_bind_field)
+ *       NUL-terminated within its size, the column named
  *   's' const char *, size_t: the first size_t bytes of a string as text
  *   'b' const void *, size_t: a blob (a NULL pointer binds SQL NULL)
  *   'n' SQL NULL (no argument)
- * The SQL engine is named only here, in the row readers and in store.c's
- * transaction core: the seam where a second engine would sit. */
+ * The SQL engine is named only in its driver (driver.h): here every call
+ * goes through st->drv. */
 
-/* Binds ?1.. of stmt from fmt and ap. */
-int store_bind_args(struct store *st, sqlite3_stmt *stmt, const char *what, const char *fmt,
-                    va_list ap) STORE_CHECKED;
-/* A statement prepared and bound, for a caller that steps it itself (a
- * row loop with a stop condition); NULL and finished on failure. */
-int store_prepare_args(struct store *st, sqlite3_stmt **stmt, const char *sql, const char *what,
-                       const char *fmt, ...) STORE_CHECKED;
+/* A statement prepared and bound, for a caller that steps it itself with
+ * store_step (a row loop with a stop condition); NULL and finished on
+ * failure. Given back with store_finish. */
+int store_prepare_args(struct store *st, struct store_stmt **stmt, const char *sql,
+                       const char *what, const char *fmt, ...) STORE_CHECKED;
+/* The next row of stmt: STORE_ROW with *row set to it, STORE_OK at the
+ * end, or a failure. */
+int store_step(struct store *st, struct store_stmt *stmt, struct store_row *row,
+               const char *what) STORE_CHECKED;
+/* Gives a statement back: reset and kept when cached, finalized otherwise.
+ * NULL is fine. */
+void store_finish(struct store *st, struct store_stmt *stmt);
+/* Steps stmt to its end, appending one element of `elem` bytes per row to
+ * the array *v (count *n), each zeroed and then filled by read_row. A row
+ * is counted before it is filled, so on failure the caller frees *v with
+ * its usual free (which must accept a half-filled last element). */
+int store_collect(struct store *st, struct store_stmt *stmt, size_t elem, void **v, size_t *n,
+                  store_row_fn read_row, const char *what) STORE_CHECKED;
 /* A statement that returns no rows, run to its end. */
 int store_run(struct store *st, const char *sql, const char *what, const char *fmt,
               ...) STORE_CHECKED;
@@ -206,7 +206,22 @@ int store_query_maybe(struct store *st, bool *found, void *out, size_t elem,
 int store_query_exists(struct store *st, bool *yes, const char *sql, const char *what,
                        const char *fmt, ...) STORE_CHECKED;
 /* A row reader: column 0 as an int64_t. */
-int store_row_int64(struct store *st, sqlite3_stmt *stmt, void *row);
+int store_row_int64(struct store *st, const struct store_row *src, void *row);
+
+/* Statements without parameters or rows, one or more (the driver's exec). */
+int store_exec(struct store *st, const char *sql, const char *what) STORE_CHECKED;
+/* Whether a transaction is open; the id the last INSERT gave its row; the
+ * rows the last statement changed (the driver's). */
+bool store_in_tx(struct store *st);
+int64_t store_last_id(struct store *st);
+int64_t store_changes(struct store *st);
+
+/* The engine alone, without the store's setup: no schema check, no
+ * migration, no settings (for tests that must see or damage a database
+ * behind the store's back, as another process would). Closed with
+ * store_close. */
+int store_open_bare(struct store **out, const char *target, char *errbuf,
+                    size_t errcap) STORE_CHECKED;
 
 int store_group_begin(struct store *st, struct store_group *g) STORE_CHECKED;
 /* Ends the group: commits (or releases) when rc is STORE_OK, else undoes it.

@@ -2,6 +2,7 @@
  * store_fixture.c: the store tests' scratch stores (store_fixture.h).
  */
 #include "store_fixture.h"
+#include "store_int.h"
 
 #include <check.h>
 #include <dirent.h>
@@ -72,4 +73,60 @@ int64_t scratch_game(const char *kind)
   g.draw_offer_seat = -1;
   ck_assert_int_eq(store_game_create(scratch_mem, &id, &g), STORE_OK);
   return id;
+}
+
+/* ---- behind the store's back ---- */
+
+static struct store *raw_open(const char *path)
+{
+  char err[256];
+  struct store *st = NULL;
+  int rc = store_open_bare(&st, path, err, sizeof(err));
+
+  ck_assert_msg(rc == STORE_OK, "store_open_bare(%s): %d %s", path, rc, err);
+  return st;
+}
+
+int64_t scratch_raw_exec(const char *path, const char *sql)
+{
+  struct store *st = raw_open(path);
+  int rc = store_exec(st, sql, "raw sql");
+  int64_t changes;
+
+  ck_assert_msg(rc == STORE_OK, "raw sql %s: %s", sql, store_errmsg(st));
+  changes = store_changes(st);
+  store_close(st);
+  return changes;
+}
+
+int64_t scratch_raw_int(const char *path, const char *sql)
+{
+  struct store *st = raw_open(path);
+  int64_t v = 0;
+  int rc = store_query_one(st, &v, sizeof(v), store_row_int64, sql, "raw query", "");
+
+  ck_assert_msg(rc == STORE_OK, "raw query %s: %s", sql, store_errmsg(st));
+  store_close(st);
+  return v;
+}
+
+struct raw_text {
+  char s[256];
+};
+
+static int raw_text_row(struct store *st, const struct store_row *src, void *row)
+{
+  struct raw_text *t = row;
+  return store_copy_column(st, t->s, sizeof(t->s), src, 0, "raw text");
+}
+
+void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql)
+{
+  struct store *st = raw_open(path);
+  struct raw_text t;
+  int rc = store_query_one(st, &t, sizeof(t), raw_text_row, sql, "raw query", "");
+
+  ck_assert_msg(rc == STORE_OK, "raw query %s: %s", sql, store_errmsg(st));
+  store_close(st);
+  snprintf(buf, cap, "%s", t.s);
 }

@@ -34,6 +34,16 @@ void scratch_memory_teardown(void);
  * offered); its id. */
 int64_t scratch_game(const char *kind);
 
+/* A connection of its own to the database at path, as another process
+ * would have, through the engine alone (store_open_bare: no schema check,
+ * no migration, no settings), so a test can see or damage what the store
+ * wrote. Each fails the test when the SQL does. scratch_raw_exec runs one
+ * or more statements and returns the rows the last one changed;
+ * scratch_raw_int and scratch_raw_text read column 0 of the first row. */
+int64_t scratch_raw_exec(const char *path, const char *sql);
+int64_t scratch_raw_int(const char *path, const char *sql);
+void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql);
+
 /* SQL that takes a store at the latest version back to v8 (before issue
  * 15's outbox_message): the texts back into outbox.message. A test that
  * rewinds a store to an older version runs it first. */

@@ -10,32 +10,28 @@
  *   before store_batch_commit; after it, everything committed is;
  * - store_batch_rollback (or a process that dies) drops the whole batch;
  * - outside a batch the single-message transactions work as before.
- * A second connection (plain sqlite3) plays the part of a power cut: it
+ * A second connection (store_open_bare) plays the part of a power cut: it
  * sees only what a commit made durable.
  */
 #include "store.h"
+#include "store_int.h"
 #include "store_fixture.h"
 #include "unit_run.h"
 
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 /* What another process would read: messages recorded, by id. */
 static int seen_elsewhere(const char *id)
 {
-  sqlite3 *db;
-  sqlite3_stmt *stmt;
-  int found;
-  ck_assert_int_eq(sqlite3_open(scratch_db, &db), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_prepare_v2(db, "SELECT 1 FROM messages WHERE message_id = ?1", -1,
-                                      &stmt, NULL),
-                   SQLITE_OK);
-  sqlite3_bind_text(stmt, 1, id, -1, SQLITE_STATIC);
-  found = sqlite3_step(stmt) == SQLITE_ROW;
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
+  char err[256];
+  struct store *other = NULL;
+  bool found = false;
+
+  ck_assert_int_eq(store_open_bare(&other, scratch_db, err, sizeof(err)), STORE_OK);
+  ck_assert_int_eq(store_message_seen(other, id, &found), STORE_OK);
+  store_close(other);
   return found;
 }
 

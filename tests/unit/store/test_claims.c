@@ -31,7 +31,6 @@
 #include "unit_run.h"
 
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -40,13 +39,7 @@
 
 static void raw_exec(const char *sql)
 {
-  sqlite3 *db = NULL;
-  char *msg = NULL;
-  ck_assert_int_eq(sqlite3_open(scratch_db, &db), SQLITE_OK);
-  ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
-                msg ? msg : "?");
-  sqlite3_free(msg);
-  sqlite3_close(db);
+  (void)scratch_raw_exec(scratch_db, sql);
 }
 
 static int64_t add(struct store *st, const char *to, int64_t now)

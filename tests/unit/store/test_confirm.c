@@ -11,19 +11,12 @@
 #include "unit_run.h"
 
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <string.h>
 
 static void raw_exec(const char *path, const char *sql)
 {
-  sqlite3 *db = NULL;
-  char *msg = NULL;
-  ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-  ck_assert_msg(sqlite3_exec(db, sql, NULL, NULL, &msg) == SQLITE_OK, "%s: %s", sql,
-                msg ? msg : "?");
-  sqlite3_free(msg);
-  sqlite3_close(db);
+  (void)scratch_raw_exec(path, sql);
 }
 
 static struct store_confirm request(const char *key, const char *address, int64_t expires)

@@ -24,21 +24,23 @@ struct row {
   unsigned char b[4];
 };
 
-static int read_row(struct store *st, sqlite3_stmt *stmt, void *out)
+static int read_row(struct store *st, const struct store_row *src, void *out)
 {
   struct row *r = out;
   int c, rc = STORE_OK;
   for(c = 0; c < 6 && rc == STORE_OK; c++)
-    rc = store_copy_column(st, r->kinds[c], sizeof(r->kinds[c]), stmt, 6 + c, "kind");
-  r->i = sqlite3_column_int64(stmt, 0);
-  r->d = sqlite3_column_double(stmt, 1);
+    rc = store_copy_column(st, r->kinds[c], sizeof(r->kinds[c]), src, 6 + c, "kind");
+  r->i = store_col_int64(src, 0);
+  r->d = store_col_double(src, 1);
   if(rc == STORE_OK)
-    rc = store_copy_column(st, r->t, sizeof(r->t), stmt, 2, "t");
+    rc = store_copy_column(st, r->t, sizeof(r->t), src, 2, "t");
   if(rc == STORE_OK)
-    rc = store_copy_column(st, r->f, sizeof(r->f), stmt, 3, "f");
-  r->blen = (size_t)sqlite3_column_bytes(stmt, 4);
-  if(r->blen && r->blen <= sizeof(r->b))
-    memcpy(r->b, sqlite3_column_blob(stmt, 4), r->blen);
+    rc = store_copy_column(st, r->f, sizeof(r->f), src, 3, "f");
+  {
+    const void *p = store_col_blob(src, 4, &r->blen);
+    if(p && r->blen && r->blen <= sizeof(r->b))
+      memcpy(r->b, p, r->blen);
+  }
   return rc;
 }
 

@@ -3,7 +3,7 @@
  *
  * Every test gets a fresh directory from mkdtemp and a database file in it;
  * where a test must see or damage the file behind the store's back it opens
- * the same file with plain sqlite3_open. Journal hashes are checked against
+ * the same file with a connection of its own (scratch_raw_exec). Journal hashes are checked against
  * tests/data/store/journal_vectors.tsv, produced with coreutils sha256sum by
  * tests/oracles/store_journal_vectors.sh, not by the code under test.
  */
@@ -12,7 +12,6 @@
 #include "unit_run.h"
 
 #include <check.h>
-#include <sqlite3.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -24,51 +23,11 @@
 
 /* ---- helpers ---- */
 
-/* Runs SQL on the file through a connection of its own; returns how many
- * rows it changed. */
-static int raw_exec(const char *path, const char *sql)
-{
-  sqlite3 *db = NULL;
-  char *msg = NULL;
-  int rc, changes;
-
-  ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-  rc = sqlite3_exec(db, sql, NULL, NULL, &msg);
-  ck_assert_msg(rc == SQLITE_OK, "raw sql %s: %s", sql, msg ? msg : "?");
-  sqlite3_free(msg);
-  changes = sqlite3_total_changes(db);
-  sqlite3_close(db);
-  return changes;
-}
-
-/* First column of the first row of sql as an integer, via its own connection. */
-static int64_t raw_int(const char *path, const char *sql)
-{
-  sqlite3_stmt *stmt = NULL;
-  sqlite3 *db = NULL;
-  int64_t v;
-
-  ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(stmt), SQLITE_ROW);
-  v = sqlite3_column_int64(stmt, 0);
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-  return v;
-}
-
-static void raw_text(char *buf, size_t cap, const char *path, const char *sql)
-{
-  sqlite3_stmt *stmt = NULL;
-  sqlite3 *db = NULL;
-
-  ck_assert_int_eq(sqlite3_open(path, &db), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_prepare_v2(db, sql, -1, &stmt, NULL), SQLITE_OK);
-  ck_assert_int_eq(sqlite3_step(stmt), SQLITE_ROW);
-  snprintf(buf, cap, "%s", (const char *)sqlite3_column_text(stmt, 0));
-  sqlite3_finalize(stmt);
-  sqlite3_close(db);
-}
+/* Behind the store's back, through a connection of its own
+ * (store_fixture.h). */
+#define raw_exec scratch_raw_exec
+#define raw_int scratch_raw_int
+#define raw_text scratch_raw_text
 
 static void fill_game(struct store_game *g, const char *kind, int64_t created)
 {
