@@ -17,7 +17,7 @@ int store_clock_put(struct store *st, const struct store_clock *c)
   /* next_event < 0 (never) is NULL: the due index leaves the row out */
   return store_run(st,
                    "INSERT INTO clocks(game, days, weekends, seat, moves, started, deadline,"
-                   " reminded, next_event) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)"
+                   " reminded, next_event) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)"
                    " ON CONFLICT(game) DO UPDATE SET days = excluded.days,"
                    " weekends = excluded.weekends, seat = excluded.seat,"
                    " moves = excluded.moves, started = excluded.started,"
@@ -52,7 +52,7 @@ int store_clock_load(struct store *st, struct store_clock *out, int64_t game)
 {
   bool found;
   int rc = store_query_maybe(st, &found, out, sizeof(*out), clock_row,
-                             "SELECT " CLOCK_COLUMNS " FROM clocks c WHERE c.game = ?1",
+                             "SELECT " CLOCK_COLUMNS " FROM clocks c WHERE c.game = $1",
                              "clock_load", "i", game);
   if(rc == STORE_OK && !found)
     rc = store_fail(st, STORE_ENOTFOUND, "clock_load: no clock for game %lld", (long long)game);
@@ -80,8 +80,8 @@ int store_clock_due(struct store *st, struct store_clock **clocks, size_t *n, in
     max = (size_t)INT64_MAX;
   rc = store_query(st, &v, n, sizeof(struct store_clock), clock_row,
                    "SELECT " CLOCK_COLUMNS " FROM clocks c JOIN games g ON g.id = c.game"
-                   " WHERE c.next_event IS NOT NULL AND c.next_event <= ?1"
-                   " AND g.phase = 'active' AND c.seat >= 0 ORDER BY c.next_event LIMIT ?2",
+                   " WHERE c.next_event IS NOT NULL AND c.next_event <= $1"
+                   " AND g.phase = 'active' AND c.seat >= 0 ORDER BY c.next_event LIMIT $2",
                    "clock_due", "ii", now, (int64_t)max);
   *clocks = v;
   return rc;
@@ -89,7 +89,7 @@ int store_clock_due(struct store *st, struct store_clock **clocks, size_t *n, in
 
 int store_clock_set_next(struct store *st, int64_t game, int64_t next_event)
 {
-  static const char sql[] = "UPDATE clocks SET next_event = ?1 WHERE game = ?2";
+  static const char sql[] = "UPDATE clocks SET next_event = $1 WHERE game = $2";
   /* < 0 (never) is NULL, as in store_clock_put */
   if(next_event < 0)
     return store_run(st, sql, "clock_set_next", "ni", game);
@@ -103,7 +103,7 @@ int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64
                        /* oldest first, in the order of the games_invited index:
                         * ORDER BY id alone made SQLite walk every game by its
                         * id instead (0.26 s a tick at a million) */
-                       "SELECT id FROM games WHERE phase = 'invited' AND created <= ?1"
+                       "SELECT id FROM games WHERE phase = 'invited' AND created <= $1"
                        " ORDER BY created, id",
                        "games_invited_before", "i", before);
   *ids = v;
@@ -113,7 +113,7 @@ int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64
 int store_journal_count(struct store *st, int64_t *n, int64_t game, const char *kind)
 {
   return store_query_one(st, n, sizeof(*n), store_row_int64,
-                         "SELECT count(*) FROM journal WHERE game = ?1 AND kind = ?2",
+                         "SELECT count(*) FROM journal WHERE game = $1 AND kind = $2",
                          "journal_count", "it", game, kind);
 }
 
@@ -124,7 +124,7 @@ int store_vacation_add(struct store *st, const char *address, int64_t first_day,
 {
   return store_run(st,
                    "INSERT INTO vacations(address, first_day, last_day, created)"
-                   " VALUES(?1, ?2, ?3, ?4)",
+                   " VALUES($1, $2, $3, $4)",
                    "vacation_add", "tiii", address, first_day, last_day, created);
 }
 
@@ -143,7 +143,7 @@ int store_vacation_list(struct store *st, struct store_vacation **vacs, size_t *
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(struct store_vacation), vacation_row,
-                       "SELECT first_day, last_day, created FROM vacations WHERE address = ?1"
+                       "SELECT first_day, last_day, created FROM vacations WHERE address = $1"
                        " ORDER BY first_day",
                        "vacation_list", "t", address);
   *vacs = v;
@@ -157,7 +157,7 @@ int store_digest_pref_get(struct store *st, bool *on, const char *address)
   int64_t digest = 0;
   bool found;
   int rc = store_query_maybe(st, &found, &digest, sizeof(digest), store_row_int64,
-                             "SELECT digest FROM prefs WHERE address = ?1", "digest_pref_get",
+                             "SELECT digest FROM prefs WHERE address = $1", "digest_pref_get",
                              "t", address);
   *on = rc == STORE_OK && found && digest != 0;
   return rc;
@@ -166,7 +166,7 @@ int store_digest_pref_get(struct store *st, bool *on, const char *address)
 int store_digest_pref_set(struct store *st, const char *address, bool on)
 {
   return store_run(st,
-                   "INSERT INTO prefs(address, digest) VALUES(?1, ?2)"
+                   "INSERT INTO prefs(address, digest) VALUES($1, $2)"
                    " ON CONFLICT(address) DO UPDATE SET digest = excluded.digest",
                    "digest_pref_set", "ti", address, (int64_t)(on ? 1 : 0));
 }
@@ -176,7 +176,7 @@ int store_digest_add(struct store *st, const char *address, int64_t game, int64_
 {
   return store_run(st,
                    "INSERT INTO digest(address, game, created, subject, reply_to, body)"
-                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
+                   " VALUES($1, $2, $3, $4, $5, $6)",
                    "digest_add", "tiittt", address, game, created, subject, reply_to, body);
 }
 
@@ -239,7 +239,7 @@ int store_digest_items(struct store *st, struct store_digest_item **items, size_
   /* not store_query: a failure frees the bodies of the rows read */
   rc = store_prepare_args(st, &stmt,
                           "SELECT id, game, created, subject, reply_to, body FROM digest"
-                          " WHERE address = ?1 ORDER BY id",
+                          " WHERE address = $1 ORDER BY id",
                           "digest_items", "t", address);
   if(rc == STORE_OK)
     rc = store_collect(st, stmt, sizeof(struct store_digest_item), &v, n, item_row,
@@ -256,6 +256,6 @@ int store_digest_items(struct store *st, struct store_digest_item **items, size_
 
 int store_digest_clear(struct store *st, const char *address, int64_t upto_id)
 {
-  return store_run(st, "DELETE FROM digest WHERE address = ?1 AND id <= ?2", "digest_clear",
+  return store_run(st, "DELETE FROM digest WHERE address = $1 AND id <= $2", "digest_clear",
                    "ti", address, upto_id);
 }

@@ -37,7 +37,7 @@ int store_rating_get(struct store *st, struct store_rating *out, const char *kin
                      const char *address)
 {
   return store_query_one(st, out, sizeof(*out), rating_row,
-                         "SELECT " RATING_COLUMNS " FROM ratings WHERE kind = ?1 AND address = ?2",
+                         "SELECT " RATING_COLUMNS " FROM ratings WHERE kind = $1 AND address = $2",
                          "rating_get", "tt", kind, address);
 }
 
@@ -45,8 +45,8 @@ int store_rating_put(struct store *st, const struct store_rating *r)
 {
   return store_run(
       st,
-      "INSERT INTO ratings(" RATING_COLUMNS ") VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-      " ?9, ?10, ?11) ON CONFLICT(kind, address) DO UPDATE SET rating = excluded.rating,"
+      "INSERT INTO ratings(" RATING_COLUMNS ") VALUES($1, $2, $3, $4, $5, $6, $7, $8,"
+      " $9, $10, $11) ON CONFLICT(kind, address) DO UPDATE SET rating = excluded.rating,"
       " rd = excluded.rd, volatility = excluded.volatility, games = excluded.games,"
       " wins = excluded.wins, draws = excluded.draws, losses = excluded.losses,"
       " last_ended = excluded.last_ended, last_unit = excluded.last_unit",
@@ -59,7 +59,7 @@ int store_rating_list(struct store *st, struct store_rating **rows, size_t *n, c
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(**rows), rating_row,
-                       "SELECT " RATING_COLUMNS " FROM ratings WHERE ?1 IS NULL OR kind = ?1"
+                       "SELECT " RATING_COLUMNS " FROM ratings WHERE $1 IS NULL OR kind = $1"
                        " ORDER BY kind, rating DESC, address",
                        "rating_list", "t", kind);
   *rows = v;
@@ -68,7 +68,7 @@ int store_rating_list(struct store *st, struct store_rating **rows, size_t *n, c
 
 int store_rating_clear(struct store *st, const char *kind)
 {
-  return store_run(st, "DELETE FROM ratings WHERE ?1 IS NULL OR kind = ?1", "rating_clear", "t",
+  return store_run(st, "DELETE FROM ratings WHERE $1 IS NULL OR kind = $1", "rating_clear", "t",
                    kind);
 }
 
@@ -92,31 +92,34 @@ static int match_row(struct store *st, const struct store_row *src, void *row)
 
 int store_match_create(struct store *st, int64_t *id, int length, int64_t created)
 {
-  int rc = store_run(
-      st, "INSERT INTO matches(length, phase, winner, created) VALUES(?1, 'playing', -1, ?2)",
+  int64_t row = 0;
+  int rc = store_query_one(
+      st, &row, sizeof(row), store_row_int64,
+      "INSERT INTO matches(length, phase, winner, created) VALUES($1, 'playing', -1, $2)"
+      " RETURNING id",
       "match_create", "ii", (int64_t)length, created);
   if(rc == STORE_OK)
-    *id = store_last_id(st);
+    *id = row;
   return rc;
 }
 
 int store_match_load(struct store *st, struct store_match *out, int64_t id)
 {
   return store_query_one(st, out, sizeof(*out), match_row,
-                         "SELECT id, length, phase, winner, created FROM matches WHERE id = ?1",
+                         "SELECT id, length, phase, winner, created FROM matches WHERE id = $1",
                          "match_load", "i", id);
 }
 
 int store_match_update(struct store *st, const struct store_match *m)
 {
-  return store_run(st, "UPDATE matches SET phase = ?2, winner = ?3 WHERE id = ?1", "match_update",
-                   "iti", m->id, match_phases[m->phase == STORE_MATCH_FINISHED],
-                   (int64_t)m->winner);
+  return store_run(st, "UPDATE matches SET phase = $1, winner = $2 WHERE id = $3", "match_update",
+                   "tii", match_phases[m->phase == STORE_MATCH_FINISHED], (int64_t)m->winner,
+                   m->id);
 }
 
 int store_match_add_game(struct store *st, int64_t match, int number, int64_t game)
 {
-  return store_run(st, "INSERT INTO match_games(match, number, game) VALUES(?1, ?2, ?3)",
+  return store_run(st, "INSERT INTO match_games(match, number, game) VALUES($1, $2, $3)",
                    "match_add_game", "iii", match, (int64_t)number, game);
 }
 
@@ -124,7 +127,7 @@ int store_match_games(struct store *st, int64_t **games, size_t *n, int64_t matc
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
-                       "SELECT game FROM match_games WHERE match = ?1 ORDER BY number",
+                       "SELECT game FROM match_games WHERE match = $1 ORDER BY number",
                        "match_games", "i", match);
   *games = v;
   return rc;
@@ -148,7 +151,7 @@ int store_match_of_game(struct store *st, int64_t *match, int *number, int64_t g
 {
   struct match_link l;
   int rc = store_query_one(st, &l, sizeof(l), link_row,
-                           "SELECT match, number FROM match_games WHERE game = ?1", "match_of_game",
+                           "SELECT match, number FROM match_games WHERE game = $1", "match_of_game",
                            "i", game);
   *match = rc == STORE_OK ? l.match : 0;
   *number = rc == STORE_OK ? l.number : 0;
@@ -197,21 +200,22 @@ static int tournament_row(struct store *st, const struct store_row *src, void *r
 
 int store_tournament_create(struct store *st, int64_t *id, const struct store_tournament *t)
 {
-  int rc =
-      store_run(st,
-                "INSERT INTO tournaments(name, kind, options, cycles, organizer, phase, created,"
-                " finished) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8)",
-                "tournament_create", "tttittii", t->name, t->kind, t->options, (int64_t)t->cycles,
-                t->organizer, tournament_phases[t->phase], t->created, t->finished);
+  int64_t row = 0;
+  int rc = store_query_one(
+      st, &row, sizeof(row), store_row_int64,
+      "INSERT INTO tournaments(name, kind, options, cycles, organizer, phase, created,"
+      " finished) VALUES($1, $2, $3, $4, $5, $6, $7, $8) RETURNING id",
+      "tournament_create", "tttittii", t->name, t->kind, t->options, (int64_t)t->cycles,
+      t->organizer, tournament_phases[t->phase], t->created, t->finished);
   if(rc == STORE_OK)
-    *id = store_last_id(st);
+    *id = row;
   return rc;
 }
 
 int store_tournament_load(struct store *st, struct store_tournament *out, int64_t id)
 {
   return store_query_one(st, out, sizeof(*out), tournament_row,
-                         "SELECT " TOURNAMENT_COLUMNS " FROM tournaments WHERE id = ?1",
+                         "SELECT " TOURNAMENT_COLUMNS " FROM tournaments WHERE id = $1",
                          "tournament_load", "i", id);
 }
 
@@ -219,21 +223,21 @@ int store_tournament_find(struct store *st, struct store_tournament *out, const 
 {
   return store_query_one(st, out, sizeof(*out), tournament_row,
                          "SELECT " TOURNAMENT_COLUMNS
-                         " FROM tournaments WHERE name = ?1 COLLATE NOCASE",
+                         " FROM tournaments WHERE name = $1 COLLATE NOCASE",
                          "tournament_find", "t", name);
 }
 
 int store_tournament_update(struct store *st, const struct store_tournament *t)
 {
-  return store_run(st, "UPDATE tournaments SET phase = ?2, finished = ?3 WHERE id = ?1",
-                   "tournament_update", "iti", t->id, tournament_phases[t->phase], t->finished);
+  return store_run(st, "UPDATE tournaments SET phase = $1, finished = $2 WHERE id = $3",
+                   "tournament_update", "tii", tournament_phases[t->phase], t->finished, t->id);
 }
 
 int store_tournament_add_player(struct store *st, int64_t tournament, int number,
                                 const char *address)
 {
   return store_run(st,
-                   "INSERT INTO tournament_players(tournament, number, address) VALUES(?1, ?2, ?3)",
+                   "INSERT INTO tournament_players(tournament, number, address) VALUES($1, $2, $3)",
                    "tournament_add_player", "iit", tournament, (int64_t)number, address);
 }
 
@@ -250,7 +254,7 @@ int store_tournament_players(struct store *st, struct store_tournament_player **
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(**players), player_row,
-                       "SELECT number, address FROM tournament_players WHERE tournament = ?1"
+                       "SELECT number, address FROM tournament_players WHERE tournament = $1"
                        " ORDER BY number",
                        "tournament_players", "i", tournament);
   *players = v;
@@ -259,7 +263,7 @@ int store_tournament_players(struct store *st, struct store_tournament_player **
 
 int store_tournament_add_game(struct store *st, int64_t tournament, int64_t game, int round)
 {
-  return store_run(st, "INSERT INTO tournament_games(tournament, game, round) VALUES(?1, ?2, ?3)",
+  return store_run(st, "INSERT INTO tournament_games(tournament, game, round) VALUES($1, $2, $3)",
                    "tournament_add_game", "iii", tournament, game, (int64_t)round);
 }
 
@@ -267,7 +271,7 @@ int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
-                       "SELECT game FROM tournament_games WHERE tournament = ?1 ORDER BY game",
+                       "SELECT game FROM tournament_games WHERE tournament = $1 ORDER BY game",
                        "tournament_games", "i", tournament);
   *games = v;
   return rc;
@@ -276,7 +280,7 @@ int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t
 int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game)
 {
   return store_query_one(st, tournament, sizeof(*tournament), store_row_int64,
-                         "SELECT tournament FROM tournament_games WHERE game = ?1",
+                         "SELECT tournament FROM tournament_games WHERE game = $1",
                          "tournament_of_game", "i", game);
 }
 
@@ -284,8 +288,8 @@ int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
-                       "SELECT id FROM tournaments t WHERE ?1 IS NULL OR EXISTS(SELECT 1 FROM"
-                       " tournament_players p WHERE p.tournament = t.id AND p.address = ?1"
+                       "SELECT id FROM tournaments t WHERE $1 IS NULL OR EXISTS(SELECT 1 FROM"
+                       " tournament_players p WHERE p.tournament = t.id AND p.address = $1"
                        " COLLATE NOCASE) ORDER BY id",
                        "tournament_list", "t", address);
   *ids = v;

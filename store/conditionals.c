@@ -29,13 +29,15 @@ static int cond_row(struct store *st, const struct store_row *src, void *row)
 
 int store_conditional_add(struct store *st, int64_t *id, const struct store_conditional *c)
 {
-  int rc = store_run(st,
-                     "INSERT INTO conditionals(game, seat, ply, plies, line, created)"
-                     " VALUES(?1, ?2, ?3, ?4, ?5, ?6)",
-                     "conditional_add", "iiiffi", c->game, (int64_t)c->seat, c->ply, c->plies,
-                     sizeof(c->plies), "conditionals.plies", c->line, sizeof(c->line), "conditionals.line", c->created);
-  if(rc == STORE_OK && id)
-    *id = store_last_id(st);
+  int64_t row = 0;
+  int rc = store_query_one(st, &row, sizeof(row), store_row_int64,
+                           "INSERT INTO conditionals(game, seat, ply, plies, line, created)"
+                           " VALUES($1, $2, $3, $4, $5, $6) RETURNING id",
+                           "conditional_add", "iiiffi", c->game, (int64_t)c->seat, c->ply, c->plies,
+                           sizeof(c->plies), "conditionals.plies", c->line, sizeof(c->line),
+                           "conditionals.line", c->created);
+  if(id)
+    *id = rc == STORE_OK ? row : 0;
   return rc;
 }
 
@@ -45,7 +47,7 @@ int store_conditional_list(struct store *st, struct store_conditional **rows, si
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(**rows), cond_row,
                        "SELECT " COND_COLUMNS " FROM conditionals"
-                       " WHERE game = ?1 AND (?2 < 0 OR seat = ?2) ORDER BY seat, id",
+                       " WHERE game = $1 AND ($2 < 0 OR seat = $2) ORDER BY seat, id",
                        "conditional_list", "ii", game, (int64_t)seat);
   *rows = v;
   return rc;
@@ -53,18 +55,18 @@ int store_conditional_list(struct store *st, struct store_conditional **rows, si
 
 int store_conditional_update(struct store *st, int64_t id, int64_t ply, const char *plies)
 {
-  return store_run(st, "UPDATE conditionals SET ply = ?2, plies = ?3 WHERE id = ?1",
-                   "conditional_update", "iit", id, ply, plies);
+  return store_run(st, "UPDATE conditionals SET ply = $1, plies = $2 WHERE id = $3",
+                   "conditional_update", "iti", ply, plies, id);
 }
 
 int store_conditional_delete(struct store *st, int64_t id)
 {
-  return store_run(st, "DELETE FROM conditionals WHERE id = ?1", "conditional_delete", "i", id);
+  return store_run(st, "DELETE FROM conditionals WHERE id = $1", "conditional_delete", "i", id);
 }
 
 int store_conditionals_clear(struct store *st, int64_t game, int seat)
 {
-  int rc = store_run(st, "DELETE FROM conditionals WHERE game = ?1 AND (?2 < 0 OR seat = ?2)",
+  int rc = store_run(st, "DELETE FROM conditionals WHERE game = $1 AND ($2 < 0 OR seat = $2)",
                      "conditionals_clear", "ii", game, (int64_t)seat);
   return rc == STORE_OK ? 0 : -1;
 }

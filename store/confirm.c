@@ -16,7 +16,7 @@ int store_confirm_put(struct store *st, const struct store_confirm *c)
 {
   return store_run(st,
                    "INSERT INTO confirmations(key, address, kind, request, game, created,"
-                   " expires) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7)",
+                   " expires) VALUES($1, $2, $3, $4, $5, $6, $7)",
                    "confirm_put", "ffffiii", c->key, sizeof(c->key), "confirmations.key", c->address,
                    sizeof(c->address), "confirmations.address", c->kind, sizeof(c->kind), "confirmations.kind", c->request, sizeof(c->request), "confirmations.request",
                    c->game, c->created, c->expires);
@@ -44,7 +44,7 @@ int store_confirm_get(struct store *st, struct store_confirm *out, const char *k
 {
   int rc = store_query_one(st, out, sizeof(*out), confirm_row,
                            "SELECT key, address, kind, request, game, created, expires"
-                           " FROM confirmations WHERE key = ?1",
+                           " FROM confirmations WHERE key = $1",
                            "confirm_get", "t", key);
   if(rc == STORE_ENOTFOUND)
     rc = store_fail(st, STORE_ENOTFOUND, "confirm_get: no such key");
@@ -53,18 +53,18 @@ int store_confirm_get(struct store *st, struct store_confirm *out, const char *k
 
 int store_confirm_delete(struct store *st, const char *key)
 {
-  return store_run(st, "DELETE FROM confirmations WHERE key = ?1", "confirm_delete", "t", key);
+  return store_run(st, "DELETE FROM confirmations WHERE key = $1", "confirm_delete", "t", key);
 }
 
 int store_confirm_prune(struct store *st, int64_t before)
 {
-  return store_run(st, "DELETE FROM confirmations WHERE expires < ?1", "confirm_prune", "i",
+  return store_run(st, "DELETE FROM confirmations WHERE expires < $1", "confirm_prune", "i",
                    before);
 }
 
 int store_confirmed_get(struct store *st, bool *yes, const char *address)
 {
-  return store_query_exists(st, yes, "SELECT 1 FROM confirmed WHERE address = ?1",
+  return store_query_exists(st, yes, "SELECT 1 FROM confirmed WHERE address = $1",
                             "confirmed_get", "t", address);
 }
 
@@ -73,6 +73,7 @@ int store_confirmed_add(struct store *st, const char *address, int64_t since, co
   /* The first answer is the one kept: since and how say when and by what
    * the address first proved it reads our mail. */
   return store_run(st,
-                   "INSERT OR IGNORE INTO confirmed(address, since, how) VALUES(?1, ?2, ?3)",
+                   "INSERT INTO confirmed(address, since, how) VALUES($1, $2, $3)"
+                   " ON CONFLICT(address) DO NOTHING",
                    "confirmed_add", "tit", address, since, how);
 }

@@ -87,9 +87,8 @@ struct store_driver {
   const void *(*col_blob)(struct store_stmt *stmt, int col, size_t *len);
 
   /* ---- the connection's state ---- */
-  bool (*in_tx)(struct store *st);       /* a transaction is open */
-  int64_t (*last_id)(struct store *st);  /* the id the last INSERT gave its row */
-  int64_t (*changes)(struct store *st);  /* rows the last statement changed */
+  bool (*in_tx)(struct store *st);      /* a transaction is open */
+  int64_t (*changes)(struct store *st); /* rows the last statement changed */
 
   /* ---- the schema ---- */
   int (*schema_version)(struct store *st, int *version);

@@ -103,14 +103,35 @@ static int sq_exec(struct store *st, const char *sql, const char *what)
   return STORE_OK;
 }
 
+/* Whether parameter i of s is named $i (or ?i). SQLite numbers a named
+ * parameter ($1) by its first appearance, PostgreSQL by its digits: the two
+ * agree only when the statement uses $1, $2, ... each first in that order
+ * and none is skipped (the store's SQL, store_int.h). Checked once per
+ * prepare, so a statement that would bind the wrong values on one engine
+ * fails on both. */
+static bool param_numbered(sqlite3_stmt *s, int i)
+{
+  const char *name = sqlite3_bind_parameter_name(s, i);
+  char *end;
+
+  return name && (name[0] == '$' || name[0] == '?') && strtol(name + 1, &end, 10) == i && !*end;
+}
+
 static int sq_prepare(struct store *st, struct store_stmt **stmt, const char *sql, bool keep,
                       const char *what)
 {
   sqlite3_stmt *s = NULL;
   int rc = sqlite3_prepare_v3(db_of(st), sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &s, NULL);
+  int i, n;
 
   if(rc != SQLITE_OK)
     return fail_sql(st, rc, what);
+  n = sqlite3_bind_parameter_count(s);
+  for(i = 1; i <= n; i++)
+    if(!param_numbered(s, i)) {
+      sqlite3_finalize(s);
+      return store_fail(st, STORE_EIO, "%s: parameter %d is not named $%d", what, i, i);
+    }
   *stmt = (struct store_stmt *)s;
   return STORE_OK;
 }
@@ -221,11 +242,6 @@ static bool sq_in_tx(struct store *st)
   return !sqlite3_get_autocommit(db_of(st));
 }
 
-static int64_t sq_last_id(struct store *st)
-{
-  return sqlite3_last_insert_rowid(db_of(st));
-}
-
 static int64_t sq_changes(struct store *st)
 {
   return sqlite3_changes(db_of(st));
@@ -244,8 +260,7 @@ static int sq_schema_version(struct store *st, int *version)
     if(rc == STORE_ROW) {
       *version = store_col_int(&row, 0);
       rc = STORE_OK;
-    }
-    else if(rc == STORE_OK)
+    } else if(rc == STORE_OK)
       rc = store_fail(st, STORE_EIO, "reading the schema version: no row");
   }
   store_finish(st, stmt);
@@ -530,36 +545,35 @@ static int sq_integrity_check(struct store *st, char **problems)
 }
 
 const struct store_driver store_driver_sqlite = {
-  .name = "SQLite",
-  .claims = sq_claims,
-  .open = sq_open,
-  .configure = sq_configure,
-  .close = sq_close,
-  .exec = sq_exec,
-  .prepare = sq_prepare,
-  .bind_int64 = sq_bind_int64,
-  .bind_double = sq_bind_double,
-  .bind_text = sq_bind_text,
-  .bind_blob = sq_bind_blob,
-  .bind_null = sq_bind_null,
-  .step = sq_step,
-  .reset = sq_reset,
-  .finalize = sq_finalize,
-  .col_count = sq_col_count,
-  .col_null = sq_col_null,
-  .col_int64 = sq_col_int64,
-  .col_double = sq_col_double,
-  .col_text = sq_col_text,
-  .col_blob = sq_col_blob,
-  .in_tx = sq_in_tx,
-  .last_id = sq_last_id,
-  .changes = sq_changes,
-  .schema_version = sq_schema_version,
-  .set_schema_version = sq_set_schema_version,
-  .migrations = store_sqlite_migrations,
-  .begin_write = "BEGIN IMMEDIATE",
-  .lazy = sq_lazy,
-  .checkpoint_later = sq_checkpoint_later,
-  .checkpoint_idle = sq_checkpoint_idle,
-  .integrity_check = sq_integrity_check,
+    .name = "SQLite",
+    .claims = sq_claims,
+    .open = sq_open,
+    .configure = sq_configure,
+    .close = sq_close,
+    .exec = sq_exec,
+    .prepare = sq_prepare,
+    .bind_int64 = sq_bind_int64,
+    .bind_double = sq_bind_double,
+    .bind_text = sq_bind_text,
+    .bind_blob = sq_bind_blob,
+    .bind_null = sq_bind_null,
+    .step = sq_step,
+    .reset = sq_reset,
+    .finalize = sq_finalize,
+    .col_count = sq_col_count,
+    .col_null = sq_col_null,
+    .col_int64 = sq_col_int64,
+    .col_double = sq_col_double,
+    .col_text = sq_col_text,
+    .col_blob = sq_col_blob,
+    .in_tx = sq_in_tx,
+    .changes = sq_changes,
+    .schema_version = sq_schema_version,
+    .set_schema_version = sq_set_schema_version,
+    .migrations = store_sqlite_migrations,
+    .begin_write = "BEGIN IMMEDIATE",
+    .lazy = sq_lazy,
+    .checkpoint_later = sq_checkpoint_later,
+    .checkpoint_idle = sq_checkpoint_idle,
+    .integrity_check = sq_integrity_check,
 };

@@ -30,16 +30,17 @@ static int phase_from_word(struct store *st, enum store_game_phase *out, const c
 
 /* ---- games ---- */
 
-/* The columns common to create (?1..?11) and update (?1..?10 + id), bound
- * by the format GAME_FMT from GAME_ARGS: kind, rules_version, options,
- * phase, state, turn, result, updated, deadline, draw_offer_seat at 1..10.
- * The phase must be a known one (checked first: it indexes phase_names). */
-#define GAME_FMT "fiftfifiii"
+/* The columns common to create and update, bound by the format GAME_FMT
+ * from GAME_ARGS: kind, rules_version, options, state, turn, result,
+ * updated, deadline, draw_offer_seat at 1..9. Create adds the phase and
+ * the creation time; update, which sets the phase apart, the id. The
+ * phase must be a known one (checked first: it indexes phase_names). */
+#define GAME_FMT "fiffifiii"
 #define GAME_ARGS(g)                                                                          \
   (g)->kind, sizeof((g)->kind), "games.kind", (int64_t)(g)->rules_version, (g)->options,      \
-    sizeof((g)->options), "games.options", phase_names[(g)->phase], (g)->state,               \
-    sizeof((g)->state), "games.state", (int64_t)(g)->turn, (g)->result, sizeof((g)->result),  \
-    "games.result", (g)->updated, (g)->deadline, (g)->draw_offer_seat
+    sizeof((g)->options), "games.options", (g)->state, sizeof((g)->state), "games.state",     \
+    (int64_t)(g)->turn, (g)->result, sizeof((g)->result), "games.result", (g)->updated,       \
+    (g)->deadline, (g)->draw_offer_seat
 
 static int known_phase(struct store *st, const struct store_game *g)
 {
@@ -55,13 +56,14 @@ int store_game_create(struct store *st, int64_t *id, const struct store_game *g)
   *id = 0;
   rc = known_phase(st, g);
   if(rc == STORE_OK)
-    rc = store_run(st,
-                   "INSERT INTO games(kind, rules_version, options, phase, state, turn,"
-                   " result, updated, deadline, draw_offer_seat, created)"
-                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9, ?10, ?11)",
-                   "game_create", GAME_FMT "i", GAME_ARGS(g), g->created);
-  if(rc == STORE_OK)
-    *id = store_last_id(st);
+    rc = store_query_one(st, id, sizeof(*id), store_row_int64,
+                         "INSERT INTO games(kind, rules_version, options, state, turn, result,"
+                         " updated, deadline, draw_offer_seat, phase, created)"
+                         " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11) RETURNING id",
+                         "game_create", GAME_FMT "ti", GAME_ARGS(g), phase_names[g->phase],
+                         g->created);
+  if(rc)
+    *id = 0;
   return rc;
 }
 
@@ -102,7 +104,7 @@ int store_game_load(struct store *st, struct store_game *out, int64_t id)
   int rc = store_query_maybe(st, &found, out, sizeof(*out), game_row,
                              "SELECT id, kind, rules_version, options, phase, state, turn,"
                              " result, created, updated, deadline, draw_offer_seat FROM games"
-                             " WHERE id = ?1",
+                             " WHERE id = $1",
                              "game_load", "i", id);
   if(rc == STORE_OK && !found)
     rc = store_fail(st, STORE_ENOTFOUND, "game_load: no game %lld", (long long)id);
@@ -119,23 +121,23 @@ static int game_update(struct store *st, const struct store_game *g, bool snap,
   int rc = known_phase(st, g);
 
   if(rc == STORE_OK)
-    rc = store_run(st, "UPDATE games SET phase = ?1 WHERE id = ?2 AND phase <> ?1",
+    rc = store_run(st, "UPDATE games SET phase = $1 WHERE id = $2 AND phase <> $1",
                    "game_update: phase", "ti", phase_names[g->phase], g->id);
   if(rc)
     return rc;
-  /* created is fixed at creation and not rewritten; ?4 (the phase) is
-   * bound with the common columns and unused here. */
+  /* created is fixed at creation and not rewritten; the phase was set
+   * above. */
   if(snap)
     rc = store_run(st,
-                   "UPDATE games SET kind = ?1, rules_version = ?2, options = ?3,"
-                   " state = ?5, turn = ?6, result = ?7, updated = ?8,"
-                   " deadline = ?9, draw_offer_seat = ?10, snapshot = ?12 WHERE id = ?11",
-                   "game_update", GAME_FMT "ib", GAME_ARGS(g), g->id, blob, len);
+                   "UPDATE games SET kind = $1, rules_version = $2, options = $3,"
+                   " state = $4, turn = $5, result = $6, updated = $7,"
+                   " deadline = $8, draw_offer_seat = $9, snapshot = $10 WHERE id = $11",
+                   "game_update", GAME_FMT "bi", GAME_ARGS(g), blob, len, g->id);
   else
     rc = store_run(st,
-                   "UPDATE games SET kind = ?1, rules_version = ?2, options = ?3,"
-                   " state = ?5, turn = ?6, result = ?7, updated = ?8,"
-                   " deadline = ?9, draw_offer_seat = ?10 WHERE id = ?11",
+                   "UPDATE games SET kind = $1, rules_version = $2, options = $3,"
+                   " state = $4, turn = $5, result = $6, updated = $7,"
+                   " deadline = $8, draw_offer_seat = $9 WHERE id = $10",
                    "game_update", GAME_FMT "i", GAME_ARGS(g), g->id);
   if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "game_update: no game %lld", (long long)g->id);
@@ -181,7 +183,7 @@ int store_game_snapshot(struct store *st, void **blob, size_t *len, int64_t id)
   struct snapshot snap;
   bool found;
   int rc = store_query_maybe(st, &found, &snap, sizeof(snap), snapshot_row,
-                             "SELECT snapshot FROM games WHERE id = ?1", "game_snapshot", "i",
+                             "SELECT snapshot FROM games WHERE id = $1", "game_snapshot", "i",
                              id);
   if(rc == STORE_OK && !found)
     rc = store_fail(st, STORE_ENOTFOUND, "game_snapshot: no game %lld", (long long)id);
@@ -215,7 +217,7 @@ int store_seat_put(struct store *st, const struct store_seat *s)
    * key. */
   rc = store_run(st,
                  "INSERT INTO players(address, created)"
-                 " SELECT ?1, created FROM games WHERE id = ?2"
+                 " SELECT $1, created FROM games WHERE id = $2"
                  " ON CONFLICT(address) DO NOTHING",
                  "seat_put: player", "fi", s->address, sizeof(s->address), "seats.address", s->game);
   /* An upsert, not INSERT OR REPLACE: REPLACE would silently delete another
@@ -223,7 +225,7 @@ int store_seat_put(struct store *st, const struct store_seat *s)
   if(rc == STORE_OK)
     rc = store_run(st,
                    "INSERT INTO seats(game, seat, address, token, accepted, entropy)"
-                   " VALUES(?1, ?2, ?3, ?4, ?5, ?6)"
+                   " VALUES($1, $2, $3, $4, $5, $6)"
                    " ON CONFLICT(game, seat) DO UPDATE SET address = excluded.address,"
                    " token = excluded.token, accepted = excluded.accepted,"
                    " entropy = excluded.entropy",
@@ -254,7 +256,7 @@ int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int6
   void *v;
   int rc = store_query(st, &v, n, sizeof(struct store_seat), seat_row,
                        "SELECT game, seat, address, token, accepted, entropy FROM seats"
-                       " WHERE game = ?1 ORDER BY seat",
+                       " WHERE game = $1 ORDER BY seat",
                        "seat_list", "i", game);
   *seats = v;
   return rc;
@@ -266,7 +268,7 @@ int store_games_of(struct store *st, int64_t **ids, size_t *n, const char *addre
   /* Exact match: the service lower-cases addresses before they get here
    * (store.h, struct store_seat). */
   int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
-                       "SELECT DISTINCT game FROM seats WHERE address = ?1 ORDER BY game",
+                       "SELECT DISTINCT game FROM seats WHERE address = $1 ORDER BY game",
                        "games_of", "t", address);
   *ids = v;
   return rc;
@@ -281,8 +283,8 @@ int store_dice_put(struct store *st, const struct store_dice *d)
   /* no checkpoints: NULL */
   return store_run(st,
                    "INSERT INTO dice(game, chain, commitment, secret, n, next_index,"
-                   " entropy, roll_count, checkpoints) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8,"
-                   " ?9)"
+                   " entropy, roll_count, checkpoints) VALUES($1, $2, $3, $4, $5, $6, $7, $8,"
+                   " $9)"
                    " ON CONFLICT(game, chain) DO UPDATE SET commitment = excluded.commitment,"
                    " secret = excluded.secret, n = excluded.n,"
                    " next_index = excluded.next_index, entropy = excluded.entropy,"
@@ -341,7 +343,7 @@ int store_dice_load(struct store *st, struct store_dice *out, int64_t game)
   bool found;
   int rc = store_query_maybe(st, &found, out, sizeof(*out), dice_row,
                              "SELECT game, chain, commitment, secret, n, next_index, entropy,"
-                             " roll_count, checkpoints FROM dice WHERE game = ?1"
+                             " roll_count, checkpoints FROM dice WHERE game = $1"
                              " ORDER BY chain DESC LIMIT 1",
                              "dice_load", "i", game);
   return dice_found(st, out, rc, found, "dice_load");
@@ -352,7 +354,7 @@ int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game
   bool found;
   int rc = store_query_maybe(st, &found, out, sizeof(*out), dice_row,
                              "SELECT game, chain, commitment, secret, n, next_index, entropy,"
-                             " roll_count, checkpoints FROM dice WHERE game = ?1 AND chain = ?2",
+                             " roll_count, checkpoints FROM dice WHERE game = $1 AND chain = $2",
                              "dice_load_chain", "ii", game, (int64_t)chain);
   return dice_found(st, out, rc, found, "dice_load_chain");
 }

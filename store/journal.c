@@ -144,7 +144,7 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
   if(rc)
     goto out;
   rc = store_query_maybe(st, &found, &h, sizeof(h), head_row,
-                         "SELECT seq, hash FROM journal WHERE game = ?1 ORDER BY seq DESC LIMIT 1",
+                         "SELECT seq, hash FROM journal WHERE game = $1 ORDER BY seq DESC LIMIT 1",
                          "journal_append: head", "i", e->game);
   if(rc)
     goto out;
@@ -168,7 +168,7 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
 
   rc = store_run(st,
                  "INSERT INTO journal(game, seq, time, seat, kind, text, dice, prev_hash,"
-                 " hash) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, ?8, ?9)",
+                 " hash) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)",
                  "journal_append", "iiiiffftt", e->game, seq, e->time, (int64_t)e->seat,
                  e->kind, sizeof(e->kind), "journal.kind", e->text, sizeof(e->text), "journal.text", e->dice, sizeof(e->dice), "journal.dice",
                  prev, hash);
@@ -208,7 +208,7 @@ int store_journal_load(struct store *st, struct store_entry **entries, size_t *n
   void *v;
   int rc = store_query(st, &v, n, sizeof(struct store_entry), entry_row,
                        "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
-                       " FROM journal WHERE game = ?1 ORDER BY seq",
+                       " FROM journal WHERE game = $1 ORDER BY seq",
                        "journal_load", "i", game);
   *entries = v;
   return rc;
@@ -220,7 +220,7 @@ int store_journal_load_from(struct store *st, struct store_entry **entries, size
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(struct store_entry), entry_row,
                        "SELECT game, seq, time, seat, kind, text, dice, prev_hash, hash"
-                       " FROM journal WHERE game = ?1 AND seq >= ?2 ORDER BY seq",
+                       " FROM journal WHERE game = $1 AND seq >= $2 ORDER BY seq",
                        "journal_load_from", "ii", game, from);
   *entries = v;
   return rc;
@@ -255,7 +255,7 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game)
    * as a broken chain rather than as an I/O error. */
   rc = store_prepare_args(st, &stmt,
                           "SELECT seq, time, seat, kind, text, dice, prev_hash, hash"
-                          " FROM journal WHERE game = ?1 ORDER BY seq",
+                          " FROM journal WHERE game = $1 ORDER BY seq",
                           "journal_verify", "i", game);
   if(rc)
     goto out;

@@ -49,14 +49,13 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
   /* The row and its text (outbox_message, schema v9) both or neither. */
   rc = store_group_begin(st, &g);
   if(rc == STORE_OK)
-    rc = store_run(st,
-                   "INSERT INTO outbox(game, recipient, state, attempts, next_try,"
-                   " last_error, created, claim) VALUES(?1, ?2, 'queued', 0, ?3, '', ?3,"
-                   " nullif(?4, 0))",
-                   "outbox_add", "itii", game, recipient, now, owner);
+    rc = store_query_one(st, &row, sizeof(row), store_row_int64,
+                         "INSERT INTO outbox(game, recipient, state, attempts, next_try,"
+                         " last_error, created, claim) VALUES($1, $2, 'queued', 0, $3, '', $3,"
+                         " nullif($4, 0)) RETURNING id",
+                         "outbox_add", "itii", game, recipient, now, owner);
   if(rc == STORE_OK) {
-    row = store_last_id(st);
-    rc = store_run(st, "INSERT INTO outbox_message(id, message) VALUES(?1, ?2)",
+    rc = store_run(st, "INSERT INTO outbox_message(id, message) VALUES($1, $2)",
                    "outbox_add: message", "it", row, message);
   }
   /* Kept in memory for this process's flush: only a row it
@@ -167,8 +166,8 @@ int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n)
    * failed and waits, say) goes first: rows leave in creation order. Then
    * every row is read back, in order, by store_outbox_claim. */
   rc = store_query_exists(st, &older,
-                          "SELECT 1 FROM outbox WHERE claim = ?1 AND state = 'queued'"
-                          " AND id < ?2 LIMIT 1",
+                          "SELECT 1 FROM outbox WHERE claim = $1 AND state = 'queued'"
+                          " AND id < $2 LIMIT 1",
                           "outbox_fresh", "ii", st->owner, st->fresh[0].id);
   if(rc || older)
     fresh_truncate(st, 0);
@@ -245,7 +244,7 @@ static int outbox_row_fn(struct store *st, const struct store_row *src, void *ro
   " o.created, o.in_doubt"
 #define OUTBOX_FROM " FROM outbox o LEFT JOIN outbox_message m ON m.id = o.id"
 
-/* The rows of a query (bound ?1 and ?2) into a fresh array (freed on
+/* The rows of a query (bound $1 and $2) into a fresh array (freed on
  * failure). Not store_query: the rows own their messages. */
 static int outbox_collect(struct store *st, struct store_outbox **rows, size_t *n,
                           const char *sql, const char *what, int64_t arg1, int64_t arg2)
@@ -281,7 +280,7 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
     max = (size_t)INT64_MAX;
   return outbox_collect(st, rows, n,
                         "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.state = 'queued'"
-                        " AND o.next_try <= ?1 ORDER BY o.id LIMIT ?2",
+                        " AND o.next_try <= $1 ORDER BY o.id LIMIT $2",
                         "outbox_due", now, (int64_t)max);
 }
 
@@ -289,8 +288,8 @@ int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, in
 static int claimed_rows(struct store *st, struct store_outbox **rows, size_t *n, size_t max)
 {
   return outbox_collect(st, rows, n,
-                        "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.claim = ?1"
-                        " AND o.state = 'queued' ORDER BY o.id LIMIT ?2",
+                        "SELECT " OUTBOX_COLUMNS OUTBOX_FROM " WHERE o.claim = $1"
+                        " AND o.state = 'queued' ORDER BY o.id LIMIT $2",
                         "outbox_claim", st->owner, (int64_t)max);
 }
 
@@ -301,7 +300,7 @@ static int claim_worth_it(struct store *st, int64_t now, bool *any)
 {
   return store_query_exists(st, any,
                             "SELECT 1 FROM outbox WHERE state = 'queued' AND ((claim IS NULL AND"
-                            " next_try <= ?1) OR (claim IS NOT NULL AND claim != ?2)) LIMIT 1",
+                            " next_try <= $1) OR (claim IS NOT NULL AND claim != $2)) LIMIT 1",
                             "outbox_claim: looking", "ii", now, st->owner);
 }
 
@@ -318,7 +317,7 @@ static int take_over_dead(struct store *st)
   /* a row loop that asks the lock file of each owner: stepped here */
   rc = store_prepare_args(st, &stmt,
                           "SELECT DISTINCT claim FROM outbox WHERE claim IS NOT NULL"
-                          " AND claim != ?1 AND state = 'queued'",
+                          " AND claim != $1 AND state = 'queued'",
                           "outbox_claim: owners", "i", st->owner);
   while(rc == STORE_OK && (r = store_step(st, stmt, &row, "outbox_claim: owners")) == STORE_ROW) {
     int64_t o = store_col_int64(&row, 0);
@@ -338,7 +337,7 @@ static int take_over_dead(struct store *st)
   for(i = 0; rc == STORE_OK && i < n; i++)
     rc = store_run(st,
                    "UPDATE outbox SET claim = NULL, in_doubt = 1"
-                   " WHERE claim = ?1 AND state = 'queued'",
+                   " WHERE claim = $1 AND state = 'queued'",
                    "outbox_claim: taking over", "i", owners[i]);
   free(owners);
   return rc;
@@ -370,9 +369,9 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
     rc = take_over_dead(st);
   if(rc == STORE_OK)
     rc = store_run(st,
-                   "UPDATE outbox SET claim = ?1 WHERE id IN (SELECT id FROM outbox"
-                   " WHERE state = 'queued' AND claim IS NULL AND next_try <= ?2"
-                   " ORDER BY id LIMIT ?3)",
+                   "UPDATE outbox SET claim = $1 WHERE id IN (SELECT id FROM outbox"
+                   " WHERE state = 'queued' AND claim IS NULL AND next_try <= $2"
+                   " ORDER BY id LIMIT $3)",
                    "outbox_claim", "iii", owner, now, (int64_t)(max - *n));
   rc = store_group_end(st, &g, rc);
   store_outbox_free(*rows, *n);
@@ -390,7 +389,7 @@ int store_outbox_release(struct store *st)
     fresh_truncate(st, 0);
   if(!st->owner)
     return STORE_OK;
-  return store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = ?1 AND state = 'queued'",
+  return store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = $1 AND state = 'queued'",
                    "outbox_release", "i", st->owner);
 }
 
@@ -408,7 +407,7 @@ void store_outbox_free(struct store_outbox *rows, size_t n)
 int store_outbox_sent(struct store *st, int64_t id, int64_t now)
 {
   int rc = store_run(st,
-                     "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL WHERE id = ?2",
+                     "UPDATE outbox SET state = 'sent', sent = $1, claim = NULL WHERE id = $2",
                      "outbox_sent", "ii", now, id);
   if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_sent: no row %lld", (long long)id);
@@ -423,8 +422,8 @@ int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t no
   if(!st->owner)
     return STORE_OK; /* nothing claimed, nothing of ours to mark */
   rc = store_run(st,
-                 "UPDATE outbox SET state = 'sent', sent = ?1, claim = NULL"
-                 " WHERE id >= ?2 AND id <= ?3 AND claim = ?4 AND state = 'queued'",
+                 "UPDATE outbox SET state = 'sent', sent = $1, claim = NULL"
+                 " WHERE id >= $2 AND id <= $3 AND claim = $4 AND state = 'queued'",
                  "outbox_sent_range", "iiii", now, lo, hi, st->owner);
   if(rc == STORE_OK)
     *n = (size_t)store_changes(st);
@@ -451,9 +450,9 @@ static int ints_row(struct store *st, const struct store_row *src, void *row)
 int store_outbox_prune(struct store *st, int64_t before, size_t *n)
 {
   static const char *const prune_sql[2] = {
-      "DELETE FROM outbox_message WHERE id IN (SELECT id FROM outbox WHERE id < ?1"
-      " AND id < ?2 AND state = 'sent' AND sent < ?3)",
-      "DELETE FROM outbox WHERE id < ?1 AND id < ?2 AND state = 'sent' AND sent < ?3"};
+      "DELETE FROM outbox_message WHERE id IN (SELECT id FROM outbox WHERE id < $1"
+      " AND id < $2 AND state = 'sent' AND sent < $3)",
+      "DELETE FROM outbox WHERE id < $1 AND id < $2 AND state = 'sent' AND sent < $3"};
   struct store_group g;
   struct ints r;
   size_t i;
@@ -476,7 +475,7 @@ int store_outbox_prune(struct store *st, int64_t before, size_t *n)
   while(lo < hi) {
     int64_t mid = lo + (hi - lo) / 2;
     rc = store_query_maybe(st, &found, &r, sizeof(r), ints_row,
-                           "SELECT id, created FROM outbox WHERE id >= ?1 ORDER BY id LIMIT 1",
+                           "SELECT id, created FROM outbox WHERE id >= $1 ORDER BY id LIMIT 1",
                            "outbox_prune", "i", mid);
     if(rc)
       return rc;
@@ -521,10 +520,10 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
       len--;
   }
   rc = store_run(st,
-                 "UPDATE outbox SET attempts = attempts + 1, next_try = ?1,"
-                 " last_error = ?2, claim = NULL,"
-                 " state = CASE WHEN ?3 THEN 'failed' ELSE state END"
-                 " WHERE id = ?4",
+                 "UPDATE outbox SET attempts = attempts + 1, next_try = $1,"
+                 " last_error = $2, claim = NULL,"
+                 " state = CASE WHEN $3 THEN 'failed' ELSE state END"
+                 " WHERE id = $4",
                  "outbox_retry", "isii", next_try, error, len, (int64_t)(permanent ? 1 : 0), id);
   if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "outbox_retry: no row %lld", (long long)id);
@@ -540,7 +539,7 @@ int store_outbox_count(struct store *st, size_t *n, enum store_outbox_state stat
   if((unsigned)state >= STATE_COUNT)
     return store_fail(st, STORE_EIO, "outbox_count: state %d is not a known state", (int)state);
   rc = store_query_one(st, &count, sizeof(count), store_row_int64,
-                       "SELECT count(*) FROM outbox WHERE state = ?1", "outbox_count", "t",
+                       "SELECT count(*) FROM outbox WHERE state = $1", "outbox_count", "t",
                        state_names[state]);
   if(rc == STORE_OK)
     *n = (size_t)count;

@@ -35,21 +35,23 @@ static int read_seek(struct store *st, const struct store_row *src, void *row)
 
 int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s)
 {
-  int rc = store_run(st,
-                     "INSERT INTO seeks(address, kind, options, days, rated, created, expires,"
-                     " phase, game) VALUES(?1, ?2, ?3, ?4, ?5, ?6, ?7, 'open', 0)",
-                     "seek_put", "fffiiii", s->address, sizeof(s->address), "seeks.address", s->kind,
-                     sizeof(s->kind), "seeks.kind", s->options, sizeof(s->options), "seeks.options", (int64_t)s->days,
-                     (int64_t)(s->rated ? 1 : 0), s->created, s->expires);
-  if(rc == STORE_OK && id)
-    *id = store_last_id(st);
+  int64_t row = 0;
+  int rc = store_query_one(
+      st, &row, sizeof(row), store_row_int64,
+      "INSERT INTO seeks(address, kind, options, days, rated, created, expires,"
+      " phase, game) VALUES($1, $2, $3, $4, $5, $6, $7, 'open', 0) RETURNING id",
+      "seek_put", "fffiiii", s->address, sizeof(s->address), "seeks.address", s->kind,
+      sizeof(s->kind), "seeks.kind", s->options, sizeof(s->options), "seeks.options",
+      (int64_t)s->days, (int64_t)(s->rated ? 1 : 0), s->created, s->expires);
+  if(id)
+    *id = rc == STORE_OK ? row : 0;
   return rc;
 }
 
 int store_seek_get(struct store *st, struct store_seek *out, int64_t id)
 {
   int rc = store_query_one(st, out, sizeof(*out), read_seek,
-                           "SELECT " SEEK_COLUMNS " FROM seeks WHERE id = ?1", "seek_get", "i",
+                           "SELECT " SEEK_COLUMNS " FROM seeks WHERE id = $1", "seek_get", "i",
                            id);
   if(rc == STORE_ENOTFOUND)
     rc = store_fail(st, STORE_ENOTFOUND, "seek_get: no seek %lld", (long long)id);
@@ -64,7 +66,7 @@ int store_seeks_open(struct store *st, struct store_seek **seeks, size_t *n, con
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(struct store_seek), read_seek,
                        "SELECT " SEEK_COLUMNS " FROM seeks WHERE phase = 'open'"
-                       " AND (?1 IS NULL OR kind = ?1) AND (?2 IS NULL OR address = ?2)"
+                       " AND ($1 IS NULL OR kind = $1) AND ($2 IS NULL OR address = $2)"
                        " ORDER BY created, id",
                        "seeks_open", "tt", kind, address);
   *seeks = v;
@@ -76,8 +78,8 @@ int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t ga
   /* Only an open seek closes: a second close (a repeated tick) changes
    * nothing and says so. */
   int rc = store_run(st,
-                     "UPDATE seeks SET phase = ?2, game = ?3 WHERE id = ?1 AND phase = 'open'",
-                     "seek_close", "iti", id, phase, game);
+                     "UPDATE seeks SET phase = $1, game = $2 WHERE id = $3 AND phase = 'open'",
+                     "seek_close", "tii", phase, game, id);
   if(rc == STORE_OK && store_changes(st) == 0)
     rc = store_fail(st, STORE_ENOTFOUND, "seek_close: no open seek %lld", (long long)id);
   return rc;
@@ -87,7 +89,7 @@ int store_seeks_expired(struct store *st, int64_t **ids, size_t *n, int64_t now)
 {
   void *v = NULL;
   int rc = store_query(st, &v, n, sizeof(int64_t), store_row_int64,
-                       "SELECT id FROM seeks WHERE phase = 'open' AND expires <= ?1 ORDER BY id",
+                       "SELECT id FROM seeks WHERE phase = 'open' AND expires <= $1 ORDER BY id",
                        "seeks_expired", "i", now);
   *ids = v;
   return rc;

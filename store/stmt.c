@@ -219,7 +219,7 @@ static int bind_field(struct store *st, struct store_stmt *stmt, int idx, const 
   return st->drv->bind_text(st, stmt, idx, field, len, name);
 }
 
-/* Binds ?1.. of stmt from fmt and ap. */
+/* Binds $1.. of stmt from fmt and ap. */
 static int bind_args(struct store *st, struct store_stmt *stmt, const char *what,
                      const char *fmt, va_list ap)
 {
@@ -420,11 +420,6 @@ int store_exec(struct store *st, const char *sql, const char *what)
 bool store_in_tx(struct store *st)
 {
   return st->drv->in_tx(st);
-}
-
-int64_t store_last_id(struct store *st)
-{
-  return st->drv->last_id(st);
 }
 
 int64_t store_changes(struct store *st)

@@ -484,7 +484,7 @@ int store_batch_rollback(struct store *st)
 
 int store_message_seen(struct store *st, const char *message_id, bool *seen)
 {
-  return store_query_exists(st, seen, "SELECT 1 FROM messages WHERE message_id = ?1",
+  return store_query_exists(st, seen, "SELECT 1 FROM messages WHERE message_id = $1",
                             "message_seen", "t", message_id);
 }
 
@@ -495,7 +495,7 @@ int store_message_record(struct store *st, const char *message_id, const char *d
    * skipped store_message_seen, which is a bug worth an error. */
   return store_run(st,
                    "INSERT INTO messages(message_id, digest, received, outcome)"
-                   " VALUES(?1, ?2, ?3, ?4)",
+                   " VALUES($1, $2, $3, $4)",
                    "message_record", "ttit", message_id, digest, received, outcome);
 }
 
@@ -510,7 +510,7 @@ int store_kv_get(struct store *st, char *buf, size_t cap, const char *key)
   if(cap)
     buf[0] = '\0';
   /* stepped here: the value goes into the caller's buffer */
-  rc = store_prepare_args(st, &stmt, "SELECT value FROM kv WHERE key = ?1", "kv_get", "t", key);
+  rc = store_prepare_args(st, &stmt, "SELECT value FROM kv WHERE key = $1", "kv_get", "t", key);
   if(rc)
     return rc;
   rc = store_step(st, stmt, &row, "kv_get");
@@ -526,7 +526,7 @@ int store_kv_get(struct store *st, char *buf, size_t cap, const char *key)
 int store_kv_set(struct store *st, const char *key, const char *value)
 {
   return store_run(st,
-                   "INSERT INTO kv(key, value) VALUES(?1, ?2)"
+                   "INSERT INTO kv(key, value) VALUES($1, $2)"
                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                    "kv_set", "tt", key, value);
 }

@@ -154,8 +154,10 @@ typedef int (*store_row_fn)(struct store *st, const struct store_row *src, void 
 /* ---- statements through one door (stmt.c) ----
  *
  * Every statement of the store goes through these: its SQL, `what` (the
- * operation, for the operator's error text), and its arguments ?1, ?2, ...
- * bound in order by `fmt`, one letter each:
+ * operation, for the operator's error text), and its arguments $1, $2, ...
+ * bound in order by `fmt`, one letter each (the SQL both engines read:
+ * every parameter used, each first used in the order of its number;
+ * docs/architecture.md, "The store"):
  *   'i' int64_t
  *   'd' double
  *   't' const char * (NULL binds SQL NULL)
@@ -210,10 +212,9 @@ int store_row_int64(struct store *st, const struct store_row *src, void *row);
 
 /* Statements without parameters or rows, one or more (the driver's exec). */
 int store_exec(struct store *st, const char *sql, const char *what) STORE_CHECKED;
-/* Whether a transaction is open; the id the last INSERT gave its row; the
- * rows the last statement changed (the driver's). */
+/* Whether a transaction is open; the rows the last statement changed (the
+ * driver's). A new row's id comes back with INSERT ... RETURNING id. */
 bool store_in_tx(struct store *st);
-int64_t store_last_id(struct store *st);
 int64_t store_changes(struct store *st);
 
 /* The engine alone, without the store's setup: no schema check, no

@@ -68,12 +68,12 @@ START_TEST(test_binds)
   const unsigned char blob[3] = {0, 1, 2};
 
   ck_assert_int_eq(store_run(st, "CREATE TABLE x(i, d, t, f, b, n)", "create", ""), STORE_OK);
-  ck_assert_int_eq(store_run(st, "INSERT INTO x VALUES(?1, ?2, ?3, ?4, ?5, ?6)", "insert", "idtfbn",
+  ck_assert_int_eq(store_run(st, "INSERT INTO x VALUES($1, $2, $3, $4, $5, $6)", "insert", "idtfbn",
                              (int64_t)-7, 2.5, "text", field, sizeof(field), "x.f",
                              (const void *)blob, sizeof(blob)),
                    STORE_OK);
   /* NULL text and a NULL blob bind SQL NULL */
-  ck_assert_int_eq(store_run(st, "INSERT INTO x VALUES(?1, ?2, ?3, ?4, ?5, ?6)", "insert", "idtfbn",
+  ck_assert_int_eq(store_run(st, "INSERT INTO x VALUES($1, $2, $3, $4, $5, $6)", "insert", "idtfbn",
                              INT64_MAX, 0.0, (const char *)NULL, field, sizeof(field), "x.f",
                              (const void *)NULL, (size_t)0),
                    STORE_OK);
@@ -101,28 +101,28 @@ START_TEST(test_binds)
 
   /* a field not NUL-terminated within its size: refused, nothing written */
   ck_assert_int_eq(
-      store_run(st, "INSERT INTO x(f) VALUES(?1)", "insert", "f", full, sizeof(full), "x.f"),
+      store_run(st, "INSERT INTO x(f) VALUES($1)", "insert", "f", full, sizeof(full), "x.f"),
       STORE_EIO);
   ck_assert_str_eq(store_errmsg(st), "x.f is not NUL-terminated within 4 bytes");
   ck_assert_int_eq(count(st), 2);
   /* a letter the helper does not know: refused, nothing written */
-  ck_assert_int_eq(store_run(st, "INSERT INTO x(i) VALUES(?1)", "insert", "x", (int64_t)1),
+  ck_assert_int_eq(store_run(st, "INSERT INTO x(i) VALUES($1)", "insert", "x", (int64_t)1),
                    STORE_EIO);
   ck_assert_ptr_nonnull(strstr(store_errmsg(st), "bad bind format"));
   ck_assert_int_eq(count(st), 2);
 
   /* one row: found, and not found */
-  ck_assert_int_eq(store_query_one(st, &one, sizeof(one), read_row, SELECT_ROWS " WHERE i = ?1",
+  ck_assert_int_eq(store_query_one(st, &one, sizeof(one), read_row, SELECT_ROWS " WHERE i = $1",
                                    "one", "i", (int64_t)-7),
                    STORE_OK);
   ck_assert_str_eq(one.t, "text");
-  ck_assert_int_eq(store_query_one(st, &one, sizeof(one), read_row, SELECT_ROWS " WHERE i = ?1",
+  ck_assert_int_eq(store_query_one(st, &one, sizeof(one), read_row, SELECT_ROWS " WHERE i = $1",
                                    "one", "i", (int64_t)5),
                    STORE_ENOTFOUND);
   ck_assert_str_eq(store_errmsg(st), "one: not found");
   /* no rows is an empty array, not a failure */
   ck_assert_int_eq(store_query(st, &v, &n, sizeof(struct row), read_row,
-                               SELECT_ROWS " WHERE i = ?1", "select", "i", (int64_t)5),
+                               SELECT_ROWS " WHERE i = $1", "select", "i", (int64_t)5),
                    STORE_OK);
   ck_assert_uint_eq(n, 0);
   free(v);
@@ -137,7 +137,7 @@ START_TEST(test_errors)
   int64_t id;
 
   /* SQL that does not parse: EIO, the operation named */
-  ck_assert_int_eq(store_run(st, "INSERT INTO nowhere VALUES(?1)", "the insert", "i", (int64_t)1),
+  ck_assert_int_eq(store_run(st, "INSERT INTO nowhere VALUES($1)", "the insert", "i", (int64_t)1),
                    STORE_EIO);
   ck_assert_int_eq(strncmp(store_errmsg(st), "the insert: ", 12), 0);
   /* a failed query leaves no array behind */
@@ -149,11 +149,42 @@ START_TEST(test_errors)
   /* a constraint: EIO as well; the row is not there */
   ck_assert_int_eq(
       store_run(st, "CREATE TABLE y(id INTEGER PRIMARY KEY, v NOT NULL)", "create", ""), STORE_OK);
-  ck_assert_int_eq(store_run(st, "INSERT INTO y(v) VALUES(?1)", "insert", "n"), STORE_EIO);
+  ck_assert_int_eq(store_run(st, "INSERT INTO y(v) VALUES($1)", "insert", "n"), STORE_EIO);
   ck_assert_int_eq(
       store_query_one(st, &id, sizeof(id), store_row_int64, "SELECT count(*) FROM y", "count", ""),
       STORE_OK);
   ck_assert_int_eq(id, 0);
+}
+END_TEST
+
+/* The store's SQL is read by SQLite and PostgreSQL alike: SQLite numbers
+ * $N by its first appearance, PostgreSQL by N. A statement where the two
+ * would disagree (a later number first, a number skipped) is refused
+ * before anything is bound, with the parameter named; nothing is written. */
+START_TEST(test_params_in_order)
+{
+  struct store *st = scratch_mem;
+  int64_t n = -1;
+
+  ck_assert_int_eq(store_run(st, "CREATE TABLE z(a INTEGER, b TEXT)", "create", ""), STORE_OK);
+  ck_assert_int_eq(store_run(st, "INSERT INTO z(b, a) VALUES($2, $1)", "out of order", "it",
+                             (int64_t)1, "x"),
+                   STORE_EIO);
+  ck_assert_msg(strstr(store_errmsg(st), "out of order: parameter 1 is not named $1"), "%s",
+                store_errmsg(st));
+  ck_assert_int_eq(store_run(st, "INSERT INTO z(a, b) VALUES($1, $3)", "skipped", "iit",
+                             (int64_t)1, (int64_t)2, "x"),
+                   STORE_EIO);
+  ck_assert_msg(strstr(store_errmsg(st), "skipped: parameter 2 is not named $2"), "%s",
+                store_errmsg(st));
+  /* a number used twice is one parameter */
+  ck_assert_int_eq(store_run(st, "INSERT INTO z(a, b) SELECT $1, $2 WHERE $1 > 0", "twice", "it",
+                             (int64_t)1, "x"),
+                   STORE_OK);
+  ck_assert_int_eq(
+      store_query_one(st, &n, sizeof(n), store_row_int64, "SELECT count(*) FROM z", "count", ""),
+      STORE_OK);
+  ck_assert_int_eq(n, 1);
 }
 END_TEST
 
@@ -164,6 +195,7 @@ int main(void)
   tcase_add_checked_fixture(tc, scratch_memory_setup, scratch_memory_teardown);
   tcase_add_test(tc, test_binds);
   tcase_add_test(tc, test_errors);
+  tcase_add_test(tc, test_params_in_order);
   suite_add_tcase(s, tc);
   return unit_run(s);
 }
