@@ -4,7 +4,8 @@
 #   scripts/deps.sh test    the above, plus what the test suite uses
 # As root it runs apt-get itself; otherwise it prints the command to run.
 set -euo pipefail
-want=(cmake make gcc pkg-config libsqlite3-dev libjansson-dev libinih-dev check
+# libpq-dev: the store's PostgreSQL driver (store/driver_pg.c); no server
+want=(cmake make gcc pkg-config libsqlite3-dev libpq-dev libjansson-dev libinih-dev check
       nettle-dev libcurl4-gnutls-dev libetpan-dev libgnutls28-dev)
 if [ "${1:-build}" = test ]; then
   # clang: the second compiler CI builds with; python3: the mail-case runner
@@ -33,6 +34,28 @@ if [ "${1:-build}" = test ]; then
       break
     fi
   done
+  # PostgreSQL's server, for the store's tests on the PostgreSQL driver:
+  # tests/harness/pg_cluster.sh runs initdb and pg_ctl from it in a
+  # temporary directory. The package's own cluster must not start: a
+  # temporary /usr/sbin/policy-rc.d denies it, as mailharness.sh does for
+  # Dovecot and Postfix (without a running init, invoke-rc.d denies anyway).
+  if ! dpkg-query -W -f='${Status}' postgresql 2>/dev/null | grep -q "ok installed"; then
+    if [ "$(id -u)" -ne 0 ]; then
+      echo "the PostgreSQL driver's tests need: postgresql (install it as root)" >&2
+      exit 1
+    fi
+    made_policy=
+    if [ ! -e /usr/sbin/policy-rc.d ]; then
+      printf '#!/bin/sh\ncase "$1" in postgresql*) exit 101;; esac\nexit 0\n' \
+        >/usr/sbin/policy-rc.d
+      chmod 755 /usr/sbin/policy-rc.d
+      made_policy=1
+    fi
+    apt-get update -qq
+    DEBIAN_FRONTEND=noninteractive apt-get install -y -qq --no-install-recommends postgresql \
+      </dev/null >/dev/null
+    [ -z "$made_policy" ] || rm -f /usr/sbin/policy-rc.d
+  fi
 fi
 missing=()
 for p in "${want[@]}"; do

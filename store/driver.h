@@ -56,9 +56,11 @@ struct store_driver {
   /* Runs one or more statements without parameters or rows (migrations,
    * the transaction words). */
   int (*exec)(struct store *st, const char *sql, const char *what);
-  /* Prepares sql; `keep` says it will be cached and reused (stmt.c). */
-  int (*prepare)(struct store *st, struct store_stmt **stmt, const char *sql, bool keep,
-                 const char *what);
+  /* Prepares sql; `keep` says it will be cached and reused (stmt.c).
+   * fmt is the bind format of its first use (store_int.h: one letter a
+   * parameter), for an engine that types parameters when it prepares. */
+  int (*prepare)(struct store *st, struct store_stmt **stmt, const char *sql, const char *fmt,
+                 bool keep, const char *what);
   /* Binds parameter idx (1-based); text and blobs are copied. A NULL blob
    * pointer binds SQL NULL. */
   int (*bind_int64)(struct store *st, struct store_stmt *stmt, int idx, int64_t v,
@@ -90,6 +92,11 @@ struct store_driver {
   bool (*in_tx)(struct store *st);      /* a transaction is open */
   int64_t (*changes)(struct store *st); /* rows the last statement changed */
 
+  /* Opens a write transaction, taking the engine's write lock at once so
+   * that two writers never deadlock upgrading a read lock, and writers
+   * take turns (SQLite: BEGIN IMMEDIATE). */
+  int (*begin)(struct store *st, const char *what);
+
   /* ---- the schema ---- */
   int (*schema_version)(struct store *st, int *version);
   /* Records version inside the migration's transaction. */
@@ -99,10 +106,18 @@ struct store_driver {
    * versions for every engine; a driver's schema file checks its count at
    * compile time). */
   const char *const *migrations;
-  /* The statement that opens a write transaction: the engine's way of
-   * taking the write lock at once, so two writers never deadlock
-   * upgrading a read lock. */
-  const char *begin_write;
+
+  /* ---- processes sharing the store (lock.c) ---- */
+  /* Locks the engine drops when their holder ends, however it ends
+   * (kill -9 included): lock 0 the daemon's, 1 + T that of the process
+   * whose outbox claims carry token T. lock_take takes lock n for this
+   * connection until it closes (*got false: another holds it); lock_held
+   * says whether another connection holds it; lock_holder names the
+   * holder for a message ("" when unknown). NULL on an engine whose store
+   * is a file: lock.c's PATH.lock beside it serves. */
+  int (*lock_take)(struct store *st, int64_t n, bool *got);
+  int (*lock_held)(struct store *st, int64_t n, bool *held);
+  void (*lock_holder)(struct store *st, int64_t n, char *buf, size_t cap);
 
   /* ---- durability and upkeep ---- */
   /* on: commits of a batch may be lost in a power cut (never torn); off:
@@ -120,5 +135,7 @@ struct store_driver {
 /* The drivers (driver_*.c) and their schema steps (schema_*.c). */
 extern const struct store_driver store_driver_sqlite;
 extern const char *const store_sqlite_migrations[];
+extern const struct store_driver store_driver_pg;
+extern const char *const store_pg_migrations[];
 
 #endif /* TABULA_STORE_DRIVER_H */

@@ -117,9 +117,10 @@ static bool param_numbered(sqlite3_stmt *s, int i)
   return name && (name[0] == '$' || name[0] == '?') && strtol(name + 1, &end, 10) == i && !*end;
 }
 
-static int sq_prepare(struct store *st, struct store_stmt **stmt, const char *sql, bool keep,
-                      const char *what)
+static int sq_prepare(struct store *st, struct store_stmt **stmt, const char *sql,
+                      const char *fmt, bool keep, const char *what)
 {
+  (void)fmt; /* SQLite types values, not parameters */
   sqlite3_stmt *s = NULL;
   int rc = sqlite3_prepare_v3(db_of(st), sql, -1, keep ? SQLITE_PREPARE_PERSISTENT : 0, &s, NULL);
   int i, n;
@@ -247,6 +248,12 @@ static int64_t sq_changes(struct store *st)
   return sqlite3_changes(db_of(st));
 }
 
+/* The write lock at once; from the cache (store_run): a message runs it. */
+static int sq_begin(struct store *st, const char *what)
+{
+  return store_run(st, "BEGIN IMMEDIATE", what, "");
+}
+
 /* ---- the schema ---- */
 
 static int sq_schema_version(struct store *st, int *version)
@@ -293,6 +300,10 @@ static int sq_open(struct store *st, const char *target)
   if(!c)
     return store_fail(st, STORE_ENOMEM, "out of memory");
   st->conn = c;
+  /* lock.c's PATH.lock lies beside a real file only */
+  if(target[0] && strcmp(target, ":memory:") && strncmp(target, "file:", 5) &&
+     !(st->path = strdup(target)))
+    return store_fail(st, STORE_ENOMEM, "out of memory");
   /* One thread per connection (the store is single-threaded): no mutex
    * calls, ~900 of them a move before. */
   rc = sqlite3_open_v2(target, &c->db,
@@ -568,11 +579,11 @@ const struct store_driver store_driver_sqlite = {
     .col_blob = sq_col_blob,
     .in_tx = sq_in_tx,
     .changes = sq_changes,
+  .begin = sq_begin,
     .schema_version = sq_schema_version,
     .set_schema_version = sq_set_schema_version,
     .migrations = store_sqlite_migrations,
-    .begin_write = "BEGIN IMMEDIATE",
-    .lazy = sq_lazy,
+      .lazy = sq_lazy,
     .checkpoint_later = sq_checkpoint_later,
     .checkpoint_idle = sq_checkpoint_idle,
     .integrity_check = sq_integrity_check,

@@ -11,6 +11,9 @@
  *                 (outbox.claim), for as long as it lives. A claim whose
  *                 byte nobody holds belongs to a process that died: its
  *                 rows are taken over (outbox.c, store_outbox_claim).
+ * A store on a database server has no file to put locks beside: there the
+ * driver's locks do the same (driver.h lock_take, PostgreSQL's session
+ * advisory locks), numbered as the bytes above.
  * Open file description locks (F_OFD_*, Linux) belong to the open file,
  * not the process, so two store handles in one process exclude each other
  * as two processes do (the unit tests rely on it), and closing some other
@@ -107,12 +110,23 @@ int store_owner(struct store *st, int64_t *owner)
   }
   for(tries = 0; tries < 8; tries++) {
     int64_t t = 0;
+    bool got = false;
     if(getrandom(&t, sizeof(t), 0) != (ssize_t)sizeof(t))
       return store_fail(st, STORE_EIO, "no randomness for the claim token: %s",
                         strerror(errno));
     t &= OWNER_MASK;
     if(!t)
       continue;
+    if(st->drv->lock_take) {
+      rc = st->drv->lock_take(st, 1 + t, &got);
+      if(rc)
+        return rc;
+      if(!got)
+        continue;
+      st->owner = t;
+      *owner = t;
+      return STORE_OK;
+    }
     if(st->lock_fd < 0 || !range(st->lock_fd, LOCK_SET, F_WRLCK, (off_t)(1 + t), &fl)) {
       st->owner = t;
       *owner = t;
@@ -132,6 +146,13 @@ bool store_owner_alive(struct store *st, int64_t owner)
     return true;
   if(owner <= 0 || owner > OWNER_MASK)
     return false; /* not a token this code hands out */
+  if(st->drv->lock_held) {
+    bool held = true;
+    /* Cannot look: say alive. Rows then wait rather than go twice. */
+    if(st->drv->lock_held(st, 1 + owner, &held))
+      return true;
+    return held;
+  }
   if(!st->path)
     return false; /* an in-memory store is this process's alone */
   /* Cannot look: say alive. Rows then wait rather than go twice. */
@@ -142,11 +163,28 @@ bool store_owner_alive(struct store *st, int64_t owner)
 
 int store_lock_daemon(struct store *st)
 {
-  char text[32], path[4200];
+  char text[200], path[4200];
   struct flock fl;
   ssize_t got;
   int n, rc;
 
+  if(st->drv->lock_take) {
+    bool taken = false;
+    rc = st->drv->lock_take(st, 0, &taken);
+    if(rc == STORE_OK && !taken) {
+      st->drv->lock_holder(st, 0, text, sizeof(text));
+      if(text[0])
+        return store_fail(st, STORE_EBUSY,
+                          "another tabula serve is running on this %s database (%s): one "
+                          "daemon per store; stop it first",
+                          st->drv->name, text);
+      return store_fail(st, STORE_EBUSY,
+                        "another tabula serve is running on this %s database: one daemon per "
+                        "store; stop it first",
+                        st->drv->name);
+    }
+    return rc;
+  }
   rc = lock_open(st);
   if(rc)
     return rc;

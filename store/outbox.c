@@ -522,7 +522,7 @@ int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const cha
   rc = store_run(st,
                  "UPDATE outbox SET attempts = attempts + 1, next_try = $1,"
                  " last_error = $2, claim = NULL,"
-                 " state = CASE WHEN $3 THEN 'failed' ELSE state END"
+                 " state = CASE WHEN $3 <> 0 THEN 'failed' ELSE state END"
                  " WHERE id = $4",
                  "outbox_retry", "isii", next_try, error, len, (int64_t)(permanent ? 1 : 0), id);
   if(rc == STORE_OK && store_changes(st) == 0)

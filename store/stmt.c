@@ -30,7 +30,8 @@ int store_fail(struct store *st, int rc, const char *fmt, ...)
 
 /* A statement for sql, from the cache when one is free. Every statement
  * from it goes back through store_finish. */
-static int prepare(struct store *st, struct store_stmt **stmt, const char *sql, const char *what)
+static int prepare(struct store *st, struct store_stmt **stmt, const char *sql, const char *fmt,
+                   const char *what)
 {
   size_t i;
   int rc;
@@ -54,7 +55,7 @@ static int prepare(struct store *st, struct store_stmt **stmt, const char *sql, 
     }
   }
   *stmt = NULL;
-  rc = st->drv->prepare(st, stmt, sql, st->ncache < STORE_STMT_CACHE, what);
+  rc = st->drv->prepare(st, stmt, sql, fmt, st->ncache < STORE_STMT_CACHE, what);
   if(rc) {
     *stmt = NULL;
     return rc;
@@ -277,7 +278,7 @@ static int bind_args(struct store *st, struct store_stmt *stmt, const char *what
 static int prepare_bound(struct store *st, struct store_stmt **stmt, const char *sql,
                          const char *what, const char *fmt, va_list ap)
 {
-  int rc = prepare(st, stmt, sql, what);
+  int rc = prepare(st, stmt, sql, fmt, what);
 
   if(rc == STORE_OK)
     rc = bind_args(st, *stmt, what, fmt, ap);

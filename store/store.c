@@ -31,6 +31,7 @@
 /* The drivers, asked in order whose a store's name is (driver.h); the
  * last takes any name. */
 static const struct store_driver *const drivers[] = {
+  &store_driver_pg,
   &store_driver_sqlite,
 };
 
@@ -87,7 +88,7 @@ int store_group_begin(struct store *st, struct store_group *g)
   g->active = false;
   g->mark = tx_mark(st);
   if(g->own_tx)
-    rc = run_sql(st, st->drv->begin_write, "begin");
+    rc = st->drv->begin(st, "begin");
   else
     rc = run_sql(st, "SAVEPOINT store_group", "savepoint");
   if(rc == STORE_OK)
@@ -143,7 +144,7 @@ static int migrate(struct store *st)
   int version = 0, v;
   int rc;
 
-  rc = store_exec(st, st->drv->begin_write, "beginning the schema migration");
+  rc = st->drv->begin(st, "beginning the schema migration");
   if(rc)
     return rc;
   rc = st->drv->schema_version(st, &version);
@@ -208,15 +209,8 @@ static int open_driver(struct store **out, const char *target, char *errbuf, siz
   if(errbuf && errcap)
     errbuf[0] = '\0';
   st = calloc(1, sizeof(*st));
-  if(st) {
+  if(st)
     st->lock_fd = -1;
-    /* lock.c's PATH.lock lies beside a real file only */
-    if(target[0] && strcmp(target, ":memory:") && strncmp(target, "file:", 5) &&
-       !(st->path = strdup(target))) {
-      free(st);
-      st = NULL;
-    }
-  }
   if(!st) {
     if(errbuf && errcap)
       snprintf(errbuf, errcap, "out of memory");
@@ -357,7 +351,7 @@ int store_begin(struct store *st)
   if(store_in_tx(st))
     return store_fail(st, STORE_EIO, "begin: a transaction is already open");
   st->tx_mark = tx_mark(st);
-  return run_sql(st, st->drv->begin_write, "begin");
+  return st->drv->begin(st, "begin");
 }
 
 int store_commit(struct store *st)
@@ -412,7 +406,7 @@ int store_batch_begin(struct store *st)
   if(st->batch || store_in_tx(st))
     return store_fail(st, STORE_EIO, "batch: a transaction is already open");
   st->tx_mark = tx_mark(st);
-  rc = run_sql(st, st->drv->begin_write, "batch begin");
+  rc = st->drv->begin(st, "batch begin");
   st->batch = rc == STORE_OK;
   st->unit = false;
   return rc;

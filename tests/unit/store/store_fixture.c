@@ -12,22 +12,72 @@
 #include <unistd.h>
 
 char scratch_dir[256];
-char scratch_db[300];
+char scratch_db[600];
 struct store *scratch_mem;
+
+/* On PostgreSQL: the schema of the test's store, "" before */
+static char pg_schema[2][32];
+
+bool scratch_pg(void)
+{
+  const char *engine = getenv("TABULA_TEST_ENGINE");
+  return engine && !strcmp(engine, "pg");
+}
+
+/* A fresh schema in the test cluster's database for one store; the
+ * connection string of a store in it into conninfo. */
+static void pg_schema_new(char *name, size_t cap, char *conninfo, size_t ccap)
+{
+  const char *base = getenv("TABULA_TEST_PG");
+  static unsigned counter;
+  char sql[100], err[256];
+  struct store *st = NULL;
+
+  ck_assert_msg(base && *base, "TABULA_TEST_ENGINE=pg without TABULA_TEST_PG "
+                               "(run under tests/harness/pg_cluster.sh)");
+  snprintf(name, cap, "t%ld_%u", (long)getpid(), ++counter);
+  ck_assert_int_eq(store_open_bare(&st, base, err, sizeof(err)), STORE_OK);
+  snprintf(sql, sizeof(sql), "CREATE SCHEMA %s", name);
+  ck_assert_msg(store_exec(st, sql, "schema") == STORE_OK, "%s", store_errmsg(st));
+  store_close(st);
+  snprintf(conninfo, ccap, "%s options=-csearch_path=%s", base, name);
+}
+
+static void pg_schema_drop(char *name)
+{
+  char sql[100], err[256];
+  struct store *st = NULL;
+
+  if(!name[0])
+    return;
+  if(store_open_bare(&st, getenv("TABULA_TEST_PG"), err, sizeof(err)) == STORE_OK) {
+    snprintf(sql, sizeof(sql), "DROP SCHEMA %s CASCADE", name);
+    if(store_exec(st, sql, "schema") != STORE_OK) {
+      /* the cluster goes away with its test anyway */
+    }
+  }
+  store_close(st);
+  name[0] = '\0';
+}
 
 void scratch_dir_setup(void)
 {
   snprintf(scratch_dir, sizeof(scratch_dir), "%s/tabula-store-XXXXXX", P_tmpdir);
   ck_assert_ptr_nonnull(mkdtemp(scratch_dir));
-  snprintf(scratch_db, sizeof(scratch_db), "%s/tabula.db", scratch_dir);
+  if(scratch_pg())
+    pg_schema_new(pg_schema[0], sizeof(pg_schema[0]), scratch_db, sizeof(scratch_db));
+  else
+    snprintf(scratch_db, sizeof(scratch_db), "%s/tabula.db", scratch_dir);
 }
 
 void scratch_dir_teardown(void)
 {
   char path[600];
   struct dirent *d;
-  DIR *dir = opendir(scratch_dir);
+  DIR *dir;
 
+  pg_schema_drop(pg_schema[0]);
+  dir = opendir(scratch_dir);
   if(!dir)
     return;
   for(d = readdir(dir); d; d = readdir(dir)) {
@@ -53,14 +103,21 @@ struct store *scratch_open(const char *path)
 
 void scratch_memory_setup(void)
 {
+  static char conninfo[600];
   char err[256];
-  ck_assert_int_eq(store_open(&scratch_mem, ":memory:", err, sizeof(err)), STORE_OK);
+  int rc;
+
+  if(scratch_pg())
+    pg_schema_new(pg_schema[1], sizeof(pg_schema[1]), conninfo, sizeof(conninfo));
+  rc = store_open(&scratch_mem, scratch_pg() ? conninfo : ":memory:", err, sizeof(err));
+  ck_assert_msg(rc == STORE_OK, "scratch store: %s", err);
 }
 
 void scratch_memory_teardown(void)
 {
   store_close(scratch_mem);
   scratch_mem = NULL;
+  pg_schema_drop(pg_schema[1]);
 }
 
 int64_t scratch_game(const char *kind)

@@ -20,8 +20,23 @@
 #include "store.h"
 
 extern char scratch_dir[256];
-extern char scratch_db[300];
+extern char scratch_db[600];
 extern struct store *scratch_mem;
+
+/* Whether the scratch stores are on PostgreSQL: TABULA_TEST_ENGINE=pg
+ * (the store tests' ctests named *_pg, run under
+ * tests/harness/pg_cluster.sh). Then scratch_db and scratch_mem name a
+ * fresh schema each in the cluster's database, dropped at teardown, and a
+ * test of what only the SQLite driver has (its file, WAL, PRAGMAs) is not
+ * registered. */
+bool scratch_pg(void);
+
+/* Registers a test of what only the SQLite driver has: not on PostgreSQL. */
+#define scratch_add_sqlite_test(tc, test)                                                      \
+  do {                                                                                          \
+    if(!scratch_pg())                                                                           \
+      tcase_add_test(tc, test);                                                                 \
+  } while(0)
 
 void scratch_dir_setup(void);
 void scratch_dir_teardown(void);

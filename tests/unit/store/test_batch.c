@@ -204,7 +204,7 @@ static Suite *batch_suite(void)
   tcase_add_test(tc, test_batch_dies_before_commit);
   tcase_add_test(tc, test_batch_misuse_refused);
   tcase_add_test(tc, test_batch_kv_with_messages);
-  tcase_add_test(tc, test_checkpoint_later);
+  scratch_add_sqlite_test(tc, test_checkpoint_later);
   suite_add_tcase(s, tc);
   return s;
 }

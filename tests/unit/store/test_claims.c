@@ -453,14 +453,14 @@ static Suite *claims_suite(void)
   tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);
   tcase_add_test(tc, test_claim_queued_by_its_process);
   tcase_add_test(tc, test_claim_taken_over_from_the_dead);
-  tcase_add_test(tc, test_claim_unheld_rows_once);
+  scratch_add_sqlite_test(tc, test_claim_unheld_rows_once);
   tcase_add_test(tc, test_claim_fresh_from_memory);
   tcase_add_test(tc, test_daemon_lock);
-  tcase_add_test(tc, test_daemon_lock_real_file);
-  tcase_add_test(tc, test_claim_in_memory);
-  tcase_add_test(tc, test_claim_after_migration);
-  tcase_add_test(tc, test_claim_after_migration_v9);
-  tcase_add_test(tc, test_integrity_check);
+  scratch_add_sqlite_test(tc, test_daemon_lock_real_file);
+  scratch_add_sqlite_test(tc, test_claim_in_memory);
+  scratch_add_sqlite_test(tc, test_claim_after_migration);
+  scratch_add_sqlite_test(tc, test_claim_after_migration_v9);
+  scratch_add_sqlite_test(tc, test_integrity_check);
   suite_add_tcase(s, tc);
   return s;
 }

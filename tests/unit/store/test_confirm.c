@@ -218,9 +218,9 @@ int main(void)
   tcase_add_checked_fixture(tc, scratch_dir_setup, scratch_dir_teardown);
   tcase_add_test(tc, test_requests);
   tcase_add_test(tc, test_confirmed);
-  tcase_add_test(tc, test_migration_counts_answers);
-  tcase_add_test(tc, test_migration_to_competition_keeps_them);
-  tcase_add_test(tc, test_migration_v8_kinds);
+  scratch_add_sqlite_test(tc, test_migration_counts_answers);
+  scratch_add_sqlite_test(tc, test_migration_to_competition_keeps_them);
+  scratch_add_sqlite_test(tc, test_migration_v8_kinds);
   suite_add_tcase(s, tc);
   return unit_run(s);
 }

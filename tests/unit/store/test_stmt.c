@@ -148,7 +148,7 @@ START_TEST(test_errors)
   ck_assert_uint_eq(n, 0);
   /* a constraint: EIO as well; the row is not there */
   ck_assert_int_eq(
-      store_run(st, "CREATE TABLE y(id INTEGER PRIMARY KEY, v NOT NULL)", "create", ""), STORE_OK);
+      store_run(st, "CREATE TABLE y(id INTEGER PRIMARY KEY, v TEXT NOT NULL)", "create", ""), STORE_OK);
   ck_assert_int_eq(store_run(st, "INSERT INTO y(v) VALUES($1)", "insert", "n"), STORE_EIO);
   ck_assert_int_eq(
       store_query_one(st, &id, sizeof(id), store_row_int64, "SELECT count(*) FROM y", "count", ""),
@@ -193,9 +193,9 @@ int main(void)
   Suite *s = suite_create("stmt");
   TCase *tc = tcase_create("stmt");
   tcase_add_checked_fixture(tc, scratch_memory_setup, scratch_memory_teardown);
-  tcase_add_test(tc, test_binds);
+  scratch_add_sqlite_test(tc, test_binds);
   tcase_add_test(tc, test_errors);
-  tcase_add_test(tc, test_params_in_order);
+  scratch_add_sqlite_test(tc, test_params_in_order);
   suite_add_tcase(s, tc);
   return unit_run(s);
 }
