@@ -3,8 +3,8 @@
  * libpq. A store named `postgresql://...`, `postgres://...` or a libpq
  * keyword/value string (`service=club`, `host=/run/postgresql dbname=club`)
  * is a database on a PostgreSQL server; the engine keeps it durable and
- * replicated (docs/postgresql.md). The only file of the store besides
- * schema_pg.c (its SQL) that names PostgreSQL.
+ * replicated (docs/architecture.md, "The store"). The only file of the
+ * store besides schema_pg.c (its SQL) that names PostgreSQL.
  *
  * A password never comes with the store's name (it would show in `ps` and
  * in tabula.ini): libpq reads it from ~/.pgpass, a `passfile=`, or the
