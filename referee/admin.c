@@ -27,7 +27,7 @@ static int load_game(struct ref_service *svc, struct ref_game_ctx *g, int64_t id
   char why[256];
   int rc = store_game_load(svc->st, &row, id);
   if(rc == STORE_ENOTFOUND) {
-    fprintf(stderr, "tabula: no game %lld in %s\n", (long long)id, svc->cfg.store_path);
+    fprintf(stderr, "tabula: no game %lld in %s\n", (long long)id, ref_config_store(&svc->cfg));
     return REF_ADMIN_NO_GAME;
   }
   if(rc != STORE_OK) {

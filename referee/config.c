@@ -49,6 +49,7 @@ struct option_def {
 /* The embedded default needs no server: Maildir in, Maildir out, SQLite. */
 static const struct option_def options[] = {
   PATH(store_path, "tabula-data/tabula.db", "SQLite file holding every game"),
+  STR(store, "", "a PostgreSQL database holding every game instead of store_path: postgresql://HOST/DB or libpq keywords such as service=club (the password in ~/.pgpass or a passfile=, never here)"),
   PATH(inbox, "tabula-data/inbox", "Maildir that players' mail arrives in"),
   PATH(outbox, "tabula-data/outbox", "Maildir that replies are written to"),
   STR(address, "referee@localhost", "the referee's mail address"),
@@ -326,6 +327,11 @@ int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size
                          cfg->smtp_password_file, errbuf, errcap)) != 0)
     return rc;
   return 0;
+}
+
+const char *ref_config_store(const struct ref_config *cfg)
+{
+  return cfg->store[0] ? cfg->store : cfg->store_path;
 }
 
 const char *ref_config_locate(const char *option_path, const char **origin)

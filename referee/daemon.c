@@ -167,7 +167,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
      * written in new/ itself is read too, once whole (mail_maildir_read) */
     ref_log_info("serving: write each mail into %s/tmp/ and rename it into %s/new/ (or pipe "
                  "it to tabula-deliver); replies appear in %s/new/; store %s",
-                 svc->cfg.inbox, svc->cfg.inbox, svc->cfg.outbox, svc->cfg.store_path);
+                 svc->cfg.inbox, svc->cfg.inbox, svc->cfg.outbox, ref_config_store(&svc->cfg));
   else
     ref_log_info("serving: mail from %s %s, replies by %s %s; store %s", svc->cfg.source,
                  strcmp(svc->cfg.source, "maildir") ? svc->cfg.in_host : svc->cfg.inbox,
@@ -175,7 +175,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
                  !strcmp(svc->cfg.sink, "smtp")       ? svc->cfg.smtp_host
                  : !strcmp(svc->cfg.sink, "sendmail") ? svc->cfg.sendmail_path
                                                       : svc->cfg.outbox,
-                 svc->cfg.store_path);
+                 ref_config_store(&svc->cfg));
   /* Replies queued before a crash go out first. */
   ref_service_flush_outbox(svc, &sent);
   while(!*stop) {
@@ -260,7 +260,8 @@ static bool store_may_come_back(const char *path)
   char err[64];
   int rc;
 
-  if(stat(path, &sb) || !S_ISREG(sb.st_mode))
+  /* a file that is gone will not come back; a server may */
+  if(store_names_file(path) && (stat(path, &sb) || !S_ISREG(sb.st_mode)))
     return false;
   rc = store_open(&st, path, err, sizeof(err));
   store_close(st);
@@ -275,8 +276,8 @@ int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop)
 
   ref_log_set_level((enum ref_log_level)cfg->log_level);
   while((rc = ref_service_open(&svc, cfg, err, sizeof(err))) != 0) {
-    if(rc == REF_OPEN_EDAMAGED || !store_may_come_back(cfg->store_path)) {
-      ref_log_error("%s (store %s)", err, cfg->store_path);
+    if(rc == REF_OPEN_EDAMAGED || !store_may_come_back(ref_config_store(cfg))) {
+      ref_log_error("%s (store %s)", err, ref_config_store(cfg));
       return rc == REF_OPEN_EDAMAGED ? rc : -1;
     }
     /* The daemon waits for its store instead of exiting */

@@ -470,8 +470,8 @@ static int load_config(struct cli *cli)
 static void store_words(const struct cli *cli, char *buf, size_t cap)
 {
   char cwd[PATH_MAX];
-  const char *p = cli->cfg.store_path;
-  if(p[0] != '/' && getcwd(cwd, sizeof(cwd)))
+  const char *p = ref_config_store(&cli->cfg);
+  if(ref_service_store_is_file(&cli->cfg) && p[0] != '/' && getcwd(cwd, sizeof(cwd)))
     snprintf(buf, cap, "%s/%s", cwd, p);
   else
     snprintf(buf, cap, "%s", p);
@@ -484,7 +484,21 @@ static int open_store(struct cli *cli)
   int exists;
 
   store_words(cli, where, sizeof(where));
-  exists = stat(cli->cfg.store_path, &st) == 0;
+  if(!ref_service_store_is_file(&cli->cfg)) {
+    /* A database on a server: made when its schema has a version. One
+     * that cannot be reached now is the service's to report below. */
+    if(cli->cmd->store == NEEDS_STORE && ref_service_store_made(&cli->cfg, err, sizeof(err)) == 0) {
+      fprintf(stderr,
+              "tabula: no store in the database %s (store of %s%s%s); nothing was created.\n"
+              "Name the configuration with -c FILE or $TABULA_CONFIG.\n",
+              where, cli->config_path ? cli->config_path : "", cli->config_path ? ", " : "",
+              cli->config_origin);
+      return EX_NOINPUT;
+    }
+    exists = 1;
+  }
+  else
+    exists = stat(cli->cfg.store_path, &st) == 0;
   if(!exists && errno != ENOENT) { /* a folder on the way this user may not search */
     fprintf(stderr, "tabula: cannot open the store %s: %s; run tabula as the user who owns it\n",
             where, strerror(errno));
@@ -499,7 +513,8 @@ static int open_store(struct cli *cli)
             cli->config_origin);
     return EX_NOINPUT;
   }
-  if(exists && access(cli->cfg.store_path, R_OK | W_OK) != 0) {
+  if(exists && ref_service_store_is_file(&cli->cfg) &&
+     access(cli->cfg.store_path, R_OK | W_OK) != 0) {
     fprintf(stderr, "tabula: cannot open the store %s: %s; run tabula as the user who owns it\n",
             where, strerror(errno));
     return EX_NOPERM;
@@ -517,6 +532,8 @@ static int open_store(struct cli *cli)
     fprintf(stderr, "tabula: %s (store %s)\n", err, where);
     /* not there after the attempt: it could not be made; else it is busy
      * or failing, which another try may get past */
+    if(!ref_service_store_is_file(&cli->cfg))
+      return EX_TEMPFAIL; /* a server may be back soon */
     return stat(cli->cfg.store_path, &st) ? EX_CANTCREAT : EX_TEMPFAIL;
   }
   return -1;

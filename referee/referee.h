@@ -20,6 +20,7 @@
  * parsing, validation and `tabula check-config`. */
 struct ref_config {
   char store_path[512];    /* SQLite file */
+  char store[1024];        /* a PostgreSQL database instead ("" = store_path) */
   char inbox[512];         /* Maildir read by `serve` */
   char outbox[512];        /* Maildir that replies are written to */
   char address[256];       /* the referee's address; replies come from it */
@@ -92,6 +93,9 @@ void ref_config_defaults(struct ref_config *cfg);
 #define REF_CONFIG_EINVALID (-2)
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap);
 void ref_config_dump(FILE *out, const struct ref_config *cfg);
+/* The store the service opens: `store` when set (a PostgreSQL database),
+ * else store_path (the SQLite file). */
+const char *ref_config_store(const struct ref_config *cfg);
 /* Which file configures every command (tabula(1), FILES): the -c FILE
  * given (option_path), else $TABULA_CONFIG, else the system file
  * (REF_CONFIG_SYSTEM_FILE) when it exists, else none: the built-in
@@ -125,6 +129,12 @@ enum { REF_OPEN_EFAIL = -1, REF_OPEN_EDAMAGED = -2 };
 int ref_service_open(struct ref_service **out, const struct ref_config *cfg, char *errbuf,
                      size_t errcap);
 void ref_service_close(struct ref_service *svc); /* NULL is fine */
+/* Whether the configured store is a file (store_path's SQLite) rather than
+ * a database on a server (`store`). */
+bool ref_service_store_is_file(const struct ref_config *cfg);
+/* For a store on a server: whether a store has been made in it (1), not
+ * (0), or it cannot be told now (-1, errbuf says why). */
+int ref_service_store_made(const struct ref_config *cfg, char *errbuf, size_t errcap);
 
 /* The clock, injectable for tests (seconds since the epoch). */
 void ref_service_set_clock(struct ref_service *svc, int64_t (*now)(void *arg), void *arg);

@@ -62,8 +62,8 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
   /* The store's folder, and the Maildirs in use, are made on first start:
    * an IMAP or POP3 source, an SMTP or sendmail sink, use none, and the
    * default ./tabula-data/inbox would be an empty folder nobody reads. */
-  snprintf(dir, sizeof(dir), "%s", cfg->store_path);
-  slash = strrchr(dir, '/');
+  snprintf(dir, sizeof(dir), "%s", ref_config_store(cfg));
+  slash = store_names_file(dir) ? strrchr(dir, '/') : NULL;
   if(slash) {
     *slash = '\0';
     if(mkdirs(dir)) {
@@ -76,7 +76,7 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
     snprintf(errbuf, errcap, "cannot create the Maildirs %s and %s", cfg->inbox, cfg->outbox);
     goto fail;
   }
-  switch(store_open(&svc->st, cfg->store_path, errbuf, errcap)) {
+  switch(store_open(&svc->st, ref_config_store(cfg), errbuf, errcap)) {
   case STORE_OK: break;
   case STORE_ECORRUPT: free(svc); return REF_OPEN_EDAMAGED;
   default: goto fail;
@@ -86,6 +86,20 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
 fail:
   free(svc);
   return REF_OPEN_EFAIL;
+}
+
+bool ref_service_store_is_file(const struct ref_config *cfg)
+{
+  return store_names_file(ref_config_store(cfg));
+}
+
+int ref_service_store_made(const struct ref_config *cfg, char *errbuf, size_t errcap)
+{
+  int version = 0;
+
+  if(store_peek_version(ref_config_store(cfg), &version, errbuf, errcap) != STORE_OK)
+    return -1;
+  return version > 0;
 }
 
 void ref_service_close(struct ref_service *svc)

@@ -2,6 +2,9 @@
 # Quick start, command 1: build tabula and run the daemon on the embedded
 # default: Maildir in, Maildir out, SQLite file, no server needed.
 # Everything lives in ./tabula-data (override with TABULA_DATA=DIR).
+# TABULA_STORE=NAME keeps the games in a PostgreSQL database instead of the
+# SQLite file (postgresql:///club, service=club: tabula.ini(5), store),
+# written into a new DIR/tabula.ini; the database must exist already.
 # It says what it is doing: the first build takes a few minutes.
 set -euo pipefail
 root=$(cd "$(dirname "$0")/.." && pwd)
@@ -52,6 +55,12 @@ outbox = $data/outbox
 address = referee@localhost
 domain = localhost
 INI
+  if [ -n "${TABULA_STORE:-}" ]; then
+    printf 'store = %s\n' "$TABULA_STORE" >>"$conf"
+  fi
+elif [ -n "${TABULA_STORE:-}" ] && ! grep -qxF "store = $TABULA_STORE" "$conf"; then
+  echo "$conf exists and names another store; choose a new TABULA_DATA=DIR for this one" >&2
+  exit 1
 fi
 cat <<MSG
 ==> tabula is running. Hand it players' mails (RFC 5322 files) the Maildir

@@ -40,6 +40,7 @@ struct pg_conn {
 struct pg_stmt {
   struct pg_conn *c;
   char name[16];
+  bool keep; /* cached by the store for the session: never deallocated */
   int nparams;
   char **values; /* nparams each, malloc'd or NULL for SQL NULL */
   int *lengths;
@@ -172,10 +173,15 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
   PGresult *res;
   int rc = STORE_OK;
 
-  (void)keep; /* every statement is prepared on the server until finalized */
+  if(fmt && strlen(fmt) > sizeof(types) / sizeof(types[0])) {
+    free(s);
+    return store_fail(st, STORE_EIO, "%s: more than %zu parameters", what,
+                      sizeof(types) / sizeof(types[0]));
+  }
   if(!s)
     return store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
   s->c = c;
+  s->keep = keep;
   snprintf(s->name, sizeof(s->name), "s%u", ++c->next_id);
   for(; fmt && fmt[ntypes] && ntypes < (int)(sizeof(types) / sizeof(types[0])); ntypes++)
     types[ntypes] = param_type(fmt[ntypes]);
@@ -187,13 +193,19 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
     return rc;
   }
   PQclear(res);
-  /* How many parameters: the server's reading of the statement. */
-  res = PQdescribePrepared(c->pg, s->name);
-  if(PQresultStatus(res) != PGRES_COMMAND_OK)
-    rc = fail_res(st, res, what);
-  else
-    s->nparams = PQnparams(res);
-  PQclear(res);
+  /* How many parameters: one a format letter (the store's SQL uses each
+   * of $1..$n, store_int.h), so no round trip to ask the server; a
+   * statement without a format is asked. */
+  if(fmt)
+    s->nparams = ntypes;
+  else {
+    res = PQdescribePrepared(c->pg, s->name);
+    if(PQresultStatus(res) != PGRES_COMMAND_OK)
+      rc = fail_res(st, res, what);
+    else
+      s->nparams = PQnparams(res);
+    PQclear(res);
+  }
   if(rc == STORE_OK && s->nparams) {
     s->values = calloc((size_t)s->nparams, sizeof(*s->values));
     s->lengths = calloc((size_t)s->nparams, sizeof(*s->lengths));
@@ -334,8 +346,10 @@ static void pq_finalize(struct store_stmt *stmt)
 
   if(!s)
     return;
-  /* the connection may be closing: then the server forgets it anyway */
-  if(s->c->pg && PQstatus(s->c->pg) == CONNECTION_OK &&
+  /* A statement the store cached lives as long as the session (the cache
+   * is finalized only at store_close, and the server forgets a session's
+   * statements with it: a DEALLOCATE each would be a round trip each). */
+  if(!s->keep && s->c->pg && PQstatus(s->c->pg) == CONNECTION_OK &&
      PQtransactionStatus(s->c->pg) == PQTRANS_IDLE) {
     snprintf(dealloc, sizeof(dealloc), "DEALLOCATE %s", s->name);
     PQclear(PQexec(s->c->pg, dealloc));

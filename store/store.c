@@ -237,6 +237,31 @@ int store_open_bare(struct store **out, const char *target, char *errbuf, size_t
   return open_driver(out, target, errbuf, errcap);
 }
 
+bool store_names_file(const char *name)
+{
+  size_t i;
+
+  for(i = 0; i + 1 < sizeof(drivers) / sizeof(drivers[0]); i++)
+    if(drivers[i]->claims(name))
+      return drivers[i] == &store_driver_sqlite;
+  return true; /* the last driver, SQLite, takes every other name */
+}
+
+int store_peek_version(const char *name, int *version, char *errbuf, size_t errcap)
+{
+  struct store *st = NULL;
+  int rc = open_driver(&st, name, errbuf, errcap);
+
+  *version = 0;
+  if(rc == STORE_OK) {
+    rc = st->drv->schema_version(st, version);
+    if(rc && errbuf && errcap)
+      snprintf(errbuf, errcap, "%s", st->err);
+  }
+  store_close(st);
+  return rc;
+}
+
 int store_open(struct store **out, const char *path, char *errbuf, size_t errcap)
 {
   struct store *st = NULL;

@@ -35,12 +35,25 @@ enum store_code {
 
 struct store; /* opaque */
 
-/* Opens (creating and migrating as needed) the database at path. ":memory:"
- * works for tests. On failure *out is NULL and errbuf says why. */
+/* Opens (creating and migrating as needed) the store named: an SQLite
+ * file's path (":memory:" works for tests), or a PostgreSQL database
+ * (postgresql://..., postgres://..., or libpq keywords such as
+ * service=club; a name that carries a password is refused). On failure
+ * *out is NULL and errbuf says why. */
 int store_open(struct store **out, const char *path, char *errbuf, size_t errcap);
 void store_close(struct store *st); /* NULL is fine */
 const char *store_errmsg(const struct store *st);
-int store_schema_version(struct store *st); /* PRAGMA user_version */
+int store_schema_version(struct store *st); /* the schema's version, or a store code */
+
+/* Whether name names a store kept in a file (SQLite's), rather than a
+ * database on a server (PostgreSQL's). The service makes a file store's
+ * folder, and looks for the file before a command that must not create
+ * one; a server's database it only connects to. */
+bool store_names_file(const char *name);
+/* The schema version of the store named, read without changing anything
+ * (no migration, no settings): 0 for a database nobody has made a store
+ * in. STORE_OK or a store code with errbuf written. */
+int store_peek_version(const char *name, int *version, char *errbuf, size_t errcap);
 
 /* SQLite's own check of the file (PRAGMA integrity_check: every page,
  * index and constraint), for `tabula check`. *problems gets SQLite's lines

@@ -113,6 +113,22 @@ import tempfile
 import time
 
 REFEREE = "referee@example.org"
+# TABULA_TEST_ENGINE=pg: each case's store is a schema of its own in the
+# PostgreSQL database TABULA_TEST_PG (run under tests/harness/pg_cluster.sh,
+# the ctest mailcases_pg), named to tabula by the `store` option.
+PG = os.environ.get("TABULA_TEST_PG") if os.environ.get("TABULA_TEST_ENGINE") == "pg" else None
+PSQL = os.path.join(os.environ.get("TABULA_TEST_PG_BIN", ""), "psql")
+pg_cases = 0
+
+
+def psql(conninfo, sql):
+    """Rows of sql as tuples of text (psql -A -t, fields split on US)."""
+    p = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1",
+                        "-d", conninfo, "-c", sql], capture_output=True, timeout=60)
+    if p.returncode != 0:
+        raise CaseError("psql: %s" % p.stderr.decode(errors="replace"))
+    out = p.stdout.decode()
+    return [tuple(line.split("\x1f")) for line in out.split("\n") if line]
 CLOCK_START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
 
 
@@ -142,10 +158,19 @@ class Conversation:
         self.counter = 0
         self.clock = None
         self.last_output = self.last_log = ""
+        self.pg = None
+        if PG:
+            global pg_cases
+            pg_cases += 1
+            schema = "case%d_%d" % (os.getpid(), pg_cases)
+            psql(PG, "CREATE SCHEMA %s" % schema)
+            self.pg = "%s options=-csearch_path=%s" % (PG, schema)
         with open(self.config, "w") as f:
             f.write("[tabula]\nstore_path = %s\ninbox = %s\noutbox = %s\n"
                     "address = %s\ndomain = example.org\nlog_level = 1\n"
                     % (self.db, self.inbox, self.outbox, REFEREE))
+            if self.pg:
+                f.write("store = %s\n" % self.pg)
 
     def use_clock(self):
         self.clock_path = os.path.join(self.dir, "clock")
@@ -196,6 +221,15 @@ class Conversation:
         return p
 
     def snapshot(self):
+        if self.pg:
+            if not psql(self.pg, "SELECT 1 FROM pg_tables WHERE tablename = 'games'"
+                        " AND schemaname = current_schema()"):
+                return ([], [], [])
+            return (psql(self.pg, "select id, phase, state, turn, result, draw_offer_seat "
+                         "from games order by id"),
+                    psql(self.pg, "select game, seq, hash from journal order by game, seq"),
+                    psql(self.pg, "select game, seat, ply, plies, line "
+                         "from conditionals order by id"))
         if not os.path.exists(self.db):
             return ([], [], [])  # no store yet: no games, no journal
         con = sqlite3.connect(self.db)

@@ -32,6 +32,19 @@ def game_of(subject):
     return int(m.group(1)) if m else None
 
 
+# TABULA_TEST_ENGINE=pg: the club's store is a schema of its own in the
+# PostgreSQL database TABULA_TEST_PG (tests/harness/pg_cluster.sh), named
+# to tabula by the `store` option; Club.sql reads and changes it there.
+PG = os.environ.get("TABULA_TEST_PG") if os.environ.get("TABULA_TEST_ENGINE") == "pg" else None
+PSQL = os.path.join(os.environ.get("TABULA_TEST_PG_BIN", ""), "psql")
+
+
+def sql_literal(v):
+    if isinstance(v, int):
+        return str(v)
+    return "'" + str(v).replace("'", "''") + "'"
+
+
 class Club:
     def __init__(self, tabula, root, extra_config=""):
         self.tabula_path = tabula
@@ -40,10 +53,18 @@ class Club:
         self.clock_file = os.path.join(root, "clock")
         self.set_clock(START)
         # rate_limit=0: a scripted club sends hundreds of mails a minute
+        self.pg = None
+        if PG:
+            schema = "club%d_%d" % (os.getpid(), abs(hash(root)) % 1000000)
+            self.pg = PG
+            self.sql("CREATE SCHEMA %s" % schema)
+            self.pg = "%s options=-csearch_path=%s" % (PG, schema)
         with open(self.conf, "w") as f:
             f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
                     "address=referee@example.org\ndomain=example.org\nrate_limit=0\n"
                     "test_clock_file=%s\n%s" % (root, root, root, self.clock_file, extra_config))
+            if self.pg:
+                f.write("store=%s\n" % self.pg)
         self.seen = set()
         self.mails = []        # every mail tabula sent: (to, message), in order
         self.last = {}         # address -> the last mail it received
@@ -83,12 +104,31 @@ class Club:
                 raise RuntimeError("timed out waiting for " + what)
             time.sleep(0.05)
 
-    def queued(self):
+    def sql(self, query, params=()):
+        """The rows of query (? parameters), behind tabula's back, on
+        whichever engine the club's store is; changes are committed. On
+        PostgreSQL every value comes back as text (None for NULL)."""
+        if self.pg:
+            for p in params:
+                query = query.replace("?", sql_literal(p), 1)
+            # psql -A: NULL prints as the string set by \pset null
+            p = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f", "-P",
+                                "null=\x1e", "-v", "ON_ERROR_STOP=1", "-d", self.pg,
+                                "-c", query], capture_output=True, timeout=60)
+            if p.returncode != 0:
+                raise RuntimeError("psql: %s" % p.stderr.decode(errors="replace"))
+            return [tuple(None if f == "\x1e" else f for f in line.split("\x1f"))
+                    for line in p.stdout.decode().split("\n") if line]
         con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
         try:
-            return con.execute("SELECT count(*) FROM outbox WHERE state = 'queued'").fetchone()[0]
+            rows = con.execute(query, params).fetchall()
+            con.commit()
+            return rows
         finally:
             con.close()
+
+    def queued(self):
+        return int(self.sql("SELECT count(*) FROM outbox WHERE state = 'queued'")[0][0])
 
     def set_clock(self, t):
         self.now = t
@@ -151,12 +191,8 @@ class Club:
     def stranger_budget(self):
         """The hourly count of mails to strangers (kv
         budget:strangers): (the window's start, the count), (0, 0) before any."""
-        con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
-        try:
-            row = con.execute("SELECT value FROM kv WHERE key = 'budget:strangers'").fetchone()
-            return tuple(int(w) for w in row[0].split()) if row else (0, 0)
-        finally:
-            con.close()
+        rows = self.sql("SELECT value FROM kv WHERE key = 'budget:strangers'")
+        return tuple(int(w) for w in rows[0][0].split()) if rows else (0, 0)
 
     def counted_once(self, before):
         """Whether one mail to a stranger was counted since stranger_budget()

@@ -60,13 +60,21 @@ if ! pgrun "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s \
   exit 1
 fi
 # The watcher: stops the server once this script is gone, whatever ended
-# it (the trap above does it first when it can).
-me=$$
+# it (the trap above does it first when it can). Detached (its parent
+# exits at once, setsid gives it a session of its own), so that a test
+# runner that kills this script's whole tree or process group on a timeout
+# (ctest does) does not kill the watcher with it: pg_ctl's server has left
+# the tree already and would be left running.
 (
-  trap '' INT TERM
-  while kill -0 "$me" 2>/dev/null; do sleep 1; done
-  stop
-) </dev/null >/dev/null 2>&1 &
+  # $1: the owner's setpriv words (empty when not root), $2: this script
+  setsid bash -c '
+    as_owner=($1)
+    while kill -0 "$2" 2>/dev/null; do sleep 1; done
+    if [ -f "$3/data/postmaster.pid" ]; then
+      (cd "$3" && "${as_owner[@]}" "$4/pg_ctl" -D "$3/data" -m immediate -w stop)
+    fi
+    rm -rf "$3"' watcher "${as_owner[*]:-}" "$$" "$dir" "$bin" </dev/null >/dev/null 2>&1 &
+)
 
 if ! "$bin/createdb" -h "$dir" -U tabula tabula; then
   cat "$dir/server.log" >&2

@@ -34,7 +34,6 @@ import glob
 import os
 import re
 import shutil
-import sqlite3
 import subprocess
 import sys
 import tempfile
@@ -111,15 +110,14 @@ class Match:
         raise RuntimeError("game %s: no end in %d mails" % (self.game, limit))
 
 
-def recount(db, games, length):
+def recount(club, games, length):
     """The match score after each game, from the journal alone."""
-    con = sqlite3.connect(db)
     score, after = [0, 0], []
     for g in games:
-        rows = con.execute("SELECT seat, kind, text FROM journal WHERE game = ? ORDER BY seq",
-                           (g,)).fetchall()
+        rows = club.sql("SELECT seat, kind, text FROM journal WHERE game = ? ORDER BY seq", (g,))
         cube, over = 1, None
         for seat, kind, text in rows:
+            seat = int(seat)
             if kind == "action" and text == "take":
                 cube *= 2
             elif kind == "action" and text == "drop":
@@ -131,7 +129,6 @@ def recount(db, games, length):
         if over:
             score[over[0]] += over[1]
         after.append(tuple(score))
-    con.close()
     return after
 
 
@@ -161,15 +158,13 @@ def main():
         check("game 2 started in the same thread of play, a new game number",
               games[1] != games[0] and "Crawford game (no doubling" in m.last(A), m.last(A))
         m.play_until(lambda who, what: what == "move" and who == B)
-        before = sqlite3.connect(os.path.join(root, "db")).execute(
-            "SELECT count(*) FROM journal").fetchone()[0]
+        before = int(club.sql("SELECT count(*) FROM journal")[0][0])
         club.play(B, m.game, "double")
         refusal = m.last(B)
         check("Crawford game: double is refused with the reason",
               "Crawford game" in str(club.game_mail[(B, m.game)]["Subject"] + refusal)
               and "Nobody may double in it" in refusal, refusal)
-        after = sqlite3.connect(os.path.join(root, "db")).execute(
-            "SELECT count(*) FROM journal").fetchone()[0]
+        after = int(club.sql("SELECT count(*) FROM journal")[0][0])
         check("the refused double changed nothing", before == after, (before, after))
         club.play(A, m.game, "resign")
         club.play(B, m.game, "accept")
@@ -203,7 +198,7 @@ def main():
         check("no fifth game", m.current() == games[3], m.current())
 
         # every mail of the match shows the score, and the recount agrees
-        after = recount(os.path.join(root, "db"), games, 3)
+        after = recount(club, games, 3)
         check("the journal recount: 2-0, 2-1, 2-2, 4-2", after == [(2, 0), (2, 1), (2, 2), (4, 2)],
               after)
         mails = [(t, x) for t, x in club.mails if game_of(x["Subject"]) in games]
@@ -286,13 +281,10 @@ def main():
         club.play(B, g1, "resign gammon")
         club.play(A, g1, "accept")
         g2 = m.current()
-        con = sqlite3.connect(os.path.join(root, "db"))
-        create = con.execute("SELECT text FROM journal WHERE game = ? AND kind = 'create'",
-                             (g2,)).fetchone()[0]
-        flags = sorted(r[0] for r in con.execute(
-            "SELECT key FROM kv WHERE key IN (?, ?)",
-            ("private:%d" % g2, "public-comments:%d" % g2)))
-        con.close()
+        create = club.sql("SELECT text FROM journal WHERE game = ? AND kind = 'create'",
+                          (g2,))[0][0]
+        flags = sorted(r[0] for r in club.sql("SELECT key FROM kv WHERE key IN (?, ?)",
+                                              ("private:%d" % g2, "public-comments:%d" % g2)))
         check("a private public-comments match: game 2 (%d) is both" % g2,
               g2 != g1 and "private public-comments match=3" in create and
               flags == ["private:%d" % g2, "public-comments:%d" % g2], (create, flags))

@@ -26,7 +26,6 @@ import os
 import random
 import re
 import shutil
-import sqlite3
 import sys
 import tempfile
 
@@ -221,10 +220,7 @@ def main():
         p = club.tabula("check")
         check("tabula check: the stored ratings are the rebuild", p.returncode == 0, p.stdout)
 
-        con = sqlite3.connect(os.path.join(root, "db"))
-        con.execute("UPDATE ratings SET rating = rating + 1 WHERE address = ?", (players[1],))
-        con.commit()
-        con.close()
+        club.sql("UPDATE ratings SET rating = rating + 1 WHERE address = ?", (players[1],))
         p = club.tabula("check")
         check("a rating changed behind tabula's back fails the check and is named",
               p.returncode != 0 and players[1] in p.stdout, p.stdout)
