@@ -512,7 +512,8 @@ def check_group(nm, g, show):
     verdict = "FAILED" if problems else "ok"
     print("%s: %d files, %d edges, %d cycle(s)%s: %s" %
           (name, len(edges), nedges, len(comps),
-           ", layers from the folders of %s" % g["sources"] if folders else "", verdict))
+           ", layers from the folders%s" % (" of %s" % g["sources"] if g["sources"] else "")
+           if folders else "", verdict))
     return problems
 
 
