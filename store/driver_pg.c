@@ -41,6 +41,10 @@ struct pg_stmt {
   struct pg_conn *c;
   char name[16];
   bool keep; /* cached by the store for the session: never deallocated */
+  bool prepared; /* on the server, as name */
+  unsigned runs; /* times executed */
+  char *sql;     /* until prepared on the server */
+  Oid *types;    /* the parameters' types (param_type), nparams of them */
   int nparams;
   char **values; /* nparams each, malloc'd or NULL for SQL NULL */
   int *lengths;
@@ -138,6 +142,8 @@ static void stmt_free(struct pg_stmt *s)
   free(s->lengths);
   free(s->formats);
   PQfreemem(s->blob);
+  free(s->sql);
+  free(s->types);
   free(s);
 }
 
@@ -185,6 +191,19 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
   snprintf(s->name, sizeof(s->name), "s%u", ++c->next_id);
   for(; fmt && fmt[ntypes] && ntypes < (int)(sizeof(types) / sizeof(types[0])); ntypes++)
     types[ntypes] = param_type(fmt[ntypes]);
+  if(fmt) {
+    /* Prepared on the server at its second run only (pq_step): most
+     * statements of a `deliver` or a command run once, and an unnamed
+     * statement is one round trip where prepare and run are two. */
+    s->nparams = ntypes;
+    s->sql = strdup(sql);
+    s->types = ntypes ? malloc((size_t)ntypes * sizeof(*s->types)) : NULL;
+    if(!s->sql || (ntypes && !s->types))
+      rc = store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
+    else if(ntypes)
+      memcpy(s->types, types, (size_t)ntypes * sizeof(*s->types));
+    goto params;
+  }
   res = PQprepare(c->pg, s->name, sql, ntypes, ntypes ? types : NULL);
   if(PQresultStatus(res) != PGRES_COMMAND_OK) {
     rc = fail_res(st, res, what);
@@ -193,19 +212,17 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
     return rc;
   }
   PQclear(res);
-  /* How many parameters: one a format letter (the store's SQL uses each
-   * of $1..$n, store_int.h), so no round trip to ask the server; a
-   * statement without a format is asked. */
-  if(fmt)
-    s->nparams = ntypes;
-  else {
-    res = PQdescribePrepared(c->pg, s->name);
-    if(PQresultStatus(res) != PGRES_COMMAND_OK)
-      rc = fail_res(st, res, what);
-    else
-      s->nparams = PQnparams(res);
-    PQclear(res);
-  }
+  s->prepared = true;
+  /* How many parameters, for a statement without a format (one a letter
+   * otherwise: the store's SQL uses each of $1..$n, store_int.h): the
+   * server's reading. */
+  res = PQdescribePrepared(c->pg, s->name);
+  if(PQresultStatus(res) != PGRES_COMMAND_OK)
+    rc = fail_res(st, res, what);
+  else
+    s->nparams = PQnparams(res);
+  PQclear(res);
+params:
   if(rc == STORE_OK && s->nparams) {
     s->values = calloc((size_t)s->nparams, sizeof(*s->values));
     s->lengths = calloc((size_t)s->nparams, sizeof(*s->lengths));
@@ -215,8 +232,10 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
   }
   if(rc) {
     char dealloc[40];
-    snprintf(dealloc, sizeof(dealloc), "DEALLOCATE %s", s->name);
-    PQclear(PQexec(c->pg, dealloc));
+    if(s->prepared) {
+      snprintf(dealloc, sizeof(dealloc), "DEALLOCATE %s", s->name);
+      PQclear(PQexec(c->pg, dealloc));
+    }
     stmt_free(s);
     return rc;
   }
@@ -300,8 +319,25 @@ static int pq_step(struct store *st, struct store_stmt *stmt, const char *what)
   ExecStatusType status;
 
   if(!s->res) {
-    s->res = PQexecPrepared(s->c->pg, s->name, s->nparams, (const char *const *)s->values,
-                            s->lengths, s->formats, 0);
+    /* its second run: worth keeping on the server (a daemon runs the
+     * same statements for every mail) */
+    if(!s->prepared && s->keep && s->runs >= 1) {
+      PGresult *p = PQprepare(s->c->pg, s->name, s->sql, s->nparams, s->types);
+      if(PQresultStatus(p) != PGRES_COMMAND_OK) {
+        int rc = fail_res(st, p, what);
+        PQclear(p);
+        return rc;
+      }
+      PQclear(p);
+      s->prepared = true;
+    }
+    s->runs++;
+    if(s->prepared)
+      s->res = PQexecPrepared(s->c->pg, s->name, s->nparams, (const char *const *)s->values,
+                              s->lengths, s->formats, 0);
+    else
+      s->res = PQexecParams(s->c->pg, s->sql, s->nparams, s->types,
+                            (const char *const *)s->values, s->lengths, s->formats, 0);
     status = PQresultStatus(s->res);
     if(status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
       int rc = fail_res(st, s->res, what);
@@ -349,7 +385,7 @@ static void pq_finalize(struct store_stmt *stmt)
   /* A statement the store cached lives as long as the session (the cache
    * is finalized only at store_close, and the server forgets a session's
    * statements with it: a DEALLOCATE each would be a round trip each). */
-  if(!s->keep && s->c->pg && PQstatus(s->c->pg) == CONNECTION_OK &&
+  if(s->prepared && !s->keep && s->c->pg && PQstatus(s->c->pg) == CONNECTION_OK &&
      PQtransactionStatus(s->c->pg) == PQTRANS_IDLE) {
     snprintf(dealloc, sizeof(dealloc), "DEALLOCATE %s", s->name);
     PQclear(PQexec(s->c->pg, dealloc));

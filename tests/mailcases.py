@@ -121,14 +121,20 @@ PSQL = os.path.join(os.environ.get("TABULA_TEST_PG_BIN", ""), "psql")
 pg_cases = 0
 
 
-def psql(conninfo, sql):
-    """Rows of sql as tuples of text (psql -A -t, fields split on US)."""
-    p = subprocess.run([PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1",
-                        "-d", conninfo, "-c", sql], capture_output=True, timeout=60)
+def psql(conninfo, *queries):
+    """The rows of each query as tuples of text (psql -A -t, fields split on
+    US), one list per query, from one psql (a connection costs more than
+    the queries)."""
+    args = [PSQL, "-X", "-q", "-A", "-t", "-F", "\x1f", "-v", "ON_ERROR_STOP=1", "-d", conninfo]
+    for i, q in enumerate(queries):
+        if i:
+            args += ["-c", "\\echo \x1d"]
+        args += ["-c", q]
+    p = subprocess.run(args, capture_output=True, timeout=60)
     if p.returncode != 0:
         raise CaseError("psql: %s" % p.stderr.decode(errors="replace"))
-    out = p.stdout.decode()
-    return [tuple(line.split("\x1f")) for line in out.split("\n") if line]
+    return [[tuple(line.split("\x1f")) for line in part.split("\n") if line]
+            for part in p.stdout.decode().split("\x1d\n")]
 CLOCK_START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
 
 
@@ -164,6 +170,7 @@ class Conversation:
             pg_cases += 1
             schema = "case%d_%d" % (os.getpid(), pg_cases)
             psql(PG, "CREATE SCHEMA %s" % schema)
+            self.pg_made = False
             self.pg = "%s options=-csearch_path=%s" % (PG, schema)
         with open(self.config, "w") as f:
             f.write("[tabula]\nstore_path = %s\ninbox = %s\noutbox = %s\n"
@@ -222,14 +229,17 @@ class Conversation:
 
     def snapshot(self):
         if self.pg:
-            if not psql(self.pg, "SELECT 1 FROM pg_tables WHERE tablename = 'games'"
-                        " AND schemaname = current_schema()"):
-                return ([], [], [])
-            return (psql(self.pg, "select id, phase, state, turn, result, draw_offer_seat "
-                         "from games order by id"),
-                    psql(self.pg, "select game, seq, hash from journal order by game, seq"),
-                    psql(self.pg, "select game, seat, ply, plies, line "
-                         "from conditionals order by id"))
+            if not self.pg_made:
+                self.pg_made = bool(psql(self.pg, "SELECT 1 FROM pg_tables WHERE tablename"
+                                         " = 'games' AND schemaname = current_schema()")[0])
+                if not self.pg_made:
+                    return ([], [], [])
+            return tuple(psql(self.pg,
+                              "select id, phase, state, turn, result, draw_offer_seat "
+                              "from games order by id",
+                              "select game, seq, hash from journal order by game, seq",
+                              "select game, seat, ply, plies, line "
+                              "from conditionals order by id"))
         if not os.path.exists(self.db):
             return ([], [], [])  # no store yet: no games, no journal
         con = sqlite3.connect(self.db)
