@@ -39,6 +39,9 @@ struct store_driver {
   /* Whether the store named `target` (store_path) is this driver's. The
    * drivers are asked in order (store.c); the last takes any name. */
   bool (*claims)(const char *target);
+  /* The store's name for messages and logs, without what must not be
+   * shown (a password someone put in it); NULL: the name itself. */
+  void (*display)(const char *target, char *buf, size_t cap);
 
   /* ---- the connection ---- */
   /* Connects to target and sets st->conn; nothing in the database is

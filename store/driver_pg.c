@@ -527,6 +527,33 @@ static bool pq_claims(const char *target)
   return n > 0 && target[n] == '=';
 }
 
+/* "PostgreSQL database DB on HOST" (or service S), from libpq's reading of
+ * the name: never its password. */
+static void pq_display(const char *target, char *buf, size_t cap)
+{
+  PQconninfoOption *opts = PQconninfoParse(target, NULL), *o;
+  const char *db = NULL, *host = NULL, *service = NULL;
+
+  for(o = opts; o && o->keyword; o++) {
+    if(!o->val || !o->val[0])
+      continue;
+    if(!strcmp(o->keyword, "dbname"))
+      db = o->val;
+    else if(!strcmp(o->keyword, "host"))
+      host = o->val;
+    else if(!strcmp(o->keyword, "service"))
+      service = o->val;
+  }
+  if(!opts)
+    snprintf(buf, cap, "a PostgreSQL database (its name does not parse)");
+  else if(service)
+    snprintf(buf, cap, "PostgreSQL service %s", service);
+  else
+    snprintf(buf, cap, "PostgreSQL database %s on %s", db ? db : "(default)",
+             host ? host : "the local socket");
+  PQconninfoFree(opts);
+}
+
 static int pq_open(struct store *st, const char *target)
 {
   struct pg_conn *c = calloc(1, sizeof(*c));
@@ -704,6 +731,7 @@ static int pq_integrity_check(struct store *st, char **problems)
 const struct store_driver store_driver_pg = {
   .name = "PostgreSQL",
   .claims = pq_claims,
+  .display = pq_display,
   .open = pq_open,
   .configure = pq_configure,
   .close = pq_close,

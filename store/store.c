@@ -247,6 +247,20 @@ bool store_names_file(const char *name)
   return true; /* the last driver, SQLite, takes every other name */
 }
 
+void store_display_name(const char *name, char *buf, size_t cap)
+{
+  size_t i;
+
+  for(i = 0; i < sizeof(drivers) / sizeof(drivers[0]); i++)
+    if(drivers[i]->claims(name) || i + 1 == sizeof(drivers) / sizeof(drivers[0])) {
+      if(drivers[i]->display)
+        drivers[i]->display(name, buf, cap);
+      else
+        snprintf(buf, cap, "%s", name);
+      return;
+    }
+}
+
 int store_peek_version(const char *name, int *version, char *errbuf, size_t errcap)
 {
   struct store *st = NULL;

@@ -50,6 +50,10 @@ int store_schema_version(struct store *st); /* the schema's version, or a store 
  * folder, and looks for the file before a command that must not create
  * one; a server's database it only connects to. */
 bool store_names_file(const char *name);
+/* The store's name for messages and logs: the name itself, but for a
+ * database on a server only where it is (never a password, should the name
+ * carry one). */
+void store_display_name(const char *name, char *buf, size_t cap);
 /* The schema version of the store named, read without changing anything
  * (no migration, no settings): 0 for a database nobody has made a store
  * in. STORE_OK or a store code with errbuf written. */

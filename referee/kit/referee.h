@@ -132,6 +132,9 @@ void ref_service_close(struct ref_service *svc); /* NULL is fine */
 /* Whether the configured store is a file (store_path's SQLite) rather than
  * a database on a server (`store`). */
 bool ref_service_store_is_file(const struct ref_config *cfg);
+/* The configured store's name for messages and logs (store_display_name:
+ * a server's database named without a password). */
+void ref_service_store_name(const struct ref_config *cfg, char *buf, size_t cap);
 /* For a store on a server: whether a store has been made in it (1), not
  * (0), or it cannot be told now (-1, errbuf says why). */
 int ref_service_store_made(const struct ref_config *cfg, char *errbuf, size_t errcap);

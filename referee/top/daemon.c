@@ -277,7 +277,9 @@ int ref_service_serve(const struct ref_config *cfg, volatile sig_atomic_t *stop)
   ref_log_set_level((enum ref_log_level)cfg->log_level);
   while((rc = ref_service_open(&svc, cfg, err, sizeof(err))) != 0) {
     if(rc == REF_OPEN_EDAMAGED || !store_may_come_back(ref_config_store(cfg))) {
-      ref_log_error("%s (store %s)", err, ref_config_store(cfg));
+      char name[600];
+      ref_service_store_name(cfg, name, sizeof(name));
+      ref_log_error("%s (store %s)", err, name);
       return rc == REF_OPEN_EDAMAGED ? rc : -1;
     }
     /* The daemon waits for its store instead of exiting */

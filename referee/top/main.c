@@ -471,7 +471,9 @@ static void store_words(const struct cli *cli, char *buf, size_t cap)
 {
   char cwd[PATH_MAX];
   const char *p = ref_config_store(&cli->cfg);
-  if(ref_service_store_is_file(&cli->cfg) && p[0] != '/' && getcwd(cwd, sizeof(cwd)))
+  if(!ref_service_store_is_file(&cli->cfg))
+    ref_service_store_name(&cli->cfg, buf, cap);
+  else if(p[0] != '/' && getcwd(cwd, sizeof(cwd)))
     snprintf(buf, cap, "%s/%s", cwd, p);
   else
     snprintf(buf, cap, "%s", p);

@@ -93,6 +93,11 @@ bool ref_service_store_is_file(const struct ref_config *cfg)
   return store_names_file(ref_config_store(cfg));
 }
 
+void ref_service_store_name(const struct ref_config *cfg, char *buf, size_t cap)
+{
+  store_display_name(ref_config_store(cfg), buf, cap);
+}
+
 int ref_service_store_made(const struct ref_config *cfg, char *errbuf, size_t errcap)
 {
   int version = 0;
