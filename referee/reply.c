@@ -110,7 +110,7 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
 {
   const char *dir = svc->cfg.templates_dir;
   struct tpl_var *v = NULL, frame[3];
-  struct ref_buf content, esc_subject = {0}, esc_link = {0};
+  struct base_buf content, esc_subject = {0}, esc_link = {0};
   char *marked = NULL, *msubj = NULL, *fsubj = NULL, *page = NULL, *at;
   const char *ascii = NULL;
   size_t i;
@@ -128,7 +128,7 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
     if(!strcmp(v[i].name, "board"))
       v[i].value = BOARD_MARK;
   }
-  ref_buf_init(&content, 1024u * 1024u);
+  base_buf_init(&content, 1024u * 1024u);
   if(tpl_render(&msubj, &marked, dir, tmpl, v, nvars) || !(at = strstr(marked, BOARD_MARK)))
     goto out;
   *at = '\0';
@@ -137,8 +137,8 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
      ref_html_text(&content, at + strlen(BOARD_MARK)))
     goto out;
   /* values the frame puts into markup are escaped like the words */
-  ref_buf_init(&esc_subject, 4096);
-  ref_buf_init(&esc_link, 4096);
+  base_buf_init(&esc_subject, 4096);
+  base_buf_init(&esc_link, 4096);
   if(ref_html_escape(&esc_subject, subject, strlen(subject)) ||
      (x && x->link && ref_html_escape(&esc_link, x->link, strlen(x->link))))
     goto out;
@@ -153,9 +153,9 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
     page = NULL;
   }
 out:
-  ref_buf_free(&content);
-  ref_buf_free(&esc_subject);
-  ref_buf_free(&esc_link);
+  base_buf_free(&content);
+  base_buf_free(&esc_subject);
+  base_buf_free(&esc_link);
   free(v);
   free(marked);
   free(msubj);

@@ -9,8 +9,9 @@
  *  - every call that can fail returns 0 or a negative enum base_buf_code and
  *    is marked BASE_CHECK (warn_unused_result): the compiler reports a
  *    result nobody looked at;
- *  - the first failure also sticks in the buffer: every later append does
- *    nothing and returns it, and base_buf_take gives NULL. So a text built
+ *  - the first failure also sticks in the buffer (until base_buf_reset or
+ *    base_buf_init): every later append does nothing and returns it, and
+ *    base_buf_take gives NULL. So a text built
  *    by several appends is either whole or refused, never sent with a hole
  *    where an append failed;
  *  - a buffer has a ceiling (max) fixed at init: no input can make it grow
@@ -93,14 +94,15 @@ BASE_CHECK static inline int base_buf_err(const struct base_buf *b)
 {
   return b->err;
 }
-/* Hands the text to the caller (free it): NULL when an append failed,
- * else never NULL ("" when empty). The buffer is empty and reusable after,
- * with its error cleared. Not for a fixed buffer (NULL). */
+/* Hands the text to the caller (free it): NULL when an append failed
+ * (the memory is freed, the error stays to be read), else never NULL (""
+ * when empty) and the buffer is empty and reusable after. Not for a fixed
+ * buffer (NULL). */
 BASE_CHECK char *base_buf_take(struct base_buf *b);
 /* Empties the buffer and clears its error, keeping the memory: to reuse it. */
 void base_buf_reset(struct base_buf *b);
-/* Frees the memory (not a fixed buffer's); the buffer is empty after, its
- * error cleared, and may be reused. */
+/* Frees the memory (not a fixed buffer's); the buffer is empty after. Its
+ * error stays, to be read after the cleanup; base_buf_reset clears it. */
 void base_buf_free(struct base_buf *b);
 
 #endif /* TABULA_BASE_H */

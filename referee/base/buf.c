@@ -133,7 +133,7 @@ char *base_buf_take(struct base_buf *b)
   char *s;
 
   if(b->fixed || b->err) {
-    base_buf_free(b);
+    base_buf_free(b); /* the error stays, to be read */
     return NULL;
   }
   s = b->s ? b->s : strdup("");
@@ -157,5 +157,7 @@ void base_buf_free(struct base_buf *b)
     b->s = NULL;
     b->cap = 0;
   }
-  base_buf_reset(b);
+  b->len = 0;
+  if(b->s)
+    b->s[0] = '\0';
 }

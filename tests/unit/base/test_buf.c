@@ -90,7 +90,14 @@ START_TEST(test_ceiling_and_sticky_error)
   s = base_buf_take(&b);
   ck_assert_ptr_null(s);
   ck_assert_ptr_null(b.s);
+  ck_assert_int_eq(base_buf_err(&b), BASE_BUF_ETOOBIG); /* to be read after */
+  base_buf_free(&b);
+  ck_assert_int_eq(base_buf_err(&b), BASE_BUF_ETOOBIG);
+  base_buf_reset(&b);
   ck_assert_int_eq(base_buf_err(&b), 0);
+  ck_assert_int_eq(base_buf_puts(&b, "again"), 0);
+  ck_assert_str_eq(b.s, "again");
+  base_buf_free(&b);
   /* a huge length does not wrap the check */
   base_buf_init(&b, SIZE_MAX);
   ck_assert_int_eq(base_buf_puts(&b, "a"), 0);
@@ -256,6 +263,7 @@ START_TEST(test_alloc_failure)
   ck_assert_int_eq(base_buf_err(&b), BASE_BUF_ENOMEM);
   ck_assert_int_eq(base_buf_puts(&b, "y"), BASE_BUF_ENOMEM);
   ck_assert_ptr_null(base_buf_take(&b));
+  base_buf_reset(&b);
 
   realloc_fails_in = 1; /* the first growth works, the second fails */
   ck_assert_int_eq(base_buf_puts(&b, "start "), 0);
