@@ -687,7 +687,7 @@ bool ref_bg_cube_ok(const struct ref_bg_cube *c)
          !(c->crawford && (c->log2 || c->jacoby));
 }
 
-void ref_bg_turn_render(struct ref_text *o, const struct ref_bg_turn *t,
+void ref_bg_turn_render(struct base_buf *o, const struct ref_bg_turn *t,
                         const struct ref_bg_cube *cube, const char *opening)
 {
   /* said in words where the key is none: "(a dropped double)", not

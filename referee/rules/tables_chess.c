@@ -1260,7 +1260,7 @@ static int column_point(int reader, bool top, int i)
   return reader ? 25 - own : own;
 }
 
-static void half(struct ref_text *o, const struct tc_state *st, int reader, bool top)
+static void half(struct base_buf *o, const struct tc_state *st, int reader, bool top)
 {
   char stacks[13][32];
   int len[13], rows = 1, row, i, r;
@@ -1285,7 +1285,7 @@ static void half(struct ref_text *o, const struct tc_state *st, int reader, bool
   }
 }
 
-static void labels(struct ref_text *o, bool top)
+static void labels(struct base_buf *o, bool top)
 {
   int i;
   ref_text_emit(o, "  ");
@@ -1300,13 +1300,13 @@ static void labels(struct ref_text *o, bool top)
 static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct tc_state *st = cst_of(s);
-  struct ref_text o;
+  struct base_buf o;
   int reader = seat == 1 ? 1 : 0, side, q;
   char bar[32];
 
   if(!cap)
     return REF_EINVAL;
-  ref_text_init(&o, buf, cap);
+  base_buf_init_fixed(&o, buf, cap);
   ref_text_emit(&o, " Tables Chess, %s's side: %s upper case, %s lower case.\n", seat_name[reader],
                 seat_name[0], seat_name[1]);
   /* how to read the columns: a reader new to it cannot guess the dots,
@@ -1329,7 +1329,7 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     ref_text_emit(&o, " Both kings stuck behind blocks for %d turn%s (a draw at %d, TC-8).\n",
                   st->idle, st->idle == 1 ? "" : "s", TC_IDLE_MAX);
   ref_bg_turn_render(&o, &st->t, NULL, "Opening roll: one die each, the higher starts.");
-  return o.full ? REF_EINVAL : REF_OK;
+  return base_buf_err(&o) ? REF_EINVAL : REF_OK;
 }
 
 /* The board as data: the pieces on their points as render
