@@ -205,7 +205,6 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   char game[24], keyhex[65], line[200], text[64];
   int faces[REF_DICE_MAX_FACES], i, rc = -1;
   int64_t owner = ref_dice_game(svc, g->row.id); /* a match's later games: its first's */
-  size_t used;
 
   if(need < 1 || need > REF_DICE_MAX_FACES)
     return -1;
@@ -231,14 +230,18 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   if(ref_dice_faces(faces, need, key, game, (long)(d.roll_count + 1), d.entropy))
     goto out;
   ref_dice_hex(keyhex, key, 32);
-  snprintf(line, sizeof(line), "Dice roll: game %s chain %d roll %lld key %s faces", game,
-           d.chain, (long long)(d.roll_count + 1), keyhex);
-  snprintf(text, sizeof(text), "roll %lld faces", (long long)(d.roll_count + 1));
-  for(i = 0; i < need; i++) {
-    used = strlen(line);
-    snprintf(line + used, sizeof(line) - used, " %d", faces[i]);
-    used = strlen(text);
-    snprintf(text + used, sizeof(text) - used, " %d", faces[i]);
+  {
+    /* the proof line whole or no roll: a cut one would not verify */
+    struct base_buf lb, tb;
+    base_buf_init_fixed(&lb, line, sizeof(line));
+    base_buf_init_fixed(&tb, text, sizeof(text));
+    if(base_buf_printf(&lb, "Dice roll: game %s chain %d roll %lld key %s faces", game, d.chain,
+                       (long long)(d.roll_count + 1), keyhex) ||
+       base_buf_printf(&tb, "roll %lld faces", (long long)(d.roll_count + 1)))
+      goto out;
+    for(i = 0; i < need; i++)
+      if(base_buf_printf(&lb, " %d", faces[i]) || base_buf_printf(&tb, " %d", faces[i]))
+        goto out;
   }
   if(g->desc->ops->roll(g->state, faces, need, &err) != REF_OK) {
     ref_log_error("game %s: the rules refused the dice: %s", game, err.reason);

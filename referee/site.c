@@ -40,8 +40,12 @@ static int write_file(const char *dir, const char *name, const char *data, size_
   char path[1200], tmp[1300];
   FILE *f;
   int ok;
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+  /* a cut path would write another file (dir/inde for dir/index.html) */
+  if(base_format(path, sizeof(path), "%s/%s", dir, name) ||
+     base_format(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name)) {
+    ref_log_error("site: the path of %s in %s is too long", name, dir);
+    return -1;
+  }
   f = fopen(tmp, "wb");
   if(!f)
     return -1;

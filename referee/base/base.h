@@ -84,6 +84,13 @@ BASE_CHECK int base_buf_printf(struct base_buf *b, const char *fmt, ...)
 BASE_CHECK int base_buf_vprintf(struct base_buf *b, const char *fmt, va_list ap)
   __attribute__((format(printf, 2, 0)));
 
+/* snprintf checked: the whole text into buf (cap bytes), or
+ * BASE_BUF_ETOOBIG with buf "" (never a cut text: a cut path, key or
+ * header would name another thing). For paths, store keys, header
+ * fields, anything sent or stored. */
+BASE_CHECK int base_format(char *buf, size_t cap, const char *fmt, ...)
+  __attribute__((format(printf, 3, 4)));
+
 /* Room for n more bytes: where to write them (then base_buf_commit with
  * how many were written, at most n), or NULL with the error set. */
 BASE_CHECK char *base_buf_reserve(struct base_buf *b, size_t n);

@@ -117,6 +117,21 @@ int base_buf_printf(struct base_buf *b, const char *fmt, ...)
   return rc;
 }
 
+int base_format(char *buf, size_t cap, const char *fmt, ...)
+{
+  struct base_buf b;
+  va_list ap;
+  int rc;
+
+  base_buf_init_fixed(&b, buf, cap);
+  va_start(ap, fmt);
+  rc = base_buf_vprintf(&b, fmt, ap);
+  va_end(ap);
+  if(rc && cap)
+    buf[0] = '\0';
+  return rc;
+}
+
 char *base_buf_reserve(struct base_buf *b, size_t n)
 {
   return grow(b, n) ? NULL : b->s + b->len;

@@ -28,6 +28,19 @@ void ref_text_emit(struct base_buf *o, const char *fmt, ...)
   (void)rc;
 }
 
+char *ref_text_uint(char *p, unsigned n)
+{
+  char d[10]; /* UINT_MAX has 10 digits */
+  int k = 0;
+  do {
+    d[k++] = (char)('0' + n % 10);
+    n /= 10;
+  } while(n);
+  while(k)
+    *p++ = d[--k];
+  return p;
+}
+
 static void trim(const char **b, const char **e)
 {
   while(*b < *e && (**b == ' ' || **b == '\t'))

@@ -23,6 +23,11 @@ int ref_text_copy(const char *out, size_t len, char *buf, size_t cap);
  * (base_buf_err: then REF_EINVAL), as the drawing helpers are many and
  * all of one diagram. */
 void ref_text_emit(struct base_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The decimal digits of n at p (no NUL); returns their end. Move
+ * notation (points, counts) is written a byte at a time into arrays its
+ * bounds size, as chess_board.c does: not through sprintf, whose result
+ * nobody checked. */
+char *ref_text_uint(char *p, unsigned n);
 
 /*
  * One "key=value" segment of an options string, trimmed of blanks and

@@ -245,6 +245,22 @@ START_TEST(test_fixed)
 }
 END_TEST
 
+/* base_format: the whole text or "" and an error, never a cut one. */
+START_TEST(test_format)
+{
+  char path[12];
+
+  ck_assert_int_eq(base_format(path, sizeof(path), "%s/%s", "dir", "file"), 0);
+  ck_assert_str_eq(path, "dir/file");
+  ck_assert_int_eq(base_format(path, sizeof(path), "%s/%s", "dir", "file.txt"), 0);
+  ck_assert_str_eq(path, "dir/file.txt"); /* 11 bytes and the NUL: fits */
+  ck_assert_int_eq(base_format(path, sizeof(path), "%s/%s", "dir", "file.txt2"),
+                   BASE_BUF_ETOOBIG);
+  ck_assert_str_eq(path, "");
+  ck_assert_int_eq(base_format(path, 0, "%s", "x"), BASE_BUF_ETOOBIG);
+}
+END_TEST
+
 /* realloc fails: the first growth, and a later one in the middle of a
  * formatted append; the error sticks, the text so far is intact, take
  * refuses it, and the buffer works again after reset. */
@@ -295,6 +311,7 @@ static Suite *buf_suite(void)
   tcase_add_test(tc, test_reserve_commit);
   tcase_add_test(tc, test_take_and_reuse);
   tcase_add_test(tc, test_fixed);
+  tcase_add_test(tc, test_format);
   tcase_add_test(tc, test_alloc_failure);
   suite_add_tcase(s, tc);
   return s;
