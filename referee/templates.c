@@ -21,7 +21,8 @@ static char *read_override(const char *dir, const char *name)
     return NULL;
   if(strchr(name, '/'))
     return NULL;
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  if(base_format(path, sizeof(path), "%s/%s", dir, name))
+    return NULL; /* never another file than the one named */
   f = fopen(path, "rb");
   if(!f)
     return NULL;

@@ -50,8 +50,9 @@ void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *
    * store error, a link */
   if(!len || ref_game_private(svc, g->row.id) != 0)
     return;
-  snprintf(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
-           (long long)g->row.id);
+  if(base_format(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
+                 (long long)g->row.id))
+    buf[0] = '\0'; /* no link rather than a cut one (base_format leaves "") */
 }
 
 static void add_var(struct view *v, const char *name, const char *value)
