@@ -191,9 +191,8 @@ static void put_token_field(struct base_buf *b, const char *name, const char *op
   /* appends, not printf: five of these a reply; an error sticks in b,
    * for the caller to read */
   if(base_buf_puts(b, name) || base_buf_puts(b, n > LINE_SOFT ? ":\r\n " : ": ") ||
-     base_buf_puts(b, open) || base_buf_puts(b, value) || base_buf_puts(b, close))
-    return;
-  if(base_buf_puts(b, "\r\n"))
+     base_buf_puts(b, open) || base_buf_puts(b, value) || base_buf_puts(b, close) ||
+     base_buf_puts(b, "\r\n"))
     return;
 }
 
