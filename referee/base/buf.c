@@ -55,6 +55,7 @@ static int grow(struct base_buf *b, size_t n)
   p = realloc(b->s, cap);
   if(!p)
     return fail(b, BASE_BUF_ENOMEM);
+  p[b->len] = '\0'; /* a first allocation too: s is a string from now on */
   b->s = p;
   b->cap = cap;
   return 0;

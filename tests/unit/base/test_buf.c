@@ -167,7 +167,7 @@ END_TEST
 START_TEST(test_reserve_commit)
 {
   struct base_buf b;
-  char *w;
+  char *w, *s;
 
   base_buf_init(&b, 1000);
   ck_assert_int_eq(base_buf_puts(&b, "x="), 0);
@@ -180,6 +180,14 @@ START_TEST(test_reserve_commit)
   ck_assert_ptr_null(base_buf_reserve(&b, 996));
   ck_assert_int_eq(base_buf_err(&b), BASE_BUF_ETOOBIG);
   base_buf_free(&b);
+  /* room reserved and nothing written (a read() of nothing): still "" */
+  base_buf_init(&b, 1 << 20);
+  ck_assert_ptr_nonnull(base_buf_reserve(&b, 65536));
+  ck_assert_uint_eq(b.len, 0);
+  s = base_buf_take(&b);
+  ck_assert_ptr_nonnull(s);
+  ck_assert_str_eq(s, "");
+  free(s);
 }
 END_TEST
 
