@@ -19,12 +19,15 @@
  */
 #include "board_geometry_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DATA TABULA_TEST_DATA "/backtoback/"
 
 static const struct ref_game_desc *G;
 
@@ -44,45 +47,6 @@ static const struct ref_game_desc *G;
 /* BB-1, written out here again (not taken from the code under test). */
 static const char *const holes_pinwheel = "a1 b1 a2 b2 a3 b3 m6 n6 m7 n7 m8 n8";
 static const char *const holes_corners = "a1 b1 a2 a8 b8 a7 n1 m1 n2 n8 m8 n7";
-
-/* ---- helpers ---- */
-
-static char *slurp(const char *name)
-{
-  char path[512];
-  FILE *f;
-  long len;
-  char *buf;
-
-  snprintf(path, sizeof(path), "%s/backtoback/%s", TABULA_TEST_DATA, name);
-  f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-  buf[len] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static char *next_line(char **cursor)
-{
-  char *line = *cursor, *nl;
-  if(!line || !*line)
-    return NULL;
-  nl = strchr(line, '\n');
-  if(nl) {
-    *nl = '\0';
-    *cursor = nl + 1;
-  }
-  else {
-    *cursor = line + strlen(line);
-  }
-  return line;
-}
 
 /* Splits "a | b | c" in place; returns the number of fields. */
 static int split_bars(char *line, char **f, int max)
@@ -287,43 +251,6 @@ static char piece_at(const struct ref_state *s, const char *name)
 }
 
 static uint64_t rng_state;
-static uint32_t rng(void)
-{
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-
-static long env_long(const char *name, long def)
-{
-  const char *v = getenv(name);
-  return v && *v ? strtol(v, NULL, 10) : def;
-}
-
-/* Every reason key must be worded in templates/reasons.txt. */
-static void assert_worded(const char *reason)
-{
-  static char *reasons;
-  char path[512], key[64];
-  FILE *f;
-
-  if(!reasons) {
-    long len;
-    snprintf(path, sizeof(path), "%s/templates/reasons.txt", TABULA_SOURCE_DIR);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    reasons = calloc(1, (size_t)len + 2);
-    ck_assert_ptr_nonnull(reasons);
-    reasons[0] = '\n';
-    ck_assert_int_eq(fread(reasons + 1, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-  }
-  snprintf(key, sizeof(key), "\n%s = ", reason);
-  ck_assert_msg(strstr(reasons, key) != NULL, "reason key %s is not in templates/reasons.txt",
-                reason);
-}
 
 /* ---- descriptor ---- */
 
@@ -695,10 +622,10 @@ END_TEST
  * walk (legal + apply, with ok() after each apply) agrees at depth 2. */
 START_TEST(test_bb_perft_table)
 {
-  char *data = slurp("perft.txt"), *cursor = data, *line, *f[4];
+  char *data = ts_read(DATA "perft.txt"), *cursor = data, *line, *f[4];
   int rows = 0;
 
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_state *s;
     char *p;
     int d;
@@ -770,13 +697,13 @@ static const struct ref_geo_spec chess8 = {
  * mirror, to depth 4): the generalisation checked against an outside oracle. */
 START_TEST(test_bb_machinery_chess8_perft)
 {
-  char *data = slurp("chess8_perft.txt"), *cursor = data, *line, *f[2];
+  char *data = ts_read(DATA "chess8_perft.txt"), *cursor = data, *line, *f[2];
   struct ref_geo *g = malloc(sizeof(*g));
-  int rows = 0, maxdepth = (int)env_long("TABULA_PERFT_MAXDEPTH", 4);
+  int rows = 0, maxdepth = (int)ts_env_long("TABULA_PERFT_MAXDEPTH", 4);
 
   ck_assert_ptr_nonnull(g);
   ck_assert_int_eq(ref_geo_build(g, &chess8), REF_OK);
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_geo_pos pos;
     const char *reason;
     char again[256], *p;
@@ -887,8 +814,8 @@ static void check_holes(const struct ref_state *s, const char *holes)
  * computer text parse back to the same move) and position round trips. */
 START_TEST(test_bb_random_playouts)
 {
-  long games = env_long("TABULA_BB_GAMES", 60), g;
-  int cap = (int)env_long("TABULA_BB_PLIES", 300);
+  long games = ts_env_long("TABULA_BB_GAMES", 60), g;
+  int cap = (int)ts_env_long("TABULA_BB_PLIES", 300);
   long plies = 0, ends[REF_END_LAST] = {0};
 
   rng_state = 0xB2B2000000000009ull;
@@ -912,7 +839,7 @@ START_TEST(test_bb_random_playouts)
         break;
       ref_movelist_clear(&list);
       REQUIRE(G->ops->legal(s, &list) == REF_OK && list.n > 0, "no legal move in a running game");
-      m = list.v[rng() % list.n];
+      m = list.v[ts_lcg(&rng_state) % list.n];
       canonical(s, &m, canon);
       REQUIRE(G->ops->format(s, &m, REF_NOTATION_COMPUTER, comp, sizeof(comp)) == REF_OK,
               "format");
@@ -952,10 +879,10 @@ END_TEST
  * is a position string, or "start" / "corners". */
 START_TEST(test_bb_parse_cases)
 {
-  char *data = slurp("parse.txt"), *cursor = data, *line, *f[3];
+  char *data = ts_read(DATA "parse.txt"), *cursor = data, *line, *f[3];
   int rows = 0;
 
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_state *s;
     struct ref_move m;
     struct ref_err err;
@@ -975,7 +902,7 @@ START_TEST(test_bb_parse_cases)
       ck_assert_msg(rc != REF_OK, "%s: accepted, want %s", f[1], f[2]);
       ck_assert_msg(!strcmp(err.reason, f[2] + 1), "%s: reason %s, want %s", f[1], err.reason,
                     f[2] + 1);
-      assert_worded(err.reason);
+      ts_assert_worded(err.reason);
       ck_assert_int_le(err.nsuggest, REF_SUGGEST_MAX);
     }
     else {
@@ -1012,14 +939,14 @@ START_TEST(test_bb_parse_garbage)
   for(i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
     int rc = G->ops->parse(s, junk[i], &m, &err);
     ck_assert_msg(rc != REF_OK, "junk '%s' accepted", junk[i]);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
   }
   ck_assert_int_eq(G->ops->parse(s, NULL, &m, &err), REF_EPARSE);
   rng_state = 42;
   for(k = 0; k < 3000; k++) {
-    int len = (int)(rng() % 12), j;
+    int len = (int)(ts_lcg(&rng_state) % 12), j;
     for(j = 0; j < len; j++)
-      buf[j] = (char)(1 + rng() % 255);
+      buf[j] = (char)(1 + ts_lcg(&rng_state) % 255);
     buf[len] = '\0';
     if(G->ops->parse(s, buf, &m, &err) == REF_OK) {
       /* Whatever was accepted is a legal move that formats. */
@@ -1027,7 +954,7 @@ START_TEST(test_bb_parse_garbage)
       canonical(s, &m, canon);
     }
     else {
-      assert_worded(err.reason);
+      ts_assert_worded(err.reason);
     }
   }
   encode(s, after, sizeof(after));
@@ -1196,7 +1123,7 @@ START_TEST(test_bb_actions)
 
   ck_assert_int_eq(G->ops->act(s, 2, REF_ACT_RESIGN, 1, &err), REF_EINVAL);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DOUBLE, 0, &err), REF_EPHASE);
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_LAST, 0, &err), REF_EINVAL);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_OK);
   G->ops->status(s, &st);
@@ -1257,7 +1184,7 @@ START_TEST(test_bb_options)
   ck_assert_str_eq(err.reason, "bb-bad-option");
   ck_assert_int_eq(G->ops->init(s, "colour=red", &err), REF_EINVAL);
   ck_assert_str_eq(err.reason, "bb-unknown-option");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_str_eq(err.detail, "colour");
   /* A corners position on the pinwheel board asked for explicitly. */
   ck_assert_int_eq(G->ops->init(s, "b2b_board=pinwheel;fen=" START_CORNERS, &err), REF_EINVAL);
@@ -1273,13 +1200,13 @@ END_TEST
  * leaves the state as it was. */
 START_TEST(test_bb_fen_invalid)
 {
-  char *data = slurp("fen_invalid.txt"), *cursor = data, *line, *f[2];
+  char *data = ts_read(DATA "fen_invalid.txt"), *cursor = data, *line, *f[2];
   struct ref_state *s = state_new(NULL);
   char before[256], after[256];
   int rows = 0;
 
   encode(s, before, sizeof(before));
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_err err;
     if(!*line || *line == '#')
       continue;
@@ -1287,7 +1214,7 @@ START_TEST(test_bb_fen_invalid)
     memset(&err, 0, sizeof(err));
     ck_assert_msg(G->ops->decode(s, f[1], &err) == REF_EINVAL, "accepted: %s", f[1]);
     ck_assert_msg(!strcmp(err.reason, f[0]), "%s: %s, want %s", f[1], err.reason, f[0]);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
     encode(s, after, sizeof(after));
     ck_assert_str_eq(before, after);
     ck_assert(G->ops->ok(s));
@@ -1359,12 +1286,12 @@ START_TEST(test_bb_render)
 
   for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     struct ref_state *s = state_new(cases[i].options);
-    char *want = slurp(cases[i].file), *line, *cursor;
+    char *want = ts_readf(DATA "%s", cases[i].file), *line, *cursor;
     ck_assert_int_eq(G->ops->render(s, cases[i].seat, buf, sizeof(buf)), REF_OK);
     ck_assert_str_eq(buf, want);
     /* Plain ASCII, at most 72 columns (rules.h). */
     cursor = buf;
-    while((line = next_line(&cursor))) {
+    while((line = ts_next_line(&cursor))) {
       const char *c;
       ck_assert_int_le(strlen(line), 72);
       for(c = line; *c; c++)

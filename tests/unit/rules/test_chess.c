@@ -17,12 +17,15 @@
  */
 #include "chess_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DATA TABULA_TEST_DATA "/chess/"
 
 static const struct ref_game_desc *G;
 
@@ -35,46 +38,6 @@ static const char *const roots[] = {
   "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
   "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
 };
-
-/* ---- helpers ---- */
-
-static char *slurp(const char *name)
-{
-  char path[512];
-  FILE *f;
-  long len;
-  char *buf;
-
-  snprintf(path, sizeof(path), "%s/chess/%s", TABULA_TEST_DATA, name);
-  f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-  buf[len] = '\0';
-  fclose(f);
-  return buf;
-}
-
-/* Next line of *cursor (NUL-terminated in place), or NULL at the end. */
-static char *next_line(char **cursor)
-{
-  char *line = *cursor, *nl;
-  if(!line || !*line)
-    return NULL;
-  nl = strchr(line, '\n');
-  if(nl) {
-    *nl = '\0';
-    *cursor = nl + 1;
-  }
-  else {
-    *cursor = line + strlen(line);
-  }
-  return line;
-}
 
 static struct ref_state *state_new(const char *fen, const char *options)
 {
@@ -122,52 +85,9 @@ static void play(struct ref_state *s, const char *moves)
   }
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Deterministic generator for the random games (tests may use one; the
  * rules core may not). */
 static uint64_t rng_state;
-static uint32_t rng(void)
-{
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-
-static long env_long(const char *name, long def)
-{
-  const char *v = getenv(name);
-  return v && *v ? strtol(v, NULL, 10) : def;
-}
-
-/* Every reason key the core returns must be worded in templates/reasons.txt
- * (the core returns keys, never sentences). */
-static void assert_worded(const char *reason)
-{
-  static char *reasons;
-  char path[512], key[64];
-  FILE *f;
-
-  if(!reasons) {
-    long len;
-    snprintf(path, sizeof(path), "%s/templates/reasons.txt", TABULA_SOURCE_DIR);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    reasons = calloc(1, (size_t)len + 2);
-    ck_assert_ptr_nonnull(reasons);
-    reasons[0] = '\n';
-    ck_assert_int_eq(fread(reasons + 1, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-  }
-  snprintf(key, sizeof(key), "\n%s = ", reason);
-  ck_assert_msg(strstr(reasons, key) != NULL, "reason key %s is not in templates/reasons.txt",
-                reason);
-}
 
 /* ---- descriptor ---- */
 
@@ -192,12 +112,12 @@ END_TEST
 
 START_TEST(test_chess_perft_epd)
 {
-  char *text = slurp("perft.epd"), *cur = text, *line;
-  long maxdepth = env_long("TABULA_PERFT_MAXDEPTH", 4);
-  long budget = env_long("TABULA_PERFT_BUDGET", 20000000);
+  char *text = ts_read(DATA "perft.epd"), *cur = text, *line;
+  long maxdepth = ts_env_long("TABULA_PERFT_MAXDEPTH", 4);
+  long budget = ts_env_long("TABULA_PERFT_BUDGET", 20000000);
   int positions = 0, checked = 0;
 
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     char *semi, *f, fen[128], out[128];
     struct ref_state *s;
     if(!*line || *line == '#')
@@ -232,11 +152,11 @@ END_TEST
 
 START_TEST(test_chess_divide_stockfish)
 {
-  char *text = slurp("divide.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "divide.txt"), *cur = text, *line;
   char fen[128] = "", *want[REF_CH_MAX_MOVES], *got[REF_CH_MAX_MOVES];
   int nwant = 0, depth = 0, blocks = 0;
 
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     if(!strncmp(line, "fen ", 4)) {
       snprintf(fen, sizeof(fen), "%s", line + 4);
       nwant = 0;
@@ -268,7 +188,7 @@ START_TEST(test_chess_divide_stockfish)
         got[i] = malloc(REF_NOTATION_MAX + 24);
         snprintf(got[i], REF_NOTATION_MAX + 24, "%s: %llu", uci, (unsigned long long)n);
       }
-      qsort(got, list.n, sizeof(got[0]), cmp_str);
+      qsort(got, list.n, sizeof(got[0]), ts_cmp_str);
       for(i = 0; i < list.n; i++) {
         ck_assert_msg(!strcmp(got[i], want[i]), "%s: got %s, stockfish %s", fen, got[i], want[i]);
         free(got[i]);
@@ -304,13 +224,13 @@ static void long_form(const struct ref_state *s, const struct ref_move *m, const
 
 START_TEST(test_chess_san_chessjs)
 {
-  char *text = slurp("san.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "san.txt"), *cur = text, *line;
   char fen[128] = "", *want[REF_CH_MAX_MOVES], *got[REF_CH_MAX_MOVES];
   int nwant = 0, blocks = 0;
   bool in_block = false;
 
   /* A blank line closes a block; the file ends with one too. */
-  while((line = next_line(&cur)) || in_block) {
+  while((line = ts_next_line(&cur)) || in_block) {
     if(line && !strncmp(line, "fen ", 4)) {
       snprintf(fen, sizeof(fen), "%s", line + 4);
       nwant = 0;
@@ -350,7 +270,7 @@ START_TEST(test_chess_san_chessjs)
                         forms[k]);
         }
       }
-      qsort(got, list.n, sizeof(got[0]), cmp_str);
+      qsort(got, list.n, sizeof(got[0]), ts_cmp_str);
       for(i = 0; i < list.n; i++) {
         ck_assert_msg(!strcmp(got[i], want[i]), "%s: got %s, chess.js %s", fen, got[i], want[i]);
         free(got[i]);
@@ -423,7 +343,7 @@ static void random_games(int ngames, const char *options, int maxplies)
       ref_movelist_clear(&list);
       ck_assert_int_eq(G->ops->legal(s, &list), REF_OK);
       ck_assert_uint_gt(list.n, 0);
-      ck_assert_int_eq(G->ops->apply(s, &list.v[rng() % list.n]), REF_OK);
+      ck_assert_int_eq(G->ops->apply(s, &list.v[ts_lcg(&rng_state) % list.n]), REF_OK);
       ck_assert_msg(G->ops->ok(s), "ok() failed after ply %d of game %d from %s", ply, g, fen);
     }
     ref_movelist_free(&list);
@@ -453,9 +373,9 @@ START_TEST(test_chess_parse_garbage)
     char in[16];
     struct ref_move m;
     struct ref_err err;
-    int len = 1 + (int)(rng() % 8), k, rc;
+    int len = 1 + (int)(ts_lcg(&rng_state) % 8), k, rc;
     for(k = 0; k < len; k++)
-      in[k] = alphabet[rng() % (sizeof(alphabet) - 1)];
+      in[k] = alphabet[ts_lcg(&rng_state) % (sizeof(alphabet) - 1)];
     in[len] = '\0';
     memset(&err, 0x55, sizeof(err));
     rc = G->ops->parse(s, in, &m, &err);
@@ -468,7 +388,7 @@ START_TEST(test_chess_parse_garbage)
     ck_assert(rc == REF_EPARSE || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS);
     ck_assert_int_eq(err.code, rc);
     ck_assert(err.reason[0] && memchr(err.reason, 0, sizeof(err.reason)));
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
     ck_assert(err.nsuggest >= 1 && err.nsuggest <= REF_SUGGEST_MAX);
   }
   ck_assert_int_gt(ok, 0);
@@ -500,10 +420,10 @@ static void unquote(char *f)
 
 START_TEST(test_chess_parse_cases)
 {
-  char *text = slurp("parse.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "parse.txt"), *cur = text, *line;
   int cases = 0;
 
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     char *a, *b, *fen = line, *input, *expect;
     struct ref_state *s;
     struct ref_move m;
@@ -530,7 +450,7 @@ START_TEST(test_chess_parse_cases)
       ck_assert_msg(rc != REF_OK, "%s | %s: accepted, want %s", fen, input, expect);
       ck_assert_msg(!strcmp(err.reason, reason), "%s | %s: reason %s, want %s", fen, input,
                     err.reason, reason);
-      assert_worded(err.reason);
+      ts_assert_worded(err.reason);
       if(detail)
         ck_assert_msg(!strcmp(err.detail, detail), "%s | %s: detail '%s', want '%s'", fen, input,
                       err.detail, detail);
@@ -638,7 +558,7 @@ START_TEST(test_chess_checkmate)
   /* nothing more is accepted */
   ck_assert_int_eq(G->ops->parse(s, "Kf2", &m, &err), REF_EPHASE);
   ck_assert_str_eq(err.reason, "game-over");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_EPHASE);
   free(s);
 
@@ -684,7 +604,7 @@ START_TEST(test_chess_threefold)
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-not-claimable");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   assert_running(s);
   play(s, "Ng8"); /* the start position for the third time */
   G->ops->status(s, &st);
@@ -829,7 +749,7 @@ START_TEST(test_chess_fide_draws_off)
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-rules-off");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   free(s);
   s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", "fide_draws=off");
   play(s, "Rh2 Kb8 Rh3 Ka8");
@@ -852,12 +772,12 @@ START_TEST(test_chess_actions)
   struct ref_err err;
 
   ck_assert_int_eq(G->ops->act(s, 2, REF_ACT_RESIGN, 1, &err), REF_EINVAL);
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DOUBLE, 0, &err), REF_EPHASE);
   ck_assert_str_eq(err.reason, "ch-no-cube");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_LAST, 0, &err), REF_EINVAL);
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   /* a resignation by the side not to move */
   play(s, "e4");
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_OK);
@@ -959,7 +879,7 @@ START_TEST(test_chess_options)
   for(i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     ck_assert_int_eq(G->ops->init(s, bad[i].options, &err), REF_EINVAL);
     ck_assert_msg(!strcmp(err.reason, bad[i].reason), "%s: %s", bad[i].options, err.reason);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
   }
   ck_assert_int_eq(G->ops->init(s, "", &err), REF_OK);
   ck_assert_int_eq(G->ops->init(s, " fide_draws = off ; ", &err), REF_OK);
@@ -974,13 +894,13 @@ END_TEST
 
 START_TEST(test_chess_fen_invalid)
 {
-  char *text = slurp("fen_invalid.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "fen_invalid.txt"), *cur = text, *line;
   struct ref_state *s = state_new("startpos", NULL);
   char before[128], after[128];
   int cases = 0;
 
   encode(s, before, sizeof(before));
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     char *sep, *fen;
     struct ref_err err;
     if(!*line || *line == '#')
@@ -992,7 +912,7 @@ START_TEST(test_chess_fen_invalid)
     unquote(fen);
     ck_assert_msg(G->ops->decode(s, fen, &err) == REF_EINVAL, "accepted: %s", fen);
     ck_assert_msg(!strcmp(err.reason, line), "%s: reason %s, want %s", fen, err.reason, line);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
     /* a refused decode leaves the state alone */
     encode(s, after, sizeof(after));
     ck_assert_str_eq(after, before);
@@ -1075,10 +995,10 @@ END_TEST
 
 static void assert_render(const struct ref_state *s, int seat, const char *file)
 {
-  char buf[2048], *want = slurp(file), *line, *cur = buf;
+  char buf[2048], *want = ts_readf(DATA "%s", file), *line, *cur = buf;
   ck_assert_int_eq(G->ops->render(s, seat, buf, sizeof(buf)), REF_OK);
   ck_assert_str_eq(buf, want);
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     const char *c;
     ck_assert_int_le(strlen(line), 72);
     for(c = line; *c; c++)
