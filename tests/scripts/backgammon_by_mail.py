@@ -39,12 +39,8 @@ import tempfile
 
 TABULA, SRC = sys.argv[1], sys.argv[2]
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 class Table:
@@ -308,13 +304,7 @@ def main():
               % (len(secrets), log.count("\n")), secrets and not leaked, str(leaked))
     except Exception as e:  # a crash is a failure with its story
         check("the games ran", False, repr(e))
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if all(results):
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    return 0 if results and all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":
