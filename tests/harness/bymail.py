@@ -69,15 +69,7 @@ class Table:
 
     def collect(self):
         new = []
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                raw = f.read()
-            msg = email.message_from_bytes(raw, policy=email.policy.default)
-            msg.raw = raw
-            to = str(msg["To"]).strip("<> ").lower()
+        for to, msg in outbox_new(self.root, self.seen):
             if self.is_last(msg):
                 self.last[to] = msg
                 m = re.search(r"\[tabula (\d+)", str(msg["Subject"]))
@@ -95,6 +87,23 @@ class Table:
     def text(self, who, game=None):
         msg = self.last[who] if game is None else self.game_last[(who, game)]
         return text(msg)
+
+
+def outbox_new(root, seen):
+    """The mails tabula wrote to root/out/new that are not in seen (the
+    paths read before; added to it), in the order of their names, each as
+    (addressee, message), the message's bytes as message.raw."""
+    new = []
+    for path in sorted(glob.glob(os.path.join(root, "out", "new", "*"))):
+        if path in seen:
+            continue
+        seen.add(path)
+        with open(path, "rb") as f:
+            raw = f.read()
+        msg = email.message_from_bytes(raw, policy=email.policy.default)
+        msg.raw = raw
+        new.append((str(msg["To"]).strip("<> ").lower(), msg))
+    return new
 
 
 def text(msg):

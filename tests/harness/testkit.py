@@ -3,9 +3,11 @@ check said and counted, and the end of a script.
 
 Imported by the scripts, which put this folder on sys.path; it is not in
 tests/scripts, so ctest does not register it as a test. A script calls
-check() for each thing it asserts and ends with `return finish(work)`.
+check() for each thing it asserts and ends with `return finish(work)`;
+wait_for() polls for what a daemon does in its own time.
 """
 import shutil
+import time
 
 results = []  # one bool a check, in order
 
@@ -23,6 +25,16 @@ def check(name, ok, detail=""):
             detail = detail[:1500] + "\n    [...]\n" + detail[-1500:]
         print("FAIL %s\n    %s" % (name, detail), flush=True)
     return ok
+
+
+def wait_for(cond, seconds):
+    """Polls cond() until it holds or `seconds` have passed; its last value."""
+    end = time.monotonic() + seconds
+    while time.monotonic() < end:
+        if cond():
+            return True
+        time.sleep(0.05)
+    return cond()
 
 
 def tidy(work, keep=False):

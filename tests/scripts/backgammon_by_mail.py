@@ -25,8 +25,6 @@ for every outcome: nothing indexes a roll a short game may not
 have made, and §1.5 is checked roll by roll rather than by hoping some
 forced turn comes up.
 """
-import email
-import email.policy
 import glob
 import os
 import random
@@ -40,6 +38,7 @@ import tempfile
 TABULA, SRC = sys.argv[1], sys.argv[2]
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import bymail  # noqa: E402  (tests/harness/bymail.py)
 from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
@@ -85,13 +84,7 @@ class Table:
 
     def collect(self):
         new = []
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            to = str(msg["To"]).strip("<> ").lower()
+        for to, msg in bymail.outbox_new(self.root, self.seen):
             self.last[to] = msg
             new.append((to, msg))
         return new

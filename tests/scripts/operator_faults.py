@@ -51,7 +51,7 @@ sys.path.insert(0, os.path.join(sys.argv[2], "tests"))
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
-from testkit import check, finish, tidy  # noqa: E402  (tests/harness/testkit.py)
+from testkit import check, finish, tidy, wait_for  # noqa: E402  (tests/harness/testkit.py)
 
 
 def config(root, store=None, **kv):
@@ -294,15 +294,6 @@ def fill(path):
     finally:
         os.close(fd)
     return filler
-
-
-def wait_for(cond, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def part_diskfull(root):

@@ -101,30 +101,6 @@ static void canonical(const struct ref_state *s, const struct ref_move *m, char 
           "format failed");
 }
 
-/* Parses and applies each space-separated move; ok() after each. */
-static void play(struct ref_state *s, const char *moves)
-{
-  char buf[1024], *p = buf, *tok;
-  struct ref_move m;
-  struct ref_err err;
-
-  snprintf(buf, sizeof(buf), "%s", moves);
-  while(*p) {
-    while(*p == ' ')
-      p++;
-    if(!*p)
-      break;
-    tok = p;
-    while(*p && *p != ' ')
-      p++;
-    if(*p)
-      *p++ = '\0';
-    ck_assert_msg(G->ops->parse(s, tok, &m, &err) == REF_OK, "parse %s: %s", tok, err.reason);
-    ck_assert_int_eq(G->ops->apply(s, &m), REF_OK);
-    ck_assert_msg(G->ops->ok(s), "ok() after %s", tok);
-  }
-}
-
 /* parse must refuse `text` with `reason` and change nothing. */
 static void refuse(struct ref_state *s, const char *text, enum ref_code code, const char *reason)
 {
@@ -354,7 +330,7 @@ START_TEST(test_bb_t2_castling_sequence)
   struct ref_state *s = state_new(NULL);
   char fen[256];
 
-  play(s, "Nh3-j4 f5-d5 i3-k3 f6-d6 Bh2-i3 f7-d7 O-O");
+  ts_play_words(G, s, "Nh3-j4 f5-d5 i3-k3 f6-d6 Bh2-i3 f7-d7 O-O");
   ck_assert_int_eq(piece_at(s, "h3"), 'K');
   ck_assert_int_eq(piece_at(s, "h2"), 'R');
   ck_assert_int_eq(piece_at(s, "h1"), '.');
@@ -374,12 +350,12 @@ START_TEST(test_bb_t2_castling_shapes)
 
   /* White O-O-O: K H1-G1-G2, R G4-G1. */
   s = state_fen(bare);
-  play(s, "O-O-O");
+  ts_play_words(G, s, "O-O-O");
   ck_assert_int_eq(piece_at(s, "g2"), 'K');
   ck_assert_int_eq(piece_at(s, "g1"), 'R');
   ck_assert_int_eq(piece_at(s, "g4"), '.');
   /* Black O-O (BB-8): K G8-G6, R G5-G7. */
-  play(s, "O-O");
+  ts_play_words(G, s, "O-O");
   ck_assert_int_eq(piece_at(s, "g6"), 'k');
   ck_assert_int_eq(piece_at(s, "g7"), 'r');
   ck_assert_int_eq(piece_at(s, "g5"), '.');
@@ -387,11 +363,11 @@ START_TEST(test_bb_t2_castling_shapes)
 
   /* White O-O by the king's squares (BB-D4: the seed writes H1-H3). */
   s = state_fen(bare);
-  play(s, "Kh1-h3");
+  ts_play_words(G, s, "Kh1-h3");
   ck_assert_int_eq(piece_at(s, "h3"), 'K');
   ck_assert_int_eq(piece_at(s, "h2"), 'R');
   /* Black O-O-O (BB-8): K G8-H8-H7, R H5-H8. */
-  play(s, "O-O-O");
+  ts_play_words(G, s, "O-O-O");
   ck_assert_int_eq(piece_at(s, "h7"), 'k');
   ck_assert_int_eq(piece_at(s, "h8"), 'r');
   free(s);
@@ -415,7 +391,7 @@ START_TEST(test_bb_t2_castling_shapes)
 
   /* h1-g2 is the king's step, not O-O-O (BB-D4): the rights go, the rook stays. */
   s = state_fen(bare);
-  play(s, "h1-g2");
+  ts_play_words(G, s, "h1-g2");
   ck_assert_int_eq(piece_at(s, "g2"), 'K');
   ck_assert_int_eq(piece_at(s, "g4"), 'R');
   free(s);
@@ -437,7 +413,7 @@ START_TEST(test_bb_t2_castling_shapes)
   free(s);
   /* A rook that moved takes its right along. */
   s = state_fen(bare);
-  play(s, "Rh4-l4 Rg5-c5 Rl4-h4 Rc5-g5");
+  ts_play_words(G, s, "Rh4-l4 Rg5-c5 Rl4-h4 Rc5-g5");
   refuse(s, "O-O", REF_EILLEGAL, "castle-no-right");
   ck_assert(has_move(s, "O-O-O"));
   free(s);
@@ -453,19 +429,19 @@ START_TEST(test_bb_t3_sideways_en_passant)
   struct ref_state *s = state_fen(start);
   char fen[256];
 
-  play(s, "f7-d7");
+  ts_play_words(G, s, "f7-d7");
   encode(s, fen, sizeof(fen));
   /* The position string names the crossed square and the pawn (e7d7). */
   ck_assert_str_eq(fen, "6k5##/3p8##/3P8##/14/14/##12/##12/##5K6 w - e7d7 0 2");
   ck_assert(has_move(s, "d6xe7"));
-  play(s, "d6xe7");
+  ts_play_words(G, s, "d6xe7");
   ck_assert_int_eq(piece_at(s, "e7"), 'P');
   ck_assert_int_eq(piece_at(s, "d7"), '.');
   ck_assert_int_eq(piece_at(s, "d6"), '.');
   free(s);
 
   s = state_fen(start);
-  play(s, "f7-d7 Kh1-h2 Kg8-h8");
+  ts_play_words(G, s, "f7-d7 Kh1-h2 Kg8-h8");
   ck_assert(!has_move(s, "d6xe7"));
   refuse(s, "d6xe7", REF_EILLEGAL, "not-a-capture");
   free(s);
@@ -556,7 +532,7 @@ START_TEST(test_bb_pawns)
   ck_assert(has_move(s, "i1-i2"));
   ck_assert(has_move(s, "i1-i3"));
   /* BB-D1: after i1-j1 and back j1-i1 the pawn has moved: no two-step. */
-  play(s, "i1-j1 Kg8-h8 j1-i1 Kh8-g8");
+  ts_play_words(G, s, "i1-j1 Kg8-h8 j1-i1 Kh8-g8");
   ck_assert(!has_move(s, "i1-k1"));
   ck_assert(!has_move(s, "i1-i3"));
   ck_assert(has_move(s, "i1-i2"));
@@ -591,7 +567,7 @@ START_TEST(test_bb_pawns)
   ck_assert(has_move(s, "b7-b8=Q"));
   ck_assert(has_move(s, "b7-b8=N"));
   refuse(s, "b7-b8", REF_EILLEGAL, "promotion-piece-missing");
-  play(s, "b8=R m2-m1=Q+");
+  ts_play_words(G, s, "b8=R m2-m1=Q+");
   ck_assert_int_eq(piece_at(s, "b8"), 'R');
   ck_assert_int_eq(piece_at(s, "m1"), 'q');
   free(s);
@@ -1004,7 +980,7 @@ START_TEST(test_bb_checkmate_and_stalemate)
 
   /* The holes help: a king on c1 has no b1, b2 (BB-1). */
   s = state_fen("12##/12##/12##/14/6R7/##12/##12/##k1K9 w - - 0 1");
-  play(s, "Ke1-e2 Kc1-c2 Rg4-c4#");
+  ts_play_words(G, s, "Ke1-e2 Kc1-c2 Rg4-c4#");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_OVER);
   ck_assert_int_eq(st.end, REF_END_CHECKMATE);
@@ -1031,25 +1007,25 @@ START_TEST(test_bb_repetition)
   struct ref_status st;
   struct ref_err err;
 
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-not-claimable");
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
-  play(s, "Nj7-h6");
+  ts_play_words(G, s, "Nj7-h6");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_OVER);
   ck_assert_int_eq(st.end, REF_END_FIVEFOLD);
   free(s);
 
   s = state_new(NULL);
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_OK);
   G->ops->status(s, &st);
   ck_assert_int_eq(st.end, REF_END_THREEFOLD);
@@ -1068,7 +1044,7 @@ START_TEST(test_bb_move_rules_and_dead_positions)
   struct ref_err err;
 
   s = state_fen("6k5##/12##/12##/14/14/##12/##R11/##5K6 w - - 99 80");
-  play(s, "Kh1-h2");
+  ts_play_words(G, s, "Kh1-h2");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_OK);
@@ -1077,7 +1053,7 @@ START_TEST(test_bb_move_rules_and_dead_positions)
   free(s);
 
   s = state_fen("6k5##/12##/12##/14/14/##12/##R11/##5K6 w - - 149 80");
-  play(s, "Kh1-h2");
+  ts_play_words(G, s, "Kh1-h2");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.end, REF_END_SEVENTY_FIVE);
   free(s);
@@ -1105,7 +1081,7 @@ START_TEST(test_bb_move_rules_and_dead_positions)
   s = state_new("fide_draws=off;fen=6k5##/12##/12##/14/14/##12/##B11/##5K6 w - - 149 80");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
-  play(s, "Kh1-h2");
+  ts_play_words(G, s, "Kh1-h2");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
   ck_assert(!st.draw_claimable);

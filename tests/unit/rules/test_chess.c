@@ -61,30 +61,6 @@ static void encode(const struct ref_state *s, char *buf, size_t cap)
   ck_assert_int_eq(G->ops->encode(s, buf, cap), REF_OK);
 }
 
-/* Parses and applies each space-separated move, checking ok() each time. */
-static void play(struct ref_state *s, const char *moves)
-{
-  char buf[1024], *p = buf, *tok;
-  struct ref_move m;
-  struct ref_err err;
-
-  snprintf(buf, sizeof(buf), "%s", moves);
-  while(*p) {
-    while(*p == ' ')
-      p++;
-    if(!*p)
-      break;
-    tok = p;
-    while(*p && *p != ' ')
-      p++;
-    if(*p)
-      *p++ = '\0';
-    ck_assert_msg(G->ops->parse(s, tok, &m, &err) == REF_OK, "parse %s: %s", tok, err.reason);
-    ck_assert_int_eq(G->ops->apply(s, &m), REF_OK);
-    ck_assert_msg(G->ops->ok(s), "ok() after %s", tok);
-  }
-}
-
 /* Deterministic generator for the random games (tests may use one; the
  * rules core may not). */
 static uint64_t rng_state;
@@ -546,7 +522,7 @@ START_TEST(test_chess_checkmate)
   char san[REF_NOTATION_MAX];
 
   /* Fool's mate: Black wins. */
-  play(s, "f3 e5 g4");
+  ts_play_words(G, s, "f3 e5 g4");
   ck_assert_int_eq(G->ops->parse(s, "Qh4", &m, &err), REF_OK);
   G->ops->format(s, &m, REF_NOTATION_CANONICAL, san, sizeof(san));
   ck_assert_str_eq(san, "Qh4#");
@@ -564,9 +540,9 @@ START_TEST(test_chess_checkmate)
 
   /* Scholar's mate (rules-spec T-CH-1): White wins. */
   s = state_new("startpos", NULL);
-  play(s, "e4 e5 Qh5 Nc6 Bc4 Nf6");
+  ts_play_words(G, s, "e4 e5 Qh5 Nc6 Bc4 Nf6");
   assert_running(s);
-  play(s, "Qxf7#");
+  ts_play_words(G, s, "Qxf7#");
   assert_over(s, REF_END_CHECKMATE, 0);
   free(s);
 
@@ -582,7 +558,7 @@ START_TEST(test_chess_stalemate)
   struct ref_state *s = state_new("k7/8/8/2Q5/8/8/8/7K w - - 0 1", NULL);
   struct ref_status st;
 
-  play(s, "Qb6");
+  ts_play_words(G, s, "Qb6");
   assert_over(s, REF_END_STALEMATE, -1);
   G->ops->status(s, &st);
   ck_assert(!st.in_check);
@@ -599,14 +575,14 @@ START_TEST(test_chess_threefold)
   struct ref_status st;
   struct ref_err err;
 
-  play(s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
+  ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-not-claimable");
   ts_assert_worded(err.reason);
   assert_running(s);
-  play(s, "Ng8"); /* the start position for the third time */
+  ts_play_words(G, s, "Ng8"); /* the start position for the third time */
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   assert_running(s); /* a claim, not automatic */
@@ -619,7 +595,7 @@ START_TEST(test_chess_threefold)
   /* The claim lapses once the position changes: threefold is about the
    * current position. */
   s = state_new("startpos", NULL);
-  play(s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nc3");
+  ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nc3");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
@@ -628,10 +604,10 @@ START_TEST(test_chess_threefold)
   /* Castling rights are part of the position (FIDE 9.2.3): after the kings
    * walk out and back the start position never repeats. */
   s = state_new("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", NULL);
-  play(s, "Kf1 Kf8 Ke1 Ke8 Kf1 Kf8 Ke1 Ke8");
+  ts_play_words(G, s, "Kf1 Kf8 Ke1 Ke8 Kf1 Kf8 Ke1 Ke8");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable); /* position after ply 4 seen twice only */
-  play(s, "Kf1 Kf8 Ke1 Ke8");
+  ts_play_words(G, s, "Kf1 Kf8 Ke1 Ke8");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   free(s);
@@ -644,10 +620,10 @@ START_TEST(test_chess_fivefold)
   int i;
 
   for(i = 0; i < 3; i++)
-    play(s, "Nf3 Nf6 Ng1 Ng8");
-  play(s, "Nf3 Nf6 Ng1");
+    ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8");
+  ts_play_words(G, s, "Nf3 Nf6 Ng1");
   assert_running(s);
-  play(s, "Ng8"); /* the start position a fifth time: automatic (CH-2) */
+  ts_play_words(G, s, "Ng8"); /* the start position a fifth time: automatic (CH-2) */
   assert_over(s, REF_END_FIVEFOLD, -1);
   free(s);
 }
@@ -662,7 +638,7 @@ START_TEST(test_chess_fifty_moves)
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
-  play(s, "Ra3");
+  ts_play_words(G, s, "Ra3");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_OK);
@@ -671,7 +647,7 @@ START_TEST(test_chess_fifty_moves)
 
   /* A capture or pawn move resets the count. */
   s = state_new("8/8/8/4k3/8/p7/R7/4K3 w - - 99 80", NULL);
-  play(s, "Rxa3");
+  ts_play_words(G, s, "Rxa3");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   free(s);
@@ -682,12 +658,12 @@ START_TEST(test_chess_seventy_five)
 {
   struct ref_state *s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", NULL);
 
-  play(s, "Rh2");
+  ts_play_words(G, s, "Rh2");
   assert_over(s, REF_END_SEVENTY_FIVE, -1);
   free(s);
   /* mate on the 150th ply counts (FIDE 9.6.2) */
   s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", NULL);
-  play(s, "Rh8#");
+  ts_play_words(G, s, "Rh8#");
   assert_over(s, REF_END_CHECKMATE, 0);
   free(s);
   /* a FEN already past the limit is over on arrival */
@@ -717,18 +693,18 @@ START_TEST(test_chess_dead_position)
   for(i = 0; i < sizeof(dead) / sizeof(dead[0]); i++) {
     struct ref_state *s = state_new(dead[i], NULL);
     assert_running(s);
-    play(s, "Kxd3");
+    ts_play_words(G, s, "Kxd3");
     assert_over(s, REF_END_DEAD_POSITION, -1);
     free(s);
     /* with the FIDE block off the game goes on */
     s = state_new(dead[i], "fide_draws=off");
-    play(s, "Kxd3");
+    ts_play_words(G, s, "Kxd3");
     assert_running(s);
     free(s);
   }
   for(i = 0; i < sizeof(alive) / sizeof(alive[0]); i++) {
     struct ref_state *s = state_new(alive[i], NULL);
-    play(s, "Kxd3");
+    ts_play_words(G, s, "Kxd3");
     assert_running(s);
     free(s);
   }
@@ -743,7 +719,7 @@ START_TEST(test_chess_fide_draws_off)
   int i;
 
   for(i = 0; i < 6; i++)
-    play(s, "Nf3 Nf6 Ng1 Ng8");
+    ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8");
   assert_running(s); /* no fivefold */
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
@@ -752,7 +728,7 @@ START_TEST(test_chess_fide_draws_off)
   ts_assert_worded(err.reason);
   free(s);
   s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", "fide_draws=off");
-  play(s, "Rh2 Kb8 Rh3 Ka8");
+  ts_play_words(G, s, "Rh2 Kb8 Rh3 Ka8");
   assert_running(s); /* no 75-move rule */
   free(s);
   /* decode keeps the option of an initialised state */
@@ -779,7 +755,7 @@ START_TEST(test_chess_actions)
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_LAST, 0, &err), REF_EINVAL);
   ts_assert_worded(err.reason);
   /* a resignation by the side not to move */
-  play(s, "e4");
+  ts_play_words(G, s, "e4");
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_OK);
   assert_over(s, REF_END_RESIGNATION, 1);
   ck_assert(G->ops->ok(s));
@@ -788,7 +764,7 @@ START_TEST(test_chess_actions)
   free(s);
 
   s = state_new("startpos", NULL);
-  play(s, "e4 e5");
+  ts_play_words(G, s, "e4 e5");
   /* moves already legal are refused once over, and none is listed (G-1) */
   {
     struct ref_movelist list = {0};
@@ -821,7 +797,7 @@ START_TEST(test_chess_status_and_apply)
   ck_assert_int_eq(st.cube, 0);
   ck_assert_int_eq(st.cube_owner, -1);
   ck_assert_int_eq(st.ndice, 0);
-  play(s, "e4 e5 Nf3");
+  ts_play_words(G, s, "e4 e5 Nf3");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.turn, 1);
   ck_assert_int_eq(st.move_number, 2);
@@ -841,12 +817,12 @@ START_TEST(test_chess_status_and_apply)
   free(s);
   /* e.p. square written when the capture is legal */
   s = state_new("startpos", NULL);
-  play(s, "e4 Nc6 e5 d5");
+  ts_play_words(G, s, "e4 Nc6 e5 d5");
   encode(s, buf, sizeof(buf));
   ck_assert_str_eq(buf, "r1bqkbnr/ppp1pppp/2n5/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3");
   G->ops->status(s, &st);
   ck_assert(!st.in_check);
-  play(s, "exd6");
+  ts_play_words(G, s, "exd6");
   encode(s, buf, sizeof(buf));
   ck_assert_str_eq(buf, "r1bqkbnr/ppp1pppp/2nP4/8/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3");
   G->ops->status(s, &st);
@@ -1014,7 +990,7 @@ START_TEST(test_chess_render)
 
   assert_render(s, 0, "render_start_white.txt");
   assert_render(s, 1, "render_start_black.txt");
-  play(s, "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7");
+  ts_play_words(G, s, "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7");
   assert_render(s, 1, "render_black.txt");
   ck_assert_int_eq(G->ops->render(s, 0, small, sizeof(small)), REF_EINVAL);
   free(s);

@@ -3,14 +3,18 @@
  * once: reading a whole file, walking its lines, the seeded generator and
  * the environment knobs of the long tests, and the check that every reason
  * key a game returns is worded in templates/reasons.txt (the rules core
- * returns keys, never sentences: docs/architecture.md). Linked into every
- * unit test by tests/CMakeLists.txt (tabula_test_support).
+ * returns keys, never sentences: docs/architecture.md), playing a list of
+ * moves. Linked into every unit test by tests/CMakeLists.txt
+ * (tabula_test_support).
  */
 #ifndef TABULA_TEST_SUPPORT_H
 #define TABULA_TEST_SUPPORT_H
 
 #include <stddef.h>
 #include <stdint.h>
+
+struct ref_game_desc;
+struct ref_state;
 
 /* The whole file at path, NUL-terminated, in a buffer the caller frees;
  * its length in *len when len is not NULL. NULL when it cannot be read
@@ -47,5 +51,10 @@ void ts_assert_worded(const char *reason);
  * there are at least min of them, and each of the n shared keys is too. */
 void ts_assert_reason_keys(const char *const *files, size_t nfiles, const char *prefix, int min,
                            const char *const *shared, size_t nshared);
+
+/* Parses and applies each space-separated move of moves ("e4 e5 Nf3") with
+ * game g, failing the running test unless each is read, applied, and leaves
+ * a state that passes g's ok() (support_rules.c: the rules' tests only). */
+void ts_play_words(const struct ref_game_desc *g, struct ref_state *s, const char *moves);
 
 #endif
