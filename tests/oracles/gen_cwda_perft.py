@@ -23,7 +23,8 @@ What it writes:
    UCI...": the counts and the engine's legal moves (sorted),
    of the sixteen start positions, and for each pairing of positions from seeded
    random games (played by the engine's own move lists) in which the side to
-   move can promote, castle short, castle long, is in check, or can take en passant.
+   move can promote, castle short, castle long, is in check (also by a leap: a
+   knight-like leap or a jump over a piece), or can take en passant.
 
 usage: FAIRY_STOCKFISH=/path/to/stockfish python3 tests/oracles/gen_cwda_perft.py
 """
@@ -166,6 +167,26 @@ def kinds(fen, moves):
     return found
 
 
+def leap_check(fen, checkers):
+    """A check given by a leap: from a square off the king's lines (a
+    knight-like leap), or two or three squares along a line with a piece
+    between (a jump)."""
+    board = board_of(fen)
+    king = "K" if fen.split()[1] == "w" else "k"
+    ksq = [sq for sq, c in board.items() if c == king][0]
+    for sq in checkers.split():
+        dr, df = int(sq[1]) - int(ksq[1]), ord(sq[0]) - ord(ksq[0])
+        if dr and df and abs(dr) != abs(df):
+            return True
+        n = max(abs(dr), abs(df))
+        if n in (2, 3):
+            sr, sf = (dr > 0) - (dr < 0), (df > 0) - (df < 0)
+            between = ["%c%d" % (ord(ksq[0]) + sf * i, int(ksq[1]) + sr * i) for i in range(1, n)]
+            if any(b in board for b in between):
+                return True
+    return False
+
+
 def strip_rights(fen, drop):
     f = fen.split()
     rights = "".join(c for c in f[2] if c not in drop) or "-"
@@ -197,7 +218,8 @@ def main():
             plays = [(v, vw) for v, vw in vs.items() if vw[0] == w and vw[1] == b]
             record(start_fen(w, b), w, b, sorted(plays)[0][0], "start-" + pair)
             print(pair, file=sys.stderr, flush=True)
-            want = {"promotion": 2, "castling": 1, "long-castling": 2, "check": 2, "ep": 1}
+            want = {"promotion": 2, "castling": 1, "long-castling": 2, "check": 2, "leap-check": 1,
+                    "ep": 1}
             for game in range(400):
                 if not any(want.values()):
                     break
@@ -214,6 +236,8 @@ def main():
                     if not legal:
                         break
                     have = kinds(fen, legal) | ({"check"} if checkers else set())
+                    if leap_check(fen, checkers):
+                        have.add("leap-check")
                     for k in sorted(have):
                         if want[k] and ply >= 4 and rng.random() < 0.5:
                             want[k] -= 1

@@ -6,7 +6,7 @@
  *   tests/data/cwda/perft.epd        Fairy-Stockfish's perft (and legal moves
  *                                    in UCI) of the sixteen start positions and
  *                                    of positions rich in promotion, castling,
- *                                    check and e.p.
+ *                                    check (also by the leapers) and e.p.
  *   tests/oracles/cwda-variants.ini  the definitions the oracle counted with
  *   (both made by tests/oracles/gen_cwda_perft.py)
  *
@@ -444,6 +444,7 @@ START_TEST(test_cwda_perft_oracle)
   long maxdepth = env_long("TABULA_PERFT_MAXDEPTH", 4);
   long budget = env_long("TABULA_PERFT_BUDGET", PERFT_BUDGET);
   int positions = 0, starts = 0, checked = 0, to_b = 0, promos = 0, eps = 0, checks = 0;
+  int leap_checks = 0;
 
   snprintf(path, sizeof(path), "%s/cwda/perft.epd", TABULA_TEST_DATA);
   text = slurp(path);
@@ -476,7 +477,17 @@ START_TEST(test_cwda_perft_oracle)
       }
       promos += pr;
       eps += ep;
-      checks += ref_cwda_in_check(&t, &p);
+      if(ref_cwda_in_check(&t, &p)) {
+        /* Checks by the armies' leapers: a piece whose table leaps onto the
+         * king (looked up from the king with the other colour's table). */
+        int k = ref_chess_lsb(p.bb[p.side][REF_AK_KING]);
+        checks++;
+        for(int kind = 2; kind < REF_AK_COUNT; kind++)
+          if(t.moves[p.side][kind].leap[k] & p.bb[!p.side][kind]) {
+            leap_checks++;
+            break;
+          }
+      }
     }
     {
       /* The legal moves themselves, in UCI as the engine writes them
@@ -504,7 +515,8 @@ START_TEST(test_cwda_perft_oracle)
   ck_assert_int_ge(to_b, 4);
   ck_assert_int_ge(promos, 16);
   ck_assert_int_ge(eps, 16);
-  ck_assert_int_ge(checks, 16);
+  ck_assert_int_ge(checks, 32);
+  ck_assert_int_ge(leap_checks, 16);
   ck_assert_int_ge(checked, positions * 2);
   free(text);
 }
