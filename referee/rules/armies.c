@@ -13,6 +13,7 @@
 
 #include <ctype.h>
 #include <string.h>
+#include <strings.h>
 
 const struct ref_army ref_armies[REF_ARMY_COUNT] = {
   [REF_ARMY_FIDE] = {"fide",
