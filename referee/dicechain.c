@@ -35,26 +35,16 @@ int64_t ref_dice_game(struct ref_service *svc, int64_t game)
 }
 
 /* The version a game's dice follow (docs/dice-protocol.md, "Versions"):
- * kv "dice-protocol:OWNER" is written when the owner's first chain is
- * drawn; a game drawn before tabula-dice-2 existed has none and stays
- * tabula-dice-1, so its mails, its rolls and its verification never
- * change. 2, 1, or -1 on a store error. */
-static void version_key(char *buf, size_t cap, int64_t owner)
-{
-  snprintf(buf, cap, "dice-protocol:%lld", (long long)owner);
-}
-
+ * the store's dice_protocols row of the owner is written when the owner's
+ * first chain is drawn; a game drawn before tabula-dice-2 existed has
+ * none and stays tabula-dice-1, so its mails, its rolls and its
+ * verification never change. 2, 1, or -1 on a store error. */
 static int dice_version(struct ref_service *svc, int64_t owner)
 {
-  char key[48], value[32];
-  int rc;
-  version_key(key, sizeof(key), owner);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc == STORE_ENOTFOUND)
-    return 1;
-  if(rc != STORE_OK)
+  int version = 0;
+  if(store_dice_protocol_get(svc->st, &version, owner) != STORE_OK)
     return -1;
-  return strcmp(value, REF_DICE_PROTOCOL_2) ? 1 : 2;
+  return version == 2 ? 2 : 1;
 }
 
 static const char *version_name(int version)
@@ -157,14 +147,15 @@ int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t
   memset(&c, 0, sizeof(c));
   if(chain > 1) {
     struct store_dice prev;
-    if(store_dice_load(svc->st, &prev, game) == STORE_OK)
-      memcpy(d.entropy, prev.entropy, sizeof(d.entropy));
+    /* the chain before it exists: a failure to read it fails the roll
+     * (retried) rather than draw a chain without the game's entropy */
+    if(store_dice_load(svc->st, &prev, game) != STORE_OK)
+      return -1;
+    memcpy(d.entropy, prev.entropy, sizeof(d.entropy));
   }
   else {
     /* a game's first chain: its dice follow tabula-dice-2 */
-    char key[48];
-    version_key(key, sizeof(key), game);
-    if(store_kv_set(svc->st, key, REF_DICE_PROTOCOL_2) != STORE_OK)
+    if(store_dice_protocol_set(svc->st, game, 2) != STORE_OK)
       return -1;
   }
   return store_dice_put(svc->st, &d) == STORE_OK ? 0 : -1;

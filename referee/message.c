@@ -25,12 +25,9 @@
  * failure. */
 static int over_rate(struct ref_service *svc, const char *from)
 {
-  char key[300];
-
   if(svc->cfg.rate_limit <= 0 || !from[0])
     return 0;
-  snprintf(key, sizeof(key), "rate:%s", from);
-  return ref_hourly_count(svc, key, 1, svc->cfg.rate_limit, true);
+  return ref_hourly_count(svc, STORE_COUNT_RATE, from, 1, svc->cfg.rate_limit, true);
 }
 
 int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,

@@ -527,6 +527,90 @@ int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t ga
 /* The open seeks whose expiry is at or before `now`, by id; free() *ids. */
 int store_seeks_expired(struct store *st, int64_t **ids, size_t *n, int64_t now);
 
+/* ---- game state beside the games (gamestate.c, schema v10) ----
+ *
+ * What the service keeps about a game, a seat or a player besides their
+ * own rows: until v10 strings in the kv table ("resign:GAME", ...), where
+ * no constraint held them and `tabula check` could not see them; a table
+ * each since, referring to the game, the seat or the player it belongs to
+ * (docs/architecture.md, "The store"). A getter of a thing not set says
+ * so (*found false, *on false, ...) and returns STORE_OK: only a failure
+ * is a store code. */
+
+/* BG-5: a cube game's standing resignation offer: the offering seat and
+ * its level (1 single, 2 gammon, 3 backgammon). */
+int store_resign_get(struct store *st, bool *found, int *seat, int *level, int64_t game);
+int store_resign_set(struct store *st, int64_t game, int seat, int level);
+int store_resign_clear(struct store *st, int64_t game);
+
+/* A standing takeback request: the asking seat and the journal seq of the
+ * move it would take back. */
+int store_takeback_get(struct store *st, bool *found, int *seat, int64_t *seq, int64_t game);
+int store_takeback_set(struct store *st, int64_t game, int seat, int64_t seq);
+int store_takeback_clear(struct store *st, int64_t game);
+
+/* rules-spec 1.6: a seat's standing "roll", the answer to its next cube
+ * question, kept until used. */
+int store_autoroll_get(struct store *st, bool *on, int64_t game, int seat);
+int store_autoroll_set(struct store *st, int64_t game, int seat, bool on);
+
+/* "if double then take|drop": a seat's standing answer to the next double. */
+enum store_cube_answer { STORE_CUBE_NONE, STORE_CUBE_TAKE, STORE_CUBE_DROP };
+int store_cube_answer_get(struct store *st, enum store_cube_answer *answer, int64_t game,
+                          int seat);
+int store_cube_answer_set(struct store *st, int64_t game, int seat,
+                          enum store_cube_answer answer); /* NONE forgets it */
+
+/* Who watches a game, in the order they came; free() *rows. */
+struct store_observer {
+  char address[256];
+};
+int store_observer_list(struct store *st, struct store_observer **rows, size_t *n, int64_t game);
+/* Adds an observer (*added false: it was one already). */
+int store_observer_add(struct store *st, bool *added, int64_t game, const char *address);
+/* Removes one, its address compared without regard to case (*removed
+ * false: it was none). */
+int store_observer_remove(struct store *st, bool *removed, int64_t game, const char *address);
+
+/* What a game was created as: private (no observers), public-comments
+ * (observers read the players' comments). Set once, never unset. */
+enum store_game_flag { STORE_FLAG_PRIVATE, STORE_FLAG_PUBLIC_COMMENTS };
+int store_game_flag_get(struct store *st, bool *on, int64_t game, enum store_game_flag flag);
+int store_game_flag_set(struct store *st, int64_t game, enum store_game_flag flag);
+
+/* A player who turned the opponents' comments off (address lower-cased). */
+int store_comments_off_get(struct store *st, bool *off, const char *address);
+int store_comments_off_set(struct store *st, const char *address, bool off);
+
+/* The dice protocol a game's dice follow (docs/dice-protocol.md,
+ * "Versions"), recorded with its first chain: *version 0 when none is
+ * recorded (a game drawn before tabula-dice-2). */
+int store_dice_protocol_get(struct store *st, int *version, int64_t game);
+int store_dice_protocol_set(struct store *st, int64_t game, int version);
+
+/* The highest roll of a game whose faces were previewed to its players
+ * (lag): *roll 0 when none was. */
+int store_lag_get(struct store *st, int64_t *roll, int64_t game);
+int store_lag_set(struct store *st, int64_t game, int64_t roll);
+
+/* Hourly counts of mail (rules-spec MX-4): the per-sender rate, the
+ * unasked mails to an address, the budget of mail to strangers (address
+ * ""). A window started at `start` and holds `count` mails. */
+enum store_counter { STORE_COUNT_RATE, STORE_COUNT_UNASKED, STORE_COUNT_STRANGERS };
+struct store_hourly {
+  int64_t start, count;
+};
+int store_hourly_get(struct store *st, bool *found, struct store_hourly *out,
+                     enum store_counter counter, const char *address);
+int store_hourly_set(struct store *st, enum store_counter counter, const char *address,
+                     const struct store_hourly *h);
+
+/* For `tabula check`: the rows of those tables that point to no game, no
+ * seat or no journal entry, hold a value out of range, and kv rows of a
+ * kind that has its table. *problems gets one line per row ("" when all
+ * hold; free()); STORE_OK means the check ran, whatever it found. */
+int store_state_check(struct store *st, char **problems);
+
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);
 
