@@ -192,6 +192,27 @@ static size_t check_file(struct ref_service *svc, FILE *out)
   return bad;
 }
 
+/* The game state beside the games (store_state_check: offers, standing
+ * answers, observers, flags, counts): each row that points to no game,
+ * seat, player or journal entry, or holds a value out of range, is a
+ * "state:" line. Returns how many, or 1 when the check cannot run. */
+static size_t check_state(struct ref_service *svc, FILE *out)
+{
+  char *problems = NULL, *line, *save = NULL;
+  size_t bad = 0;
+
+  if(store_state_check(svc->st, &problems) != STORE_OK) {
+    fprintf(out, "state: cannot be checked: %s\n", store_errmsg(svc->st));
+    return 1;
+  }
+  for(line = strtok_r(problems, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    fprintf(out, "state: %s\n", line);
+    bad++;
+  }
+  free(problems);
+  return bad;
+}
+
 int ref_service_check(struct ref_service *svc, FILE *out)
 {
   int64_t *ids = NULL;
@@ -261,6 +282,7 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   case 1: bad++; break;
   default: fprintf(out, "ratings: %s\n", store_errmsg(svc->st)); bad++; break;
   }
+  bad += check_state(svc, out);
   return bad || damaged ? -1 : 0;
 }
 
