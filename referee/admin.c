@@ -415,7 +415,7 @@ fail_store:
 fail_game:
   ref_game_free(&g);
 fail:
-  store_rollback(svc->st);
+  ref_store_rollback(svc);
   ref_buf_free(&m.events);
   return rc;
 }

@@ -16,6 +16,20 @@
 #include <sys/random.h>
 #include <time.h>
 
+/* ---- undo ---- */
+
+void ref_store_rollback(struct ref_service *svc)
+{
+  if(store_rollback(svc->st) != STORE_OK)
+    ref_log_error("store: the rollback failed: %s", store_errmsg(svc->st));
+}
+
+void ref_store_batch_rollback(struct ref_service *svc)
+{
+  if(store_batch_rollback(svc->st) != STORE_OK)
+    ref_log_error("store: the batch rollback failed: %s", store_errmsg(svc->st));
+}
+
 /* ---- hourly counts ---- */
 
 /* The window of a count as it stands now: a new one when the last began

@@ -92,6 +92,13 @@ int ref_make_token(char *out, size_t cap);
 /* A message context with no inbound mail (ticks, the operator); free its
  * events with ref_buf_free. */
 void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
+/* The undo of a transaction (a batch) on a path that fails already:
+ * what failed is reported by the caller and the message is retried; a
+ * failure of the undo itself is logged, nothing more can be done about
+ * it here (the next transaction finds the store as SQLite left it). */
+void ref_store_rollback(struct ref_service *svc);
+void ref_store_batch_rollback(struct ref_service *svc);
+
 /* An hourly count in the store (hourly_counts): `counter` of `address`
  * (the rate limit per sender, the unasked mails to an address; the
  * budget for mail to strangers, address ""): a window that

@@ -67,9 +67,10 @@ void ref_terms_to_tournament(const struct ref_terms *t, struct ref_tournament_sp
  * awaited. */
 int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);
 /* For a mail's view: the time control ("7 days per move, weekends
- * counted") and, when `seat` must act, its deadline ("" otherwise). */
-void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
-                    size_t ccap, char *deadline, size_t dcap);
+ * counted") and, when `seat` must act, its deadline ("" otherwise).
+ * -1 on a store failure (then both ""). */
+int ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
+                   size_t ccap, char *deadline, size_t dcap);
 /* Before a mail's commands (timeout=auto): 1 when the running seat's time
  * was up at `at` (the mail's arrival; *late that seat, *deadline
  * when it ran out), 0 when not, -1 on a store error. */

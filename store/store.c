@@ -1070,8 +1070,15 @@ int store_batch_commit(struct store *st)
 
   if(!st->batch)
     return store_fail(st, STORE_EIO, "batch commit: no batch is open");
-  if(st->unit)
-    store_rollback(st); /* a message left half-done is not kept */
+  if(st->unit) {
+    rc = store_rollback(st); /* a message left half-done is not kept */
+    if(rc != STORE_OK) {
+      /* nor committed with the others when it cannot be undone alone:
+       * nothing of the batch is kept, the batch is retried whole */
+      int undone = store_batch_rollback(st);
+      return undone != STORE_OK ? undone : rc;
+    }
+  }
   st->batch = false;
   rc = run_sql(st, "COMMIT", "batch commit");
   if(rc != STORE_OK && !sqlite3_get_autocommit(st->db))

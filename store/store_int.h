@@ -16,13 +16,6 @@
 #include <sqlite3.h>
 #include <stdarg.h>
 
-/* A result the caller must look at: every store result is a store code. */
-#if defined(__GNUC__)
-#define STORE_CHECKED __attribute__((warn_unused_result))
-#else
-#define STORE_CHECKED
-#endif
-
 /* The kv keys of game state before schema v10 (the service's strings,
  * "resign:GAME", ...), as SQL conditions on kv.key: the v10 migration
  * moves them to their tables (store.c), `tabula check` reports any left
