@@ -291,7 +291,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   struct ref_game_ctx g;
   struct ref_buf t;
   char why[256], game[24], dice[24];
-  int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
+  int made = 0, nrolls = 0, tr, rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
@@ -300,7 +300,12 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   snprintf(game, sizeof(game), "%lld", (long long)id);
   /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
-  if(ref_dice_transcript(svc, &g, &t, &made, 0)) {
+  if((tr = ref_dice_transcript(svc, &g, &t, &made, 0)) < 0) {
+    fprintf(stderr, "tabula: game %s: the dice cannot be read: %s\n", game,
+            store_errmsg(svc->st));
+    rc = REF_ADMIN_FAILED;
+  }
+  else if(tr) {
     fprintf(out, "game %s has no dice\n", game);
     rc = REF_ADMIN_REFUSED;
   }

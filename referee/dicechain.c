@@ -21,15 +21,24 @@
 
 /* Whose chain a game's dice come from: its own, or for the later games of
  * a backgammon match the match's first game's (docs/dice-protocol.md,
- * "Matches": one commitment for the whole match). */
+ * "Matches": one commitment for the whole match). -1 on a store failure
+ * (never the game itself: its own chain may not exist, or be the wrong
+ * one). */
 int64_t ref_dice_game(struct ref_service *svc, int64_t game)
 {
   int64_t match, *games = NULL, first = game;
   size_t n = 0;
-  int number;
-  if(store_match_of_game(svc->st, &match, &number, game) == STORE_OK && number > 1 &&
-     store_match_games(svc->st, &games, &n, match) == STORE_OK && n)
-    first = games[0];
+  int number, rc = store_match_of_game(svc->st, &match, &number, game);
+  if(rc == STORE_ENOTFOUND)
+    return game; /* no match: its own */
+  if(rc != STORE_OK)
+    return -1;
+  if(number > 1) {
+    if(store_match_games(svc->st, &games, &n, match) != STORE_OK || !n)
+      first = -1;
+    else
+      first = games[0];
+  }
   free(games);
   return first;
 }
@@ -42,7 +51,7 @@ int64_t ref_dice_game(struct ref_service *svc, int64_t game)
 static int dice_version(struct ref_service *svc, int64_t owner)
 {
   int version = 0;
-  if(store_dice_protocol_get(svc->st, &version, owner) != STORE_OK)
+  if(owner < 0 || store_dice_protocol_get(svc->st, &version, owner) != STORE_OK)
     return -1;
   return version == 2 ? 2 : 1;
 }
@@ -204,9 +213,9 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
     /* The chain is used up: a fresh one, its commitment shown before its
      * first use (dice-protocol.md). */
     if(ref_dice_new_chain(svc, owner, d.chain + 1, d.roll_count) ||
-       store_dice_load(svc->st, &d, owner) != STORE_OK)
+       store_dice_load(svc->st, &d, owner) != STORE_OK ||
+       ref_dice_commitment_line(svc, owner, line, sizeof(line)))
       return -1;
-    ref_dice_commitment_line(svc, owner, line, sizeof(line));
     ref_buf_printf(shown, "%s\n", line);
   }
   if(ref_dice_unhex(secret, 32, d.secret))
@@ -263,10 +272,15 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
   *nrolls = 0;
   if(version < 0)
     return -1;
-  for(chain = 1; store_dice_load_chain(svc->st, &d, owner, chain) == STORE_OK; chain++)
+  for(chain = 1; (rc = store_dice_load_chain(svc->st, &d, owner, chain)) == STORE_OK; chain++)
     ref_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
                    version_name(version), (long long)owner, d.chain, d.n, d.commitment);
-  if(chain == 1 || store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
+  if(rc != STORE_ENOTFOUND)
+    return -1; /* a chain that cannot be read: no transcript without it */
+  rc = -1;
+  if(chain == 1)
+    return 1; /* no dice committed */
+  if(store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
     return -1;
   /* rules-spec G-4: a published tabula-dice-1 game's entropy lines were
    * Message-IDs; it shows E alone (dice.h, step 3) */
@@ -275,10 +289,14 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
                    seats[i].entropy);
   free(seats);
   /* E, once every seat is filled (each chain holds it) */
-  if(store_dice_load(svc->st, &d, owner) == STORE_OK && d.entropy[0])
+  if(store_dice_load(svc->st, &d, owner) != STORE_OK)
+    return -1;
+  if(d.entropy[0])
     ref_buf_printf(out, "Dice entropy: game %lld E %s\n", (long long)owner, d.entropy);
   /* the salt of tabula-dice-2 is the players' alone: never published */
-  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)) == 0 && salt[0])
+  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)))
+    return -1;
+  if(!published && salt[0])
     ref_buf_printf(out, "%s\n", salt);
   if(owner != g->row.id && (store_match_of_game(svc->st, &match, &number, g->row.id) != STORE_OK ||
                             store_match_games(svc->st, &games, &ngames, match) != STORE_OK))

@@ -59,7 +59,8 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
                   struct ref_buf *shown);
 /* Every dice line of the game; `published` (the web view's pages and
  * records): no salt, and a tabula-dice-1 game's entropy as E alone
- * (rules-spec G-4). */
+ * (rules-spec G-4). 0 done, 1 the game has no dice committed, -1 a store
+ * failure (a transcript is never short of what could not be read). */
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
                         int *nrolls, int published);
 /* A seat's entropy e_s (docs/dice-protocol.md): the accept's entropy text,

@@ -149,8 +149,8 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
     goto out;
   if(write_file(dir, file, record.s ? record.s : "", record.len))
     goto out;
-  if(g->desc->flags & REF_GAME_DICE)
-    ref_dice_transcript(svc, g, &dice, &nrolls, 1);
+  if((g->desc->flags & REF_GAME_DICE) && ref_dice_transcript(svc, g, &dice, &nrolls, 1) < 0)
+    goto out; /* a page without its dice is not written: the next run writes it */
   snprintf(count, sizeof(count), "%d", bc.n);
   snprintf(status, sizeof(status), "%s",
            g->row.result[0] ? g->row.result
