@@ -194,9 +194,9 @@ int ref_is_observer(struct ref_service *svc, int64_t game, const char *address);
 int ref_game_private(struct ref_service *svc, int64_t game);
 int ref_game_set_private(struct ref_service *svc, int64_t game);
 
-/* A word to the opponent (talk.c). Per player (kv
- * "comments-off:ADDRESS"): 1 when the player turned comments off, 0 when
- * not, -1 on a store error. Per game (kv "public-comments:GAME", `new GAME
+/* A word to the opponent (talk.c). Per player (the store's
+ * comments_off): 1 when the player turned comments off, 0 when not, -1
+ * on a store error. Per game (public_comment_games, `new GAME
  * public-comments`): the observers see the comments too. */
 int ref_comments_off(struct ref_service *svc, const char *address);
 int ref_comments_set(struct ref_service *svc, const char *address, int off);

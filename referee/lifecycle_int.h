@@ -22,7 +22,7 @@ int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
  * store error. */
 int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
 /* A player's standing answer to the opponent's next double
- * ("if double then take|drop"): REF_CUBE_ANSWER_* , kept in kv until used
+ * ("if double then take|drop"): REF_CUBE_ANSWER_* , kept in the store (cube_answers) until used
  * or cleared. get: the answer, -1 on a store error. */
 enum { REF_CUBE_ANSWER_NONE = 0, REF_CUBE_ANSWER_TAKE = 1, REF_CUBE_ANSWER_DROP = 2 };
 int ref_cube_answer_set(struct ref_service *svc, int64_t game, int seat, int answer);

@@ -41,17 +41,20 @@ struct view {
   size_t n;
 };
 
-void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap)
+int ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap)
 {
   const char *url = svc->cfg.site_url;
   size_t len = strlen(url);
+  int priv;
   buf[0] = '\0';
-  /* a private game (new GAME private) has no page; nor, on a
-   * store error, a link */
-  if(!len || ref_game_private(svc, g->row.id) != 0)
-    return;
+  if(!len)
+    return 0;
+  /* a private game (new GAME private) has no page */
+  if((priv = ref_game_private(svc, g->row.id)) != 0)
+    return priv < 0 ? -1 : 0;
   snprintf(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
            (long long)g->row.id);
+  return 0;
 }
 
 static void add_var(struct view *v, const char *name, const char *value)
@@ -168,7 +171,8 @@ static int build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   status_sentence(m, g, seat, v->status, sizeof(v->status));
   snprintf(v->last_move, sizeof(v->last_move), "%s", g->played[0] ? g->played : g->last_move);
   snprintf(v->result, sizeof(v->result), "%s", g->row.result);
-  ref_game_link(m->svc, g, v->link, sizeof(v->link));
+  if(ref_game_link(m->svc, g, v->link, sizeof(v->link)))
+    return -1;
   add_var(v, "game", v->game);
   add_var(v, "title", g->desc->title);
   add_var(v, "seat", v->seat);
