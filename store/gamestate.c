@@ -10,7 +10,8 @@
  */
 #include "store_int.h"
 
-#include <stdio.h>
+#include "base.h"
+
 #include <stdlib.h>
 #include <string.h>
 
@@ -382,44 +383,32 @@ static int read_problem(struct store *st, sqlite3_stmt *stmt, void *row)
   return store_copy_column(st, p->address, sizeof(p->address), stmt, 2, "check.address");
 }
 
-/* Appends one line to *out (length *len). */
-static int add_line(struct store *st, char **out, size_t *len, const struct state_check *c,
+/* Appends the line of one problem row. */
+static int add_line(struct base_buf *out, const struct state_check *c,
                     const struct problem_row *p)
 {
-  char line[900];
-  char *grown;
-  int k;
   if(c->address && p->game)
-    k = snprintf(line, sizeof(line), "%s: game %lld, %s: %s\n", c->table, (long long)p->game,
-                 p->address, c->problem);
-  else if(c->address)
-    k = snprintf(line, sizeof(line), "%s: %s: %s\n", c->table, p->address, c->problem);
-  else if(c->seat)
-    k = snprintf(line, sizeof(line), "%s: game %lld seat %lld: %s\n", c->table,
-                 (long long)p->game, (long long)p->seat, c->problem);
-  else
-    k = snprintf(line, sizeof(line), "%s: game %lld: %s\n", c->table, (long long)p->game,
-                 c->problem);
-  if(k < 0)
-    return store_fail(st, STORE_EIO, "state_check: cannot format a line");
-  if((size_t)k >= sizeof(line))
-    k = (int)sizeof(line) - 1; /* a long address, cut: the line is for the operator */
-  grown = realloc(*out, *len + (size_t)k + 1);
-  if(!grown)
-    return store_fail(st, STORE_ENOMEM, "state_check: out of memory");
-  memcpy(grown + *len, line, (size_t)k);
-  *len += (size_t)k;
-  grown[*len] = '\0';
-  *out = grown;
-  return STORE_OK;
+    return base_buf_printf(out, "%s: game %lld, %s: %s\n", c->table, (long long)p->game,
+                           p->address, c->problem);
+  if(c->address)
+    return base_buf_printf(out, "%s: %s: %s\n", c->table, p->address, c->problem);
+  if(c->seat)
+    return base_buf_printf(out, "%s: game %lld seat %lld: %s\n", c->table, (long long)p->game,
+                           (long long)p->seat, c->problem);
+  return base_buf_printf(out, "%s: game %lld: %s\n", c->table, (long long)p->game, c->problem);
 }
+
+/* The problems' text is for the operator: at most this much of it. */
+#define STATE_CHECK_TEXT_MAX (1024u * 1024u)
 
 int store_state_check(struct store *st, char **problems)
 {
-  char *out = calloc(1, 1);
-  size_t len = 0, i, j;
-  int rc = out ? STORE_OK : store_fail(st, STORE_ENOMEM, "state_check: out of memory");
+  struct base_buf out;
+  size_t i, j;
+  int rc = STORE_OK;
 
+  *problems = NULL;
+  base_buf_init(&out, STATE_CHECK_TEXT_MAX);
   for(i = 0; rc == STORE_OK && i < sizeof(checks) / sizeof(checks[0]); i++) {
     void *v = NULL;
     struct problem_row *rows;
@@ -427,13 +416,12 @@ int store_state_check(struct store *st, char **problems)
     rc = store_query(st, &v, &n, sizeof(*rows), read_problem, checks[i].sql, "state_check", "");
     rows = v;
     for(j = 0; rc == STORE_OK && j < n; j++)
-      rc = add_line(st, &out, &len, &checks[i], &rows[j]);
+      if(add_line(&out, &checks[i], &rows[j]))
+        rc = store_fail(st, STORE_ENOMEM, "state_check: the problems' text is too long");
     free(rows);
   }
-  if(rc != STORE_OK) {
-    free(out);
-    out = NULL;
-  }
-  *problems = out;
+  if(rc == STORE_OK && !(*problems = base_buf_take(&out)))
+    rc = store_fail(st, STORE_ENOMEM, "state_check: out of memory");
+  base_buf_free(&out);
   return rc;
 }

@@ -163,7 +163,7 @@ rollback:
   ref_store_rollback(svc);
   *outcome = REF_MSG_IGNORED;
 out:
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   mail_msg_free(mail);
   mail_msg_free(head);
   return rc;

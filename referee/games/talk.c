@@ -19,20 +19,22 @@
 #include <string.h>
 
 /* an address's case is not its identity (as the seats compare it) */
-static void lower_address(char *buf, size_t cap, const char *address)
+static int lower_address(char *buf, size_t cap, const char *address)
 {
   size_t n;
-  snprintf(buf, cap, "%s", address);
+  if(base_format(buf, cap, "%s", address))
+    return -1; /* a cut address would be another's */
   for(n = 0; buf[n]; n++)
     buf[n] = (char)tolower((unsigned char)buf[n]);
+  return 0;
 }
 
 int ref_comments_off(struct ref_service *svc, const char *address)
 {
   char lower[400];
   bool off = false;
-  lower_address(lower, sizeof(lower), address);
-  if(store_comments_off_get(svc->st, &off, lower) != STORE_OK)
+  if(lower_address(lower, sizeof(lower), address) ||
+     store_comments_off_get(svc->st, &off, lower) != STORE_OK)
     return -1;
   return off ? 1 : 0;
 }
@@ -40,7 +42,8 @@ int ref_comments_off(struct ref_service *svc, const char *address)
 int ref_comments_set(struct ref_service *svc, const char *address, int off)
 {
   char lower[400];
-  lower_address(lower, sizeof(lower), address);
+  if(lower_address(lower, sizeof(lower), address))
+    return -1;
   return store_comments_off_set(svc->st, lower, off != 0) == STORE_OK ? 0 : -1;
 }
 
