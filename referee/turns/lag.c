@@ -16,7 +16,7 @@
  * and even rolls White's. At the start each player gets their first L rolls
  * (Black rolls 1, 3, ..., White 2, 4, ...); after roll i is made, roll
  * i + 2L, the same player's roll L turns later, goes to its owner. The
- * highest roll mailed is kept in the kv table ("lag:GAME"), so a replayed
+ * highest roll mailed is kept in the store (lag_previews), so a replayed
  * or repeated step mails nothing twice.
  *
  * A roll beyond the current chain's end cannot be previewed until the
@@ -29,7 +29,7 @@
  */
 #include "lifecycle_int.h"
 
-#include "buf.h"
+#include "base.h"
 #include "dice.h"
 #include "log.h"
 
@@ -52,11 +52,6 @@ static int lag_of(const struct ref_game_ctx *g)
     if(p == g->row.options || p[-1] == ';')
       lag = atoi(p + 4);
   return lag < 0 ? 0 : lag > LAG_MAX ? LAG_MAX : lag;
-}
-
-static void sent_key(char *buf, size_t cap, int64_t game)
-{
-  snprintf(buf, cap, "lag:%lld", (long long)game);
 }
 
 /* Mails seat `seat` the lines in `rolls`. */
@@ -86,8 +81,9 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   struct ref_dice_chain c;
   struct store_dice d;
   struct ref_status s;
-  struct ref_buf out[2];
-  char key[48], value[32], game[24];
+  struct base_buf out[2];
+  char game[24];
+  int64_t previewed = 0;
   uint8_t secret[32];
   long sent = 0, next, last, i;
   int lag = lag_of(g), seat, rc = 0;
@@ -99,9 +95,11 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
     return 0;
   if(store_dice_load(svc->st, &d, g->row.id) != STORE_OK || !d.entropy[0])
     return -1;
-  sent_key(key, sizeof(key), g->row.id);
-  if(store_kv_get(svc->st, value, sizeof(value), key) == STORE_OK)
-    sent = atol(value);
+  /* unread, the message fails (and is retried): read as none, every
+   * preview would be mailed again */
+  if(store_lag_get(svc->st, &previewed, g->row.id) != STORE_OK)
+    return -1;
+  sent = (long)previewed;
   next = (long)d.roll_count + 1;
   last = (long)d.roll_count + 2L * lag; /* each player's next L rolls */
   if(sent >= last)
@@ -111,8 +109,8 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   ref_dice_chain_from_secret(&c, secret, d.n);
   memset(secret, 0, sizeof(secret));
   snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
-  ref_buf_init(&out[0], 4096);
-  ref_buf_init(&out[1], 4096);
+  base_buf_init(&out[0], 4096);
+  base_buf_init(&out[1], 4096);
   for(i = sent + 1 > next ? sent + 1 : next; i <= last; i++) {
     int faces[2];
     if(ref_dice_peek(faces, 2, &c, d.next_index, next, (int)(i - next), game, d.entropy)) {
@@ -123,18 +121,18 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
     seat = i % 2 ? 1 : 0;
     /* Faces only: a private preview is no proof, the key comes with the
      * roll (dice-protocol.md). */
-    ref_buf_printf(&out[seat], "Dice preview: game %s roll %ld faces %d %d\n", game, i, faces[0],
-                   faces[1]);
+    if(base_buf_printf(&out[seat], "Dice preview: game %s roll %ld faces %d %d\n", game, i,
+                       faces[0], faces[1]))
+      break; /* not sent: previewed again by the next mail */
     sent = i;
   }
   memset(&c, 0, sizeof(c));
   for(seat = 0; seat < 2 && !rc; seat++)
     if(out[seat].s && out[seat].s[0])
       rc = mail_faces(m, g, seat, lag, out[seat].s);
-  ref_buf_free(&out[0]);
-  ref_buf_free(&out[1]);
+  base_buf_free(&out[0]);
+  base_buf_free(&out[1]);
   if(rc)
     return -1;
-  snprintf(value, sizeof(value), "%ld", sent);
-  return store_kv_set(svc->st, key, value) == STORE_OK ? 0 : -1;
+  return store_lag_set(svc->st, g->row.id, (int64_t)sent) == STORE_OK ? 0 : -1;
 }

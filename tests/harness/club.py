@@ -14,15 +14,14 @@ answer it the way a mail client's "Reply" does (To = its Reply-To, "Re: "
 reply (create()).
 """
 import calendar
-import email
-import email.policy
-import glob
 import os
 import re
 import signal
 import sqlite3
 import subprocess
 import time
+
+from bymail import outbox_new  # tests/harness/bymail.py, beside this file
 
 START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
 
@@ -149,12 +148,13 @@ class Club:
         return self.deliver(sender, "confirm", reply=asked[0])
 
     def stranger_budget(self):
-        """The hourly count of mails to strangers (kv
-        budget:strangers): (the window's start, the count), (0, 0) before any."""
+        """The hourly count of mails to strangers (hourly_counts, counter
+        strangers): (the window's start, the count), (0, 0) before any."""
         con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
         try:
-            row = con.execute("SELECT value FROM kv WHERE key = 'budget:strangers'").fetchone()
-            return tuple(int(w) for w in row[0].split()) if row else (0, 0)
+            row = con.execute("SELECT start, count FROM hourly_counts"
+                              " WHERE counter = 'strangers' AND address = ''").fetchone()
+            return (int(row[0]), int(row[1])) if row else (0, 0)
         finally:
             con.close()
 
@@ -185,13 +185,7 @@ class Club:
 
     def collect(self):
         new = []
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            to = str(msg["To"]).strip("<> ").lower()
+        for to, msg in outbox_new(self.root, self.seen):
             self.last[to] = msg
             game = game_of(msg["Subject"])
             if game is not None:

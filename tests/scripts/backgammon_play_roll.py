@@ -27,13 +27,9 @@ import sys
 import tempfile
 
 TABULA = sys.argv[1]
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 ASKED = 'reply "roll", or "double"'
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
 
 
 class Table:
@@ -80,11 +76,11 @@ class Table:
     def autoroll(self, seat):
         con = sqlite3.connect(os.path.join(self.root, "db"))
         try:
-            r = con.execute("select value from kv where key = ?",
-                            ("autoroll:1:%d" % seat,)).fetchone()
+            r = con.execute("select 1 from standing_rolls where game = 1 and seat = ?",
+                            (seat,)).fetchone()
         finally:
             con.close()
-        return r[0] if r else None
+        return r is not None
 
 
 def main():
@@ -105,7 +101,7 @@ def main():
         got = t.deliver(mover, "24/1 roll")
         check("an illegal play with roll is refused",
               mover in got and "Not accepted" in str(got[mover]["Subject"]), str(got))
-        check("the refusal keeps no standing roll", t.autoroll(seat) in (None, "0"),
+        check("the refusal keeps no standing roll", not t.autoroll(seat),
               str(t.autoroll(seat)))
 
         got = t.deliver(mover, play + " roll")
@@ -115,7 +111,7 @@ def main():
               "I will roll for you without asking about the cube" in t.body(mover), t.body(mover))
         check("the opponent is not told of it",
               other in got and "without asking" not in t.body(other), t.body(other))
-        check("the standing roll is kept", t.autoroll(seat) == "1", str(t.autoroll(seat)))
+        check("the standing roll is kept", t.autoroll(seat), str(t.autoroll(seat)))
 
         # The opponent rolls and plays (or passes); then the player's turn.
         if ASKED in t.body(other):
@@ -125,13 +121,12 @@ def main():
         body = t.body(mover)
         check("at the player's next turn the referee rolled without asking",
               ASKED not in body and re.search(r"rolled|cannot move|It is your turn", body), body)
-        check("the standing roll is used up", t.autoroll(seat) == "0", str(t.autoroll(seat)))
+        check("the standing roll is used up", not t.autoroll(seat), str(t.autoroll(seat)))
     except Exception as e:  # a broken step is a failure, never a skip
         check("no exception", False, repr(e))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

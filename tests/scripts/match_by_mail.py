@@ -45,12 +45,7 @@ from club import Club, body, game_of  # noqa: E402  (tests/harness/club.py)
 
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 A, B = "alice@example.org", "bob@example.org"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-2000:]))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 CUBE_QUESTION = 'reply "roll", or "double"'
@@ -289,13 +284,12 @@ def main():
         con = sqlite3.connect(os.path.join(root, "db"))
         create = con.execute("SELECT text FROM journal WHERE game = ? AND kind = 'create'",
                              (g2,)).fetchone()[0]
-        flags = sorted(r[0] for r in con.execute(
-            "SELECT key FROM kv WHERE key IN (?, ?)",
-            ("private:%d" % g2, "public-comments:%d" % g2)))
+        flags = [t for t in ("private_games", "public_comment_games")
+                 if con.execute("SELECT 1 FROM %s WHERE game = ?" % t, (g2,)).fetchone()]
         con.close()
         check("a private public-comments match: game 2 (%d) is both" % g2,
               g2 != g1 and "private public-comments match=3" in create and
-              flags == ["private:%d" % g2, "public-comments:%d" % g2], (create, flags))
+              flags == ["private_games", "public_comment_games"], (create, flags))
         out = club.deliver("carol@example.org", "observe %d" % g2)
         check("a private match's game 2 cannot be observed: carol is told why, nobody else hears",
               [to for to, _ in out] == ["carol@example.org"] and
@@ -307,13 +301,7 @@ def main():
         check("the match ran", False, traceback.format_exc())
     finally:
         club.stop_daemon()
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if results and all(results):
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    return 0 if results and all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":

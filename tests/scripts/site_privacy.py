@@ -41,12 +41,7 @@ GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
          "bodlaender"]
 DICE = {"backgammon", "bgchess", "lagbgchess", "tableschess"}
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:2000]))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 class Table(bymail.Table):
@@ -125,10 +120,11 @@ def main():
         inv = t.last[b]
         old = int(re.search(r"\[tabula (\d+)", str(inv["Subject"])).group(1))
         db = sqlite3.connect(os.path.join(work, "t", "db"))
-        gone = db.execute("DELETE FROM kv WHERE key = ?", ("dice-protocol:%d" % old,)).rowcount
+        gone = db.execute("DELETE FROM dice_protocols WHERE game = ? AND version = 2",
+                          (old,)).rowcount
         db.commit()
         db.close()
-        check("the store marks a new dice game's protocol version (kv dice-protocol:GAME)",
+        check("the store marks a new dice game's protocol version (dice_protocols)",
               gone == 1, gone)
         # an observer since the invitation: the start it is told of names
         # nobody (rules-spec G-3), though the players' start mails show the
@@ -224,7 +220,7 @@ def main():
             ok, why = verify(mails, num)
             check("%s: the first player's mails verify (%s)" % (game, why.strip()), ok, why)
     finally:
-        status = bymail.finish(results, work)
+        status = finish(work)
     return status
 
 
