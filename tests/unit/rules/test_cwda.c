@@ -17,6 +17,7 @@
  */
 #include "armies_int.h"
 #include "chess_int.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -30,51 +31,6 @@
 #else
 #define PERFT_BUDGET 600000L
 #endif
-
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  long len;
-  char *buf;
-
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-  buf[len] = '\0';
-  fclose(f);
-  return buf;
-}
-
-/* Every reason key the board returns is worded in templates/reasons.txt
- * (the core returns keys, never sentences). */
-static void assert_worded(const char *reason)
-{
-  static char *reasons;
-  char path[512], key[64];
-  if(!reasons) {
-    char *text;
-    snprintf(path, sizeof(path), "%s/templates/reasons.txt", TABULA_SOURCE_DIR);
-    text = slurp(path);
-    reasons = malloc(strlen(text) + 2);
-    ck_assert_ptr_nonnull(reasons);
-    reasons[0] = '\n';
-    strcpy(reasons + 1, text);
-    free(text);
-  }
-  snprintf(key, sizeof(key), "\n%s = ", reason);
-  ck_assert_msg(strstr(reasons, key) != NULL, "reason key %s is not in templates/reasons.txt",
-                reason);
-}
-
-static long env_long(const char *name, long def)
-{
-  const char *v = getenv(name);
-  return v && *v ? strtol(v, NULL, 10) : def;
-}
 
 static int army(const char *key)
 {
@@ -160,10 +116,9 @@ END_TEST
 /* The oracle's definitions hold the table's very Betza strings and letters. */
 START_TEST(test_cwda_oracle_definitions_agree)
 {
-  char path[512], *text, *line, *save = NULL;
+  char *text, *line, *save = NULL;
   int checked = 0;
-  snprintf(path, sizeof(path), "%s/tests/oracles/cwda-variants.ini", TABULA_SOURCE_DIR);
-  text = slurp(path);
+  text = ts_readf("%s/tests/oracles/cwda-variants.ini", TABULA_SOURCE_DIR);
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char letter, betza[32];
     int n, k;
@@ -296,7 +251,14 @@ START_TEST(test_cwda_fen_refusals)
   ck_assert_str_eq(why, "fen-check");
   ck_assert_int_ne(ref_cwda_fen_read(&t, &p, "4k3/8/8/8/8/8/8/4K3", &why), 0);
   ck_assert_str_eq(why, "fen-syntax");
-  assert_worded("da-fen-army");
+  {
+    /* Every key the board returns is worded: its own (da-) and chess's. */
+    static const char *const files[] = {"cwda_board.c"};
+    static const char *const shared[] = {"fen-board",    "fen-pawn-rank", "fen-syntax",
+                                         "fen-side",     "fen-counters",  "fen-kings",
+                                         "fen-castling", "fen-en-passant", "fen-check"};
+    ts_assert_reason_keys(files, 1, "da-", 1, shared, sizeof(shared) / sizeof(shared[0]));
+  }
 }
 END_TEST
 
@@ -325,7 +287,7 @@ START_TEST(test_cwda_fen_mutations)
                                      f ? REF_ARMY_ROOKIES : REF_ARMY_CLOBBERERS));
       if(ref_cwda_fen_read(&t, &p, fen, &why) != 0) {
         ck_assert_ptr_nonnull(why);
-        assert_worded(why);
+        ts_assert_worded(why);
         refused++;
         continue;
       }
@@ -398,10 +360,9 @@ END_TEST
  * mark exactly the checks and mates. */
 START_TEST(test_cwda_san_unique)
 {
-  char path[512], *text, *line, *save = NULL;
+  char *text, *line, *save = NULL;
   int moves = 0;
-  snprintf(path, sizeof(path), "%s/cwda/perft.epd", TABULA_TEST_DATA);
-  text = slurp(path);
+  text = ts_readf("%s/cwda/perft.epd", TABULA_TEST_DATA);
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char fen[128], wa[16], ba[16], sans[REF_CWDA_MAX_MOVES][16], *f;
     struct ref_cwda_tables t;
@@ -440,14 +401,13 @@ END_TEST
 
 START_TEST(test_cwda_perft_oracle)
 {
-  char path[512], *text, *line, *save = NULL;
-  long maxdepth = env_long("TABULA_PERFT_MAXDEPTH", 4);
-  long budget = env_long("TABULA_PERFT_BUDGET", PERFT_BUDGET);
+  char *text, *line, *save = NULL;
+  long maxdepth = ts_env_long("TABULA_PERFT_MAXDEPTH", 4);
+  long budget = ts_env_long("TABULA_PERFT_BUDGET", PERFT_BUDGET);
   int positions = 0, starts = 0, checked = 0, to_b = 0, promos = 0, eps = 0, checks = 0;
   int leap_checks = 0;
 
-  snprintf(path, sizeof(path), "%s/cwda/perft.epd", TABULA_TEST_DATA);
-  text = slurp(path);
+  text = ts_readf("%s/cwda/perft.epd", TABULA_TEST_DATA);
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     char fen[128], wa[16], ba[16], out[128], *f, *semi;
     struct ref_cwda_tables t;
