@@ -177,7 +177,7 @@ def main():
         texts = {f: open(os.path.join(site, f), encoding="utf-8", errors="replace").read()
                  for f in files}
         check("the site holds a page and a record of each game (%d files)" % len(files),
-              all(any(f.startswith("game-%d." % n) and not f.endswith(".html") for f in files)
+              all(any(f.startswith("game-%d." % n) and not f.endswith((".html", ".json")) for f in files)
                   and "game-%d.html" % n in files for n, _, _ in played.values()), files)
         banned = set()
         players = {w for _, a, b in played.values() for w in (a, b)}
