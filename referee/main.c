@@ -161,19 +161,19 @@ static const struct command commands[] = {
    "list every game: sides, players, results",
    "Lists every game of the store: its number, kind, phase (invited, active,\n"
    "finished, cancelled), the side to move, the players by side and the\n"
-   "result. --json writes the same as one JSON document (docs/json.md).",
+   "result. --json writes the same as one JSON document (tabula(1), JSON).",
    run_games},
   {"show", "GAME", 1, 1, OPT_CONFIG | OPT_JSON, NEEDS_STORE, "one game: players, board, journal",
    "Shows game GAME: its players, the board from the first side, the position\n"
    "string and every journal entry (with the dice lines). --json writes the\n"
-   "same as one JSON document (docs/json.md).",
+   "same as one JSON document (tabula(1), JSON).",
    run_show},
   {"check", "", 0, 0, OPT_CONFIG | OPT_JSON, NEEDS_STORE,
    "replay every journal and compare with the store",
    "Replays every game's journal through the rules and checks the journal's\n"
    "hash chain, comparing with the stored positions. Exit status 1 when a game\n"
    "does not agree. --json writes the problems found as one JSON document\n"
-   "(docs/json.md), with the same exit status.",
+   "(tabula(1), JSON), with the same exit status.",
    run_check},
   {"adjudicate", "GAME RESULT", 2, 2, OPT_CONFIG | OPT_REASON, NEEDS_STORE,
    "decide a running game; the players are mailed",
@@ -206,7 +206,7 @@ static const struct command commands[] = {
    "drawn and lost, best first. The ratings are derived from the journals of\n"
    "finished games; --rebuild rewrites the stored table from them first\n"
    "(tabula check says whether it differs). --json writes the table as one\n"
-   "JSON document (docs/json.md).",
+   "JSON document (tabula(1), JSON).",
    run_ratings},
   {"tournament", "new|show ...", 2, 20, OPT_CONFIG | OPT_DOUBLE | OPT_JSON,
    NEEDS_STORE, "a round robin: make one, or show its standings",
@@ -221,7 +221,7 @@ static const struct command commands[] = {
    "is mailed to every player when the last game ends.\n"
    "tournament show NAME prints the standings (NAME or its number): points,\n"
    "Sonneborn-Berger, the crosstable; with --json as one JSON document\n"
-   "(docs/json.md).",
+   "(tabula(1), JSON).",
    run_tournament},
   {"check-config", "", 0, 0, OPT_CONFIG | OPT_JSON, NO_STORE,
    "the configuration in effect, every option explained",
@@ -229,7 +229,7 @@ static const struct command commands[] = {
    "option with its value, default and meaning, after a line saying which\n"
    "file it read. Passwords are not shown. Exit status 78 (EX_CONFIG) when the\n"
    "file holds an error. --json writes the same as one JSON document\n"
-   "(docs/json.md).",
+   "(tabula(1), JSON).",
    run_check_config},
   {"perft", "POS DEPTH", 2, 2, OPT_GAME, NO_STORE, "leaf count of the legal-move tree",
    "Counts the leaves of the legal-move tree of POS to DEPTH (0..20) in game\n"
@@ -290,7 +290,7 @@ static void usage(FILE *out)
           "      --rebuild          ratings: rewrite the stored table from the journals\n"
           "      --double           tournament new: each pairing twice, colours swapped\n"
           "      --json             games, show, check, ratings, tournament show,\n"
-          "                         check-config: one JSON document (docs/json.md)\n"
+          "                         check-config: one JSON document (tabula(1), JSON)\n"
           "  -h, --help             this text;  -V, --version  the version\n"
           "See tabula(1) and tabula.ini(5).\n",
           ref_config_system_file);
