@@ -119,12 +119,14 @@ static int games_text(FILE *out, const struct game_line *lines, size_t n)
   for(i = 0; i < n; i++) {
     char **row = cells + (i + 1) * NCOLS;
     const struct game_line *l = &lines[i];
-    struct ref_buf players;
+    struct base_buf players;
     size_t s;
-    ref_buf_init(&players, 64 * 1024);
+    base_buf_init(&players, 64 * 1024);
     for(s = 0; s < l->ns; s++)
-      ref_buf_printf(&players, "%s%s %s%s", s ? ", " : "", side_name(l->d, l->seats[s].seat),
-                     l->seats[s].address, l->seats[s].accepted ? "" : " (invited)");
+      if(base_buf_printf(&players, "%s%s %s%s", s ? ", " : "",
+                         side_name(l->d, l->seats[s].seat), l->seats[s].address,
+                         l->seats[s].accepted ? "" : " (invited)"))
+        rc = REF_ADMIN_FAILED; /* a cut list of players is not shown */
     row[COL_GAME] = malloc(24);
     if(row[COL_GAME])
       snprintf(row[COL_GAME], 24, "%lld", (long long)l->g.id);
@@ -134,7 +136,7 @@ static int games_text(FILE *out, const struct game_line *lines, size_t n)
     row[COL_TURN] = strdup(l->g.phase == STORE_GAME_ACTIVE ? side_name(l->d, l->g.turn) : "-");
     row[COL_PLAYERS] = strdup(players.s ? players.s : "");
     row[COL_RESULT] = strdup(l->g.result);
-    ref_buf_free(&players);
+    base_buf_free(&players);
   }
   for(i = 0; i <= n; i++)
     for(c = 0; c < NCOLS; c++)
@@ -609,14 +611,14 @@ int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form)
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
-  struct ref_buf t;
+  struct base_buf t;
   char why[256], game[24], dice[24];
   int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
   rc = REF_ADMIN_FAULT;
-  ref_buf_init(&t, 64u * 1024u * 1024u);
+  base_buf_init(&t, 64u * 1024u * 1024u);
   snprintf(game, sizeof(game), "%lld", (long long)id);
   /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
@@ -632,7 +634,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
     fprintf(out, "game %s: all %d rolls verify\n", game, nrolls);
     rc = REF_ADMIN_OK;
   }
-  ref_buf_free(&t);
+  base_buf_free(&t);
   ref_game_free(&g);
   return rc;
 }
@@ -677,7 +679,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
     fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
     return REF_ADMIN_FAILED;
   }
-  ref_buf_init(&m.events, 64 * 1024);
+  base_buf_init(&m.events, 64 * 1024);
   rc = load_game(svc, &g, id);
   if(rc)
     goto fail;
@@ -727,7 +729,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
                reason && reason[0] ? "; reason: " : "", reason ? reason : "");
   fprintf(out, "game %lld: %s\n", (long long)id, g.row.result);
   ref_game_free(&g);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   return REF_ADMIN_OK;
 fail_store:
   fprintf(stderr, "tabula: game %lld not adjudicated: %s\n", (long long)id,
@@ -736,7 +738,7 @@ fail_game:
   ref_game_free(&g);
 fail:
   store_rollback(svc->st);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   return rc;
 }
 
@@ -745,19 +747,19 @@ fail:
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
-  struct ref_buf b;
+  struct base_buf b;
   int rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
-  ref_buf_init(&b, 64u * 1024u * 1024u);
+  base_buf_init(&b, 64u * 1024u * 1024u);
   if(!ref_game_export(svc, &g, &b, 0))
     fputs(b.s ? b.s : "", out);
   else {
     fprintf(stderr, "tabula: game %lld: the journal does not replay\n", (long long)id);
     rc = REF_ADMIN_FAULT;
   }
-  ref_buf_free(&b);
+  base_buf_free(&b);
   ref_game_free(&g);
   return rc;
 }

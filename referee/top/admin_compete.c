@@ -217,7 +217,7 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
   }
 done:
   free(spec);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   return rc;
 }
 
@@ -282,7 +282,7 @@ int ref_service_standings(struct ref_service *svc, FILE *out, const char *name,
                           enum ref_output form)
 {
   struct store_tournament t;
-  struct ref_buf table;
+  struct base_buf table;
   char counts[3][24];
   int rc = store_tournament_find(svc->st, &t, name);
 
@@ -302,14 +302,14 @@ int ref_service_standings(struct ref_service *svc, FILE *out, const char *name,
   }
   if(form == REF_OUTPUT_JSON)
     return standings_json(svc, out, &t);
-  ref_buf_init(&table, 1024u * 1024u);
+  base_buf_init(&table, 1024u * 1024u);
   if(ref_tournament_standings_vars(svc, &t, &table, counts)) {
-    ref_buf_free(&table);
+    base_buf_free(&table);
     return REF_ADMIN_FAILED;
   }
   fprintf(out, "tournament %lld (%s): %s, %s round robin, %s; %s of %s games decided\n\n%s\n",
           (long long)t.id, t.name, t.kind, t.cycles == 2 ? "double" : "single",
           tournament_phases[t.phase], counts[1], counts[0], table.s ? table.s : "");
-  ref_buf_free(&table);
+  base_buf_free(&table);
   return REF_ADMIN_OK;
 }
