@@ -36,16 +36,11 @@ import tempfile
 TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
 import bymail  # noqa: E402
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback",
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
          "bodlaender"]
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:3000]))
 
 
 def jq(filt, text):
@@ -392,7 +387,7 @@ def main():
     check("games --json on a row that is not UTF-8: still JSON, U+FFFD for each bad byte",
           ok and res == ["A\ufffdB\ufffd"], (why, res))
 
-    return bymail.finish(results, work)
+    return finish(work)
 
 
 if __name__ == "__main__":
