@@ -356,6 +356,7 @@ struct check_result {
   size_t games, bad_games;
   int matches_rc, ratings_rc;   /* 0 agree, 1 differ, -1 the check failed */
   size_t matches, ratings;
+  size_t state_problems;        /* the game state beside the games (check_state) */
   char matches_error[256], ratings_error[256];
 };
 
@@ -378,6 +379,26 @@ static void check_file(struct ref_service *svc, struct check_result *r)
     if(!strstr(line, " index "))
       r->only_indexes = 0;
     r->store_problems++;
+  }
+  free(problems);
+}
+
+/* The game state beside the games (store_state_check: offers, standing
+ * answers, observers, flags, counts): each row that points to no game,
+ * seat, player or journal entry, or holds a value out of range, is a
+ * "state" problem; one when the check cannot run. */
+static void check_state(struct ref_service *svc, struct check_result *r)
+{
+  char *problems = NULL, *line, *save = NULL;
+
+  if(store_state_check(svc->st, &problems) != STORE_OK) {
+    ref_problem_add(&r->problems, "state", 0, "cannot be checked: %s", store_errmsg(svc->st));
+    r->state_problems = 1;
+    return;
+  }
+  for(line = strtok_r(problems, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    ref_problem_add(&r->problems, "state", 0, "%s", line);
+    r->state_problems++;
   }
   free(problems);
 }
@@ -452,6 +473,7 @@ static void gather_check(struct ref_service *svc, struct check_result *r)
   r->ratings_rc = ref_ratings_check(svc, &r->problems, &r->ratings);
   if(r->ratings_rc < 0)
     snprintf(r->ratings_error, sizeof(r->ratings_error), "%s", store_errmsg(svc->st));
+  check_state(svc, r);
 }
 
 /* How many problems are about `about` (the bad matches, the bad ratings:
@@ -482,7 +504,7 @@ static const char *store_advice(struct ref_service *svc, const struct check_resu
 static int check_failed(const struct check_result *r)
 {
   return !r->listed || r->store_problems || r->bad_games || r->matches_rc ||
-         r->ratings_rc || r->problems.lost;
+         r->ratings_rc || r->state_problems || r->problems.lost;
 }
 
 static void check_problems_text(FILE *out, const struct check_result *r, const char *about)
@@ -528,6 +550,7 @@ static void check_text(struct ref_service *svc, FILE *out, const struct check_re
             count_about(r, "ratings"));
   else
     fprintf(out, "ratings: %s\n", r->ratings_error);
+  check_problems_text(out, r, "state");
 }
 
 /* A part's count as JSON: {"checked": N, "bad": M, "error": null}, or
@@ -575,6 +598,9 @@ static int check_json(struct ref_service *svc, FILE *out, const struct check_res
                   r->listed ? part_json(r->ratings_rc >= 0, r->ratings,
                                         count_about(r, "ratings"), r->ratings_error)
                             : json_null()) ||
+     ref_json_set(doc, "state",
+                  r->listed ? json_pack("{s:I}", "problems", (json_int_t)r->state_problems)
+                            : json_null()) ||
      ref_json_set(doc, "problems", json_incref(list))) {
     json_decref(store);
     json_decref(list);
@@ -613,7 +639,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   struct ref_game_ctx g;
   struct base_buf t;
   char why[256], game[24], dice[24];
-  int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
+  int made = 0, nrolls = 0, tr, rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
@@ -622,7 +648,12 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   snprintf(game, sizeof(game), "%lld", (long long)id);
   /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
-  if(ref_dice_transcript(svc, &g, &t, &made, 0)) {
+  if((tr = ref_dice_transcript(svc, &g, &t, &made, 0)) < 0) {
+    fprintf(stderr, "tabula: game %s: the dice cannot be read: %s\n", game,
+            store_errmsg(svc->st));
+    rc = REF_ADMIN_FAILED;
+  }
+  else if(tr) {
     fprintf(out, "game %s has no dice\n", game);
     rc = REF_ADMIN_REFUSED;
   }
@@ -737,7 +768,7 @@ fail_store:
 fail_game:
   ref_game_free(&g);
 fail:
-  store_rollback(svc->st);
+  ref_store_rollback(svc);
   base_buf_free(&m.events);
   return rc;
 }

@@ -352,9 +352,10 @@ def main():
     doc = js.stdout.decode()
     ok, why = jq(HEAD + ' and .what == "check" and %s and .ok == true and .problems == [] and '
                  '.store.problems == 0 and .store.advice == null and .games.bad == 0 and '
-                 '.games.checked == %d and .matches.error == null and .ratings.bad == 0' % (
+                 '.games.checked == %d and .matches.error == null and .ratings.bad == 0 and '
+                 '.state.problems == 0' % (
                      keys_are(["tabula_json", "what", "ok", "store", "games", "matches",
-                               "ratings", "problems"]), len(games)), doc)
+                               "ratings", "state", "problems"]), len(games)), doc)
     check("check --json on a good store: ok, exit 0 as without --json", ok and
           plain.returncode == js.returncode == 0, why + doc[:1500])
     bad = played["racingkings"][0]
