@@ -173,8 +173,10 @@ def main():
         texts = {f: open(os.path.join(site, f), encoding="utf-8", errors="replace").read()
                  for f in files}
         check("the site holds a page and a record of each game (%d files)" % len(files),
-              all(any(f.startswith("game-%d." % n) and not f.endswith(".html") for f in files)
-                  and "game-%d.html" % n in files for n, _, _ in played.values()), files)
+              all(any(f.startswith("game-%d." % n) and not f.endswith((".html", ".json"))
+                      for f in files)
+                  and "game-%d.html" % n in files and "game-%d.json" % n in files
+                  for n, _, _ in played.values()), files)
         banned = set()
         players = {w for _, a, b in played.values() for w in (a, b)}
         for who, mids in t.ids.items():
@@ -200,7 +202,7 @@ def main():
             ok, why = verify(page, num)
             check("%s: the dice lines of its page verify (%s)" % (game, why.strip()), ok, why)
             record = next(f for f in files if f.startswith("game-%d." % num)
-                          and not f.endswith(".html"))
+                          and not f.endswith((".html", ".json")))
             ok, why = verify(os.path.join(site, record), num)
             check("%s: the dice lines of its record %s verify" % (game, record), ok, why)
             es = re.findall(r"^Dice entropy: game %d e\d" % num, texts[record], re.M)
