@@ -51,8 +51,8 @@ int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *
 {
   if(seat < 0 || (size_t)seat >= g->nseats)
     return -1;
-  return tokened_address(buf, cap, svc->cfg.address, svc->cfg.recipient_delimiter[0], g->row.id,
-                         g->seats[seat].token);
+  return tokened_address(buf, cap, svc->cfg.address, (char)svc->cfg.recipient_delimiter,
+                         g->row.id, g->seats[seat].token);
 }
 
 /* ---- the digest: where a mail may wait ---- */
@@ -265,7 +265,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
     snprintf(prefix, sizeof(prefix), "[tabula %lld %s]", (long long)g->row.id,
              g->seats[seat].token);
     if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
-                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
+                       (char)svc->cfg.recipient_delimiter, g->row.id, g->seats[seat].token) == 0)
       rt = reply_to;
   }
   else if(g)
@@ -286,7 +286,7 @@ int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, co
   snprintf(tag, sizeof(tag), "confirm.%s", key);
   return compose(m, NULL, to, tmpl, vars, nvars, prefix,
                  tagged_address(reply_to, sizeof(reply_to), svc->cfg.address,
-                                svc->cfg.recipient_delimiter[0], tag) == 0
+                                (char)svc->cfg.recipient_delimiter, tag) == 0
                    ? reply_to
                    : NULL,
                  NULL);
