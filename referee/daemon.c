@@ -1,6 +1,6 @@
 /*
  * daemon.c: the loop and the MTA pipe. The sources, the sinks and the
- * outbox flush are in transport.c. Ordered as the brief says: process a
+ * outbox flush are in transport.c and its drivers. Ordered as the brief says: process a
  * batch, commit, only then acknowledge it to its source, then send.
  * Signals only set a flag; batches and the flush look at it between
  * messages, so a SIGTERM never cuts a transaction in half and is obeyed
