@@ -193,6 +193,27 @@ static size_t check_file(struct ref_service *svc, FILE *out)
   return bad;
 }
 
+/* The game state beside the games (store_state_check: offers, standing
+ * answers, observers, flags, counts): each row that points to no game,
+ * seat, player or journal entry, or holds a value out of range, is a
+ * "state:" line. Returns how many, or 1 when the check cannot run. */
+static size_t check_state(struct ref_service *svc, FILE *out)
+{
+  char *problems = NULL, *line, *save = NULL;
+  size_t bad = 0;
+
+  if(store_state_check(svc->st, &problems) != STORE_OK) {
+    fprintf(out, "state: cannot be checked: %s\n", store_errmsg(svc->st));
+    return 1;
+  }
+  for(line = strtok_r(problems, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    fprintf(out, "state: %s\n", line);
+    bad++;
+  }
+  free(problems);
+  return bad;
+}
+
 int ref_service_check(struct ref_service *svc, FILE *out)
 {
   int64_t *ids = NULL;
@@ -262,6 +283,7 @@ int ref_service_check(struct ref_service *svc, FILE *out)
   case 1: bad++; break;
   default: fprintf(out, "ratings: %s\n", store_errmsg(svc->st)); bad++; break;
   }
+  bad += check_state(svc, out);
   return bad || damaged ? -1 : 0;
 }
 
@@ -270,7 +292,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   struct ref_game_ctx g;
   struct base_buf t;
   char why[256], game[24], dice[24];
-  int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
+  int made = 0, nrolls = 0, tr, rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
@@ -279,7 +301,12 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
   snprintf(game, sizeof(game), "%lld", (long long)id);
   /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
-  if(ref_dice_transcript(svc, &g, &t, &made, 0)) {
+  if((tr = ref_dice_transcript(svc, &g, &t, &made, 0)) < 0) {
+    fprintf(stderr, "tabula: game %s: the dice cannot be read: %s\n", game,
+            store_errmsg(svc->st));
+    rc = REF_ADMIN_FAILED;
+  }
+  else if(tr) {
     fprintf(out, "game %s has no dice\n", game);
     rc = REF_ADMIN_REFUSED;
   }
@@ -394,7 +421,7 @@ fail_store:
 fail_game:
   ref_game_free(&g);
 fail:
-  store_rollback(svc->st);
+  ref_store_rollback(svc);
   base_buf_free(&m.events);
   return rc;
 }

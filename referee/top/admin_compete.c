@@ -30,7 +30,7 @@ int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, in
     if(store_begin(svc->st) != STORE_OK)
       goto fail;
     if(ref_ratings_store(svc, kind) || store_commit(svc->st) != STORE_OK) {
-      store_rollback(svc->st);
+      ref_store_rollback(svc);
       goto fail;
     }
   }
@@ -147,7 +147,7 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
   switch(ref_tournament_create(&m, spec, &id)) {
   case 0:
     if(store_commit(svc->st) != STORE_OK) {
-      store_rollback(svc->st);
+      ref_store_rollback(svc);
       rc = REF_ADMIN_FAILED;
       break;
     }
@@ -158,11 +158,11 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
     rc = REF_ADMIN_OK;
     break;
   case 1:
-    store_rollback(svc->st);
+    ref_store_rollback(svc);
     fprintf(stderr, "tabula: there is already a tournament called '%s'\n", name);
     break;
   default:
-    store_rollback(svc->st);
+    ref_store_rollback(svc);
     fprintf(stderr, "tabula: the tournament was not made: %s\n", store_errmsg(svc->st));
     rc = REF_ADMIN_FAILED;
   }

@@ -153,8 +153,8 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
     goto out;
   if(write_file(dir, file, record.s ? record.s : "", record.len))
     goto out;
-  if(g->desc->flags & REF_GAME_DICE)
-    ref_dice_transcript(svc, g, &dice, &nrolls, 1);
+  if((g->desc->flags & REF_GAME_DICE) && ref_dice_transcript(svc, g, &dice, &nrolls, 1) < 0)
+    goto out; /* a page without its dice is not written: the next run writes it */
   snprintf(count, sizeof(count), "%d", bc.n);
   snprintf(status, sizeof(status), "%s",
            g->row.result[0] ? g->row.result
@@ -228,10 +228,17 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256];
+    int priv = ref_game_private(svc, ids[i]);
     /* a private game is not even read for the view */
     memset(&g, 0, sizeof(g));
-    if(ref_game_private(svc, ids[i]) != 0 || store_game_load(svc->st, &g.row, ids[i]) != STORE_OK)
+    if(priv == 1)
       continue;
+    /* one game the store cannot give is left out this time (the next
+     * run writes it), the others are still published: said in the log */
+    if(priv < 0 || store_game_load(svc->st, &g.row, ids[i]) != STORE_OK) {
+      ref_log_warn("site: game %lld left out: %s", (long long)ids[i], store_errmsg(svc->st));
+      continue;
+    }
     if(ref_game_load(svc, &g, ids[i], why, sizeof(why))) {
       ref_log_warn("site: game %lld left out: %s", (long long)ids[i], why);
       continue;

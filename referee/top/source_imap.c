@@ -102,6 +102,7 @@ static int begin(struct ref_service *svc, void *state)
   size_t nold = 0, i;
   char key[800], val[64], err[600];
   bool known = false;
+  int got;
 
   free(s->uids);
   free(s->batch_uids);
@@ -118,8 +119,13 @@ static int begin(struct ref_service *svc, void *state)
                  mail_imap_has_idle(s->imap) ? ", IDLE" : ", no IDLE: polling");
   }
   imap_key(&svc->cfg, key, sizeof(key));
-  if(store_kv_get(svc->st, val, sizeof(val), key) == STORE_OK &&
-     sscanf(val, "%" SCNu32 " %" SCNu32, &validity, &last) == 2) {
+  got = store_kv_get(svc->st, val, sizeof(val), key);
+  if(got != STORE_OK && got != STORE_ENOTFOUND) {
+    /* not "nothing read yet": this pass waits for the store */
+    ref_log_error("IMAP %s: cannot read the last committed UID: %s", key, store_errmsg(svc->st));
+    return -1;
+  }
+  if(got == STORE_OK && sscanf(val, "%" SCNu32 " %" SCNu32, &validity, &last) == 2) {
     if(validity == mail_imap_uidvalidity(s->imap))
       known = true;
     else

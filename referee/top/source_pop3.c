@@ -101,6 +101,7 @@ static int begin(struct ref_service *svc, void *state)
   struct pop3_source *s = state;
   struct mail_server srv;
   char key[600], err[600];
+  int got;
 
   pass_free(s);
   ref_driver_server(&svc->cfg, true, &srv);
@@ -112,7 +113,14 @@ static int begin(struct ref_service *svc, void *state)
   if(!s->pending)
     goto fail;
   pop3_key(&svc->cfg, key, sizeof(key));
-  if(store_kv_get(svc->st, s->pending, POP3_PENDING_MAX, key) != STORE_OK)
+  got = store_kv_get(svc->st, s->pending, POP3_PENDING_MAX, key);
+  if(got != STORE_OK && got != STORE_ENOTFOUND) {
+    /* read as empty, the list would be rewritten without them (the
+     * messages committed but not yet deleted): this pass waits instead */
+    ref_log_error("POP3: cannot read the messages committed before: %s", store_errmsg(svc->st));
+    goto fail;
+  }
+  if(got != STORE_OK)
     s->pending[0] = '\0';
   if(mail_pop3_list(s->pop, &s->items, &s->n)) {
     ref_log_error("%s", mail_pop3_error(s->pop));

@@ -298,7 +298,7 @@ static size_t run_batch(struct ref_service *svc, struct ref_item *v, size_t n)
     store_fault(svc, "batch rolled back");
     ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("batch rolled back by the store (%s); will retry", store_errmsg(svc->st));
-    store_batch_rollback(svc->st);
+    ref_store_batch_rollback(svc);
     ref_log_release();
     return 0;
   }
@@ -306,7 +306,7 @@ static size_t run_batch(struct ref_service *svc, struct ref_item *v, size_t n)
     store_fault(svc, "cannot record the mail source's state");
     ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("cannot record the mail source's state: %s", store_errmsg(svc->st));
-    store_batch_rollback(svc->st);
+    ref_store_batch_rollback(svc);
     ref_log_release();
     return 0;
   }
@@ -509,7 +509,7 @@ static int record_sent(struct ref_service *svc, struct ref_transport *t, bool la
   if((lazy || many) && rc == STORE_OK)
     rc = store_batch_commit(svc->st);
   else if(lazy || many)
-    store_batch_rollback(svc->st);
+    ref_store_batch_rollback(svc);
   if(rc != STORE_OK) {
     store_fault(svc, "outbox: cannot record what was sent");
     ref_log_error("outbox: cannot record %zu sent repl(ies) (%s); they are not sent again "

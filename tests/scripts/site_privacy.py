@@ -120,10 +120,11 @@ def main():
         inv = t.last[b]
         old = int(re.search(r"\[tabula (\d+)", str(inv["Subject"])).group(1))
         db = sqlite3.connect(os.path.join(work, "t", "db"))
-        gone = db.execute("DELETE FROM kv WHERE key = ?", ("dice-protocol:%d" % old,)).rowcount
+        gone = db.execute("DELETE FROM dice_protocols WHERE game = ? AND version = 2",
+                          (old,)).rowcount
         db.commit()
         db.close()
-        check("the store marks a new dice game's protocol version (kv dice-protocol:GAME)",
+        check("the store marks a new dice game's protocol version (dice_protocols)",
               gone == 1, gone)
         # an observer since the invitation: the start it is told of names
         # nobody (rules-spec G-3), though the players' start mails show the
