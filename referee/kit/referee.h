@@ -18,6 +18,16 @@
 
 /* The configuration: one table of options (config.c) drives defaults,
  * parsing, validation and `tabula check-config`. */
+/* The words of the enum options (config.c's table maps each word to its
+ * value, once, when the file is read; nothing else compares the words). */
+enum ref_source { REF_SOURCE_MAILDIR, REF_SOURCE_IMAP, REF_SOURCE_POP3 };
+enum ref_sink { REF_SINK_MAILDIR, REF_SINK_SMTP, REF_SINK_SENDMAIL };
+enum ref_tls { REF_TLS_IMPLICIT, REF_TLS_STARTTLS, REF_TLS_NONE };
+enum ref_auth { REF_AUTH_TOKEN_FROM, REF_AUTH_TOKEN };
+enum ref_keyless { REF_KEYLESS_CONFIRM, REF_KEYLESS_ACT, REF_KEYLESS_OFF };
+enum ref_timeout { REF_TIMEOUT_AUTO, REF_TIMEOUT_CLAIM };
+enum ref_log_format { REF_LOG_FORMAT_AUTO, REF_LOG_FORMAT_JOURNAL, REF_LOG_FORMAT_PLAIN };
+
 struct ref_config {
   char store_path[512];    /* SQLite file */
   char inbox[512];         /* Maildir read by `serve` */
@@ -28,14 +38,14 @@ struct ref_config {
   int poll_ms;             /* inbox poll interval of `serve` */
   int log_level;           /* 0 error .. 3 debug */
   char log_file[512];      /* "" : standard error only; else lines appended here too (log.c) */
-  char log_format[16];     /* auto | journal | plain (priorities for the journal) */
+  enum ref_log_format log_format; /* auto | journal | plain (priorities for the journal) */
   char help_url[256];      /* a page of rules and help named in help mails; "" = none */
-  char auth[16];           /* "token+from": key and From must both match the seat
-                              (default); "token": the key alone, the seat's player of
+  enum ref_auth auth;      /* token+from: key and From must both match the seat
+                              (default); token: the key alone, the seat's player of
                               record is copied on what another address did */
-  char keyless[16];        /* a known player's mail without a key: "confirm"
+  enum ref_keyless keyless; /* a known player's mail without a key: confirm
                               (queries answered, actions asked to be confirmed from the
-                              address of record; default), "act" (at once), "off" */
+                              address of record; default), act (at once), off */
   char trusted_authserv_id[256]; /* The receiving server whose Authentication-Results
                               (dmarc=pass, or dkim=pass for the From's domain) let a
                               keyless mail act at once under keyless = confirm; "" none */
@@ -44,21 +54,21 @@ struct ref_config {
   int stranger_mails_per_hour; /* all mails an hour, together, to addresses that hold no seat
                                   and never answered us: confirmations, help, invitations */
   int confirm_days;        /* a confirmation request's key lapses after this */
-  char recipient_delimiter[2]; /* local+GAME.KEY@domain: "+" (or - = _ as the MTA uses) */
+  int recipient_delimiter; /* local+GAME.KEY@domain: '+' (or '-' '=' '_' as the MTA uses) */
   /* Mail transports (transport.c): where mail comes from and goes. */
-  char source[16];         /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
+  enum ref_source source;  /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
   char in_host[256];       /* IMAP or POP3 server */
   int in_port;             /* 0: 993/143 or 995/110 after in_tls */
-  char in_tls[16];         /* implicit | starttls | none */
+  enum ref_tls in_tls;     /* implicit | starttls | none */
   char in_user[256];
   char in_password[256];
   char in_password_file[512]; /* the password's file; config.c reads it into in_password */
   char imap_mailbox[256];  /* the folder read, INBOX */
   char imap_move_to[256];  /* "" : flag \Seen after commit; else MOVE there */
-  char sink[16];           /* maildir | smtp | sendmail */
+  enum ref_sink sink;      /* maildir | smtp | sendmail */
   char smtp_host[256];
   int smtp_port;           /* 0: 587 (starttls, none) or 465 (implicit) */
-  char smtp_tls[16];       /* starttls | implicit | none */
+  enum ref_tls smtp_tls;   /* starttls | implicit | none */
   char smtp_user[256];
   char smtp_password[256];
   char smtp_password_file[512];
@@ -72,7 +82,7 @@ struct ref_config {
   /* Time (clock.c). */
   int days_per_move;       /* default time per move, game option days=N */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
-  char timeout[16];        /* "auto": the late player loses; "claim": the opponent may claim */
+  enum ref_timeout timeout; /* auto: the late player loses; claim: the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int seek_days;           /* an open seek not paired by then expires */

@@ -23,7 +23,14 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop);
  * 15); 0, or -1 when the server failed (the UIDs are then acknowledged by
  * the next session, from the last committed UID in the store). */
 int ref_inbound_ack(struct ref_service *svc);
+/* The source and sink drivers chosen from the configuration (once: the
+ * service calls them through their tables), the Maildirs in use made; 0,
+ * or -1 with the reason. ref_transport_close ends their sessions (IMAP
+ * LOGOUT, SMTP QUIT) and frees them; NULL is fine. */
+int ref_transport_open(struct ref_service *svc, char *errbuf, size_t errcap);
 void ref_transport_close(struct ref_service *svc);
+/* Says in the log where mail comes from and where replies go (serve). */
+void ref_transport_serving(struct ref_service *svc);
 /* What the outbox flushes between the batches of the last pass sent, and
  * their wall and CPU seconds (then cleared): a Maildir pass of more than
  * one batch sends each batch's replies before reading the next. */

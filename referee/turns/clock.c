@@ -118,7 +118,7 @@ static int64_t next_event_under(const struct ref_service *svc, const struct stor
     need = total / 2;
   else if(c->days > 2 && !(c->reminded & 2))
     need = total - DAY;
-  else if(!strcmp(svc->cfg.timeout, "auto") || !(c->reminded & 4))
+  else if(svc->cfg.timeout == REF_TIMEOUT_AUTO || !(c->reminded & 4))
     need = total;
   return need < 0 ? -1 : ref_clock_reach(r, c->started, need);
 }
@@ -254,7 +254,7 @@ int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t a
   int64_t used;
   int fresh, seat = running_seat(g);
 
-  if(seat < 0 || strcmp(svc->cfg.timeout, "auto"))
+  if(seat < 0 || svc->cfg.timeout != REF_TIMEOUT_AUTO)
     return 0;
   if(clock_get(svc, &c, g->row.id, &fresh))
     return -1;
@@ -340,9 +340,9 @@ static enum ref_clock_due clock_due(const struct ref_service *svc, const struct 
 {
   int64_t total = (int64_t)c->days * DAY;
   if(used >= total)
-    return !strcmp(svc->cfg.timeout, "auto") ? REF_DUE_TIMEOUT
-           : (c->reminded & 4)               ? REF_DUE_NONE
-                                             : REF_DUE_TIME_UP;
+    return svc->cfg.timeout == REF_TIMEOUT_AUTO ? REF_DUE_TIMEOUT
+           : (c->reminded & 4)                 ? REF_DUE_NONE
+                                               : REF_DUE_TIME_UP;
   /* The last-day reminder only when it falls after half time (more than
    * two days per move); with two days, half time is 24 hours before. */
   if(c->days > 2 && used >= total - DAY)
