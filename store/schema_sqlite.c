@@ -350,6 +350,71 @@ const char *const store_sqlite_migrations[] = {
       ") STRICT;"
       "INSERT INTO outbox_message(id, message) SELECT id, message FROM outbox;"
       "ALTER TABLE outbox DROP COLUMN message;",
+  /* v10 (game state in the schema): what the service kept as strings in
+   * kv ("resign:GAME" = "SEAT LEVEL", "observers:GAME" = "a b c", ...),
+   * where no constraint held it, `tabula check` could not see it and no
+   * migration could reach it, gets a table each, referring to the game,
+   * seat or player it belongs to (gamestate.c). store.c's move_kv_state
+   * then moves the rows over, read as the service read them, and deletes
+   * them from kv; kv keeps the installation's own keys (the store id, the
+   * mail sources' positions). observers.id keeps the order they came in
+   * (mails to observers go out in it). */
+  /* v10 */ "CREATE TABLE resign_offers("
+      "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+      "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+      "  level INTEGER NOT NULL CHECK(level >= 1 AND level <= 3),"
+      "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+      ") STRICT;"
+      "CREATE TABLE takeback_requests("
+      "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+      "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+      "  seq INTEGER NOT NULL CHECK(seq >= 1),"
+      "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+      ") STRICT;"
+      "CREATE TABLE standing_rolls("
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+      "  PRIMARY KEY(game, seat),"
+      "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+      ") STRICT;"
+      "CREATE TABLE cube_answers("
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+      "  answer TEXT NOT NULL CHECK(answer = 'take' OR answer = 'drop'),"
+      "  PRIMARY KEY(game, seat),"
+      "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+      ") STRICT;"
+      "CREATE TABLE observers("
+      "  id INTEGER PRIMARY KEY,"
+      "  game INTEGER NOT NULL REFERENCES games(id),"
+      "  address TEXT NOT NULL CHECK(address <> ''),"
+      "  UNIQUE(game, address)"
+      ") STRICT;"
+      "CREATE TABLE private_games("
+      "  game INTEGER PRIMARY KEY REFERENCES games(id)"
+      ") STRICT;"
+      "CREATE TABLE public_comment_games("
+      "  game INTEGER PRIMARY KEY REFERENCES games(id)"
+      ") STRICT;"
+      "CREATE TABLE comments_off("
+      "  address TEXT PRIMARY KEY REFERENCES players(address)"
+      ") STRICT;"
+      "CREATE TABLE dice_protocols("
+      "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+      "  version INTEGER NOT NULL CHECK(version >= 1 AND version <= 2)"
+      ") STRICT;"
+      "CREATE TABLE lag_previews("
+      "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+      "  roll INTEGER NOT NULL CHECK(roll >= 0)"
+      ") STRICT;"
+      "CREATE TABLE hourly_counts("
+      "  counter TEXT NOT NULL"
+      "    CHECK(counter = 'rate' OR counter = 'unasked' OR counter = 'strangers'),"
+      "  address TEXT NOT NULL,"
+      "  start INTEGER NOT NULL,"
+      "  count INTEGER NOT NULL CHECK(count >= 0),"
+      "  PRIMARY KEY(counter, address)"
+      ") STRICT;",
 };
 
 static_assert(sizeof(store_sqlite_migrations) / sizeof(store_sqlite_migrations[0]) ==

@@ -35,6 +35,17 @@ static const struct store_driver *const drivers[] = {
   &store_driver_sqlite,
 };
 
+/* Steps that also move rows in C after their SQL, in the same
+ * transaction: where SQL alone would need one engine's string functions
+ * (splitting "a b c", reading "SEAT LEVEL"). */
+static int move_kv_state(struct store *st);
+static const struct {
+  int version;
+  int (*move)(struct store *st);
+} migration_moves[] = {
+  {10, move_kv_state},
+};
+
 /* ---- the transaction hook (store_int.h) ---- */
 
 void store_tx_hook(struct store *st, const struct store_tx_hook *hook)
@@ -142,6 +153,7 @@ static int refuse_newer(struct store *st, int version)
 static int migrate(struct store *st)
 {
   int version = 0, v;
+  size_t j;
   int rc;
 
   rc = st->drv->begin(st, "beginning the schema migration");
@@ -166,6 +178,10 @@ static int migrate(struct store *st)
       if(rc)
         goto out;
     }
+    /* then the step's rows moved in C, the same on every engine */
+    for(j = 0; j < sizeof(migration_moves) / sizeof(migration_moves[0]); j++)
+      if(migration_moves[j].version == v && (rc = migration_moves[j].move(st)) != STORE_OK)
+        goto out;
     rc = st->drv->set_schema_version(st, v);
     if(rc)
       goto out;
@@ -486,8 +502,15 @@ int store_batch_commit(struct store *st)
 
   if(!st->batch)
     return store_fail(st, STORE_EIO, "batch commit: no batch is open");
-  if(st->unit)
-    (void)store_rollback(st); /* a message left half-done is not kept */
+  if(st->unit) {
+    rc = store_rollback(st); /* a message left half-done is not kept */
+    if(rc != STORE_OK) {
+      /* nor committed with the others when it cannot be undone alone:
+       * nothing of the batch is kept, the batch is retried whole */
+      int undone = store_batch_rollback(st);
+      return undone != STORE_OK ? undone : rc;
+    }
+  }
   st->batch = false;
   rc = run_sql(st, "COMMIT", "batch commit");
   if(rc != STORE_OK && store_in_tx(st))
@@ -562,6 +585,184 @@ int store_kv_set(struct store *st, const char *key, const char *value)
                    "INSERT INTO kv(key, value) VALUES($1, $2)"
                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                    "kv_set", "tt", key, value);
+}
+
+/* ---- v10: the game state kv held, moved to its tables ---- */
+
+struct kv_row {
+  char *key, *value;
+};
+
+static int read_kv_row(struct store *st, const struct store_row *src, void *row)
+{
+  struct kv_row *r = row;
+  size_t len;
+  const char *k = store_col_text(src, 0, &len), *v = store_col_text(src, 1, &len);
+  r->key = strdup(k ? k : "");
+  r->value = strdup(v ? v : "");
+  if(!r->key || !r->value)
+    return store_fail(st, STORE_ENOMEM, "migrating kv: out of memory");
+  return STORE_OK;
+}
+
+/* rest starts with a game id (digits) ended by `end`; *after past it. */
+static bool kv_game(const char *rest, char end, int64_t *game, const char **after)
+{
+  int64_t v = 0;
+  const char *p = rest;
+  if(*p < '0' || *p > '9')
+    return false;
+  for(; *p >= '0' && *p <= '9'; p++) {
+    if(v > (INT64_MAX - 9) / 10)
+      return false;
+    v = v * 10 + (*p - '0');
+  }
+  if(*p != end)
+    return false;
+  *game = v;
+  if(after)
+    *after = end ? p + 1 : p;
+  return true;
+}
+
+/* "GAME:SEAT" */
+static bool kv_game_seat(const char *rest, int64_t *game, int64_t *seat)
+{
+  const char *after;
+  return kv_game(rest, ':', game, &after) && kv_game(after, '\0', seat, NULL) && *seat < 1000;
+}
+
+static bool kv_prefixed(const char *key, const char *prefix, const char **rest)
+{
+  size_t n = strlen(prefix);
+  if(strncmp(key, prefix, n))
+    return false;
+  *rest = key + n;
+  return true;
+}
+
+#define KV_IF_SEAT " WHERE EXISTS(SELECT 1 FROM seats WHERE game = $1 AND seat = $2)"
+#define KV_IF_GAME " WHERE EXISTS(SELECT 1 FROM games WHERE id = $1)"
+
+static int kv_hourly(struct store *st, const char *counter, const char *address,
+                     const char *value)
+{
+  long long start, count;
+  if(sscanf(value, "%lld %lld", &start, &count) != 2 || count < 0)
+    return STORE_OK;
+  return store_run(st, "INSERT INTO hourly_counts(counter, address, start, count)"
+                       " VALUES($1, $2, $3, $4)",
+                   "migrating kv: hourly counts", "ttii", counter, address, (int64_t)start,
+                   (int64_t)count);
+}
+
+/* One kv row as the service read it (referee/: what it read as "none"
+ * moves nothing), into its table; rows of a game, seat or player that
+ * does not exist are dropped (nothing could read them). */
+static int kv_move_one(struct store *st, const char *key, const char *value)
+{
+  const char *rest;
+  int64_t game, seat;
+  int a, b;
+  long long l;
+
+  if(kv_prefixed(key, "resign:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && sscanf(value, "%d %d", &a, &b) == 2 && a >= 0 &&
+                   b >= 1 && b <= 3
+             ? store_run(st, "INSERT INTO resign_offers(game, seat, level) SELECT $1, $2, $3"
+                             KV_IF_SEAT,
+                         "migrating kv: resign offers", "iii", game, (int64_t)a, (int64_t)b)
+             : STORE_OK;
+  if(kv_prefixed(key, "takeback:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && sscanf(value, "%d %lld", &a, &l) == 2 &&
+                   a >= 0 && l >= 1
+             ? store_run(st, "INSERT INTO takeback_requests(game, seat, seq) SELECT $1, $2, $3"
+                             KV_IF_SEAT,
+                         "migrating kv: takeback requests", "iii", game, (int64_t)a, (int64_t)l)
+             : STORE_OK;
+  if(kv_prefixed(key, "autoroll:", &rest))
+    return kv_game_seat(rest, &game, &seat) && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO standing_rolls(game, seat) SELECT $1, $2" KV_IF_SEAT,
+                         "migrating kv: standing rolls", "ii", game, seat)
+             : STORE_OK;
+  if(kv_prefixed(key, "cubeanswer:", &rest))
+    return kv_game_seat(rest, &game, &seat) && (!strcmp(value, "take") || !strcmp(value, "drop"))
+             ? store_run(st, "INSERT INTO cube_answers(game, seat, answer) SELECT $1, $2, $3"
+                             KV_IF_SEAT,
+                         "migrating kv: cube answers", "iit", game, seat, value)
+             : STORE_OK;
+  if(kv_prefixed(key, "observers:", &rest)) {
+    /* "a b c", in the order they came */
+    char *list, *tok, *save = NULL;
+    int rc = STORE_OK;
+    if(!kv_game(rest, '\0', &game, NULL))
+      return STORE_OK;
+    if(!(list = strdup(value)))
+      return store_fail(st, STORE_ENOMEM, "migrating kv: out of memory");
+    for(tok = strtok_r(list, " ", &save); tok && rc == STORE_OK; tok = strtok_r(NULL, " ", &save))
+      rc = store_run(st, "INSERT INTO observers(game, address) SELECT $1, $2" KV_IF_GAME
+                         " ON CONFLICT(game, address) DO NOTHING",
+                     "migrating kv: observers", "it", game, tok);
+    free(list);
+    return rc;
+  }
+  if(kv_prefixed(key, "private:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO private_games(game) SELECT $1" KV_IF_GAME,
+                         "migrating kv: private games", "i", game)
+             : STORE_OK;
+  if(kv_prefixed(key, "public-comments:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO public_comment_games(game) SELECT $1" KV_IF_GAME,
+                         "migrating kv: public-comments games", "i", game)
+             : STORE_OK;
+  if(kv_prefixed(key, "comments-off:", &rest))
+    return rest[0] && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO comments_off(address) SELECT $1"
+                             " WHERE EXISTS(SELECT 1 FROM players WHERE address = $1)",
+                         "migrating kv: comments off", "t", rest)
+             : STORE_OK;
+  if(kv_prefixed(key, "dice-protocol:", &rest))
+    /* docs/dice-protocol.md, "Versions": the one name written was
+     * "tabula-dice-2"; anything else read as tabula-dice-1 */
+    return kv_game(rest, '\0', &game, NULL)
+             ? store_run(st, "INSERT INTO dice_protocols(game, version) SELECT $1, $2" KV_IF_GAME,
+                         "migrating kv: dice protocols", "ii", game,
+                         (int64_t)(strcmp(value, "tabula-dice-2") ? 1 : 2))
+             : STORE_OK;
+  if(kv_prefixed(key, "lag:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && (l = atoll(value)) > 0
+             ? store_run(st, "INSERT INTO lag_previews(game, roll) SELECT $1, $2" KV_IF_GAME,
+                         "migrating kv: lag previews", "ii", game, (int64_t)l)
+             : STORE_OK;
+  if(kv_prefixed(key, "rate:", &rest))
+    return kv_hourly(st, "rate", rest, value);
+  if(kv_prefixed(key, "unasked:", &rest))
+    return kv_hourly(st, "unasked", rest, value);
+  if(!strcmp(key, "budget:strangers"))
+    return kv_hourly(st, "strangers", "", value);
+  return STORE_OK;
+}
+
+static int move_kv_state(struct store *st)
+{
+  void *v = NULL;
+  struct kv_row *rows;
+  size_t n = 0, i;
+  int rc = store_query(st, &v, &n, sizeof(struct kv_row), read_kv_row,
+                       "SELECT key, value FROM kv WHERE " STORE_KV_STATE_KEYS " ORDER BY key",
+                       "migrating kv", "");
+  rows = v;
+  for(i = 0; rc == STORE_OK && i < n; i++)
+    rc = kv_move_one(st, rows[i].key, rows[i].value);
+  if(rc == STORE_OK)
+    rc = store_run(st, "DELETE FROM kv WHERE " STORE_KV_STATE_KEYS, "migrating kv: deleting", "");
+  for(i = 0; i < n; i++) {
+    free(rows[i].key);
+    free(rows[i].value);
+  }
+  free(rows);
+  return rc;
 }
 
 /* ---- hashing ---- */

@@ -653,7 +653,7 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
   struct ref_game_ctx g;
   char why[256], num[24];
 
-  if(!strcmp(svc->cfg.keyless, "off") || !from[0])
+  if(svc->cfg.keyless == REF_KEYLESS_OFF || !from[0])
     return 1;
   if(store_games_of(svc->st, &ids, &n, from) != STORE_OK)
     return -1;
@@ -710,10 +710,11 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
     ref_game_free(&g);
     return -1;
   }
-  vouched = !strcmp(svc->cfg.keyless, "confirm") && sender_authenticated(svc, m->mail);
+  vouched = svc->cfg.keyless == REF_KEYLESS_CONFIRM && sender_authenticated(svc, m->mail);
   ref_log_info("game %lld: a mail from %s without its key (keyless = %s%s)", (long long)game,
-               from, svc->cfg.keyless, vouched ? ", the sender authenticated by its server" : "");
-  if(!strcmp(svc->cfg.keyless, "act") || vouched)
+               from, svc->cfg.keyless == REF_KEYLESS_ACT ? "act" : "confirm",
+               vouched ? ", the sender authenticated by its server" : "");
+  if(svc->cfg.keyless == REF_KEYLESS_ACT || vouched)
     rc = run_in_game(m, &g, seat, cmds);
   else if(keyless_query_only(cmds) ||
           (cmds->ncand && !cmds->ncmd && !mail_move(&g, seat, cmds, MOVE_PLAYABLE)))
@@ -734,8 +735,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
   struct ref_game_ctx g;
   char token[64], why[256], quote[128], more[16];
   int64_t game = 0;
-  int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
-  char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
+  int seat, rc = 0, i, token_only = svc->cfg.auth == REF_AUTH_TOKEN;
+  char delim = (char)svc->cfg.recipient_delimiter;
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
   snprintf(more, sizeof(more), "%d", cmds.cmd_more);
@@ -771,8 +772,8 @@ int ref_dispatch(struct ref_msg_ctx *m)
   if(game_tag(mail, delim, &game, token, sizeof(token))) {
     /* No key: the From proves nothing, unless the transport vouches for
      * it (keyless = act, or the trusted server's Authentication-Results) */
-    if(!strcmp(svc->cfg.keyless, "act") ||
-       (!strcmp(svc->cfg.keyless, "confirm") && sender_authenticated(svc, mail)))
+    if(svc->cfg.keyless == REF_KEYLESS_ACT ||
+       (svc->cfg.keyless == REF_KEYLESS_CONFIRM && sender_authenticated(svc, mail)))
       m->unproven = 0;
     else if((rc = unasked_over(m, mail->from, "an answer to mail without a key")))
       return rc < 0 ? -1 : 0;
@@ -901,7 +902,7 @@ int ref_dispatch_unreadable(struct ref_msg_ctx *m, const char *why)
   char token[64], err[256];
   int64_t game = 0;
   int seat, rc;
-  char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
+  char delim = (char)svc->cfg.recipient_delimiter;
 
   m->refused = 1;
   /* Only a player's own mail about their game is answered: its key names

@@ -50,19 +50,12 @@ static bool stderr_is_journal(void)
   return (unsigned long long)st.st_dev == dev && (unsigned long long)st.st_ino == ino;
 }
 
-int ref_log_setup(const char *format, const char *file)
+void ref_log_setup(enum ref_log_format format, const char *file)
 {
-  if(!format || !strcmp(format, "auto"))
-    journal = stderr_is_journal();
-  else if(!strcmp(format, "journal"))
-    journal = true;
-  else if(!strcmp(format, "plain"))
-    journal = false;
-  else
-    return -1;
+  journal = format == REF_LOG_FORMAT_JOURNAL ||
+            (format == REF_LOG_FORMAT_AUTO && stderr_is_journal());
   snprintf(log_path, sizeof(log_path), "%s", file ? file : "");
   log_path_failed = false;
-  return 0;
 }
 
 /* Appends one line to log_file, opened for each line so that logrotate

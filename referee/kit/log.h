@@ -14,13 +14,15 @@
 #include <stddef.h>
 #include <stdio.h>
 
+#include "referee.h" /* enum ref_log_format */
+
 enum ref_log_level { REF_LOG_ERROR, REF_LOG_WARN, REF_LOG_INFO, REF_LOG_DEBUG };
 
 void ref_log_set_level(enum ref_log_level level);
-/* format: "auto" (journal prefixes when JOURNAL_STREAM names our stderr),
- * "journal" or "plain"; file: "" or a path (config log_file). -1 for an
- * unknown format. */
-int ref_log_setup(const char *format, const char *file);
+/* format (config log_format): auto (journal prefixes when JOURNAL_STREAM
+ * names our stderr), journal or plain; file: "" or a path (config
+ * log_file). */
+void ref_log_setup(enum ref_log_format format, const char *file);
 /* Where lines go; default stderr. Tests point it at a file to scan it. */
 void ref_log_set_stream(FILE *stream);
 void ref_log(enum ref_log_level level, const char *fmt, ...)

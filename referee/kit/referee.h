@@ -18,6 +18,16 @@
 
 /* The configuration: one table of options (config.c) drives defaults,
  * parsing, validation and `tabula check-config`. */
+/* The words of the enum options (config.c's table maps each word to its
+ * value, once, when the file is read; nothing else compares the words). */
+enum ref_source { REF_SOURCE_MAILDIR, REF_SOURCE_IMAP, REF_SOURCE_POP3 };
+enum ref_sink { REF_SINK_MAILDIR, REF_SINK_SMTP, REF_SINK_SENDMAIL };
+enum ref_tls { REF_TLS_IMPLICIT, REF_TLS_STARTTLS, REF_TLS_NONE };
+enum ref_auth { REF_AUTH_TOKEN_FROM, REF_AUTH_TOKEN };
+enum ref_keyless { REF_KEYLESS_CONFIRM, REF_KEYLESS_ACT, REF_KEYLESS_OFF };
+enum ref_timeout { REF_TIMEOUT_AUTO, REF_TIMEOUT_CLAIM };
+enum ref_log_format { REF_LOG_FORMAT_AUTO, REF_LOG_FORMAT_JOURNAL, REF_LOG_FORMAT_PLAIN };
+
 struct ref_config {
   char store_path[512];    /* SQLite file */
   char store[1024];        /* a PostgreSQL database instead ("" = store_path) */
@@ -29,14 +39,14 @@ struct ref_config {
   int poll_ms;             /* inbox poll interval of `serve` */
   int log_level;           /* 0 error .. 3 debug */
   char log_file[512];      /* "" : standard error only; else lines appended here too (log.c) */
-  char log_format[16];     /* auto | journal | plain (priorities for the journal) */
+  enum ref_log_format log_format; /* auto | journal | plain (priorities for the journal) */
   char help_url[256];      /* a page of rules and help named in help mails; "" = none */
-  char auth[16];           /* "token+from": key and From must both match the seat
-                              (default); "token": the key alone, the seat's player of
+  enum ref_auth auth;      /* token+from: key and From must both match the seat
+                              (default); token: the key alone, the seat's player of
                               record is copied on what another address did */
-  char keyless[16];        /* a known player's mail without a key: "confirm"
+  enum ref_keyless keyless; /* a known player's mail without a key: confirm
                               (queries answered, actions asked to be confirmed from the
-                              address of record; default), "act" (at once), "off" */
+                              address of record; default), act (at once), off */
   char trusted_authserv_id[256]; /* The receiving server whose Authentication-Results
                               (dmarc=pass, or dkim=pass for the From's domain) let a
                               keyless mail act at once under keyless = confirm; "" none */
@@ -45,21 +55,21 @@ struct ref_config {
   int stranger_mails_per_hour; /* all mails an hour, together, to addresses that hold no seat
                                   and never answered us: confirmations, help, invitations */
   int confirm_days;        /* a confirmation request's key lapses after this */
-  char recipient_delimiter[2]; /* local+GAME.KEY@domain: "+" (or - = _ as the MTA uses) */
+  int recipient_delimiter; /* local+GAME.KEY@domain: '+' (or '-' '=' '_' as the MTA uses) */
   /* Mail transports (transport.c): where mail comes from and goes. */
-  char source[16];         /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
+  enum ref_source source;  /* maildir | imap | pop3 (the MTA pipe is `tabula deliver`) */
   char in_host[256];       /* IMAP or POP3 server */
   int in_port;             /* 0: 993/143 or 995/110 after in_tls */
-  char in_tls[16];         /* implicit | starttls | none */
+  enum ref_tls in_tls;     /* implicit | starttls | none */
   char in_user[256];
   char in_password[256];
   char in_password_file[512]; /* the password's file; config.c reads it into in_password */
   char imap_mailbox[256];  /* the folder read, INBOX */
   char imap_move_to[256];  /* "" : flag \Seen after commit; else MOVE there */
-  char sink[16];           /* maildir | smtp | sendmail */
+  enum ref_sink sink;      /* maildir | smtp | sendmail */
   char smtp_host[256];
   int smtp_port;           /* 0: 587 (starttls, none) or 465 (implicit) */
-  char smtp_tls[16];       /* starttls | implicit | none */
+  enum ref_tls smtp_tls;   /* starttls | implicit | none */
   char smtp_user[256];
   char smtp_password[256];
   char smtp_password_file[512];
@@ -73,7 +83,7 @@ struct ref_config {
   /* Time (clock.c). */
   int days_per_move;       /* default time per move, game option days=N */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
-  char timeout[16];        /* "auto": the late player loses; "claim": the opponent may claim */
+  enum ref_timeout timeout; /* auto: the late player loses; claim: the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int seek_days;           /* an open seek not paired by then expires */
@@ -92,10 +102,26 @@ void ref_config_defaults(struct ref_config *cfg);
 #define REF_CONFIG_EREAD (-1)
 #define REF_CONFIG_EINVALID (-2)
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap);
+/* One option of the table as check-config shows it, in the table's
+ * order: its value is value_int when is_int, else value; a password that
+ * is set is hidden (value NULL), never shown. */
+struct ref_config_item {
+  const char *name, *help, *deflt;
+  bool is_int, hidden;
+  int value_int;
+  const char *value;
+};
+/* The option at i (0, 1, ...): 0, or -1 past the last. */
+int ref_config_option(const struct ref_config *cfg, size_t i, struct ref_config_item *item);
 void ref_config_dump(FILE *out, const struct ref_config *cfg);
 /* The store the service opens: `store` when set (a PostgreSQL database),
  * else store_path (the SQLite file). */
 const char *ref_config_store(const struct ref_config *cfg);
+/* The same as JSON (docs/json.md), with the file read (NULL: none, the
+ * built-in defaults) and how it was chosen (json_out.c: not in config.c,
+ * which tabula-deliver links without jansson). 0, or -1. */
+int ref_config_json(FILE *out, const struct ref_config *cfg, const char *path,
+                    const char *origin);
 /* Which file configures every command (tabula(1), FILES): the -c FILE
  * given (option_path), else $TABULA_CONFIG, else the system file
  * (REF_CONFIG_SYSTEM_FILE) when it exists, else none: the built-in
@@ -185,13 +211,18 @@ enum ref_admin_rc {
   REF_ADMIN_REFUSED = 3, /* not for that game: not running, not one of its results */
   REF_ADMIN_FAILED = 4   /* the store failed or was busy: nothing changed */
 };
+/* What the operator's read-only commands write: the text for a person,
+ * or one JSON document for a script (docs/json.md), from the same data. */
+enum ref_output { REF_OUTPUT_TEXT, REF_OUTPUT_JSON };
 /* Every game: number, kind, phase, the side to move, the players by side,
  * the result; columns aligned. */
-int ref_service_print_games(struct ref_service *svc, FILE *out);
-int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game);
+int ref_service_print_games(struct ref_service *svc, FILE *out, enum ref_output form);
+/* One game: its players, the board, the position string, the journal. */
+int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game,
+                           enum ref_output form);
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
-int ref_service_check(struct ref_service *svc, FILE *out);
+int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form);
 /* The operator decides a running game: RESULT is a seat's name (it wins),
  * 1-0 / 0-1, or draw. Journaled (with the reason, when given), every
  * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
@@ -205,14 +236,16 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 /* The Glicko-2 ratings of one game system (kind NULL: every system), after
  * rebuilding the stored table from the journals when `rebuild`
  * (admin_compete.c). */
-int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild);
+int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild,
+                        enum ref_output form);
 /* A round robin made by the operator: GAME, NAME, the players (and
  * key=value options, "unrated"), once or twice (cycles 2); every player is
  * invited by mail and accepts. */
 int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *kind,
                                const char *name, char *const *words, int nwords, int cycles);
 /* A round robin's standings, by name or number. */
-int ref_service_standings(struct ref_service *svc, FILE *out, const char *name);
+int ref_service_standings(struct ref_service *svc, FILE *out, const char *name,
+                          enum ref_output form);
 /* The read-only web view (site.c): index.html, a page and the
  * record of every published game updated at or after `since` (0: all)
  * written into dir. *written counts the pages. */

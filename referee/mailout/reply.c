@@ -52,8 +52,8 @@ int ref_seat_reply_to(const struct ref_service *svc, const struct ref_game_ctx *
 {
   if(seat < 0 || (size_t)seat >= g->nseats)
     return -1;
-  return tokened_address(buf, cap, svc->cfg.address, svc->cfg.recipient_delimiter[0], g->row.id,
-                         g->seats[seat].token);
+  return tokened_address(buf, cap, svc->cfg.address, (char)svc->cfg.recipient_delimiter,
+                         g->row.id, g->seats[seat].token);
 }
 
 /* ---- the digest: where a mail may wait ---- */
@@ -268,7 +268,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
                    g->seats[seat].token))
       return -1;
     if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
-                       svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
+                       (char)svc->cfg.recipient_delimiter, g->row.id, g->seats[seat].token) == 0)
       rt = reply_to;
   }
   else if(g)
@@ -291,7 +291,7 @@ int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, co
     return -1; /* the key routes the answer: whole or no mail */
   return compose(m, NULL, to, tmpl, vars, nvars, prefix,
                  tagged_address(reply_to, sizeof(reply_to), svc->cfg.address,
-                                svc->cfg.recipient_delimiter[0], tag) == 0
+                                (char)svc->cfg.recipient_delimiter, tag) == 0
                    ? reply_to
                    : NULL,
                  NULL);

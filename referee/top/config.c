@@ -3,6 +3,9 @@
  * a default, bounds and a target field; the same table drives the defaults,
  * the INI parser (inih), validation and `tabula check-config`.
  * Unknown keys are refused, so a typo never silently changes nothing.
+ * An option that takes one of a few words (OPT_ENUM) is checked and turned
+ * into its enum here, once, when the file is read: the rest of the program
+ * compares enums, never the words.
  */
 #include "referee.h"
 
@@ -25,26 +28,72 @@ const char ref_config_system_file[] = TABULA_SYSCONFDIR "/tabula/tabula.ini";
 /* OPT_PATH: a string naming a file or folder; relative in a file, it is
  * taken from that file's folder (the same file works from cron's
  * $HOME, systemd's / and the operator's shell alike). */
-enum opt_type { OPT_STRING, OPT_PATH, OPT_INT };
+enum opt_type { OPT_STRING, OPT_PATH, OPT_INT, OPT_ENUM };
+
+/* One word of an OPT_ENUM option and the value stored for it. */
+struct enum_word {
+  const char *word;
+  int value;
+};
 
 struct option_def {
   const char *name;
   enum opt_type type;
   size_t offset;
   size_t size;       /* OPT_STRING: field capacity */
-  const char *deflt; /* as text, for both types */
+  const char *deflt; /* as text, for every type */
   long min, max;     /* OPT_INT bounds */
   const char *help;
+  const struct enum_word *words; /* OPT_ENUM: the words taken, NULL-terminated */
 };
 
 #define STR(field, deflt, help)                                                 \
   {#field, OPT_STRING, offsetof(struct ref_config, field),                      \
-   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help}
+   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help, NULL}
 #define PATH(field, deflt, help)                                                \
   {#field, OPT_PATH, offsetof(struct ref_config, field),                        \
-   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help}
+   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help, NULL}
 #define INT(field, deflt, lo, hi, help)                                         \
-  {#field, OPT_INT, offsetof(struct ref_config, field), sizeof(int), deflt, lo, hi, help}
+  {#field, OPT_INT, offsetof(struct ref_config, field), sizeof(int), deflt, lo, hi, help, NULL}
+#define ENUM(field, deflt, words, help)                                         \
+  {#field, OPT_ENUM, offsetof(struct ref_config, field),                        \
+   sizeof(((struct ref_config *)0)->field), deflt, 0, 0, help, words}
+
+/* An OPT_ENUM field is stored as an int (set_option). */
+_Static_assert(sizeof(enum ref_source) == sizeof(int) && sizeof(enum ref_sink) == sizeof(int) &&
+                 sizeof(enum ref_tls) == sizeof(int) && sizeof(enum ref_auth) == sizeof(int) &&
+                 sizeof(enum ref_keyless) == sizeof(int) &&
+                 sizeof(enum ref_timeout) == sizeof(int) &&
+                 sizeof(enum ref_log_format) == sizeof(int),
+               "enum options are stored as int");
+
+/* The words of each OPT_ENUM option, in the order check-config's help and
+ * the refusal name them. */
+static const struct enum_word source_words[] = {
+  {"maildir", REF_SOURCE_MAILDIR}, {"imap", REF_SOURCE_IMAP}, {"pop3", REF_SOURCE_POP3}, {NULL, 0}};
+static const struct enum_word sink_words[] = {
+  {"maildir", REF_SINK_MAILDIR}, {"smtp", REF_SINK_SMTP}, {"sendmail", REF_SINK_SENDMAIL},
+  {NULL, 0}};
+static const struct enum_word in_tls_words[] = {
+  {"implicit", REF_TLS_IMPLICIT}, {"starttls", REF_TLS_STARTTLS}, {"none", REF_TLS_NONE},
+  {NULL, 0}};
+static const struct enum_word smtp_tls_words[] = {
+  {"starttls", REF_TLS_STARTTLS}, {"implicit", REF_TLS_IMPLICIT}, {"none", REF_TLS_NONE},
+  {NULL, 0}};
+static const struct enum_word auth_words[] = {
+  {"token+from", REF_AUTH_TOKEN_FROM}, {"token", REF_AUTH_TOKEN}, {NULL, 0}};
+static const struct enum_word keyless_words[] = {
+  {"confirm", REF_KEYLESS_CONFIRM}, {"act", REF_KEYLESS_ACT}, {"off", REF_KEYLESS_OFF},
+  {NULL, 0}};
+static const struct enum_word timeout_words[] = {
+  {"auto", REF_TIMEOUT_AUTO}, {"claim", REF_TIMEOUT_CLAIM}, {NULL, 0}};
+static const struct enum_word log_format_words[] = {
+  {"auto", REF_LOG_FORMAT_AUTO}, {"journal", REF_LOG_FORMAT_JOURNAL},
+  {"plain", REF_LOG_FORMAT_PLAIN}, {NULL, 0}};
+/* the character itself: reply.c and dispatch.c put it between the local
+ * part and the key */
+static const struct enum_word delimiter_words[] = {
+  {"+", '+'}, {"-", '-'}, {"=", '='}, {"_", '_'}, {NULL, 0}};
 
 /* The embedded default needs no server: Maildir in, Maildir out, SQLite. */
 static const struct option_def options[] = {
@@ -58,28 +107,28 @@ static const struct option_def options[] = {
   INT(poll_ms, "500", 10, 600000, "inbox poll interval in milliseconds"),
   INT(log_level, "2", 0, 3, "0 error, 1 warn, 2 info, 3 debug"),
   PATH(log_file, "", "a file log lines are appended to; then only errors go to standard error too"),
-  STR(log_format, "auto", "auto (journal priorities when standard error is systemd's journal), journal or plain"),
+  ENUM(log_format, "auto", log_format_words, "auto (journal priorities when standard error is systemd's journal), journal or plain"),
   STR(help_url, "", "a web page of rules and help, named at the end of every help mail"),
-  STR(auth, "token+from", "who may act for a seat: token+from (the key AND the seat's From) or token"),
-  STR(keyless, "confirm", "a player's mail without a game's key: confirm (queries answered, actions done once confirmed from the address of record), act (done at once: only where the MTA rejects forged senders) or off"),
+  ENUM(auth, "token+from", auth_words, "who may act for a seat: token+from (the key AND the seat's From) or token"),
+  ENUM(keyless, "confirm", keyless_words, "a player's mail without a game's key: confirm (queries answered, actions done once confirmed from the address of record), act (done at once: only where the MTA rejects forged senders) or off"),
   STR(trusted_authserv_id, "", "under keyless = confirm, a mail whose topmost Authentication-Results (RFC 8601) from this authserv-id says dmarc=pass, or dkim=pass with header.d the From's domain, acts at once (the MTA must remove such fields from incoming mail); empty: none trusted"),
   INT(rate_limit, "120", 0, 100000, "mails per hour read from one sender; more are recorded, not answered (0: no limit)"),
   INT(stranger_mails_per_hour, "20", 0, 100000, "mails per hour, all together, to addresses that hold no seat and never answered (confirmation requests, help, invitations); more are not sent, and logged"),
   INT(confirm_days, "3", 1, 60, "days a confirmation request waits for its answer (a first new, each observe)"),
-  STR(recipient_delimiter, "+", "the character between local part and key in reply addresses: + - = or _"),
-  STR(source, "maildir", "where mail comes from: maildir (inbox), imap or pop3"),
+  ENUM(recipient_delimiter, "+", delimiter_words, "the character between local part and key in reply addresses: + - = or _"),
+  ENUM(source, "maildir", source_words, "where mail comes from: maildir (inbox), imap or pop3"),
   STR(in_host, "", "IMAP or POP3 server host name (checked against its certificate)"),
   INT(in_port, "0", 0, 65535, "IMAP/POP3 port; 0: 993/995 for implicit TLS, else 143/110"),
-  STR(in_tls, "implicit", "IMAP/POP3 TLS: implicit, starttls or none"),
+  ENUM(in_tls, "implicit", in_tls_words, "IMAP/POP3 TLS: implicit, starttls or none"),
   STR(in_user, "", "IMAP/POP3 user name"),
   STR(in_password, "", "IMAP/POP3 password (sent only after the certificate is verified)"),
   PATH(in_password_file, "", "a file whose first line is the IMAP/POP3 password, instead of in_password; with neither, $CREDENTIALS_DIRECTORY/in_password (systemd's LoadCredential=) when there is one"),
   STR(imap_mailbox, "INBOX", "IMAP folder read"),
   STR(imap_move_to, "", "IMAP: after commit, MOVE handled mail to this folder (empty: flag it \\Seen)"),
-  STR(sink, "maildir", "where replies go: maildir (outbox), smtp or sendmail"),
+  ENUM(sink, "maildir", sink_words, "where replies go: maildir (outbox), smtp or sendmail"),
   STR(smtp_host, "", "SMTP submission server host name"),
   INT(smtp_port, "0", 0, 65535, "SMTP port; 0: 465 for implicit TLS, else 587"),
-  STR(smtp_tls, "starttls", "SMTP TLS: starttls, implicit or none"),
+  ENUM(smtp_tls, "starttls", smtp_tls_words, "SMTP TLS: starttls, implicit or none"),
   STR(smtp_user, "", "SMTP AUTH user name (empty: no AUTH)"),
   STR(smtp_password, "", "SMTP AUTH password"),
   PATH(smtp_password_file, "", "a file whose first line is the SMTP password, instead of smtp_password; with neither, $CREDENTIALS_DIRECTORY/smtp_password (systemd's LoadCredential=) when there is one"),
@@ -92,7 +141,7 @@ static const struct option_def options[] = {
   INT(outbox_keep_days, "7", 0, 3650, "days a sent reply stays in the store (0: for ever)"),
   INT(days_per_move, "7", 1, 365, "days per move unless a game says days=N"),
   INT(weekends, "1", 0, 1, "1: Saturdays and Sundays count toward the time (weekends=off per game)"),
-  STR(timeout, "auto", "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),
+  ENUM(timeout, "auto", timeout_words, "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),
   INT(vacation_days, "30", 0, 366, "vacation days each player may book per calendar year"),
   INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
   INT(seek_days, "14", 1, 365, "days an open seek (`seek GAME`) waits for an opponent before it expires"),
@@ -103,10 +152,57 @@ static const struct option_def options[] = {
   STR(site_url, "", "address where site_dir is served; mails carry their game's link (empty: no link)"),
 };
 
+/* The refusal of a word an OPT_ENUM option does not take names every word
+ * it does: "is neither A nor B", "is not one of A, B, C". */
+static void enum_refused(const struct option_def *o, const char *value, char *errbuf,
+                         size_t errcap)
+{
+  const struct enum_word *w = o->words;
+  size_t n = 0, used;
+  int k;
+
+  while(w[n].word)
+    n++;
+  if(n == 2) {
+    snprintf(errbuf, errcap, "%s: '%s' is neither %s nor %s", o->name, value, w[0].word,
+             w[1].word);
+    return;
+  }
+  k = snprintf(errbuf, errcap, "%s: '%s' is not one of ", o->name, value);
+  used = k < 0 ? 0 : (size_t)k;
+  for(; w->word && used < errcap; w++) {
+    k = snprintf(errbuf + used, errcap - used, "%s%s", w == o->words ? "" : ", ", w->word);
+    used += k < 0 ? 0 : (size_t)k;
+  }
+}
+
+/* The word of an OPT_ENUM field's value (check-config prints it). */
+static const char *enum_word_of(const struct option_def *o, const char *field)
+{
+  const struct enum_word *w;
+  int v;
+
+  memcpy(&v, field, sizeof(v));
+  for(w = o->words; w->word; w++)
+    if(w->value == v)
+      return w->word;
+  return "?";
+}
+
 static int set_option(struct ref_config *cfg, const struct option_def *o, const char *value,
                       char *errbuf, size_t errcap)
 {
   char *field = (char *)cfg + o->offset;
+  if(o->type == OPT_ENUM) {
+    const struct enum_word *w;
+    for(w = o->words; w->word; w++)
+      if(!strcmp(w->word, value)) {
+        memcpy(field, &w->value, sizeof(w->value));
+        return 0;
+      }
+    enum_refused(o, value, errbuf, errcap);
+    return -1;
+  }
   if(o->type != OPT_INT) {
     if(strlen(value) >= o->size) {
       snprintf(errbuf, errcap, "%s: value longer than %zu bytes", o->name, o->size - 1);
@@ -142,6 +238,10 @@ struct load_ctx {
   size_t errcap;
   int failed;
   char dir[PATH_MAX]; /* the file's folder, absolute, for relative paths */
+  /* OPT_ENUM: the last word the file gives each, checked once the whole
+   * file is read (a later line may set the option again, and the last one
+   * counts); NULL: not given */
+  char *words[sizeof(options) / sizeof(options[0])];
 };
 
 static int on_ini(void *user, const char *section, const char *name, const char *value)
@@ -163,6 +263,15 @@ static int on_ini(void *user, const char *section, const char *name, const char 
         snprintf(joined, sizeof(joined), "%s/%s", ctx->dir, value);
         value = joined;
       }
+      if(options[i].type == OPT_ENUM) {
+        free(ctx->words[i]);
+        if(!(ctx->words[i] = strdup(value))) {
+          snprintf(ctx->errbuf, ctx->errcap, "%s: out of memory", options[i].name);
+          ctx->failed = 1;
+          return 0;
+        }
+        return 1;
+      }
       if(set_option(ctx->cfg, &options[i], value, ctx->errbuf, ctx->errcap)) {
         ctx->failed = 1;
         return 0;
@@ -173,6 +282,29 @@ static int on_ini(void *user, const char *section, const char *name, const char 
   snprintf(ctx->errbuf, ctx->errcap, "unknown option '%s'", name);
   ctx->failed = 1;
   return 0;
+}
+
+static void words_free(struct load_ctx *ctx)
+{
+  size_t i;
+  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
+    free(ctx->words[i]);
+    ctx->words[i] = NULL;
+  }
+}
+
+/* The enum options' words the file gave, each turned into its enum:
+ * 0, or -1 with the first refused (in the table's order) in ctx->errbuf;
+ * the words are freed either way. */
+static int enum_words(struct load_ctx *ctx)
+{
+  size_t i;
+  int rc = 0;
+  for(i = 0; rc == 0 && i < sizeof(options) / sizeof(options[0]); i++)
+    if(ctx->words[i])
+      rc = set_option(ctx->cfg, &options[i], ctx->words[i], ctx->errbuf, ctx->errcap);
+  words_free(ctx);
+  return rc;
 }
 
 /* The absolute folder of the file at `path`. */
@@ -282,37 +414,17 @@ int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size
     rc = ini_parse_file(f, on_ini, &ctx);
     fclose(f);
   }
+  if(rc == 0 && !ctx.failed && enum_words(&ctx)) {
+    snprintf(errbuf, errcap, "%s: %s", path, inner);
+    return REF_CONFIG_EINVALID;
+  }
+  words_free(&ctx);
   if(rc > 0 || ctx.failed) {
     snprintf(errbuf, errcap, "%s:%d: %s", path, rc, inner[0] ? inner : "syntax error");
     return REF_CONFIG_EINVALID;
   }
   if(rc < 0) {
     snprintf(errbuf, errcap, "%s: cannot parse the file (out of memory)", path);
-    return REF_CONFIG_EINVALID;
-  }
-  if(strcmp(cfg->auth, "token+from") && strcmp(cfg->auth, "token")) {
-    snprintf(errbuf, errcap, "%s: auth: '%s' is neither token+from nor token", path, cfg->auth);
-    return REF_CONFIG_EINVALID;
-  }
-  if(strcmp(cfg->keyless, "confirm") && strcmp(cfg->keyless, "act") &&
-     strcmp(cfg->keyless, "off")) {
-    snprintf(errbuf, errcap, "%s: keyless: '%s' is none of confirm, act, off", path,
-             cfg->keyless);
-    return REF_CONFIG_EINVALID;
-  }
-  if(strlen(cfg->recipient_delimiter) != 1 || !strchr("+-=_", cfg->recipient_delimiter[0])) {
-    snprintf(errbuf, errcap, "%s: recipient_delimiter: '%s' is not one of + - = _", path,
-             cfg->recipient_delimiter);
-    return REF_CONFIG_EINVALID;
-  }
-  if(strcmp(cfg->timeout, "auto") && strcmp(cfg->timeout, "claim")) {
-    snprintf(errbuf, errcap, "%s: timeout: '%s' is neither auto nor claim", path, cfg->timeout);
-    return REF_CONFIG_EINVALID;
-  }
-  if(strcmp(cfg->log_format, "auto") && strcmp(cfg->log_format, "journal") &&
-     strcmp(cfg->log_format, "plain")) {
-    snprintf(errbuf, errcap, "%s: log_format: '%s' is not auto, journal or plain", path,
-             cfg->log_format);
     return REF_CONFIG_EINVALID;
   }
   /* A bad address is the file's fault, said when it is read
@@ -362,19 +474,41 @@ const char *ref_config_locate(const char *option_path, const char **origin)
   return NULL;
 }
 
+int ref_config_option(const struct ref_config *cfg, size_t i, struct ref_config_item *item)
+{
+  const struct option_def *o;
+  const char *field;
+  if(i >= sizeof(options) / sizeof(options[0]))
+    return -1;
+  o = &options[i];
+  field = (const char *)cfg + o->offset;
+  item->name = o->name;
+  item->help = o->help;
+  item->deflt = o->deflt;
+  item->is_int = o->type == OPT_INT;
+  item->value_int = item->is_int ? *(const int *)field : 0;
+  /* an enum option is held as its enum; its word is the value shown */
+  item->value = item->is_int ? NULL : o->type == OPT_ENUM ? enum_word_of(o, field) : field;
+  /* check-config's output gets pasted: a password is said to be set, never shown */
+  item->hidden = !item->is_int && o->type != OPT_ENUM && strstr(o->name, "password") &&
+                 !strstr(o->name, "_file") && field[0];
+  if(item->hidden)
+    item->value = NULL;
+  return 0;
+}
+
 void ref_config_dump(FILE *out, const struct ref_config *cfg)
 {
+  struct ref_config_item it;
   size_t i;
   fputs("[tabula]\n", out);
-  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
-    const struct option_def *o = &options[i];
-    const char *field = (const char *)cfg + o->offset;
-    fprintf(out, "; %s (default: %s)\n", o->help, o->deflt[0] ? o->deflt : "empty");
-    if(o->type != OPT_INT && strstr(o->name, "password") && !strstr(o->name, "_file") && field[0])
-      fprintf(out, "%s = (set, not shown)\n", o->name); /* check-config output gets pasted */
-    else if(o->type != OPT_INT)
-      fprintf(out, "%s = %s\n", o->name, field);
+  for(i = 0; !ref_config_option(cfg, i, &it); i++) {
+    fprintf(out, "; %s (default: %s)\n", it.help, it.deflt[0] ? it.deflt : "empty");
+    if(it.hidden)
+      fprintf(out, "%s = (set, not shown)\n", it.name);
+    else if(!it.is_int)
+      fprintf(out, "%s = %s\n", it.name, it.value);
     else
-      fprintf(out, "%s = %d\n", o->name, *(const int *)field);
+      fprintf(out, "%s = %d\n", it.name, it.value_int);
   }
 }

@@ -1,6 +1,6 @@
 /*
  * daemon.c: the loop and the MTA pipe. The sources, the sinks and the
- * outbox flush are in transport.c. Ordered as the brief says: process a
+ * outbox flush are in transport.c and its drivers. Ordered as the brief says: process a
  * batch, commit, only then acknowledge it to its source, then send.
  * Signals only set a flag; batches and the flush look at it between
  * messages, so a SIGTERM never cuts a transaction in half and is obeyed
@@ -162,20 +162,7 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
   }
   ref_transport_stop_on(svc, stop);
   store_checkpoint_later(svc->st); /* After each pass's replies */
-  if(!strcmp(svc->cfg.source, "maildir") && !strcmp(svc->cfg.sink, "maildir"))
-    /* how to hand mail in: the Maildir way, or tabula-deliver; a file
-     * written in new/ itself is read too, once whole (mail_maildir_read) */
-    ref_log_info("serving: write each mail into %s/tmp/ and rename it into %s/new/ (or pipe "
-                 "it to tabula-deliver); replies appear in %s/new/; store %s",
-                 svc->cfg.inbox, svc->cfg.inbox, svc->cfg.outbox, ref_config_store(&svc->cfg));
-  else
-    ref_log_info("serving: mail from %s %s, replies by %s %s; store %s", svc->cfg.source,
-                 strcmp(svc->cfg.source, "maildir") ? svc->cfg.in_host : svc->cfg.inbox,
-                 svc->cfg.sink,
-                 !strcmp(svc->cfg.sink, "smtp")       ? svc->cfg.smtp_host
-                 : !strcmp(svc->cfg.sink, "sendmail") ? svc->cfg.sendmail_path
-                                                      : svc->cfg.outbox,
-                 ref_config_store(&svc->cfg));
+  ref_transport_serving(svc); /* where mail comes from, where replies go */
   /* Replies queued before a crash go out first. */
   ref_service_flush_outbox(svc, &sent);
   while(!*stop) {

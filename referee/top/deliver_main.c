@@ -98,7 +98,7 @@ int main(int argc, char **argv)
   path = ref_config_locate(option, &origin);
   if(path && ref_config_load(&cfg, path, err, sizeof(err)))
     return hand_over(argv);
-  if(strcmp(cfg.source, "maildir") || !store_daemon_running(cfg.store_path))
+  if(cfg.source != REF_SOURCE_MAILDIR || !store_daemon_running(cfg.store_path))
     return hand_over(argv);
 
   rc = mail_read_fd(0, &data, &len);

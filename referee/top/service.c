@@ -71,19 +71,18 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
       goto fail;
     }
   }
-  if((!strcmp(cfg->source, "maildir") && mail_maildir_init(cfg->inbox)) ||
-     (!strcmp(cfg->sink, "maildir") && mail_maildir_init(cfg->outbox))) {
-    snprintf(errbuf, errcap, "cannot create the Maildirs %s and %s", cfg->inbox, cfg->outbox);
+  /* the drivers of the source and sink, chosen once (transport.c) */
+  if(ref_transport_open(svc, errbuf, errcap))
     goto fail;
-  }
   switch(store_open(&svc->st, ref_config_store(cfg), errbuf, errcap)) {
   case STORE_OK: break;
-  case STORE_ECORRUPT: free(svc); return REF_OPEN_EDAMAGED;
+  case STORE_ECORRUPT: ref_transport_close(svc); free(svc); return REF_OPEN_EDAMAGED;
   default: goto fail;
   }
   *out = svc;
   return 0;
 fail:
+  ref_transport_close(svc);
   free(svc);
   return REF_OPEN_EFAIL;
 }

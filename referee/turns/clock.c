@@ -118,7 +118,7 @@ static int64_t next_event_under(const struct ref_service *svc, const struct stor
     need = total / 2;
   else if(c->days > 2 && !(c->reminded & 2))
     need = total - DAY;
-  else if(!strcmp(svc->cfg.timeout, "auto") || !(c->reminded & 4))
+  else if(svc->cfg.timeout == REF_TIMEOUT_AUTO || !(c->reminded & 4))
     need = total;
   return need < 0 ? -1 : ref_clock_reach(r, c->started, need);
 }
@@ -198,8 +198,8 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
-void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
-                    size_t ccap, char *deadline, size_t dcap)
+int ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
+                   size_t ccap, char *deadline, size_t dcap)
 {
   struct store_clock c;
   int64_t moves = 0, used, when, started;
@@ -207,18 +207,21 @@ void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, c
 
   control[0] = deadline[0] = '\0';
   if(clock_get(svc, &c, g->row.id, &fresh))
-    return;
+    return -1;
   snprintf(control, ccap, "%d day%s per move, weekends %s", c.days, c.days == 1 ? "" : "s",
            c.weekends ? "counted" : "not counted");
   if(seat < 0 || seat != running_seat(g))
-    return;
+    return 0;
   moves = g->moves;
   /* what ref_clock_sync will store once this mail's changes are saved */
   started = !fresh && c.seat == seat && c.moves == moves ? c.started : ref_now(svc);
   c.started = started;
-  if(clock_state(svc, &c, g->seats[seat].address, started, &used, &when))
-    return;
+  if(clock_state(svc, &c, g->seats[seat].address, started, &used, &when)) {
+    control[0] = '\0';
+    return -1;
+  }
   ref_time_text(deadline, dcap, when);
+  return 0;
 }
 
 /* ---- loss on time ---- */
@@ -251,7 +254,7 @@ int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t a
   int64_t used;
   int fresh, seat = running_seat(g);
 
-  if(seat < 0 || strcmp(svc->cfg.timeout, "auto"))
+  if(seat < 0 || svc->cfg.timeout != REF_TIMEOUT_AUTO)
     return 0;
   if(clock_get(svc, &c, g->row.id, &fresh))
     return -1;
@@ -337,9 +340,9 @@ static enum ref_clock_due clock_due(const struct ref_service *svc, const struct 
 {
   int64_t total = (int64_t)c->days * DAY;
   if(used >= total)
-    return !strcmp(svc->cfg.timeout, "auto") ? REF_DUE_TIMEOUT
-           : (c->reminded & 4)               ? REF_DUE_NONE
-                                             : REF_DUE_TIME_UP;
+    return svc->cfg.timeout == REF_TIMEOUT_AUTO ? REF_DUE_TIMEOUT
+           : (c->reminded & 4)                 ? REF_DUE_NONE
+                                               : REF_DUE_TIME_UP;
   /* The last-day reminder only when it falls after half time (more than
    * two days per move); with two days, half time is 24 hours before. */
   if(c->days > 2 && used >= total - DAY)

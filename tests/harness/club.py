@@ -188,10 +188,11 @@ class Club:
         return self.deliver(sender, "confirm", reply=asked[0])
 
     def stranger_budget(self):
-        """The hourly count of mails to strangers (kv
-        budget:strangers): (the window's start, the count), (0, 0) before any."""
-        rows = self.sql("SELECT value FROM kv WHERE key = 'budget:strangers'")
-        return tuple(int(w) for w in rows[0][0].split()) if rows else (0, 0)
+        """The hourly count of mails to strangers (hourly_counts, counter
+        strangers): (the window's start, the count), (0, 0) before any."""
+        rows = self.sql("SELECT start, count FROM hourly_counts"
+                        " WHERE counter = 'strangers' AND address = ''")
+        return (int(rows[0][0]), int(rows[0][1])) if rows else (0, 0)
 
     def counted_once(self, before):
         """Whether one mail to a stranger was counted since stranger_budget()

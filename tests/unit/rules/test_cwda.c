@@ -1,0 +1,510 @@
+/*
+ * test_cwda.c: unit tests of Chess with Different Armies in the rules core
+ * (referee/rules/armies.c, cwda_board.c; docs/rules-spec.md §12).
+ *
+ * Data:
+ *   tests/data/cwda/perft.epd        Fairy-Stockfish's perft (and legal moves
+ *                                    in UCI) of the sixteen start positions and
+ *                                    of positions rich in promotion, castling,
+ *                                    check (also by the leapers) and e.p.
+ *   tests/oracles/cwda-variants.ini  the definitions the oracle counted with
+ *   (both made by tests/oracles/gen_cwda_perft.py)
+ *
+ * Environment: TABULA_PERFT_MAXDEPTH (default 4) and TABULA_PERFT_BUDGET
+ * (nodes; by default 600000 in a build with assertions, the Debug+ASan one,
+ * where those depths run in seconds, and every count in an optimised build
+ * without them, Release or RelWithDebInfo).
+ */
+#include "armies_int.h"
+#include "chess_int.h"
+#include "support/support.h"
+#include "unit_run.h"
+
+#include <check.h>
+#include <ctype.h>
+#include <stdio.h>
+#include <stdlib.h>
+#include <string.h>
+
+#ifdef NDEBUG
+#define PERFT_BUDGET 4000000000L
+#else
+#define PERFT_BUDGET 600000L
+#endif
+
+static int army(const char *key)
+{
+  int a = ref_army_find(key, strlen(key));
+  ck_assert_int_ge(a, 0);
+  return a;
+}
+
+static void setup(struct ref_cwda_tables *t, struct ref_cwda_pos *p, const char *w, const char *b,
+                  const char *fen)
+{
+  const char *why = NULL;
+  ck_assert(ref_cwda_tables_init(t, army(w), army(b)));
+  if(fen)
+    ck_assert_msg(ref_cwda_fen_read(t, p, fen, &why) == 0, "%s: %s", fen, why);
+  else
+    ref_cwda_start(t, p);
+}
+
+/* The legal moves of a position in UCI, space separated and sorted. */
+static void legal_uci(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, char *out,
+                      size_t cap)
+{
+  uint16_t m[REF_CWDA_MAX_MOVES];
+  char list[REF_CWDA_MAX_MOVES][8];
+  int n = ref_cwda_gen_legal(t, p, m);
+  out[0] = 0;
+  for(int i = 0; i < n; i++)
+    ck_assert_int_eq(ref_cwda_uci(t, p, m[i], list[i], sizeof(list[i])), 0);
+  qsort(list, (size_t)n, sizeof(list[0]), (int (*)(const void *, const void *))strcmp);
+  for(int i = 0; i < n; i++) {
+    strncat(out, list[i], cap - strlen(out) - 1);
+    if(i + 1 < n)
+      strncat(out, " ", cap - strlen(out) - 1);
+  }
+}
+
+/* ---- the table (DA-1, DA-4) ---- */
+
+START_TEST(test_cwda_table)
+{
+  char seen[128] = {0};
+  seen['P'] = seen['K'] = 1;
+  for(int a = 0; a < REF_ARMY_COUNT; a++)
+    for(int s = 0; s < REF_ARMY_SLOTS; s++) {
+      const struct ref_army_piece *pc = &ref_armies[a].piece[s];
+      struct ref_betza_moves m;
+      ck_assert_msg(isupper((unsigned char)pc->letter), "%s", pc->name);
+      ck_assert_msg(!seen[(int)pc->letter], "letter %c twice (DA-4)", pc->letter);
+      seen[(int)pc->letter] = 1;
+      ck_assert_int_eq(ref_army_letter_kind(pc->letter), REF_AK_OF(a, s));
+      ck_assert_int_eq(ref_army_letter_kind((char)tolower(pc->letter)), REF_AK_OF(a, s));
+      /* Every piece is symmetric left to right: cwda_board.c finds
+       * attackers with the other colour's table on that ground. */
+      for(int c = 0; c < 2; c++) {
+        ck_assert_msg(ref_betza_read(pc->betza, c, &m), "%s does not read", pc->betza);
+        for(int sq = 0; sq < 64; sq++) {
+          uint64_t mirror = 0, l = m.leap[sq];
+          while(l) {
+            int t = __builtin_ctzll(l);
+            l &= l - 1;
+            mirror |= 1ull << (t / 8 * 8 + 7 - t % 8);
+          }
+          ck_assert_uint_eq(mirror, m.leap[sq / 8 * 8 + 7 - sq % 8]);
+        }
+        for(int i = 0; i < m.nrays; i++) {
+          int j;
+          for(j = 0; j < m.nrays; j++)
+            if(m.ray[j].dr == m.ray[i].dr && m.ray[j].df == -m.ray[i].df &&
+               m.ray[j].max == m.ray[i].max)
+              break;
+          ck_assert_msg(j < m.nrays, "%s: a ray without its mirror", pc->name);
+        }
+      }
+    }
+  ck_assert_int_eq(ref_army_find("nutty", 5), REF_ARMY_NUTTY);
+  ck_assert_int_eq(ref_army_find("Remarkable Rookies", 18), REF_ARMY_ROOKIES);
+  ck_assert_int_eq(ref_army_find("c", 1), REF_ARMY_CLOBBERERS);
+  ck_assert_int_eq(ref_army_find("amazons", 7), -1);
+}
+END_TEST
+
+/* The oracle's definitions hold the table's very Betza strings and letters. */
+START_TEST(test_cwda_oracle_definitions_agree)
+{
+  char *text, *line, *save = NULL;
+  int checked = 0;
+  text = ts_readf("%s/tests/oracles/cwda-variants.ini", TABULA_SOURCE_DIR);
+  for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char letter, betza[32];
+    int n, k;
+    if(sscanf(line, "customPiece%d = %c:%31s", &n, &letter, betza) != 3)
+      continue;
+    k = ref_army_letter_kind(letter);
+    ck_assert_int_ge(k, 2);
+    ck_assert_str_eq(betza, ref_armies[REF_AK_ARMY(k)].piece[REF_AK_SLOT(k)].betza);
+    checked++;
+  }
+  ck_assert_int_ge(checked, 12 * 8);
+  free(text);
+}
+END_TEST
+
+/* ---- Betza's notation ---- */
+
+static int leaps(const char *betza, int color, int sq)
+{
+  struct ref_betza_moves m;
+  ck_assert(ref_betza_read(betza, color, &m));
+  return ref_chess_popcount(m.leap[sq]);
+}
+
+START_TEST(test_cwda_betza)
+{
+  struct ref_betza_moves m;
+  int e4 = 28, e1 = 4;
+  ck_assert_int_eq(leaps("N", 0, e4), 8);
+  ck_assert_int_eq(leaps("WA", 0, e4), 8);
+  ck_assert_int_eq(leaps("FAD", 0, e4), 12);
+  ck_assert_int_eq(leaps("HFD", 0, e4), 4 + 4 + 4); /* H: e7, e1, b4, h4 */
+  ck_assert_int_eq(leaps("fbNF", 0, e4), 4 + 4);
+  ck_assert_int_eq(leaps("fhNsWbK", 0, e4), 4 + 2 + 3);
+  ck_assert_int_eq(leaps("fhNsWbK", 0, e1), 4 + 2); /* nothing behind the first rank */
+  ck_assert_int_eq(leaps("fhNsWbK", 1, e1), 3 + 2); /* Black's forward is down: only sideways */
+  ck_assert(ref_betza_read("R4", 0, &m));
+  ck_assert_int_eq(m.nrays, 4);
+  ck_assert_int_eq(m.ray[0].max, 4);
+  ck_assert(ref_betza_read("fsRbK", 0, &m));
+  ck_assert_int_eq(m.nrays, 3); /* forward, right, left */
+  ck_assert_int_eq(ref_chess_popcount(m.leap[e4]), 3);
+  ck_assert(ref_betza_read("fsRbK", 1, &m));
+  for(int i = 0; i < m.nrays; i++)
+    ck_assert_int_le(m.ray[i].dr, 0); /* Black charges down */
+  ck_assert(!ref_betza_read("X", 0, &m));
+  ck_assert(!ref_betza_read("Nf", 0, &m));
+  ck_assert(!ref_betza_read("", 0, &m));
+}
+END_TEST
+
+/* ---- rules: DA-2 setup, DA-3 castling, DA-4 FEN, DA-5 promotion ---- */
+
+START_TEST(test_cwda_start_positions)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+  char fen[128];
+  setup(&t, &p, "nutty", "clobberers", NULL);
+  ck_assert_int_eq(ref_cwda_fen_write(&p, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "dwfakfwd/pppppppp/8/8/8/8/PPPPPPPP/GIJLKJIG w KQkq - 0 1");
+  setup(&t, &p, "rookies", "fide", NULL);
+  ck_assert_int_eq(ref_cwda_fen_write(&p, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/SYHCKHYS w KQkq - 0 1");
+}
+END_TEST
+
+START_TEST(test_cwda_castling)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+  char moves[2048], fen[128];
+  uint16_t m[REF_CWDA_MAX_MOVES];
+  int n;
+
+  /* DA-3: the Clobberers castle long to b1, the Bede to c1. */
+  setup(&t, &p, "clobberers", "fide", "4k3/8/8/8/8/8/8/D3K2D w KQ - 0 1");
+  legal_uci(&t, &p, moves, sizeof(moves));
+  ck_assert_ptr_nonnull(strstr(moves, "e1b1"));
+  ck_assert_ptr_nonnull(strstr(moves, "e1g1"));
+  ck_assert_ptr_null(strstr(moves, "e1c1"));
+  n = ref_cwda_gen_legal(&t, &p, m);
+  for(int i = 0; i < n; i++)
+    if(ref_cwda_move_kind(m[i]) == REF_CWDA_MV_CASTLE && ref_cwda_move_to(m[i]) == 1) {
+      struct ref_cwda_pos q = p;
+      ref_cwda_make(&t, &q, m[i]);
+      ck_assert_int_eq(ref_cwda_fen_write(&q, fen, sizeof(fen)), 0);
+      ck_assert_str_eq(fen, "4k3/8/8/8/8/8/8/1KD4D b - - 1 1");
+    }
+  /* Through an attacked square: a Rook on d8 bars b1 (the king crosses d1). */
+  setup(&t, &p, "clobberers", "fide", "3rk3/8/8/8/8/8/8/D3K2D w Q - 0 1");
+  legal_uci(&t, &p, moves, sizeof(moves));
+  ck_assert_ptr_null(strstr(moves, "e1b1"));
+  /* Black's other armies castle as in chess, with their corner piece. */
+  setup(&t, &p, "fide", "nutty", "g3k2g/8/8/8/8/8/8/4K3 b kq - 0 1");
+  legal_uci(&t, &p, moves, sizeof(moves));
+  ck_assert_ptr_nonnull(strstr(moves, "e8c8"));
+  ck_assert_ptr_nonnull(strstr(moves, "e8g8"));
+}
+END_TEST
+
+START_TEST(test_cwda_promotion_own_army)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+  char moves[2048];
+  /* DA-5: into the pawn's own army only. */
+  setup(&t, &p, "rookies", "nutty", "4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+  legal_uci(&t, &p, moves, sizeof(moves));
+  ck_assert_ptr_nonnull(strstr(moves, "a7a8c a7a8h a7a8s a7a8y"));
+  ck_assert_ptr_null(strstr(moves, "a7a8q"));
+  ck_assert_ptr_null(strstr(moves, "a7a8l"));
+}
+END_TEST
+
+START_TEST(test_cwda_fen_refusals)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+  const char *why = NULL;
+  ck_assert(ref_cwda_tables_init(&t, REF_ARMY_FIDE, REF_ARMY_NUTTY));
+  /* A Colonel for White, whose army is the FIDEs (DA-4). */
+  ck_assert_int_ne(ref_cwda_fen_read(&t, &p, "4k3/8/8/8/8/8/8/3LK3 w - - 0 1", &why), 0);
+  ck_assert_str_eq(why, "da-fen-army");
+  /* A castling right without the army's corner piece. */
+  ck_assert_int_ne(ref_cwda_fen_read(&t, &p, "4k3/8/8/8/8/8/8/N3K3 w Q - 0 1", &why), 0);
+  ck_assert_str_eq(why, "fen-castling");
+  /* The side not to move in check by a Fibnif. */
+  ck_assert_int_ne(ref_cwda_fen_read(&t, &p, "4k3/8/8/8/8/8/3i4/4K3 b - - 0 1", &why), 0);
+  ck_assert_str_eq(why, "fen-check");
+  ck_assert_int_ne(ref_cwda_fen_read(&t, &p, "4k3/8/8/8/8/8/8/4K3", &why), 0);
+  ck_assert_str_eq(why, "fen-syntax");
+  {
+    /* Every key the board returns is worded: its own (da-) and chess's. */
+    static const char *const files[] = {"cwda_board.c"};
+    static const char *const shared[] = {"fen-board",    "fen-pawn-rank", "fen-syntax",
+                                         "fen-side",     "fen-counters",  "fen-kings",
+                                         "fen-castling", "fen-en-passant", "fen-check"};
+    ts_assert_reason_keys(files, 1, "da-", 1, shared, sizeof(shared) / sizeof(shared[0]));
+  }
+}
+END_TEST
+
+/* Bad input changes nothing it should not and is refused with a worded
+ * reason: every one-character change of valid FENs either reads (and then
+ * writes back a FEN that reads to the same position) or is refused. */
+START_TEST(test_cwda_fen_mutations)
+{
+  static const char *const fens[] = {
+    "dwfakfwd/pppppppp/8/8/8/8/PPPPPPPP/GIJLKJIG w KQkq - 0 1",
+    "s3k2s/pP4p1/8/3pP3/8/8/6p1/G3K2G w KQkq d6 0 12",
+  };
+  static const char alphabet[] = "KQkqPpDWFAGIJLSYHCdwfagijlsyhcRrNnBb12345678/ -wbx0e3";
+  unsigned seed = 7;
+  int refused = 0, read = 0;
+  for(size_t f = 0; f < sizeof(fens) / sizeof(fens[0]); f++)
+    for(int trial = 0; trial < 3000; trial++) {
+      char fen[96], out[128], again[128];
+      struct ref_cwda_tables t;
+      struct ref_cwda_pos p, q;
+      const char *why = NULL;
+      snprintf(fen, sizeof(fen), "%s", fens[f]);
+      seed = seed * 1103515245u + 12345u;
+      fen[(seed >> 8) % strlen(fen)] = alphabet[(seed >> 20) % (sizeof(alphabet) - 1)];
+      ck_assert(ref_cwda_tables_init(&t, REF_ARMY_NUTTY,
+                                     f ? REF_ARMY_ROOKIES : REF_ARMY_CLOBBERERS));
+      if(ref_cwda_fen_read(&t, &p, fen, &why) != 0) {
+        ck_assert_ptr_nonnull(why);
+        ts_assert_worded(why);
+        refused++;
+        continue;
+      }
+      read++;
+      ck_assert_int_eq(ref_cwda_fen_write(&p, out, sizeof(out)), 0);
+      ck_assert_msg(ref_cwda_fen_read(&t, &q, out, &why) == 0, "%s -> %s: %s", fen, out, why);
+      ck_assert_int_eq(ref_cwda_fen_write(&q, again, sizeof(again)), 0);
+      ck_assert_str_eq(out, again);
+    }
+  ck_assert_int_gt(refused, 1000);
+  ck_assert_int_gt(read, 100);
+}
+END_TEST
+
+/* The SAN of the move `uci` in the position. */
+static void san_of(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, const char *uci,
+                   char *out, size_t cap)
+{
+  uint16_t m[REF_CWDA_MAX_MOVES];
+  int n = ref_cwda_gen_legal(t, p, m);
+  for(int i = 0; i < n; i++) {
+    char u[8];
+    ck_assert_int_eq(ref_cwda_uci(t, p, m[i], u, sizeof(u)), 0);
+    if(!strcmp(u, uci)) {
+      ck_assert_int_eq(ref_cwda_san(t, p, m[i], out, cap), 0);
+      return;
+    }
+  }
+  ck_abort_msg("%s is not legal", uci);
+}
+
+START_TEST(test_cwda_san)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+  char san[16];
+  /* DA-3: the Clobberers' long castling is O-O-O like any. */
+  setup(&t, &p, "clobberers", "fide", "4k3/8/8/8/8/8/8/D3K2D w KQ - 0 1");
+  san_of(&t, &p, "e1b1", san, sizeof(san));
+  ck_assert_str_eq(san, "O-O-O");
+  san_of(&t, &p, "e1g1", san, sizeof(san));
+  ck_assert_str_eq(san, "O-O");
+  /* DA-5 with DA-4's letters, checks marked: the Chancellor and the Short
+   * Rook (four squares) reach e8, the Woody Rook and the Half-Duck not. */
+  setup(&t, &p, "rookies", "nutty", "4k3/P7/8/8/8/8/8/4K3 w - - 0 1");
+  san_of(&t, &p, "a7a8c", san, sizeof(san));
+  ck_assert_str_eq(san, "a8=C+");
+  san_of(&t, &p, "a7a8s", san, sizeof(san));
+  ck_assert_str_eq(san, "a8=S+");
+  san_of(&t, &p, "a7a8y", san, sizeof(san));
+  ck_assert_str_eq(san, "a8=Y");
+  san_of(&t, &p, "a7a8h", san, sizeof(san));
+  ck_assert_str_eq(san, "a8=H");
+  /* Two Waffles reach c2: the rank tells them apart; two reach d3 ... */
+  setup(&t, &p, "clobberers", "fide", "4k3/8/8/8/8/2W5/8/2W1K3 w - - 0 1");
+  san_of(&t, &p, "c1c2", san, sizeof(san));
+  ck_assert_str_eq(san, "W1c2");
+  san_of(&t, &p, "c3c2", san, sizeof(san));
+  ck_assert_str_eq(san, "W3c2");
+  san_of(&t, &p, "c3a5", san, sizeof(san));
+  ck_assert_str_eq(san, "Wa5");
+  /* A Colonel's mate: the king on h8 boxed in by its own pawns. */
+  setup(&t, &p, "nutty", "fide", "7k/6pp/8/8/8/8/8/3LK3 w - - 0 1");
+  san_of(&t, &p, "d1d8", san, sizeof(san));
+  ck_assert_str_eq(san, "Ld8#");
+}
+END_TEST
+
+/* Over the oracle's positions: no two legal moves share a SAN, and + / #
+ * mark exactly the checks and mates. */
+START_TEST(test_cwda_san_unique)
+{
+  char *text, *line, *save = NULL;
+  int moves = 0;
+  text = ts_readf("%s/cwda/perft.epd", TABULA_TEST_DATA);
+  for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char fen[128], wa[16], ba[16], sans[REF_CWDA_MAX_MOVES][16], *f;
+    struct ref_cwda_tables t;
+    struct ref_cwda_pos p;
+    uint16_t m[REF_CWDA_MAX_MOVES], after[REF_CWDA_MAX_MOVES];
+    int n;
+    if(*line == '#')
+      continue;
+    snprintf(fen, sizeof(fen), "%.*s", (int)(strchr(line, ';') - line - 1), line);
+    f = strstr(line, ";armies ");
+    ck_assert_int_eq(sscanf(f, ";armies %15[a-z]/%15[a-z]", wa, ba), 2);
+    setup(&t, &p, wa, ba, fen);
+    n = ref_cwda_gen_legal(&t, &p, m);
+    for(int i = 0; i < n; i++) {
+      struct ref_cwda_pos q = p;
+      size_t len;
+      bool check, mate;
+      ck_assert_int_eq(ref_cwda_san(&t, &p, m[i], sans[i], sizeof(sans[i])), 0);
+      for(int j = 0; j < i; j++)
+        ck_assert_msg(strcmp(sans[i], sans[j]), "%s: %s twice", fen, sans[i]);
+      ref_cwda_make(&t, &q, m[i]);
+      check = ref_cwda_in_check(&t, &q);
+      mate = check && ref_cwda_gen_legal(&t, &q, after) == 0;
+      len = strlen(sans[i]);
+      ck_assert_int_eq(sans[i][len - 1] == '+', check && !mate);
+      ck_assert_int_eq(sans[i][len - 1] == '#', mate);
+      moves++;
+    }
+  }
+  ck_assert_int_gt(moves, 3000);
+  free(text);
+}
+END_TEST
+
+/* ---- perft: Fairy-Stockfish's counts ---- */
+
+START_TEST(test_cwda_perft_oracle)
+{
+  char *text, *line, *save = NULL;
+  long maxdepth = ts_env_long("TABULA_PERFT_MAXDEPTH", 4);
+  long budget = ts_env_long("TABULA_PERFT_BUDGET", PERFT_BUDGET);
+  int positions = 0, starts = 0, checked = 0, to_b = 0, promos = 0, eps = 0, checks = 0;
+  int leap_checks = 0;
+
+  text = ts_readf("%s/cwda/perft.epd", TABULA_TEST_DATA);
+  for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
+    char fen[128], wa[16], ba[16], out[128], *f, *semi;
+    struct ref_cwda_tables t;
+    struct ref_cwda_pos p;
+    if(*line == '#')
+      continue;
+    semi = strchr(line, ';');
+    ck_assert_ptr_nonnull(semi);
+    snprintf(fen, sizeof(fen), "%.*s", (int)(semi - line - 1), line);
+    f = strstr(line, ";armies ");
+    ck_assert_ptr_nonnull(f);
+    ck_assert_int_eq(sscanf(f, ";armies %15[a-z]/%15[a-z]", wa, ba), 2);
+    setup(&t, &p, wa, ba, fen);
+    ck_assert_int_eq(ref_cwda_fen_write(&p, out, sizeof(out)), 0);
+    positions++;
+    starts += strstr(line, ";id start-") != NULL;
+    {
+      /* What the positions exercise: DA-3's castling to b1/b8, DA-5,
+       * DA-6, check. */
+      uint16_t mv[REF_CWDA_MAX_MOVES];
+      int n = ref_cwda_gen_legal(&t, &p, mv), pr = 0, ep = 0;
+      for(int i = 0; i < n; i++) {
+        int kind = ref_cwda_move_kind(mv[i]);
+        to_b += kind == REF_CWDA_MV_CASTLE && ref_cwda_move_to(mv[i]) % 8 == 1;
+        pr |= kind == REF_CWDA_MV_PROMO;
+        ep |= kind == REF_CWDA_MV_EP;
+      }
+      promos += pr;
+      eps += ep;
+      if(ref_cwda_in_check(&t, &p)) {
+        /* Checks by the armies' leapers: a piece whose table leaps onto the
+         * king (looked up from the king with the other colour's table). */
+        int k = ref_chess_lsb(p.bb[p.side][REF_AK_KING]);
+        checks++;
+        for(int kind = 2; kind < REF_AK_COUNT; kind++)
+          if(t.moves[p.side][kind].leap[k] & p.bb[!p.side][kind]) {
+            leap_checks++;
+            break;
+          }
+      }
+    }
+    {
+      /* The legal moves themselves, in UCI as the engine writes them
+       * (promotion letters of the own army, castling e1b1). */
+      char *want = strstr(line, ";moves "), got[4096];
+      ck_assert_ptr_nonnull(want);
+      legal_uci(&t, &p, got, sizeof(got));
+      ck_assert_msg(!strcmp(got, want + 7), "%s: moves\n  got  %s\n  want %s", fen, got, want + 7);
+    }
+    for(f = semi; f; f = strchr(f + 1, ';')) {
+      int depth;
+      unsigned long long want;
+      if(sscanf(f, ";D%d %llu", &depth, &want) != 2)
+        continue;
+      if(depth > maxdepth || (depth > 1 && want > (unsigned long long)budget))
+        continue;
+      unsigned long long got = ref_cwda_perft(&t, &p, depth);
+      ck_assert_msg(got == want, "%s (%s/%s) depth %d: got %llu want %llu", fen, wa, ba, depth,
+                    got, want);
+      checked++;
+    }
+  }
+  ck_assert_int_eq(starts, 16);
+  ck_assert_int_ge(positions, 16 + 50);
+  ck_assert_int_ge(to_b, 4);
+  ck_assert_int_ge(promos, 16);
+  ck_assert_int_ge(eps, 16);
+  ck_assert_int_ge(checks, 32);
+  ck_assert_int_ge(leap_checks, 16);
+  ck_assert_int_ge(checked, positions * 2);
+  free(text);
+}
+END_TEST
+
+static Suite *cwda_suite(void)
+{
+  Suite *s = suite_create("cwda");
+  TCase *tc = tcase_create("armies");
+  tcase_add_test(tc, test_cwda_table);
+  tcase_add_test(tc, test_cwda_oracle_definitions_agree);
+  tcase_add_test(tc, test_cwda_betza);
+  tcase_add_test(tc, test_cwda_start_positions);
+  tcase_add_test(tc, test_cwda_castling);
+  tcase_add_test(tc, test_cwda_promotion_own_army);
+  tcase_add_test(tc, test_cwda_fen_refusals);
+  tcase_add_test(tc, test_cwda_fen_mutations);
+  tcase_add_test(tc, test_cwda_san);
+  tcase_add_test(tc, test_cwda_san_unique);
+  suite_add_tcase(s, tc);
+  tc = tcase_create("perft");
+  tcase_set_timeout(tc, 600);
+  tcase_add_test(tc, test_cwda_perft_oracle);
+  suite_add_tcase(s, tc);
+  return s;
+}
+
+int main(void)
+{
+  return unit_run(cwda_suite());
+}
