@@ -1,6 +1,6 @@
 /*
  * games.c: the games, seats (with players) and dice tables of tabula_store.
- * Contract in store.h; schema in store.c (migrations[]).
+ * Contract in store.h; schema in schema_sqlite.c / schema_pg.c.
  *
  * Dice rows hold the secret end x_N of a tabula-dice-1 chain
  * (docs/dice-protocol.md): nothing here ever puts a column value into an

@@ -1,6 +1,6 @@
 /*
  * journal.c: the per-game journal of tabula_store, a hash chain.
- * Contract in store.h; the table is created in store.c (migrations[]).
+ * Contract in store.h; the table is created in schema_sqlite.c / schema_pg.c.
  *
  * Hash format "tabula-journal-1" (bump the tag if any of this changes, and
  * keep verifying old entries with the old rule):

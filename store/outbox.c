@@ -1,6 +1,6 @@
 /*
  * outbox.c: the durable outbox of tabula_store. Contract in store.h; the
- * table is created in store.c (migrations[]).
+ * table is created in schema_sqlite.c / schema_pg.c.
  *
  * Replies are written in the same transaction as the move that caused them
  * and sent afterwards (docs/architecture.md, "commit before replying"), so a
