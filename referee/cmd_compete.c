@@ -70,8 +70,8 @@ static int ratings_table(struct ref_msg_ctx *m, const struct ref_game_desc *d, c
 /* ratings [GAME]: GAME's table; without it, the table of the game the mail
  * is about, else every system the sender is rated in (every rated system
  * when none). */
-int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                   const struct ref_cmd *c)
+static int do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c)
 {
   const char *who = sender(m, g, seat);
   const struct ref_game_desc *d = NULL;
@@ -153,8 +153,8 @@ int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 }
 
 /* rating: the sender's ratings, each with its deviation, record and rank. */
-int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                  const struct ref_cmd *c)
+static int do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
 {
   const char *who = sender(m, g, seat), *dir = m->svc->cfg.templates_dir;
   struct store_rating *rows = NULL;
@@ -235,7 +235,7 @@ static void address_word(char *dst, size_t cap, const char *word)
  * ADDRESS...: a round robin of the sender and the addresses, every pairing
  * created at once (compete.c); each invitee accepts once for all of its
  * games. */
-int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
+static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_tournament_spec *spec;
   struct ref_terms terms;
@@ -357,8 +357,8 @@ out:
 /* standings [NAME]: the crosstable of a round robin the sender plays in:
  * NAME (or its number), else the one of the game the mail is about, else
  * the sender's latest. */
-int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                     const struct ref_cmd *c)
+static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmd *c)
 {
   const char *who = sender(m, g, seat);
   struct store_tournament t;
@@ -448,4 +448,27 @@ int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   m->changed = 1;
   m->observed = 1;
   return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+}
+
+/* ---- the handlers (commands.h's table): about no one game ---- */
+
+/* Without a game (r->g NULL, seat -1) the sender is answered. */
+enum ref_rc ref_do_ratings(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_ratings(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_rating(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_rating(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_tournament(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_tournament(r->m, c));
+}
+
+enum ref_rc ref_do_standings(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_standings(r->m, r->g, r->seat, c));
 }

@@ -7,8 +7,8 @@
  * that address had just sent it: `new` (cmd_invite.c), `tournament`
  * (cmd_compete.c), `seek` (cmd_seek.c; stored as kind "new")
  * or `observe` (cmd_observe.c); or the lines of a player's mail without a
- * game's key (cmd_keyless.c), in their game, through the
- * callback dispatch.c gives. Layer 6, "handlers"
+ * game's key (cmd_keyless.c), handed back to dispatch.c, which runs them
+ * in their game as the seat's keyed mail. Layer 6, "handlers"
  * (docs/architecture.md).
  */
 #include "handlers_int.h"
@@ -20,15 +20,18 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
-                   ref_keyless_run_fn run_keyless)
+enum ref_rc ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
+                           struct store_confirm *keyless)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
   struct store_confirm req;
   struct ref_cmds request;
   enum ref_confirm_state state;
+  struct ref_cmd_run run;
   int i, word = 0;
+
+  memset(keyless, 0, sizeof(*keyless));
 
   /* The word must be the sender's own line (rules-spec OPT-1): the
    * request never holds it on a line of its own (its templates say it
@@ -44,31 +47,37 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
     ref_log_info("mail %s from %s carries a confirmation key but not the word: ignored",
                  m->message_id, from);
     m->refused = 1;
-    return 0;
+    return REF_RC_REFUSED;
   }
   if(ref_confirmation_take(svc, key, from, m->arrived, &req, &state))
-    return -1;
+    return REF_RC_FAIL;
   if(state == REF_CONFIRM_UNKNOWN)
-    return ref_refuse_player(m, "confirm", "confirm-unknown", "");
+    return ref_rc_of(m, ref_refuse_player(m, "confirm", "confirm-unknown", ""));
   if(state == REF_CONFIRM_LAPSED)
-    return ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL);
+    return ref_rc_of(m, ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL));
   ref_log_info("%s confirmed: %s", from, req.request);
   /* A mail without a game's key, confirmed from the address of
    * record: its lines run in its game as if they carried the seat's key */
-  if(!strcmp(req.kind, "keyless"))
-    return run_keyless(m, req.game, req.address, req.request);
+  if(!strcmp(req.kind, "keyless")) {
+    *keyless = req;
+    return REF_RC_OK;
+  }
   ref_commands_parse(&request, req.request, NULL);
+  memset(&run, 0, sizeof(run));
+  run.m = m;
+  run.seat = -1;
+  run.cmds = &request;
   for(i = 0; i < request.ncmd; i++) {
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)
-      return ref_do_new(m, &request.cmd[i]);
+      return ref_do_new(&run, &request.cmd[i]);
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_TOURNAMENT)
-      return ref_do_tournament(m, &request.cmd[i]); /* a tournament's first `new` */
+      return ref_do_tournament(&run, &request.cmd[i]); /* a tournament's first `new` */
     if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_SEEK)
-      return ref_do_seek(m, &request.cmd[i]); /* a seek's first `new` */
+      return ref_do_seek(&run, &request.cmd[i]); /* a seek's first `new` */
     if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
-      return ref_do_observe_confirmed(m, req.game, req.request);
+      return ref_rc_of(m, ref_do_observe_confirmed(m, req.game, req.request));
   }
   ref_log_error("confirmation %s: the stored request '%s' does not read as a %s", key,
                 req.request, req.kind);
-  return -1;
+  return REF_RC_FAIL;
 }

@@ -53,7 +53,7 @@ out:
   return rc;
 }
 
-int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
+static int do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
   const struct ref_game_desc *d = ref_game_find(c->arg);
@@ -253,4 +253,9 @@ int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return -1;
   m->changed = 1;
   return ref_tell_all(m, g, "declined.txt", extra, 1);
+}
+
+enum ref_rc ref_do_new(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_new(r->m, c));
 }

@@ -128,14 +128,14 @@ static int past_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, c
 }
 
 /* board [#N]: the sender's view, nothing changed. */
-int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+static int do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   if(arg && arg[0])
     return past_board(m, g, seat, arg);
   return ref_tell_seat(m, g, seat, "board.txt", NULL, 0);
 }
 
-int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+static int do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 {
   struct ref_movelist list = {0};
   struct ref_buf b;
@@ -179,7 +179,7 @@ int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 
 /* help [GAME]: help-GAME.txt for a registered game (its notation, its
  * options for "new"), else the general help. */
-int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+static int do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   const struct ref_game_desc *d = NULL;
   char name[80], word[40] = "";
@@ -263,7 +263,7 @@ static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_r
 
 /* history [full]: the journal in words, one dated line per entry
  * (record.c); "full" adds the boards. */
-int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+static int do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   struct ref_buf b;
   struct tpl_var extra[1];
@@ -300,8 +300,8 @@ int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, cons
  * board after it, and the result if it ends the game. Nothing is journaled
  * or saved and no dice are rolled (the next roll stays unknown). Any seat
  * may ask; the move is read as the side to move's. */
-int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                   const struct ref_cmd *c)
+static int do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c)
 {
   const struct ref_game_ops *ops = g->desc->ops;
   struct ref_state *saved = g->state, *copy;
@@ -344,8 +344,8 @@ int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 /* verify: every roll of the game checked from the lines its mails showed
  * (the same check tools/tabula-verify-dice.py makes). */
-int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                  const struct ref_cmd *c)
+static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
 {
   struct ref_buf t;
   struct tpl_var extra[1];
@@ -448,8 +448,8 @@ int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b
 
 /* games: the sender's games and whose turn it is. Only a player is
  * answered (no backscatter); the list carries no keys. */
-int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                 const char *address)
+static int do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const char *address)
 {
   struct ref_buf b;
   struct tpl_var extra[1];
@@ -472,4 +472,47 @@ int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
   ref_buf_free(&b);
   return rc;
+}
+
+/* ---- the handlers (commands.h's table) ---- */
+
+enum ref_rc ref_do_board(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_board(r->m, r->g, r->seat, c->arg));
+}
+
+enum ref_rc ref_do_legal(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  (void)c;
+  return ref_rc_of(r->m, do_legal(r->m, r->g, r->seat));
+}
+
+/* Without a game (r->g NULL, seat -1) help answers the sender. */
+enum ref_rc ref_do_help(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_help(r->m, r->g, r->seat, c->arg));
+}
+
+enum ref_rc ref_do_history(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_history(r->m, r->g, r->seat, c->arg));
+}
+
+enum ref_rc ref_do_preview(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_preview(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_verify(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_verify(r->m, r->g, r->seat, c));
+}
+
+/* In a game's mail the games of the seat's address of record; without a
+ * game, the sender's. */
+enum ref_rc ref_do_games(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  (void)c;
+  return ref_rc_of(r->m, do_games(r->m, r->g, r->seat,
+                                  r->g ? r->g->seats[r->seat].address : r->m->mail->from));
 }

@@ -242,7 +242,7 @@ out:
   return rc;
 }
 
-int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
+static int do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
@@ -315,7 +315,7 @@ int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
   return ref_reply(m, NULL, -1, from, "seek-open.txt", vars, 5);
 }
 
-int ref_do_seeks(struct ref_msg_ctx *m)
+static int do_seeks(struct ref_msg_ctx *m)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
@@ -361,7 +361,7 @@ out:
   return rc;
 }
 
-int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
+static int do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
@@ -447,4 +447,23 @@ int ref_seek_expire(struct ref_service *svc, int64_t id, int64_t now, int *did)
     ref_log_info("seek %lld of %s expired", (long long)id, s.address);
   }
   return rc;
+}
+
+/* ---- the handlers (commands.h's table): the sender's, about no game ---- */
+
+enum ref_rc ref_do_seek(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_seek(r->m, c));
+}
+
+enum ref_rc ref_do_seeks(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  (void)c;
+  return ref_rc_of(r->m, do_seeks(r->m));
+}
+
+/* seek cancel N, or the mail's "#N" naming the seek */
+enum ref_rc ref_do_unseek(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_unseek(r->m, c, r->cmds->guard));
 }

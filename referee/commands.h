@@ -52,9 +52,10 @@
 #define REF_COMMAND_TABLE(X)                                                                 \
   /* cmd_invite.c */                                                                         \
   X(NEW, "new", NONE, 0, ACTS, REF_CF_NOKEY, TERMS, ref_do_new)                              \
-  X(ACCEPT, "accept", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, ENTROPY, ref_do_accept) \
+  /* accept, decline: an invitation; in play what waits (cmd_play.c) */                     \
+  X(ACCEPT, "accept", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, ENTROPY, ref_do_answer) \
   X(DECLINE, "decline|reject", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, NONE,          \
-    ref_do_decline)                                                                          \
+    ref_do_answer)                                                                           \
   /* cmd_query.c */                                                                          \
   X(BOARD, "board", GAME, REF_IN_ACTIVE | REF_IN_OVER, ASKS, 0, ARG, ref_do_board)           \
   X(LEGAL, "legal", GAME, REF_IN_ACTIVE, ASKS, 0, NONE, ref_do_legal)                        \

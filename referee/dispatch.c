@@ -211,290 +211,91 @@ static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
                     NULL);
 }
 
-/* The two questions asked of a mail's move candidates (mail_move). Both
- * read the lines as turnread.c does, a line alone or lines joined; they
- * differ in what counts as yes. Without memory both say yes: the move is
- * then tried, and fails as it should. */
-enum move_test {
-  /* A move of this game, legal or not: an illegal or ambiguous move, or
-   * two moves in one mail (§1.1), is still a move. game_commands asks
-   * this where the lines may be prose beside a command (a draw offer or
-   * "roll" with a play, any command with words): a move must reach
-   * ref_do_move, to be played or refused with its reason, and only a
-   * line that reads as no move at all is let be as prose. */
-  MOVE_READS,
-  /* A move played now: the seat's turn to move and a line (or lines
-   * together) the rules read as a legal move. keyless asks this of a
-   * mail of only move lines: a move that would be refused
-   * anyway is refused at once, changing nothing, rather than asked to
-   * be confirmed first. */
-  MOVE_PLAYABLE
-};
-
-static int mail_move(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds,
-                     enum move_test want)
-{
-  struct ref_turn *t;
-  int i, found;
-  if(want == MOVE_PLAYABLE) {
-    struct ref_status s;
-    if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
-      return 0;
-    g->desc->ops->status(g->state, &s);
-    if(s.phase != REF_PHASE_MOVE || s.turn != seat)
-      return 0;
-  }
-  for(i = 0; i < cmds->ncand; i++) {
-    struct ref_err err;
-    struct ref_move mv;
-    int rc;
-    memset(&err, 0, sizeof(err));
-    rc = g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err);
-    if(rc == REF_OK || (want == MOVE_READS && (rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)))
-      return 1;
-  }
-  if(!(t = malloc(sizeof(*t))))
-    return 1;
-  found = ref_read_turn(g, cmds, t) ? 1 : t->found || (want == MOVE_READS && t->conflict);
-  free(t);
-  return found;
-}
-
 /* ---- the commands, in order ---- */
 
-/* A play and "roll" in one mail (rules-spec §1.6): the standing
- * answer to the next cube question is kept only when the play is (a
- * refusal changes nothing), and the play's mail confirms it. */
-static int move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                          const struct ref_cmds *cmds)
+/* The handlers: the `run` column of the table (commands.h), which
+ * commands.c, below the handlers, reads without it. */
+static ref_cmd_fn *const run_of[REF_CMD_LAST] = {
+#define RUN(k, words, scope, phases, cls, flags, read, run) [REF_CMD_##k] = run,
+  REF_COMMAND_TABLE(RUN)
+#undef RUN
+};
+
+/* Where the game is in its life, as the table's phases column says it. */
+static unsigned phase_of(const struct ref_game_ctx *g)
 {
-  int before = ref_autoroll_get(m->svc, g->row.id, seat), rc;
-  if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
-    return -1;
-  rc = ref_do_move(m, g, seat, cmds, 1);
-  if(!rc && m->refused && !before)
-    rc = ref_autoroll_set(m->svc, g->row.id, seat, 0);
-  return rc;
+  switch(g->row.phase) {
+  case STORE_GAME_INVITED: return REF_IN_INVITED;
+  case STORE_GAME_ACTIVE: return REF_IN_ACTIVE;
+  default: return REF_IN_OVER;
+  }
 }
 
-static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+/* Commands addressed to one game by one seat, in the mail's order, each
+ * checked against its row once: outside the phases it may run in it is
+ * refused (before the start "not-started", after the end "game-over", in
+ * play "not-available": new and confirm, which are never a game's). After
+ * a command about the game (scope GAME) the mail goes on only while the
+ * game is in play: a command that ended it, started it not yet, or
+ * answered about a game not in play is the mail's last (rules-spec
+ * MX-6). One about no game or about all the player's games leaves this
+ * one as it was, and the next runs. The move lines come last. */
+static enum ref_rc game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                                 const struct ref_cmds *cmds)
 {
-  struct ref_status st;
-  if(!g->started || !cmds->ncand)
-    return 0;
-  g->desc->ops->status(g->state, &st);
-  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && mail_move(g, seat, cmds, MOVE_READS);
-}
-
-/* Commands addressed to one game by one seat. */
-static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                         const struct ref_cmds *cmds)
-{
-  int i, moved = 0, stale = 0, roll_with_play = 0, prepared = 0;
+  struct ref_cmd_run r;
+  int i, stale = 0;
 
   /* "#N" first: a mail written for another position does nothing */
   if(guard_refused(m, g, seat, cmds, &stale))
-    return -1;
+    return REF_RC_FAIL;
   if(stale)
-    return 0;
+    return REF_RC_REFUSED;
+  memset(&r, 0, sizeof(r));
+  r.m = m;
+  r.g = g;
+  r.seat = seat;
+  r.cmds = cmds;
   for(i = 0; i < cmds->ncmd; i++) {
     const struct ref_cmd *c = &cmds->cmd[i];
-    int rc = 0;
-    /* about no game in particular, or about another: in any phase */
-    if(c->kind == REF_CMD_GAMES || c->kind == REF_CMD_OBSERVE ||
-       c->kind == REF_CMD_UNOBSERVE) {
-      rc = c->kind == REF_CMD_GAMES ? ref_do_games(m, g, seat, g->seats[seat].address)
-                                    : ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
-      if(rc || m->refused)
-        return rc;
+    const struct ref_cmd_row *row = ref_cmd_row(c->kind);
+    unsigned now = phase_of(g);
+    enum ref_rc rc;
+
+    if(row->flags & REF_CF_LAST) /* `message`: after the rest (run_in_game) */
       continue;
-    }
-    /* competition: about no one game, in any phase */
-    if(c->kind == REF_CMD_RATINGS || c->kind == REF_CMD_RATING ||
-       c->kind == REF_CMD_STANDINGS || c->kind == REF_CMD_TOURNAMENT) {
-      rc = c->kind == REF_CMD_RATINGS     ? ref_do_ratings(m, g, seat, c)
-           : c->kind == REF_CMD_RATING    ? ref_do_rating(m, g, seat, c)
-           : c->kind == REF_CMD_STANDINGS ? ref_do_standings(m, g, seat, c)
-                                          : ref_do_tournament(m, c);
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    /* `message` is sent after the rest (ref_dispatch), and only
-     * when nothing else carried the words; `comments on|off` is the
-     * player's, in any phase */
-    if(c->kind == REF_CMD_MESSAGE)
-      continue;
-    if(c->kind == REF_CMD_COMMENTS) {
-      rc = ref_do_comments(m, g, seat, c);
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    /* seeks: the sender's, about no one game, in any phase */
-    if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
-      rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
-           : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
-                                      : ref_do_unseek(m, c, cmds->guard);
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    /* vacation and digest are the player's, in any phase; claim time
-     * checks the phase itself (cmd_time.c) */
-    if(c->kind == REF_CMD_VACATION || c->kind == REF_CMD_DIGEST ||
-       c->kind == REF_CMD_CLAIM_TIME) {
-      rc = c->kind == REF_CMD_VACATION ? ref_do_vacation(m, g, seat, c)
-           : c->kind == REF_CMD_DIGEST ? ref_do_digest(m, g, seat, c)
-                                       : ref_do_claim_time(m, g, seat, c);
-      if(rc || m->refused || g->row.phase == STORE_GAME_FINISHED)
-        return rc;
-      continue;
-    }
-    if(g->row.phase == STORE_GAME_INVITED && c->kind != REF_CMD_ACCEPT &&
-       c->kind != REF_CMD_DECLINE && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY) {
-      rc = ref_refuse(m, g, seat, c->line, "not-started", "", NULL);
+    if(!(row->phases & now))
+      return ref_rc_of(m, ref_refuse(m, g, seat, c->line,
+                                     now == REF_IN_INVITED ? "not-started"
+                                     : now == REF_IN_OVER  ? "game-over"
+                                                           : "not-available",
+                                     now == REF_IN_ACTIVE ? ref_cmd_name(c->kind) : "", NULL));
+    if((rc = run_of[c->kind](&r, c)) != REF_RC_OK)
       return rc;
-    }
-    if((g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED) &&
-       c->kind != REF_CMD_BOARD && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY &&
-       c->kind != REF_CMD_VERIFY)
-      return ref_refuse(m, g, seat, c->line, "game-over", "", NULL);
-    /* A claim goes with the move that makes it good (CH-2): the move
-     * first, its mails only if the claim then fails (one result mail, not
-     * four, when it succeeds). */
-    /* FIDE 9.1.2.1: a draw is offered after making a move, so a move in
-     * the same mail is played first and the offer shows the board after it */
-    if(c->kind == REF_CMD_DRAW_OFFER && cmds->ncand && !moved && g->started &&
-       mail_move(g, seat, cmds, MOVE_READS)) {
-      if(ref_do_move(m, g, seat, cmds, 1))
-        return -1;
-      moved = 1;
-      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
-        return 0;
-    }
-    if(c->kind == REF_CMD_DRAW_CLAIM && cmds->ncand && !moved) {
-      if(ref_do_move(m, g, seat, cmds, 0))
-        return -1;
-      moved = 1;
-      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
-        return 0;
-      rc = ref_do_draw(m, g, seat, c);
-      /* the claim failed: the move stands, and meets the opponent's
-       * prepared answers as any move */
-      if(!rc && g->row.phase == STORE_GAME_ACTIVE)
-        rc = ref_move_answered(m, g, seat);
-      return rc;
-    }
-    {
-      /* "accept" and "decline" answer a double when one is pending */
-      struct ref_status st;
-      enum ref_cmd_kind kind = c->kind;
-      if(g->started) {
-        g->desc->ops->status(g->state, &st);
-        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_ACCEPT)
-          kind = REF_CMD_TAKE;
-        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_DECLINE)
-          kind = REF_CMD_DROP;
-      }
-      /* "roll" with a play, not at this player's cube decision: the
-       * standing answer goes with the play (move_then_roll) */
-      if(kind == REF_CMD_ROLL && !moved && roll_goes_with_play(g, seat, cmds)) {
-        roll_with_play = 1;
-        continue;
-      }
-      if(kind == REF_CMD_DOUBLE || kind == REF_CMD_TAKE || kind == REF_CMD_DROP ||
-         kind == REF_CMD_ROLL) {
-        rc = ref_do_cube(m, g, seat, c, kind, cmds->ncand > 0);
-        if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
-          return rc;
-        continue;
-      }
-    }
-    if(g->row.phase == STORE_GAME_ACTIVE &&
-       (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
-      /* A plain accept/decline answers the opponent's takeback
-       * request when nothing else waits (a double is answered above; a
-       * resignation offer keeps the plain words) */
-      int waiting = ref_takeback_waiting(m, g, seat);
-      if(waiting < 0)
-        return -1;
-      if(waiting && !ref_resign_offer_pending(m, g))
-        rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
-      else
-        rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
-      if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
-        return rc;
-      continue;
-    }
-    /* Every "if ... then ..." of the mail at once, before the
-     * move it may follow (checked from the position after it, kept
-     * before it is played, so that the move's answer meets them) */
-    if(c->kind == REF_CMD_IF) {
-      if(!prepared && (rc = ref_do_if(m, g, seat, cmds)) == 0 && !m->refused)
-        prepared = 1;
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    switch(c->kind) {
-    case REF_CMD_ACCEPT: rc = ref_do_accept(m, g, seat, c); break;
-    case REF_CMD_CONDITIONALS: rc = ref_do_conditionals(m, g, seat, c); break;
-    case REF_CMD_DECLINE:
-      rc = ref_do_decline(m, g, seat, c);
-      break;
-    case REF_CMD_VERIFY: rc = ref_do_verify(m, g, seat, c); break;
-    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat, c->arg); break;
-    case REF_CMD_LEGAL: rc = ref_do_legal(m, g, seat); break;
-    case REF_CMD_HELP: rc = ref_do_help(m, g, seat, c->arg); break;
-    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat, c->arg); break;
-    case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
-    case REF_CMD_RESIGN:
-      /* "resign match" gives up a backgammon match at once */
-      if(!strcasecmp(c->arg, "match")) {
-        rc = ref_do_resign_match(m, g, seat, c);
-        break;
-      }
-      /* BG-5: "resign gammon" / "resign backgammon" offer more */
-      rc = ref_do_resign(m, g, seat, c,
-                         !strcasecmp(c->arg, "backgammon") ? 3 : !strcasecmp(c->arg, "gammon") ? 2
-                                                                                             : 1);
-      break;
-    case REF_CMD_DRAW_OFFER:
-    case REF_CMD_DRAW_ACCEPT:
-    case REF_CMD_DRAW_DECLINE:
-    case REF_CMD_DRAW_CLAIM: rc = ref_do_draw(m, g, seat, c); break;
-    case REF_CMD_TAKEBACK: rc = ref_do_takeback(m, g, seat, c); break;
-    case REF_CMD_TAKEBACK_ACCEPT:
-    case REF_CMD_TAKEBACK_DECLINE:
-      rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_TAKEBACK_ACCEPT);
-      break;
-    default:
-      rc = ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
-      break;
-    }
-    if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
-      return rc;
+    if(row->scope == REF_SCOPE_GAME && g->row.phase != STORE_GAME_ACTIVE)
+      return REF_RC_OK;
   }
-  /* Beside a command, a line that reads as no move at all is the
-   * player's prose ("accept" / "Looking forward to it!"): not refused. */
-  if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE && cmds->ncmd &&
-     !mail_move(g, seat, cmds, MOVE_READS))
-    return 0;
-  if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
-    return roll_with_play ? move_then_roll(m, g, seat, cmds) : ref_do_move(m, g, seat, cmds, 1);
-  /* a move before the start or after the end is answered, not dropped */
-  if(cmds->ncand && !moved && !cmds->ncmd)
-    return ref_refuse(m, g, seat, cmds->cand[0],
-                      g->row.phase == STORE_GAME_INVITED ? "not-started" : "game-over", "", NULL);
-  /* Only a move, for a game that is over (lost on time as this mail came,
-   * say): the sender hears why nothing happened. */
-  if(cmds->ncand && !cmds->ncmd && !m->refused &&
-     (g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED))
-    return ref_refuse(m, g, seat, cmds->cand[0], "game-over", "", NULL);
-  if(!cmds->ncmd && !cmds->ncand)
-    return ref_refuse(m, g, seat, "", "no-command", "", NULL);
-  return 0;
+  if(!cmds->ncand) /* a mail of nothing at all is answered */
+    return cmds->ncmd ? REF_RC_OK : ref_rc_of(m, ref_refuse(m, g, seat, "", "no-command", "", NULL));
+  if(r.moved)
+    return REF_RC_OK;
+  if(g->row.phase == STORE_GAME_ACTIVE) {
+    /* Beside a command, a line that reads as no move at all is the
+     * player's prose ("accept" / "Looking forward to it!"): not refused. */
+    if(cmds->ncmd && !ref_mail_move(g, seat, cmds, REF_MOVE_READS))
+      return REF_RC_OK;
+    return ref_rc_of(m, r.roll_with_play ? ref_move_then_roll(m, g, seat, cmds)
+                                         : ref_do_move(m, g, seat, cmds, 1));
+  }
+  /* a move before the start or after the end (lost on time as this mail
+   * came, say) is answered, not dropped: the sender hears why nothing
+   * happened */
+  if(!cmds->ncmd)
+    return ref_rc_of(m, ref_refuse(m, g, seat, cmds->cand[0],
+                                   g->row.phase == STORE_GAME_INVITED ? "not-started"
+                                                                      : "game-over",
+                                   "", NULL));
+  return REF_RC_OK;
 }
 
 /* A mail of this seat's in this game, once it is known to be the seat's
@@ -518,14 +319,16 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
    * opponent's mails (views.c); only now, once the seat is proven */
   if(!rc && (rc = ref_comment_prepare(m, g, seat, cmds, comment, sizeof(comment))))
     ref_log_error("game %lld: out of memory reading a comment", (long long)g->row.id);
-  if(!rc)
-    rc = game_commands(m, g, seat, cmds);
-  /* `message` alone: the words go in a mail of their own; beside an
-   * action they went with its mails (or the sender was told why not) */
+  if(!rc && game_commands(m, g, seat, cmds) == REF_RC_FAIL)
+    rc = -1;
+  /* `message` alone (REF_CF_LAST): the words go in a mail of their own;
+   * beside an action they went with its mails (or the sender was told why
+   * not); nothing after a refusal (the message's outcome, m->refused) */
   if(!rc && !m->refused && !m->comment_told)
     for(i = 0; i < cmds->ncmd; i++)
-      if(cmds->cmd[i].kind == REF_CMD_MESSAGE) {
-        rc = ref_do_message(m, g, seat, &cmds->cmd[i]);
+      if(ref_cmd_row(cmds->cmd[i].kind)->flags & REF_CF_LAST) {
+        struct ref_cmd_run r = {.m = m, .g = g, .seat = seat, .cmds = cmds};
+        rc = run_of[cmds->cmd[i].kind](&r, &cmds->cmd[i]) == REF_RC_FAIL ? -1 : 0;
         break;
       }
   if(!rc && m->changed)
@@ -539,16 +342,15 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 /* ---- mail without a key ---- */
 
-/* vacation, digest and comments concern all of a player's games: any
- * game will do */
+/* Commands of scope PLAYER only (vacation, digest, comments) concern all
+ * of a player's games: any game will do */
 static int player_wide_only(const struct ref_cmds *cmds)
 {
   int i;
   if(cmds->ncand || !cmds->ncmd)
     return 0;
   for(i = 0; i < cmds->ncmd; i++)
-    if(cmds->cmd[i].kind != REF_CMD_VACATION && cmds->cmd[i].kind != REF_CMD_DIGEST &&
-       cmds->cmd[i].kind != REF_CMD_COMMENTS)
+    if(ref_cmd_row(cmds->cmd[i].kind)->scope != REF_SCOPE_PLAYER)
       return 0;
   return 1;
 }
@@ -609,7 +411,7 @@ static int confirm_key_of(struct ref_service *svc, const char *key, const char *
   return !strcasecmp(c.address, from);
 }
 
-/* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
+/* The confirmed request of a keyless mail (ref_do_confirm hands it back):
  * its lines run in its game as the seat's own keyed mail would. */
 static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *address,
                              const char *request)
@@ -716,10 +518,10 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
   if(!strcmp(svc->cfg.keyless, "act") || vouched)
     rc = run_in_game(m, &g, seat, cmds);
   else if(keyless_query_only(cmds) ||
-          (cmds->ncand && !cmds->ncmd && !mail_move(&g, seat, cmds, MOVE_PLAYABLE)))
+          (cmds->ncand && !cmds->ncmd && !ref_mail_move(&g, seat, cmds, REF_MOVE_PLAYABLE)))
     /* a query, or a move refused whatever the answer: no change, and
      * the reply goes to the seat's address of record only */
-    rc = game_commands(m, &g, seat, cmds);
+    rc = game_commands(m, &g, seat, cmds) == REF_RC_FAIL ? -1 : 0;
   else
     rc = ref_keyless_ask(m, &g, seat, cmds, wide);
   ref_game_free(&g);
@@ -753,7 +555,15 @@ int ref_dispatch(struct ref_msg_ctx *m)
       if((rc = unasked_over(m, mail->from, "an answer to a confirmation key not its own")))
         return rc < 0 ? -1 : 0;
     }
-    return ref_do_confirm(m, token, &cmds, keyless_confirmed);
+    {
+      struct store_confirm kl;
+      switch(ref_do_confirm(m, token, &cmds, &kl)) {
+      case REF_RC_FAIL: return -1;
+      default:
+        /* a confirmed mail without a key: its lines, as its keyed mail */
+        return kl.game ? keyless_confirmed(m, kl.game, kl.address, kl.request) : 0;
+      }
+    }
   }
   /* A confirmation whose key cannot be read, or a "confirm" with none and
    * no game's key either, confirms nothing and is no other request (a
@@ -783,33 +593,13 @@ int ref_dispatch(struct ref_msg_ctx *m)
       return ref_refuse_player(m, cmds.cmd_long_line, "line-too-long", "");
     if(cmds.cmd_more)
       return ref_refuse_player(m, cmds.cmd_more_line, "too-many-commands", more);
-    /* No game named: only commands that need none. */
-    for(i = 0; i < cmds.ncmd; i++) {
-      const struct ref_cmd *c = &cmds.cmd[i];
-      if(c->kind == REF_CMD_NEW)
-        return ref_do_new(m, c);
-      if(c->kind == REF_CMD_HELP)
-        return ref_do_help(m, NULL, -1, c->arg);
-      if(c->kind == REF_CMD_GAMES)
-        return ref_do_games(m, NULL, -1, mail->from);
-      if(c->kind == REF_CMD_OBSERVE || c->kind == REF_CMD_UNOBSERVE)
-        return ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
-      if(c->kind == REF_CMD_RATINGS)
-        return ref_do_ratings(m, NULL, -1, c);
-      if(c->kind == REF_CMD_RATING)
-        return ref_do_rating(m, NULL, -1, c);
-      if(c->kind == REF_CMD_STANDINGS)
-        return ref_do_standings(m, NULL, -1, c);
-      if(c->kind == REF_CMD_TOURNAMENT)
-        return ref_do_tournament(m, c);
-      /* finding a game (cmd_seek.c) */
-      if(c->kind == REF_CMD_SEEK)
-        return ref_do_seek(m, c);
-      if(c->kind == REF_CMD_SEEKS)
-        return ref_do_seeks(m);
-      if(c->kind == REF_CMD_UNSEEK)
-        return ref_do_unseek(m, c, cmds.guard);
-    }
+    /* No game named: the first command that needs none (REF_CF_NOKEY)
+     * runs, alone, with no game (r.g NULL, seat -1) */
+    for(i = 0; i < cmds.ncmd; i++)
+      if(ref_cmd_row(cmds.cmd[i].kind)->flags & REF_CF_NOKEY) {
+        struct ref_cmd_run r = {.m = m, .seat = -1, .cmds = &cmds};
+        return run_of[cmds.cmd[i].kind](&r, &cmds.cmd[i]) == REF_RC_FAIL ? -1 : 0;
+      }
     /* A player's mail without a key */
     if((rc = keyless(m, &cmds)) != 1)
       return rc;
