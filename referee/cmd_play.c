@@ -493,13 +493,14 @@ int ref_mail_move(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds,
 int ref_move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                        const struct ref_cmds *cmds)
 {
-  int before = ref_autoroll_get(m->svc, g->row.id, seat), rc;
+  int before = ref_autoroll_get(m->svc, g->row.id, seat);
   if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
     return -1;
-  rc = ref_do_move(m, g, seat, cmds, 1);
-  if(!rc && m->refused && !before)
-    rc = ref_autoroll_set(m->svc, g->row.id, seat, 0);
-  return rc;
+  switch(ref_rc_of(m, ref_do_move(m, g, seat, cmds, 1))) {
+  case REF_RC_FAIL: return -1;
+  case REF_RC_REFUSED: return before ? 0 : ref_autoroll_set(m->svc, g->row.id, seat, 0);
+  default: return 0;
+  }
 }
 
 /* A claim goes with the move that makes it good (CH-2): the move first,
