@@ -306,8 +306,8 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
       goto out;
     }
     switch(ref_terms_word(spec->d, &terms, tok, &err)) {
-    case 1: continue;
-    case 0: break;
+    case REF_RC_OK: continue;
+    case REF_RC_PASS: break;
     default: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
     }
     if(spec->name[0] || !ref_tournament_name_ok(tok)) {
@@ -328,14 +328,14 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   ref_terms_to_tournament(&terms, spec);
   /* the options must make a game before anyone is invited to one (terms.c) */
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
-  case 0: break;
-  case -1: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
+  case REF_RC_OK: break;
+  case REF_RC_REFUSED: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
   default: goto out;
   }
   switch(ref_confirm_first(m, c->line)) {
-  case -1: goto out;
-  case 0: rc = 0; goto out; /* asked to confirm first: nothing made, nobody mailed */
-  default: break;
+  case REF_RC_OK: break;
+  case REF_RC_STOP: rc = 0; goto out; /* asked to confirm first: nothing made, nobody mailed */
+  default: goto out;
   }
   /* the invitations, all together, within each invitee's allowance and
    * (to strangers) the budget, else nothing is made (as new's, optin.c) */

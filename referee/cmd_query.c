@@ -29,6 +29,20 @@ struct past {
   char last_move[160];          /* the move that led to it, as labelled then */
 };
 
+/* The record's steps, read here one at a time through record.c's
+ * iterator: the games layer never calls up into this one. */
+static int read_record(struct ref_service *svc, const struct ref_game_ctx *g,
+                       int (*step)(void *, const struct ref_game_ctx *, const struct ref_rec_step *),
+                       void *arg)
+{
+  struct ref_rec_iter it;
+  int rc = ref_record_open(svc, g, &it);
+  while(!rc && (rc = ref_record_next(&it)) == 1)
+    rc = step(arg, &it.r, &it.st) ? -1 : 0;
+  ref_record_close(&it, NULL);
+  return rc;
+}
+
 static int past_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
 {
   struct past *p = arg;
@@ -95,7 +109,7 @@ static int past_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, c
   p.desc = g->desc;
   if(!(p.state = ref_state_new(g->desc)))
     return -1;
-  if(ref_record_walk(m->svc, g, past_step, &p, NULL)) {
+  if(read_record(m->svc, g, past_step, &p)) {
     free(p.state);
     return -1;
   }
@@ -275,7 +289,7 @@ static int do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, c
     h.lines.out = &b;
     h.m = m;
     h.seat = seat < 0 ? 0 : seat;
-    rc = ref_record_walk(m->svc, g, full_step, &h, NULL);
+    rc = read_record(m->svc, g, full_step, &h);
   }
   else if(arg && arg[0]) {
     char line[300];

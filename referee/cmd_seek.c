@@ -108,8 +108,8 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   memset(&err, 0, sizeof(err));
   for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
     switch(ref_terms_word(t->d, &w, tok, &err)) {
-    case 1: break;
-    case 0: return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL), 1;
+    case REF_RC_OK: break;
+    case REF_RC_PASS: return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL), 1;
     default: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
     }
   t->seat = w.seat;
@@ -121,8 +121,8 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   snprintf(t->opts, sizeof(t->opts), "%s", w.opts);
   /* The options must make a game before anyone is paired for it. */
   switch(ref_terms_check(t->d, t->opts, &err)) {
-  case 0: break;
-  case -1: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
+  case REF_RC_OK: break;
+  case REF_RC_REFUSED: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
   default: return *rc = -1, 1;
   }
   /* Terms compare as resolved: no days=N is the default's days, so two
@@ -254,9 +254,9 @@ static int do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
   int rc;
 
   switch(ref_confirm_first(m, c->line)) {
-  case -1: return -1;
-  case 0: return 0; /* asked to confirm first: nothing stored, nobody else mailed */
-  default: break;
+  case REF_RC_OK: break;
+  case REF_RC_STOP: return 0; /* asked to confirm first: nothing stored, nobody else mailed */
+  default: return -1;
   }
   if(read_terms(m, c, &t, &rc))
     return rc;

@@ -195,10 +195,10 @@ int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spec *spec,
                           int64_t *id);
 /* `accept` (accept 1) or `decline` of g when g belongs to a round robin:
- * for all of the player's games at once. 1 when g is no tournament's (the
- * caller goes on), else 0 or -1. */
-int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                          const struct ref_cmd *c, int accept);
+ * for all of the player's games at once. REF_RC_PASS when g is no
+ * tournament's (the caller goes on), else what it did. */
+enum ref_rc ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                                  const struct ref_cmd *c, int accept);
 /* A game of d between addresses[0] (the first seat) and addresses[1],
  * made by the referee as `new` makes one (the row, the clock, the seats
  * with their keys, a dice game's chain, the "create" entry); the seat of
@@ -211,8 +211,9 @@ int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
                         const char *entropy, const char *create_text);
 int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 /* An expired invitation of a round robin's game: the whole tournament
- * cancelled, each player told once. 1 when g is no tournament's. */
-int ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+ * cancelled, each player told once. REF_RC_PASS when g is no
+ * tournament's. */
+enum ref_rc ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 /* The standings of t as a mail's extras: the table; counts: games,
  * finished, still to play. */
 int ref_tournament_standings_vars(struct ref_service *svc, const struct store_tournament *t,

@@ -124,6 +124,19 @@ static int boards_step(void *arg, const struct ref_game_ctx *r, const struct ref
   return 0;
 }
 
+/* The record's steps read here one at a time (record.c's iterator): the
+ * games layer never calls up into this one. */
+static int read_boards(struct ref_service *svc, const struct ref_game_ctx *g,
+                       struct boards_ctx *bc)
+{
+  struct ref_rec_iter it;
+  int rc = ref_record_open(svc, g, &it);
+  while(!rc && (rc = ref_record_next(&it)) == 1)
+    rc = boards_step(bc, &it.r, &it.st) ? -1 : 0;
+  ref_record_close(&it, NULL);
+  return rc;
+}
+
 static int game_page(struct ref_service *svc, const char *dir, struct ref_game_ctx *g,
                      struct ref_buf *index)
 {
@@ -143,7 +156,7 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
   snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
   snprintf(file, sizeof(file), "game-%lld.%s", (long long)g->row.id, k->ext);
   player_names(g, players, sizeof(players));
-  if(ref_record_walk(svc, g, boards_step, &bc, NULL) ||
+  if(read_boards(svc, g, &bc) ||
      ref_record_walk(svc, g, ref_record_line, &lines, NULL) ||
      ref_game_export(svc, g, &record, REF_EXPORT_PUBLIC))
     goto out;

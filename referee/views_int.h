@@ -9,7 +9,6 @@
 #define TABULA_VIEWS_INT_H
 
 #include "lifecycle_int.h"
-#include "rc.h"
 
 /* Mails to the players of g and to its observers: the seat's view of the
  * game plus `extra`; observers get the view from the first seat's side,
