@@ -4,12 +4,11 @@
  * one-time key (local+confirm.KEY@ or "[tabula confirm KEY]", found by
  * dispatch.c) and the word "confirm"; it must come from the address the
  * request was mailed to (optin.c). Then the stored command runs as if
- * that address had just sent it: `new` (cmd_invite.c), `tournament`
- * (cmd_compete.c), `seek` (cmd_seek.c; stored as kind "new")
- * or `observe` (cmd_observe.c); or the lines of a player's mail without a
- * game's key (cmd_keyless.c), handed back to dispatch.c, which runs them
- * in their game as the seat's keyed mail. Layer 6, "handlers"
- * (docs/architecture.md).
+ * that address had just sent it: `observe` (cmd_observe.c) here; a
+ * command stored as kind "new" (`new`, `tournament`, `seek`: the rows
+ * flagged REF_CF_CONFIRMED) and the lines of a player's mail without a
+ * game's key (cmd_keyless.c) are handed back to dispatch.c, which runs
+ * commands. Layer 6, "handlers" (docs/architecture.md).
  */
 #include "handlers_int.h"
 
@@ -21,17 +20,16 @@
 #include <string.h>
 
 enum ref_rc ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
-                           struct store_confirm *keyless)
+                           struct store_confirm *run)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
   struct store_confirm req;
   struct ref_cmds request;
   enum ref_confirm_state state;
-  struct ref_cmd_run run;
   int i, word = 0;
 
-  memset(keyless, 0, sizeof(*keyless));
+  memset(run, 0, sizeof(*run));
 
   /* The word must be the sender's own line (rules-spec OPT-1): the
    * request never holds it on a line of its own (its templates say it
@@ -57,26 +55,18 @@ enum ref_rc ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct 
     return ref_rc_of(m, ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL));
   ref_log_info("%s confirmed: %s", from, req.request);
   /* A mail without a game's key, confirmed from the address of
-   * record: its lines run in its game as if they carried the seat's key */
-  if(!strcmp(req.kind, "keyless")) {
-    *keyless = req;
+   * record: its lines run in its game as if they carried the seat's key;
+   * a command its sender had to confirm first (kind "new": new,
+   * tournament, seek) runs as if just sent. Both from the entry layer,
+   * which runs commands (dispatch.c) */
+  if(!strcmp(req.kind, "keyless") || !strcmp(req.kind, "new")) {
+    *run = req;
     return REF_RC_OK;
   }
   ref_commands_parse(&request, req.request, NULL);
-  memset(&run, 0, sizeof(run));
-  run.m = m;
-  run.seat = -1;
-  run.cmds = &request;
-  for(i = 0; i < request.ncmd; i++) {
-    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)
-      return ref_do_new(&run, &request.cmd[i]);
-    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_TOURNAMENT)
-      return ref_do_tournament(&run, &request.cmd[i]); /* a tournament's first `new` */
-    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_SEEK)
-      return ref_do_seek(&run, &request.cmd[i]); /* a seek's first `new` */
+  for(i = 0; i < request.ncmd; i++)
     if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
       return ref_rc_of(m, ref_do_observe_confirmed(m, req.game, req.request));
-  }
   ref_log_error("confirmation %s: the stored request '%s' does not read as a %s", key,
                 req.request, req.kind);
   return REF_RC_FAIL;

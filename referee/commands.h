@@ -38,6 +38,8 @@
  *           protects and what a mail without a key may get done
  *   flags   REF_CF_NOKEY: also runs in a mail that names no game (the
  *           first such command of the mail, alone; dispatch.c);
+ *           REF_CF_CONFIRMED: its sender confirms it first
+ *           (ref_confirm_first); the stored line runs again once confirmed;
  *           REF_CF_LAST: runs after the mail's other commands, and only
  *           when they did not carry it (message)
  *   read    what follows the words on its line (enum ref_cmd_read,
@@ -51,7 +53,7 @@
  */
 #define REF_COMMAND_TABLE(X)                                                                 \
   /* cmd_invite.c */                                                                         \
-  X(NEW, "new", NONE, 0, ACTS, REF_CF_NOKEY, TERMS, ref_do_new)                              \
+  X(NEW, "new", NONE, 0, ACTS, REF_CF_NOKEY | REF_CF_CONFIRMED, TERMS, ref_do_new)           \
   /* accept, decline: an invitation; in play what waits (cmd_play.c) */                     \
   X(ACCEPT, "accept", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, ENTROPY, ref_do_answer) \
   X(DECLINE, "decline|reject", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, NONE,          \
@@ -87,7 +89,8 @@
   /* cmd_compete.c */                                                                        \
   X(RATINGS, "ratings", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_ratings)           \
   X(RATING, "rating", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_rating)              \
-  X(TOURNAMENT, "tournament", NONE, REF_IN_ANY, ACTS, REF_CF_NOKEY, ARG, ref_do_tournament)  \
+  X(TOURNAMENT, "tournament", NONE, REF_IN_ANY, ACTS, REF_CF_NOKEY | REF_CF_CONFIRMED, ARG,  \
+    ref_do_tournament)                                                                       \
   X(STANDINGS, "standings", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_standings)     \
   /* cmd_confirm.c: run by dispatch.c with the mail's confirmation key */                    \
   X(CONFIRM, "confirm", NONE, 0, ACTS, 0, NONE, NULL)                                        \
@@ -99,7 +102,8 @@
   X(MESSAGE, "message", GAME, REF_IN_ANY, OWN, REF_CF_LAST, TEXT, ref_do_message)            \
   X(COMMENTS, "comments", PLAYER, REF_IN_ANY, OWN, 0, ONOFF, ref_do_comments)                \
   /* cmd_seek.c */                                                                           \
-  X(SEEK, "seek", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, TERMS, ref_do_seek)                   \
+  X(SEEK, "seek", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY | REF_CF_CONFIRMED, TERMS,             \
+    ref_do_seek)                                                                             \
   X(SEEKS, "seeks", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_seeks)                 \
   X(UNSEEK, "seek cancel|cancel seek|unseek", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG,      \
     ref_do_unseek)                                                                           \
@@ -119,6 +123,7 @@
 /* The flags column. */
 #define REF_CF_NOKEY 1u /* runs in a mail that names no game */
 #define REF_CF_LAST 2u  /* runs after the others, when they did not carry it */
+#define REF_CF_CONFIRMED 4u /* confirmed first; runs from the stored line */
 
 enum ref_cmd_kind {
 #define REF_CMD_KIND_(k, ...) REF_CMD_##k,

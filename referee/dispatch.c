@@ -24,12 +24,12 @@
 
 /* `delim` is the MTA's recipient delimiter (config recipient_delimiter);
  * with "-" the local part may hold others, so every one is tried. */
-static int tag_from_address(const char *addr, char delim, int64_t *game, char *token,
-                            size_t cap)
+static enum ref_rc tag_from_address(const char *addr, char delim, int64_t *game, char *token,
+                                    size_t cap)
 {
   const char *at = strrchr(addr, '@'), *plus;
   if(!at)
-    return -1;
+    return REF_RC_PASS;
   for(plus = addr; (plus = memchr(plus, delim, (size_t)(at - plus))); plus++) {
     const char *dot;
     char *end;
@@ -43,12 +43,12 @@ static int tag_from_address(const char *addr, char delim, int64_t *game, char *t
     memcpy(token, dot + 1, (size_t)(at - dot - 1));
     token[at - dot - 1] = '\0';
     *game = id;
-    return 0;
+    return REF_RC_OK;
   }
-  return -1;
+  return REF_RC_PASS;
 }
 
-static int tag_from_subject(const char *subject, int64_t *game, char *token, size_t cap)
+static enum ref_rc tag_from_subject(const char *subject, int64_t *game, char *token, size_t cap)
 {
   const char *p = strstr(subject, "[tabula ");
   long long id;
@@ -58,10 +58,10 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
    * is undefined on overflow). */
   if(!p || digits < 1 || digits > 18 || p[8 + digits] != ' ' ||
      sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 || strlen(tok) >= cap)
-    return -1;
+    return REF_RC_PASS;
   *game = id;
   snprintf(token, cap, "%s", tok);
-  return 0;
+  return REF_RC_OK;
 }
 
 /* Whether the n bytes at k can be a confirmation key (ref_make_token's
@@ -98,10 +98,11 @@ static const char *written(const struct ref_cmds *cmds, const struct mail_msg *m
 
 /* The key of a confirmation request being answered (optin.c):
  * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]".
- * 0: found; -1: the mail answers no request; 1: it carries the mark of
- * one ("+confirm." or "[tabula confirm") but no key that can be one (cut,
- * changed): no request of any other kind either (rules-spec OPT-2). */
-static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
+ * REF_RC_OK: found; REF_RC_PASS: the mail answers no request;
+ * REF_RC_REFUSED: it carries the mark of one ("+confirm." or "[tabula
+ * confirm") but no key that can be one (cut, changed): no request of any
+ * other kind either (rules-spec OPT-2). */
+static enum ref_rc confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
 {
   const char *addrs[2] = {mail->to, mail->delivered_to};
   const char *p;
@@ -121,7 +122,7 @@ static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_
       }
       memcpy(key, q + 9, n);
       key[n] = '\0';
-      return 0;
+      return REF_RC_OK;
     }
   }
   if((p = strstr(mail->subject, "[tabula confirm"))) {
@@ -133,11 +134,11 @@ static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_
     if(k[n] == ']' && key_ok(k, n) && n < cap) {
       memcpy(key, k, n);
       key[n] = '\0';
-      return 0;
+      return REF_RC_OK;
     }
     marked = 1;
   }
-  return marked ? 1 : -1;
+  return marked ? REF_RC_REFUSED : REF_RC_PASS;
 }
 
 /* Whether the mail's commands hold the word confirm. */
@@ -151,15 +152,16 @@ static int says_confirm(const struct ref_cmds *cmds)
 }
 
 /* The game a mail names: local+GAME.TOKEN@ in To, then Delivered-To, then
- * "[tabula GAME TOKEN]" in the Subject. 0 when found. */
-static int game_tag(const struct mail_msg *mail, char delim, int64_t *game, char *token,
-                    size_t cap)
+ * "[tabula GAME TOKEN]" in the Subject. REF_RC_OK when found, else
+ * REF_RC_PASS. */
+static enum ref_rc game_tag(const struct mail_msg *mail, char delim, int64_t *game, char *token,
+                            size_t cap)
 {
-  return tag_from_address(mail->to, delim, game, token, cap) &&
-                 tag_from_address(mail->delivered_to, delim, game, token, cap) &&
-                 tag_from_subject(mail->subject, game, token, cap)
-             ? -1
-             : 0;
+  return tag_from_address(mail->to, delim, game, token, cap) == REF_RC_OK ||
+                 tag_from_address(mail->delivered_to, delim, game, token, cap) == REF_RC_OK ||
+                 tag_from_subject(mail->subject, game, token, cap) == REF_RC_OK
+             ? REF_RC_OK
+             : REF_RC_PASS;
 }
 
 /* The seat whose key this is, -1 for none. */
@@ -387,15 +389,15 @@ static int sender_authenticated(const struct ref_service *svc, const struct mail
 
 /* A mail whose From is not proven (rules-spec MX-4) is answered at most
  * REF_UNASKED_PER_HOUR times an hour to one address: one from `to`'s
- * allowance. 0 taken, 1 over it (the mail is dropped: m->refused, logged
- * by optin.c), -1 a store error. */
-static int unasked_over(struct ref_msg_ctx *m, const char *to, const char *what)
+ * allowance. REF_RC_OK taken, REF_RC_REFUSED over it (the mail is
+ * dropped: m->refused, logged by optin.c), REF_RC_FAIL a store error. */
+static enum ref_rc unasked_over(struct ref_msg_ctx *m, const char *to, const char *what)
 {
   int rc = ref_unasked_take(m->svc, to, 1, what);
   if(rc == 1)
-    return 0;
+    return REF_RC_OK;
   m->refused = 1;
-  return rc < 0 ? -1 : 1;
+  return rc < 0 ? REF_RC_FAIL : REF_RC_REFUSED;
 }
 
 /* Whether `key` is a confirmation key we sent to `from` (optin.c): such
@@ -436,6 +438,28 @@ static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *ad
   rc = run_in_game(m, &g, seat, &cmds);
   ref_game_free(&g);
   return rc;
+}
+
+/* A confirmed request handed back by ref_do_confirm: a mail without a key
+ * (its lines, as its keyed mail), or a command its sender had to confirm
+ * first (REF_CF_CONFIRMED: new, tournament, seek), run as if just sent,
+ * about no game. */
+static int confirmed(struct ref_msg_ctx *m, const char *key, const struct store_confirm *req)
+{
+  struct ref_cmds request;
+  int i;
+
+  if(!strcmp(req->kind, "keyless"))
+    return keyless_confirmed(m, req->game, req->address, req->request);
+  ref_commands_parse(&request, req->request, NULL);
+  for(i = 0; i < request.ncmd; i++)
+    if(ref_cmd_row(request.cmd[i].kind)->flags & REF_CF_CONFIRMED) {
+      struct ref_cmd_run r = {.m = m, .seat = -1, .cmds = &request};
+      return run_of[request.cmd[i].kind](&r, &request.cmd[i]) == REF_RC_FAIL ? -1 : 0;
+    }
+  ref_log_error("confirmation %s: the stored request '%s' does not read as a %s", key,
+                req->request, req->kind);
+  return -1;
 }
 
 /* A mail to the plain address from a player: the game it is
@@ -537,6 +561,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   char token[64], why[256], quote[128], more[16];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = !strcmp(svc->cfg.auth, "token");
+  enum ref_rc ck;
   char delim = svc->cfg.recipient_delimiter[0] ? svc->cfg.recipient_delimiter[0] : '+';
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
@@ -545,24 +570,22 @@ int ref_dispatch(struct ref_msg_ctx *m)
    * is anyone's: its answers are bounded and small (rules-spec MX-4). */
   m->unproven = 1;
   /* The answer to a confirmation request. */
-  rc = confirm_key(mail, delim, token, sizeof(token));
-  if(!rc) {
+  ck = confirm_key(mail, delim, token, sizeof(token));
+  if(ck == REF_RC_OK) {
     switch(confirm_key_of(svc, token, mail->from)) {
     case -1: return -1;
     case 1: m->unproven = 0; break;
     default:
       /* a key we never sent to this From: a guess, a replay, a forgery */
-      if((rc = unasked_over(m, mail->from, "an answer to a confirmation key not its own")))
-        return rc < 0 ? -1 : 0;
+      if((rc = unasked_over(m, mail->from, "an answer to a confirmation key not its own")) !=
+         REF_RC_OK)
+        return rc == REF_RC_FAIL ? -1 : 0;
     }
     {
-      struct store_confirm kl;
-      switch(ref_do_confirm(m, token, &cmds, &kl)) {
-      case REF_RC_FAIL: return -1;
-      default:
-        /* a confirmed mail without a key: its lines, as its keyed mail */
-        return kl.game ? keyless_confirmed(m, kl.game, kl.address, kl.request) : 0;
-      }
+      struct store_confirm req;
+      if(ref_do_confirm(m, token, &cmds, &req) == REF_RC_FAIL)
+        return -1;
+      return req.kind[0] ? confirmed(m, token, &req) : 0;
     }
   }
   /* A confirmation whose key cannot be read, or a "confirm" with none and
@@ -570,22 +593,24 @@ int ref_dispatch(struct ref_msg_ctx *m)
    * keyless one would ask to confirm the "confirm"): refused with the
    * reason, to players and confirmed addresses only (rules-spec OPT-2),
    * within the hourly answers to mail that proves nothing of its sender. */
-  if(rc > 0 || (says_confirm(&cmds) && game_tag(mail, delim, &game, token, sizeof(token)))) {
+  if(ck == REF_RC_REFUSED ||
+     (says_confirm(&cmds) && game_tag(mail, delim, &game, token, sizeof(token)) != REF_RC_OK)) {
     ref_log_info("mail %s from %s confirms with no key that can be read: refused",
                  m->message_id, mail->from);
-    if((rc = unasked_over(m, mail->from, "a confirm with no key that can be read")))
-      return rc < 0 ? -1 : 0;
+    if((rc = unasked_over(m, mail->from, "a confirm with no key that can be read")) !=
+       REF_RC_OK)
+      return rc == REF_RC_FAIL ? -1 : 0;
     return ref_refuse_player(m, "confirm", "confirm-no-key", "");
   }
   rc = 0;
-  if(game_tag(mail, delim, &game, token, sizeof(token))) {
+  if(game_tag(mail, delim, &game, token, sizeof(token)) != REF_RC_OK) {
     /* No key: the From proves nothing, unless the transport vouches for
      * it (keyless = act, or the trusted server's Authentication-Results) */
     if(!strcmp(svc->cfg.keyless, "act") ||
        (!strcmp(svc->cfg.keyless, "confirm") && sender_authenticated(svc, mail)))
       m->unproven = 0;
-    else if((rc = unasked_over(m, mail->from, "an answer to mail without a key")))
-      return rc < 0 ? -1 : 0;
+    else if((rc = unasked_over(m, mail->from, "an answer to mail without a key")) != REF_RC_OK)
+      return rc == REF_RC_FAIL ? -1 : 0;
     /* More commands than one mail holds, or a command line cut: none is
      * done, the first not read is named (rules-spec MX-1; a stranger
      * hears nothing) */
@@ -698,7 +723,7 @@ int ref_dispatch_unreadable(struct ref_msg_ctx *m, const char *why)
    * a seat and its From is that seat's player, whatever auth says (no
    * command could be read, so nothing of auth = token's use applies).
    * Anyone else gets nothing: no backscatter to a forged From. */
-  if(game_tag(mail, delim, &game, token, sizeof(token)))
+  if(game_tag(mail, delim, &game, token, sizeof(token)) != REF_RC_OK)
     return 0;
   m->game = game;
   if(ref_game_load(svc, &g, game, err, sizeof(err))) {

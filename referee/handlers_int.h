@@ -132,12 +132,13 @@ ref_cmd_fn ref_do_observe;
 int ref_do_observe_confirmed(struct ref_msg_ctx *m, int64_t game, const char *line);
 
 /* cmd_confirm.c: the answer to a confirmation request, found by its key:
- * the stored `new`, `tournament`, `seek` or `observe` runs; a `keyless`
- * request is handed back (*keyless: its game, the address of record and
- * its lines; keyless->game 0 for none) for the entry layer to run as the
- * seat's keyed mail would, so that no handler calls the layer above it. */
+ * a stored `observe` runs; a request of kind "keyless" (a mail without a
+ * game's key: its game, the address of record, its lines) or "new" (a
+ * command flagged REF_CF_CONFIRMED) is handed back in *run (run->kind ""
+ * for none) for the entry layer to run, so that no handler calls the
+ * layer above it. */
 enum ref_rc ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
-                           struct store_confirm *keyless);
+                           struct store_confirm *run);
 
 /* cmd_keyless.c: a player's mail without a game's key. The
  * action of cmds in game g stored as a confirmation request and the

@@ -149,6 +149,13 @@ START_TEST(test_table_flags)
     n += !!(ref_cmd_row((enum ref_cmd_kind)k)->flags & REF_CF_NOKEY);
   ck_assert_int_eq(n, (int)(sizeof(nokey) / sizeof(nokey[0])));
   ck_assert(ref_cmd_row(REF_CMD_MESSAGE)->flags & REF_CF_LAST);
+  /* confirmed first, then run from the stored line (cmd_confirm.c) */
+  for(k = 0, n = 0; k < REF_CMD_LAST; k++)
+    n += !!(ref_cmd_row((enum ref_cmd_kind)k)->flags & REF_CF_CONFIRMED);
+  ck_assert_int_eq(n, 3);
+  ck_assert(ref_cmd_row(REF_CMD_NEW)->flags & REF_CF_CONFIRMED);
+  ck_assert(ref_cmd_row(REF_CMD_TOURNAMENT)->flags & REF_CF_CONFIRMED);
+  ck_assert(ref_cmd_row(REF_CMD_SEEK)->flags & REF_CF_CONFIRMED);
   /* vacation, digest and comments are about all of a player's games */
   ck_assert_int_eq(ref_cmd_row(REF_CMD_VACATION)->scope, REF_SCOPE_PLAYER);
   ck_assert_int_eq(ref_cmd_row(REF_CMD_DIGEST)->scope, REF_SCOPE_PLAYER);
