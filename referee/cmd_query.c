@@ -31,8 +31,8 @@ struct past {
 
 /* The record's steps, read here one at a time through record.c's
  * iterator: the games layer never calls up into this one. */
-static int read_record(struct ref_service *svc, const struct ref_game_ctx *g,
-                       int (*step)(void *, const struct ref_game_ctx *, const struct ref_rec_step *),
+typedef int step_fn(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
+static int read_record(struct ref_service *svc, const struct ref_game_ctx *g, step_fn *step,
                        void *arg)
 {
   struct ref_rec_iter it;

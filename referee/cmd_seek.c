@@ -122,7 +122,8 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   /* The options must make a game before anyone is paired for it. */
   switch(ref_terms_check(t->d, t->opts, &err)) {
   case REF_RC_OK: break;
-  case REF_RC_REFUSED: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
+  case REF_RC_REFUSED:
+    return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
   default: return *rc = -1, 1;
   }
   /* Terms compare as resolved: no days=N is the default's days, so two

@@ -278,7 +278,8 @@ static enum ref_rc game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, 
       return REF_RC_OK;
   }
   if(!cmds->ncand) /* a mail of nothing at all is answered */
-    return cmds->ncmd ? REF_RC_OK : ref_rc_of(m, ref_refuse(m, g, seat, "", "no-command", "", NULL));
+    return cmds->ncmd ? REF_RC_OK
+                      : ref_rc_of(m, ref_refuse(m, g, seat, "", "no-command", "", NULL));
   if(r.moved)
     return REF_RC_OK;
   if(g->row.phase == STORE_GAME_ACTIVE) {
