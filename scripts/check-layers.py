@@ -7,12 +7,14 @@ defines. Fails, printing what it found, when
 
   * the files of a group form a cycle (A -> ... -> A): printed as the cycle
     and every edge inside it, with the symbols that make each edge;
-  * a group has a layer table (--layers DOC) and an edge goes upward: from
-    a file of a lower layer to a file of a higher one;
-  * a file of such a group has no row in the table, or a row names a file
-    that was not compiled (the table must stay true to the code);
-  * with --sources DIR, a file of DIR (a .c or .h) has no row, or includes
-    a header the table puts in a higher layer than the file itself;
+  * a group has layers (--layers DOC) and an edge goes upward: from a
+    file of a lower layer to a file of a higher one;
+  * an object of such a group does not sit in a layer's folder;
+  * with --sources DIR and layers, a file lies in DIR itself rather than
+    in a layer's folder, or includes a header of a higher layer than its
+    own; or a file of a layer's folder has no row in the table of files,
+    or a row names a file that is not there (the description stays true
+    to the tree);
   * with --sources DIR and a layer table, a call goes upward through a
     function pointer: a file hands the address of a function F of a higher
     layer to a function G of a lower one (G(..., F, ...), or G(..., T, ...)
@@ -27,15 +29,22 @@ cycles, which are about names: a lower file that calls back through a
 hook it was handed (SQLite's sqlite3_commit_hook; store.c's store_tx_hook)
 does not name the file above it, and that is the point of the hook.
 
-The layer table is the one in docs/architecture.md ("The service") whose
-header row is `| layer | file | what |`: one row a file, the
-first column "N name" with N counted from the bottom. Calls inside a layer
-are allowed as long as they make no cycle.
+A file's layer is its folder. The layers are the table in
+docs/architecture.md ("The service") whose header row is
+`| layer | folder | what |`: one row a folder, the first column its
+number counted from the bottom, the second the folder in backquotes
+(`top/`). An object's folder is the one it was compiled in: CMake keeps
+the source's folder under the target's object folder
+(BUILD/referee/CMakeFiles/tabula_top.dir/top/admin.c.o), and the
+generated templates_embedded.c is written into BUILD/referee/kit/. The
+next table of the document, `| file | what |`, describes every file
+(`top/admin.c`); with --sources it is checked against the tree. Calls
+inside a layer are allowed as long as they make no cycle.
 
 Usage (tests/CMakeLists.txt runs it on the build tree's objects):
   check-layers.py [--nm NM] [--graph] --group NAME [--layers DOC] [--sources DIR]
                   [--allow-callback FILE:FUNC ...] OBJ|DIR ... [--group NAME ...]
-A DIR argument stands for every *.o in it (handy by hand: CMake keeps a
+A DIR argument stands for every *.o under it (handy by hand: CMake keeps a
 target's objects in BUILD/<folder>/CMakeFiles/<target>.dir; a file deleted
 from the sources may leave a stale object there). --graph also prints, for
 every file, the files it uses and the files that use it: what else may move
@@ -47,8 +56,10 @@ import re
 import subprocess
 import sys
 
-TABLE_HEADER = re.compile(r"^\|\s*layer\s*\|\s*file\s*\|\s*what\s*\|\s*$")
-TABLE_ROW = re.compile(r"^\|\s*(\d+)\s+([^|]*?)\s*\|\s*`([^`]+)`\s*\|")
+TABLE_HEADER = re.compile(r"^\|\s*layer\s*\|\s*folder\s*\|\s*what\s*\|\s*$")
+TABLE_ROW = re.compile(r"^\|\s*(\d+)\s*\|\s*`([^`/]+)/?`\s*\|")
+FILES_HEADER = re.compile(r"^\|\s*file\s*\|\s*what\s*\|\s*$")
+FILES_ROW = re.compile(r"^\|\s*`([^`]+)`\s*\|")
 INCLUDE = re.compile(r'^\s*#\s*include\s+"([^"]+)"', re.M)
 
 
@@ -101,7 +112,8 @@ def parse_args(argv):
                 continue
             if os.path.isdir(part):
                 groups[-1]["objects"] += sorted(
-                    os.path.join(part, f) for f in os.listdir(part) if f.endswith(".o"))
+                    os.path.join(d, f) for d, _, fs in os.walk(part) for f in fs
+                    if f.endswith(".o"))
             else:
                 groups[-1]["objects"].append(part)
         i += 1
@@ -313,7 +325,7 @@ def initializer_of(text, pos):
     return None
 
 
-def callbacks(nm, objects, srcdirs):
+def callbacks(nm, objects, paths):
     """[(caller file, callee file, function F, given to G, in file X)]: G of
     the caller file is handed F's address in file X, so G's file may call
     F's file through it."""
@@ -334,8 +346,7 @@ def callbacks(nm, objects, srcdirs):
 
     found = []
     for x in sorted(funcs):
-        path = next((os.path.join(d, x) for d in srcdirs if os.path.exists(os.path.join(d, x))),
-                    None)
+        path = paths.get(x)
         if not path:
             continue
         with open(path, encoding="utf-8") as fh:
@@ -381,23 +392,67 @@ def short(syms, n=4):
 
 
 def read_layers(doc):
-    """{file: (number, name)} from the `| layer | file | what |` table."""
-    layers, in_table = {}, False
+    """({folder: number} from the `| layer | folder | what |` table,
+    [file paths] from the `| file | what |` table after it)."""
+    folders, files, state = {}, [], "before"
     with open(doc, encoding="utf-8") as f:
         for line in f:
-            if TABLE_HEADER.match(line):
-                in_table = True
-                continue
-            if not in_table:
+            if state in ("before", "between"):
+                if state == "before" and TABLE_HEADER.match(line):
+                    state = "layers"
+                elif state == "between" and FILES_HEADER.match(line):
+                    state = "files"
                 continue
             if not line.startswith("|"):
+                if state == "layers":
+                    state = "between"
+                    continue
                 break
-            m = TABLE_ROW.match(line)
-            if m:
-                layers[m.group(3)] = (int(m.group(1)), m.group(2))
-    if not layers:
-        fail_usage("%s has no `| layer | file | what |` table" % doc)
-    return layers
+            if state == "layers":
+                m = TABLE_ROW.match(line)
+                if m:
+                    folders[m.group(2)] = int(m.group(1))
+            else:
+                m = FILES_ROW.match(line)
+                if m:
+                    files.append(m.group(1))
+    if not folders:
+        fail_usage("%s has no `| layer | folder | what |` table" % doc)
+    return folders, files
+
+
+def source_files(g, folders):
+    """{file: its path relative to --sources} of a group's sources: with
+    layers the .c and .h of the layers' folders, and (as folder ".") those
+    lying in --sources itself; without, the files of --sources."""
+    srcdir, out = g["sources"], {}
+    if not srcdir:
+        return out
+    for d in ["."] + sorted(folders or {}):
+        path = os.path.join(srcdir, d)
+        if not os.path.isdir(path):
+            continue
+        for f in sorted(os.listdir(path)):
+            if f.endswith((".c", ".h")):
+                if f in out:
+                    fail_usage("two files named %s under %s" % (f, srcdir))
+                out[f] = os.path.normpath(os.path.join(d, f))
+    return out
+
+
+def layer_of_objects(name, objects, folders):
+    """{file: (number, folder)} from the folder each object was compiled in,
+    and the number of objects that sit in no layer's folder."""
+    layers, problems = {}, 0
+    for obj in objects:
+        folder = os.path.basename(os.path.dirname(os.path.abspath(obj)))
+        if folder not in folders:
+            problems += 1
+            print("%s: %s was compiled in %s/, which is no layer's folder" %
+                  (name, source_name(obj), folder))
+            continue
+        layers[source_name(obj)] = (folders[folder], folder)
+    return layers, problems
 
 
 def print_graph(name, edges, layers):
@@ -416,8 +471,16 @@ def check_group(nm, g, show):
     problems = 0
     edges = graph(nm, g["objects"])
     name = g["name"]
+    folders, rows = read_layers(g["layers"]) if g["layers"] else (None, [])
+    sources = source_files(g, folders)
+    layers = {}
+    if folders:
+        layers, problems = layer_of_objects(name, g["objects"], folders)
+        for f, path in sources.items():
+            if os.path.dirname(path) in folders:
+                layers.setdefault(f, (folders[os.path.dirname(path)], os.path.dirname(path)))
     if show:
-        print_graph(name, edges, read_layers(g["layers"]) if g["layers"] else {})
+        print_graph(name, edges, layers)
     nedges = sum(len(v) for v in edges.values())
     comps = strongly_connected(edges)
     for comp in comps:
@@ -433,16 +496,7 @@ def check_group(nm, g, show):
             for b in sorted(edges[a]):
                 if b in comp:
                     print("    %s -> %s: %s" % (a, b, short(edges[a][b])))
-    if g["layers"]:
-        layers = read_layers(g["layers"])
-        for f in sorted(edges):
-            if f not in layers:
-                problems += 1
-                print("%s: %s has no row in the layer table of %s" % (name, f, g["layers"]))
-        for f in sorted(layers):
-            if f.endswith(".c") and f not in edges:
-                problems += 1
-                print("%s: the layer table names %s, which was not compiled" % (name, f))
+    if folders:
         for a in sorted(edges):
             for b in sorted(edges[a]):
                 if a in layers and b in layers and layers[b][0] > layers[a][0]:
@@ -451,23 +505,51 @@ def check_group(nm, g, show):
                           (name, a, layers[a][0], layers[a][1], b, layers[b][0], layers[b][1],
                            short(edges[a][b])))
         if g["sources"]:
-            problems += check_includes(name, g["sources"], layers)
+            problems += check_tree(name, g, sources, rows, edges, layers)
+            problems += check_includes(name, g["sources"], sources, layers)
     if g["sources"]:
-        problems += check_callbacks(nm, g, show)
+        problems += check_callbacks(nm, g, show, layers, sources)
     verdict = "FAILED" if problems else "ok"
     print("%s: %d files, %d edges, %d cycle(s)%s: %s" %
           (name, len(edges), nedges, len(comps),
-           ", layers from %s" % os.path.basename(g["layers"]) if g["layers"] else "", verdict))
+           ", layers from the folders%s" % (" of %s" % g["sources"] if g["sources"] else "")
+           if folders else "", verdict))
     return problems
 
 
-def check_callbacks(nm, g, show):
+def check_tree(name, g, sources, rows, edges, layers):
+    """Every file lies in a layer's folder, every .c there was compiled,
+    and the table of files names exactly the files of the folders."""
+    problems = 0
+    listed = set(rows)
+    for f, path in sorted(sources.items()):
+        if os.path.dirname(path) == "":
+            problems += 1
+            print("%s: %s lies in %s itself, not in a layer's folder" % (name, f, g["sources"]))
+            continue
+        if f.endswith(".c") and f not in edges:
+            problems += 1
+            print("%s: %s was not compiled" % (name, path))
+        if path not in listed:
+            problems += 1
+            print("%s: %s has no row in the table of files of %s" % (name, path, g["layers"]))
+    there = set(sources.values())
+    for path in rows:
+        f, folder = os.path.basename(path), os.path.dirname(path)
+        # a generated file (templates_embedded.c) is there as an object
+        if path not in there and layers.get(f, (0, None))[1] != folder:
+            problems += 1
+            print("%s: the table of files names %s, which is not there" % (name, path))
+    return problems
+
+
+def check_callbacks(nm, g, show, layers, sources):
     """Calls through a function pointer: listed with --graph; upward ones
-    against the layer table fail unless --allow-callback names them."""
+    against the layers fail unless --allow-callback names them."""
     name, problems = g["name"], 0
-    layers = read_layers(g["layers"]) if g["layers"] else {}
     allowed, used = set(g["allow"]), set()
-    found = callbacks(nm, g["objects"], [g["sources"]])
+    found = callbacks(nm, g["objects"],
+                      {f: os.path.join(g["sources"], p) for f, p in sources.items()})
     for b, a, f, callee, x in found:
         up = a in layers and b in layers and layers[a][0] > layers[b][0]
         if show or up:
@@ -489,22 +571,20 @@ def check_callbacks(nm, g, show):
     return problems
 
 
-def check_includes(name, srcdir, layers):
+def check_includes(name, srcdir, sources, layers):
     """A file may include the headers of its own layer and those below."""
     problems = 0
-    for f in sorted(os.listdir(srcdir)):
-        if not f.endswith((".c", ".h")):
-            continue
+    for f, path in sorted(sources.items()):
         if f not in layers:
-            problems += 1
-            print("%s: %s has no row in the layer table" % (name, f))
             continue
-        with open(os.path.join(srcdir, f), encoding="utf-8") as fh:
+        with open(os.path.join(srcdir, path), encoding="utf-8") as fh:
             for h in INCLUDE.findall(fh.read()):
+                h = os.path.basename(h)
                 if h in layers and layers[h][0] > layers[f][0]:
                     problems += 1
                     print("%s: UPWARD include in %s (%d %s): %s (%d %s)" %
-                          (name, f, layers[f][0], layers[f][1], h, layers[h][0], layers[h][1]))
+                          (name, path, layers[f][0], layers[f][1], h, layers[h][0],
+                           layers[h][1]))
     return problems
 
 

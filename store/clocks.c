@@ -3,7 +3,7 @@
  * clock, players' vacations, the digest preference and the digest queue.
  * Contract in store.h; schema in store.c (migration 2). The arithmetic
  * (what a deadline is, when a reminder is due) is the service's
- * (referee/clock.c): the store only keeps the facts.
+ * (referee/turns/clock.c): the store only keeps the facts.
  */
 #include "store_int.h"
 

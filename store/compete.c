@@ -3,7 +3,8 @@
  * backgammon matches, round-robin tournaments. Contract in store.h, schema
  * in store.c (migration 6). The store keeps the facts; what a rating is,
  * what a match's score is and who leads a tournament are the service's
- * (referee/glicko.c, ratings.c, match.c, tournament.c).
+ * (referee/kit/glicko.c; referee/games/ratings.c, match.c,
+ * tournament.c).
  */
 #include "store_int.h"
 

@@ -2,7 +2,7 @@
  * conditionals.c: a player's prepared lines in tabula_store:
  * "if Nf6 then e5", one row per branch. Contract in store.h, schema in
  * store.c (migration 7). The store keeps the rows; what a line means, when
- * it fires and who may see it are the service's (referee/cmd_conditional.c,
+ * it fires and who may see it are the service's (referee/handlers/cmd_conditional.c,
  * cmd_play.c). Rows are never shown to the opponent.
  */
 #include "store_int.h"

@@ -4,7 +4,7 @@
  * one-time key to come back from their address, and the addresses that
  * have answered one of our mails. Contract in store.h; schema in store.c
  * (migration 4). What a request does once confirmed, and who may be
- * mailed, is the service's (referee/optin.c): the store keeps the facts.
+ * mailed, is the service's (referee/mailout/optin.c): the store keeps the facts.
  * Addresses compare without regard to case (COLLATE NOCASE).
  */
 #include "store_int.h"

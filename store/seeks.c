@@ -3,7 +3,7 @@
  * requests for an opponent from confirmed addresses, and what became of
  * them (paired with the game they started, expired, withdrawn). Contract
  * in store.h; schema in store.c. Which seeks match, who plays which side
- * and who is told is the service's (referee/cmd_seek.c): the store keeps
+ * and who is told is the service's (referee/handlers/cmd_seek.c): the store keeps
  * the facts. Addresses compare without regard to case (COLLATE NOCASE).
  */
 #include "store_int.h"

@@ -211,7 +211,7 @@ static const struct migration migrations[] = {
    *   store_outbox_prune never deletes the newest row, so SQLite never
    *   hands an id out twice;
    * - games.snapshot: the rules' state as of a journal entry, checked
-   *   against that entry's hash when a game is loaded (referee/game.c), so
+   *   against that entry's hash when a game is loaded (referee/games/game.c), so
    *   a mail replays nothing, or the few entries after the snapshot;
    * - clocks.next_event: the earliest moment something may be due (a
    *   lower bound, 0 = look now), so the tick reads only what is due;
@@ -347,7 +347,7 @@ static const struct migration migrations[] = {
       "CREATE INDEX seeks_by_address ON seeks(address) WHERE phase = 'open';"},
   /* v8: confirmation requests of more kinds. `keyless`: the
    * action of a player's mail without a game's key, done once the player
-   * confirms it from the address of record (referee/cmd_keyless.c);
+   * confirms it from the address of record (referee/handlers/cmd_keyless.c);
    * `seek` and `tournament` for the requests of those commands. SQLite
    * cannot change a CHECK in place: the table is rebuilt, rows kept. */
   {8, "CREATE TABLE confirmations_v8("

@@ -501,7 +501,7 @@ int store_conditionals_clear(struct store *st, int64_t game, int seat);
 
 /* One seek. `options` holds the seek's terms after its kind: the
  * service's words (private, weekends=off, as=SEAT) and then the rules'
- * options as `new` stores them, "key=value;..." (referee/cmd_seek.c). */
+ * options as `new` stores them, "key=value;..." (referee/handlers/cmd_seek.c). */
 struct store_seek {
   int64_t id;
   char address[256]; /* the seeker: a confirmed address */

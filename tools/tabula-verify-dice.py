@@ -3,7 +3,7 @@
 
 usage: tabula-verify-dice.py [--game G] [MAIL-FILE ...]   (no file, or -: stdin)
 Prints "all N rolls verify" (exit 0) or the first failure (exit 1); 2 = bad usage.
-Python 3 standard library only; same rules as tabula's referee/dice.c (tools/README.md).
+Python 3 standard library only; same rules as tabula's referee/kit/dice.c (tools/README.md).
 """
 import hashlib, hmac, re, sys
 

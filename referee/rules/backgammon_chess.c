@@ -926,7 +926,7 @@ static const struct ref_game_ops bc_ops = {
 };
 
 /* Lag Backgammon Chess (6.9): the same rules; only init differs (lag=2
- * unless given). The private dice are the service's (referee/lag.c). */
+ * unless given). The private dice are the service's (referee/turns/lag.c). */
 static const struct ref_game_ops lag_ops = {
   lag_init, bc_decode, bc_encode, bc_legal, ref_bc_parse, bc_format, bc_apply,
   bc_roll,  bc_act,    bc_status, bc_render, NULL,     bc_ok,

@@ -1,7 +1,7 @@
 /*
  * fuzz_mail.c: libFuzzer target for the mail path: raw bytes ->
  * mail_parse -> the cleaned text -> the command reader
- * (ref_commands_parse, referee/commands.c), as process.c runs them on
+ * (ref_commands_parse, referee/kit/commands.c), as process.c runs them on
  * every mail that reaches the referee, from anyone.
  *
  * Besides "no crash, no leak, no undefined behaviour, no input slower than

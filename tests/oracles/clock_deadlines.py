@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Deadlines by brute force, an oracle for referee/clock.c.
+"""Deadlines by brute force, an oracle for referee/turns/clock.c.
 
 Walks time a minute at a time with Python's datetime, counting a minute
 only on days that count (not Saturday or Sunday when weekends are off, not

@@ -1,5 +1,5 @@
 #!/usr/bin/env python3
-"""Oracle for tabula-dice-1 (docs/dice-protocol.md), independent of referee/dice.c
+"""Oracle for tabula-dice-1 (docs/dice-protocol.md), independent of referee/kit/dice.c
 and of tools/tabula-verify-dice.py: Python's hashlib and hmac only.
 
 1. Recomputes every value of tests/data/dice/vectors.txt (copied from the
@@ -7,7 +7,7 @@ and of tools/tabula-verify-dice.py: Python's hashlib and hmac only.
    oracle agree with the protocol.
 2. Writes tests/data/dice/chain2.txt: three fake mails of game 12 with N = 4
    and 7 rolls, so rolls 5..7 use chain 2 (roll numbers count over the game,
-   roll i of chain c uses key index j = i - (c-1)*N; see referee/dice.h).
+   roll i of chain c uses key index j = i - (c-1)*N; see referee/kit/dice.h).
    Three seats, one entropy in UTF-8, one roll of 3 faces, lines repeated
    across mails and quoted with "> ". The chain secrets are fixed
    (SHA-256 of "tabula test chain 1" / "... 2") so the file is reproducible.

@@ -4,7 +4,7 @@
 # from docs/dice-protocol.md) and on the oracle's chain-2 transcript
 # (tests/data/dice/chain2.txt), and a backgammon match's "Dice match" lines on
 # the vectors. Checks it accepts them, and that each kind of
-# tampering fails naming the roll, with the same reasons as referee/dice.c.
+# tampering fails naming the roll, with the same reasons as referee/kit/dice.c.
 # usage: bash dice_verifier.sh TABULA_BINARY SOURCE_DIR   (the binary is unused)
 set -u
 src=${2:?usage: dice_verifier.sh TABULA_BINARY SOURCE_DIR}

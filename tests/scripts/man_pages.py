@@ -5,7 +5,7 @@ usage: man_pages.py TABULA SOURCE_DIR
 
 The pages are configured by CMake into BUILD/man (beside BUILD/referee/tabula):
   - tabula(1) names every command of `tabula --help`, every option, and every
-    exit status referee/main.c can return (by its sysexits name);
+    exit status referee/top/main.c can return (by its sysexits name);
   - tabula.ini(5) names every option `tabula check-config` prints;
   - `man --warnings -l` renders each page with no warning at 80 columns.
 Prints "N passed, M failed".
@@ -46,7 +46,7 @@ def main():
     for opt in ("-c", "--config", "-g", "--game", "-s", "--seat", "--reason", "-h", "--help",
                 "-V", "--version"):
         check("tabula(1) names option %s" % opt, re.search(r"\.B[IR]? .*%s\b" % re.escape(opt), one))
-    main_c = open(os.path.join(SRC, "referee", "main.c")).read()
+    main_c = open(os.path.join(SRC, "referee", "top", "main.c")).read()
     statuses = sorted(set(re.findall(r"\bEX_(?!OK\b)[A-Z]+\b", main_c)))
     check("main.c returns sysexits statuses", len(statuses) >= 7, statuses)
     for ex in statuses:

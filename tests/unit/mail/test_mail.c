@@ -422,7 +422,7 @@ static uint64_t rng(void)
 static void check_wire(const char *msg, size_t body_max);
 static void check_wire_reply(const char *msg);
 
-/* The reply tabula would send to m, threaded as referee/reply.c does it
+/* The reply tabula would send to m, threaded as referee/mailout/reply.c does it
  * (In-Reply-To its Message-ID, References its References plus its
  * Message-ID), with every inbound value that can reach a header: the
  * sender's address, the ids, and (harder than reply.c, which writes its

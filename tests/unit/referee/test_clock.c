@@ -1,5 +1,5 @@
 /*
- * test_clock.c: the date and deadline arithmetic of referee/clock.c:
+ * test_clock.c: the date and deadline arithmetic of referee/turns/clock.c:
  * days per move, weekends counted or not, vacations pausing the clock).
  * Deadlines come from tests/data/clock/deadlines.txt, made by an
  * independent brute-force oracle (tests/oracles/clock_deadlines.py, a

@@ -1,5 +1,5 @@
 /*
- * test_commands.c: the command language (referee/commands.c).
+ * test_commands.c: the command language (referee/kit/commands.c).
  *
  *  - every command word, in any case, reads as its command (a table);
  *  - "#N" anywhere is the move-number guard, "Qxf7#" is not;

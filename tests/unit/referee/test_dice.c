@@ -1,5 +1,5 @@
 /*
- * test_dice.c: tabula-dice-1 (referee/dice.c) against the protocol's test
+ * test_dice.c: tabula-dice-1 (referee/kit/dice.c) against the protocol's test
  * vectors (tests/data/dice/vectors.txt, copied from docs/dice-protocol.md and
  * rechecked here against that document), data from an independent Python
  * oracle (tests/oracles/dice_transcripts.py: faces.txt, 64 rolls; chain2.txt,

@@ -1,5 +1,5 @@
 /*
- * test_glicko.c: Glicko-2 (referee/glicko.c) against the worked
+ * test_glicko.c: Glicko-2 (referee/kit/glicko.c) against the worked
  * example of Mark E. Glickman, "Example of the Glicko-2 system": a player
  * rated 1500, RD 200, volatility 0.06, tau 0.5, who in one rating period
  * beats a 1400 (RD 30) and loses to a 1550 (RD 100) and to a 1700 (RD

@@ -2,7 +2,7 @@
  * test_mail_commands.c: the mail corpus (tests/data/mail/NN_name.eml) read the
  * whole way the service reads it: mail_parse (MIME, charsets, HTML, flowed),
  * mail_clean_text (quotes, signatures, reply headers), mail_is_automatic
- * (RFC 3834), then ref_commands_parse (referee/commands.c), and for the
+ * (RFC 3834), then ref_commands_parse (referee/kit/commands.c), and for the
  * candidates the game's own parser, as process.c does.
  *
  * Each NN_name.expect states, besides what test_mail checks, what the mail

@@ -1,5 +1,5 @@
 /*
- * test_takeback.c: the one replay rule of takebacks (referee/game.c,
+ * test_takeback.c: the one replay rule of takebacks (referee/games/game.c,
  * ref_journal_undone). History is never rewritten: an `undo`
  * entry cancels the move it names, which every replay then skips.
  *

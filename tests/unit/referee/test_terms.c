@@ -1,6 +1,6 @@
 /*
- * test_terms.c: a game's terms read one word at a time (referee/terms.c),
- * answering in the service's one result type (referee/rc.h):
+ * test_terms.c: a game's terms read one word at a time (referee/turns/terms.c),
+ * answering in the service's one result type (referee/kit/rc.h):
  *
  *  - a word of the terms is taken: REF_RC_OK;
  *  - a word that is no term (the caller's own: a tournament's name, a

@@ -1,6 +1,6 @@
 /*
  * test_turnread.c: a mail's move lines read as its one turn
- * (referee/turnread.c; rules-spec §1.1).
+ * (referee/games/turnread.c; rules-spec §1.1).
  *
  *  - a play over several lines, each no whole play alone, is one turn,
  *    with prose before and after it;
