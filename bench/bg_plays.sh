@@ -19,12 +19,14 @@ trap 'rm -rf "$t"' EXIT
 lib=
 if [ $# -ge 1 ]; then
   lib=$(find "$1" -name libtabula_rules.a | head -n 1)
+  base=$(find "$1" -name libtabula_base.a | head -n 1) # the buffer the rules core draws in
 fi
-if [ -n "$lib" ]; then
-  cc -std=c17 -O2 -I"$src/referee/rules" "$src/tests/oracles/bg_plays.c" "$lib" -o "$t/bg_plays"
+if [ -n "$lib" ] && [ -n "$base" ]; then
+  cc -std=c17 -O2 -I"$src/referee/rules" -I"$src/referee/base" "$src/tests/oracles/bg_plays.c" \
+    "$lib" "$base" -o "$t/bg_plays"
 else
-  cc -std=c17 -O2 -I"$src/referee/rules" "$src/tests/oracles/bg_plays.c" \
-    "$src"/referee/rules/*.c -o "$t/bg_plays"
+  cc -std=c17 -O2 -I"$src/referee/rules" -I"$src/referee/base" "$src/tests/oracles/bg_plays.c" \
+    "$src"/referee/rules/*.c "$src"/referee/base/*.c -o "$t/bg_plays"
 fi
 cut -d' ' -f1-3 "$src/tests/data/backgammon/plays.txt" > "$t/queries.txt"
 nq=$(wc -l < "$t/queries.txt")

@@ -6,7 +6,7 @@
 # usage: bash bench/checkers_perft.sh [TABULA_BINARY]
 #   With a tabula binary (default: the first build*/referee/tabula found), times
 #   `tabula perft -g checkers startpos N`. Without one, it compiles a small driver over
-#   referee/rules/*.c (the rules core needs nothing but libc) with cc -O2 and times that.
+#   referee/rules/*.c and referee/base/*.c (the rules core needs nothing else but libc) with cc -O2 and times that.
 #   rapid-draughts runs through tests/oracles/checkers_oracle.mjs (needs node and `npm ci` in
 #   tests/oracles); without it, only our times are printed.
 set -u
@@ -43,8 +43,8 @@ int main(int argc, char **argv)
   return 0;
 }
 C
-  cc -std=c17 -O2 -D_POSIX_C_SOURCE=200809L -I"$root/referee/rules" -o "$tmp/perft" \
-    "$tmp/perft.c" "$root"/referee/rules/*.c || exit 1
+  cc -std=c17 -O2 -D_POSIX_C_SOURCE=200809L -I"$root/referee/rules" -I"$root/referee/base" \
+    -o "$tmp/perft" "$tmp/perft.c" "$root"/referee/rules/*.c "$root"/referee/base/*.c || exit 1
   ours() { "$tmp/perft" "$1"; }
   what="rules core driver (cc -O2)"
 fi

@@ -15,6 +15,37 @@
 #include <iconv.h>
 #include <string.h>
 
+/* mail_int.h; RFC 3629 section 3 (surrogates and past U+10FFFF are no
+ * characters). */
+int mail_put_cp(struct base_buf *b, unsigned long cp)
+{
+  unsigned char u[4];
+  size_t n;
+
+  if(cp > 0x10ffff || (cp >= 0xd800 && cp <= 0xdfff))
+    cp = 0xfffd;
+  if(cp < 0x80) {
+    u[0] = (unsigned char)cp;
+    n = 1;
+  } else if(cp < 0x800) {
+    u[0] = (unsigned char)(0xc0 | (cp >> 6));
+    u[1] = (unsigned char)(0x80 | (cp & 0x3f));
+    n = 2;
+  } else if(cp < 0x10000) {
+    u[0] = (unsigned char)(0xe0 | (cp >> 12));
+    u[1] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    u[2] = (unsigned char)(0x80 | (cp & 0x3f));
+    n = 3;
+  } else {
+    u[0] = (unsigned char)(0xf0 | (cp >> 18));
+    u[1] = (unsigned char)(0x80 | ((cp >> 12) & 0x3f));
+    u[2] = (unsigned char)(0x80 | ((cp >> 6) & 0x3f));
+    u[3] = (unsigned char)(0x80 | (cp & 0x3f));
+    n = 4;
+  }
+  return base_buf_add(b, u, n);
+}
+
 /* windows-1252 0x80..0x9f; 0 marks the five bytes it leaves undefined. */
 static const unsigned short cp1252_high[32] = {
     0x20ac, 0,      0x201a, 0x0192, 0x201e, 0x2026, 0x2020, 0x2021, 0x02c6, 0x2030, 0x0160,
@@ -87,7 +118,7 @@ bool mail_utf8_valid(const char *s, size_t n)
   return true;
 }
 
-int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n)
+int mail_utf8_repair(struct base_buf *out, const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
@@ -104,16 +135,15 @@ int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n)
       i += k;
       continue;
     }
-    mail_buf_add(out, s + run, i - run);
-    mail_buf_add_cp(out, 0xfffd);
+    if(base_buf_add(out, s + run, i - run) || mail_put_cp(out, 0xfffd))
+      return mail_buf_code(out->err);
     i++;
     run = i;
   }
-  mail_buf_add(out, s + run, i - run);
-  return out->err;
+  return mail_buf_code(base_buf_add(out, s + run, i - run));
 }
 
-static int decode_cp1252(struct mail_buf *out, const char *s, size_t n)
+static int decode_cp1252(struct base_buf *out, const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i;
@@ -121,22 +151,24 @@ static int decode_cp1252(struct mail_buf *out, const char *s, size_t n)
 
   for(i = 0; i < n && !out->err; i++) {
     if(u[i] < 0x80) {
-      mail_buf_addc(out, (char)u[i]);
+      if(base_buf_putc(out, (char)u[i]))
+        break;
       continue;
     }
     cp = mail_cp1252(u[i]);
-    mail_buf_add_cp(out, cp ? cp : 0xfffd);
+    if(mail_put_cp(out, cp ? cp : 0xfffd))
+      break;
   }
-  return out->err;
+  return mail_buf_code(out->err);
 }
 
 /* For labels that promise ASCII (or promise nothing): mail that breaks the
  * promise is far more often UTF-8 than anything else, and what is not UTF-8
  * is most often windows-1252. */
-static int decode_guess(struct mail_buf *out, const char *s, size_t n)
+static int decode_guess(struct base_buf *out, const char *s, size_t n)
 {
   if(mail_utf8_valid(s, n))
-    return mail_buf_add(out, s, n);
+    return mail_buf_code(base_buf_add(out, s, n));
   return decode_cp1252(out, s, n);
 }
 
@@ -146,26 +178,28 @@ static int decode_guess(struct mail_buf *out, const char *s, size_t n)
  * included, and writes those from UCS-4 too. So what it writes goes
  * through mail_utf8_repair, the same rule as for declared UTF-8 (RFC 3629
  * §3: every decoded text is valid UTF-8 whatever the label says). */
-static int decode_iconv(struct mail_buf *out, iconv_t cd, const char *s, size_t n)
+static int decode_iconv(struct base_buf *out, iconv_t cd, const char *s, size_t n)
 {
-  struct mail_buf raw;
+  struct base_buf raw;
   char tmp[4096];
   char *in = (char *)s; /* iconv's prototype is not const-correct */
   size_t inleft = n;
   char *outp;
   size_t outleft;
   size_t r;
+  int e;
 
-  mail_buf_init(&raw, out->max); /* the same bound as the text itself */
+  base_buf_init(&raw, out->max); /* the same bound as the text itself */
   while(inleft > 0 && !raw.err) {
     outp = tmp;
     outleft = sizeof(tmp);
     r = iconv(cd, &in, &inleft, &outp, &outleft);
-    mail_buf_add(&raw, tmp, (size_t)(outp - tmp));
-    if(r != (size_t)-1 || errno == E2BIG)
+    e = errno; /* before the buffer's realloc */
+    if(base_buf_add(&raw, tmp, (size_t)(outp - tmp)))
+      break;
+    if(r != (size_t)-1 || e == E2BIG)
       continue;
-    mail_buf_add_cp(&raw, 0xfffd);
-    if(errno != EILSEQ)
+    if(mail_put_cp(&raw, 0xfffd) || e != EILSEQ)
       break; /* EINVAL: the input ends inside a character */
     in++;
     inleft--;
@@ -174,13 +208,14 @@ static int decode_iconv(struct mail_buf *out, iconv_t cd, const char *s, size_t 
   outp = tmp;
   outleft = sizeof(tmp);
   iconv(cd, NULL, NULL, &outp, &outleft);
-  mail_buf_add(&raw, tmp, (size_t)(outp - tmp));
-  if(raw.err)
-    out->err = raw.err;
+  if(base_buf_add(&raw, tmp, (size_t)(outp - tmp))) {
+    if(!out->err) /* out's error, sticky as its own appends' */
+      out->err = raw.err;
+  }
   else
-    mail_utf8_repair(out, raw.data ? raw.data : "", raw.len);
-  mail_buf_free(&raw);
-  return out->err;
+    mail_utf8_repair(out, raw.s ? raw.s : "", raw.len);
+  base_buf_free(&raw);
+  return mail_buf_code(out->err);
 }
 
 static bool name_in(const char *name, const char *const *list)
@@ -194,7 +229,7 @@ static bool name_in(const char *name, const char *const *list)
   return false;
 }
 
-int mail_to_utf8(struct mail_buf *out, const char *charset, const char *s, size_t n)
+int mail_to_utf8(struct base_buf *out, const char *charset, const char *s, size_t n)
 {
   static const char *const utf8[] = {"utf-8", "utf8", NULL};
   static const char *const latin[] = {"iso-8859-1",   "iso8859-1", "iso_8859-1", "latin1", "l1",

@@ -171,7 +171,7 @@ static bool is_wrapped_attribution(struct span t, const char *text, size_t len, 
 {
   size_t p2 = *pos;
   struct span t2;
-  struct mail_buf both;
+  struct base_buf both;
   bool joined = false;
 
   if(attribution_form(t) < 0 || t.p[t.n - 1] == ':' || *pos >= len)
@@ -179,15 +179,13 @@ static bool is_wrapped_attribution(struct span t, const char *text, size_t len, 
   t2 = trimmed(next_line(text, len, &p2));
   if(!t2.n || is_quoted(t2) || t2.p[t2.n - 1] != ':')
     return false;
-  mail_buf_init(&both, ATTRIBUTION_MAX + 2);
-  mail_buf_add(&both, t.p, t.n);
-  mail_buf_addc(&both, ' ');
-  mail_buf_add(&both, t2.p, t2.n);
-  if(!both.err) {
-    struct span j = {both.data, both.len};
+  base_buf_init(&both, ATTRIBUTION_MAX + 2);
+  if(!base_buf_add(&both, t.p, t.n) && !base_buf_putc(&both, ' ') &&
+     !base_buf_add(&both, t2.p, t2.n)) {
+    struct span j = {both.s, both.len};
     joined = is_attribution(j);
   }
-  mail_buf_free(&both);
+  base_buf_free(&both);
   if(joined)
     *pos = p2;
   return joined;
@@ -402,7 +400,7 @@ static bool is_rule(struct span t)
 
 /* Drops trailing blank lines of out; then, when rule is set, a line of
  * underscores Outlook draws above its header block, and blanks again. */
-static void trim_tail(struct mail_buf *out, bool rule)
+static void trim_tail(struct base_buf *out, bool rule)
 {
   for(;;) {
     size_t end = out->len;
@@ -411,10 +409,10 @@ static void trim_tail(struct mail_buf *out, bool rule)
 
     if(!end)
       return;
-    start = end - 1; /* out->data[end - 1] is the LF of the last line */
-    while(start > 0 && out->data[start - 1] != '\n')
+    start = end - 1; /* out->s[end - 1] is the LF of the last line */
+    while(start > 0 && out->s[start - 1] != '\n')
       start--;
-    l.p = out->data + start;
+    l.p = out->s + start;
     l.n = end - 1 - start;
     l = trimmed(l);
     if(l.n && !(rule && is_rule(l)))
@@ -422,18 +420,18 @@ static void trim_tail(struct mail_buf *out, bool rule)
     if(l.n)
       rule = false;
     out->len = start;
-    out->data[start] = '\0';
+    out->s[start] = '\0';
   }
 }
 
 char *mail_clean_text(const char *text)
 {
-  struct mail_buf out;
+  struct base_buf out;
   size_t len;
   size_t pos = 0;
   bool rule = false;
 
-  mail_buf_init(&out, 0);
+  base_buf_init(&out, MAIL_BUF_MAX);
   if(!text)
     text = "";
   len = strlen(text);
@@ -456,10 +454,10 @@ char *mail_clean_text(const char *text)
       if(keep < t.n)
         l.n = (size_t)(t.p - l.p) + keep;
     }
-    mail_buf_add(&out, l.p, l.n);
-    mail_buf_addc(&out, '\n');
+    if(base_buf_add(&out, l.p, l.n) || base_buf_putc(&out, '\n'))
+      break; /* the error sticks: nothing is returned */
   }
   if(!out.err)
     trim_tail(&out, rule);
-  return mail_buf_steal(&out);
+  return base_buf_take(&out);
 }

@@ -64,28 +64,26 @@ static size_t q_len(unsigned char c)
   return q_plain(c) || c == ' ' ? 1 : 3;
 }
 
-static void q_put(struct mail_buf *b, unsigned char c)
+static int q_put(struct base_buf *b, unsigned char c)
 {
   char e[3];
 
   if(c == ' ')
-    mail_buf_addc(b, '_');
-  else if(q_plain(c))
-    mail_buf_addc(b, (char)c);
-  else {
-    e[0] = '=';
-    e[1] = hexdig[c >> 4];
-    e[2] = hexdig[c & 15];
-    mail_buf_add(b, e, 3);
-  }
+    return base_buf_putc(b, '_');
+  if(q_plain(c))
+    return base_buf_putc(b, (char)c);
+  e[0] = '=';
+  e[1] = hexdig[c >> 4];
+  e[2] = hexdig[c & 15];
+  return base_buf_add(b, e, 3);
 }
 
 /* Base64 of n bytes, written straight into the buffer's room (four
  * bytes an append made it a hot spot of the poll). */
-static void b64_put(struct mail_buf *b, const unsigned char *p, size_t n)
+static void b64_put(struct base_buf *b, const unsigned char *p, size_t n)
 {
   static const char tab[] = "ABCDEFGHIJKLMNOPQRSTUVWXYZabcdefghijklmnopqrstuvwxyz0123456789+/";
-  char *o = mail_buf_reserve(b, (n + 2) / 3 * 4), *w = o;
+  char *o = base_buf_reserve(b, (n + 2) / 3 * 4), *w = o;
   size_t i;
 
   if(!o)
@@ -113,13 +111,13 @@ static void b64_put(struct mail_buf *b, const unsigned char *p, size_t n)
     w[3] = '=';
     w += 4;
   }
-  mail_buf_commit(b, (size_t)(w - o));
+  base_buf_commit(b, (size_t)(w - o));
 }
 
 /* Writes s as encoded words, folding between them so that no line passes
  * LINE_SOFT; col is the column the first word starts at. Q is used when
  * it is no longer than B (mostly-ASCII text stays readable). */
-static void put_words(struct mail_buf *b, const char *s, size_t col)
+static void put_words(struct base_buf *b, const char *s, size_t col)
 {
   static const char qpre[] = "=?utf-8?q?";
   static const char bpre[] = "=?utf-8?b?";
@@ -142,8 +140,8 @@ static void put_words(struct mail_buf *b, const char *s, size_t col)
     if(room > WORD_MAX)
       room = WORD_MAX;
     payload = room - (sizeof(qpre) - 1) - 2;
-    if(!first)
-      mail_buf_adds(b, "\r\n ");
+    if(!first && base_buf_puts(b, "\r\n "))
+      return; /* the error sticks in b: the caller reads it */
     /* Take whole characters while their encoding fits. */
     while(i < n) {
       size_t k = char_len(s, n, i);
@@ -164,14 +162,17 @@ static void put_words(struct mail_buf *b, const char *s, size_t col)
     }
     if(i == start)
       i += char_len(s, n, i); /* cannot happen with room >= 16; never loop */
-    mail_buf_adds(b, use_q ? qpre : bpre);
+    if(base_buf_puts(b, use_q ? qpre : bpre))
+      return;
     if(use_q) {
       size_t j;
       for(j = start; j < i; j++)
-        q_put(b, (unsigned char)s[j]);
+        if(q_put(b, (unsigned char)s[j]))
+          return;
     } else
       b64_put(b, (const unsigned char *)s + start, i - start);
-    mail_buf_adds(b, "?=");
+    if(base_buf_puts(b, "?="))
+      return;
     first = false;
   }
 }
@@ -182,31 +183,30 @@ static void put_words(struct mail_buf *b, const char *s, size_t col)
  * of which may be preceded by CFWS): when the line would pass LINE_SOFT the
  * fold goes right after the colon (RFC 5322 §2.2.3). A token longer than a
  * line stays whole; MAIL_ADDR_MAX and the msg-id limit keep it under 998. */
-static void put_token_field(struct mail_buf *b, const char *name, const char *open,
+static void put_token_field(struct base_buf *b, const char *name, const char *open,
                             const char *value, const char *close)
 {
   size_t n = strlen(name) + 2 + strlen(open) + strlen(value) + strlen(close);
 
-  /* appends, not printf: five of these a reply */
-  mail_buf_adds(b, name);
-  mail_buf_adds(b, n > LINE_SOFT ? ":\r\n " : ": ");
-  mail_buf_adds(b, open);
-  mail_buf_adds(b, value);
-  mail_buf_adds(b, close);
-  mail_buf_adds(b, "\r\n");
+  /* appends, not printf: five of these a reply; an error sticks in b,
+   * for the caller to read */
+  if(base_buf_puts(b, name) || base_buf_puts(b, n > LINE_SOFT ? ":\r\n " : ": ") ||
+     base_buf_puts(b, open) || base_buf_puts(b, value) || base_buf_puts(b, close) ||
+     base_buf_puts(b, "\r\n"))
+    return;
 }
 
 /* Subject text made safe for one header: invalid UTF-8 repaired, every
  * control (CR and LF above all) replaced by a space. */
 static char *clean_subject(const char *subject)
 {
-  struct mail_buf b;
+  struct base_buf b;
   char *s;
   size_t i;
 
-  mail_buf_init(&b, 0);
+  base_buf_init(&b, MAIL_BUF_MAX);
   mail_utf8_repair(&b, subject, strlen(subject));
-  s = mail_buf_steal(&b);
+  s = base_buf_take(&b);
   if(!s)
     return NULL;
   for(i = 0; s[i]; i++) {
@@ -218,7 +218,7 @@ static char *clean_subject(const char *subject)
 
 /* Subject: as is, folded at spaces, when it is printable ASCII that no
  * reader could take for an encoded word; otherwise as encoded words. */
-static int put_subject(struct mail_buf *b, const char *subject)
+static int put_subject(struct base_buf *b, const char *subject)
 {
   char *s = clean_subject(subject);
   size_t n;
@@ -239,7 +239,10 @@ static int put_subject(struct mail_buf *b, const char *subject)
   }
   if(strstr(s, "=?"))
     plain = false;
-  mail_buf_adds(b, "Subject: ");
+  if(base_buf_puts(b, "Subject: ")) {
+    free(s);
+    return mail_buf_code(b->err);
+  }
   if(!plain)
     put_words(b, s, 9);
   else {
@@ -251,22 +254,23 @@ static int put_subject(struct mail_buf *b, const char *subject)
       while(k < n && s[k] != ' ')
         k++;
       if(i > 0 && s[i] == ' ' && col + (k - i) > LINE_SOFT) {
-        mail_buf_adds(b, "\r\n");
+        if(base_buf_puts(b, "\r\n"))
+          break; /* the error sticks in b */
         col = 0;
       }
-      mail_buf_add(b, s + i, k - i);
+      if(base_buf_add(b, s + i, k - i))
+        break;
       col += k - i;
       i = k;
     }
   }
-  mail_buf_adds(b, "\r\n");
   free(s);
-  return b->err;
+  return mail_buf_code(base_buf_puts(b, "\r\n"));
 }
 
 /* From: "name" <addr>. The name is a quoted-string when it is printable
  * ASCII, encoded words when it is not; controls are refused. */
-static int put_from(struct mail_buf *b, const char *name, const char *addr)
+static int put_from(struct base_buf *b, const char *name, const char *addr)
 {
   size_t line_start;
   size_t n;
@@ -275,7 +279,7 @@ static int put_from(struct mail_buf *b, const char *name, const char *addr)
 
   if(!name || !name[0]) {
     put_token_field(b, "From", "<", addr, ">");
-    return b->err;
+    return mail_buf_code(b->err);
   }
   n = strlen(name);
   if(n > NAME_MAX_LEN || !mail_utf8_valid(name, n))
@@ -287,32 +291,33 @@ static int put_from(struct mail_buf *b, const char *name, const char *addr)
     if(c >= 0x80)
       ascii = false;
   }
-  mail_buf_adds(b, "From: ");
+  if(base_buf_puts(b, "From: "))
+    return mail_buf_code(b->err);
   if(ascii) {
-    mail_buf_addc(b, '"');
-    for(i = 0; i < n; i++) {
-      if(name[i] == '"' || name[i] == '\\')
-        mail_buf_addc(b, '\\');
-      mail_buf_addc(b, name[i]);
-    }
-    mail_buf_addc(b, '"');
+    if(base_buf_putc(b, '"'))
+      return mail_buf_code(b->err);
+    for(i = 0; i < n; i++)
+      if(((name[i] == '"' || name[i] == '\\') && base_buf_putc(b, '\\')) ||
+         base_buf_putc(b, name[i]))
+        return mail_buf_code(b->err);
+    if(base_buf_putc(b, '"'))
+      return mail_buf_code(b->err);
   } else
     put_words(b, name, 6);
   if(b->err)
-    return b->err;
+    return mail_buf_code(b->err);
   /* The angle-addr goes on a line of its own (after the fold's space)
    * when it would not fit after the name. */
   line_start = b->len;
-  while(line_start > 0 && b->data[line_start - 1] != '\n')
+  while(line_start > 0 && b->s[line_start - 1] != '\n')
     line_start--;
-  if(b->len - line_start + 1 + strlen(addr) + 2 > LINE_SOFT)
-    mail_buf_adds(b, "\r\n");
-  mail_buf_printf(b, " <%s>\r\n", addr);
-  return b->err;
+  if(b->len - line_start + 1 + strlen(addr) + 2 > LINE_SOFT && base_buf_puts(b, "\r\n"))
+    return mail_buf_code(b->err);
+  return mail_buf_code(base_buf_printf(b, " <%s>\r\n", addr));
 }
 
 /* References: the ids one by one (each checked), folded between ids. */
-static int put_references(struct mail_buf *b, const char *refs)
+static int put_references(struct base_buf *b, const char *refs)
 {
   char id[256];
   const char *p = refs;
@@ -333,24 +338,25 @@ static int put_references(struct mail_buf *b, const char *refs)
     p += n;
     if(!mail_msgid_valid(id))
       return MAIL_EPARSE;
-    if(!any)
-      mail_buf_adds(b, "References:");
+    if(!any && base_buf_puts(b, "References:"))
+      return mail_buf_code(b->err);
     if(col + 1 + n > LINE_SOFT) {
-      mail_buf_adds(b, "\r\n");
+      if(base_buf_puts(b, "\r\n"))
+        return mail_buf_code(b->err);
       col = 0;
     }
-    mail_buf_addc(b, ' ');
-    mail_buf_add(b, id, n);
+    if(base_buf_putc(b, ' ') || base_buf_add(b, id, n))
+      return mail_buf_code(b->err);
     col += 1 + n;
     any = true;
   }
-  if(any)
-    mail_buf_adds(b, "\r\n");
-  return b->err;
+  if(any && base_buf_puts(b, "\r\n"))
+    return mail_buf_code(b->err);
+  return mail_buf_code(b->err);
 }
 
 /* RFC 5322 §3.3 date-time in UTC, with English names whatever the locale. */
-static int put_date(struct mail_buf *b, int64_t when)
+static int put_date(struct base_buf *b, int64_t when)
 {
   static const char *const days[] = {"Sun", "Mon", "Tue", "Wed", "Thu", "Fri", "Sat"};
   static const char *const months[] = {"Jan", "Feb", "Mar", "Apr", "May", "Jun",
@@ -363,9 +369,9 @@ static int put_date(struct mail_buf *b, int64_t when)
   /* §3.3: a four-digit year, 1900 or later */
   if(tm.tm_year < 0 || tm.tm_year > 9999 - 1900)
     return MAIL_EPARSE;
-  mail_buf_printf(b, "Date: %s, %d %s %04d %02d:%02d:%02d +0000\r\n", days[tm.tm_wday], tm.tm_mday,
-                  months[tm.tm_mon], tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec);
-  return b->err;
+  return mail_buf_code(base_buf_printf(b, "Date: %s, %d %s %04d %02d:%02d:%02d +0000\r\n",
+                                       days[tm.tm_wday], tm.tm_mday, months[tm.tm_mon],
+                                       tm.tm_year + 1900, tm.tm_hour, tm.tm_min, tm.tm_sec));
 }
 
 /* n random bytes; a reply takes the ones its Message-ID and boundaries
@@ -416,18 +422,18 @@ static int make_msgid(char *id, size_t cap, const struct mail_out *m, uint64_t r
  * memory. */
 static const char *body_lines(const char *body, char **owned)
 {
-  struct mail_buf b;
+  struct base_buf b;
   char *r, *w, *end;
   size_t n = strlen(body);
 
   *owned = NULL;
   if(mail_utf8_valid(body, n) && !memchr(body, '\r', n))
     return body;
-  mail_buf_init(&b, 0);
+  base_buf_init(&b, MAIL_BUF_MAX);
   mail_utf8_repair(&b, body, n);
   /* CRLF -> LF in place, a run between CRs at a time */
-  if(!b.err && b.len && (r = memchr(b.data, '\r', b.len))) {
-    end = b.data + b.len;
+  if(!b.err && b.len && (r = memchr(b.s, '\r', b.len))) {
+    end = b.s + b.len;
     w = r;
     while(r < end) {
       char *cr;
@@ -440,14 +446,14 @@ static const char *body_lines(const char *body, char **owned)
       w += cr - r;
       r = cr;
     }
-    b.len = (size_t)(w - b.data);
-    b.data[b.len] = '\0';
+    b.len = (size_t)(w - b.s);
+    b.s[b.len] = '\0';
   }
-  if(b.len && b.data[b.len - 1] != '\n')
-    mail_buf_addc(&b, '\n');
-  if(!b.err)
-    *owned = mail_buf_steal(&b);
-  mail_buf_free(&b);
+  if(b.len && b.s[b.len - 1] != '\n' && base_buf_putc(&b, '\n')) {
+    base_buf_free(&b);
+    return NULL;
+  }
+  *owned = base_buf_take(&b); /* NULL after an error of the repair */
   return *owned;
 }
 
@@ -471,27 +477,27 @@ static bool is_7bit(const char *s)
   return true;
 }
 
-static void put_7bit(struct mail_buf *b, const char *s)
+static void put_7bit(struct base_buf *b, const char *s)
 {
   const char *end = s + strlen(s);
 
   while(s < end && !b->err) {
     const char *nl = memchr(s, '\n', (size_t)(end - s));
     size_t n = nl ? (size_t)(nl - s) : (size_t)(end - s);
-    char *o = mail_buf_reserve(b, n + 2);
+    char *o = base_buf_reserve(b, n + 2);
     if(!o)
       return;
     memcpy(o, s, n);
     o[n] = '\r';
     o[n + 1] = '\n';
-    mail_buf_commit(b, n + 2);
+    base_buf_commit(b, n + 2);
     s += n + 1;
   }
 }
 
 /* RFC 2045 §6.7: printable ASCII but '=' as is, the rest as =XX, blanks
  * at a line end encoded (rule 3), soft breaks keep lines at 76. */
-static void put_qp(struct mail_buf *b, const char *s)
+static void put_qp(struct base_buf *b, const char *s)
 {
   while(*s && !b->err) {
     size_t n = strcspn(s, "\n");
@@ -505,30 +511,34 @@ static void put_qp(struct mail_buf *b, const char *s)
       size_t w = lit ? 1 : 3;
       /* room for this character and, unless it ends the line, a soft '=' */
       if(col + w > QP_LINE - (last ? 0 : 1)) {
-        mail_buf_adds(b, "=\r\n");
+        if(base_buf_puts(b, "=\r\n"))
+          return; /* the error sticks in b: the caller reads it */
         col = 0;
       }
-      if(lit)
-        mail_buf_addc(b, (char)c);
-      else {
+      if(lit) {
+        if(base_buf_putc(b, (char)c))
+          return;
+      } else {
         char e[3] = {'=', hexdig[c >> 4], hexdig[c & 15]};
-        mail_buf_add(b, e, 3);
+        if(base_buf_add(b, e, 3))
+          return;
       }
       col += w;
     }
-    mail_buf_adds(b, "\r\n");
+    if(base_buf_puts(b, "\r\n"))
+      return;
     s += n + (s[n] ? 1 : 0);
   }
 }
 
 /* The text part's head and body: 7bit when it is, else quoted-printable. */
-static void put_text_part(struct mail_buf *b, const char *subtype, const char *text)
+static void put_text_part(struct base_buf *b, const char *subtype, const char *text)
 {
   bool qp = !is_7bit(text);
-  mail_buf_adds(b, "Content-Type: text/");
-  mail_buf_adds(b, subtype);
-  mail_buf_adds(b, qp ? "; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
-                      : "; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\n");
+  if(base_buf_puts(b, "Content-Type: text/") || base_buf_puts(b, subtype) ||
+     base_buf_puts(b, qp ? "; charset=utf-8\r\nContent-Transfer-Encoding: quoted-printable\r\n\r\n"
+                         : "; charset=utf-8\r\nContent-Transfer-Encoding: 7bit\r\n\r\n"))
+    return; /* the error sticks in b: the caller reads it */
   if(qp)
     put_qp(b, text);
   else
@@ -597,7 +607,7 @@ static inline size_t qp_run(const char *s, size_t n)
   return j;
 }
 
-static void put_html_qp(struct mail_buf *b, const char *s)
+static void put_html_qp(struct base_buf *b, const char *s)
 {
   const char *end = s + strlen(s);
 
@@ -608,7 +618,7 @@ static void put_html_qp(struct mail_buf *b, const char *s)
     /* the encoded line is written straight into the buffer: at most three
      * bytes a character, a soft break ("=" CRLF) every 24 characters at
      * the most, the CRLF */
-    char *o = mail_buf_reserve(b, 4 * n + 8), *w = o;
+    char *o = base_buf_reserve(b, 4 * n + 8), *w = o;
 
     if(!o)
       return;
@@ -656,18 +666,19 @@ static void put_html_qp(struct mail_buf *b, const char *s)
     }
     *w++ = '\r';
     *w++ = '\n';
-    mail_buf_commit(b, (size_t)(w - o));
+    base_buf_commit(b, (size_t)(w - o));
     s += n + 1;
   }
 }
 
 /* RFC 2045 6.8: base64 in lines of 76 characters. */
-static void put_base64(struct mail_buf *b, const char *data, size_t len)
+static void put_base64(struct base_buf *b, const char *data, size_t len)
 {
   size_t i;
   for(i = 0; i < len && !b->err; i += 57) {
     b64_put(b, (const unsigned char *)data + i, len - i < 57 ? len - i : 57);
-    mail_buf_adds(b, "\r\n");
+    if(base_buf_puts(b, "\r\n"))
+      return; /* the error sticks in b: the caller reads it */
   }
 }
 
@@ -692,7 +703,7 @@ static void make_boundary(char *buf, size_t cap, const char *kind, uint64_t r)
 
 /* The body: text/plain, or text and HTML as alternatives, or either with
  * the files after it. Writes the Content-Type header fields on. */
-static int put_body(struct mail_buf *b, const char *text, const struct mail_out *m,
+static int put_body(struct base_buf *b, const char *text, const struct mail_out *m,
                     const uint64_t rnd[2])
 {
   char alt[64], mix[64];
@@ -702,17 +713,18 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
 
   if(!m->html && !m->nattach) {
     bool qp = !is_7bit(text);
-    mail_buf_adds(b, "MIME-Version: 1.0\r\n"
-                     "Content-Type: text/plain; charset=utf-8\r\n");
-    mail_buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit");
-    /* RFC 3834 §5: a response generated by a program says so, which keeps
-     * well-behaved auto-responders from answering it. */
-    mail_buf_adds(b, "Auto-Submitted: auto-replied\r\n\r\n");
+    if(base_buf_puts(b, "MIME-Version: 1.0\r\n"
+                        "Content-Type: text/plain; charset=utf-8\r\n") ||
+       base_buf_printf(b, "Content-Transfer-Encoding: %s\r\n", qp ? "quoted-printable" : "7bit") ||
+       /* RFC 3834 §5: a response generated by a program says so, which keeps
+        * well-behaved auto-responders from answering it. */
+       base_buf_puts(b, "Auto-Submitted: auto-replied\r\n\r\n"))
+      return mail_buf_code(b->err);
     if(qp)
       put_qp(b, text);
     else
       put_7bit(b, text);
-    return b->err;
+    return mail_buf_code(b->err);
   }
   for(i = 0; i < m->nattach; i++)
     if(!part_ok(&m->attach[i]))
@@ -723,53 +735,58 @@ static int put_body(struct mail_buf *b, const char *text, const struct mail_out 
     return MAIL_ENOMEM;
   /* room for the whole body at once, not doubling a step at a time:
    * the text, the HTML and a tenth more for its encoding */
-  if(html && strlen(html) < MAIL_MAX_MESSAGE && strlen(text) < MAIL_MAX_MESSAGE)
-    mail_buf_reserve(b, strlen(text) + strlen(html) + strlen(html) / 8 + 1024);
-  mail_buf_adds(b, "MIME-Version: 1.0\r\n");
-  /* appends, not printf, for the fixed text around the boundaries */
-  mail_buf_adds(b, m->nattach ? "Content-Type: multipart/mixed; boundary=\""
-                              : "Content-Type: multipart/alternative; boundary=\"");
-  mail_buf_adds(b, m->nattach ? mix : alt);
-  mail_buf_adds(b, "\"\r\nAuto-Submitted: auto-replied\r\n\r\n");
+  /* (each failure sticks in b: the put_ functions stop at it, and b's
+   * error is the answer) */
+  if(html && strlen(html) < MAIL_MAX_MESSAGE && strlen(text) < MAIL_MAX_MESSAGE &&
+     !base_buf_reserve(b, strlen(text) + strlen(html) + strlen(html) / 8 + 1024))
+    goto out;
+  if(base_buf_puts(b, "MIME-Version: 1.0\r\n") ||
+     /* appends, not printf, for the fixed text around the boundaries */
+     base_buf_puts(b, m->nattach ? "Content-Type: multipart/mixed; boundary=\""
+                                 : "Content-Type: multipart/alternative; boundary=\"") ||
+     base_buf_puts(b, m->nattach ? mix : alt) ||
+     base_buf_puts(b, "\"\r\nAuto-Submitted: auto-replied\r\n\r\n"))
+    goto out;
   if(m->nattach) {
-    mail_buf_printf(b, "--%s\r\n", mix);
-    if(html)
-      mail_buf_printf(b, "Content-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n", alt);
+    if(base_buf_printf(b, "--%s\r\n", mix) ||
+       (html &&
+        base_buf_printf(b, "Content-Type: multipart/alternative; boundary=\"%s\"\r\n\r\n", alt)))
+      goto out;
   }
   if(html) {
-    mail_buf_adds(b, "--");
-    mail_buf_adds(b, alt);
-    mail_buf_adds(b, "\r\n");
+    if(base_buf_puts(b, "--") || base_buf_puts(b, alt) || base_buf_puts(b, "\r\n"))
+      goto out;
     put_text_part(b, "plain", text);
-    mail_buf_adds(b, "--");
-    mail_buf_adds(b, alt);
-    mail_buf_adds(b, "\r\nContent-Type: text/html; charset=utf-8\r\n"
-                     "Content-Transfer-Encoding: quoted-printable\r\n\r\n");
+    if(base_buf_puts(b, "--") || base_buf_puts(b, alt) ||
+       base_buf_puts(b, "\r\nContent-Type: text/html; charset=utf-8\r\n"
+                        "Content-Transfer-Encoding: quoted-printable\r\n\r\n"))
+      goto out;
     put_html_qp(b, html);
-    mail_buf_adds(b, "--");
-    mail_buf_adds(b, alt);
-    mail_buf_adds(b, "--\r\n");
+    if(base_buf_puts(b, "--") || base_buf_puts(b, alt) || base_buf_puts(b, "--\r\n"))
+      goto out;
   }
   else
     put_text_part(b, "plain", text);
   for(i = 0; i < m->nattach; i++) {
     const struct mail_part *p = &m->attach[i];
-    mail_buf_printf(b, "--%s\r\nContent-Type: %s%s; name=\"%s\"\r\n"
-                       "Content-Disposition: attachment; filename=\"%s\"\r\n"
-                       "Content-Transfer-Encoding: base64\r\n\r\n",
-                    mix, p->type, !strncmp(p->type, "text/", 5) ? "; charset=utf-8" : "",
-                    p->filename, p->filename);
+    if(base_buf_printf(b, "--%s\r\nContent-Type: %s%s; name=\"%s\"\r\n"
+                          "Content-Disposition: attachment; filename=\"%s\"\r\n"
+                          "Content-Transfer-Encoding: base64\r\n\r\n",
+                       mix, p->type, !strncmp(p->type, "text/", 5) ? "; charset=utf-8" : "",
+                       p->filename, p->filename))
+      goto out;
     put_base64(b, p->data, p->len);
   }
-  if(m->nattach)
-    mail_buf_printf(b, "--%s--\r\n", mix);
+  if(m->nattach && base_buf_printf(b, "--%s--\r\n", mix))
+    goto out;
+out:
   free(html_owned);
-  return b->err;
+  return mail_buf_code(b->err);
 }
 
 int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
 {
-  struct mail_buf b;
+  struct base_buf b;
   char id[256];
   char *body_owned = NULL;
   const char *body;
@@ -777,7 +794,7 @@ int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
   uint64_t rnd[3] = {0, 0, 0};
   int rc = MAIL_EPARSE;
 
-  mail_buf_init(&b, 0);
+  base_buf_init(&b, MAIL_BUF_MAX);
   if(!out || !m)
     return MAIL_EPARSE;
   *out = NULL;
@@ -830,12 +847,12 @@ int mail_compose(char **out, char *msgid_out, const struct mail_out *m)
   rc = put_body(&b, body, m, rnd + 1);
   if(rc)
     goto out;
-  *out = mail_buf_steal(&b);
+  *out = base_buf_take(&b);
   if(msgid_out)
     memcpy(msgid_out, id, strlen(id) + 1);
   rc = MAIL_OK;
 out:
   free(body_owned);
-  mail_buf_free(&b);
+  base_buf_free(&b);
   return rc;
 }

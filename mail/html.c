@@ -18,7 +18,7 @@
 #include <strings.h>
 
 struct html {
-  struct mail_buf *out;
+  struct base_buf *out;
   const char *s;
   size_t n;
   size_t i;
@@ -86,14 +86,15 @@ static bool in_list(const char *name, const char *const *list)
 
 static void put_newline(struct html *h)
 {
-  const struct mail_buf *b = h->out;
+  const struct base_buf *b = h->out;
 
   /* "-- <br>": the blank before the break is the separator's own (RFC 3676
    * §4.3), not white space to collapse. */
-  if(h->space && b->len >= 2 && !memcmp(b->data + b->len - 2, "--", 2) &&
-     (b->len == 2 || b->data[b->len - 3] == '\n'))
-    mail_buf_addc(h->out, ' ');
-  mail_buf_addc(h->out, '\n');
+  if(h->space && b->len >= 2 && !memcmp(b->s + b->len - 2, "--", 2) &&
+     (b->len == 2 || b->s[b->len - 3] == '\n') && base_buf_putc(h->out, ' '))
+    return; /* the error sticks in h->out: the caller's loop ends */
+  if(base_buf_putc(h->out, '\n'))
+    return;
   h->bol = true;
   h->space = false;
 }
@@ -107,13 +108,15 @@ static void put_text(struct html *h, const char *p, size_t n)
     /* One "> " per level, but no more than a few: the prefix only has to
      * mark the line as quoted, and must not multiply the text's size. */
     for(q = 0; q < h->quote && q < 4; q++)
-      mail_buf_adds(h->out, "> ");
+      if(base_buf_puts(h->out, "> "))
+        return; /* the error sticks in h->out: the caller's loop ends */
     h->space = false;
-  } else if(h->space)
-    mail_buf_addc(h->out, ' ');
+  } else if(h->space && base_buf_putc(h->out, ' '))
+    return;
   h->space = false;
   h->bol = false;
-  mail_buf_add(h->out, p, n);
+  if(base_buf_add(h->out, p, n))
+    return;
 }
 
 static void block_break(struct html *h)
@@ -124,7 +127,8 @@ static void block_break(struct html *h)
 
 static void put_cp(struct html *h, unsigned long cp)
 {
-  struct mail_buf tmp;
+  struct base_buf tmp;
+  char u[8];
 
   /* Controls from references are no more welcome than raw ones. */
   if(cp == '\n' || cp == '\t') {
@@ -136,11 +140,9 @@ static void put_cp(struct html *h, unsigned long cp)
   }
   if(cp < 0x20 || cp == 0x7f)
     return;
-  mail_buf_init(&tmp, 8);
-  mail_buf_add_cp(&tmp, cp);
-  if(!tmp.err)
-    put_text(h, tmp.data, tmp.len);
-  mail_buf_free(&tmp);
+  base_buf_init_fixed(&tmp, u, sizeof(u)); /* no allocation: 4 bytes at most */
+  if(!mail_put_cp(&tmp, cp))
+    put_text(h, tmp.s, tmp.len);
 }
 
 /* A character reference at h->i ('&'). Returns false when it is not one,
@@ -324,7 +326,7 @@ static bool tag(struct html *h)
 /* Trailing blanks go, runs of blank lines shrink to one, and blank lines at
  * either end go; but a signature separator keeps its space ("-- ", RFC 3676
  * §4.3), which HTML signatures write as "-- <br>" or "--&nbsp;<br>". */
-static int tidy(struct mail_buf *out, const char *s, size_t n)
+static int tidy(struct base_buf *out, const char *s, size_t n)
 {
   size_t i = 0;
   int blank = 0;
@@ -342,25 +344,24 @@ static int tidy(struct mail_buf *out, const char *s, size_t n)
     if(!end)
       blank++;
     else {
-      if(any && blank)
-        mail_buf_addc(out, '\n');
-      mail_buf_add(out, s + i, end);
-      mail_buf_addc(out, '\n');
+      if((any && blank && base_buf_putc(out, '\n')) || base_buf_add(out, s + i, end) ||
+         base_buf_putc(out, '\n'))
+        break;
       any = true;
       blank = 0;
     }
     i += len + (nl ? 1 : 0);
   }
-  return out->err;
+  return mail_buf_code(out->err);
 }
 
-int mail_html_to_text(struct mail_buf *out, const char *html, size_t n)
+int mail_html_to_text(struct base_buf *out, const char *html, size_t n)
 {
-  struct mail_buf raw;
+  struct base_buf raw;
   struct html h;
   int rc;
 
-  mail_buf_init(&raw, out->max);
+  base_buf_init(&raw, out->max);
   memset(&h, 0, sizeof(h));
   h.out = &raw;
   h.s = html;
@@ -392,9 +393,9 @@ int mail_html_to_text(struct mail_buf *out, const char *html, size_t n)
     put_text(&h, html + h.i, k - h.i);
     h.i = k;
   }
-  rc = raw.err;
+  rc = mail_buf_code(raw.err);
   if(!rc)
-    rc = tidy(out, raw.data ? raw.data : "", raw.len);
-  mail_buf_free(&raw);
+    rc = tidy(out, raw.s ? raw.s : "", raw.len);
+  base_buf_free(&raw);
   return rc;
 }

@@ -2,9 +2,9 @@
  * mail_int.h: internals shared by the files of tabula_mail; not part of the
  * public interface (mail.h). Nothing here is used outside mail/.
  *
- * Every function that produces text writes into a struct mail_buf, a
- * growable byte buffer with a hard ceiling: input from the network can never
- * make it grow past MAIL_MAX_MESSAGE-sized limits chosen by the caller.
+ * Every function that produces text writes into a struct base_buf (base.h),
+ * a growable byte buffer with a hard ceiling: input from the network can
+ * never make it grow past MAIL_MAX_MESSAGE-sized limits chosen by the caller.
  */
 #ifndef TABULA_MAIL_INT_H
 #define TABULA_MAIL_INT_H
@@ -14,45 +14,20 @@
 #include <stdint.h>
 #include <string.h>
 
+#include "base.h"
 #include "mail.h"
 
-/* A growable buffer. The first error (MAIL_ENOMEM, MAIL_ETOOBIG) sticks in
- * err and makes every later append a no-op, so a sequence of appends needs
- * one check at the end. data is always NUL-terminated once non-NULL. */
-struct mail_buf {
-  char *data;
-  size_t len;
-  size_t cap;
-  size_t max; /* most bytes data may hold (0: MAIL_MAX_MESSAGE * 4) */
-  int err;    /* 0 or a negative enum mail_code */
-};
-
-void mail_buf_init(struct mail_buf *b, size_t max);
-int mail_buf_add(struct mail_buf *b, const void *p, size_t n);
-/* Room for n more bytes: a pointer to write them at (then mail_buf_commit
- * with how many were written, at most n), or NULL with err set. */
-char *mail_buf_reserve(struct mail_buf *b, size_t n);
-void mail_buf_commit(struct mail_buf *b, size_t n);
-int mail_buf_addc_slow(struct mail_buf *b, char c);
-/* One byte: inline, since composition adds most of its text a byte at a
- * time (the call was the poll's hottest function). */
-static inline int mail_buf_addc(struct mail_buf *b, char c)
+/* Texts are written into the project's one buffer (base.h), with its
+ * sticky error; MAIL_BUF_MAX is the ceiling of a text built from a
+ * message (four times the largest message mail takes). */
+#define MAIL_BUF_MAX ((size_t)MAIL_MAX_MESSAGE * 4)
+/* The buffer's error as an enum mail_code: MAIL_ENOMEM, MAIL_ETOOBIG, or 0. */
+static inline int mail_buf_code(int err)
 {
-  if(!b->err && b->len + 1 < b->cap && b->len < b->max) {
-    b->data[b->len++] = c;
-    b->data[b->len] = '\0';
-    return 0;
-  }
-  return mail_buf_addc_slow(b, c);
+  return !err ? 0 : err == BASE_BUF_ETOOBIG ? MAIL_ETOOBIG : MAIL_ENOMEM;
 }
-int mail_buf_adds(struct mail_buf *b, const char *s);
-int mail_buf_printf(struct mail_buf *b, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
 /* Adds the UTF-8 encoding of code point cp (U+FFFD for invalid ones). */
-int mail_buf_add_cp(struct mail_buf *b, unsigned long cp);
-/* Hands over data (never NULL when err is 0: an empty buffer gives "");
- * the buffer is reset. */
-char *mail_buf_steal(struct mail_buf *b);
-void mail_buf_free(struct mail_buf *b);
+BASE_CHECK int mail_put_cp(struct base_buf *b, unsigned long cp);
 
 /* ---- neterr.c ---- */
 
@@ -91,11 +66,11 @@ static inline size_t mail_ascii_span(const unsigned char *s, size_t n)
 size_t mail_utf8_seq(const unsigned char *s, size_t n);
 bool mail_utf8_valid(const char *s, size_t n);
 /* Copies s to out, each invalid byte replaced by U+FFFD. */
-int mail_utf8_repair(struct mail_buf *out, const char *s, size_t n);
+int mail_utf8_repair(struct base_buf *out, const char *s, size_t n);
 /* Converts n bytes of s in charset (a MIME charset name, may be NULL) to
  * UTF-8, appending to out. Never fails on bad input: undecodable bytes
  * become U+FFFD. Only MAIL_ENOMEM/MAIL_ETOOBIG are returned. */
-int mail_to_utf8(struct mail_buf *out, const char *charset, const char *s, size_t n);
+int mail_to_utf8(struct base_buf *out, const char *charset, const char *s, size_t n);
 /* Unicode code point for windows-1252 byte c (0x80..0x9f differ from
  * ISO-8859-1; 0 for the five undefined bytes). */
 unsigned long mail_cp1252(unsigned char c);
@@ -109,7 +84,7 @@ void mail_copy_utf8(char *dst, size_t cap, const char *s);
  * line breaks, blockquote content is prefixed with "> " per level (so that
  * mail_clean_text drops it like a quote), script/style/title content is
  * dropped, entities are decoded. */
-int mail_html_to_text(struct mail_buf *out, const char *html, size_t n);
+int mail_html_to_text(struct base_buf *out, const char *html, size_t n);
 
 /* ---- structure.c ---- */
 

@@ -234,60 +234,54 @@ out:
  * NUL-terminated for convenience (len does not count the NUL). */
 static int read_all(int fd, char **data, size_t *len)
 {
-  char *buf = NULL;
-  size_t cap = 0;
-  size_t have = 0;
+  struct base_buf b;
   int rc = MAIL_EIO;
 
   *data = NULL;
   *len = 0;
+  /* one byte past the limit is read, to know the message is past it */
+  base_buf_init(&b, (size_t)MAIL_MAX_MESSAGE + 1);
   for(;;) {
+    /* the room there is, else as much again as was read (64 KiB first) */
+    size_t room = b.cap ? b.cap - b.len - 1 : 0;
+    char *w;
     ssize_t r;
 
-    if(have == cap) {
-      size_t ncap = cap ? cap * 2 : 65536;
-      char *p;
-      if(cap > MAIL_MAX_MESSAGE) {
-        rc = MAIL_ETOOBIG; /* MAIL_MAX_MESSAGE + 1 bytes were read */
-        goto out;
-      }
-      if(ncap > (size_t)MAIL_MAX_MESSAGE + 1)
-        ncap = (size_t)MAIL_MAX_MESSAGE + 1;
-      p = realloc(buf, ncap + 1);
-      if(!p) {
-        rc = MAIL_ENOMEM;
-        goto out;
-      }
-      buf = p;
-      cap = ncap;
+    if(!room)
+      room = b.len < 65536 ? 65536 : b.len;
+    if(room > b.max - b.len)
+      room = b.max - b.len;
+    if(!room) {
+      rc = MAIL_ETOOBIG; /* MAIL_MAX_MESSAGE + 1 bytes were read */
+      goto out;
     }
-    r = read(fd, buf + have, cap - have);
+    if(!(w = base_buf_reserve(&b, room))) {
+      rc = mail_buf_code(base_buf_err(&b));
+      goto out;
+    }
+    r = read(fd, w, room);
     if(r < 0 && errno == EINTR)
       continue;
     if(r < 0)
       goto out;
     if(!r)
       break;
-    have += (size_t)r;
+    base_buf_commit(&b, (size_t)r);
   }
-  if(have > MAIL_MAX_MESSAGE) {
+  if(b.len > MAIL_MAX_MESSAGE) {
     rc = MAIL_ETOOBIG;
     goto out;
   }
-  if(!buf) {
-    buf = malloc(1);
-    if(!buf) {
-      rc = MAIL_ENOMEM;
-      goto out;
-    }
+  *len = b.len;
+  *data = base_buf_take(&b); /* "" for an empty file */
+  if(!*data) {
+    *len = 0;
+    rc = MAIL_ENOMEM;
+    goto out;
   }
-  buf[have] = '\0';
-  *data = buf;
-  *len = have;
-  buf = NULL;
   rc = 0;
 out:
-  free(buf);
+  base_buf_free(&b);
   return rc;
 }
 

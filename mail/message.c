@@ -103,38 +103,39 @@ static size_t odd_space(const unsigned char *u, size_t n, size_t i, bool *space)
  * tabs become spaces; blanks at either end are trimmed. */
 static void one_line(char *dst, size_t cap, const char *s, size_t n)
 {
-  struct mail_buf b;
+  struct base_buf b;
   const unsigned char *u = (const unsigned char *)s;
   size_t i;
   size_t start;
   size_t len;
 
-  mail_buf_init(&b, n + 1);
+  base_buf_init(&b, n + 1);
   for(i = 0; i < n && !b.err; i++) {
     bool space;
     size_t k;
-    if(u[i] == '\t')
-      mail_buf_addc(&b, ' ');
-    else if(u[i] < 0x20 || u[i] == 0x7f)
+    if(u[i] == '\t') {
+      if(base_buf_putc(&b, ' '))
+        break; /* the error sticks: checked below */
+    } else if(u[i] < 0x20 || u[i] == 0x7f)
       continue;
     else if(is_c1(u, n, i))
       i++;
     else if((k = odd_space(u, n, i, &space)) != 0) {
-      if(space)
-        mail_buf_addc(&b, ' ');
+      if(space && base_buf_putc(&b, ' '))
+        break;
       i += k - 1;
-    } else
-      mail_buf_addc(&b, (char)u[i]);
+    } else if(base_buf_putc(&b, (char)u[i]))
+      break;
   }
-  if(b.err || !b.data) {
+  if(b.err || !b.s) {
     dst[0] = '\0';
     goto out;
   }
-  len = mail_trim(b.data, b.len, &start);
-  b.data[start + len] = '\0';
-  mail_copy_utf8(dst, cap, b.data + start);
+  len = mail_trim(b.s, b.len, &start);
+  b.s[start + len] = '\0';
+  mail_copy_utf8(dst, cap, b.s + start);
 out:
-  mail_buf_free(&b);
+  base_buf_free(&b);
 }
 
 /* Decodes RFC 2047 encoded words of an unstructured value or phrase into
@@ -150,7 +151,7 @@ out:
 
 static int decode_words(char *dst, size_t cap, const char *value)
 {
-  struct mail_buf b;
+  struct base_buf b;
   size_t n = strlen(value);
   const char *fallback;
   char *dec = NULL;
@@ -165,10 +166,10 @@ static int decode_words(char *dst, size_t cap, const char *value)
       n = WORDS_MAX;
   }
   fallback = mail_utf8_valid(value, n) ? "utf-8" : "windows-1252";
-  mail_buf_init(&b, 0);
+  base_buf_init(&b, MAIL_BUF_MAX);
   r = mailmime_encoded_phrase_parse(fallback, value, n, &idx, "utf-8", &dec);
   if(r == MAILIMF_ERROR_MEMORY) {
-    b.err = MAIL_ENOMEM;
+    b.err = BASE_BUF_ENOMEM; /* the buffer's error is the function's */
     goto out;
   }
   if(r == MAILIMF_NO_ERROR && dec)
@@ -176,11 +177,11 @@ static int decode_words(char *dst, size_t cap, const char *value)
   else
     mail_to_utf8(&b, fallback, value, n);
   if(!b.err)
-    one_line(dst, cap, b.data ? b.data : "", b.len);
+    one_line(dst, cap, b.s ? b.s : "", b.len);
 out:
   free(dec);
-  mail_buf_free(&b);
-  return b.err;
+  base_buf_free(&b);
+  return mail_buf_code(b.err);
 }
 
 /* A bare ASCII token value (Auto-Submitted, Precedence), lower-cased;
@@ -543,7 +544,7 @@ static size_t rest_of_line(const unsigned char *u, size_t n, size_t i, size_t ca
  * tagline to a line with text (mail_tagline_joined) becomes the line break
  * it stood for, so the tagline is dropped as one on its own line is and
  * the command before it is read. s is valid UTF-8. */
-static int normalize(struct mail_buf *out, const char *s, size_t n)
+static int normalize(struct base_buf *out, const char *s, size_t n)
 {
   const unsigned char *u = (const unsigned char *)s;
   size_t i = 0;
@@ -552,12 +553,14 @@ static int normalize(struct mail_buf *out, const char *s, size_t n)
 
   for(; i < n && !out->err; i++) {
     if(u[i] == '\r') {
-      mail_buf_addc(out, '\n');
+      if(base_buf_putc(out, '\n'))
+        break; /* the error sticks: returned below */
       if(i + 1 < n && u[i + 1] == '\n')
         i++;
       text = false;
     } else if(u[i] == '\n' || u[i] == '\t') {
-      mail_buf_addc(out, (char)u[i]);
+      if(base_buf_putc(out, (char)u[i]))
+        break;
       text = text && u[i] == '\t';
     } else if(u[i] < 0x20 || u[i] == 0x7f)
       continue;
@@ -567,17 +570,19 @@ static int normalize(struct mail_buf *out, const char *s, size_t n)
       size_t rest;
       if(space && text && (rest = rest_of_line(u, n, i, 100)) <= 100 &&
          mail_tagline_joined(s + i, rest)) {
-        mail_buf_addc(out, '\n');
+        if(base_buf_putc(out, '\n'))
+          break;
         text = false;
-      } else if(space)
-        mail_buf_addc(out, ' ');
+      } else if(space && base_buf_putc(out, ' '))
+        break;
       i += k - 1;
     } else {
-      mail_buf_addc(out, (char)u[i]);
+      if(base_buf_putc(out, (char)u[i]))
+        break;
       text = text || u[i] != ' ';
     }
   }
-  return out->err;
+  return mail_buf_code(out->err);
 }
 
 /* RFC 3676 §4.2: a line ending in a space is continued by the next line of
@@ -585,7 +590,7 @@ static int normalize(struct mail_buf *out, const char *s, size_t n)
  * signature separator is never flowed; with DelSp=yes (§4.5) the space
  * before the soft break is deleted. Quoted lines keep one ">" per level and
  * a space, so that mail_clean_text still sees them as quotes. */
-static int unflow(struct mail_buf *out, const char *s, size_t n, bool delsp)
+static int unflow(struct base_buf *out, const char *s, size_t n, bool delsp)
 {
   size_t i = 0;
   bool first = true;
@@ -613,31 +618,33 @@ static int unflow(struct mail_buf *out, const char *s, size_t n, bool delsp)
     flowed = !sig && len && p[len - 1] == ' ';
     if(!(prev_flowed && depth == prev_depth && !sig)) {
       size_t q;
-      if(!first)
-        mail_buf_addc(out, '\n');
+      if(!first && base_buf_putc(out, '\n'))
+        break; /* the error sticks: returned below */
       for(q = 0; q < depth; q++)
-        mail_buf_addc(out, '>');
-      if(depth && len)
-        mail_buf_addc(out, ' ');
+        if(base_buf_putc(out, '>'))
+          break;
+      if(depth && len && base_buf_putc(out, ' '))
+        break;
     }
     if(flowed && delsp)
       len--;
-    mail_buf_add(out, p, len);
+    if(base_buf_add(out, p, len))
+      break;
     first = false;
     prev_flowed = flowed;
     prev_depth = depth;
   }
-  if(!first && n && s[n - 1] == '\n')
-    mail_buf_addc(out, '\n');
-  return out->err;
+  if(!out->err && !first && n && s[n - 1] == '\n' && base_buf_putc(out, '\n'))
+    return mail_buf_code(out->err);
+  return mail_buf_code(out->err);
 }
 
 /* The text of part, decoded and converted to clean UTF-8 with LF ends. */
-static int part_text(struct mail_buf *out, struct mailmime *part, bool html)
+static int part_text(struct base_buf *out, struct mailmime *part, bool html)
 {
   struct mailmime_data *data = part->mm_data.mm_single;
-  struct mail_buf conv;
-  struct mail_buf norm;
+  struct base_buf conv;
+  struct base_buf norm;
   char *dec = NULL;
   size_t dlen = 0;
   size_t idx = 0;
@@ -647,8 +654,8 @@ static int part_text(struct mail_buf *out, struct mailmime *part, bool html)
   int encoding = MAILMIME_MECHANISM_8BIT;
   int r;
 
-  mail_buf_init(&conv, 0);
-  mail_buf_init(&norm, 0);
+  base_buf_init(&conv, MAIL_BUF_MAX);
+  base_buf_init(&norm, MAIL_BUF_MAX);
   if(!data || data->dt_type != MAILMIME_DATA_TEXT)
     goto out;
   if(data->dt_encoded)
@@ -657,7 +664,7 @@ static int part_text(struct mail_buf *out, struct mailmime *part, bool html)
   nbytes = data->dt_data.dt_text.dt_length;
   r = mailmime_part_parse(bytes, nbytes, &idx, encoding, &dec, &dlen);
   if(r == MAILIMF_ERROR_MEMORY) {
-    out->err = MAIL_ENOMEM;
+    out->err = BASE_BUF_ENOMEM; /* the buffer's error is the function's */
     goto out;
   }
   if(r == MAILIMF_NO_ERROR && dec) {
@@ -667,22 +674,22 @@ static int part_text(struct mail_buf *out, struct mailmime *part, bool html)
   if(part->mm_content_type)
     charset = mailmime_content_charset_get(part->mm_content_type);
   if(mail_to_utf8(&conv, charset, bytes, nbytes) ||
-     normalize(&norm, conv.data ? conv.data : "", conv.len)) {
+     normalize(&norm, conv.s ? conv.s : "", conv.len)) {
     out->err = conv.err ? conv.err : norm.err;
     goto out;
   }
   if(html)
-    mail_html_to_text(out, norm.data ? norm.data : "", norm.len);
+    mail_html_to_text(out, norm.s ? norm.s : "", norm.len);
   else if(param_is(part, "format", "flowed"))
-    unflow(out, norm.data ? norm.data : "", norm.len, param_is(part, "delsp", "yes"));
-  else
-    mail_buf_add(out, norm.data ? norm.data : "", norm.len);
+    unflow(out, norm.s ? norm.s : "", norm.len, param_is(part, "delsp", "yes"));
+  else if(base_buf_add(out, norm.s ? norm.s : "", norm.len))
+    goto out; /* the error sticks in out */
 out:
   if(dec)
     mailmime_decoded_part_free(dec);
-  mail_buf_free(&conv);
-  mail_buf_free(&norm);
-  return out->err;
+  base_buf_free(&conv);
+  base_buf_free(&norm);
+  return mail_buf_code(out->err);
 }
 
 /* ---- the message ---- */
@@ -786,14 +793,14 @@ static int parse(struct mail_msg **out, const char *raw, size_t len, bool head_o
   struct mailimf_fields *env = NULL;
   struct mailimf_fields *rawf = NULL;
   struct mailmime *part;
-  struct mail_buf text;
+  struct base_buf text;
   char *copy = NULL;
   bool html = false;
   size_t idx = 0;
   int rc = MAIL_EPARSE;
   int r;
 
-  mail_buf_init(&text, 0);
+  base_buf_init(&text, MAIL_BUF_MAX);
   if(errbuf && errcap)
     errbuf[0] = '\0';
   if(!out) {
@@ -903,9 +910,9 @@ static int parse(struct mail_msg **out, const char *raw, size_t len, bool head_o
   }
   if(part)
     part_text(&text, part, html);
-  m->text = mail_buf_steal(&text);
+  m->text = base_buf_take(&text);
   if(!m->text) {
-    rc = text.err;
+    rc = mail_buf_code(text.err);
     set_err(errbuf, errcap, rc == MAIL_ETOOBIG ? "text too big" : "out of memory");
     goto out;
   }
@@ -927,7 +934,7 @@ out:
   if(mime)
     mailmime_free(mime);
   free(copy);
-  mail_buf_free(&text);
+  base_buf_free(&text);
   return rc;
 }
 
@@ -975,7 +982,7 @@ static size_t salvage_line(const char *raw, size_t len, size_t *at, bool *bare)
 /* Copies one unfolded field into out when its name is one of
  * salvage_names and its count allows; a Content-Type keeps only its type
  * (is_report reads no parameter, and they may be what broke the header). */
-static void salvage_field(struct mail_buf *out, const char *f, size_t n, int *counts)
+static void salvage_field(struct base_buf *out, const char *f, size_t n, int *counts)
 {
   const char *colon = memchr(f, ':', n);
   size_t name_len, k;
@@ -997,8 +1004,8 @@ static void salvage_field(struct mail_buf *out, const char *f, size_t n, int *co
       ;
     n = e;
   }
-  mail_buf_add(out, f, n);
-  mail_buf_adds(out, "\r\n");
+  if(base_buf_add(out, f, n) || base_buf_puts(out, "\r\n"))
+    return; /* the error sticks in out: the caller's loop ends */
 }
 
 /* A header made of the fields of raw's that read_fields needs, in RFC
@@ -1011,7 +1018,7 @@ static void salvage_field(struct mail_buf *out, const char *f, size_t n, int *co
  * is only past a limit. NULL when memory fails. */
 static char *salvage_header(const char *raw, size_t len, size_t *out_len, const char **why)
 {
-  struct mail_buf out, field;
+  struct base_buf out, field;
   int counts[sizeof(salvage_names) / sizeof(salvage_names[0])] = {0};
   size_t at = 0;
   bool bare = false, first = true;
@@ -1019,8 +1026,8 @@ static char *salvage_header(const char *raw, size_t len, size_t *out_len, const 
   *why = "";
   if(len > HEADER_SCAN)
     len = HEADER_SCAN;
-  mail_buf_init(&out, 0);
-  mail_buf_init(&field, 0);
+  base_buf_init(&out, MAIL_BUF_MAX);
+  base_buf_init(&field, MAIL_BUF_MAX);
   while(at < len && !out.err && !field.err) {
     size_t start = at, n = salvage_line(raw, len, &at, &bare);
     const char *l = raw + start;
@@ -1029,14 +1036,14 @@ static char *salvage_header(const char *raw, size_t len, size_t *out_len, const 
     if(l[0] == ' ' || l[0] == '\t') {
       if(first)
         *why = "its header starts with a line that begins with a space";
-      else if(field.len)
-        mail_buf_add(&field, l, n); /* folding undone: the line break goes */
+      else if(field.len && base_buf_add(&field, l, n)) /* folding undone: the line break goes */
+        break;
       first = false;
       continue;
     }
     if(field.len)
-      salvage_field(&out, field.data, field.len, counts);
-    field.len = 0;
+      salvage_field(&out, field.s, field.len, counts);
+    base_buf_reset(&field);
     if(!memchr(l, ':', n)) {
       if(first)
         *why = "its header starts with a line that is not a header field";
@@ -1044,16 +1051,20 @@ static char *salvage_header(const char *raw, size_t len, size_t *out_len, const 
       continue;
     }
     first = false;
-    mail_buf_add(&field, l, n);
+    if(base_buf_add(&field, l, n))
+      break;
   }
   if(field.len)
-    salvage_field(&out, field.data, field.len, counts);
+    salvage_field(&out, field.s, field.len, counts);
   if(bare && !(*why)[0])
     *why = "its lines end in a carriage return alone (CR), not CR LF as mail's must";
-  mail_buf_adds(&out, "\r\n");
-  mail_buf_free(&field);
+  base_buf_free(&field);
+  if(base_buf_puts(&out, "\r\n")) {
+    base_buf_free(&out);
+    return NULL;
+  }
   *out_len = out.len;
-  return mail_buf_steal(&out);
+  return base_buf_take(&out);
 }
 
 int mail_parse_header(struct mail_msg **out, const char *raw, size_t len, char *errbuf,

@@ -20,6 +20,8 @@
  */
 #include "store_int.h"
 
+#include "base.h"
+
 #include <errno.h>
 #include <nettle/sha2.h>
 #include <stdio.h>
@@ -774,34 +776,15 @@ const char *store_id(struct store *st)
   return st->id[0] ? st->id : "0000000000000000";
 }
 
-/* A growing text of lines for store_integrity_check. */
-struct lines {
-  char *s;
-  size_t len, cap;
-  bool nomem;
-};
-
-static void add_line(struct lines *l, const char *prefix, const char *line)
-{
-  size_t need = l->len + strlen(prefix) + strlen(line) + 2;
-  char *p;
-
-  if(need > l->cap) {
-    p = realloc(l->s, need * 2);
-    if(!p) {
-      l->nomem = true;
-      return;
-    }
-    l->s = p;
-    l->cap = need * 2;
-  }
-  l->len += (size_t)sprintf(l->s + l->len, "%s%s\n", prefix, line);
-}
+/* The ceiling of store_integrity_check's text: SQLite stops at 100
+ * problems a check, each line under 800 bytes, and a store has a few dozen
+ * tables. */
+#define INTEGRITY_TEXT_MAX (16u * 1024u * 1024u)
 
 /* The rows of an integrity_check that are not "ok", after prefix; returns
  * the SQLite code that ended it (SQLITE_DONE when it ran through). */
 static int integrity_rows(struct store *st, const char *sql, const char *prefix,
-                          struct lines *l)
+                          struct base_buf *l)
 {
   sqlite3_stmt *stmt = NULL;
   int rc = sqlite3_prepare_v2(st->db, sql, -1, &stmt, NULL);
@@ -818,8 +801,8 @@ static int integrity_rows(struct store *st, const char *sql, const char *prefix,
       size_t n = nl ? (size_t)(nl - line) : strlen(line);
       char one[600];
       snprintf(one, sizeof(one), "%.*s", (int)(n < sizeof(one) ? n : sizeof(one) - 1), line);
-      if(strncmp(one, "*** in database", 15))
-        add_line(l, prefix, one);
+      if(strncmp(one, "*** in database", 15) && base_buf_printf(l, "%s%s\n", prefix, one))
+        break; /* the error sticks in l: store_integrity_check reports it */
       line = nl ? nl + 1 : NULL;
     }
   }
@@ -829,14 +812,15 @@ static int integrity_rows(struct store *st, const char *sql, const char *prefix,
 
 int store_integrity_check(struct store *st, char **problems)
 {
-  struct lines l = {NULL, 0, 0, false};
+  struct base_buf l;
   sqlite3_stmt *stmt = NULL;
   int rc;
 
   *problems = NULL;
+  base_buf_init(&l, INTEGRITY_TEXT_MAX);
   rc = integrity_rows(st, "PRAGMA integrity_check(100)", "", &l);
   if(rc != SQLITE_DONE) {
-    l.len = 0; /* partial: the tables one by one say it better */
+    base_buf_reset(&l); /* partial: the tables one by one say it better */
     /* The check itself stumbled on a damaged page: check each table with
      * its indexes alone (SQLite 3.33+), so the operator learns which. */
     rc = sqlite3_prepare_v2(st->db,
@@ -854,24 +838,26 @@ int store_integrity_check(struct store *st, char **problems)
         continue;
       snprintf(sql, sizeof(sql), "PRAGMA integrity_check(\"%s\")", name);
       snprintf(prefix, sizeof(prefix), "table %s: ", name);
-      if(integrity_rows(st, sql, prefix, &l) != SQLITE_DONE)
-        add_line(&l, prefix, sqlite3_errmsg(st->db)); /* its pages cannot be walked */
+      if(integrity_rows(st, sql, prefix, &l) != SQLITE_DONE && /* its pages cannot be walked */
+         base_buf_printf(&l, "%s%s\n", prefix, sqlite3_errmsg(st->db)))
+        continue; /* the error sticks in l: reported below */
     }
     if(rc != SQLITE_DONE) {
       rc = store_fail_sql(st, rc, "integrity check: reading the schema");
       sqlite3_finalize(stmt);
-      free(l.s);
+      base_buf_free(&l);
       return rc;
     }
     sqlite3_finalize(stmt);
   }
-  if(l.nomem || (!l.s && !(l.s = calloc(1, 1)))) {
-    free(l.s);
-    return store_fail(st, STORE_ENOMEM, "integrity check: out of memory");
-  }
   if(l.len)
-    l.s[l.len - 1] = '\0'; /* no newline after the last line */
-  *problems = l.s;
+    l.s[--l.len] = '\0'; /* no newline after the last line */
+  *problems = base_buf_take(&l);
+  if(!*problems)
+    return store_fail(st, STORE_ENOMEM,
+                      base_buf_err(&l) == BASE_BUF_ETOOBIG
+                        ? "integrity check: too many problems to list"
+                        : "integrity check: out of memory");
   return STORE_OK;
 }
 

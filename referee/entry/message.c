@@ -166,7 +166,7 @@ rollback:
   store_rollback(svc->st);
   *outcome = REF_MSG_IGNORED;
 out:
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   mail_msg_free(mail);
   mail_msg_free(head);
   return rc;

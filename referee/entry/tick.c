@@ -41,7 +41,7 @@ static int64_t next_digest_time(const struct ref_service *svc, int64_t t)
 static int send_digest(struct ref_msg_ctx *m, const char *address)
 {
   struct store_digest_item *items = NULL;
-  struct ref_buf text;
+  struct base_buf text;
   struct tpl_var vars[5];
   struct ref_game_ctx g;
   char count[16], mails[32], date[16], why[256], keyed[24] = "";
@@ -54,16 +54,16 @@ static int send_digest(struct ref_msg_ctx *m, const char *address)
     store_digest_free(items, n);
     return 0;
   }
-  ref_buf_init(&text, 8u * 1024u * 1024u);
+  base_buf_init(&text, 8u * 1024u * 1024u);
   for(i = 0; i < n; i++) {
     char when[40];
     size_t len = strlen(items[i].body);
     while(len && (items[i].body[len - 1] == '\n' || items[i].body[len - 1] == '\r'))
       items[i].body[--len] = '\0';
     ref_time_text(when, sizeof(when), items[i].created);
-    if(ref_buf_printf(&text, "======== %s\n%s\n", when, items[i].subject) ||
-       (items[i].reply_to[0] && ref_buf_printf(&text, "To answer: %s\n", items[i].reply_to)) ||
-       ref_buf_printf(&text, "\n%s\n\n", items[i].body))
+    if(base_buf_printf(&text, "======== %s\n%s\n", when, items[i].subject) ||
+       (items[i].reply_to[0] && base_buf_printf(&text, "To answer: %s\n", items[i].reply_to)) ||
+       base_buf_printf(&text, "\n%s\n\n", items[i].body))
       goto out;
   }
   snprintf(count, sizeof(count), "%zu", n);
@@ -99,7 +99,7 @@ static int send_digest(struct ref_msg_ctx *m, const char *address)
 out:
   if(loaded)
     ref_game_free(&g);
-  ref_buf_free(&text);
+  base_buf_free(&text);
   store_digest_free(items, n);
   return rc;
 }
@@ -157,7 +157,7 @@ static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *d
     rc = -1;
   *did = !rc;
 out:
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   ref_game_free(&g);
   return rc;
 }
@@ -187,7 +187,7 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
   if((erc = ref_tournament_expire(&m, &g)) != REF_RC_PASS) {
     *did = erc == REF_RC_OK;
     rc = erc == REF_RC_OK ? 0 : -1;
-    ref_buf_free(&m.events);
+    base_buf_free(&m.events);
     ref_game_free(&g);
     return rc;
   }
@@ -204,7 +204,7 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
     *did = 1;
     ref_log_info("game %lld: %s", (long long)game, text);
   }
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   ref_game_free(&g);
   return rc;
 }
@@ -344,7 +344,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
     }
     else
       (*actions)++;
-    ref_buf_free(&m.events);
+    base_buf_free(&m.events);
   }
   free(due);
 

@@ -75,7 +75,7 @@ int ref_ratings_check(struct ref_service *svc, FILE *out);
 /* The rows of one system's table for a mail, ranked, `mark`'s line marked
  * with "*" (the columns ratings.txt heads). */
 int ref_ratings_rows(struct ref_service *svc, const char *kind, const char *mark,
-                     struct ref_buf *out, size_t *nrows);
+                     struct base_buf *out, size_t *nrows);
 
 /* ---- tournament.c: round robins ---- */
 
@@ -118,7 +118,7 @@ struct ref_tournament_count {
  * oneself), then the players by number. *count: its games, how many
  * finished, how many cancelled. */
 int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
-                         struct ref_buf *out, struct ref_tournament_count *count);
+                         struct base_buf *out, struct ref_tournament_count *count);
 
 /* ---- match.c: backgammon matches ---- */
 

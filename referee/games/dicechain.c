@@ -172,7 +172,7 @@ int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t
 
 /* E from the seats' entropy, once every seat is filled; the lines that show
  * it go into `shown`. */
-int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown)
+int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *shown)
 {
   const char *e[8];
   struct store_dice d;
@@ -186,15 +186,17 @@ int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct
   if(store_dice_put(svc->st, &d) != STORE_OK)
     return -1;
   for(i = 0; i < g->nseats && i < 8; i++)
-    ref_buf_printf(shown, "Dice entropy: game %lld e%zu %s\n", (long long)g->row.id, i + 1,
-                   e[i]);
-  ref_buf_printf(shown, "Dice entropy: game %lld E %s\n", (long long)g->row.id, d.entropy);
+    if(base_buf_printf(shown, "Dice entropy: game %lld e%zu %s\n", (long long)g->row.id, i + 1,
+                       e[i]))
+      return -1;
+  if(base_buf_printf(shown, "Dice entropy: game %lld E %s\n", (long long)g->row.id, d.entropy))
+    return -1;
   return 0;
 }
 
 /* Rolls `need` faces for the game, gives them to the rules, journals them. */
 int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
-                  struct ref_buf *shown)
+                  struct base_buf *shown)
 {
   struct ref_dice_chain c;
   struct store_dice d;
@@ -203,7 +205,6 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   char game[24], keyhex[65], line[200], text[64];
   int faces[REF_DICE_MAX_FACES], i, rc = -1;
   int64_t owner = ref_dice_game(svc, g->row.id); /* a match's later games: its first's */
-  size_t used;
 
   if(need < 1 || need > REF_DICE_MAX_FACES)
     return -1;
@@ -216,7 +217,8 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
        store_dice_load(svc->st, &d, owner) != STORE_OK)
       return -1;
     ref_dice_commitment_line(svc, owner, line, sizeof(line));
-    ref_buf_printf(shown, "%s\n", line);
+    if(base_buf_printf(shown, "%s\n", line))
+      return -1;
   }
   if(ref_dice_unhex(secret, 32, d.secret))
     return -1;
@@ -228,14 +230,18 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   if(ref_dice_faces(faces, need, key, game, (long)(d.roll_count + 1), d.entropy))
     goto out;
   ref_dice_hex(keyhex, key, 32);
-  snprintf(line, sizeof(line), "Dice roll: game %s chain %d roll %lld key %s faces", game,
-           d.chain, (long long)(d.roll_count + 1), keyhex);
-  snprintf(text, sizeof(text), "roll %lld faces", (long long)(d.roll_count + 1));
-  for(i = 0; i < need; i++) {
-    used = strlen(line);
-    snprintf(line + used, sizeof(line) - used, " %d", faces[i]);
-    used = strlen(text);
-    snprintf(text + used, sizeof(text) - used, " %d", faces[i]);
+  {
+    /* the proof line whole or no roll: a cut one would not verify */
+    struct base_buf lb, tb;
+    base_buf_init_fixed(&lb, line, sizeof(line));
+    base_buf_init_fixed(&tb, text, sizeof(text));
+    if(base_buf_printf(&lb, "Dice roll: game %s chain %d roll %lld key %s faces", game, d.chain,
+                       (long long)(d.roll_count + 1), keyhex) ||
+       base_buf_printf(&tb, "roll %lld faces", (long long)(d.roll_count + 1)))
+      goto out;
+    for(i = 0; i < need; i++)
+      if(base_buf_printf(&lb, " %d", faces[i]) || base_buf_printf(&tb, " %d", faces[i]))
+        goto out;
   }
   if(g->desc->ops->roll(g->state, faces, need, &err) != REF_OK) {
     ref_log_error("game %s: the rules refused the dice: %s", game, err.reason);
@@ -247,7 +253,8 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
   d.roll_count++;
   if(store_dice_put(svc->st, &d) != STORE_OK)
     goto out;
-  ref_buf_printf(shown, "%s\n", line);
+  if(base_buf_printf(shown, "%s\n", line))
+    goto out;
   rc = 0;
 out:
   memset(key, 0, sizeof(key));
@@ -258,7 +265,7 @@ out:
  * chains' commitments, the entropy, and each roll from the journal. For a
  * later game of a match: the match's chain and entropy (its first game's),
  * and the rolls of every game of the match up to this one. */
-int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                         int *nrolls, int published)
 {
   struct store_entry *e = NULL;
@@ -273,22 +280,26 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
   if(version < 0)
     return -1;
   for(chain = 1; store_dice_load_chain(svc->st, &d, owner, chain) == STORE_OK; chain++)
-    ref_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
-                   version_name(version), (long long)owner, d.chain, d.n, d.commitment);
+    if(base_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
+                       version_name(version), (long long)owner, d.chain, d.n, d.commitment))
+      return -1;
   if(chain == 1 || store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
     return -1;
   /* rules-spec G-4: a published tabula-dice-1 game's entropy lines were
    * Message-IDs; it shows E alone (dice.h, step 3) */
   for(i = 0; i < ns && i < 8 && !(published && version == 1); i++)
-    ref_buf_printf(out, "Dice entropy: game %lld e%zu %s\n", (long long)owner, i + 1,
-                   seats[i].entropy);
+    if(base_buf_printf(out, "Dice entropy: game %lld e%zu %s\n", (long long)owner, i + 1,
+                       seats[i].entropy))
+      break;
   free(seats);
   /* E, once every seat is filled (each chain holds it) */
-  if(store_dice_load(svc->st, &d, owner) == STORE_OK && d.entropy[0])
-    ref_buf_printf(out, "Dice entropy: game %lld E %s\n", (long long)owner, d.entropy);
+  if(store_dice_load(svc->st, &d, owner) == STORE_OK && d.entropy[0] &&
+     base_buf_printf(out, "Dice entropy: game %lld E %s\n", (long long)owner, d.entropy))
+    return -1;
   /* the salt of tabula-dice-2 is the players' alone: never published */
-  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)) == 0 && salt[0])
-    ref_buf_printf(out, "%s\n", salt);
+  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)) == 0 && salt[0] &&
+     base_buf_printf(out, "%s\n", salt))
+    return -1;
   if(owner != g->row.id && (store_match_of_game(svc->st, &match, &number, g->row.id) != STORE_OK ||
                             store_match_games(svc->st, &games, &ngames, match) != STORE_OK))
     return -1;
@@ -297,13 +308,15 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
       goto out;
     for(i = 0; i < n; i++)
       if(!strcmp(e[i].kind, "roll")) {
-        ref_buf_printf(out, "%s\n", e[i].dice);
+        if(base_buf_printf(out, "%s\n", e[i].dice))
+          break;
         (*nrolls)++;
       }
     free(e);
     e = NULL;
   }
-  rc = 0;
+  /* a transcript missing a line would not verify: none at all */
+  rc = base_buf_err(out) ? -1 : 0;
 out:
   if(games != &g->row.id)
     free(games);
@@ -314,13 +327,14 @@ out:
  * "Dice match: game D part K played as game G from roll I" (D the first
  * game, whose chain it is; I the number its first roll will have). */
 int ref_dice_match_line(struct ref_service *svc, struct ref_game_ctx *g, int part,
-                        struct ref_buf *shown)
+                        struct base_buf *shown)
 {
   struct store_dice d;
   int64_t owner = ref_dice_game(svc, g->row.id);
   if(store_dice_load(svc->st, &d, owner) != STORE_OK)
     return -1;
-  ref_buf_printf(shown, "Dice match: game %lld part %d played as game %lld from roll %lld\n",
-                 (long long)owner, part, (long long)g->row.id, (long long)(d.roll_count + 1));
+  if(base_buf_printf(shown, "Dice match: game %lld part %d played as game %lld from roll %lld\n",
+                     (long long)owner, part, (long long)g->row.id, (long long)(d.roll_count + 1)))
+    return -1;
   return 0;
 }

@@ -16,7 +16,7 @@
 /* docs/records.md describes this format: a header of "Key: value" lines
  * (the variant named), a blank line, the history one dated line a step,
  * a blank line, the dice lines. */
-static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                         unsigned flags)
 {
   struct ref_rec_lines c = {out, (flags & REF_EXPORT_PUBLIC) != 0};
@@ -28,23 +28,26 @@ static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct 
     return -1;
   ref_record_date(g, date, sizeof(date));
   ref_record_time_control(svc, g, tc, sizeof(tc));
-  ref_buf_printf(out, "tabula game %lld: %s (rules v%d)\nVariant: %s\nReferee: %s\nDate: %s\n",
-                 (long long)g->row.id, g->desc->title, g->row.rules_version, g->desc->title,
-                 ref_record_referee(svc, flags), date);
+  if(base_buf_printf(out, "tabula game %lld: %s (rules v%d)\nVariant: %s\nReferee: %s\nDate: %s\n",
+                     (long long)g->row.id, g->desc->title, g->row.rules_version, g->desc->title,
+                     ref_record_referee(svc, flags), date))
+    return -1;
   for(i = 0; i < g->nseats; i++) {
     ref_record_player(g, (int)i, flags, name, sizeof(name));
-    ref_buf_printf(out, "%s: %s\n", g->desc->seat_names[i], name);
+    if(base_buf_printf(out, "%s: %s\n", g->desc->seat_names[i], name))
+      return -1;
   }
-  ref_buf_printf(out, "Options: %s\nTimeControl: %s\nResult: %s\nTermination: %s\n",
-                 g->row.options[0] ? g->row.options : "none", tc,
-                 g->row.result[0] ? g->row.result : "in progress", ref_record_termination(&end));
-  if(end.final_position[0])
-    ref_buf_printf(out, "Position: %s\n", end.final_position);
-  ref_buf_puts(out, "\n");
+  if(base_buf_printf(out, "Options: %s\nTimeControl: %s\nResult: %s\nTermination: %s\n",
+                     g->row.options[0] ? g->row.options : "none", tc,
+                     g->row.result[0] ? g->row.result : "in progress",
+                     ref_record_termination(&end)) ||
+     (end.final_position[0] && base_buf_printf(out, "Position: %s\n", end.final_position)) ||
+     base_buf_puts(out, "\n"))
+    return -1;
   if(ref_record_walk(svc, g, ref_record_line, &c, NULL))
     return -1;
-  if(g->desc->flags & REF_GAME_DICE)
-    ref_buf_puts(out, "\n");
+  if((g->desc->flags & REF_GAME_DICE) && base_buf_puts(out, "\n"))
+    return -1;
   return ref_record_dice(svc, g, out, flags);
 }
 
@@ -66,7 +69,7 @@ const struct ref_export_kind *ref_export_kind(const struct ref_game_desc *d)
   return &kinds[i];
 }
 
-int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags)
 {
   if(!strcmp(g->desc->name, "chess"))

@@ -14,6 +14,8 @@
 
 #include "log.h"
 
+#include "base.h"
+
 #include <nettle/sha2.h>
 #include <stdbool.h>
 #include <stdio.h>
@@ -171,39 +173,17 @@ int ref_journal_undone(const struct store_entry *e, size_t n, unsigned char *und
 
 #define SNAP_MAGIC "TSN1"
 
-struct snap_out {
-  unsigned char *p;
-  size_t len, cap;
-  bool err;
-};
+/* A snapshot past this is not written (the journal replays): a state is
+ * a few KB, packed. */
+#define SNAP_MAX (16u * 1024u * 1024u)
 
-static void snap_put(struct snap_out *o, const void *data, size_t n)
-{
-  if(o->err)
-    return;
-  if(o->len + n > o->cap) {
-    size_t cap = o->cap ? o->cap : 1024;
-    unsigned char *p;
-    while(cap < o->len + n)
-      cap *= 2;
-    if(!(p = realloc(o->p, cap))) {
-      o->err = true;
-      return;
-    }
-    o->p = p;
-    o->cap = cap;
-  }
-  memcpy(o->p + o->len, data, n);
-  o->len += n;
-}
-
-static void snap_uint(struct snap_out *o, uint64_t v, int bytes)
+BASE_CHECK static int snap_uint(struct base_buf *o, uint64_t v, int bytes)
 {
   unsigned char b[8];
   int i;
   for(i = 0; i < bytes; i++)
     b[i] = (unsigned char)(v >> (8 * i));
-  snap_put(o, b, (size_t)bytes);
+  return base_buf_add(o, b, (size_t)bytes);
 }
 
 struct snap_in {
@@ -269,22 +249,21 @@ static unsigned char *snap_make(const struct ref_game_ctx *g, size_t *len)
 {
   const unsigned char *st = (const unsigned char *)g->state;
   size_t size = g->desc->state_size, i = 0, label = strlen(g->last_move), packed_at;
-  struct snap_out o = {NULL, 0, 0, false};
-  uint8_t hash[32];
+  struct base_buf o;
+  uint8_t hash[32], d[32];
 
   if(unhex32(hash, g->head_hash))
     return NULL;
-  snap_put(&o, SNAP_MAGIC, 4);
-  snap_uint(&o, size, 4);
-  snap_uint(&o, (uint64_t)g->desc->version, 4);
-  snap_uint(&o, g->started ? 1 : 0, 4);
-  snap_uint(&o, (uint64_t)g->head_seq, 8);
-  snap_uint(&o, (uint64_t)g->moves, 8);
-  snap_put(&o, hash, 32);
-  snap_uint(&o, label, 2);
-  snap_put(&o, g->last_move, label);
+  base_buf_init(&o, SNAP_MAX);
+  if(base_buf_add(&o, SNAP_MAGIC, 4) || snap_uint(&o, size, 4) ||
+     snap_uint(&o, (uint64_t)g->desc->version, 4) || snap_uint(&o, g->started ? 1 : 0, 4) ||
+     snap_uint(&o, (uint64_t)g->head_seq, 8) || snap_uint(&o, (uint64_t)g->moves, 8) ||
+     base_buf_add(&o, hash, 32) || snap_uint(&o, label, 2) ||
+     base_buf_add(&o, g->last_move, label))
+    goto fail;
   packed_at = o.len;
-  snap_uint(&o, 0, 4); /* the packed length, set below */
+  if(snap_uint(&o, 0, 4)) /* the packed length, set below */
+    goto fail;
   while(i < size) {
     size_t lit = 0, zero = 0;
     /* literal bytes up to a run of at least four zeros */
@@ -298,30 +277,28 @@ static unsigned char *snap_make(const struct ref_game_ctx *g, size_t *len)
     }
     if(lit > 65535)
       lit = 65535;
-    snap_uint(&o, lit, 2);
-    snap_put(&o, st + i, lit);
+    if(snap_uint(&o, lit, 2) || base_buf_add(&o, st + i, lit))
+      goto fail;
     i += lit;
     while(i + zero < size && zero < 65535 && !st[i + zero])
       zero++;
-    snap_uint(&o, zero, 2);
+    if(snap_uint(&o, zero, 2))
+      goto fail;
     i += zero;
   }
-  if(!o.err) {
+  {
     size_t n = o.len - packed_at - 4;
     for(i = 0; i < 4; i++)
-      o.p[packed_at + i] = (unsigned char)(n >> (8 * i));
+      o.s[packed_at + i] = (char)(unsigned char)(n >> (8 * i));
   }
-  if(!o.err) {
-    uint8_t d[32];
-    snap_digest(d, g->desc->name, o.p, o.len);
-    snap_put(&o, d, 32);
-  }
-  if(o.err) {
-    free(o.p);
-    return NULL;
-  }
+  snap_digest(d, g->desc->name, (const unsigned char *)o.s, o.len);
+  if(base_buf_add(&o, d, 32))
+    goto fail;
   *len = o.len;
-  return o.p;
+  return (unsigned char *)base_buf_take(&o); /* not NULL: no append failed */
+fail:
+  base_buf_free(&o);
+  return NULL;
 }
 
 /* Reads a snapshot into g (state, started, moves, last_move) and its

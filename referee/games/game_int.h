@@ -53,14 +53,14 @@ int ref_seat_of(const struct ref_game_ctx *g, const char *address);
  * lines the mails show go to `shown`. */
 int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls);
 int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
-int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *shown);
+int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *shown);
 /* Rolls `need` faces: the rules get them, the journal and `shown` the proof. */
 int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
-                  struct ref_buf *shown);
+                  struct base_buf *shown);
 /* Every dice line of the game; `published` (the web view's pages and
  * records): no salt, and a tabula-dice-1 game's entropy as E alone
  * (rules-spec G-4). */
-int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                         int *nrolls, int published);
 /* A seat's entropy e_s (docs/dice-protocol.md): the accept's entropy text,
  * else from its Message-ID, under tabula-dice-2 as the keyed digest. */
@@ -78,14 +78,14 @@ int64_t ref_dice_game(struct ref_service *svc, int64_t game);
 /* "Dice match: game D part K played as game G from roll I" into `shown`:
  * where a later game of a match takes up the match's dice. */
 int ref_dice_match_line(struct ref_service *svc, struct ref_game_ctx *g, int part,
-                        struct ref_buf *shown);
+                        struct base_buf *shown);
 
 /* The record of a game (record.c): `history` by mail, `tabula export`,
  * in each community's format (record_pgn.c, record_pdn.c, record_mat.c;
  * the hybrids a transcript: docs/records.md). */
-int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out);
+int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out);
 #define REF_EXPORT_PUBLIC 0x1u /* players named by initials, not addresses (the site) */
-int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags);
 /* The format of a game's export: file extension, MIME type, name. */
 struct ref_export_kind {
@@ -147,24 +147,24 @@ void ref_record_deed(char *buf, size_t cap, const char *who, const char *text);
 void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
                          const struct ref_rec_step *st);
 struct ref_rec_lines {
-  struct ref_buf *out;
+  struct base_buf *out;
   int public; /* the invitation names addresses: left out of public records */
 };
 int ref_record_line(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
 /* The dice lines of a record; `flags` REF_EXPORT_PUBLIC: as published
  * (rules-spec G-4, ref_dice_transcript). */
-int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags);
 /* Who refereed, as a record names it: the referee's address, or for a
  * published record its domain (rules-spec G-4: no address on the site). */
 const char *ref_record_referee(const struct ref_service *svc, unsigned flags);
 /* Tag pairs and movetext (PGN, PDN): lines of at most 79 characters. */
 struct ref_rec_text {
-  struct ref_buf *text;
+  struct base_buf *text;
   size_t col;
   int need_number; /* the next second-seat move needs "N..." */
 };
-void ref_record_tag(struct ref_buf *out, const char *name, const char *value);
+void ref_record_tag(struct base_buf *out, const char *name, const char *value);
 int ref_record_word(struct ref_rec_text *t, const char *w);
 int ref_record_comment(struct ref_rec_text *t, const char *text);
 int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const char *move);
@@ -178,25 +178,25 @@ int ref_record_note(struct ref_rec_text *t, const struct ref_game_ctx *r,
  * the moves, so the caller frees nothing. */
 struct ref_rec_movetext {
   struct ref_rec_text t;
-  struct ref_buf moves;
+  struct base_buf moves;
   char start[600];
   struct ref_rec_end end;
   int (*move)(struct ref_rec_text *t, const struct ref_game_ctx *r, const struct ref_rec_step *st);
 };
 int ref_record_movetext(struct ref_service *svc, struct ref_game_ctx *g,
                         struct ref_rec_movetext *m);
-int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, const char *last);
+int ref_record_movetext_out(struct ref_rec_movetext *m, struct base_buf *out, const char *last);
 /* The tags a PGN or PDN record opens with: Event (the game's number), Site
  * (the referee's address), Date; and the Result tag's words (1-0, 0-1,
  * 1/2-1/2, or * for a game not over: PGN 8.1.1.7, PDN 3.0's the same). */
-void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out,
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct base_buf *out,
                      unsigned flags);
 const char *ref_record_result(const struct ref_rec_end *end);
-int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags);
-int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags);
-int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags);
 
 /* Observers (observers.c): the list, addresses separated by spaces.

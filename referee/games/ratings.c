@@ -362,16 +362,19 @@ int ref_ratings_check(struct ref_service *svc, FILE *out)
 /* ---- the table for a mail ---- */
 
 int ref_ratings_rows(struct ref_service *svc, const char *kind, const char *mark,
-                     struct ref_buf *out, size_t *nrows)
+                     struct base_buf *out, size_t *nrows)
 {
   struct store_rating *rows = NULL;
   size_t n = 0, i;
   if(store_rating_list(svc->st, &rows, &n, kind) != STORE_OK)
     return -1;
   for(i = 0; i < n; i++)
-    ref_buf_printf(out, "%s%4zu  %6.0f  %4.0f  %5d  %s\n",
-                   mark && !strcasecmp(rows[i].address, mark) ? "*" : " ", i + 1,
-                   rows[i].rating, rows[i].rd, rows[i].games, rows[i].address);
+    if(base_buf_printf(out, "%s%4zu  %6.0f  %4.0f  %5d  %s\n",
+                       mark && !strcasecmp(rows[i].address, mark) ? "*" : " ", i + 1,
+                       rows[i].rating, rows[i].rd, rows[i].games, rows[i].address)) {
+      free(rows);
+      return -1;
+    }
   *nrows = n;
   free(rows);
   return 0;

@@ -246,10 +246,10 @@ int ref_record_line(void *arg, const struct ref_game_ctx *r, const struct ref_re
   ref_record_describe(text, sizeof(text), r, st);
   if(gmtime_r(&t, &tm))
     strftime(date, sizeof(date), "%Y-%m-%d", &tm);
-  return ref_buf_printf(c->out, "%s  %s\n", date, text);
+  return base_buf_printf(c->out, "%s  %s\n", date, text);
 }
 
-int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out)
+int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out)
 {
   struct ref_rec_lines c = {out, 0};
   return ref_record_walk(svc, g, ref_record_line, &c, NULL);
@@ -379,13 +379,18 @@ void ref_record_date(const struct ref_game_ctx *g, char *buf, size_t cap)
     strftime(buf, cap, "%Y.%m.%d", &tm);
 }
 
-void ref_record_tag(struct ref_buf *out, const char *name, const char *value)
+void ref_record_tag(struct base_buf *out, const char *name, const char *value)
 {
   const char *p;
-  ref_buf_printf(out, "[%s \"", name);
+  /* a failure sticks in out: ref_record_movetext_out, written after the
+   * tags, reports it */
+  if(base_buf_printf(out, "[%s \"", name))
+    return;
   for(p = value; *p; p++) /* PGN 8.1.1, PDN 3.0 STRING: quote and backslash are escaped */
-    ref_buf_printf(out, "%s%c", (*p == '"' || *p == '\\') ? "\\" : "", *p);
-  ref_buf_puts(out, "\"]\n");
+    if(base_buf_printf(out, "%s%c", (*p == '"' || *p == '\\') ? "\\" : "", *p))
+      return;
+  if(base_buf_puts(out, "\"]\n"))
+    return;
 }
 
 int ref_record_word(struct ref_rec_text *t, const char *w)
@@ -393,11 +398,11 @@ int ref_record_word(struct ref_rec_text *t, const char *w)
   size_t len = strlen(w);
   /* export format: lines of at most 79 characters (PGN standard 8.2.6) */
   if(t->col && t->col + 1 + len > 79) {
-    if(ref_buf_puts(t->text, "\n"))
+    if(base_buf_puts(t->text, "\n"))
       return -1;
     t->col = 0;
   }
-  if(ref_buf_printf(t->text, "%s%s", t->col ? " " : "", w))
+  if(base_buf_printf(t->text, "%s%s", t->col ? " " : "", w))
     return -1;
   t->col += (t->col ? 1 : 0) + len;
   return 0;
@@ -454,19 +459,19 @@ int ref_record_move(struct ref_rec_text *t, const struct ref_rec_step *st, const
 
 /* ---- the dice lines every dice game's record carries ---- */
 
-int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags)
 {
   /* dice-protocol.md: the commitment, the entropy and every roll, as the
    * mails showed them, so tools/tabula-verify-dice.py checks the export */
-  struct ref_buf dice;
+  struct base_buf dice;
   int nrolls = 0, rc = 0;
   if(!(g->desc->flags & REF_GAME_DICE))
     return 0;
-  ref_buf_init(&dice, 64u * 1024u * 1024u);
+  base_buf_init(&dice, 64u * 1024u * 1024u);
   if(!ref_dice_transcript(svc, g, &dice, &nrolls, (flags & REF_EXPORT_PUBLIC) != 0) && dice.s)
-    rc = ref_buf_puts(out, dice.s);
-  ref_buf_free(&dice);
+    rc = base_buf_puts(out, dice.s);
+  base_buf_free(&dice);
   return rc;
 }
 
@@ -485,27 +490,26 @@ static int movetext_step(void *arg, const struct ref_game_ctx *r, const struct r
 int ref_record_movetext(struct ref_service *svc, struct ref_game_ctx *g,
                         struct ref_rec_movetext *m)
 {
-  ref_buf_init(&m->moves, 4u * 1024u * 1024u);
+  base_buf_init(&m->moves, 4u * 1024u * 1024u);
   m->t.text = &m->moves;
   m->t.col = 0;
   m->t.need_number = 1;
   m->start[0] = '\0';
   if(ref_record_walk(svc, g, movetext_step, m, NULL) || ref_record_end(svc, g, &m->end)) {
-    ref_buf_free(&m->moves);
+    base_buf_free(&m->moves);
     return -1;
   }
   return 0;
 }
 
-int ref_record_movetext_out(struct ref_rec_movetext *m, struct ref_buf *out, const char *last)
+int ref_record_movetext_out(struct ref_rec_movetext *m, struct base_buf *out, const char *last)
 {
   int rc = -1;
-  ref_buf_puts(out, "\n");
-  if(!ref_record_word(&m->t, last)) {
-    ref_buf_printf(out, "%s\n\n", m->moves.s ? m->moves.s : "");
+  /* the tags' failures too (ref_record_tag) */
+  if(!base_buf_puts(out, "\n") && !ref_record_word(&m->t, last) &&
+     !base_buf_printf(out, "%s\n\n", m->moves.s ? m->moves.s : ""))
     rc = 0;
-  }
-  ref_buf_free(&m->moves);
+  base_buf_free(&m->moves);
   return rc;
 }
 
@@ -515,7 +519,7 @@ const char *ref_record_referee(const struct ref_service *svc, unsigned flags)
   return (flags & REF_EXPORT_PUBLIC) && at ? at + 1 : svc->cfg.address;
 }
 
-void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_buf *out,
+void ref_record_head(struct ref_service *svc, const struct ref_game_ctx *g, struct base_buf *out,
                      unsigned flags)
 {
   char date[16], event[64];

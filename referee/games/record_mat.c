@@ -32,7 +32,7 @@
 #define MAT_RIGHT 33 /* the right column starts here, as gnubg writes it */
 
 struct mat_ctx {
-  struct ref_buf *body;
+  struct base_buf *body;
   char left[256], right[256];
   int line;      /* numbered lines written */
   int dice[2];   /* the roll the next play uses */
@@ -47,7 +47,7 @@ static int flush_line(struct mat_ctx *c)
     return 0;
   c->line++;
   n = (int)strlen(c->left);
-  if(ref_buf_printf(c->body, "%3d) %-*s%s%s\n", c->line, MAT_RIGHT - 5, c->left,
+  if(base_buf_printf(c->body, "%3d) %-*s%s%s\n", c->line, MAT_RIGHT - 5, c->left,
                     n >= MAT_RIGHT - 5 ? " " : "", c->right))
     return -1;
   c->left[0] = c->right[0] = '\0';
@@ -170,17 +170,17 @@ static void mat_name(const char *name, char *out, size_t cap)
     snprintf(out, cap, "player");
 }
 
-int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags)
 {
   struct mat_ctx c;
-  struct ref_buf body;
+  struct base_buf body;
   struct ref_rec_end end;
   char date[16], p[2][300], names[2][32], line[120];
   int rc = -1, s;
 
   memset(&c, 0, sizeof(c));
-  ref_buf_init(&body, 4u * 1024u * 1024u);
+  base_buf_init(&body, 4u * 1024u * 1024u);
   c.body = &body;
   c.opening = 1;
   c.cube = 1;
@@ -202,26 +202,27 @@ int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
     snprintf(names[0], sizeof(names[0]), "White");
     snprintf(names[1], sizeof(names[1]), "Black");
   }
-  ref_buf_printf(out, "; [Site \"%s\"]\n; [Match ID \"tabula game %lld\"]\n",
-                 ref_record_referee(svc, flags), (long long)g->row.id);
-  ref_buf_printf(out, "; [Player 1 \"%s\"]\n; [Player 2 \"%s\"]\n", p[0], p[1]);
-  if(g->row.result[0])
-    ref_buf_printf(out, "; [Result \"%s\"]\n", g->row.result);
-  ref_buf_printf(out, "; [EventDate \"%s\"]\n; [Variation \"Backgammon\"]\n; [Jacoby \"Off\"]\n"
-                      "; [CubeLimit \"64\"]\n; [Termination \"%s\"]\n",
-                 date, ref_record_termination(&end));
+  if(base_buf_printf(out, "; [Site \"%s\"]\n; [Match ID \"tabula game %lld\"]\n",
+                     ref_record_referee(svc, flags), (long long)g->row.id) ||
+     base_buf_printf(out, "; [Player 1 \"%s\"]\n; [Player 2 \"%s\"]\n", p[0], p[1]) ||
+     (g->row.result[0] && base_buf_printf(out, "; [Result \"%s\"]\n", g->row.result)) ||
+     base_buf_printf(out,
+                     "; [EventDate \"%s\"]\n; [Variation \"Backgammon\"]\n; [Jacoby \"Off\"]\n"
+                     "; [CubeLimit \"64\"]\n; [Termination \"%s\"]\n",
+                     date, ref_record_termination(&end)))
+    goto out;
   /* The dice lines before the match line, where gnubg reads nothing (a
    * game resigned is still read on past its blank line). */
   if(ref_record_dice(svc, g, out, flags))
     goto out;
   /* "NAME : 0" twice: gnubg reads " %31[^:]:%d %31[^:]:%d" */
   snprintf(line, sizeof(line), "%s : 0", names[0]);
-  ref_buf_printf(out, "\n 0 point match\n\n Game 1\n %-*s%s : 0\n", MAT_RIGHT - 1, line,
-                 names[1]);
-  ref_buf_puts(&body, "\n");
-  ref_buf_puts(out, body.s ? body.s : "");
+  if(base_buf_printf(out, "\n 0 point match\n\n Game 1\n %-*s%s : 0\n", MAT_RIGHT - 1, line,
+                     names[1]) ||
+     base_buf_puts(&body, "\n") || base_buf_puts(out, body.s ? body.s : ""))
+    goto out;
   rc = 0;
 out:
-  ref_buf_free(&body);
+  base_buf_free(&body);
   return rc;
 }

@@ -61,7 +61,7 @@ static int pdn_move(struct ref_rec_text *t, const struct ref_game_ctx *r,
   return ref_record_move(t, st, w);
 }
 
-int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags)
 {
   struct ref_rec_movetext m = {.move = pdn_move};
@@ -75,7 +75,7 @@ int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_b
   if(!initial || g->desc->ops->init(initial, NULL, NULL) != REF_OK ||
      g->desc->ops->encode(initial, start, sizeof(start)) != REF_OK) {
     free(initial);
-    ref_buf_free(&m.moves);
+    base_buf_free(&m.moves);
     return -1;
   }
   free(initial);

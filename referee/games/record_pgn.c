@@ -24,7 +24,7 @@ static int pgn_move(struct ref_rec_text *t, const struct ref_game_ctx *r,
   return ref_record_move(t, st, st->e->text); /* SAN, as the journal holds it */
 }
 
-int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct ref_buf *out,
+int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags)
 {
   struct ref_rec_movetext m = {.move = pgn_move};

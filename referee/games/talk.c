@@ -19,13 +19,15 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void comments_key(char *buf, size_t cap, const char *address)
+static int comments_key(char *buf, size_t cap, const char *address)
 {
   size_t n;
-  snprintf(buf, cap, "comments-off:%s", address);
+  if(base_format(buf, cap, "comments-off:%s", address))
+    return -1; /* a cut key would be another address's */
   /* an address's case is not its identity (as the seats compare it) */
   for(n = 13; buf[n]; n++)
     buf[n] = (char)tolower((unsigned char)buf[n]);
+  return 0;
 }
 
 static int kv_flag(struct ref_service *svc, const char *key)
@@ -40,14 +42,16 @@ static int kv_flag(struct ref_service *svc, const char *key)
 int ref_comments_off(struct ref_service *svc, const char *address)
 {
   char key[400];
-  comments_key(key, sizeof(key), address);
+  if(comments_key(key, sizeof(key), address))
+    return -1;
   return kv_flag(svc, key);
 }
 
 int ref_comments_set(struct ref_service *svc, const char *address, int off)
 {
   char key[400];
-  comments_key(key, sizeof(key), address);
+  if(comments_key(key, sizeof(key), address))
+    return -1;
   return store_kv_set(svc->st, key, off ? "1" : "0") == STORE_OK ? 0 : -1;
 }
 

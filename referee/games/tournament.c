@@ -124,11 +124,11 @@ static int game_of(struct ref_service *svc, int64_t id, const struct store_tourn
 }
 
 /* Ends a line of the table without the blanks its last column left. */
-static void end_line(struct ref_buf *out)
+static int end_line(struct base_buf *out)
 {
   while(out->len && out->s[out->len - 1] == ' ')
     out->s[--out->len] = '\0';
-  ref_buf_printf(out, "\n");
+  return base_buf_putc(out, '\n');
 }
 
 static void number_text(char *buf, size_t cap, double x, int decimals)
@@ -137,7 +137,7 @@ static void number_text(char *buf, size_t cap, double x, int decimals)
 }
 
 int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
-                         struct ref_buf *out, struct ref_tournament_count *count)
+                         struct base_buf *out, struct ref_tournament_count *count)
 {
   struct store_tournament_player *p = NULL;
   struct played *games = NULL;
@@ -208,23 +208,31 @@ int ref_tournament_table(struct ref_service *svc, const struct store_tournament 
                        : (int)i + 1;
   /* the table: the heading's words are phrases.txt's, the columns ours */
   tpl_line(head, sizeof(head), svc->cfg.templates_dir, "phrases.txt", "standings-head", NULL, 0);
-  ref_buf_printf(out, "%s", head);
+  if(base_buf_puts(out, head))
+    goto out;
   for(k = 0; k < np; k++)
-    ref_buf_printf(out, "  %-2zu", k + 1);
-  end_line(out);
+    if(base_buf_printf(out, "  %-2zu", k + 1))
+      goto out;
+  if(end_line(out))
+    goto out;
   for(i = 0; i < np; i++) {
     char pts[16], sb[16], place[8];
     number_text(pts, sizeof(pts), lines[i].points, 1);
     number_text(sb, sizeof(sb), lines[i].sb, 2);
     snprintf(place, sizeof(place), "%d", lines[i].place);
-    ref_buf_printf(out, "%5s  %2d  %6s  %7s", place, lines[i].number, pts, sb);
+    if(base_buf_printf(out, "%5s  %2d  %6s  %7s", place, lines[i].number, pts, sb))
+      goto out;
     for(k = 0; k < np; k++)
-      ref_buf_printf(out, "  %-2s", lines[i].cell[k]);
-    end_line(out);
+      if(base_buf_printf(out, "  %-2s", lines[i].cell[k]))
+        goto out;
+    if(end_line(out))
+      goto out;
   }
-  ref_buf_printf(out, "\n");
+  if(base_buf_putc(out, '\n'))
+    goto out;
   for(i = 0; i < np; i++)
-    ref_buf_printf(out, "%3d  %s\n", p[i].number, p[i].address);
+    if(base_buf_printf(out, "%3d  %s\n", p[i].number, p[i].address))
+      goto out;
   rc = 0;
 out:
   free(p);

@@ -43,27 +43,33 @@ static const char *sender(struct ref_msg_ctx *m, struct ref_game_ctx *g, int sea
 
 /* One system's table: its title line, the heading, a row per player. */
 static int ratings_table(struct ref_msg_ctx *m, const struct ref_game_desc *d, const char *mark,
-                         struct ref_buf *out)
+                         struct base_buf *out)
 {
   const char *dir = m->svc->cfg.templates_dir;
-  struct ref_buf rows;
+  struct base_buf rows;
   char line[200], count[24];
   size_t n = 0;
   struct tpl_var vars[2] = {{"title", d->title}, {"count", count}};
-  ref_buf_init(&rows, 1024u * 1024u);
+  base_buf_init(&rows, 1024u * 1024u);
   if(ref_ratings_rows(m->svc, d->name, mark, &rows, &n)) {
-    ref_buf_free(&rows);
+    base_buf_free(&rows);
     return -1;
   }
   snprintf(count, sizeof(count), "%zu", n);
   tpl_line(line, sizeof(line), dir, "phrases.txt", n ? "ratings-title" : "ratings-nobody", vars,
            2);
-  ref_buf_printf(out, "%s%s\n", out->len ? "\n" : "", line);
+  if(base_buf_printf(out, "%s%s\n", out->len ? "\n" : "", line)) {
+    base_buf_free(&rows);
+    return -1;
+  }
   if(n) {
     tpl_line(line, sizeof(line), dir, "phrases.txt", "ratings-head", NULL, 0);
-    ref_buf_printf(out, "%s\n%s", line, rows.s);
+    if(base_buf_printf(out, "%s\n%s", line, rows.s)) {
+      base_buf_free(&rows);
+      return -1;
+    }
   }
-  ref_buf_free(&rows);
+  base_buf_free(&rows);
   return 0;
 }
 
@@ -76,7 +82,7 @@ static int do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   const char *who = sender(m, g, seat);
   const struct ref_game_desc *d = NULL;
   struct store_rating *rows = NULL;
-  struct ref_buf tables;
+  struct base_buf tables;
   struct tpl_var extra[2];
   char word[40] = "", what[80] = "";
   size_t n = 0, i, k, shown = 0;
@@ -105,7 +111,7 @@ static int do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
   if(!d && g)
     d = g->desc;
-  ref_buf_init(&tables, 4u * 1024u * 1024u);
+  base_buf_init(&tables, 4u * 1024u * 1024u);
   if(d) {
     rc = ratings_table(m, d, who, &tables);
     snprintf(what, sizeof(what), "%s", d->title);
@@ -135,7 +141,8 @@ static int do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       char none[200];
       tpl_line(none, sizeof(none), m->svc->cfg.templates_dir, "phrases.txt", "ratings-empty",
                NULL, 0);
-      ref_buf_printf(&tables, "%s", none);
+      if(base_buf_puts(&tables, none))
+        rc = -1;
     }
   }
   free(rows);
@@ -148,7 +155,7 @@ static int do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     extra[1].value = what;
     rc = answer(m, g, seat, "ratings.txt", extra, 2);
   }
-  ref_buf_free(&tables);
+  base_buf_free(&tables);
   return rc;
 }
 
@@ -158,7 +165,7 @@ static int do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 {
   const char *who = sender(m, g, seat), *dir = m->svc->cfg.templates_dir;
   struct store_rating *rows = NULL;
-  struct ref_buf text;
+  struct base_buf text;
   struct tpl_var extra[1];
   size_t n = 0, i, k;
   int rc = 0;
@@ -166,7 +173,7 @@ static int do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
   if(store_rating_list(m->svc->st, &rows, &n, NULL) != STORE_OK)
     return -1;
-  ref_buf_init(&text, 1024u * 1024u);
+  base_buf_init(&text, 1024u * 1024u);
   for(i = 0; i < n; i++) {
     const struct ref_game_desc *d = ref_game_find(rows[i].kind);
     char line[400], v[8][24];
@@ -198,20 +205,27 @@ static int do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     vars[7] = (struct tpl_var){"rank", v[6]};
     vars[8] = (struct tpl_var){"count", v[7]};
     tpl_line(line, sizeof(line), dir, "phrases.txt", "rating-line", vars, 9);
-    ref_buf_printf(&text, "%s\n", line);
+    if(base_buf_printf(&text, "%s\n", line)) {
+      rc = -1;
+      break;
+    }
   }
   free(rows);
-  if(!text.len) {
+  if(!rc && !text.len) {
     char none[200];
     tpl_line(none, sizeof(none), dir, "phrases.txt", "rating-none", NULL, 0);
-    ref_buf_printf(&text, "%s", none);
+    rc = base_buf_puts(&text, none) ? -1 : 0;
+  }
+  if(rc) {
+    base_buf_free(&text);
+    return rc;
   }
   while(text.len && text.s[text.len - 1] == '\n')
     text.s[--text.len] = '\0';
   extra[0].name = "ratings";
   extra[0].value = text.s;
   rc = answer(m, g, seat, "rating.txt", extra, 1);
-  ref_buf_free(&text);
+  base_buf_free(&text);
   return rc;
 }
 
@@ -363,7 +377,7 @@ static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   const char *who = sender(m, g, seat);
   struct store_tournament t;
   struct store_tournament_player *p = NULL;
-  struct ref_buf table;
+  struct base_buf table;
   char name[64] = "", counts[3][24], form[80];
   size_t np = 0, i;
   int rc, found = 0, plays = 0;
@@ -400,7 +414,7 @@ static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       return ref_refuse(m, g, seat, c->line, why, name, NULL);
     return ref_refuse_player(m, c->line, why, name);
   }
-  ref_buf_init(&table, 1024u * 1024u);
+  base_buf_init(&table, 1024u * 1024u);
   rc = ref_tournament_standings_vars(m->svc, &t, &table, counts);
   if(!rc) {
     const struct ref_game_desc *d = ref_game_find(t.kind);
@@ -412,7 +426,7 @@ static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
              t.cycles == 2 ? "tournament-double" : "tournament-single", NULL, 0);
     rc = answer(m, g, seat, "standings.txt", extra, 7);
   }
-  ref_buf_free(&table);
+  base_buf_free(&table);
   return rc;
 }
 

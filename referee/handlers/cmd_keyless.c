@@ -84,7 +84,7 @@ int ref_keyless_ask(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   const char *to = g->seats[seat].address;
   struct store_confirm c;
   struct ref_status s;
-  struct ref_buf shown;
+  struct base_buf shown;
   struct tpl_var vars[16];
   char board[8192] = "", expires[40], first[160], what[200], game[24],
       guard[24] = "", where[120] = "", about[200] = "";
@@ -130,12 +130,15 @@ int ref_keyless_ask(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   else
     board[0] = '\0';
   /* the request indented, as the other confirmations quote theirs */
-  ref_buf_init(&shown, 4096);
+  base_buf_init(&shown, 4096);
   {
     const char *p = c.request;
     while(*p) {
       size_t l = strcspn(p, "\n");
-      ref_buf_printf(&shown, "%s    %.*s", shown.len ? "\n" : "", (int)l, p);
+      if(base_buf_printf(&shown, "%s    %.*s", shown.len ? "\n" : "", (int)l, p)) {
+        base_buf_free(&shown);
+        return -1;
+      }
       p += l + (p[l] == '\n');
     }
   }
@@ -170,13 +173,13 @@ int ref_keyless_ask(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   vars[n++] = (struct tpl_var){"referee", svc->cfg.address};
   vars[n++] = (struct tpl_var){"expires", expires};
   rc = ref_reply_confirm(m, to, c.key, "keyless-confirm.txt", vars, n);
-  ref_buf_free(&shown);
+  base_buf_free(&shown);
   return rc;
 }
 
 int ref_keyless_which(struct ref_msg_ctx *m, const struct ref_cmds *cmds, int64_t one)
 {
-  struct ref_buf b;
+  struct base_buf b;
   struct tpl_var extra[3];
   char example[260], game[24];
   int rc, running;
@@ -184,7 +187,7 @@ int ref_keyless_which(struct ref_msg_ctx *m, const struct ref_cmds *cmds, int64_
   /* the example line is the sender's own first command */
   snprintf(example, sizeof(example), "%s",
            cmds->ncmd ? cmds->cmd[0].line : cmds->ncand ? cmds->cand[0] : "board");
-  ref_buf_init(&b, 1024u * 1024u);
+  base_buf_init(&b, 1024u * 1024u);
   rc = ref_games_list(m, m->mail->from, &b, &running);
   m->refused = 1; /* nothing was done */
   if(!rc) {
@@ -199,6 +202,6 @@ int ref_keyless_which(struct ref_msg_ctx *m, const struct ref_cmds *cmds, int64_
   }
   else if(rc == 1)
     rc = 0;
-  ref_buf_free(&b);
+  base_buf_free(&b);
   return rc;
 }

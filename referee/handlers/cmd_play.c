@@ -149,7 +149,8 @@ static int draw_declined_by_move(struct ref_msg_ctx *m, struct ref_game_ctx *g, 
                            {"player", g->desc->seat_names[mover]}};
     tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
              "draw-declined-by-move", v, 2);
-    ref_buf_printf(&m->events, "%s\n", line);
+    if(base_buf_printf(&m->events, "%s\n", line))
+      return -1;
   }
   return 0;
 }

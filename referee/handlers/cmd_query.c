@@ -152,14 +152,14 @@ static int do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, con
 static int do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 {
   struct ref_movelist list = {0};
-  struct ref_buf b;
+  struct base_buf b;
   struct tpl_var extra[1];
   size_t i;
   int rc;
 
   if(!g->started)
     return ref_refuse(m, g, seat, "legal", "not-started", "", NULL);
-  ref_buf_init(&b, 256 * 1024);
+  base_buf_init(&b, 256 * 1024);
   rc = g->desc->ops->legal(g->state, &list);
   if(rc == REF_EPHASE) {
     /* A dice game lists no moves before the roll or after the end
@@ -181,12 +181,15 @@ static int do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
     char mv[REF_NOTATION_MAX];
     g->desc->ops->format(g->state, &list.v[i], REF_NOTATION_CANONICAL, mv, sizeof(mv));
     /* eight to a line keeps the list under 72 columns */
-    ref_buf_printf(&b, "%s%s", i == 0 ? "" : (i % 8 == 0 ? "\n" : "  "), mv);
+    if(base_buf_printf(&b, "%s%s", i == 0 ? "" : (i % 8 == 0 ? "\n" : "  "), mv)) {
+      base_buf_free(&b);
+      return -1;
+    }
   }
   extra[0].name = "moves";
   extra[0].value = b.s ? b.s : "";
   rc = ref_tell_seat(m, g, seat, "legal.txt", extra, 1);
-  ref_buf_free(&b);
+  base_buf_free(&b);
   ref_movelist_free(&list);
   return rc;
 }
@@ -241,7 +244,7 @@ struct full_history {
 static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
 {
   struct full_history *h = arg;
-  struct ref_buf *out = h->lines.out;
+  struct base_buf *out = h->lines.out;
   char board[8192], note[300];
   struct ref_status s;
   if(ref_record_line(&h->lines, r, st))
@@ -256,7 +259,7 @@ static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_r
     tpl_line(note, sizeof(note), h->m->svc->cfg.templates_dir, "phrases.txt",
              "history-unproven", NULL, 0);
     h->cut = 1;
-    return ref_buf_printf(out, "\n%s\n\n", note);
+    return base_buf_printf(out, "\n%s\n\n", note);
   }
   if(h->boards >= HISTORY_BOARDS || out->len + strlen(board) > HISTORY_BYTES) {
     char num[24];
@@ -269,20 +272,20 @@ static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_r
     tpl_line(note, sizeof(note), h->m->svc->cfg.templates_dir, "phrases.txt", "history-cut", v,
              2);
     h->cut = 1;
-    return ref_buf_printf(out, "\n%s\n\n", note);
+    return base_buf_printf(out, "\n%s\n\n", note);
   }
   h->boards++;
-  return ref_buf_printf(out, "\n%s\n", board);
+  return base_buf_printf(out, "\n%s\n", board);
 }
 
 /* history [full]: the journal in words, one dated line per entry
  * (record.c); "full" adds the boards. */
 static int do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
-  struct ref_buf b;
+  struct base_buf b;
   struct tpl_var extra[1];
   int rc;
-  ref_buf_init(&b, 4u * 1024u * 1024u);
+  base_buf_init(&b, 4u * 1024u * 1024u);
   if(arg && !strcasecmp(arg, "full")) {
     struct full_history h;
     memset(&h, 0, sizeof(h));
@@ -293,20 +296,20 @@ static int do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, c
   }
   else if(arg && arg[0]) {
     char line[300];
-    ref_buf_free(&b);
+    base_buf_free(&b);
     snprintf(line, sizeof(line), "history %s", arg);
     return ref_refuse(m, g, seat, line, "history-what", "", NULL);
   }
   else
     rc = ref_game_history(m->svc, g, &b);
   if(rc) {
-    ref_buf_free(&b);
+    base_buf_free(&b);
     return -1;
   }
   extra[0].name = "history";
   extra[0].value = b.s ? b.s : "";
   rc = ref_tell_seat(m, g, seat, "history.txt", extra, 1);
-  ref_buf_free(&b);
+  base_buf_free(&b);
   return rc;
 }
 
@@ -361,14 +364,14 @@ static int do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                      const struct ref_cmd *c)
 {
-  struct ref_buf t;
+  struct base_buf t;
   struct tpl_var extra[1];
   char why[256], verdict[320], game[24];
   int nrolls = 0, made = 0, rc;
 
   if(!(g->desc->flags & REF_GAME_DICE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
-  ref_buf_init(&t, 8u * 1024u * 1024u);
+  base_buf_init(&t, 8u * 1024u * 1024u);
   /* a backgammon match's dice are its first game's */
   snprintf(game, sizeof(game), "%lld", (long long)ref_dice_game(m->svc, g->row.id));
   if(ref_dice_transcript(m->svc, g, &t, &made, 0))
@@ -381,7 +384,7 @@ static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     snprintf(verdict, sizeof(verdict), "FAILED: %d rolls made, %d verified", made, nrolls);
   else
     snprintf(verdict, sizeof(verdict), "all %d rolls verify", nrolls);
-  ref_buf_free(&t);
+  base_buf_free(&t);
   extra[0].name = "verdict";
   extra[0].value = verdict;
   rc = ref_tell_seat(m, g, seat, "verify.txt", extra, 1);
@@ -391,7 +394,7 @@ static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 /* The lines of `games`: the running games of `address` with whose turn
  * it is, then how many finished; *running says how many ran (a
  * keyless mail's answer names them too). 1 when the address plays no game. */
-int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b, int *running)
+int ref_games_list(struct ref_msg_ctx *m, const char *address, struct base_buf *b, int *running)
 {
   struct ref_service *svc = m->svc;
   const char *dir = svc->cfg.templates_dir;
@@ -441,8 +444,9 @@ int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b
       if(d && row.turn >= 0 && row.turn < d->seats)
         vars[0].value = d->seat_names[row.turn];
       tpl_line(state, sizeof(state), dir, "phrases.txt", key, vars, 1);
-      ref_buf_printf(b, "  %-6lld %-12s with %s: %s\n", (long long)row.id,
-                     d ? d->title : row.kind, other, state);
+      if(base_buf_printf(b, "  %-6lld %-12s with %s: %s\n", (long long)row.id,
+                         d ? d->title : row.kind, other, state))
+        rc = -1;
       (*running)++;
     }
     free(seats);
@@ -453,7 +457,8 @@ int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b
     struct tpl_var v[1] = {{"count", num}};
     snprintf(num, sizeof(num), "%zu", finished);
     tpl_line(more, sizeof(more), dir, "phrases.txt", "games-finished", v, 1);
-    ref_buf_printf(b, "%s%s", b->s ? "\n" : "", more);
+    if(base_buf_printf(b, "%s%s", b->s ? "\n" : "", more))
+      rc = -1;
   }
   while(b->s && b->len && b->s[b->len - 1] == '\n') /* the template places it */
     b->s[--b->len] = '\0';
@@ -465,14 +470,14 @@ int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b
 static int do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                     const char *address)
 {
-  struct ref_buf b;
+  struct base_buf b;
   struct tpl_var extra[1];
   int rc, running;
 
-  ref_buf_init(&b, 1024u * 1024u);
+  base_buf_init(&b, 1024u * 1024u);
   rc = ref_games_list(m, address, &b, &running);
   if(rc == 1) {
-    ref_buf_free(&b);
+    base_buf_free(&b);
     m->refused = 1;
     return 0;
   }
@@ -484,7 +489,7 @@ static int do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     else
       rc = ref_reply(m, NULL, -1, address, "games.txt", extra, 1);
   }
-  ref_buf_free(&b);
+  base_buf_free(&b);
   return rc;
 }
 

@@ -320,7 +320,7 @@ static int do_seeks(struct ref_msg_ctx *m)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
-  struct ref_buf list;
+  struct base_buf list;
   struct tpl_var vars[2];
   char count[16];
   int64_t now = ref_now(svc);
@@ -335,7 +335,7 @@ static int do_seeks(struct ref_msg_ctx *m)
   }
   if(store_seeks_open(svc->st, &open, &n, NULL, NULL) != STORE_OK)
     return -1;
-  ref_buf_init(&list, 256u * 1024u);
+  base_buf_init(&list, 256u * 1024u);
   for(i = 0; i < n; i++) {
     char terms[400], age[40];
     int64_t days = (now - open[i].created) / REF_DAY;
@@ -346,18 +346,18 @@ static int do_seeks(struct ref_msg_ctx *m)
       snprintf(age, sizeof(age), "open since today");
     else
       snprintf(age, sizeof(age), "open for %lld day%s", (long long)days, days == 1 ? "" : "s");
-    if(ref_buf_printf(&list, "Seek %lld: %s; %s.%s\n", (long long)open[i].id, terms, age,
+    if(base_buf_printf(&list, "Seek %lld: %s; %s.%s\n", (long long)open[i].id, terms, age,
                       own ? " Yours." : ""))
       goto out;
   }
-  if(!n && ref_buf_printf(&list, "There are no open seeks.\n"))
+  if(!n && base_buf_printf(&list, "There are no open seeks.\n"))
     goto out;
   snprintf(count, sizeof(count), "%zu", n);
   vars[0] = (struct tpl_var){"seeks", list.s};
   vars[1] = (struct tpl_var){"count", count};
   rc = ref_reply(m, NULL, -1, m->mail->from, "seeks.txt", vars, 2);
 out:
-  ref_buf_free(&list);
+  base_buf_free(&list);
   free(open);
   return rc;
 }
@@ -366,7 +366,7 @@ static int do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
-  struct ref_buf list;
+  struct base_buf list;
   struct tpl_var vars[1];
   long long want = 0;
   char which[48] = "";
@@ -389,7 +389,7 @@ static int do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
   }
   if(store_seeks_open(svc->st, &open, &n, NULL, m->mail->from) != STORE_OK)
     return -1;
-  ref_buf_init(&list, 64u * 1024u);
+  base_buf_init(&list, 64u * 1024u);
   for(i = 0; i < n; i++) {
     char terms[400];
     if(want && open[i].id != want)
@@ -397,7 +397,7 @@ static int do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
     if(store_seek_close(svc->st, open[i].id, "withdrawn", 0) != STORE_OK)
       goto out;
     describe(terms, sizeof(terms), &open[i], 1);
-    if(ref_buf_printf(&list, "Seek %lld: %s\n", (long long)open[i].id, terms))
+    if(base_buf_printf(&list, "Seek %lld: %s\n", (long long)open[i].id, terms))
       goto out;
     done++;
   }
@@ -409,7 +409,7 @@ static int do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
   vars[0] = (struct tpl_var){"seeks", list.s};
   rc = ref_reply(m, NULL, -1, m->mail->from, "seek-withdrawn.txt", vars, 1);
 out:
-  ref_buf_free(&list);
+  base_buf_free(&list);
   free(open);
   return rc;
 }
@@ -442,7 +442,7 @@ int ref_seek_expire(struct ref_service *svc, int64_t id, int64_t now, int *did)
   vars[1] = (struct tpl_var){"terms", terms};
   vars[2] = (struct tpl_var){"days", days};
   rc = ref_reply(&m, NULL, -1, s.address, "seek-expired.txt", vars, 3);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   if(!rc) {
     *did = 1;
     ref_log_info("seek %lld of %s expired", (long long)id, s.address);

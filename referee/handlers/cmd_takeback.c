@@ -311,12 +311,14 @@ static int do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int
     struct tpl_var v[2] = {{"seat", g->desc->seat_names[asker]}, {"move", label}};
     tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt", "takeback-undone", v,
              2);
-    ref_buf_printf(&m->events, "%s\n", line);
+    if(base_buf_printf(&m->events, "%s\n", line))
+      return -1;
     if(offerer >= 0 && (size_t)offerer < g->nseats) {
       v[0].value = g->desc->seat_names[offerer];
       tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
                "takeback-draw-withdrawn", v, 1);
-      ref_buf_printf(&m->events, "%s\n", line);
+      if(base_buf_printf(&m->events, "%s\n", line))
+        return -1;
     }
   }
   return ref_tell_all(m, g, "takeback-done.txt", extra, 2);
@@ -341,7 +343,8 @@ int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
                            {"player", g->desc->seat_names[seat]}};
     tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
              "takeback-declined-by-move", v, 2);
-    ref_buf_printf(&m->events, "%s\n", line);
+    if(base_buf_printf(&m->events, "%s\n", line))
+      return -1;
   }
   return 0;
 }

@@ -40,7 +40,7 @@ static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   char a[32] = "", b[32] = "", mid[32] = "", extra_word[8] = "", detail[96];
   char from_text[16], to_text[16], days_text[24], left_text[96];
   struct store_vacation *vacs = NULL;
-  struct ref_buf list;
+  struct base_buf list;
   struct tpl_var extra[5];
   int64_t first, last, today = ref_day_of(ref_now(svc));
   size_t n = 0, i;
@@ -94,9 +94,9 @@ static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   free(vacs);
   if(store_vacation_add(svc->st, address, first, last, ref_now(svc)) != STORE_OK)
     return -1;
-  ref_buf_init(&list, 64 * 1024);
+  base_buf_init(&list, 64 * 1024);
   if(ref_clock_refresh(svc, address, &list)) {
-    ref_buf_free(&list);
+    base_buf_free(&list);
     return -1;
   }
   m->changed = 1;
@@ -115,7 +115,7 @@ static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   extra[4].name = "deadlines";
   extra[4].value = list.s ? list.s : "";
   rc = ref_tell_seat(m, g, seat, "vacation-ok.txt", extra, 5);
-  ref_buf_free(&list);
+  base_buf_free(&list);
   return rc;
 }
 

@@ -83,7 +83,7 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
 struct starting {
   struct store_tournament_player *p;
   size_t np;
-  struct ref_buf text[REF_TOURNAMENT_MAX];
+  struct base_buf text[REF_TOURNAMENT_MAX];
   int games[REF_TOURNAMENT_MAX];
 };
 
@@ -109,9 +109,9 @@ static int start_block(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct sta
              s.phase != REF_PHASE_OVER && s.turn == (int)i ? "tournament-start-move"
                                                           : "tournament-start-wait",
              v, 3);
-    if(ref_buf_printf(&st->text[k], "%s%s\n    %s\n", st->games[k] ? "\n" : "", line, at) ||
+    if(base_buf_printf(&st->text[k], "%s%s\n    %s\n", st->games[k] ? "\n" : "", line, at) ||
        (m->events.s && m->events.s[0] &&
-        ref_buf_printf(&st->text[k], "%s%s", m->events.s,
+        base_buf_printf(&st->text[k], "%s%s", m->events.s,
                        m->events.s[strlen(m->events.s) - 1] == '\n' ? "" : "\n")))
       return -1;
     st->games[k]++;
@@ -128,13 +128,13 @@ static int game_start_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, const ch
                          struct starting *st)
 {
   struct ref_err err;
-  struct ref_buf others = m->events;
+  struct base_buf others = m->events;
   int own_dice = (g->desc->flags & REF_GAME_DICE) && ref_dice_game(m->svc, g->row.id) == g->row.id;
   int rc = -1;
 
-  ref_buf_init(&m->events, 64 * 1024);
-  if(prelude)
-    ref_buf_printf(&m->events, "%s", prelude);
+  base_buf_init(&m->events, 64 * 1024);
+  if(prelude && base_buf_puts(&m->events, prelude))
+    goto out;
   if(g->desc->ops->init(g->state, g->row.options[0] ? g->row.options : NULL, &err) != REF_OK)
     goto out;
   g->started = 1;
@@ -148,7 +148,7 @@ static int game_start_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, const ch
   ref_log_info("game %lld: started", (long long)g->row.id);
   rc = 0;
 out:
-  ref_buf_free(&m->events);
+  base_buf_free(&m->events);
   m->events = others;
   return rc;
 }
@@ -469,7 +469,7 @@ static int start_all(struct ref_msg_ctx *m, const struct store_tournament *t,
   if(store_tournament_players(m->svc->st, &st->p, &st->np, t->id) != STORE_OK)
     goto out;
   for(i = 0; i < REF_TOURNAMENT_MAX; i++)
-    ref_buf_init(&st->text[i], 1024u * 1024u);
+    base_buf_init(&st->text[i], 1024u * 1024u);
   if(each_game(m, t->id, g, start_game, st))
     goto out;
   for(i = 0; i < st->np && i < REF_TOURNAMENT_MAX; i++) {
@@ -486,7 +486,7 @@ static int start_all(struct ref_msg_ctx *m, const struct store_tournament *t,
   rc = 0;
 out:
   for(i = 0; i < REF_TOURNAMENT_MAX; i++)
-    ref_buf_free(&st->text[i]);
+    base_buf_free(&st->text[i]);
   free(st->p);
   free(st);
   return rc;
@@ -608,7 +608,7 @@ static int tournament_expire(struct ref_msg_ctx *m, struct store_tournament t,
 
 /* The standings as a mail's extras: the table and its counts. */
 int ref_tournament_standings_vars(struct ref_service *svc, const struct store_tournament *t,
-                                  struct ref_buf *table, char counts[3][24])
+                                  struct base_buf *table, char counts[3][24])
 {
   struct ref_tournament_count count;
   if(ref_tournament_table(svc, t, table, &count))
@@ -626,7 +626,7 @@ int ref_tournament_standings_vars(struct ref_service *svc, const struct store_to
 static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
 {
   struct store_tournament t;
-  struct ref_buf table;
+  struct base_buf table;
   int64_t *ids = NULL;
   size_t n = 0, i;
   char counts[3][24];
@@ -647,7 +647,7 @@ static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
   free(ids);
   if(open)
     return 0;
-  ref_buf_init(&table, 1024u * 1024u);
+  base_buf_init(&table, 1024u * 1024u);
   rc = ref_tournament_standings_vars(m->svc, &t, &table, counts);
   if(!rc) {
     struct tpl_var more[2] = {{"table", table.s}, {"games", counts[0]}};
@@ -657,7 +657,7 @@ static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
          tell_players(m, &t, "tournament-over.txt", more, 2);
     ref_log_info("tournament %lld (%s): over, the final table mailed", (long long)t.id, t.name);
   }
-  ref_buf_free(&table);
+  base_buf_free(&table);
   return rc ? -1 : 0;
 }
 
@@ -675,7 +675,7 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
   struct ref_service *svc = m->svc;
   struct ref_game_ctx ng;
   struct store_clock ck;
-  struct ref_buf prelude;
+  struct base_buf prelude;
   const char *both[2] = {g->seats[0].address, g->seats[1].address};
   char opts[256], text[1024], observers[32 * 260], *save = NULL, *tok;
   int rc = -1;
@@ -689,7 +689,7 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
   snprintf(text, sizeof(text), "new %s%s%s %s by %s for match %lld game %d", g->desc->name,
            priv ? " private" : "", pub ? " public-comments" : "", opts, svc->cfg.address,
            (long long)ms->match, ms->number + 1);
-  ref_buf_init(&prelude, 4096);
+  base_buf_init(&prelude, 4096);
   if(store_clock_load(svc->st, &ck, g->row.id) != STORE_OK ||
      game_create(svc, &ng, g->desc, opts, ck.days, ck.weekends, both, NULL, NULL, g->seats, text) ||
      store_match_add_game(svc->st, ms->match, ms->number + 1, ng.row.id) != STORE_OK ||
@@ -707,7 +707,7 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
                (long long)ng.row.id, opts);
   rc = 0;
 out:
-  ref_buf_free(&prelude);
+  base_buf_free(&prelude);
   ref_game_free(&ng);
   return rc;
 }

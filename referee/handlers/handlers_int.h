@@ -123,7 +123,7 @@ ref_cmd_fn ref_do_verify;
 ref_cmd_fn ref_do_games;
 /* The lines of `games` for `address` into b; *running: how many run (not
  * finished or cancelled). 1 when the address plays no game. */
-int ref_games_list(struct ref_msg_ctx *m, const char *address, struct ref_buf *b, int *running);
+int ref_games_list(struct ref_msg_ctx *m, const char *address, struct base_buf *b, int *running);
 
 /* cmd_observe.c: observe GAME (on 1: a confirmation request), unobserve
  * [GAME] (on 0); the confirmed observe of game (its command line quoted in
@@ -218,6 +218,6 @@ enum ref_rc ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 /* The standings of t as a mail's extras: the table; counts: games,
  * finished, still to play. */
 int ref_tournament_standings_vars(struct ref_service *svc, const struct store_tournament *t,
-                                  struct ref_buf *table, char counts[3][24]);
+                                  struct base_buf *table, char counts[3][24]);
 
 #endif

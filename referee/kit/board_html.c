@@ -24,7 +24,7 @@
 
 #define FONT "font-family:'DejaVu Sans','Segoe UI Symbol','Noto Sans Symbols 2','Apple Symbols',sans-serif"
 
-int ref_html_escape(struct ref_buf *out, const char *s, size_t n)
+int ref_html_escape(struct base_buf *out, const char *s, size_t n)
 {
   size_t i, run = 0;
   for(i = 0; i < n; i++) {
@@ -39,14 +39,14 @@ int ref_html_escape(struct ref_buf *out, const char *s, size_t n)
     }
     if(!e)
       continue;
-    if((i > run && ref_buf_add(out, s + run, i - run)) || ref_buf_puts(out, e))
+    if((i > run && base_buf_add(out, s + run, i - run)) || base_buf_puts(out, e))
       return -1;
     run = i + 1;
   }
-  return i > run ? ref_buf_add(out, s + run, i - run) : 0;
+  return i > run ? base_buf_add(out, s + run, i - run) : 0;
 }
 
-int ref_html_text(struct ref_buf *out, const char *text)
+int ref_html_text(struct base_buf *out, const char *text)
 {
   /* Paragraphs at blank lines, line breaks kept; an indented line (a
    * command to type, a quoted input, a move to copy) in a monospace span
@@ -58,18 +58,18 @@ int ref_html_text(struct ref_buf *out, const char *text)
     size_t len = nl ? (size_t)(nl - p) : strlen(p);
     size_t blank = strspn(p, " \t");
     if(blank >= len) {
-      if(open && ref_buf_puts(out, "</p>\n"))
+      if(open && base_buf_puts(out, "</p>\n"))
         return -1;
       open = 0;
     }
     else {
-      if(ref_buf_puts(out, open ? "<br>\n" : "<p style=\"margin:0 0 12px\">"))
+      if(base_buf_puts(out, open ? "<br>\n" : "<p style=\"margin:0 0 12px\">"))
         return -1;
       open = 1;
       if(blank >= 4) {
-        if(ref_buf_puts(out, "<span style=\"font-family:monospace;padding-left:2em;"
+        if(base_buf_puts(out, "<span style=\"font-family:monospace;padding-left:2em;"
                              "white-space:nowrap\">") ||
-           ref_html_escape(out, p + blank, len - blank) || ref_buf_puts(out, "</span>"))
+           ref_html_escape(out, p + blank, len - blank) || base_buf_puts(out, "</span>"))
           return -1;
       }
       else if(ref_html_escape(out, p, len))
@@ -77,14 +77,14 @@ int ref_html_text(struct ref_buf *out, const char *text)
     }
     p += len + (nl ? 1 : 0);
   }
-  return open ? ref_buf_puts(out, "</p>\n") : 0;
+  return open ? base_buf_puts(out, "</p>\n") : 0;
 }
 
-int ref_html_pre(struct ref_buf *out, const char *ascii)
+int ref_html_pre(struct base_buf *out, const char *ascii)
 {
-  return ref_buf_puts(out, "<pre style=\"font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;"
+  return base_buf_puts(out, "<pre style=\"font-family:'DejaVu Sans Mono',Menlo,Consolas,monospace;"
                            "font-size:13px;line-height:1.25;margin:0 0 12px\">") ||
-         ref_html_escape(out, ascii, strlen(ascii)) || ref_buf_puts(out, "</pre>\n");
+         ref_html_escape(out, ascii, strlen(ascii)) || base_buf_puts(out, "</pre>\n");
 }
 
 /* ---- pieces ---- */
@@ -101,7 +101,7 @@ static const char *glyph(const struct ref_diag_piece *p)
   return p->dark ? dark[p->kind] : light[p->kind];
 }
 
-static int piece(struct ref_buf *out, const struct ref_diag_piece *p)
+static int piece(struct base_buf *out, const struct ref_diag_piece *p)
 {
   static const char *const letters = " KQRBNPMCO";
   /* data-piece: the FEN-like letter (upper case White), for tests and
@@ -114,26 +114,26 @@ static int piece(struct ref_buf *out, const struct ref_diag_piece *p)
   int disc = !p->dark && p->kind >= REF_DIAG_MAN;
   char head[] = "<span data-piece=\"?\"";
   head[sizeof(head) - 3] = letter;
-  return ref_buf_puts(out, head) ||
-         (disc && ref_buf_puts(out, " style=\"background:#fafafa;border-radius:50%\"")) ||
-         ref_buf_puts(out, ">") || ref_buf_puts(out, glyph(p)) ||
-         ref_buf_puts(out, "\ufe0e</span>");
+  return base_buf_puts(out, head) ||
+         (disc && base_buf_puts(out, " style=\"background:#fafafa;border-radius:50%\"")) ||
+         base_buf_puts(out, ">") || base_buf_puts(out, glyph(p)) ||
+         base_buf_puts(out, "\ufe0e</span>");
 }
 
 /* A stack: its pieces one above the other (upward from the bottom edge
  * when `up`), a count when more stand there than are listed. */
-static int stack(struct ref_buf *out, const struct ref_diag_stack *s, int up, int vertical)
+static int stack(struct base_buf *out, const struct ref_diag_stack *s, int up, int vertical)
 {
   int shown = s->n < REF_DIAG_SHOW ? s->n : REF_DIAG_SHOW, i;
   const char *sep = vertical ? "<br>" : "";
-  if(s->n > REF_DIAG_SHOW && up && ref_buf_printf(out, "<small>%u</small>%s", s->n, sep))
+  if(s->n > REF_DIAG_SHOW && up && base_buf_printf(out, "<small>%u</small>%s", s->n, sep))
     return -1;
   for(i = 0; i < shown; i++) {
     const struct ref_diag_piece *p = &s->p[up ? shown - 1 - i : i];
-    if(piece(out, p) || (i + 1 < shown && ref_buf_puts(out, sep)))
+    if(piece(out, p) || (i + 1 < shown && base_buf_puts(out, sep)))
       return -1;
   }
-  if(s->n > REF_DIAG_SHOW && !up && ref_buf_printf(out, "%s<small>%u</small>", sep, s->n))
+  if(s->n > REF_DIAG_SHOW && !up && base_buf_printf(out, "%s<small>%u</small>", sep, s->n))
     return -1;
   return 0;
 }
@@ -155,17 +155,17 @@ static const char *square_colour(const struct ref_diag_cell *c)
  * table and inherited (the mail and the web page are standards mode);
  * sizes are written once a row (its height) and once a column (the widths
  * of its top cells); vertical-align:middle is a cell's default. */
-static int label_cell(struct ref_buf *out, const char *text, const char *extra)
+static int label_cell(struct base_buf *out, const char *text, const char *extra)
 {
   /* puts, not printf: a board has a hundred cells */
-  return ref_buf_puts(out, "<td style=\"font-size:12px;color:#555") || ref_buf_puts(out, extra) ||
-         ref_buf_puts(out, "\">") || ref_buf_puts(out, text) || ref_buf_puts(out, "</td>");
+  return base_buf_puts(out, "<td style=\"font-size:12px;color:#555") || base_buf_puts(out, extra) ||
+         base_buf_puts(out, "\">") || base_buf_puts(out, text) || base_buf_puts(out, "</td>");
 }
 
-static int grid(struct ref_buf *out, const struct ref_diagram *d)
+static int grid(struct base_buf *out, const struct ref_diagram *d)
 {
   int r, f, ri, fi;
-  if(ref_buf_printf(out, "<table data-board=\"grid\" "
+  if(base_buf_printf(out, "<table data-board=\"grid\" "
                          "style=\"border-collapse:collapse;margin:0 0 8px;%s;text-align:center;"
                          "font-size:28px;line-height:1;color:#000\">\n<tbody><tr>",
                     FONT) ||
@@ -174,14 +174,14 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
   for(fi = 0; fi < d->files; fi++)
     if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi], ""))
       return -1;
-  if(label_cell(out, "", ";width:18px") || ref_buf_puts(out, "</tr>\n"))
+  if(label_cell(out, "", ";width:18px") || base_buf_puts(out, "</tr>\n"))
     return -1;
   for(ri = 0; ri < d->ranks; ri++) {
     r = d->flip ? ri : d->ranks - 1 - ri;
     /* the barrier lies under the row drawn above it */
     int wall_row = d->barrier > 0 && ri + 1 < d->ranks &&
                    (d->flip ? r + 1 == d->barrier : r == d->barrier);
-    if(ref_buf_puts(out, "<tr>") || label_cell(out, d->rank_label[r], ""))
+    if(base_buf_puts(out, "<tr>") || label_cell(out, d->rank_label[r], ""))
       return -1;
     for(fi = 0; fi < d->files; fi++) {
       const struct ref_diag_cell *c;
@@ -194,104 +194,104 @@ static int grid(struct ref_buf *out, const struct ref_diagram *d)
       if(!c->exists) {
         char st[64];
         snprintf(st, sizeof(st), "%s%s", width, wall ? ";border-bottom:4px solid #333" : "");
-        if(ref_buf_printf(out, "<td data-hole=\"%s%s\"%s%s%s></td>", d->file_label[f],
+        if(base_buf_printf(out, "<td data-hole=\"%s%s\"%s%s%s></td>", d->file_label[f],
                           d->rank_label[r], *st ? " style=\"" : "", *st ? st + 1 : "",
                           *st ? "\"" : ""))
           return -1;
         continue;
       }
-      if(ref_buf_puts(out, "<td data-sq=\"") || ref_buf_puts(out, d->file_label[f]) ||
-         ref_buf_puts(out, d->rank_label[r]) || ref_buf_puts(out, "\"") ||
-         (c->label[0] && (ref_buf_puts(out, " data-n=\"") || ref_buf_puts(out, c->label) ||
-                          ref_buf_puts(out, "\""))) ||
-         (c->s.mark && ref_buf_puts(out, " data-mark=\"1\"")) ||
-         ref_buf_puts(out, " style=\"background:") || ref_buf_puts(out, square_colour(c)) ||
-         ref_buf_puts(out, width) || (c->s.n > 1 && ref_buf_puts(out, ";font-size:16px")) ||
-         (wall && ref_buf_puts(out, ";border-bottom:4px solid #333")) || ref_buf_puts(out, "\">"))
+      if(base_buf_puts(out, "<td data-sq=\"") || base_buf_puts(out, d->file_label[f]) ||
+         base_buf_puts(out, d->rank_label[r]) || base_buf_puts(out, "\"") ||
+         (c->label[0] && (base_buf_puts(out, " data-n=\"") || base_buf_puts(out, c->label) ||
+                          base_buf_puts(out, "\""))) ||
+         (c->s.mark && base_buf_puts(out, " data-mark=\"1\"")) ||
+         base_buf_puts(out, " style=\"background:") || base_buf_puts(out, square_colour(c)) ||
+         base_buf_puts(out, width) || (c->s.n > 1 && base_buf_puts(out, ";font-size:16px")) ||
+         (wall && base_buf_puts(out, ";border-bottom:4px solid #333")) || base_buf_puts(out, "\">"))
         return -1;
       if(c->s.n) {
         if(stack(out, &c->s, 0, 0))
           return -1;
       }
       else if(c->label[0] &&
-              ref_buf_printf(out, "<span style=\"font-size:10px;color:#e8d5b5\">%s</span>",
+              base_buf_printf(out, "<span style=\"font-size:10px;color:#e8d5b5\">%s</span>",
                              c->label))
         return -1;
-      if(ref_buf_puts(out, "</td>"))
+      if(base_buf_puts(out, "</td>"))
         return -1;
     }
-    if(label_cell(out, d->rank_label[r], "") || ref_buf_puts(out, "</tr>\n"))
+    if(label_cell(out, d->rank_label[r], "") || base_buf_puts(out, "</tr>\n"))
       return -1;
   }
-  if(ref_buf_puts(out, "<tr>") || label_cell(out, "", ";height:18px"))
+  if(base_buf_puts(out, "<tr>") || label_cell(out, "", ";height:18px"))
     return -1;
   for(fi = 0; fi < d->files; fi++)
     if(label_cell(out, d->file_label[d->flip ? d->files - 1 - fi : fi], ""))
       return -1;
-  return label_cell(out, "", "") || ref_buf_puts(out, "</tr>\n</tbody></table>\n");
+  return label_cell(out, "", "") || base_buf_puts(out, "</tr>\n</tbody></table>\n");
 }
 
 /* ---- 24-point boards ---- */
 
-static int point_cell(struct ref_buf *out, const struct ref_diagram *d, int reader_point,
+static int point_cell(struct base_buf *out, const struct ref_diagram *d, int reader_point,
                       int top)
 {
   int i = d->flip ? 25 - reader_point : reader_point; /* absolute point number */
   const struct ref_diag_stack *s = &d->point[i - 1];
   const char *bg = s->mark ? "#cdd26a" : (reader_point % 2 ? "#c9a26b" : "#7d5230");
   /* the widths on the top row, the height on a row's first cell */
-  if(ref_buf_printf(out, "<td data-point=\"%d\"%s style=\"background:%s;vertical-align:%s;"
+  if(base_buf_printf(out, "<td data-point=\"%d\"%s style=\"background:%s;vertical-align:%s;"
                          "padding:2px 0%s%s\">",
                     i, s->mark ? " data-mark=\"1\"" : "", bg, top ? "top" : "bottom",
                     top ? ";width:30px" : "",
                     reader_point == 13 || reader_point == 12 ? ";height:128px" : "") ||
      stack(out, s, !top, 1))
     return -1;
-  return ref_buf_puts(out, "</td>");
+  return base_buf_puts(out, "</td>");
 }
 
-static int number_row(struct ref_buf *out, int first, int step)
+static int number_row(struct base_buf *out, int first, int step)
 {
   int k;
-  if(ref_buf_puts(out, "<tr style=\"font-size:11px;line-height:1.4;color:#555\">"))
+  if(base_buf_puts(out, "<tr style=\"font-size:11px;line-height:1.4;color:#555\">"))
     return -1;
   for(k = 0; k < 12; k++) {
-    if(k == 6 && ref_buf_puts(out, "<td></td>"))
+    if(k == 6 && base_buf_puts(out, "<td></td>"))
       return -1;
-    if(ref_buf_printf(out, "<td>%d</td>", first + step * k))
+    if(base_buf_printf(out, "<td>%d</td>", first + step * k))
       return -1;
   }
-  return ref_buf_puts(out, "<td></td></tr>\n");
+  return base_buf_puts(out, "<td></td></tr>\n");
 }
 
 /* The bar and the off tray: the top row holds the far side's, the bottom
  * row the reader's. */
-static int side_cell(struct ref_buf *out, const struct ref_diag_stack *s, const char *what,
+static int side_cell(struct base_buf *out, const struct ref_diag_stack *s, const char *what,
                      const char *word, int top, int colour)
 {
-  if(ref_buf_printf(out, "<td data-%s=\"%d\" style=\"background:#5b3a1e;vertical-align:%s;"
+  if(base_buf_printf(out, "<td data-%s=\"%d\" style=\"background:#5b3a1e;vertical-align:%s;"
                          "padding:2px 0%s\">",
                     what, colour, top ? "top" : "bottom", top ? ";width:34px" : "") ||
      (!top && s->n && stack(out, s, 1, 1)) ||
-     ref_buf_printf(out, "%s<small style=\"font-size:10px;color:#fff\">%s</small>%s",
+     base_buf_printf(out, "%s<small style=\"font-size:10px;color:#fff\">%s</small>%s",
                     top ? "" : "<br>", word, top ? "<br>" : "") ||
      (top && s->n && stack(out, s, 0, 1)))
     return -1;
-  return ref_buf_puts(out, "</td>");
+  return base_buf_puts(out, "</td>");
 }
 
-static int points(struct ref_buf *out, const struct ref_diagram *d, const char *dir)
+static int points(struct base_buf *out, const struct ref_diagram *d, const char *dir)
 {
   char bar[32], off[32];
   int k, near = d->flip ? 1 : 0; /* the reader's colour sits at the bottom */
   tpl_line(bar, sizeof(bar), dir, "phrases.txt", "diagram-bar", NULL, 0);
   tpl_line(off, sizeof(off), dir, "phrases.txt", "diagram-off", NULL, 0);
-  if(ref_buf_printf(out, "<table data-board=\"points\" "
+  if(base_buf_printf(out, "<table data-board=\"points\" "
                          "style=\"border-collapse:collapse;margin:0 0 8px;background:#e9d9b4;"
                          "border:6px solid #5b3a1e;%s;text-align:center;font-size:22px;"
                          "line-height:1;color:#000\">\n<tbody>",
                     FONT) ||
-     number_row(out, 13, 1) || ref_buf_puts(out, "<tr>"))
+     number_row(out, 13, 1) || base_buf_puts(out, "<tr>"))
     return -1;
   for(k = 0; k < 12; k++) {
     if(k == 6 && side_cell(out, &d->bar[near], "bar", bar, 1, near))
@@ -300,7 +300,7 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
       return -1;
   }
   if(side_cell(out, &d->off[1 - near], "off", off, 1, 1 - near) ||
-     ref_buf_puts(out, "</tr>\n<tr>"))
+     base_buf_puts(out, "</tr>\n<tr>"))
     return -1;
   for(k = 0; k < 12; k++) {
     if(k == 6 && side_cell(out, &d->bar[1 - near], "bar", bar, 0, 1 - near))
@@ -308,8 +308,8 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
     if(point_cell(out, d, 12 - k, 0))
       return -1;
   }
-  if(side_cell(out, &d->off[near], "off", off, 0, near) || ref_buf_puts(out, "</tr>\n") ||
-     number_row(out, 12, -1) || ref_buf_puts(out, "</tbody></table>\n"))
+  if(side_cell(out, &d->off[near], "off", off, 0, near) || base_buf_puts(out, "</tr>\n") ||
+     number_row(out, 12, -1) || base_buf_puts(out, "</tbody></table>\n"))
     return -1;
   if(d->cube || d->ndice) {
     char line[120], value[16], dice[32] = "";
@@ -319,7 +319,7 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
     for(i = 0; i < d->ndice && i < 4; i++)
       snprintf(dice + strlen(dice), sizeof(dice) - strlen(dice), "%s%d", i ? " " : "",
                d->dice[i]);
-    if(ref_buf_printf(out, "<p data-cube=\"%d\" style=\"margin:0 0 6px;%s\">", d->cube, FONT))
+    if(base_buf_printf(out, "<p data-cube=\"%d\" style=\"margin:0 0 6px;%s\">", d->cube, FONT))
       return -1;
     if(d->cube) {
       tpl_line(line, sizeof(line), dir, "phrases.txt",
@@ -331,10 +331,10 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
     }
     if(d->ndice) {
       tpl_line(line, sizeof(line), dir, "phrases.txt", "diagram-dice", v, 2);
-      if(ref_buf_puts(out, d->cube ? " &nbsp; " : "") || ref_html_escape(out, line, strlen(line)))
+      if(base_buf_puts(out, d->cube ? " &nbsp; " : "") || ref_html_escape(out, line, strlen(line)))
         return -1;
     }
-    if(ref_buf_puts(out, "</p>\n"))
+    if(base_buf_puts(out, "</p>\n"))
       return -1;
   }
   return 0;
@@ -342,7 +342,7 @@ static int points(struct ref_buf *out, const struct ref_diagram *d, const char *
 
 /* Below a grid: what stands off it (the Chessgammon bar and borne-off
  * pieces, Backgammon Chess's jail), one line a colour, the reader's last. */
-static int reserves(struct ref_buf *out, const struct ref_diagram *d, const char *dir,
+static int reserves(struct base_buf *out, const struct ref_diagram *d, const char *dir,
                     int jail_only)
 {
   int k;
@@ -356,15 +356,15 @@ static int reserves(struct ref_buf *out, const struct ref_diagram *d, const char
       continue;
     tpl_line(line, sizeof(line), dir, "phrases.txt", colour ? "diagram-dark" : "diagram-light",
              NULL, 0);
-    if(ref_buf_printf(out, "<p data-reserve=\"%d\" style=\"margin:0 0 6px;%s\">", colour,
+    if(base_buf_printf(out, "<p data-reserve=\"%d\" style=\"margin:0 0 6px;%s\">", colour,
                       FONT) ||
-       ref_html_escape(out, line, strlen(line)) || ref_buf_puts(out, " "))
+       ref_html_escape(out, line, strlen(line)) || base_buf_puts(out, " "))
       return -1;
     if(!jail_only && (d->bar[colour].n || d->off_of)) {
       tpl_line(line, sizeof(line), dir, "phrases.txt", "diagram-bar", NULL, 0);
-      if(ref_html_escape(out, line, strlen(line)) || ref_buf_puts(out, ": ") ||
-         (d->bar[colour].n ? stack(out, &d->bar[colour], 0, 0) : ref_buf_puts(out, "-")) ||
-         ref_buf_puts(out, " &nbsp; "))
+      if(ref_html_escape(out, line, strlen(line)) || base_buf_puts(out, ": ") ||
+         (d->bar[colour].n ? stack(out, &d->bar[colour], 0, 0) : base_buf_puts(out, "-")) ||
+         base_buf_puts(out, " &nbsp; "))
         return -1;
     }
     if(!jail_only && (d->off_of || d->off[colour].n)) {
@@ -372,7 +372,7 @@ static int reserves(struct ref_buf *out, const struct ref_diagram *d, const char
       snprintf(of, sizeof(of), "%d", d->off_of);
       tpl_line(line, sizeof(line), dir, "phrases.txt", d->off_of ? "diagram-off-of" : "diagram-off-n",
                v, 2);
-      if(ref_html_escape(out, line, strlen(line)) || ref_buf_puts(out, " &nbsp; "))
+      if(ref_html_escape(out, line, strlen(line)) || base_buf_puts(out, " &nbsp; "))
         return -1;
     }
     if(d->jail[colour]) {
@@ -381,18 +381,18 @@ static int reserves(struct ref_buf *out, const struct ref_diagram *d, const char
       if(ref_html_escape(out, line, strlen(line)))
         return -1;
     }
-    if(ref_buf_puts(out, "</p>\n"))
+    if(base_buf_puts(out, "</p>\n"))
       return -1;
   }
   return 0;
 }
 
-int ref_html_board(struct ref_buf *out, const struct ref_diagram *d, const char *dir)
+int ref_html_board(struct base_buf *out, const struct ref_diagram *d, const char *dir)
 {
   if(d->has_grid && (d->files < 1 || d->files > REF_DIAG_FILES || d->ranks < 1 ||
                      d->ranks > REF_DIAG_RANKS))
     return -1;
-  if(ref_buf_puts(out, "<div data-diagram=\"1\" style=\"margin:0 0 12px\">\n"))
+  if(base_buf_puts(out, "<div data-diagram=\"1\" style=\"margin:0 0 12px\">\n"))
     return -1;
   /* Backgammon Chess: under its chess board only the jail; its bar and
    * borne-off checkers are the backgammon board's */
@@ -400,5 +400,5 @@ int ref_html_board(struct ref_buf *out, const struct ref_diagram *d, const char 
     return -1;
   if(d->has_points && points(out, d, dir))
     return -1;
-  return ref_buf_puts(out, "</div>\n");
+  return base_buf_puts(out, "</div>\n");
 }

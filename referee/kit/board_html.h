@@ -5,19 +5,19 @@
 #ifndef TABULA_BOARD_HTML_H
 #define TABULA_BOARD_HTML_H
 
-#include "buf.h"
+#include "base.h"
 #include "rules.h"
 
 #include <stddef.h>
 
 /* n bytes of s with & < > " ' escaped. */
-int ref_html_escape(struct ref_buf *out, const char *s, size_t n);
+int ref_html_escape(struct base_buf *out, const char *s, size_t n);
 /* Plain text as paragraphs (blank lines) and line breaks, escaped. */
-int ref_html_text(struct ref_buf *out, const char *text);
+int ref_html_text(struct base_buf *out, const char *text);
 /* An ASCII board as preformatted text (a game without ops->diagram). */
-int ref_html_pre(struct ref_buf *out, const char *ascii);
+int ref_html_pre(struct base_buf *out, const char *ascii);
 /* The diagram as HTML tables, inline styles only; words from the
  * templates directory `dir` (phrases.txt, "" = the embedded ones). */
-int ref_html_board(struct ref_buf *out, const struct ref_diagram *d, const char *dir);
+int ref_html_board(struct base_buf *out, const struct ref_diagram *d, const char *dir);
 
 #endif

@@ -1,6 +1,8 @@
 /* log.c: see log.h. */
 #include "log.h"
 
+#include "base.h"
+
 #include <errno.h>
 #include <fcntl.h>
 #include <stdarg.h>
@@ -21,8 +23,7 @@ static bool log_path_failed;  /* said once that it cannot be opened */
  * the message and a newline. Bounded, so a stuck hold cannot eat the
  * memory: past it, lines are written at once. */
 #define HELD_MAX (4u * 1024u * 1024u)
-static char *held;
-static size_t held_len, held_cap;
+static struct base_buf held = {.max = HELD_MAX}; /* base_buf_init's empty buffer */
 static int hold_depth;
 
 void ref_log_set_level(enum ref_log_level level)
@@ -116,25 +117,18 @@ static bool hold_line(enum ref_log_level level, const char *stamp, const char *m
   size_t slen = strlen(stamp), mlen = strlen(msg), need = 1 + slen + 1 + mlen + 1;
   char *p;
 
-  if(held_len + need > HELD_MAX)
+  /* checked here, not by the buffer, so that a line past the bound is
+   * written at once and the next one may still be held; out of memory
+   * sticks until ref_log_release */
+  if(held.len + need > HELD_MAX || !(p = base_buf_reserve(&held, need)))
     return false;
-  if(held_len + need > held_cap) {
-    size_t cap = held_cap ? held_cap : 4096;
-    while(cap < held_len + need)
-      cap *= 2;
-    p = realloc(held, cap);
-    if(!p)
-      return false;
-    held = p;
-    held_cap = cap;
-  }
-  held[held_len++] = (char)level;
-  memcpy(held + held_len, stamp, slen);
-  held_len += slen;
-  held[held_len++] = '\t';
-  memcpy(held + held_len, msg, mlen);
-  held_len += mlen;
-  held[held_len++] = '\n';
+  /* one reserve, so a line is held whole or not at all */
+  p[0] = (char)level;
+  memcpy(p + 1, stamp, slen);
+  p[1 + slen] = '\t';
+  memcpy(p + 1 + slen + 1, msg, mlen);
+  p[need - 1] = '\n';
+  base_buf_commit(&held, need);
   return true;
 }
 
@@ -168,24 +162,26 @@ void ref_log_hold(void)
 
 size_t ref_log_held(void)
 {
-  return held_len;
+  return held.len;
 }
 
 void ref_log_forget(size_t mark, enum ref_log_level from, enum ref_log_level to)
 {
   size_t r, w;
 
-  if(mark > held_len)
+  if(mark > held.len)
     return;
-  for(r = w = mark; r < held_len;) {
-    size_t len = (size_t)((char *)memchr(held + r, '\n', held_len - r) - (held + r)) + 1;
-    if(held[r] < (char)from || held[r] > (char)to) {
-      memmove(held + w, held + r, len);
+  for(r = w = mark; r < held.len;) {
+    size_t len = (size_t)((char *)memchr(held.s + r, '\n', held.len - r) - (held.s + r)) + 1;
+    if(held.s[r] < (char)from || held.s[r] > (char)to) {
+      memmove(held.s + w, held.s + r, len);
       w += len;
     }
     r += len;
   }
-  held_len = w;
+  held.len = w;
+  if(held.s)
+    held.s[w] = '\0';
 }
 
 void ref_log_release(void)
@@ -196,14 +192,14 @@ void ref_log_release(void)
     hold_depth--;
   if(hold_depth)
     return;
-  for(r = 0; r < held_len;) {
-    char *line = held + r, *tab, *end;
-    end = memchr(line, '\n', held_len - r);
+  for(r = 0; r < held.len;) {
+    char *line = held.s + r, *tab, *end;
+    end = memchr(line, '\n', held.len - r);
     r += (size_t)(end - line) + 1;
     *end = '\0';
     tab = strchr(line + 1, '\t');
     *tab = '\0';
     emit((enum ref_log_level)line[0], line + 1, tab + 1);
   }
-  held_len = 0;
+  base_buf_reset(&held); /* the memory kept for the next hold */
 }

@@ -1,6 +1,6 @@
 /* templates.c: see templates.h. */
 #include "templates.h"
-#include "buf.h"
+#include "base.h"
 #include "templates_embedded.h"
 
 #include <stdio.h>
@@ -21,7 +21,8 @@ static char *read_override(const char *dir, const char *name)
     return NULL;
   if(strchr(name, '/'))
     return NULL;
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
+  if(base_format(path, sizeof(path), "%s/%s", dir, name))
+    return NULL; /* never another file than the one named */
   f = fopen(path, "rb");
   if(!f)
     return NULL;
@@ -63,7 +64,7 @@ static const char *lookup(const struct tpl_var *vars, size_t n, const char *name
 
 /* Expands one line into out. *only_empty is set when the line consisted of
  * placeholders (and blanks) that all expanded to nothing. */
-static int expand_line(struct ref_buf *out, const char *line, size_t len,
+static int expand_line(struct base_buf *out, const char *line, size_t len,
                        const struct tpl_var *vars, size_t nvars, int *only_empty)
 {
   size_t i = 0;
@@ -77,7 +78,7 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
     for(k = i; k < i + run && !text; k++)
       if(line[k] != ' ' && line[k] != '\t')
         text = 1;
-    if(run && ref_buf_add(out, line + i, run))
+    if(run && base_buf_add(out, line + i, run))
       return -1;
     i += run;
     if(i == len)
@@ -91,7 +92,7 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
         placeholders++;
         if(*value)
           filled++;
-        if(ref_buf_puts(out, value))
+        if(base_buf_puts(out, value))
           return -1;
         i = (size_t)(close - line) + 1;
         continue;
@@ -99,7 +100,7 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
     }
     /* a '{' that opens no known placeholder is text */
     text = 1;
-    if(ref_buf_add(out, line + i, 1))
+    if(base_buf_add(out, line + i, 1))
       return -1;
     i++;
   }
@@ -111,10 +112,10 @@ static int expand_line(struct ref_buf *out, const char *line, size_t len,
 static int expand(char **out, const char *text, size_t n, const struct tpl_var *vars,
                   size_t nvars)
 {
-  struct ref_buf b;
+  struct base_buf b;
   const char *p = text, *end = text + n;
 
-  ref_buf_init(&b, TPL_MAX_OUT);
+  base_buf_init(&b, TPL_MAX_OUT);
   while(p < end) {
     const char *nl = memchr(p, '\n', (size_t)(end - p));
     size_t len = nl ? (size_t)(nl - p) : (size_t)(end - p);
@@ -141,14 +142,14 @@ static int expand(char **out, const char *text, size_t n, const struct tpl_var *
       if(b.s)
         b.s[b.len] = '\0';
     }
-    else if(nl && ref_buf_add(&b, "\n", 1))
+    else if(nl && base_buf_add(&b, "\n", 1))
       goto fail;
     p = nl ? nl + 1 : p + len;
   }
-  *out = ref_buf_take(&b);
-  return 0;
+  *out = base_buf_take(&b);
+  return *out ? 0 : -1;
 fail:
-  ref_buf_free(&b);
+  base_buf_free(&b);
   return -1;
 }
 

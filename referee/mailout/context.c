@@ -152,5 +152,5 @@ void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc)
   m->svc = svc;
   m->message_id = "";
   m->arrived = ref_now(svc);
-  ref_buf_init(&m->events, 64 * 1024);
+  base_buf_init(&m->events, 64 * 1024);
 }

@@ -8,7 +8,7 @@
 #ifndef TABULA_CONTEXT_INT_H
 #define TABULA_CONTEXT_INT_H
 
-#include "buf.h"
+#include "base.h"
 #include "rc.h"
 #include "referee.h"
 #include "rules.h"
@@ -58,7 +58,7 @@ struct ref_game_ctx {
 /* One inbound message being processed (message.c), or the stand-in a tick
  * or the operator uses to send mail (mail NULL, message_id ""). */
 struct ref_msg_ctx {
-  struct ref_buf events;  /* rolls and automatic plays made for it: shown in its mails */
+  struct base_buf events;  /* rolls and automatic plays made for it: shown in its mails */
   struct ref_service *svc;
   const struct mail_msg *mail;
   const char *message_id; /* the mail's, or a digest-derived stand-in */
@@ -91,7 +91,7 @@ int64_t ref_now(struct ref_service *svc);
 int ref_now_use_file(struct ref_service *svc, char *errbuf, size_t errcap);
 int ref_make_token(char *out, size_t cap);
 /* A message context with no inbound mail (ticks, the operator); free its
- * events with ref_buf_free. */
+ * events with base_buf_free. */
 void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
 /* An hourly count in the kv table under `key` (the rate limit per sender;
  * the budget for mail to strangers): a window that

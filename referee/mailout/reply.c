@@ -42,7 +42,8 @@ static int tokened_address(char *buf, size_t cap, const char *address, char deli
                            int64_t game, const char *token)
 {
   char tag[128];
-  snprintf(tag, sizeof(tag), "%lld.%s", (long long)game, token);
+  if(base_format(tag, sizeof(tag), "%lld.%s", (long long)game, token))
+    return -1; /* a cut key would route the answer nowhere */
   return tagged_address(buf, cap, address, delim, tag);
 }
 
@@ -110,7 +111,7 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
 {
   const char *dir = svc->cfg.templates_dir;
   struct tpl_var *v = NULL, frame[3];
-  struct ref_buf content, esc_subject = {0}, esc_link = {0};
+  struct base_buf content, esc_subject = {0}, esc_link = {0};
   char *marked = NULL, *msubj = NULL, *fsubj = NULL, *page = NULL, *at;
   const char *ascii = NULL;
   size_t i;
@@ -128,7 +129,7 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
     if(!strcmp(v[i].name, "board"))
       v[i].value = BOARD_MARK;
   }
-  ref_buf_init(&content, 1024u * 1024u);
+  base_buf_init(&content, 1024u * 1024u);
   if(tpl_render(&msubj, &marked, dir, tmpl, v, nvars) || !(at = strstr(marked, BOARD_MARK)))
     goto out;
   *at = '\0';
@@ -137,8 +138,8 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
      ref_html_text(&content, at + strlen(BOARD_MARK)))
     goto out;
   /* values the frame puts into markup are escaped like the words */
-  ref_buf_init(&esc_subject, 4096);
-  ref_buf_init(&esc_link, 4096);
+  base_buf_init(&esc_subject, 4096);
+  base_buf_init(&esc_link, 4096);
   if(ref_html_escape(&esc_subject, subject, strlen(subject)) ||
      (x && x->link && ref_html_escape(&esc_link, x->link, strlen(x->link))))
     goto out;
@@ -153,9 +154,9 @@ static char *html_part(struct ref_service *svc, const char *tmpl, const struct t
     page = NULL;
   }
 out:
-  ref_buf_free(&content);
-  ref_buf_free(&esc_subject);
-  ref_buf_free(&esc_link);
+  base_buf_free(&content);
+  base_buf_free(&esc_subject);
+  base_buf_free(&esc_link);
   free(v);
   free(marked);
   free(msubj);
@@ -261,16 +262,19 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
   char prefix[128] = "", reply_to[MAIL_ADDR_MAX];
   const char *rt = NULL;
 
+  /* the subject's tag routes the answer (dispatch.c): whole or no mail */
   if(g && seat >= 0 && (size_t)seat < g->nseats) {
-    snprintf(prefix, sizeof(prefix), "[tabula %lld %s]", (long long)g->row.id,
-             g->seats[seat].token);
+    if(base_format(prefix, sizeof(prefix), "[tabula %lld %s]", (long long)g->row.id,
+                   g->seats[seat].token))
+      return -1;
     if(tokened_address(reply_to, sizeof(reply_to), svc->cfg.address,
                        svc->cfg.recipient_delimiter[0], g->row.id, g->seats[seat].token) == 0)
       rt = reply_to;
   }
   else if(g)
     /* observers: the game's number, never a key */
-    snprintf(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id);
+    if(base_format(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id))
+      return -1;
   return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x);
 }
 
@@ -282,8 +286,9 @@ int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, co
 {
   struct ref_service *svc = m->svc;
   char prefix[128], tag[96], reply_to[MAIL_ADDR_MAX];
-  snprintf(prefix, sizeof(prefix), "[tabula confirm %s]", key);
-  snprintf(tag, sizeof(tag), "confirm.%s", key);
+  if(base_format(prefix, sizeof(prefix), "[tabula confirm %s]", key) ||
+     base_format(tag, sizeof(tag), "confirm.%s", key))
+    return -1; /* the key routes the answer: whole or no mail */
   return compose(m, NULL, to, tmpl, vars, nvars, prefix,
                  tagged_address(reply_to, sizeof(reply_to), svc->cfg.address,
                                 svc->cfg.recipient_delimiter[0], tag) == 0

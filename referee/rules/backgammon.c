@@ -801,7 +801,7 @@ static void cell(char out[4], int count, char glyph, int row)
     snprintf(out, 4, "   ");
 }
 
-static void half_row(struct ref_text *o, const struct bg_state *st, int reader, bool top, int row)
+static void half_row(struct base_buf *o, const struct bg_state *st, int reader, bool top, int row)
 {
   char c[4], g, line[BG_ROW_MAX];
   int i, p, n, len = 0;
@@ -822,7 +822,7 @@ static void half_row(struct ref_text *o, const struct bg_state *st, int reader, 
   ref_text_emit(o, "%s", line);
 }
 
-static void margin(struct ref_text *o, const struct bg_state *st, int side, int line, int reader)
+static void margin(struct base_buf *o, const struct bg_state *st, int side, int line, int reader)
 {
   switch(line) {
   case 0:
@@ -843,13 +843,13 @@ static void margin(struct ref_text *o, const struct bg_state *st, int side, int 
 static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct bg_state *st = cst_of(s);
-  struct ref_text o;
+  struct base_buf o;
   char id[48];
   int reader = seat == 1 ? 1 : 0, row, i, p;
 
   if(!cap)
     return REF_EINVAL;
-  ref_text_init(&o, buf, cap);
+  base_buf_init_fixed(&o, buf, cap);
   bg_encode(s, id, sizeof(id));
   id[14] = '\0';
   ref_text_emit(&o, " Position ID: %s\n Match ID   : %s\n", id, id + 15);
@@ -881,7 +881,7 @@ static int bg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   }
   ref_text_emit(&o, "+\n");
   ref_bg_turn_render(&o, &st->t, &st->cube, "Opening roll: one die each, the higher plays both.");
-  return o.full ? REF_EINVAL : REF_OK;
+  return base_buf_err(&o) ? REF_EINVAL : REF_OK;
 }
 
 /* The board as data: checkers on points, bar, off, the cube,

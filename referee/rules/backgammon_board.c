@@ -356,11 +356,11 @@ int ref_bg_plays(const struct ref_bg_board *b, int side, int d1, int d2,
 
 static char *put_point(char *p, int n)
 {
-  if(n == REF_BG_OFF)
-    return p + sprintf(p, "off");
-  if(n == REF_BG_BAR)
-    return p + sprintf(p, "bar");
-  return p + sprintf(p, "%d", n);
+  if(n == REF_BG_OFF || n == REF_BG_BAR) {
+    memcpy(p, n == REF_BG_OFF ? "off" : "bar", 3);
+    return p + 3;
+  }
+  return ref_text_uint(p, (unsigned)n); /* 1..24 */
 }
 
 struct fmt_row {
@@ -454,8 +454,11 @@ int ref_bg_play_format(const struct ref_bg_board *b, int side, const struct ref_
       *o++ = '*';
       fl |= 1u << k;
     }
-    if(rows[i].count > 1)
-      o += sprintf(o, "(%d)", rows[i].count);
+    if(rows[i].count > 1) {
+      *o++ = '(';
+      o = ref_text_uint(o, (unsigned)rows[i].count); /* at most 4 (doubles) */
+      *o++ = ')';
+    }
   }
   *o = '\0';
   len = (int)(o - tmp);
@@ -687,7 +690,7 @@ bool ref_bg_cube_ok(const struct ref_bg_cube *c)
          !(c->crawford && (c->log2 || c->jacoby));
 }
 
-void ref_bg_turn_render(struct ref_text *o, const struct ref_bg_turn *t,
+void ref_bg_turn_render(struct base_buf *o, const struct ref_bg_turn *t,
                         const struct ref_bg_cube *cube, const char *opening)
 {
   /* said in words where the key is none: "(a dropped double)", not

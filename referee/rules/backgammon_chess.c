@@ -771,7 +771,7 @@ static void bc_status(const struct ref_state *s, struct ref_status *out)
 
 /* The backgammon board as the backgammon game draws it (its rows only: the
  * IDs and its own status lines are not this game's). */
-static void render_bg(const struct bc_state *st, int seat, struct ref_text *o)
+static void render_bg(const struct bc_state *st, int seat, struct base_buf *o)
 {
   const struct ref_game_desc *bg = &ref_game_backgammon;
   struct ref_state *tmp = ref_state_new(bg);
@@ -850,13 +850,13 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   static const char letters[2][7] = {"PNBRQK", "pnbrqk"};
   const struct bc_state *st = ref_bc_cst(s);
-  struct ref_text o;
+  struct base_buf o;
   bool flip = seat == 1;
   int row, col, side = st->t.onroll;
 
   if(!cap)
     return REF_EINVAL;
-  ref_text_init(&o, buf, cap);
+  base_buf_init_fixed(&o, buf, cap);
   for(row = 0; row < 8; row++) {
     int rank = flip ? row : 7 - row;
     ref_text_emit(&o, " %d ", rank + 1);
@@ -905,7 +905,7 @@ static int bc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     t.last_seat = -1;
     ref_bg_turn_render(&o, &t, &st->cube, "");
   }
-  return o.full ? REF_EINVAL : REF_OK;
+  return base_buf_err(&o) ? REF_EINVAL : REF_OK;
 }
 
 static const struct ref_game_ops bc_ops = {

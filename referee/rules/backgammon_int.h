@@ -260,8 +260,8 @@ bool ref_bg_cube_ok(const struct ref_bg_cube *c);
 /* The lines under a diagram (ops->render): the last play, then who is to
  * do what, or the result; `opening` is the line while the opening roll is
  * due. Points are shown for a game with a cube. */
-struct ref_text;
-void ref_bg_turn_render(struct ref_text *o, const struct ref_bg_turn *t,
+struct base_buf;
+void ref_bg_turn_render(struct base_buf *o, const struct ref_bg_turn *t,
                         const struct ref_bg_cube *cube, const char *opening);
 
 /* How many times the stake a finished game is worth to the winner, who has

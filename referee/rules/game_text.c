@@ -18,30 +18,27 @@ int ref_text_copy(const char *out, size_t len, char *buf, size_t cap)
   return REF_OK;
 }
 
-void ref_text_init(struct ref_text *o, char *buf, size_t cap)
-{
-  o->buf = buf;
-  o->cap = cap;
-  o->len = 0;
-  o->full = cap == 0;
-  if(cap)
-    buf[0] = '\0';
-}
-
-void ref_text_emit(struct ref_text *o, const char *fmt, ...)
+void ref_text_emit(struct base_buf *o, const char *fmt, ...)
 {
   va_list ap;
-  int n;
-  if(o->full)
-    return;
+  int rc;
   va_start(ap, fmt);
-  n = vsnprintf(o->buf + o->len, o->cap - o->len, fmt, ap);
+  rc = base_buf_vprintf(o, fmt, ap); /* sticks in o: the render reads it at its end */
   va_end(ap);
-  if(n < 0 || (size_t)n >= o->cap - o->len) {
-    o->full = true;
-    return;
-  }
-  o->len += (size_t)n;
+  (void)rc;
+}
+
+char *ref_text_uint(char *p, unsigned n)
+{
+  char d[10]; /* UINT_MAX has 10 digits */
+  int k = 0;
+  do {
+    d[k++] = (char)('0' + n % 10);
+    n /= 10;
+  } while(n);
+  while(k)
+    *p++ = d[--k];
+  return p;
 }
 
 static void trim(const char **b, const char **e)

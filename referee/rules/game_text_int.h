@@ -10,22 +10,24 @@
 #include <stddef.h>
 #include <stdint.h>
 
-/* A diagram being written into a caller's buffer; `full` once something
- * did not fit (ops->render then answers REF_EINVAL). */
-struct ref_text {
-  char *buf;
-  size_t cap, len;
-  bool full;
-};
+#include "base.h"
 
 /* Copies the text out[0..len) into the caller's buf: REF_OK, or REF_EINVAL
  * (buf untouched) when it does not fit. For texts built in a local buffer
  * first (positions, diagrams). */
 int ref_text_copy(const char *out, size_t len, char *buf, size_t cap);
-/* Starts writing into buf (cap > 0): buf is "" until something is written. */
-void ref_text_init(struct ref_text *o, char *buf, size_t cap);
-/* Appends printf-style; nothing once full. */
-void ref_text_emit(struct ref_text *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* A diagram is written by ops->render straight into the caller's buf, a
+ * fixed base_buf over it (base_buf_init_fixed). ref_text_emit appends
+ * printf-style; its failure (the text does not fit) sticks in o, later
+ * appends do nothing, and every render reads it once at its end
+ * (base_buf_err: then REF_EINVAL), as the drawing helpers are many and
+ * all of one diagram. */
+void ref_text_emit(struct base_buf *o, const char *fmt, ...) __attribute__((format(printf, 2, 3)));
+/* The decimal digits of n at p (no NUL); returns their end. Move
+ * notation (points, counts) is written a byte at a time into arrays its
+ * bounds size, as chess_board.c does: not through sprintf, whose result
+ * nobody checked. */
+char *ref_text_uint(char *p, unsigned n);
 
 /*
  * One "key=value" segment of an options string, trimmed of blanks and

@@ -615,9 +615,11 @@ int ref_tc_plays(const struct ref_tc_board *b, int side, int d1, int d2,
 /* The mover's own point of q (section 7.1); the bar is "bar". */
 static char *put_point(char *p, int q)
 {
-  if(q == REF_BG_BAR)
-    return p + sprintf(p, "bar");
-  return p + sprintf(p, "%d", 25 - q);
+  if(q == REF_BG_BAR) {
+    memcpy(p, "bar", 3);
+    return p + 3;
+  }
+  return ref_text_uint(p, (unsigned)(25 - q)); /* 1..24 */
 }
 
 /* Joins each piece's consecutive steps; keeps a point on the way where it
@@ -861,43 +863,46 @@ static void start_turn(struct tc_state *st, int seat)
 static int tc_encode(const struct ref_state *s, char *buf, size_t cap)
 {
   const struct tc_state *st = cst_of(s);
-  char tmp[256], *o = tmp;
+  char tmp[256];
+  struct base_buf o;
   int side, p, q, t, c;
 
+  /* into tmp, then copied whole: buf is untouched when it does not fit */
+  base_buf_init_fixed(&o, tmp, sizeof(tmp));
   for(side = 0; side < 2; side++) {
     if(side)
-      *o++ = '/';
+      ref_text_emit(&o, "/");
     for(p = 0; p <= 24; p++) {
       q = p ? 25 - p : REF_BG_BAR;
       if(!st->b.bg.pt[side][q])
         continue;
       for(t = 0; t < REF_TC_TYPES; t++)
         for(c = 0; c < st->b.n[side][q][t]; c++)
-          *o++ = side ? (char)tolower((unsigned char)type_letter[t]) : type_letter[t];
-      o += sprintf(o, "%d", p);
+          ref_text_emit(&o, "%c",
+                        side ? (char)tolower((unsigned char)type_letter[t]) : type_letter[t]);
+      ref_text_emit(&o, "%d", p);
     }
   }
-  *o++ = ':';
+  ref_text_emit(&o, ":");
   if(st->t.phase == REF_PHASE_OVER) {
     static const char how[REF_END_LAST] = {[REF_END_KING_HOME] = 'k',
                                            [REF_END_RESIGNATION] = 'r',
                                            [REF_END_STALEMATE] = 's',
                                            [REF_END_AGREEMENT] = 'a'};
-    o += sprintf(o, "x%c%c", st->t.winner < 0 ? 'd' : "wb"[st->t.winner],
-                 how[st->t.end] ? how[st->t.end] : '?');
+    ref_text_emit(&o, "x%c%c", st->t.winner < 0 ? 'd' : "wb"[st->t.winner],
+                  how[st->t.end] ? how[st->t.end] : '?');
   }
   else if(st->t.opening)
-    *o++ = 'o';
+    ref_text_emit(&o, "o");
   else {
-    *o++ = "wb"[st->t.onroll];
+    ref_text_emit(&o, "%c", "wb"[st->t.onroll]);
     if(st->t.phase == REF_PHASE_MOVE)
-      o += sprintf(o, "%d%d", st->t.dice[0], st->t.dice[1]);
+      ref_text_emit(&o, "%d%d", st->t.dice[0], st->t.dice[1]);
   }
-  o += sprintf(o, ":%d:%d", st->idle, st->t.move_number);
-  if((size_t)(o - tmp) >= cap)
+  ref_text_emit(&o, ":%d:%d", st->idle, st->t.move_number);
+  if(base_buf_err(&o))
     return REF_EINVAL;
-  memcpy(buf, tmp, (size_t)(o - tmp) + 1);
-  return REF_OK;
+  return ref_text_copy(o.s, o.len, buf, cap);
 }
 
 static int bad_position(struct ref_err *err, const char *what)
@@ -1260,7 +1265,7 @@ static int column_point(int reader, bool top, int i)
   return reader ? 25 - own : own;
 }
 
-static void half(struct ref_text *o, const struct tc_state *st, int reader, bool top)
+static void half(struct base_buf *o, const struct tc_state *st, int reader, bool top)
 {
   char stacks[13][32];
   int len[13], rows = 1, row, i, r;
@@ -1285,7 +1290,7 @@ static void half(struct ref_text *o, const struct tc_state *st, int reader, bool
   }
 }
 
-static void labels(struct ref_text *o, bool top)
+static void labels(struct base_buf *o, bool top)
 {
   int i;
   ref_text_emit(o, "  ");
@@ -1300,13 +1305,13 @@ static void labels(struct ref_text *o, bool top)
 static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct tc_state *st = cst_of(s);
-  struct ref_text o;
+  struct base_buf o;
   int reader = seat == 1 ? 1 : 0, side, q;
   char bar[32];
 
   if(!cap)
     return REF_EINVAL;
-  ref_text_init(&o, buf, cap);
+  base_buf_init_fixed(&o, buf, cap);
   ref_text_emit(&o, " Tables Chess, %s's side: %s upper case, %s lower case.\n", seat_name[reader],
                 seat_name[0], seat_name[1]);
   /* how to read the columns: a reader new to it cannot guess the dots,
@@ -1329,7 +1334,7 @@ static int tc_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     ref_text_emit(&o, " Both kings stuck behind blocks for %d turn%s (a draw at %d, TC-8).\n",
                   st->idle, st->idle == 1 ? "" : "s", TC_IDLE_MAX);
   ref_bg_turn_render(&o, &st->t, NULL, "Opening roll: one die each, the higher starts.");
-  return o.full ? REF_EINVAL : REF_OK;
+  return base_buf_err(&o) ? REF_EINVAL : REF_OK;
 }
 
 /* The board as data: the pieces on their points as render

@@ -76,7 +76,7 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
     const struct ref_game_desc *d;
     struct store_game g;
     struct store_seat *seats = NULL;
-    struct ref_buf players;
+    struct base_buf players;
     size_t ns = 0, s;
     if(store_game_load(svc->st, &g, ids[i]) != STORE_OK ||
        store_seat_list(svc->st, &seats, &ns, ids[i]) != STORE_OK) {
@@ -86,10 +86,11 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
       break;
     }
     d = ref_game_find(g.kind);
-    ref_buf_init(&players, 64 * 1024);
+    base_buf_init(&players, 64 * 1024);
     for(s = 0; s < ns; s++)
-      ref_buf_printf(&players, "%s%s %s%s", s ? ", " : "", side_name(d, seats[s].seat),
-                     seats[s].address, seats[s].accepted ? "" : " (invited)");
+      if(base_buf_printf(&players, "%s%s %s%s", s ? ", " : "", side_name(d, seats[s].seat),
+                         seats[s].address, seats[s].accepted ? "" : " (invited)"))
+        rc = REF_ADMIN_FAILED; /* a cut list of players is not shown */
     row[COL_GAME] = malloc(24);
     if(row[COL_GAME])
       snprintf(row[COL_GAME], 24, "%lld", (long long)g.id);
@@ -99,7 +100,7 @@ int ref_service_print_games(struct ref_service *svc, FILE *out)
     row[COL_TURN] = strdup(g.phase == STORE_GAME_ACTIVE ? side_name(d, g.turn) : "-");
     row[COL_PLAYERS] = strdup(players.s ? players.s : "");
     row[COL_RESULT] = strdup(g.result);
-    ref_buf_free(&players);
+    base_buf_free(&players);
     free(seats);
   }
   for(i = 0; i <= n; i++)
@@ -267,14 +268,14 @@ int ref_service_check(struct ref_service *svc, FILE *out)
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
-  struct ref_buf t;
+  struct base_buf t;
   char why[256], game[24], dice[24];
   int made = 0, nrolls = 0, rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
   rc = REF_ADMIN_FAULT;
-  ref_buf_init(&t, 64u * 1024u * 1024u);
+  base_buf_init(&t, 64u * 1024u * 1024u);
   snprintf(game, sizeof(game), "%lld", (long long)id);
   /* a backgammon match's dice are its first game's */
   snprintf(dice, sizeof(dice), "%lld", (long long)ref_dice_game(svc, id));
@@ -290,7 +291,7 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
     fprintf(out, "game %s: all %d rolls verify\n", game, nrolls);
     rc = REF_ADMIN_OK;
   }
-  ref_buf_free(&t);
+  base_buf_free(&t);
   ref_game_free(&g);
   return rc;
 }
@@ -335,7 +336,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
     fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
     return REF_ADMIN_FAILED;
   }
-  ref_buf_init(&m.events, 64 * 1024);
+  base_buf_init(&m.events, 64 * 1024);
   rc = load_game(svc, &g, id);
   if(rc)
     goto fail;
@@ -385,7 +386,7 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
                reason && reason[0] ? "; reason: " : "", reason ? reason : "");
   fprintf(out, "game %lld: %s\n", (long long)id, g.row.result);
   ref_game_free(&g);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   return REF_ADMIN_OK;
 fail_store:
   fprintf(stderr, "tabula: game %lld not adjudicated: %s\n", (long long)id,
@@ -394,7 +395,7 @@ fail_game:
   ref_game_free(&g);
 fail:
   store_rollback(svc->st);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   return rc;
 }
 
@@ -403,19 +404,19 @@ fail:
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
-  struct ref_buf b;
+  struct base_buf b;
   int rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
-  ref_buf_init(&b, 64u * 1024u * 1024u);
+  base_buf_init(&b, 64u * 1024u * 1024u);
   if(!ref_game_export(svc, &g, &b, 0))
     fputs(b.s ? b.s : "", out);
   else {
     fprintf(stderr, "tabula: game %lld: the journal does not replay\n", (long long)id);
     rc = REF_ADMIN_FAULT;
   }
-  ref_buf_free(&b);
+  base_buf_free(&b);
   ref_game_free(&g);
   return rc;
 }

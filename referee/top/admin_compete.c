@@ -168,14 +168,14 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
   }
 done:
   free(spec);
-  ref_buf_free(&m.events);
+  base_buf_free(&m.events);
   return rc;
 }
 
 int ref_service_standings(struct ref_service *svc, FILE *out, const char *name)
 {
   struct store_tournament t;
-  struct ref_buf table;
+  struct base_buf table;
   char counts[3][24];
   int rc = store_tournament_find(svc->st, &t, name);
 
@@ -193,9 +193,9 @@ int ref_service_standings(struct ref_service *svc, FILE *out, const char *name)
     fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
     return REF_ADMIN_FAILED;
   }
-  ref_buf_init(&table, 1024u * 1024u);
+  base_buf_init(&table, 1024u * 1024u);
   if(ref_tournament_standings_vars(svc, &t, &table, counts)) {
-    ref_buf_free(&table);
+    base_buf_free(&table);
     return REF_ADMIN_FAILED;
   }
   {
@@ -204,6 +204,6 @@ int ref_service_standings(struct ref_service *svc, FILE *out, const char *name)
             (long long)t.id, t.name, t.kind, t.cycles == 2 ? "double" : "single",
             phases[t.phase], counts[1], counts[0], table.s ? table.s : "");
   }
-  ref_buf_free(&table);
+  base_buf_free(&table);
   return REF_ADMIN_OK;
 }

@@ -40,8 +40,12 @@ static int write_file(const char *dir, const char *name, const char *data, size_
   char path[1200], tmp[1300];
   FILE *f;
   int ok;
-  snprintf(path, sizeof(path), "%s/%s", dir, name);
-  snprintf(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name);
+  /* a cut path would write another file (dir/inde for dir/index.html) */
+  if(base_format(path, sizeof(path), "%s/%s", dir, name) ||
+     base_format(tmp, sizeof(tmp), "%s/.%s.tmp", dir, name)) {
+    ref_log_error("site: the path of %s in %s is too long", name, dir);
+    return -1;
+  }
   f = fopen(tmp, "wb");
   if(!f)
     return -1;
@@ -66,7 +70,7 @@ static void player_names(const struct ref_game_ctx *g, char *buf, size_t cap)
   }
 }
 
-static int esc(struct ref_buf *out, const char *s)
+static int esc(struct base_buf *out, const char *s)
 {
   return ref_html_escape(out, s, strlen(s));
 }
@@ -74,7 +78,7 @@ static int esc(struct ref_buf *out, const char *s)
 /* One board for the list of positions: after the entry `label`. */
 struct boards_ctx {
   struct ref_service *svc;
-  struct ref_buf *out;
+  struct base_buf *out;
   int n;
 };
 
@@ -84,10 +88,10 @@ static int board_after(struct boards_ctx *c, const struct ref_game_ctx *r, const
   char ascii[8192];
   int rc = -1;
   c->n++;
-  if(ref_buf_printf(c->out, "<li id=\"p%d\" data-step=\"%d\" style=\"margin:0 0 16px 0\">"
+  if(base_buf_printf(c->out, "<li id=\"p%d\" data-step=\"%d\" style=\"margin:0 0 16px 0\">"
                             "<p style=\"margin:0 0 4px 0\"><b>",
                     c->n, c->n) ||
-     esc(c->out, label) || ref_buf_puts(c->out, "</b></p>\n"))
+     esc(c->out, label) || base_buf_puts(c->out, "</b></p>\n"))
     return -1;
   if(r->desc->ops->diagram) {
     d = calloc(1, sizeof(*d));
@@ -99,7 +103,7 @@ static int board_after(struct boards_ctx *c, const struct ref_game_ctx *r, const
   else if(r->desc->ops->render(r->state, 0, ascii, sizeof(ascii)) != REF_OK ||
           ref_html_pre(c->out, ascii))
     goto out;
-  rc = ref_buf_puts(c->out, "</li>\n");
+  rc = base_buf_puts(c->out, "</li>\n");
 out:
   free(d);
   return rc;
@@ -138,10 +142,10 @@ static int read_boards(struct ref_service *svc, const struct ref_game_ctx *g,
 }
 
 static int game_page(struct ref_service *svc, const char *dir, struct ref_game_ctx *g,
-                     struct ref_buf *index)
+                     struct base_buf *index)
 {
   const struct ref_export_kind *k = ref_export_kind(g->desc);
-  struct ref_buf boards, history, record, dice;
+  struct base_buf boards, history, record, dice;
   struct boards_ctx bc = {svc, &boards, 0};
   struct ref_rec_lines lines = {&history, 1};
   char players[400], game[24], file[64], count[16], status[200];
@@ -149,10 +153,10 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
   struct tpl_var v[10];
   int rc = -1, nrolls = 0;
 
-  ref_buf_init(&boards, 64u * 1024u * 1024u);
-  ref_buf_init(&history, 16u * 1024u * 1024u);
-  ref_buf_init(&record, 16u * 1024u * 1024u);
-  ref_buf_init(&dice, 16u * 1024u * 1024u);
+  base_buf_init(&boards, 64u * 1024u * 1024u);
+  base_buf_init(&history, 16u * 1024u * 1024u);
+  base_buf_init(&record, 16u * 1024u * 1024u);
+  base_buf_init(&dice, 16u * 1024u * 1024u);
   snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
   snprintf(file, sizeof(file), "game-%lld.%s", (long long)g->row.id, k->ext);
   player_names(g, players, sizeof(players));
@@ -170,12 +174,12 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
                             : g->row.phase == STORE_GAME_ACTIVE ? "in progress" : "not started");
   {
     /* every value the page template puts into markup is escaped here */
-    struct ref_buf e_title, e_players, e_status, e_history, e_dice;
-    ref_buf_init(&e_title, 4096);
-    ref_buf_init(&e_players, 4096);
-    ref_buf_init(&e_status, 4096);
-    ref_buf_init(&e_history, 16u * 1024u * 1024u);
-    ref_buf_init(&e_dice, 16u * 1024u * 1024u);
+    struct base_buf e_title, e_players, e_status, e_history, e_dice;
+    base_buf_init(&e_title, 4096);
+    base_buf_init(&e_players, 4096);
+    base_buf_init(&e_status, 4096);
+    base_buf_init(&e_history, 16u * 1024u * 1024u);
+    base_buf_init(&e_dice, 16u * 1024u * 1024u);
     if(esc(&e_title, g->desc->title) || esc(&e_players, players) || esc(&e_status, status) ||
        esc(&e_history, history.s ? history.s : "") || esc(&e_dice, dice.s ? dice.s : ""))
       rc = -1;
@@ -198,23 +202,23 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
       rc = write_file(dir, name, page, strlen(page));
     }
     if(!rc)
-      rc = ref_buf_printf(index,
+      rc = base_buf_printf(index,
                           "<tr><td><a href=\"game-%s.html\">%s</a></td><td>%s</td><td>%s</td>"
                           "<td>%s</td></tr>\n",
                           game, game, e_title.s, e_players.s, e_status.s);
-    ref_buf_free(&e_title);
-    ref_buf_free(&e_players);
-    ref_buf_free(&e_status);
-    ref_buf_free(&e_history);
-    ref_buf_free(&e_dice);
+    base_buf_free(&e_title);
+    base_buf_free(&e_players);
+    base_buf_free(&e_status);
+    base_buf_free(&e_history);
+    base_buf_free(&e_dice);
   }
 out:
   free(subject);
   free(page);
-  ref_buf_free(&boards);
-  ref_buf_free(&history);
-  ref_buf_free(&record);
-  ref_buf_free(&dice);
+  base_buf_free(&boards);
+  base_buf_free(&history);
+  base_buf_free(&record);
+  base_buf_free(&dice);
   return rc;
 }
 
@@ -222,7 +226,7 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
 {
   int64_t *ids = NULL;
   size_t n = 0, i;
-  struct ref_buf index;
+  struct base_buf index;
   char *subject = NULL, *page = NULL;
   int rc = -1;
 
@@ -233,7 +237,7 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
   }
   if(store_game_list(svc->st, &ids, &n) != STORE_OK)
     return -1;
-  ref_buf_init(&index, 64u * 1024u * 1024u);
+  base_buf_init(&index, 64u * 1024u * 1024u);
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256];
@@ -261,13 +265,15 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
         char players[400], game[24];
         player_names(&g, players, sizeof(players));
         snprintf(game, sizeof(game), "%lld", (long long)g.row.id);
-        ref_buf_printf(&index, "<tr><td><a href=\"game-%s.html\">%s</a></td><td>", game, game);
-        esc(&index, g.desc->title);
-        ref_buf_puts(&index, "</td><td>");
-        esc(&index, players);
-        ref_buf_puts(&index, "</td><td>");
-        esc(&index, g.row.result[0] ? g.row.result : "in progress");
-        ref_buf_puts(&index, "</td></tr>\n");
+        if(base_buf_printf(&index, "<tr><td><a href=\"game-%s.html\">%s</a></td><td>", game,
+                           game) ||
+           esc(&index, g.desc->title) || base_buf_puts(&index, "</td><td>") ||
+           esc(&index, players) || base_buf_puts(&index, "</td><td>") ||
+           esc(&index, g.row.result[0] ? g.row.result : "in progress") ||
+           base_buf_puts(&index, "</td></tr>\n")) {
+          ref_game_free(&g);
+          goto out; /* an index without a game's row is not written */
+        }
       }
     }
     ref_game_free(&g);
@@ -283,6 +289,6 @@ out:
   free(subject);
   free(page);
   free(ids);
-  ref_buf_free(&index);
+  base_buf_free(&index);
   return rc;
 }

@@ -296,7 +296,7 @@ int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, i
 
 /* Recomputes the cached deadlines of every game whose clock runs for
  * `address` (after a vacation), listing them for the reply. */
-int ref_clock_refresh(struct ref_service *svc, const char *address, struct ref_buf *list)
+int ref_clock_refresh(struct ref_service *svc, const char *address, struct base_buf *list)
 {
   int64_t *ids = NULL;
   size_t n = 0, i;
@@ -321,7 +321,8 @@ int ref_clock_refresh(struct ref_service *svc, const char *address, struct ref_b
          store_clock_put(svc->st, &c) != STORE_OK)
         rc = -1;
       ref_time_text(when, sizeof(when), c.deadline);
-      ref_buf_printf(list, "Game %lld: your deadline is now %s.\n", (long long)ids[i], when);
+      if(base_buf_printf(list, "Game %lld: your deadline is now %s.\n", (long long)ids[i], when))
+        rc = -1;
     }
     free(seats);
   }

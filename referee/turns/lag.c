@@ -29,7 +29,7 @@
  */
 #include "lifecycle_int.h"
 
-#include "buf.h"
+#include "base.h"
 #include "dice.h"
 #include "log.h"
 
@@ -86,7 +86,7 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   struct ref_dice_chain c;
   struct store_dice d;
   struct ref_status s;
-  struct ref_buf out[2];
+  struct base_buf out[2];
   char key[48], value[32], game[24];
   uint8_t secret[32];
   long sent = 0, next, last, i;
@@ -111,8 +111,8 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   ref_dice_chain_from_secret(&c, secret, d.n);
   memset(secret, 0, sizeof(secret));
   snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
-  ref_buf_init(&out[0], 4096);
-  ref_buf_init(&out[1], 4096);
+  base_buf_init(&out[0], 4096);
+  base_buf_init(&out[1], 4096);
   for(i = sent + 1 > next ? sent + 1 : next; i <= last; i++) {
     int faces[2];
     if(ref_dice_peek(faces, 2, &c, d.next_index, next, (int)(i - next), game, d.entropy)) {
@@ -123,16 +123,17 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
     seat = i % 2 ? 1 : 0;
     /* Faces only: a private preview is no proof, the key comes with the
      * roll (dice-protocol.md). */
-    ref_buf_printf(&out[seat], "Dice preview: game %s roll %ld faces %d %d\n", game, i, faces[0],
-                   faces[1]);
+    if(base_buf_printf(&out[seat], "Dice preview: game %s roll %ld faces %d %d\n", game, i,
+                       faces[0], faces[1]))
+      break; /* not sent: previewed again by the next mail */
     sent = i;
   }
   memset(&c, 0, sizeof(c));
   for(seat = 0; seat < 2 && !rc; seat++)
     if(out[seat].s && out[seat].s[0])
       rc = mail_faces(m, g, seat, lag, out[seat].s);
-  ref_buf_free(&out[0]);
-  ref_buf_free(&out[1]);
+  base_buf_free(&out[0]);
+  base_buf_free(&out[1]);
   if(rc)
     return -1;
   snprintf(value, sizeof(value), "%ld", sent);

@@ -13,8 +13,8 @@
 
 /* Between decisions (turns.c): roll, play forced turns, until a player
  * must decide. Lines for the mails go to `shown`. */
-int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown);
-int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown);
+int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct base_buf *shown);
+int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct base_buf *shown);
 /* A player's standing "roll" (rules-spec §1.6), used at their next cube
  * question. */
 int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
@@ -90,7 +90,7 @@ int ref_clock_end(struct ref_service *svc, struct ref_game_ctx *g, int loser, in
                   int claimed);
 /* After a vacation: the deadlines of every game whose clock runs for
  * `address` recomputed, one line each in `list`. */
-int ref_clock_refresh(struct ref_service *svc, const char *address, struct ref_buf *list);
+int ref_clock_refresh(struct ref_service *svc, const char *address, struct base_buf *list);
 /* What a running clock owes (tick.c): nothing, a reminder, the loss on
  * time (timeout=auto) or the time-up notice (timeout=claim). */
 enum ref_clock_due { REF_DUE_NONE, REF_DUE_HALF, REF_DUE_DAY, REF_DUE_TIMEOUT, REF_DUE_TIME_UP };

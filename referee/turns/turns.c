@@ -10,7 +10,7 @@
  */
 #include "lifecycle_int.h"
 
-#include "buf.h"
+#include "base.h"
 #include "log.h"
 
 #include <stdio.h>
@@ -89,14 +89,14 @@ static int autoroll_take(struct ref_service *svc, int64_t game, int seat)
   return 1;
 }
 
-int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown)
+int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct base_buf *shown)
 {
   struct ref_status s;
   g->desc->ops->status(g->state, &s);
   return ref_dice_roll(m->svc, g, s.need_faces > 0 ? s.need_faces : 2, shown);
 }
 
-int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_buf *shown)
+int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct base_buf *shown)
 {
   const struct ref_game_ops *ops = g->desc->ops;
   struct ref_movelist list = {0};
@@ -155,7 +155,8 @@ int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct ref_b
       tpl_line(line, sizeof(line), m->svc->cfg.templates_dir, "phrases.txt",
                strcmp(canon, "--") ? "forced-play" : dice ? "no-play" : "no-move-pass", vars,
                2);
-      ref_buf_printf(shown, "%s\n", line);
+      if(base_buf_printf(shown, "%s\n", line))
+        break; /* rc is -1 */
     }
   }
   if(steps == ADVANCE_MAX)

@@ -34,7 +34,7 @@ struct view {
   char prepared[2048];                      /* the reader's prepared lines */
   char comment_note[400];                   /* the sender's words were not passed */
   char observer_comment[4096];              /* the words as observers see them (rules-spec G-3) */
-  struct ref_buf observer_events;           /* what happened, as observers see it (G-3) */
+  struct base_buf observer_events;           /* what happened, as observers see it (G-3) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
   struct tpl_var vars[32];
@@ -50,8 +50,9 @@ void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *
    * store error, a link */
   if(!len || ref_game_private(svc, g->row.id) != 0)
     return;
-  snprintf(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
-           (long long)g->row.id);
+  if(base_format(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
+                 (long long)g->row.id))
+    buf[0] = '\0'; /* no link rather than a cut one (base_format leaves "") */
 }
 
 static void add_var(struct view *v, const char *name, const char *value)
@@ -109,11 +110,11 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
 }
 
 /* text without its lines "Dice entropy: game G eK ..." (E stays). */
-static void without_entropy_lines(const char *text, struct ref_buf *out)
+static void without_entropy_lines(const char *text, struct base_buf *out)
 {
   static const char prefix[] = "Dice entropy: game ";
   const char *p = text;
-  ref_buf_init(out, 64u * 1024u);
+  base_buf_init(out, 64u * 1024u);
   while(*p) {
     const char *eol = strchr(p, '\n'), *next = eol ? eol + 1 : p + strlen(p);
     const char *q = p + strlen(prefix);
@@ -122,8 +123,13 @@ static void without_entropy_lines(const char *text, struct ref_buf *out)
       q += strspn(q, "0123456789");
       skip = q[0] == ' ' && q[1] == 'e';
     }
-    if(!skip)
-      ref_buf_add(out, p, (size_t)(next - p));
+    /* out holds no more than text (the events' own ceiling, 64 KiB), so
+     * this fails only when memory does; then the observer sees no events
+     * rather than some of them */
+    if(!skip && base_buf_add(out, p, (size_t)(next - p))) {
+      base_buf_free(out);
+      return;
+    }
     p = next;
   }
 }
@@ -324,7 +330,7 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   x.attach = files;
   x.nattach = nfiles;
   rc = ref_reply_ex(m, g, seat, to, tmpl, v->vars, v->n, &x);
-  ref_buf_free(&v->observer_events);
+  base_buf_free(&v->observer_events);
   free(v);
   return rc;
 }
@@ -341,13 +347,13 @@ int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *t
                     const struct tpl_var *extra, size_t nextra)
 {
   const struct ref_export_kind *k = ref_export_kind(g->desc);
-  struct ref_buf record;
+  struct base_buf record;
   struct mail_part file = {0};
   char name[64];
   size_t s, nfiles = 0;
   int rc = 0;
 
-  ref_buf_init(&record, 4u * 1024u * 1024u);
+  base_buf_init(&record, 4u * 1024u * 1024u);
   if(!ref_game_export(m->svc, g, &record, 0) && record.s) {
     snprintf(name, sizeof(name), "tabula-game-%lld.%s", (long long)g->row.id, k->ext);
     file.filename = name;
@@ -358,7 +364,7 @@ int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *t
   }
   for(s = 0; s < g->nseats && !rc; s++)
     rc = send_view(m, g, (int)s, g->seats[s].address, tmpl, extra, nextra, &file, nfiles);
-  ref_buf_free(&record);
+  base_buf_free(&record);
   return rc;
 }
 
@@ -406,7 +412,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
 {
   const char *dir = m->svc->cfg.templates_dir;
   char why[512];
-  struct ref_buf sugg;
+  struct base_buf sugg;
   struct tpl_var extra[9];
   char help[8] = "";
   int rc, i, lines = 0;
@@ -422,10 +428,15 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
   for(i = 0; err && i < err->nsuggest; i++)
     if(strpbrk(err->suggest[i], ", "))
       lines = 1;
-  ref_buf_init(&sugg, 4096);
+  base_buf_init(&sugg, 4096);
+  /* the suggestions are a few short moves: were they ever past the
+   * ceiling, the refusal goes without them rather than with some */
   for(i = 0; err && i < err->nsuggest; i++)
-    ref_buf_printf(&sugg, "%s%s", lines ? (i ? "\n    " : "    ") : (i ? ", " : ""),
-                   err->suggest[i]);
+    if(base_buf_printf(&sugg, "%s%s", lines ? (i ? "\n    " : "    ") : (i ? ", " : ""),
+                       err->suggest[i])) {
+      base_buf_free(&sugg);
+      break;
+    }
   extra[0].name = "input";
   extra[0].value = input;
   extra[1].name = "reason";
@@ -452,7 +463,7 @@ int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const ch
     rc = ref_tell_seat(m, g, seat, "refused.txt", extra, 5);
   else
     rc = ref_reply(m, NULL, -1, m->mail->from, "refused.txt", extra, 9);
-  ref_buf_free(&sugg);
+  base_buf_free(&sugg);
   return rc;
 }
 

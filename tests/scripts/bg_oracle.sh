@@ -28,17 +28,20 @@ orc="$src/tests/oracles"
 t=$(mktemp -d)
 trap 'rm -rf "$t"' EXIT
 
-# The driver links the rules library built beside the binary (a sanitizer
-# build needs the sanitizer runtime too); failing that, the rules sources.
+# The driver links the rules library built beside the binary, and the
+# base library under it (a sanitizer build needs the sanitizer runtime
+# too); failing that, the rules and base sources.
 lib=$(find "$(dirname "$bin")/.." -name libtabula_rules.a 2>/dev/null | head -n 1)
-cflags="-std=c17 -O2 -I$src/referee/rules"
-if [ -n "$lib" ] && cc $cflags "$orc/bg_plays.c" "$lib" -o "$t/bg_plays" 2>/dev/null; then
+base=$(find "$(dirname "$bin")/.." -name libtabula_base.a 2>/dev/null | head -n 1)
+[ -n "$base" ] || lib=
+cflags="-std=c17 -O2 -I$src/referee/rules -I$src/referee/base"
+if [ -n "$lib" ] && cc $cflags "$orc/bg_plays.c" "$lib" "$base" -o "$t/bg_plays" 2>/dev/null; then
   :
-elif [ -n "$lib" ] && cc $cflags -fsanitize=address,undefined "$orc/bg_plays.c" "$lib" \
+elif [ -n "$lib" ] && cc $cflags -fsanitize=address,undefined "$orc/bg_plays.c" "$lib" "$base" \
   -o "$t/bg_plays" 2>/dev/null; then
   :
 else
-  cc $cflags "$orc/bg_plays.c" "$src"/referee/rules/*.c -o "$t/bg_plays"
+  cc $cflags "$orc/bg_plays.c" "$src"/referee/rules/*.c "$src"/referee/base/*.c -o "$t/bg_plays"
 fi
 
 seed=${BG_ORACLE_SEED:-$(date +%s)}
