@@ -52,16 +52,10 @@ LINES = [
 ]
 
 TABULA = None
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish, tidy  # noqa: E402  (tests/harness/testkit.py)
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."))
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:3000]),
-          flush=True)
-    return ok
 
 
 # ---- a store and its workload ----
@@ -559,13 +553,8 @@ def main():
     finally:
         if servers:
             servers.stop()
-        if all(results) and not a.keep:
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print("     kept", work)
-    n_ok = sum(results)
-    print("%d passed, %d failed (%.0f s)" % (n_ok, len(results) - n_ok, time.time() - t_start))
-    return 0 if results and all(results) else 1
+        tidy(work, keep=a.keep)
+    return finish(note=" (%.0f s)" % (time.time() - t_start))
 
 
 if __name__ == "__main__":

@@ -14,15 +14,14 @@ answer it the way a mail client's "Reply" does (To = its Reply-To, "Re: "
 reply (create()).
 """
 import calendar
-import email
-import email.policy
-import glob
 import os
 import re
 import signal
 import sqlite3
 import subprocess
 import time
+
+from bymail import outbox_new  # tests/harness/bymail.py, beside this file
 
 START = calendar.timegm((2026, 11, 23, 9, 0, 0))  # a Monday, UTC
 
@@ -185,13 +184,7 @@ class Club:
 
     def collect(self):
         new = []
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            to = str(msg["To"]).strip("<> ").lower()
+        for to, msg in outbox_new(self.root, self.seen):
             self.last[to] = msg
             game = game_of(msg["Subject"])
             if game is not None:

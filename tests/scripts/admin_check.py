@@ -34,12 +34,8 @@ TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests"))
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 # Each game: (new command, [(who, text), ...]); "a" is the inviter, "b" the
@@ -225,13 +221,7 @@ def main():
     if os.environ.get("TABULA_SHOW"):
         print(pgn, bg.decode(), *shown, sep="\n")
 
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    if failed:
-        print("(kept %s)" % work)
-    else:
-        shutil.rmtree(work)
-    return 1 if failed else 0
+    return finish(work)
 
 
 if __name__ == "__main__":

@@ -25,8 +25,6 @@ for every outcome: nothing indexes a roll a short game may not
 have made, and §1.5 is checked roll by roll rather than by hoping some
 forced turn comes up.
 """
-import email
-import email.policy
 import glob
 import os
 import random
@@ -39,12 +37,9 @@ import tempfile
 
 TABULA, SRC = sys.argv[1], sys.argv[2]
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import bymail  # noqa: E402  (tests/harness/bymail.py)
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 class Table:
@@ -89,13 +84,7 @@ class Table:
 
     def collect(self):
         new = []
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            to = str(msg["To"]).strip("<> ").lower()
+        for to, msg in bymail.outbox_new(self.root, self.seen):
             self.last[to] = msg
             new.append((to, msg))
         return new
@@ -308,13 +297,7 @@ def main():
               % (len(secrets), log.count("\n")), secrets and not leaked, str(leaked))
     except Exception as e:  # a crash is a failure with its story
         check("the games ran", False, repr(e))
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if all(results):
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    return 0 if results and all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":

@@ -27,13 +27,9 @@ import sys
 import tempfile
 
 TABULA = sys.argv[1]
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 ASKED = 'reply "roll", or "double"'
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
 
 
 class Table:
@@ -130,8 +126,7 @@ def main():
         check("no exception", False, repr(e))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

@@ -25,13 +25,10 @@ its placements ("6/off@e4 5/off@d5", rules-spec.md 6.5). Checks:
     columns, and the dice of every game verify.
 Prints "N passed, M failed".
 """
-import email
-import email.policy
 import glob
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -47,79 +44,32 @@ VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 # a race roll whose one play is forced is made automatically and its stones
 # are placed with "@e4", with no `/off@` in any mail.
 RACE = "k7/8/8/8/8/8/8/K7_w_-_-_1_3/cBAADf9wEAAA:MIEKAAAAAAAE_bg"
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import bymail  # noqa: E402  (tests/harness/bymail.py)
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
-def check(name, ok, detail=""):
-    results.append(ok)
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
+class Table(bymail.Table):
+    """bymail's table, with a lag game's private previews ("your dice
+    ahead") kept out of a player's last mail, and every mail logged as
+    (the number of the delivery that brought it, addressee, message)."""
 
-
-class Table:
     def __init__(self, root):
-        self.root = root
-        self.conf = os.path.join(root, "t.ini")
-        # rate_limit=0: a scripted game sends hundreds of mails a minute;
-        # the limit itself is tested by mailcases/120-authentication.case.
-        with open(self.conf, "w") as f:
-            f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
-                    "address=referee@example.org\ndomain=example.org\nrate_limit=0\nlog_level=1\n"
-                    % (root, root, root))
-        self.seen = set()
-        self.last = {}
-        self.log = []  # (batch, to, message) in arrival order
-        self.n = 0
+        super().__init__(TABULA, root)
+        self.log = []
 
-    def invite(self, sender, body):
-        """A `new`; an address's first one is confirmed from that address
-        first, the way a player answers the request."""
-        self.deliver(sender, body)
-        last = self.last.get(sender)
-        if last is not None and "[tabula confirm " in str(last["Subject"]):
-            self.deliver(sender, "confirm", reply=last)
+    def is_last(self, msg):
+        return "your dice ahead" not in str(msg["Subject"])
 
-    def deliver(self, sender, body, reply=None):
-        self.n += 1
-        to, subject, extra = "referee@example.org", "hi", ""
-        if reply is not None:
-            to = str(reply["Reply-To"])
-            subject = "Re: " + str(reply["Subject"])
-            extra = "In-Reply-To: %s\r\n" % reply["Message-ID"]
-        raw = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: <m%d@%s>\r\n%s\r\n%s\r\n"
-               % (sender, to, subject, self.n, sender.split("@")[1], extra,
-                  body.replace("\n", "\r\n")))
-        p = subprocess.run([TABULA, "deliver", "-c", self.conf], input=raw.encode(),
-                           capture_output=True, timeout=60)
-        if p.returncode != 0:
-            raise RuntimeError("deliver failed: %s" % p.stderr.decode(errors="replace"))
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            who = str(msg["To"]).strip("<> ").lower()
-            self.log.append((self.n, who, msg))
-            if "your dice ahead" not in str(msg["Subject"]):
-                self.last[who] = msg
-
-    def body(self, who):
-        return self.last[who].get_body(preferencelist=("plain",)).get_content()
+    def collect(self):
+        new = super().collect()
+        self.log.extend((self.n, to, msg) for to, msg in new)
+        return new
 
 
 def position(body):
     m = re.search(r"^Position: (.+)$", body, re.M)
     return m.group(1).strip() if m else None
-
-
-def legal(pos):
-    out = subprocess.run([TABULA, "moves", "-g", "bgchess", pos], capture_output=True,
-                         text=True, timeout=60).stdout
-    moves = []
-    for line in out.splitlines():  # "COMPUTER CANONICAL", the same notation twice
-        words = line.split()
-        moves.append(" ".join(words[len(words) // 2:]))
-    return moves
 
 
 def vacant(pos, side):
@@ -154,7 +104,7 @@ def stone_at(pos, sq):
 def turn_text(pos, rng):
     """One legal mail for the stage of `pos`: a play with its placements, the
     placements owed, or a chess move."""
-    moves = legal(pos)
+    moves = bymail.legal(TABULA, "bgchess", pos)
     if not moves:
         raise RuntimeError("no moves listed for %s" % pos)
     pick = rng.choice(moves)
@@ -175,7 +125,7 @@ def turn_text(pos, rng):
 
 def act(t, who, rng, double=None):
     """The player's answer to their last mail, or False when not theirs."""
-    body = t.body(who)
+    body = t.text(who)
     if "You have been doubled" in body:
         t.deliver(who, double or "take", reply=t.last[who])
     elif 'reply "roll", or "double"' in body:
@@ -196,7 +146,7 @@ def play(t, white, black, rng, steps, until_over=False, drop_at_end=False):
         if over(t, white, black):
             return True
         if not (act(t, white, rng) or act(t, black, rng)):
-            raise RuntimeError("nobody to act:\n" + t.body(white) + "\n----\n" + t.body(black))
+            raise RuntimeError("nobody to act:\n" + t.text(white) + "\n----\n" + t.text(black))
     if until_over:
         return over(t, white, black)
     if drop_at_end:
@@ -205,7 +155,7 @@ def play(t, white, black, rng, steps, until_over=False, drop_at_end=False):
             if over(t, white, black):
                 break
             for who in (white, black):
-                body = t.body(who)
+                body = t.text(who)
                 if 'reply "roll", or "double"' in body:
                     t.deliver(who, "double", reply=t.last[who])
                     break
@@ -221,7 +171,7 @@ def play(t, white, black, rng, steps, until_over=False, drop_at_end=False):
 
 def start(t, white, black, game, options=""):
     t.invite(white, "new %s %swith %s" % (game, options + " " if options else "", black))
-    invite = t.body(black)
+    invite = t.text(black)
     t.deliver(black, "accept\nentropy: %s's words\n" % black, reply=t.last[black])
     return invite
 
@@ -229,15 +179,15 @@ def start(t, white, black, game, options=""):
 def race(t, c, d, rng):
     """Game 2: a bear-off race; stones go on the chess board."""
     start(t, c, d, "bgchess", "pos=" + RACE)
-    pos = position(t.body(c))
-    plays = legal(pos) if pos else []
+    pos = position(t.text(c))
+    plays = bymail.legal(TABULA, "bgchess", pos) if pos else []
     check("game 2 starts at White's choice of two bear-offs for the roll 5-2",
-          pos is not None and pos.endswith(" bg") and "It is your turn" in t.body(c)
+          pos is not None and pos.endswith(" bg") and "It is your turn" in t.text(c)
           and sorted(plays) == ["(roll 5-2) 3/1 3/off", "(roll 5-2) 3/off 2/off"],
-          t.body(c))
+          t.text(c))
     sent = turn_text(pos, rng)
     t.deliver(c, sent + "\nroll", reply=t.last[c])
-    subject, after = str(t.last[c]["Subject"]), position(t.body(c)) or ""
+    subject, after = str(t.last[c]["Subject"]), position(t.text(c)) or ""
     placed = re.findall(r"/off@([a-h][1-8])", sent)
     check("6.2c/6.5: `3/off@c5` by mail is echoed as written, a White stone on each square",
           re.search(r"Game \d+: " + re.escape("(roll 5-2) " + sent) + " accepted$", subject)
@@ -265,12 +215,12 @@ def main():
         check("game 1: the dice commitment came with the invitation",
               "Dice commitment: tabula-dice-2 game 1" in invite)
         check("6.2.1: White's first turn asks for a chess move, no dice",
-              "It is your turn" in t.body(a) and "Dice roll:" not in t.body(a), t.body(a))
+              "It is your turn" in t.text(a) and "Dice roll:" not in t.text(a), t.text(a))
         t.deliver(a, "e4", reply=t.last[a])
-        if 'reply "roll", or "double"' in t.body(b):
+        if 'reply "roll", or "double"' in t.text(b):
             t.deliver(b, "roll", reply=t.last[b])
-        pos = position(t.body(b))
-        plays = [p for p in legal(pos) if "/off" not in p]
+        pos = position(t.text(b))
+        plays = [p for p in bymail.legal(TABULA, "bgchess", pos) if "/off" not in p]
         mv = re.sub(r"^\(roll \d-\d\) ", "", plays[0])
         t.deliver(b, mv + " ; e5", reply=t.last[b])
         accepted = str(t.last[b]["Subject"])
@@ -376,14 +326,8 @@ def main():
               % boards, boards > 100 and not wide, "\n".join(wide[:3]))
     except Exception as ex:  # a crash is a failure with its story
         check("the games ran", False, repr(ex))
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if all(results):
-        shutil.rmtree(root, ignore_errors=True)
-    else:
-        print("mails kept in %s" % root)
-    sys.exit(0 if all(results) else 1)
+    return finish(root)
 
 
 if __name__ == "__main__":
-    main()
+    sys.exit(main())

@@ -43,14 +43,10 @@ import time
 
 TABULA = os.path.abspath(sys.argv[1])
 SRC = os.path.abspath(sys.argv[2])
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 EX = {"OK": 0, "FAULT": 1, "USAGE": 64, "DATAERR": 65, "NOINPUT": 66, "CANTCREAT": 73,
       "TEMPFAIL": 75, "NOPERM": 77, "CONFIG": 78}
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-1500:]))
 
 
 def run(args, cwd, env=None, stdin=b"", extra_env=None):
@@ -119,8 +115,7 @@ def main():
         check("no exception", False, repr(e))
     finally:
         shutil.rmtree(root, ignore_errors=True)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    return finish()
 
 
 def run_all(root):

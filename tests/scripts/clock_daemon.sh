@@ -6,41 +6,24 @@
 # usage: clock_daemon.sh TABULA SOURCE_DIR
 set -u
 tabula=$1
-dir=$(mktemp -d /tmp/tabula-clockd.XXXXXX)
-pass=0 fail=0
-ok() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*"; fi; }
+. "${BASH_SOURCE%/*}/../harness/testlib.sh"
+testlib_start clockd
 start=1795424400 # Monday 2026-11-23 09:00 UTC
 echo $start >"$dir/clock"
-cat >"$dir/t.ini" <<INI
-[tabula]
-store_path = $dir/db
-inbox = $dir/in
-outbox = $dir/out
-address = referee@example.org
-domain = example.org
-poll_ms = 50
-test_clock_file = $dir/clock
-INI
+testlib_ini "test_clock_file = $dir/clock"
 set_clock() { echo "$1" >"$dir/clock.tmp" && mv "$dir/clock.tmp" "$dir/clock"; }
-count() { ls "$1" 2>/dev/null | wc -l; }
-wait_for() { # wait_for SECONDS CMD...: polls until CMD succeeds
-  local limit=$(($1 * 10)); shift
-  while ! "$@"; do limit=$((limit - 1)); [ $limit -gt 0 ] || return 1; sleep 0.1; done
-}
 expired() { grep -l "invitation has expired" "$dir"/out/new/* 2>/dev/null | wc -l; }
 "$tabula" serve -c "$dir/t.ini" 2>"$dir/log" &
 pid=$!
 wait_for 5 test -d "$dir/in/new"
 printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <cd-1@example.org>\n\nnew chess with bob@example.org\n' \
-  >"$dir/in/tmp/m1"
-mv "$dir/in/tmp/m1" "$dir/in/new/m1"
+  | drop m1
 # Alice's first `new` is confirmed from her address first: she
 # answers the request's one-time key with the word.
 ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 1 ]"
 key=$(grep -ho 'referee+confirm\.[a-z0-9]*@' "$dir"/out/new/* | head -1)
 printf 'From: alice@example.org\nTo: %sexample.org\nSubject: Re: confirm\nMessage-ID: <cd-2@example.org>\n\nconfirm\n' \
-  "$key" >"$dir/in/tmp/m2"
-mv "$dir/in/tmp/m2" "$dir/in/new/m2"
+  "$key" | drop m2
 ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 3 ]"
 # 14 days on: the daemon notices within its next tick (a minute of the clock).
 set_clock $((start + 14 * 86400 + 60))
@@ -63,6 +46,4 @@ ok grep -q "timeout: 'never' is neither auto nor claim" "$dir/err"
 printf '[tabula]\nstore_path = %s/db\ntest_clock_file = %s/none\n' "$dir" "$dir" >"$dir/bad.ini"
 ok bash -c "! '$tabula' games -c '$dir/bad.ini' 2>'$dir/err'"
 ok grep -q "does not hold epoch seconds" "$dir/err"
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && rm -rf "$dir"
-[ "$fail" -eq 0 ]
+testlib_finish "$dir"/log

@@ -40,15 +40,9 @@ import time
 
 SRC = os.path.abspath(sys.argv[2])
 SKIP = 77  # ctest's SKIP_RETURN_CODE for this test (tests/CMakeLists.txt)
-results = []
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish, tidy  # noqa: E402  (tests/harness/testkit.py)
 T0 = time.time()
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-2000:]),
-          flush=True)
-    return ok
 
 
 def step(name):
@@ -284,13 +278,8 @@ def main():
         check("no exception", False, repr(e))
     finally:
         lock.close()
-        if all(results):
-            shutil.rmtree(work, ignore_errors=True)
-        else:
-            print("kept for inspection: " + work)
-    print("%d passed, %d failed (%.0f s)" % (results.count(True), results.count(False),
-                                             time.time() - T0))
-    return 0 if all(results) else 1
+        tidy(work)
+    return finish(note=" (%.0f s)" % (time.time() - T0))
 
 
 def installed_checks(work):

@@ -28,17 +28,8 @@ import time
 
 tabula = os.path.realpath(sys.argv[1])
 thin = os.path.join(os.path.dirname(tabula), "tabula-deliver")
-passed = failed = 0
-
-
-def ok(cond, what, detail=""):
-    global passed, failed
-    if cond:
-        passed += 1
-    else:
-        failed += 1
-        print("FAIL: %s %s" % (what, str(detail)[-800:]))
-    return cond
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish, wait_for  # noqa: E402  (tests/harness/testkit.py)
 
 
 work = tempfile.mkdtemp(prefix="tabula-deliver-queue.")
@@ -100,15 +91,6 @@ def run_thin(data, conf=cfg):
     return subprocess.run([thin, "-c", conf], input=data, capture_output=True, timeout=60)
 
 
-def wait_for(cond, seconds=20.0):
-    end = time.monotonic() + seconds
-    while time.monotonic() < end:
-        if cond():
-            return True
-        time.sleep(0.02)
-    return cond()
-
-
 # a game: white invites black, confirms its address, black accepts
 drop(mail("white@example.org", "referee@example.org", "new chess with black@example.org"))
 poll()
@@ -125,75 +107,76 @@ black_to = "referee+%d.%s@example.org" % (game, tok[1])
 # 1. no daemon: played by `tabula deliver`, in the pipe's own process
 before = replies()
 r = run_thin(mail("white@example.org", white_to, "e4"))
-ok(r.returncode == 0, "no daemon: tabula-deliver exits 0", r.stderr)
-ok(moves() == 1, "no daemon: the move is played before the pipe returns", moves())
-ok(len(replies()) == len(before) + 2, "no daemon: both players are answered at once")
+check("no daemon: tabula-deliver exits 0", r.returncode == 0, r.stderr)
+check("no daemon: the move is played before the pipe returns", moves() == 1, moves())
+check("no daemon: both players are answered at once", len(replies()) == len(before) + 2)
 
 # 2. a daemon: the mail is queued, and the daemon's inbox watch wakes it
 serve = subprocess.Popen([tabula, "serve", "-c", cfg], stdin=subprocess.DEVNULL,
                          stdout=subprocess.DEVNULL, stderr=subprocess.PIPE)
 lock = os.path.join(work, "db.lock")
-ok(wait_for(lambda: os.path.exists(lock) and open(lock).read().strip() == str(serve.pid)),
-   "serve holds the store's daemon lock")
+check("serve holds the store's daemon lock",
+      wait_for(lambda: os.path.exists(lock) and open(lock).read().strip() == str(serve.pid), 20))
 time.sleep(0.5)  # its first pass; a mail before its watch opens is found by the next pass
 before = replies()
 black_move = mail("black@example.org", black_to, "e5")
 r = run_thin(black_move)
-ok(r.returncode == 0 and not r.stderr, "with serve: tabula-deliver exits 0, silent", r.stderr)
+check("with serve: tabula-deliver exits 0, silent", r.returncode == 0 and not r.stderr, r.stderr)
 # poll_ms is a minute: only the watch can have woken the daemon this soon
-ok(wait_for(lambda: moves() == 2 and len(replies()) == len(before) + 2),
-   "with serve: the daemon plays the queued move and answers within seconds",
-   (moves(), len(replies()) - len(before)))
+check("with serve: the daemon plays the queued move and answers within seconds",
+      wait_for(lambda: moves() == 2 and len(replies()) == len(before) + 2, 20),
+      (moves(), len(replies()) - len(before)))
 new = [n for n in replies() if n not in before]
-ok(to_whom(new) == ["black@example.org", "white@example.org"], "the two replies go to the players",
-   to_whom(new))
-ok(wait_for(lambda: not os.listdir(os.path.join(work, "in", "new"))),
-   "the queued mail is acknowledged (new/ to cur/) once played")
+check("the two replies go to the players",
+      to_whom(new) == ["black@example.org", "white@example.org"], to_whom(new))
+check("the queued mail is acknowledged (new/ to cur/) once played",
+      wait_for(lambda: not os.listdir(os.path.join(work, "in", "new")), 20))
 
 # 3. the same mail again (an MTA retrying): taken, nothing twice
 before = replies()
 r = run_thin(black_move)
-ok(r.returncode == 0, "a repeated mail: exit 0", r.stderr)
-ok(wait_for(lambda: not os.listdir(os.path.join(work, "in", "new"))), "the repeat is read")
+check("a repeated mail: exit 0", r.returncode == 0, r.stderr)
+check("the repeat is read", wait_for(lambda: not os.listdir(os.path.join(work, "in", "new")), 20))
 time.sleep(0.3)
-ok(moves() == 2 and replies() == before, "a repeated mail: nothing played, nothing sent",
-   (moves(), len(replies()) - len(before)))
+check("a repeated mail: nothing played, nothing sent", moves() == 2 and replies() == before,
+      (moves(), len(replies()) - len(before)))
 
 # 4. a forged sender: the game's tag from a stranger
 snap = q("select * from journal order by 1")
 r = run_thin(mail("mallory@example.net", white_to, "Nf3"))
-ok(r.returncode == 0, "a forged mail is taken from the MTA", r.stderr)
-ok(wait_for(lambda: not os.listdir(os.path.join(work, "in", "new"))), "the forged mail is read")
+check("a forged mail is taken from the MTA", r.returncode == 0, r.stderr)
+check("the forged mail is read",
+      wait_for(lambda: not os.listdir(os.path.join(work, "in", "new")), 20))
 time.sleep(0.3)
-ok(q("select * from journal order by 1") == snap, "a forged mail changes nothing")
+check("a forged mail changes nothing", q("select * from journal order by 1") == snap)
 # the key's holder is told someone used it; the stranger hears nothing
-ok(to_whom([n for n in replies() if n not in before]) == ["white@example.org"],
-   "a forged mail: nothing to the stranger, a word to the key's holder",
-   to_whom([n for n in replies() if n not in before]))
+check("a forged mail: nothing to the stranger, a word to the key's holder",
+      to_whom([n for n in replies() if n not in before]) == ["white@example.org"],
+      to_whom([n for n in replies() if n not in before]))
 
 # 5. over the size limit (10 MiB): refused for good, nothing queued
 r = run_thin(mail("white@example.org", white_to, "Nf3", size=10 * 1024 * 1024 + 10))
-ok(r.returncode == 65 and b"size limit" in r.stderr, "too big: exit 65 with the reason",
-   (r.returncode, r.stderr))
-ok(not os.listdir(os.path.join(work, "in", "new")) and not os.listdir(os.path.join(work, "in", "tmp")),
-   "too big: nothing left in the inbox")
+check("too big: exit 65 with the reason", r.returncode == 65 and b"size limit" in r.stderr,
+      (r.returncode, r.stderr))
+check("too big: nothing left in the inbox",
+      not os.listdir(os.path.join(work, "in", "new"))
+      and not os.listdir(os.path.join(work, "in", "tmp")))
 
 # 6. the daemon stopped: tabula deliver plays again
 serve.send_signal(signal.SIGTERM)
 serve.wait(timeout=30)
 before = replies()
 r = run_thin(mail("white@example.org", white_to, "Nf3"))
-ok(r.returncode == 0 and moves() == 3 and len(replies()) == len(before) + 2,
-   "daemon stopped: the move is played in the pipe's process", (r.returncode, r.stderr, moves()))
+check("daemon stopped: the move is played in the pipe's process",
+      r.returncode == 0 and moves() == 3 and len(replies()) == len(before) + 2,
+      (r.returncode, r.stderr, moves()))
 
 # 7. a configuration that does not read: tabula deliver's words and status
 bad = os.path.join(work, "bad.ini")
 with open(bad, "w") as f:
     f.write("[tabula]\nno_such_option = 1\n")
 r = run_thin(mail("white@example.org", white_to, "Nc6"), conf=bad)
-ok(r.returncode == 75 and b"no_such_option" in r.stderr, "a bad configuration: exit 75, the reason said",
-   (r.returncode, r.stderr))
+check("a bad configuration: exit 75, the reason said",
+      r.returncode == 75 and b"no_such_option" in r.stderr, (r.returncode, r.stderr))
 
-print(work) if failed else subprocess.run(["rm", "-rf", work])
-print("%d passed, %d failed" % (passed, failed))
-sys.exit(1 if failed else 0)
+sys.exit(finish(work))

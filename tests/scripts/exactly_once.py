@@ -27,7 +27,6 @@ import email
 import email.policy
 import glob
 import os
-import shutil
 import socket
 import socketserver
 import sqlite3
@@ -41,14 +40,8 @@ TABULA = os.path.abspath(sys.argv[1])
 sys.path.insert(0, os.path.join(sys.argv[2], "tests"))
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)),
-          flush=True)
-    return ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish, tidy, wait_for  # noqa: E402  (tests/harness/testkit.py)
 
 
 def config(root, **kv):
@@ -286,15 +279,6 @@ def part_parallel_flush(root):
 
 # ---- 4. two daemons on one store ----
 
-def wait_for(cond, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
-
-
 def part_two_daemons(root):
     cfg = config(root)
     first = subprocess.Popen([TABULA, "serve", "-c", cfg], stdout=subprocess.DEVNULL,
@@ -423,13 +407,8 @@ def main():
             part(root)
         except Exception as e:  # a crash is a failure with its story
             check(part.__name__ + " ran", False, repr(e))
-        if all(results):
-            shutil.rmtree(root)
-        else:
-            print("     kept", root)
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    return 0 if results and all(results) else 1
+        tidy(root)
+    return finish()
 
 
 if __name__ == "__main__":

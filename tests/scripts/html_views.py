@@ -45,15 +45,10 @@ HTMLVALIDATE = os.path.join(SRC, "tests", "oracles", "node_modules", ".bin", "ht
 GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback",
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
          "bodlaender"]
-results = []
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 skipped = []
 SKIP = 77  # ctest's SKIP_RETURN_CODE for this test (tests/CMakeLists.txt)
 REQUIRE_TOOLS = os.environ.get("TABULA_REQUIRE_TOOLS") == "1"
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:2000]))
 
 
 def chromium(url, out_png, height, work):
@@ -389,7 +384,7 @@ def main():
         check("every game was played and shown (%d of %d)" % (len(played), len(GAMES)),
               len(played) == len(GAMES), sorted(played))
     finally:
-        status = bymail.finish(results, work)
+        status = finish(work)
     # passed with a part left out: reported skipped, never as a full pass
     return SKIP if status == 0 and skipped else status
 

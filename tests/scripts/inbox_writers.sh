@@ -11,22 +11,9 @@
 # usage: inbox_writers.sh TABULA SOURCE_DIR
 set -u
 tabula=$1
-dir=$(mktemp -d /tmp/tabula-writers.XXXXXX)
-pass=0 fail=0
-ok() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*"; fi; }
-cat >"$dir/t.ini" <<INI
-[tabula]
-store_path = $dir/db
-inbox = $dir/in
-outbox = $dir/out
-address = referee@example.org
-domain = example.org
-poll_ms = 50
-INI
-wait_for() { # wait_for SECONDS CMD...: polls until CMD succeeds
-  local limit=$(($1 * 10)); shift
-  while ! "$@"; do limit=$((limit - 1)); [ $limit -gt 0 ] || return 1; sleep 0.1; done
-}
+. "${BASH_SOURCE%/*}/../harness/testlib.sh"
+testlib_start writers
+testlib_ini
 head_of() { # head_of FROM ID: a mail's header and its blank line
   printf 'From: %s\nTo: referee@example.org\nSubject: a game\nMessage-ID: <%s@example.org>\n\n' "$1" "$2"
 }
@@ -119,6 +106,4 @@ if [ "$(id -u)" -eq 0 ] && command -v setpriv >/dev/null; then
   wait "$pid"
   ok test $? -eq 0
 fi
-echo "$pass passed, $fail failed"
-if [ "$fail" -eq 0 ]; then rm -rf "$dir"; else echo "(kept $dir)"; cat "$dir"/*.log | tail -30; fi
-[ "$fail" -eq 0 ]
+testlib_finish "$dir"/*.log

@@ -19,12 +19,8 @@ import sys
 TABULA, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 MAN = os.path.join(os.path.dirname(os.path.dirname(TABULA)), "man")
 PAGES = ("tabula.1", "tabula.ini.5", "tabula-verify-dice.1", "tabula-deliver.1")
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-800:]))
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 def page(name):
@@ -70,8 +66,7 @@ def main():
                                                                         MAN_KEEP_FORMATTING="0"))
             check("man --warnings -l %s: no warning" % p, r.returncode == 0 and not r.stderr
                   and len(r.stdout) > 500, r.stderr)
-    print("%d passed, %d failed" % (results.count(True), results.count(False)))
-    return 0 if all(results) else 1
+    return finish()
 
 
 if __name__ == "__main__":

@@ -45,12 +45,7 @@ from club import Club, body, game_of  # noqa: E402  (tests/harness/club.py)
 
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 A, B = "alice@example.org", "bob@example.org"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-2000:]))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 CUBE_QUESTION = 'reply "roll", or "double"'
@@ -307,13 +302,7 @@ def main():
         check("the match ran", False, traceback.format_exc())
     finally:
         club.stop_daemon()
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if results and all(results):
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    return 0 if results and all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":

@@ -50,14 +50,8 @@ TABULA = os.path.abspath(sys.argv[1])
 sys.path.insert(0, os.path.join(sys.argv[2], "tests"))
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:3000]),
-          flush=True)
-    return ok
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish, tidy, wait_for  # noqa: E402  (tests/harness/testkit.py)
 
 
 def config(root, store=None, **kv):
@@ -300,15 +294,6 @@ def fill(path):
     finally:
         os.close(fd)
     return filler
-
-
-def wait_for(cond, timeout):
-    end = time.time() + timeout
-    while time.time() < end:
-        if cond():
-            return True
-        time.sleep(0.05)
-    return cond()
 
 
 def part_diskfull(root):
@@ -589,13 +574,8 @@ def main():
             import traceback
             traceback.print_exc()
             check(name + " ran", False, repr(e))
-        if all(results):
-            shutil.rmtree(root, ignore_errors=True)
-        else:
-            print("     kept", root)
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    return 0 if results and all(results) else 1
+        tidy(root)
+    return finish()
 
 
 if __name__ == "__main__":

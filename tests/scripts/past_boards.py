@@ -25,12 +25,7 @@ sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
 import bymail  # noqa: E402
 
 A, B = "alice@example.org", "bob@example.org"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 def positions_seen(t, num):
@@ -100,7 +95,7 @@ def main():
                   "No more boards here" in body and 'board #' in body, body[-2000:])
             check("chess: history full within 102 KB (%d bytes)" % len(msg.raw),
                   len(msg.raw) < 102 * 1024, len(msg.raw))
-    return bymail.finish(results, work)
+    return finish(work)
 
 
 if __name__ == "__main__":

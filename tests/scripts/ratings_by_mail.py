@@ -25,7 +25,6 @@ import math
 import os
 import random
 import re
-import shutil
 import sqlite3
 import sys
 import tempfile
@@ -34,12 +33,7 @@ TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
 from club import Club, body  # noqa: E402  (tests/harness/club.py)
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-1500:]))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 # ---- Glicko-2, from the paper, independently of tabula ----
@@ -234,13 +228,7 @@ def main():
               p.stdout + p.stderr + q.stdout)
     except Exception as e:  # a crash is a failure with its story
         check("the games ran", False, repr(e))
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if results and all(results):
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    return 0 if results and all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":

@@ -42,12 +42,7 @@ PGN_EXTRACT = shutil.which("pgn-extract") or "/usr/games/pgn-extract"
 ORACLES = os.path.join(SRC, "tests", "oracles")
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 A, B = "alice@example.org", "bob@example.org"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 def final_position(t, num):
@@ -295,7 +290,7 @@ def main():
         chess(root)
         hybrids(root)
     finally:
-        status = bymail.finish(results, root)
+        status = finish(root)
     return status
 
 

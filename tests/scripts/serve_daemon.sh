@@ -5,31 +5,16 @@
 # usage: serve_daemon.sh TABULA SOURCE_DIR
 set -u
 tabula=$1
-dir=$(mktemp -d /tmp/tabula-serve.XXXXXX)
-pass=0 fail=0
-ok() { if "$@"; then pass=$((pass + 1)); else fail=$((fail + 1)); echo "FAIL: $*"; fi; }
-cat >"$dir/t.ini" <<INI
-[tabula]
-store_path = $dir/db
-inbox = $dir/in
-outbox = $dir/out
-address = referee@example.org
-domain = example.org
-poll_ms = 50
-INI
-count() { ls "$1" 2>/dev/null | wc -l; }
-wait_for() { # wait_for SECONDS CMD...: polls until CMD succeeds
-  local limit=$(($1 * 10)); shift
-  while ! "$@"; do limit=$((limit - 1)); [ $limit -gt 0 ] || return 1; sleep 0.1; done
-}
+. "${BASH_SOURCE%/*}/../harness/testlib.sh"
+testlib_start serve
+testlib_ini
 for sig in TERM INT; do
   rm -rf "$dir/in" "$dir/out" "$dir/db"*
   "$tabula" serve -c "$dir/t.ini" 2>"$dir/log.$sig" &
   pid=$!
   wait_for 5 test -d "$dir/in/new"
   printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-ID: <s-%s@example.org>\n\nnew chess with bob@example.org\n' \
-    "$sig" >"$dir/in/tmp/m1"
-  mv "$dir/in/tmp/m1" "$dir/in/new/m1"
+    "$sig" | drop m1
   # one answer: a first `new` asks its sender to confirm
   ok wait_for 10 bash -c "[ \$(ls '$dir/out/new' | wc -l) -eq 1 ]"
   ok test "$(count "$dir/in/cur")" -eq 1
@@ -77,6 +62,4 @@ printf 'From: alice@example.org\nTo: referee@example.org\nSubject: hi\nMessage-I
   "$tabula" deliver -c "$dir/t.ini" 2>>"$dir/log.big"
 ok test $? -eq 0
 ok test "$(count "$dir/out/new")" -eq 1
-echo "$pass passed, $fail failed"
-[ "$fail" -eq 0 ] && rm -rf "$dir"
-[ "$fail" -eq 0 ]
+testlib_finish "$dir"/log.*

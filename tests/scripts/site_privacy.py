@@ -41,12 +41,7 @@ GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
          "bodlaender"]
 DICE = {"backgammon", "bgchess", "lagbgchess", "tableschess"}
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:2000]))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 class Table(bymail.Table):
@@ -224,7 +219,7 @@ def main():
             ok, why = verify(mails, num)
             check("%s: the first player's mails verify (%s)" % (game, why.strip()), ok, why)
     finally:
-        status = bymail.finish(results, work)
+        status = finish(work)
     return status
 
 

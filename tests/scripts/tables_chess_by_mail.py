@@ -26,7 +26,6 @@ import glob
 import os
 import random
 import re
-import shutil
 import subprocess
 import sys
 import tempfile
@@ -37,71 +36,9 @@ RACE = "NP3RP7BP13BP16NP17KP18/np3rp6bp13bp16np17kp19:w"
 # White cannot play any roll: its pawn on the bar faces Black's block on its
 # point 1 (see main).
 NOMOVE = "P0N3RP7BP13BP16NP17KP18/np3bp13bp16np17kp19rp24:w"
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(ok)
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + detail))
-
-
-class Table:
-    def __init__(self, root):
-        self.root = root
-        self.conf = os.path.join(root, "t.ini")
-        # rate_limit=0: a scripted game sends hundreds of mails a minute;
-        # the limit itself is tested by mailcases/120-authentication.case.
-        with open(self.conf, "w") as f:
-            f.write("[tabula]\nstore_path=%s/db\ninbox=%s/in\noutbox=%s/out\n"
-                    "address=referee@example.org\ndomain=example.org\nrate_limit=0\nlog_level=1\n"
-                    % (root, root, root))
-        self.seen = set()
-        self.last = {}
-        self.n = 0
-
-    def invite(self, sender, body):
-        """A `new`; an address's first one is confirmed from that address
-        first, the way a player answers the request."""
-        self.deliver(sender, body)
-        last = self.last.get(sender)
-        if last is not None and "[tabula confirm " in str(last["Subject"]):
-            self.deliver(sender, "confirm", reply=last)
-
-    def deliver(self, sender, body, reply=None):
-        self.n += 1
-        to, subject, extra = "referee@example.org", "hi", ""
-        if reply is not None:
-            to = str(reply["Reply-To"])
-            subject = "Re: " + str(reply["Subject"])
-            extra = "In-Reply-To: %s\r\n" % reply["Message-ID"]
-        raw = ("From: %s\r\nTo: %s\r\nSubject: %s\r\nMessage-ID: <m%d@%s>\r\n%s\r\n%s\r\n"
-               % (sender, to, subject, self.n, sender.split("@")[1], extra,
-                  body.replace("\n", "\r\n")))
-        p = subprocess.run([TABULA, "deliver", "-c", self.conf], input=raw.encode(),
-                           capture_output=True, timeout=60)
-        if p.returncode != 0:
-            raise RuntimeError("deliver failed: %s" % p.stderr.decode(errors="replace"))
-        for path in sorted(glob.glob(os.path.join(self.root, "out", "new", "*"))):
-            if path in self.seen:
-                continue
-            self.seen.add(path)
-            with open(path, "rb") as f:
-                msg = email.message_from_bytes(f.read(), policy=email.policy.default)
-            self.last[str(msg["To"]).strip("<> ").lower()] = msg
-
-    def body(self, who):
-        return self.last[who].get_body(preferencelist=("plain",)).get_content()
-
-
-def legal_plays(pos):
-    out = subprocess.run([TABULA, "moves", "-g", "tableschess", pos], capture_output=True,
-                         text=True, timeout=60).stdout
-    # "COMPUTER CANONICAL": the same notation twice, each of several words
-    plays = []
-    for line in out.splitlines():
-        words = line.split()
-        plays.append(" ".join(words[len(words) // 2:]))
-    return plays
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+import bymail  # noqa: E402  (tests/harness/bymail.py)
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 def play_game(t, white, black, rng, fen=None, limit=40):
@@ -109,17 +46,17 @@ def play_game(t, white, black, rng, fen=None, limit=40):
     `limit` mails (a king can be shut out of its goal for a long time
     before TC-8 draws); returns the invitation's text."""
     t.invite(white, "new tableschess %swith %s" % ("fen=%s " % fen if fen else "", black))
-    invite = t.body(black)
+    invite = t.text(black)
     t.deliver(black, "accept\nentropy: %s's words\n" % black, reply=t.last[black])
     for _ in range(limit):
         for who in (white, black):
             if "is over" in str(t.last[who]["Subject"]):
                 return invite
         for who in (white, black):
-            body = t.body(who)
+            body = t.text(who)
             if "It is your turn" in body:
                 pos = re.search(r"^Position: (\S+)$", body, re.M).group(1)
-                plays = legal_plays(pos)
+                plays = bymail.legal(TABULA, "tableschess", pos)
                 if not plays:
                     raise RuntimeError("no plays listed for %s" % pos)
                 # A racer: home if it can, else a king move when there is
@@ -129,13 +66,13 @@ def play_game(t, white, black, rng, fen=None, limit=40):
                 t.deliver(who, rng.choice(home or king or plays), reply=t.last[who])
                 break
         else:
-            raise RuntimeError("nobody to act:\n" + t.body(white) + "\n----\n" + t.body(black))
+            raise RuntimeError("nobody to act:\n" + t.text(white) + "\n----\n" + t.text(black))
     for who in (white, black):
         # the limit's last mail may have ended the game (a chance of the dice)
         if "is over" in str(t.last[who]["Subject"]):
             return invite
     for who in (white, black):
-        if "It is your turn" in t.body(who):
+        if "It is your turn" in t.text(who):
             t.deliver(who, "resign", reply=t.last[who])
             return invite
     raise RuntimeError("game did not end in %d mails" % limit)
@@ -143,7 +80,7 @@ def play_game(t, white, black, rng, fen=None, limit=40):
 
 def main():
     root = tempfile.mkdtemp(prefix="tabula-tc-")
-    t = Table(root)
+    t = bymail.Table(TABULA, root)
     rng = random.Random(20261122)
     try:
         pairs = [("alice@example.org", "bob@example.org")]
@@ -164,16 +101,17 @@ def main():
         # of turns: see the unit tests' playouts).
         t.invite("gina@example.org", "new tableschess with hugo@example.org")
         t.deliver("hugo@example.org", "accept", reply=t.last["hugo@example.org"])
-        first = t.body("gina@example.org") + t.body("hugo@example.org")
+        first = t.text("gina@example.org") + t.text("hugo@example.org")
         check("TC-6: the opening roll is shown, one die each, then two fresh dice",
               len(re.findall(r"(?m)^Dice roll: game 2 chain 1 roll \d+ key \S+ faces \d \d",
                              first)) >= 2, first)
         for _ in range(4):
             for who in ("gina@example.org", "hugo@example.org"):
-                body = t.body(who)
+                body = t.text(who)
                 if "It is your turn" in body:
                     pos = re.search(r"^Position: (\S+)$", body, re.M).group(1)
-                    t.deliver(who, rng.choice(legal_plays(pos)), reply=t.last[who])
+                    t.deliver(who, rng.choice(bymail.legal(TABULA, "tableschess", pos)),
+                              reply=t.last[who])
                     break
         t.deliver("hugo@example.org", "resign", reply=t.last["hugo@example.org"])
         check("a game from the start, resigned",
@@ -187,7 +125,7 @@ def main():
         # is empty. The races above pass turns only when their dice say so.
         t.invite("ivan@example.org", "new tableschess fen=%s with judy@example.org" % NOMOVE)
         t.deliver("judy@example.org", "accept", reply=t.last["judy@example.org"])
-        passed = t.body("ivan@example.org")
+        passed = t.text("ivan@example.org")
         check("1.5: White's roll with no legal play passes the turn, and says so",
               "cannot move with that roll; the turn passes" in passed, passed)
         t.deliver("ivan@example.org", "resign", reply=t.last["ivan@example.org"])
@@ -231,11 +169,7 @@ def main():
               boards and not wide, "\n".join(wide[:3]))
     except Exception as e:  # a crash is a failure with its story
         check("the games ran", False, repr(e))
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if all(results):
-        shutil.rmtree(root, ignore_errors=True)
-    return 0 if all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":

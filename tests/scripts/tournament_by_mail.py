@@ -30,7 +30,6 @@ Prints "N passed, M failed".
 import os
 import random
 import re
-import shutil
 import sys
 import tempfile
 
@@ -38,13 +37,8 @@ TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
 from club import Club, body, game_of  # noqa: E402  (tests/harness/club.py)
 
-results = []
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 PLAYERS = ["alice@example.org", "bob@example.org", "carol@example.org", "dave@example.org"]
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-2000:]))
 
 
 def expected_standings(games, n):
@@ -223,13 +217,7 @@ def main():
     except Exception as e:  # a crash is a failure with its story
         import traceback
         check("the tournament ran", False, traceback.format_exc())
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    if results and all(results):
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    return 0 if results and all(results) else 1
+    return finish(root)
 
 
 if __name__ == "__main__":

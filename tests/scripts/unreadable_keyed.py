@@ -19,7 +19,6 @@ and as automatic mail (Auto-Submitted) are answered with nothing.
 Prints one line per check and "N passed, M failed".
 """
 import os
-import shutil
 import sys
 import tempfile
 
@@ -27,13 +26,8 @@ TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests"))
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[:2000]),
-          flush=True)
+sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 
 def header(sender, last, mid, extra=b""):
@@ -102,13 +96,7 @@ def main():
     if os.environ.get("TABULA_SHOW"):
         for s in shown:
             print("\n\n".join(s), "\n----")
-    failed = results.count(False)
-    print("%d passed, %d failed" % (len(results) - failed, failed))
-    if failed:
-        print("(kept %s)" % work)
-    else:
-        shutil.rmtree(work)
-    return 1 if failed else 0
+    return finish(work)
 
 
 if __name__ == "__main__":

@@ -37,6 +37,7 @@
 
 #include "mail.h"
 #include "mail_int.h" /* mail_structure_check, checked against libetpan's own tree */
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <libetpan/libetpan.h>
@@ -45,39 +46,6 @@
 #define OWN_ADDRESS "referee@example.test"
 
 /* ---- helpers ---- */
-
-static char *slurp(const char *path, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long n;
-
-  if(!f)
-    return NULL;
-  if(fseek(f, 0, SEEK_END))
-    goto out;
-  n = ftell(f);
-  if(n < 0 || fseek(f, 0, SEEK_SET))
-    goto out;
-  buf = malloc((size_t)n + 1);
-  if(!buf)
-    goto out;
-  if(fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-    goto out;
-  }
-  buf[n] = '\0';
-  *len = (size_t)n;
-out:
-  fclose(f);
-  return buf;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
 
 /* The corpus' .eml names, sorted; *n gets the count. */
 static char **corpus_names(size_t *n)
@@ -99,7 +67,7 @@ static char **corpus_names(size_t *n)
     count++;
   }
   closedir(d);
-  qsort(names, count, sizeof(*names), cmp_str);
+  qsort(names, count, sizeof(*names), ts_cmp_str);
   *n = count;
   return names;
 }
@@ -206,7 +174,7 @@ static bool expect_load(struct expect *e, const char *path)
   char *p;
 
   memset(e, 0, sizeof(*e));
-  e->buf = slurp(path, &len);
+  e->buf = ts_slurp(path, &len);
   if(!e->buf)
     return false;
   p = e->buf;
@@ -319,7 +287,7 @@ static int check_one(const char *name)
   size_t i;
 
   snprintf(path, sizeof(path), "%s/%s", CORPUS, name);
-  raw = slurp(path, &len);
+  raw = ts_slurp(path, &len);
   ck_assert_msg(raw != NULL, "cannot read %s", path);
   snprintf(path + strlen(path) - 4, 8, ".expect");
   ck_assert_msg(expect_load(&e, path), "bad or missing %s", path);
@@ -570,7 +538,7 @@ START_TEST(test_mail_parse_truncated)
     char *raw;
 
     snprintf(path, sizeof(path), "%s/%s", CORPUS, names[i]);
-    raw = slurp(path, &len);
+    raw = ts_slurp(path, &len);
     ck_assert_ptr_nonnull(raw);
     /* Prefixes, each in a buffer of exactly that size so ASan sees any
      * read past the end: every one in the first TRUNC_ALL bytes (the
@@ -654,7 +622,7 @@ START_TEST(test_mail_parse_mutated)
     char *raw;
 
     snprintf(path, sizeof(path), "%s/%s", CORPUS, names[i]);
-    raw = slurp(path, &len);
+    raw = ts_slurp(path, &len);
     ck_assert_ptr_nonnull(raw);
     for(round = 0; round < rounds; round++) {
       size_t cap = len * 2 + 256;
@@ -2231,7 +2199,7 @@ START_TEST(test_mail_compose_reply_corpus)
     char *out;
 
     snprintf(path, sizeof(path), "%s/%s", CORPUS, names[i]);
-    raw = slurp(path, &len);
+    raw = ts_slurp(path, &len);
     ck_assert_ptr_nonnull(raw);
     if(mail_parse(&m, raw, len, NULL, 0) != MAIL_OK) {
       free(raw);

@@ -16,6 +16,7 @@
  *   interrupted IMAP moves finish in one pass.
  */
 #include "mail.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <arpa/inet.h>
@@ -142,20 +143,17 @@ static void fake_sendmail(char *path, size_t cap, int code)
   unlink(p);
 }
 
-static char *slurp(const char *name)
+/* What the fake sendmail wrote to tmpdir/name, or NULL; the buffer lasts
+ * until the next call. */
+static char *written(const char *name)
 {
+  static char *last;
   char p[400];
-  static char buf[4096];
-  size_t n;
-  FILE *f;
+
+  free(last);
   snprintf(p, sizeof(p), "%s/%s", tmpdir, name);
-  f = fopen(p, "r");
-  if(!f)
-    return NULL;
-  n = fread(buf, 1, sizeof(buf) - 1, f);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
+  last = ts_slurp(p, NULL);
+  return last;
 }
 
 START_TEST(test_sendmail_pipe)
@@ -168,11 +166,11 @@ START_TEST(test_sendmail_pipe)
   ck_assert_int_eq(mail_sendmail(path, "r@example.org", "a@example.org", msg, strlen(msg), err,
                                  sizeof(err)),
                    0);
-  s = slurp("args");
+  s = written("args");
   ck_assert_ptr_nonnull(s);
   /* -i: a lone "." line does not end the message; --: no option smuggling */
   ck_assert_str_eq(s, "-i\n-f\nr@example.org\n--\na@example.org\n");
-  ck_assert_str_eq(slurp("stdin"), msg);
+  ck_assert_str_eq(written("stdin"), msg);
 
   fake_sendmail(path, sizeof(path), 75); /* EX_TEMPFAIL: queued for a retry */
   ck_assert_int_eq(mail_sendmail(path, "r@example.org", "a@example.org", msg, strlen(msg), err,
@@ -192,7 +190,7 @@ START_TEST(test_sendmail_pipe)
   ck_assert_int_eq(mail_sendmail(path, "r@example.org", "a@example.org\nBcc: b@x.org", msg,
                                  strlen(msg), err, sizeof(err)),
                    MAIL_EREFUSED);
-  ck_assert_ptr_null(slurp("args"));
+  ck_assert_ptr_null(written("args"));
   ck_assert_int_eq(mail_sendmail("sendmail", "r@example.org", "a@example.org", msg, strlen(msg),
                                  err, sizeof(err)),
                    MAIL_EIO); /* relative path: refused */

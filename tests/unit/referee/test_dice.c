@@ -6,6 +6,7 @@
  * a two-chain transcript), and transcripts built and tampered with here.
  */
 #include "dice.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -38,24 +39,6 @@ struct vectors {
 
 static struct vectors vec;
 
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long len;
-
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)len, f), len);
-  buf[len] = '\0';
-  fclose(f);
-  return buf;
-}
-
 /* Reads the ints of a space-separated list into out; returns how many. */
 static int read_ints(const char *s, int *out, int cap)
 {
@@ -74,7 +57,7 @@ static int read_ints(const char *s, int *out, int cap)
 
 static void load_vectors(void)
 {
-  char *text = slurp(TABULA_TEST_DATA "/dice/vectors.txt");
+  char *text = ts_read(TABULA_TEST_DATA "/dice/vectors.txt");
   char *line, *save = NULL;
 
   memset(&vec, 0, sizeof(vec));
@@ -226,7 +209,7 @@ static void expect(const char *text, const char *game, int want_rc, int want_rol
 START_TEST(test_dice_vectors_in_protocol_doc)
 {
   /* The data file is a copy: every value must be the protocol's own. */
-  char *doc = slurp(TABULA_SOURCE_DIR "/docs/dice-protocol.md");
+  char *doc = ts_read(TABULA_SOURCE_DIR "/docs/dice-protocol.md");
   int i;
 
   ck_assert_ptr_nonnull(strstr(doc, vec.E));
@@ -349,7 +332,7 @@ START_TEST(test_dice_faces_oracle_rows)
 {
   /* 64 rolls from the Python oracle, covering skipped bytes 252..255 and a
    * roll reaching block_2: "GAME I KEY E FACES..." per line. */
-  char *text = slurp(TABULA_TEST_DATA "/dice/faces.txt");
+  char *text = ts_read(TABULA_TEST_DATA "/dice/faces.txt");
   char *line, *save = NULL;
   int rows = 0;
 
@@ -608,7 +591,7 @@ START_TEST(test_dice_salt_and_mid_vectors)
     "f5957bf9d574d187a2f7559294fc6f36f9b689566341d51e49bbdf92bbfda4ed";
   static const char mid_want[] =
     "mid:44a9afd5ffaacf59ac0c41fa80a7eff2bb2cb174411869179de3914443f0cb8b";
-  char *doc = slurp(TABULA_SOURCE_DIR "/docs/dice-protocol.md");
+  char *doc = ts_read(TABULA_SOURCE_DIR "/docs/dice-protocol.md");
   uint8_t secret[32];
   char salt[65], mid[80], other[80];
   int i;
@@ -724,7 +707,7 @@ END_TEST
 START_TEST(test_dice_verify_oracle_transcript)
 {
   /* Made by the Python oracle: chain 2, a UTF-8 entropy, quoted lines. */
-  char *t = slurp(TABULA_TEST_DATA "/dice/chain2.txt");
+  char *t = ts_read(TABULA_TEST_DATA "/dice/chain2.txt");
   char *bad;
 
   expect(t, NULL, 0, 7, NULL);
@@ -738,7 +721,7 @@ END_TEST
 START_TEST(test_dice_verify_several_games)
 {
   char *a = vec_transcript("", "\n");
-  char *b = slurp(TABULA_TEST_DATA "/dice/chain2.txt");
+  char *b = ts_read(TABULA_TEST_DATA "/dice/chain2.txt");
   struct text both = {0};
 
   add(&both, "%s%s", a, b);

@@ -24,6 +24,7 @@
 #include "commands.h"
 #include "mail.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -35,30 +36,6 @@
 #define CORPUS TABULA_TEST_DATA "/mail"
 #define OWN_ADDRESS "referee@example.test"
 #define MAX_LINES 32
-
-static char *slurp(const char *path, size_t *len)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf = NULL;
-  long n;
-
-  if(!f)
-    return NULL;
-  if(fseek(f, 0, SEEK_END) || (n = ftell(f)) < 0 || fseek(f, 0, SEEK_SET))
-    goto out;
-  buf = malloc((size_t)n + 1);
-  if(buf && fread(buf, 1, (size_t)n, f) != (size_t)n) {
-    free(buf);
-    buf = NULL;
-  }
-  if(buf) {
-    buf[n] = '\0';
-    *len = (size_t)n;
-  }
-out:
-  fclose(f);
-  return buf;
-}
 
 struct want {
   char *buf;
@@ -77,7 +54,7 @@ static void want_load(struct want *w, const char *path)
   char *p;
 
   memset(w, 0, sizeof(*w));
-  w->buf = slurp(path, &len);
+  w->buf = ts_slurp(path, &len);
   ck_assert_msg(w->buf != NULL, "cannot read %s", path);
   for(p = w->buf; *p;) {
     char *nl = strchr(p, '\n');
@@ -181,7 +158,7 @@ static int check_mail(const char *name)
   bool automatic;
 
   snprintf(path, sizeof(path), "%s/%s", CORPUS, name);
-  raw = slurp(path, &len);
+  raw = ts_slurp(path, &len);
   ck_assert_msg(raw != NULL, "cannot read %s", path);
   snprintf(path + strlen(path) - 4, 8, ".expect");
   want_load(&w, path);
@@ -238,11 +215,6 @@ out:
   return bad;
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(const char *const *)a, *(const char *const *)b);
-}
-
 START_TEST(test_mail_corpus_commands)
 {
   DIR *d = opendir(CORPUS);
@@ -265,7 +237,7 @@ START_TEST(test_mail_corpus_commands)
     }
   }
   closedir(d);
-  qsort(names, n, sizeof(names[0]), cmp_str);
+  qsort(names, n, sizeof(names[0]), ts_cmp_str);
   /* The issue asks for at least 40 mails as real clients write them. */
   ck_assert_uint_ge(n, 40);
   for(i = 0; i < n; i++) {

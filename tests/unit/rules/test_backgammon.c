@@ -15,6 +15,7 @@
  */
 #include "backgammon_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -1189,24 +1190,6 @@ START_TEST(test_playouts)
 }
 END_TEST
 
-/* ---- render ------------------------------------------------------------- */
-
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf;
-  long n;
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = calloc(1, (size_t)n + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
-  fclose(f);
-  return buf;
-}
-
 START_TEST(test_render)
 {
   struct ref_state *s = start_game();
@@ -1217,7 +1200,7 @@ START_TEST(test_render)
 
   for(seat = 0; seat < 2; seat++) {
     ck_assert_int_eq(G->ops->render(s, seat, buf, sizeof(buf)), REF_OK);
-    want = slurp(files[seat]);
+    want = ts_read(files[seat]);
     ck_assert_msg(!strcmp(buf, want), "render seat %d:\n%s", seat, buf);
     free(want);
   }
@@ -1317,41 +1300,11 @@ END_TEST
 START_TEST(test_reason_keys)
 {
   static const char *const files[] = {"backgammon.c", "backgammon_board.c", "dice_notation.c"};
-  char path[512], *code = NULL, *part;
-  size_t len = 0, k;
-  char *reasons = slurp(TABULA_SOURCE_DIR "/templates/reasons.txt");
   static const char *const shared[] = {"unreadable", "ambiguous", "game-over", "not-your-turn",
                                        "bad-option", "bad-seat", "no-draws"};
-  char key[64], pat[80];
-  const char *p, *q;
-  int n = 0;
-  size_t i;
 
-  for(k = 0; k < sizeof(files) / sizeof(files[0]); k++) {
-    snprintf(path, sizeof(path), "%s/referee/rules/%s", TABULA_SOURCE_DIR, files[k]);
-    part = slurp(path);
-    code = realloc(code, len + strlen(part) + 1);
-    ck_assert_ptr_nonnull(code);
-    memcpy(code + len, part, strlen(part) + 1);
-    len += strlen(part);
-    free(part);
-  }
-  for(p = strstr(code, "\"bg-"); p; p = strstr(q, "\"bg-")) {
-    q = strchr(p + 1, '"');
-    ck_assert_ptr_nonnull(q);
-    snprintf(key, sizeof(key), "%.*s", (int)(q - p - 1), p + 1);
-    snprintf(pat, sizeof(pat), "\n%s = ", key);
-    ck_assert_msg(strstr(reasons, pat) != NULL, "reason %s not in templates/reasons.txt", key);
-    q++;
-    n++;
-  }
-  ck_assert_int_ge(n, 18);
-  for(i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
-    snprintf(pat, sizeof(pat), "\n%s = ", shared[i]);
-    ck_assert_msg(strstr(reasons, pat) != NULL, "reason %s missing", shared[i]);
-  }
-  free(code);
-  free(reasons);
+  ts_assert_reason_keys(files, sizeof(files) / sizeof(files[0]), "bg-", 18, shared,
+                        sizeof(shared) / sizeof(shared[0]));
 }
 END_TEST
 

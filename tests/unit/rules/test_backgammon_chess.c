@@ -15,6 +15,7 @@
 #include "backgammon_int.h"
 #include "chess_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -40,22 +41,6 @@ static uint64_t rnd(uint64_t n)
   z = (z ^ (z >> 30)) * 0xbf58476d1ce4e5b9ull;
   z = (z ^ (z >> 27)) * 0x94d049bb133111ebull;
   return (z ^ (z >> 31)) % n;
-}
-
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf;
-  long n;
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = calloc(1, (size_t)n + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)n, f), n);
-  fclose(f);
-  return buf;
 }
 
 static struct ref_state *game(const char *options)
@@ -729,7 +714,7 @@ START_TEST(test_render)
       ck_assert_ptr_nonnull(nl);
       ck_assert_int_le(nl - line, 72);
     }
-    want = slurp(files[seat]);
+    want = ts_read(files[seat]);
     ck_assert_msg(!strcmp(buf, want), "render seat %d:\n%s", seat, buf);
     free(want);
   }
@@ -743,45 +728,12 @@ START_TEST(test_reason_keys)
 {
   static const char *const files[] = {"backgammon_chess.c", "backgammon_chess_board.c",
                                       "backgammon_chess_notation.c"};
-  char *code = NULL;
-  size_t f, len = 0;
-  char *reasons = slurp(TABULA_SOURCE_DIR "/templates/reasons.txt");
   static const char *const shared[] = {"unreadable", "ambiguous", "game-over", "not-your-turn",
                                        "bad-option", "bad-seat", "no-such-move",
                                        "promotion-piece-missing", "illegal"};
-  char key[64], pat[80];
-  const char *p, *q;
-  int n = 0;
-  size_t i;
 
-  for(f = 0; f < sizeof(files) / sizeof(files[0]); f++) {
-    char path[256], *one;
-    size_t n1;
-    snprintf(path, sizeof(path), "%s/referee/rules/%s", TABULA_SOURCE_DIR, files[f]);
-    one = slurp(path);
-    n1 = strlen(one);
-    code = realloc(code, len + n1 + 1);
-    ck_assert_ptr_nonnull(code);
-    memcpy(code + len, one, n1 + 1);
-    len += n1;
-    free(one);
-  }
-  for(p = strstr(code, "\"bc-"); p; p = strstr(q, "\"bc-")) {
-    q = strchr(p + 1, '"');
-    ck_assert_ptr_nonnull(q);
-    snprintf(key, sizeof(key), "%.*s", (int)(q - p - 1), p + 1);
-    snprintf(pat, sizeof(pat), "\n%s = ", key);
-    ck_assert_msg(strstr(reasons, pat) != NULL, "reason %s not in templates/reasons.txt", key);
-    q++;
-    n++;
-  }
-  ck_assert_int_ge(n, 15);
-  for(i = 0; i < sizeof(shared) / sizeof(shared[0]); i++) {
-    snprintf(pat, sizeof(pat), "\n%s = ", shared[i]);
-    ck_assert_msg(strstr(reasons, pat) != NULL, "reason %s missing", shared[i]);
-  }
-  free(code);
-  free(reasons);
+  ts_assert_reason_keys(files, sizeof(files) / sizeof(files[0]), "bc-", 15, shared,
+                        sizeof(shared) / sizeof(shared[0]));
 }
 END_TEST
 
@@ -794,11 +746,6 @@ END_TEST
     if(!(cond))                                                                                  \
       ck_abort_msg(__VA_ARGS__);                                                                 \
   } while(0)
-
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* Sorted '|'-joined list of the formatted moves of g in state s, a roll
  * prefix "(roll a-b) " dropped. */
@@ -820,7 +767,7 @@ static void move_set(const struct ref_game_desc *g, const struct ref_state *s, c
       t = strchr(t, ')') + 2;
     v[i] = strdup(t);
   }
-  qsort(v, l.n, sizeof(*v), cmp_str);
+  qsort(v, l.n, sizeof(*v), ts_cmp_str);
   for(i = 0; i < l.n; i++) {
     k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s%s", i ? "|" : "", v[i]);
     free(v[i]);

@@ -19,12 +19,15 @@
  */
 #include "board_geometry_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DATA TABULA_TEST_DATA "/backtoback/"
 
 static const struct ref_game_desc *G;
 
@@ -44,45 +47,6 @@ static const struct ref_game_desc *G;
 /* BB-1, written out here again (not taken from the code under test). */
 static const char *const holes_pinwheel = "a1 b1 a2 b2 a3 b3 m6 n6 m7 n7 m8 n8";
 static const char *const holes_corners = "a1 b1 a2 a8 b8 a7 n1 m1 n2 n8 m8 n7";
-
-/* ---- helpers ---- */
-
-static char *slurp(const char *name)
-{
-  char path[512];
-  FILE *f;
-  long len;
-  char *buf;
-
-  snprintf(path, sizeof(path), "%s/backtoback/%s", TABULA_TEST_DATA, name);
-  f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-  buf[len] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static char *next_line(char **cursor)
-{
-  char *line = *cursor, *nl;
-  if(!line || !*line)
-    return NULL;
-  nl = strchr(line, '\n');
-  if(nl) {
-    *nl = '\0';
-    *cursor = nl + 1;
-  }
-  else {
-    *cursor = line + strlen(line);
-  }
-  return line;
-}
 
 /* Splits "a | b | c" in place; returns the number of fields. */
 static int split_bars(char *line, char **f, int max)
@@ -135,30 +99,6 @@ static void canonical(const struct ref_state *s, const struct ref_move *m, char 
 {
   REQUIRE(G->ops->format(s, m, REF_NOTATION_CANONICAL, buf, REF_NOTATION_MAX) == REF_OK,
           "format failed");
-}
-
-/* Parses and applies each space-separated move; ok() after each. */
-static void play(struct ref_state *s, const char *moves)
-{
-  char buf[1024], *p = buf, *tok;
-  struct ref_move m;
-  struct ref_err err;
-
-  snprintf(buf, sizeof(buf), "%s", moves);
-  while(*p) {
-    while(*p == ' ')
-      p++;
-    if(!*p)
-      break;
-    tok = p;
-    while(*p && *p != ' ')
-      p++;
-    if(*p)
-      *p++ = '\0';
-    ck_assert_msg(G->ops->parse(s, tok, &m, &err) == REF_OK, "parse %s: %s", tok, err.reason);
-    ck_assert_int_eq(G->ops->apply(s, &m), REF_OK);
-    ck_assert_msg(G->ops->ok(s), "ok() after %s", tok);
-  }
 }
 
 /* parse must refuse `text` with `reason` and change nothing. */
@@ -287,43 +227,6 @@ static char piece_at(const struct ref_state *s, const char *name)
 }
 
 static uint64_t rng_state;
-static uint32_t rng(void)
-{
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-
-static long env_long(const char *name, long def)
-{
-  const char *v = getenv(name);
-  return v && *v ? strtol(v, NULL, 10) : def;
-}
-
-/* Every reason key must be worded in templates/reasons.txt. */
-static void assert_worded(const char *reason)
-{
-  static char *reasons;
-  char path[512], key[64];
-  FILE *f;
-
-  if(!reasons) {
-    long len;
-    snprintf(path, sizeof(path), "%s/templates/reasons.txt", TABULA_SOURCE_DIR);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    reasons = calloc(1, (size_t)len + 2);
-    ck_assert_ptr_nonnull(reasons);
-    reasons[0] = '\n';
-    ck_assert_int_eq(fread(reasons + 1, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-  }
-  snprintf(key, sizeof(key), "\n%s = ", reason);
-  ck_assert_msg(strstr(reasons, key) != NULL, "reason key %s is not in templates/reasons.txt",
-                reason);
-}
 
 /* ---- descriptor ---- */
 
@@ -427,7 +330,7 @@ START_TEST(test_bb_t2_castling_sequence)
   struct ref_state *s = state_new(NULL);
   char fen[256];
 
-  play(s, "Nh3-j4 f5-d5 i3-k3 f6-d6 Bh2-i3 f7-d7 O-O");
+  ts_play_words(G, s, "Nh3-j4 f5-d5 i3-k3 f6-d6 Bh2-i3 f7-d7 O-O");
   ck_assert_int_eq(piece_at(s, "h3"), 'K');
   ck_assert_int_eq(piece_at(s, "h2"), 'R');
   ck_assert_int_eq(piece_at(s, "h1"), '.');
@@ -447,12 +350,12 @@ START_TEST(test_bb_t2_castling_shapes)
 
   /* White O-O-O: K H1-G1-G2, R G4-G1. */
   s = state_fen(bare);
-  play(s, "O-O-O");
+  ts_play_words(G, s, "O-O-O");
   ck_assert_int_eq(piece_at(s, "g2"), 'K');
   ck_assert_int_eq(piece_at(s, "g1"), 'R');
   ck_assert_int_eq(piece_at(s, "g4"), '.');
   /* Black O-O (BB-8): K G8-G6, R G5-G7. */
-  play(s, "O-O");
+  ts_play_words(G, s, "O-O");
   ck_assert_int_eq(piece_at(s, "g6"), 'k');
   ck_assert_int_eq(piece_at(s, "g7"), 'r');
   ck_assert_int_eq(piece_at(s, "g5"), '.');
@@ -460,11 +363,11 @@ START_TEST(test_bb_t2_castling_shapes)
 
   /* White O-O by the king's squares (BB-D4: the seed writes H1-H3). */
   s = state_fen(bare);
-  play(s, "Kh1-h3");
+  ts_play_words(G, s, "Kh1-h3");
   ck_assert_int_eq(piece_at(s, "h3"), 'K');
   ck_assert_int_eq(piece_at(s, "h2"), 'R');
   /* Black O-O-O (BB-8): K G8-H8-H7, R H5-H8. */
-  play(s, "O-O-O");
+  ts_play_words(G, s, "O-O-O");
   ck_assert_int_eq(piece_at(s, "h7"), 'k');
   ck_assert_int_eq(piece_at(s, "h8"), 'r');
   free(s);
@@ -488,7 +391,7 @@ START_TEST(test_bb_t2_castling_shapes)
 
   /* h1-g2 is the king's step, not O-O-O (BB-D4): the rights go, the rook stays. */
   s = state_fen(bare);
-  play(s, "h1-g2");
+  ts_play_words(G, s, "h1-g2");
   ck_assert_int_eq(piece_at(s, "g2"), 'K');
   ck_assert_int_eq(piece_at(s, "g4"), 'R');
   free(s);
@@ -510,7 +413,7 @@ START_TEST(test_bb_t2_castling_shapes)
   free(s);
   /* A rook that moved takes its right along. */
   s = state_fen(bare);
-  play(s, "Rh4-l4 Rg5-c5 Rl4-h4 Rc5-g5");
+  ts_play_words(G, s, "Rh4-l4 Rg5-c5 Rl4-h4 Rc5-g5");
   refuse(s, "O-O", REF_EILLEGAL, "castle-no-right");
   ck_assert(has_move(s, "O-O-O"));
   free(s);
@@ -526,19 +429,19 @@ START_TEST(test_bb_t3_sideways_en_passant)
   struct ref_state *s = state_fen(start);
   char fen[256];
 
-  play(s, "f7-d7");
+  ts_play_words(G, s, "f7-d7");
   encode(s, fen, sizeof(fen));
   /* The position string names the crossed square and the pawn (e7d7). */
   ck_assert_str_eq(fen, "6k5##/3p8##/3P8##/14/14/##12/##12/##5K6 w - e7d7 0 2");
   ck_assert(has_move(s, "d6xe7"));
-  play(s, "d6xe7");
+  ts_play_words(G, s, "d6xe7");
   ck_assert_int_eq(piece_at(s, "e7"), 'P');
   ck_assert_int_eq(piece_at(s, "d7"), '.');
   ck_assert_int_eq(piece_at(s, "d6"), '.');
   free(s);
 
   s = state_fen(start);
-  play(s, "f7-d7 Kh1-h2 Kg8-h8");
+  ts_play_words(G, s, "f7-d7 Kh1-h2 Kg8-h8");
   ck_assert(!has_move(s, "d6xe7"));
   refuse(s, "d6xe7", REF_EILLEGAL, "not-a-capture");
   free(s);
@@ -629,7 +532,7 @@ START_TEST(test_bb_pawns)
   ck_assert(has_move(s, "i1-i2"));
   ck_assert(has_move(s, "i1-i3"));
   /* BB-D1: after i1-j1 and back j1-i1 the pawn has moved: no two-step. */
-  play(s, "i1-j1 Kg8-h8 j1-i1 Kh8-g8");
+  ts_play_words(G, s, "i1-j1 Kg8-h8 j1-i1 Kh8-g8");
   ck_assert(!has_move(s, "i1-k1"));
   ck_assert(!has_move(s, "i1-i3"));
   ck_assert(has_move(s, "i1-i2"));
@@ -664,7 +567,7 @@ START_TEST(test_bb_pawns)
   ck_assert(has_move(s, "b7-b8=Q"));
   ck_assert(has_move(s, "b7-b8=N"));
   refuse(s, "b7-b8", REF_EILLEGAL, "promotion-piece-missing");
-  play(s, "b8=R m2-m1=Q+");
+  ts_play_words(G, s, "b8=R m2-m1=Q+");
   ck_assert_int_eq(piece_at(s, "b8"), 'R');
   ck_assert_int_eq(piece_at(s, "m1"), 'q');
   free(s);
@@ -695,10 +598,10 @@ END_TEST
  * walk (legal + apply, with ok() after each apply) agrees at depth 2. */
 START_TEST(test_bb_perft_table)
 {
-  char *data = slurp("perft.txt"), *cursor = data, *line, *f[4];
+  char *data = ts_read(DATA "perft.txt"), *cursor = data, *line, *f[4];
   int rows = 0;
 
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_state *s;
     char *p;
     int d;
@@ -770,13 +673,13 @@ static const struct ref_geo_spec chess8 = {
  * mirror, to depth 4): the generalisation checked against an outside oracle. */
 START_TEST(test_bb_machinery_chess8_perft)
 {
-  char *data = slurp("chess8_perft.txt"), *cursor = data, *line, *f[2];
+  char *data = ts_read(DATA "chess8_perft.txt"), *cursor = data, *line, *f[2];
   struct ref_geo *g = malloc(sizeof(*g));
-  int rows = 0, maxdepth = (int)env_long("TABULA_PERFT_MAXDEPTH", 4);
+  int rows = 0, maxdepth = (int)ts_env_long("TABULA_PERFT_MAXDEPTH", 4);
 
   ck_assert_ptr_nonnull(g);
   ck_assert_int_eq(ref_geo_build(g, &chess8), REF_OK);
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_geo_pos pos;
     const char *reason;
     char again[256], *p;
@@ -887,8 +790,8 @@ static void check_holes(const struct ref_state *s, const char *holes)
  * computer text parse back to the same move) and position round trips. */
 START_TEST(test_bb_random_playouts)
 {
-  long games = env_long("TABULA_BB_GAMES", 60), g;
-  int cap = (int)env_long("TABULA_BB_PLIES", 300);
+  long games = ts_env_long("TABULA_BB_GAMES", 60), g;
+  int cap = (int)ts_env_long("TABULA_BB_PLIES", 300);
   long plies = 0, ends[REF_END_LAST] = {0};
 
   rng_state = 0xB2B2000000000009ull;
@@ -912,7 +815,7 @@ START_TEST(test_bb_random_playouts)
         break;
       ref_movelist_clear(&list);
       REQUIRE(G->ops->legal(s, &list) == REF_OK && list.n > 0, "no legal move in a running game");
-      m = list.v[rng() % list.n];
+      m = list.v[ts_lcg(&rng_state) % list.n];
       canonical(s, &m, canon);
       REQUIRE(G->ops->format(s, &m, REF_NOTATION_COMPUTER, comp, sizeof(comp)) == REF_OK,
               "format");
@@ -952,10 +855,10 @@ END_TEST
  * is a position string, or "start" / "corners". */
 START_TEST(test_bb_parse_cases)
 {
-  char *data = slurp("parse.txt"), *cursor = data, *line, *f[3];
+  char *data = ts_read(DATA "parse.txt"), *cursor = data, *line, *f[3];
   int rows = 0;
 
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_state *s;
     struct ref_move m;
     struct ref_err err;
@@ -975,7 +878,7 @@ START_TEST(test_bb_parse_cases)
       ck_assert_msg(rc != REF_OK, "%s: accepted, want %s", f[1], f[2]);
       ck_assert_msg(!strcmp(err.reason, f[2] + 1), "%s: reason %s, want %s", f[1], err.reason,
                     f[2] + 1);
-      assert_worded(err.reason);
+      ts_assert_worded(err.reason);
       ck_assert_int_le(err.nsuggest, REF_SUGGEST_MAX);
     }
     else {
@@ -1012,14 +915,14 @@ START_TEST(test_bb_parse_garbage)
   for(i = 0; i < sizeof(junk) / sizeof(junk[0]); i++) {
     int rc = G->ops->parse(s, junk[i], &m, &err);
     ck_assert_msg(rc != REF_OK, "junk '%s' accepted", junk[i]);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
   }
   ck_assert_int_eq(G->ops->parse(s, NULL, &m, &err), REF_EPARSE);
   rng_state = 42;
   for(k = 0; k < 3000; k++) {
-    int len = (int)(rng() % 12), j;
+    int len = (int)(ts_lcg(&rng_state) % 12), j;
     for(j = 0; j < len; j++)
-      buf[j] = (char)(1 + rng() % 255);
+      buf[j] = (char)(1 + ts_lcg(&rng_state) % 255);
     buf[len] = '\0';
     if(G->ops->parse(s, buf, &m, &err) == REF_OK) {
       /* Whatever was accepted is a legal move that formats. */
@@ -1027,7 +930,7 @@ START_TEST(test_bb_parse_garbage)
       canonical(s, &m, canon);
     }
     else {
-      assert_worded(err.reason);
+      ts_assert_worded(err.reason);
     }
   }
   encode(s, after, sizeof(after));
@@ -1077,7 +980,7 @@ START_TEST(test_bb_checkmate_and_stalemate)
 
   /* The holes help: a king on c1 has no b1, b2 (BB-1). */
   s = state_fen("12##/12##/12##/14/6R7/##12/##12/##k1K9 w - - 0 1");
-  play(s, "Ke1-e2 Kc1-c2 Rg4-c4#");
+  ts_play_words(G, s, "Ke1-e2 Kc1-c2 Rg4-c4#");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_OVER);
   ck_assert_int_eq(st.end, REF_END_CHECKMATE);
@@ -1104,25 +1007,25 @@ START_TEST(test_bb_repetition)
   struct ref_status st;
   struct ref_err err;
 
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-not-claimable");
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
-  play(s, "Nj7-h6");
+  ts_play_words(G, s, "Nj7-h6");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_OVER);
   ck_assert_int_eq(st.end, REF_END_FIVEFOLD);
   free(s);
 
   s = state_new(NULL);
-  play(s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
+  ts_play_words(G, s, "Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6 Ng3-e2 Nh6-j7 Ne2-g3 Nj7-h6");
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_OK);
   G->ops->status(s, &st);
   ck_assert_int_eq(st.end, REF_END_THREEFOLD);
@@ -1141,7 +1044,7 @@ START_TEST(test_bb_move_rules_and_dead_positions)
   struct ref_err err;
 
   s = state_fen("6k5##/12##/12##/14/14/##12/##R11/##5K6 w - - 99 80");
-  play(s, "Kh1-h2");
+  ts_play_words(G, s, "Kh1-h2");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_OK);
@@ -1150,7 +1053,7 @@ START_TEST(test_bb_move_rules_and_dead_positions)
   free(s);
 
   s = state_fen("6k5##/12##/12##/14/14/##12/##R11/##5K6 w - - 149 80");
-  play(s, "Kh1-h2");
+  ts_play_words(G, s, "Kh1-h2");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.end, REF_END_SEVENTY_FIVE);
   free(s);
@@ -1178,7 +1081,7 @@ START_TEST(test_bb_move_rules_and_dead_positions)
   s = state_new("fide_draws=off;fen=6k5##/12##/12##/14/14/##12/##B11/##5K6 w - - 149 80");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
-  play(s, "Kh1-h2");
+  ts_play_words(G, s, "Kh1-h2");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
   ck_assert(!st.draw_claimable);
@@ -1196,7 +1099,7 @@ START_TEST(test_bb_actions)
 
   ck_assert_int_eq(G->ops->act(s, 2, REF_ACT_RESIGN, 1, &err), REF_EINVAL);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DOUBLE, 0, &err), REF_EPHASE);
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_LAST, 0, &err), REF_EINVAL);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_OK);
   G->ops->status(s, &st);
@@ -1257,7 +1160,7 @@ START_TEST(test_bb_options)
   ck_assert_str_eq(err.reason, "bb-bad-option");
   ck_assert_int_eq(G->ops->init(s, "colour=red", &err), REF_EINVAL);
   ck_assert_str_eq(err.reason, "bb-unknown-option");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_str_eq(err.detail, "colour");
   /* A corners position on the pinwheel board asked for explicitly. */
   ck_assert_int_eq(G->ops->init(s, "b2b_board=pinwheel;fen=" START_CORNERS, &err), REF_EINVAL);
@@ -1273,13 +1176,13 @@ END_TEST
  * leaves the state as it was. */
 START_TEST(test_bb_fen_invalid)
 {
-  char *data = slurp("fen_invalid.txt"), *cursor = data, *line, *f[2];
+  char *data = ts_read(DATA "fen_invalid.txt"), *cursor = data, *line, *f[2];
   struct ref_state *s = state_new(NULL);
   char before[256], after[256];
   int rows = 0;
 
   encode(s, before, sizeof(before));
-  while((line = next_line(&cursor))) {
+  while((line = ts_next_line(&cursor))) {
     struct ref_err err;
     if(!*line || *line == '#')
       continue;
@@ -1287,7 +1190,7 @@ START_TEST(test_bb_fen_invalid)
     memset(&err, 0, sizeof(err));
     ck_assert_msg(G->ops->decode(s, f[1], &err) == REF_EINVAL, "accepted: %s", f[1]);
     ck_assert_msg(!strcmp(err.reason, f[0]), "%s: %s, want %s", f[1], err.reason, f[0]);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
     encode(s, after, sizeof(after));
     ck_assert_str_eq(before, after);
     ck_assert(G->ops->ok(s));
@@ -1359,12 +1262,12 @@ START_TEST(test_bb_render)
 
   for(i = 0; i < sizeof(cases) / sizeof(cases[0]); i++) {
     struct ref_state *s = state_new(cases[i].options);
-    char *want = slurp(cases[i].file), *line, *cursor;
+    char *want = ts_readf(DATA "%s", cases[i].file), *line, *cursor;
     ck_assert_int_eq(G->ops->render(s, cases[i].seat, buf, sizeof(buf)), REF_OK);
     ck_assert_str_eq(buf, want);
     /* Plain ASCII, at most 72 columns (rules.h). */
     cursor = buf;
-    while((line = next_line(&cursor))) {
+    while((line = ts_next_line(&cursor))) {
       const char *c;
       ck_assert_int_le(strlen(line), 72);
       for(c = line; *c; c++)

@@ -15,6 +15,7 @@
  */
 #include "checkers_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -76,11 +77,6 @@ static void encode(const struct ref_state *s, char *buf, size_t cap)
   ck_assert_int_eq(game()->ops->encode(s, buf, cap), REF_OK);
 }
 
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* The legal moves of s in `style`, sorted, joined by spaces into buf. */
 static void legal_text(const struct ref_state *s, enum ref_notation style, char *buf, size_t cap)
 {
@@ -96,7 +92,7 @@ static void legal_text(const struct ref_state *s, enum ref_notation style, char 
     v[i] = malloc(REF_NOTATION_MAX);
     ck_assert_int_eq(g->ops->format(s, &list.v[i], style, v[i], REF_NOTATION_MAX), REF_OK);
   }
-  qsort(v, list.n, sizeof(*v), cmp_str);
+  qsort(v, list.n, sizeof(*v), ts_cmp_str);
   buf[0] = '\0';
   for(i = 0; i < list.n; i++) {
     len += (size_t)snprintf(buf + len, cap - len, "%s%s", i ? " " : "", v[i]);
@@ -105,25 +101,6 @@ static void legal_text(const struct ref_state *s, enum ref_notation style, char 
   }
   free(v);
   ref_movelist_free(&list);
-}
-
-/* Reads a whole data file; the caller frees it. */
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf;
-  long n;
-
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
 }
 
 /* Square n (1..32) in algebraic notation, from the diagram of rules-spec
@@ -311,7 +288,7 @@ END_TEST
 static int check_perft_file(const char *path, int max_depth)
 {
   const struct ref_game_desc *g = game();
-  char *text = slurp(path), *line, *save = NULL;
+  char *text = ts_read(path), *line, *save = NULL;
   int lines = 0;
 
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -394,7 +371,7 @@ static uint64_t walk(const struct ref_state *s, int depth)
 static int check_divide_file(const char *path)
 {
   const struct ref_game_desc *g = game();
-  char *text = slurp(path), *line, *save = NULL;
+  char *text = ts_read(path), *line, *save = NULL;
   char want[4096], got[4096], fen[256];
   int blocks = 0, depth = 0;
   size_t wlen = 0;
@@ -432,7 +409,7 @@ static int check_divide_file(const char *path)
         v[i] = malloc(REF_NOTATION_MAX + 24);
         snprintf(v[i], REF_NOTATION_MAX + 24, "%s: %llu", mv, (unsigned long long)n);
       }
-      qsort(v, list.n, sizeof(*v), cmp_str);
+      qsort(v, list.n, sizeof(*v), ts_cmp_str);
       got[0] = '\0';
       for(i = 0; i < list.n; i++) {
         glen += (size_t)snprintf(got + glen, sizeof(got) - glen, "%s\n", v[i]);
@@ -642,7 +619,7 @@ END_TEST
 START_TEST(test_checkers_parse_table)
 {
   const struct ref_game_desc *g = game();
-  char *text = slurp(DATA "parse.txt"), *line, *save = NULL;
+  char *text = ts_read(DATA "parse.txt"), *line, *save = NULL;
   int cases = 0;
 
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
@@ -1016,7 +993,7 @@ START_TEST(test_checkers_pdn)
   /* Too small a buffer is an error, not a cut string. */
   ck_assert_int_eq(g->ops->encode(s, buf, 10), REF_EINVAL);
 
-  text = slurp(DATA "bad_fen.txt");
+  text = ts_read(DATA "bad_fen.txt");
   for(line = strtok_r(text, "\n", &save); line; line = strtok_r(NULL, "\n", &save)) {
     if(line[0] == '#')
       continue;
@@ -1116,11 +1093,11 @@ START_TEST(test_checkers_render)
   const char *p;
 
   ck_assert_int_eq(g->ops->render(s, 0, buf, sizeof(buf)), REF_OK);
-  want = slurp(DATA "render_start_black.txt");
+  want = ts_read(DATA "render_start_black.txt");
   ck_assert_str_eq(buf, want);
   free(want);
   ck_assert_int_eq(g->ops->render(s, 1, buf, sizeof(buf)), REF_OK);
-  want = slurp(DATA "render_start_white.txt");
+  want = ts_read(DATA "render_start_white.txt");
   ck_assert_str_eq(buf, want);
   free(want);
   /* T-CK-1 played out: the last move 12x19 marked from Black's side. */
@@ -1130,7 +1107,7 @@ START_TEST(test_checkers_render)
   play(s, "23x16");
   play(s, "12x19");
   ck_assert_int_eq(g->ops->render(s, 0, buf, sizeof(buf)), REF_OK);
-  want = slurp(DATA "render_tck1_black.txt");
+  want = ts_read(DATA "render_tck1_black.txt");
   ck_assert_str_eq(buf, want);
   free(want);
   /* At most 72 columns, no trailing blanks. */

@@ -17,12 +17,15 @@
  */
 #include "chess_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+
+#define DATA TABULA_TEST_DATA "/chess/"
 
 static const struct ref_game_desc *G;
 
@@ -35,46 +38,6 @@ static const char *const roots[] = {
   "rnbq1k1r/pp1Pbppp/2p5/8/2B5/8/PPP1NnPP/RNBQK2R w KQ - 1 8",
   "r4rk1/1pp1qppp/p1np1n2/2b1p1B1/2B1P1b1/P1NP1N2/1PP1QPPP/R4RK1 w - - 0 10",
 };
-
-/* ---- helpers ---- */
-
-static char *slurp(const char *name)
-{
-  char path[512];
-  FILE *f;
-  long len;
-  char *buf;
-
-  snprintf(path, sizeof(path), "%s/chess/%s", TABULA_TEST_DATA, name);
-  f = fopen(path, "rb");
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  len = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)len + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)len, f), (size_t)len);
-  buf[len] = '\0';
-  fclose(f);
-  return buf;
-}
-
-/* Next line of *cursor (NUL-terminated in place), or NULL at the end. */
-static char *next_line(char **cursor)
-{
-  char *line = *cursor, *nl;
-  if(!line || !*line)
-    return NULL;
-  nl = strchr(line, '\n');
-  if(nl) {
-    *nl = '\0';
-    *cursor = nl + 1;
-  }
-  else {
-    *cursor = line + strlen(line);
-  }
-  return line;
-}
 
 static struct ref_state *state_new(const char *fen, const char *options)
 {
@@ -98,76 +61,9 @@ static void encode(const struct ref_state *s, char *buf, size_t cap)
   ck_assert_int_eq(G->ops->encode(s, buf, cap), REF_OK);
 }
 
-/* Parses and applies each space-separated move, checking ok() each time. */
-static void play(struct ref_state *s, const char *moves)
-{
-  char buf[1024], *p = buf, *tok;
-  struct ref_move m;
-  struct ref_err err;
-
-  snprintf(buf, sizeof(buf), "%s", moves);
-  while(*p) {
-    while(*p == ' ')
-      p++;
-    if(!*p)
-      break;
-    tok = p;
-    while(*p && *p != ' ')
-      p++;
-    if(*p)
-      *p++ = '\0';
-    ck_assert_msg(G->ops->parse(s, tok, &m, &err) == REF_OK, "parse %s: %s", tok, err.reason);
-    ck_assert_int_eq(G->ops->apply(s, &m), REF_OK);
-    ck_assert_msg(G->ops->ok(s), "ok() after %s", tok);
-  }
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
-
 /* Deterministic generator for the random games (tests may use one; the
  * rules core may not). */
 static uint64_t rng_state;
-static uint32_t rng(void)
-{
-  rng_state = rng_state * 6364136223846793005ull + 1442695040888963407ull;
-  return (uint32_t)(rng_state >> 33);
-}
-
-static long env_long(const char *name, long def)
-{
-  const char *v = getenv(name);
-  return v && *v ? strtol(v, NULL, 10) : def;
-}
-
-/* Every reason key the core returns must be worded in templates/reasons.txt
- * (the core returns keys, never sentences). */
-static void assert_worded(const char *reason)
-{
-  static char *reasons;
-  char path[512], key[64];
-  FILE *f;
-
-  if(!reasons) {
-    long len;
-    snprintf(path, sizeof(path), "%s/templates/reasons.txt", TABULA_SOURCE_DIR);
-    f = fopen(path, "rb");
-    ck_assert_msg(f != NULL, "cannot open %s", path);
-    fseek(f, 0, SEEK_END);
-    len = ftell(f);
-    fseek(f, 0, SEEK_SET);
-    reasons = calloc(1, (size_t)len + 2);
-    ck_assert_ptr_nonnull(reasons);
-    reasons[0] = '\n';
-    ck_assert_int_eq(fread(reasons + 1, 1, (size_t)len, f), (size_t)len);
-    fclose(f);
-  }
-  snprintf(key, sizeof(key), "\n%s = ", reason);
-  ck_assert_msg(strstr(reasons, key) != NULL, "reason key %s is not in templates/reasons.txt",
-                reason);
-}
 
 /* ---- descriptor ---- */
 
@@ -192,12 +88,12 @@ END_TEST
 
 START_TEST(test_chess_perft_epd)
 {
-  char *text = slurp("perft.epd"), *cur = text, *line;
-  long maxdepth = env_long("TABULA_PERFT_MAXDEPTH", 4);
-  long budget = env_long("TABULA_PERFT_BUDGET", 20000000);
+  char *text = ts_read(DATA "perft.epd"), *cur = text, *line;
+  long maxdepth = ts_env_long("TABULA_PERFT_MAXDEPTH", 4);
+  long budget = ts_env_long("TABULA_PERFT_BUDGET", 20000000);
   int positions = 0, checked = 0;
 
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     char *semi, *f, fen[128], out[128];
     struct ref_state *s;
     if(!*line || *line == '#')
@@ -232,11 +128,11 @@ END_TEST
 
 START_TEST(test_chess_divide_stockfish)
 {
-  char *text = slurp("divide.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "divide.txt"), *cur = text, *line;
   char fen[128] = "", *want[REF_CH_MAX_MOVES], *got[REF_CH_MAX_MOVES];
   int nwant = 0, depth = 0, blocks = 0;
 
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     if(!strncmp(line, "fen ", 4)) {
       snprintf(fen, sizeof(fen), "%s", line + 4);
       nwant = 0;
@@ -268,7 +164,7 @@ START_TEST(test_chess_divide_stockfish)
         got[i] = malloc(REF_NOTATION_MAX + 24);
         snprintf(got[i], REF_NOTATION_MAX + 24, "%s: %llu", uci, (unsigned long long)n);
       }
-      qsort(got, list.n, sizeof(got[0]), cmp_str);
+      qsort(got, list.n, sizeof(got[0]), ts_cmp_str);
       for(i = 0; i < list.n; i++) {
         ck_assert_msg(!strcmp(got[i], want[i]), "%s: got %s, stockfish %s", fen, got[i], want[i]);
         free(got[i]);
@@ -304,13 +200,13 @@ static void long_form(const struct ref_state *s, const struct ref_move *m, const
 
 START_TEST(test_chess_san_chessjs)
 {
-  char *text = slurp("san.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "san.txt"), *cur = text, *line;
   char fen[128] = "", *want[REF_CH_MAX_MOVES], *got[REF_CH_MAX_MOVES];
   int nwant = 0, blocks = 0;
   bool in_block = false;
 
   /* A blank line closes a block; the file ends with one too. */
-  while((line = next_line(&cur)) || in_block) {
+  while((line = ts_next_line(&cur)) || in_block) {
     if(line && !strncmp(line, "fen ", 4)) {
       snprintf(fen, sizeof(fen), "%s", line + 4);
       nwant = 0;
@@ -350,7 +246,7 @@ START_TEST(test_chess_san_chessjs)
                         forms[k]);
         }
       }
-      qsort(got, list.n, sizeof(got[0]), cmp_str);
+      qsort(got, list.n, sizeof(got[0]), ts_cmp_str);
       for(i = 0; i < list.n; i++) {
         ck_assert_msg(!strcmp(got[i], want[i]), "%s: got %s, chess.js %s", fen, got[i], want[i]);
         free(got[i]);
@@ -423,7 +319,7 @@ static void random_games(int ngames, const char *options, int maxplies)
       ref_movelist_clear(&list);
       ck_assert_int_eq(G->ops->legal(s, &list), REF_OK);
       ck_assert_uint_gt(list.n, 0);
-      ck_assert_int_eq(G->ops->apply(s, &list.v[rng() % list.n]), REF_OK);
+      ck_assert_int_eq(G->ops->apply(s, &list.v[ts_lcg(&rng_state) % list.n]), REF_OK);
       ck_assert_msg(G->ops->ok(s), "ok() failed after ply %d of game %d from %s", ply, g, fen);
     }
     ref_movelist_free(&list);
@@ -453,9 +349,9 @@ START_TEST(test_chess_parse_garbage)
     char in[16];
     struct ref_move m;
     struct ref_err err;
-    int len = 1 + (int)(rng() % 8), k, rc;
+    int len = 1 + (int)(ts_lcg(&rng_state) % 8), k, rc;
     for(k = 0; k < len; k++)
-      in[k] = alphabet[rng() % (sizeof(alphabet) - 1)];
+      in[k] = alphabet[ts_lcg(&rng_state) % (sizeof(alphabet) - 1)];
     in[len] = '\0';
     memset(&err, 0x55, sizeof(err));
     rc = G->ops->parse(s, in, &m, &err);
@@ -468,7 +364,7 @@ START_TEST(test_chess_parse_garbage)
     ck_assert(rc == REF_EPARSE || rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS);
     ck_assert_int_eq(err.code, rc);
     ck_assert(err.reason[0] && memchr(err.reason, 0, sizeof(err.reason)));
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
     ck_assert(err.nsuggest >= 1 && err.nsuggest <= REF_SUGGEST_MAX);
   }
   ck_assert_int_gt(ok, 0);
@@ -500,10 +396,10 @@ static void unquote(char *f)
 
 START_TEST(test_chess_parse_cases)
 {
-  char *text = slurp("parse.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "parse.txt"), *cur = text, *line;
   int cases = 0;
 
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     char *a, *b, *fen = line, *input, *expect;
     struct ref_state *s;
     struct ref_move m;
@@ -530,7 +426,7 @@ START_TEST(test_chess_parse_cases)
       ck_assert_msg(rc != REF_OK, "%s | %s: accepted, want %s", fen, input, expect);
       ck_assert_msg(!strcmp(err.reason, reason), "%s | %s: reason %s, want %s", fen, input,
                     err.reason, reason);
-      assert_worded(err.reason);
+      ts_assert_worded(err.reason);
       if(detail)
         ck_assert_msg(!strcmp(err.detail, detail), "%s | %s: detail '%s', want '%s'", fen, input,
                       err.detail, detail);
@@ -626,7 +522,7 @@ START_TEST(test_chess_checkmate)
   char san[REF_NOTATION_MAX];
 
   /* Fool's mate: Black wins. */
-  play(s, "f3 e5 g4");
+  ts_play_words(G, s, "f3 e5 g4");
   ck_assert_int_eq(G->ops->parse(s, "Qh4", &m, &err), REF_OK);
   G->ops->format(s, &m, REF_NOTATION_CANONICAL, san, sizeof(san));
   ck_assert_str_eq(san, "Qh4#");
@@ -638,15 +534,15 @@ START_TEST(test_chess_checkmate)
   /* nothing more is accepted */
   ck_assert_int_eq(G->ops->parse(s, "Kf2", &m, &err), REF_EPHASE);
   ck_assert_str_eq(err.reason, "game-over");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_EPHASE);
   free(s);
 
   /* Scholar's mate (rules-spec T-CH-1): White wins. */
   s = state_new("startpos", NULL);
-  play(s, "e4 e5 Qh5 Nc6 Bc4 Nf6");
+  ts_play_words(G, s, "e4 e5 Qh5 Nc6 Bc4 Nf6");
   assert_running(s);
-  play(s, "Qxf7#");
+  ts_play_words(G, s, "Qxf7#");
   assert_over(s, REF_END_CHECKMATE, 0);
   free(s);
 
@@ -662,7 +558,7 @@ START_TEST(test_chess_stalemate)
   struct ref_state *s = state_new("k7/8/8/2Q5/8/8/8/7K w - - 0 1", NULL);
   struct ref_status st;
 
-  play(s, "Qb6");
+  ts_play_words(G, s, "Qb6");
   assert_over(s, REF_END_STALEMATE, -1);
   G->ops->status(s, &st);
   ck_assert(!st.in_check);
@@ -679,14 +575,14 @@ START_TEST(test_chess_threefold)
   struct ref_status st;
   struct ref_err err;
 
-  play(s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
+  ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-not-claimable");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   assert_running(s);
-  play(s, "Ng8"); /* the start position for the third time */
+  ts_play_words(G, s, "Ng8"); /* the start position for the third time */
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   assert_running(s); /* a claim, not automatic */
@@ -699,7 +595,7 @@ START_TEST(test_chess_threefold)
   /* The claim lapses once the position changes: threefold is about the
    * current position. */
   s = state_new("startpos", NULL);
-  play(s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nc3");
+  ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8 Nf3 Nf6 Ng1 Ng8 Nc3");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
@@ -708,10 +604,10 @@ START_TEST(test_chess_threefold)
   /* Castling rights are part of the position (FIDE 9.2.3): after the kings
    * walk out and back the start position never repeats. */
   s = state_new("r3k2r/8/8/8/8/8/8/R3K2R w KQkq - 0 1", NULL);
-  play(s, "Kf1 Kf8 Ke1 Ke8 Kf1 Kf8 Ke1 Ke8");
+  ts_play_words(G, s, "Kf1 Kf8 Ke1 Ke8 Kf1 Kf8 Ke1 Ke8");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable); /* position after ply 4 seen twice only */
-  play(s, "Kf1 Kf8 Ke1 Ke8");
+  ts_play_words(G, s, "Kf1 Kf8 Ke1 Ke8");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   free(s);
@@ -724,10 +620,10 @@ START_TEST(test_chess_fivefold)
   int i;
 
   for(i = 0; i < 3; i++)
-    play(s, "Nf3 Nf6 Ng1 Ng8");
-  play(s, "Nf3 Nf6 Ng1");
+    ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8");
+  ts_play_words(G, s, "Nf3 Nf6 Ng1");
   assert_running(s);
-  play(s, "Ng8"); /* the start position a fifth time: automatic (CH-2) */
+  ts_play_words(G, s, "Ng8"); /* the start position a fifth time: automatic (CH-2) */
   assert_over(s, REF_END_FIVEFOLD, -1);
   free(s);
 }
@@ -742,7 +638,7 @@ START_TEST(test_chess_fifty_moves)
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
-  play(s, "Ra3");
+  ts_play_words(G, s, "Ra3");
   G->ops->status(s, &st);
   ck_assert(st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DRAW_CLAIM, 0, &err), REF_OK);
@@ -751,7 +647,7 @@ START_TEST(test_chess_fifty_moves)
 
   /* A capture or pawn move resets the count. */
   s = state_new("8/8/8/4k3/8/p7/R7/4K3 w - - 99 80", NULL);
-  play(s, "Rxa3");
+  ts_play_words(G, s, "Rxa3");
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   free(s);
@@ -762,12 +658,12 @@ START_TEST(test_chess_seventy_five)
 {
   struct ref_state *s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", NULL);
 
-  play(s, "Rh2");
+  ts_play_words(G, s, "Rh2");
   assert_over(s, REF_END_SEVENTY_FIVE, -1);
   free(s);
   /* mate on the 150th ply counts (FIDE 9.6.2) */
   s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", NULL);
-  play(s, "Rh8#");
+  ts_play_words(G, s, "Rh8#");
   assert_over(s, REF_END_CHECKMATE, 0);
   free(s);
   /* a FEN already past the limit is over on arrival */
@@ -797,18 +693,18 @@ START_TEST(test_chess_dead_position)
   for(i = 0; i < sizeof(dead) / sizeof(dead[0]); i++) {
     struct ref_state *s = state_new(dead[i], NULL);
     assert_running(s);
-    play(s, "Kxd3");
+    ts_play_words(G, s, "Kxd3");
     assert_over(s, REF_END_DEAD_POSITION, -1);
     free(s);
     /* with the FIDE block off the game goes on */
     s = state_new(dead[i], "fide_draws=off");
-    play(s, "Kxd3");
+    ts_play_words(G, s, "Kxd3");
     assert_running(s);
     free(s);
   }
   for(i = 0; i < sizeof(alive) / sizeof(alive[0]); i++) {
     struct ref_state *s = state_new(alive[i], NULL);
-    play(s, "Kxd3");
+    ts_play_words(G, s, "Kxd3");
     assert_running(s);
     free(s);
   }
@@ -823,16 +719,16 @@ START_TEST(test_chess_fide_draws_off)
   int i;
 
   for(i = 0; i < 6; i++)
-    play(s, "Nf3 Nf6 Ng1 Ng8");
+    ts_play_words(G, s, "Nf3 Nf6 Ng1 Ng8");
   assert_running(s); /* no fivefold */
   G->ops->status(s, &st);
   ck_assert(!st.draw_claimable);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DRAW_CLAIM, 0, &err), REF_EILLEGAL);
   ck_assert_str_eq(err.reason, "draw-rules-off");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   free(s);
   s = state_new("k7/8/1K6/8/8/8/8/7R w - - 149 100", "fide_draws=off");
-  play(s, "Rh2 Kb8 Rh3 Ka8");
+  ts_play_words(G, s, "Rh2 Kb8 Rh3 Ka8");
   assert_running(s); /* no 75-move rule */
   free(s);
   /* decode keeps the option of an initialised state */
@@ -852,14 +748,14 @@ START_TEST(test_chess_actions)
   struct ref_err err;
 
   ck_assert_int_eq(G->ops->act(s, 2, REF_ACT_RESIGN, 1, &err), REF_EINVAL);
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_DOUBLE, 0, &err), REF_EPHASE);
   ck_assert_str_eq(err.reason, "ch-no-cube");
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_LAST, 0, &err), REF_EINVAL);
-  assert_worded(err.reason);
+  ts_assert_worded(err.reason);
   /* a resignation by the side not to move */
-  play(s, "e4");
+  ts_play_words(G, s, "e4");
   ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_OK);
   assert_over(s, REF_END_RESIGNATION, 1);
   ck_assert(G->ops->ok(s));
@@ -868,7 +764,7 @@ START_TEST(test_chess_actions)
   free(s);
 
   s = state_new("startpos", NULL);
-  play(s, "e4 e5");
+  ts_play_words(G, s, "e4 e5");
   /* moves already legal are refused once over, and none is listed (G-1) */
   {
     struct ref_movelist list = {0};
@@ -901,7 +797,7 @@ START_TEST(test_chess_status_and_apply)
   ck_assert_int_eq(st.cube, 0);
   ck_assert_int_eq(st.cube_owner, -1);
   ck_assert_int_eq(st.ndice, 0);
-  play(s, "e4 e5 Nf3");
+  ts_play_words(G, s, "e4 e5 Nf3");
   G->ops->status(s, &st);
   ck_assert_int_eq(st.turn, 1);
   ck_assert_int_eq(st.move_number, 2);
@@ -921,12 +817,12 @@ START_TEST(test_chess_status_and_apply)
   free(s);
   /* e.p. square written when the capture is legal */
   s = state_new("startpos", NULL);
-  play(s, "e4 Nc6 e5 d5");
+  ts_play_words(G, s, "e4 Nc6 e5 d5");
   encode(s, buf, sizeof(buf));
   ck_assert_str_eq(buf, "r1bqkbnr/ppp1pppp/2n5/3pP3/8/8/PPPP1PPP/RNBQKBNR w KQkq d6 0 3");
   G->ops->status(s, &st);
   ck_assert(!st.in_check);
-  play(s, "exd6");
+  ts_play_words(G, s, "exd6");
   encode(s, buf, sizeof(buf));
   ck_assert_str_eq(buf, "r1bqkbnr/ppp1pppp/2nP4/8/8/8/PPPP1PPP/RNBQKBNR b KQkq - 0 3");
   G->ops->status(s, &st);
@@ -959,7 +855,7 @@ START_TEST(test_chess_options)
   for(i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
     ck_assert_int_eq(G->ops->init(s, bad[i].options, &err), REF_EINVAL);
     ck_assert_msg(!strcmp(err.reason, bad[i].reason), "%s: %s", bad[i].options, err.reason);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
   }
   ck_assert_int_eq(G->ops->init(s, "", &err), REF_OK);
   ck_assert_int_eq(G->ops->init(s, " fide_draws = off ; ", &err), REF_OK);
@@ -974,13 +870,13 @@ END_TEST
 
 START_TEST(test_chess_fen_invalid)
 {
-  char *text = slurp("fen_invalid.txt"), *cur = text, *line;
+  char *text = ts_read(DATA "fen_invalid.txt"), *cur = text, *line;
   struct ref_state *s = state_new("startpos", NULL);
   char before[128], after[128];
   int cases = 0;
 
   encode(s, before, sizeof(before));
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     char *sep, *fen;
     struct ref_err err;
     if(!*line || *line == '#')
@@ -992,7 +888,7 @@ START_TEST(test_chess_fen_invalid)
     unquote(fen);
     ck_assert_msg(G->ops->decode(s, fen, &err) == REF_EINVAL, "accepted: %s", fen);
     ck_assert_msg(!strcmp(err.reason, line), "%s: reason %s, want %s", fen, err.reason, line);
-    assert_worded(err.reason);
+    ts_assert_worded(err.reason);
     /* a refused decode leaves the state alone */
     encode(s, after, sizeof(after));
     ck_assert_str_eq(after, before);
@@ -1075,10 +971,10 @@ END_TEST
 
 static void assert_render(const struct ref_state *s, int seat, const char *file)
 {
-  char buf[2048], *want = slurp(file), *line, *cur = buf;
+  char buf[2048], *want = ts_readf(DATA "%s", file), *line, *cur = buf;
   ck_assert_int_eq(G->ops->render(s, seat, buf, sizeof(buf)), REF_OK);
   ck_assert_str_eq(buf, want);
-  while((line = next_line(&cur))) {
+  while((line = ts_next_line(&cur))) {
     const char *c;
     ck_assert_int_le(strlen(line), 72);
     for(c = line; *c; c++)
@@ -1094,7 +990,7 @@ START_TEST(test_chess_render)
 
   assert_render(s, 0, "render_start_white.txt");
   assert_render(s, 1, "render_start_black.txt");
-  play(s, "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7");
+  ts_play_words(G, s, "e4 e5 Nf3 Nc6 Bb5 a6 Ba4 Nf6 O-O Be7");
   assert_render(s, 1, "render_black.txt");
   ck_assert_int_eq(G->ops->render(s, 0, small, sizeof(small)), REF_EINVAL);
   free(s);

@@ -39,6 +39,7 @@
 #include "chessgammon_int.h"
 #include "chess_int.h"
 #include "rules.h"
+#include "support/support.h"
 #include "unit_run.h"
 
 #include <check.h>
@@ -48,29 +49,6 @@
 #include <time.h>
 
 #define DATA TABULA_TEST_DATA "/chessgammon/"
-
-static char *slurp(const char *path)
-{
-  FILE *f = fopen(path, "rb");
-  char *buf;
-  long n;
-
-  ck_assert_msg(f != NULL, "cannot open %s", path);
-  fseek(f, 0, SEEK_END);
-  n = ftell(f);
-  fseek(f, 0, SEEK_SET);
-  buf = malloc((size_t)n + 1);
-  ck_assert_ptr_nonnull(buf);
-  ck_assert_int_eq(fread(buf, 1, (size_t)n, f), (size_t)n);
-  buf[n] = '\0';
-  fclose(f);
-  return buf;
-}
-
-static int cmp_str(const void *a, const void *b)
-{
-  return strcmp(*(char *const *)a, *(char *const *)b);
-}
 
 /* ------------------------------------------------------------------------ */
 /* The independent invariants, on the state itself. */
@@ -183,11 +161,11 @@ static void expect_set(struct runner *r, const char *want, int kind)
   for(i = 0; i < n; i++)
     if(!kind || ref_cg_half_kind(list.v[i].w[0]) == kind)
       keep[k++] = v[i];
-  qsort(keep, k, sizeof(keep[0]), cmp_str);
+  qsort(keep, k, sizeof(keep[0]), ts_cmp_str);
   snprintf(buf, sizeof(buf), "%s", want);
   for(w = strtok_r(buf, " ", &save); w; w = strtok_r(NULL, " ", &save))
     words[nw++] = w;
-  qsort(words, nw, sizeof(words[0]), cmp_str);
+  qsort(words, nw, sizeof(words[0]), ts_cmp_str);
   got[0] = exp[0] = '\0';
   for(i = 0; i < k; i++)
     len += (size_t)snprintf(got + len, sizeof(got) - len, "%s ", keep[i]);
@@ -412,7 +390,7 @@ static void run_script(const char *name)
 
   memset(&r, 0, sizeof(r));
   snprintf(path, sizeof(path), "%s%s", DATA, name);
-  text = slurp(path);
+  text = ts_read(path);
   for(p = text; *p; p = nl ? nl + 1 : p + strlen(p)) {
     size_t len;
     nl = strchr(p, '\n');
