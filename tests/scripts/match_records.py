@@ -27,7 +27,6 @@ with TABULA_REQUIRE_TOOLS=1 that fails. Prints "N passed, M failed".
 import os
 import random
 import re
-import shutil
 import sqlite3
 import subprocess
 import sys
@@ -36,6 +35,7 @@ import tempfile
 TABULA, SRC = sys.argv[1], sys.argv[2]
 sys.path.insert(0, os.path.join(SRC, "tests", "harness"))
 import bymail  # noqa: E402
+from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 GNUBG = os.environ.get("GNUBG", "/usr/games/gnubg")
 VERIFIER = os.path.join(SRC, "tools", "tabula-verify-dice.py")
@@ -43,12 +43,6 @@ REQUIRE_TOOLS = os.environ.get("TABULA_REQUIRE_TOOLS") == "1"
 SKIP = 77  # ctest's SKIP_RETURN_CODE for this test (tests/CMakeLists.txt)
 A, B = "alice@example.org", "bob@example.org"
 CUBE_QUESTION = 'reply "roll", or "double"'
-results = []
-
-
-def check(name, ok, detail=""):
-    results.append(bool(ok))
-    print("%s %s%s" % ("ok  " if ok else "FAIL", name, "" if ok else "\n    " + str(detail)[-3000:]))
 
 
 class Match:
@@ -240,7 +234,8 @@ def main():
         if not os.access(GNUBG, os.X_OK):
             print("SKIP gnubg is not installed: the match's import check")
             check("gnubg is installed (TABULA_REQUIRE_TOOLS=1)", not REQUIRE_TOOLS)
-            return finish(root, skipped=True)
+            status = finish(root)
+            return SKIP if status == 0 else status
         out = gnubg_read(path, len(games))
         check("gnubg imports the match without a warning",
               "Position ID" in out and not re.search(r"(?i)warning|unrecognised|not a valid|"
@@ -259,7 +254,7 @@ def main():
             pos = state.split(":")
             check("game %d of the match (%d): gnubg's position after it is tabula's %s"
                   % (k + 1, g, pos[0]),
-                  len(ids) == len(games) and board_of(*ids[k]) == board_of(*pos),
+                  len(ids) == len(games) and bymail.gnubg_board(*ids[k]) == bymail.gnubg_board(*pos),
                   "gnubg: %s" % ids)
         con.close()
         check("gnubg's final match score is tabula's %s, after 3 games" % (final,),
@@ -269,41 +264,6 @@ def main():
         import traceback
         check("the match ran", False, traceback.format_exc())
     return finish(root)
-
-
-def board_of(pos_id, match_id):
-    """(player 0's 25 counts, player 1's) from gnubg's Position ID and Match
-    ID: the ID lists the player on roll first (Match ID bit 7)."""
-    import base64
-
-    def bits(text, nbytes):
-        raw = base64.b64decode(text + "=" * (-len(text) % 4))[:nbytes]
-        return [(byte >> i) & 1 for byte in raw for i in range(8)]
-    b, i, sides = bits(pos_id, 10), 0, []
-    for _ in range(2):
-        side = []
-        for _ in range(25):
-            n = 0
-            while b[i]:
-                n, i = n + 1, i + 1
-            i += 1
-            side.append(n)
-        sides.append(side)
-    on_roll = bits(match_id, 9)[6]
-    return (sides[0], sides[1]) if on_roll == 0 else (sides[1], sides[0])
-
-
-def finish(root, skipped=False):
-    n_ok = sum(results)
-    print("%d passed, %d failed" % (n_ok, len(results) - n_ok))
-    ok = results and all(results)
-    if ok:
-        shutil.rmtree(root)
-    else:
-        print("kept", root)
-    if not ok:
-        return 1
-    return SKIP if skipped else 0
 
 
 if __name__ == "__main__":
