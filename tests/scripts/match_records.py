@@ -15,7 +15,8 @@ Then `tabula export` of any game of the match prints the whole match as one
 Jellyfish .mat (docs/records.md): the header lines eXtreme Gammon reads
 (`; [Crawford "On"]`, `[Jacoby]`, `[Beaver]`, `[EventDate]`, the players),
 " 3 point match", every game in order with the score before it and the
-Crawford game marked; its dice lines verify with
+Crawford game marked (the same file is attached to the mail that ends the
+match); its dice lines verify with
 tools/tabula-verify-dice.py as one match. A money game with jacoby=on
 stays one game of a "0 point match" and says `[Jacoby "On"]`. GNU Backgammon (`gnubg -t`,
 `import mat`) reads it without a warning, reaches after every game the
@@ -203,6 +204,10 @@ def main():
             r"(?m)^Dice (roll|entropy|salt|commitment).*\n", "", text)))
         check("the export of every game of the match is the same record",
               all(x == text for x in texts), [len(x) for x in texts])
+        files = bymail.attachments(t.game_last[(A, games[-1])])
+        check("the mail that ends the match carries the same record",
+              [(n, data.decode()) for n, _, data in files] ==
+              [("tabula-game-%d.mat" % games[-1], text)], [(n, len(d)) for n, _, d in files])
         for line in ('; [Crawford "On"]', '; [Jacoby "Off"]', '; [Beaver "Off"]',
                      '; [Player 1 "%s"]' % A, '; [Player 2 "%s"]' % B):
             check("the header has %s" % line, line + "\n" in text, text[:800])
