@@ -217,7 +217,7 @@ static int mat_moves(struct ref_service *svc, struct ref_game_ctx *g, struct bas
  * the name up to the colon and the number after it. */
 static int mat_score_line(struct base_buf *out, char names[2][32], const int score[2])
 {
-  char left[64];
+  char left[128]; /* a name of at most 31 bytes, " : ", a number */
   snprintf(left, sizeof(left), "%s : %d", names[0], score[0]);
   return base_buf_printf(out, " %-*s%s : %d\n", MAT_RIGHT - 1, left, names[1], score[1]);
 }
