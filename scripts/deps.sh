@@ -11,8 +11,9 @@ if [ "${1:-build}" = test ]; then
   # and the dice verifier; stockfish, gnubg, node: the live oracle checks;
   # gnubg and pgn-extract read the exports back (tests/scripts/records.py);
   # chromium draws the HTML mails and the web view, DejaVu has the chess
-  # symbols (tests/scripts/html_views.py).
-  want+=(clang python3 sqlite3 stockfish gnubg pgn-extract chromium fonts-dejavu-core)
+  # symbols (tests/scripts/html_views.py); jq checks the shape of the
+  # --json output and the web view's JSON (tests/scripts/json_output.py).
+  want+=(clang python3 sqlite3 stockfish gnubg pgn-extract chromium fonts-dejavu-core jq)
   # the Debian package test (tests/scripts/debian_package.py) and
   # the manual pages' check: dpkg-buildpackage, lintian, man
   want+=(debhelper lintian man-db)

@@ -40,6 +40,17 @@ struct migration {
   const char *sql;
 };
 
+/* Steps that also move rows in C after their SQL, in the same
+ * transaction: where SQL alone would need one engine's string functions
+ * (splitting "a b c", reading "SEAT LEVEL"). */
+static int move_kv_state(struct store *st);
+static const struct {
+  int version;
+  int (*move)(struct store *st);
+} migration_moves[] = {
+  {10, move_kv_state},
+};
+
 /*
  * Schema steps, oldest first. Never edit a step that has shipped: add a new
  * entry {N+1, "ALTER TABLE ..."} instead, and an old file is brought forward
@@ -381,6 +392,71 @@ static const struct migration migrations[] = {
       ") STRICT;"
       "INSERT INTO outbox_message(id, message) SELECT id, message FROM outbox;"
       "ALTER TABLE outbox DROP COLUMN message;"},
+  /* v10 (game state in the schema): what the service kept as strings in
+   * kv ("resign:GAME" = "SEAT LEVEL", "observers:GAME" = "a b c", ...),
+   * where no constraint held it, `tabula check` could not see it and no
+   * migration could reach it, gets a table each, referring to the game,
+   * seat or player it belongs to (gamestate.c). move_kv_state moves the
+   * rows over, read as the service read them, and deletes them from kv;
+   * kv keeps the installation's own keys (the store id, the mail
+   * sources' positions). observers.id keeps the order they came in
+   * (mails to observers go out in it). */
+  {10, "CREATE TABLE resign_offers("
+       "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+       "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+       "  level INTEGER NOT NULL CHECK(level >= 1 AND level <= 3),"
+       "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+       ") STRICT;"
+       "CREATE TABLE takeback_requests("
+       "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+       "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+       "  seq INTEGER NOT NULL CHECK(seq >= 1),"
+       "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+       ") STRICT;"
+       "CREATE TABLE standing_rolls("
+       "  game INTEGER NOT NULL REFERENCES games(id),"
+       "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+       "  PRIMARY KEY(game, seat),"
+       "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+       ") STRICT;"
+       "CREATE TABLE cube_answers("
+       "  game INTEGER NOT NULL REFERENCES games(id),"
+       "  seat INTEGER NOT NULL CHECK(seat >= 0),"
+       "  answer TEXT NOT NULL CHECK(answer = 'take' OR answer = 'drop'),"
+       "  PRIMARY KEY(game, seat),"
+       "  FOREIGN KEY(game, seat) REFERENCES seats(game, seat)"
+       ") STRICT;"
+       "CREATE TABLE observers("
+       "  id INTEGER PRIMARY KEY,"
+       "  game INTEGER NOT NULL REFERENCES games(id),"
+       "  address TEXT NOT NULL CHECK(address <> ''),"
+       "  UNIQUE(game, address)"
+       ") STRICT;"
+       "CREATE TABLE private_games("
+       "  game INTEGER PRIMARY KEY REFERENCES games(id)"
+       ") STRICT;"
+       "CREATE TABLE public_comment_games("
+       "  game INTEGER PRIMARY KEY REFERENCES games(id)"
+       ") STRICT;"
+       "CREATE TABLE comments_off("
+       "  address TEXT PRIMARY KEY REFERENCES players(address)"
+       ") STRICT;"
+       "CREATE TABLE dice_protocols("
+       "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+       "  version INTEGER NOT NULL CHECK(version >= 1 AND version <= 2)"
+       ") STRICT;"
+       "CREATE TABLE lag_previews("
+       "  game INTEGER PRIMARY KEY REFERENCES games(id),"
+       "  roll INTEGER NOT NULL CHECK(roll >= 0)"
+       ") STRICT;"
+       "CREATE TABLE hourly_counts("
+       "  counter TEXT NOT NULL"
+       "    CHECK(counter = 'rate' OR counter = 'unasked' OR counter = 'strangers'),"
+       "  address TEXT NOT NULL,"
+       "  start INTEGER NOT NULL,"
+       "  count INTEGER NOT NULL CHECK(count >= 0),"
+       "  PRIMARY KEY(counter, address)"
+       ") STRICT;"},
 };
 
 #define STORE_SCHEMA_LATEST (migrations[sizeof(migrations) / sizeof(migrations[0]) - 1].version)
@@ -509,7 +585,7 @@ static int migrate(struct store *st)
 {
   char pragma[48];
   int version = 0;
-  size_t i;
+  size_t i, j;
   int rc;
 
   rc = exec_sql(st, "BEGIN IMMEDIATE", "beginning the schema migration");
@@ -530,6 +606,9 @@ static int migrate(struct store *st)
     if(migrations[i].version <= version)
       continue;
     rc = exec_sql(st, migrations[i].sql, "migrating the schema");
+    for(j = 0; rc == STORE_OK && j < sizeof(migration_moves) / sizeof(migration_moves[0]); j++)
+      if(migration_moves[j].version == migrations[i].version)
+        rc = migration_moves[j].move(st);
     if(rc)
       goto out;
     /* PRAGMA takes no bound parameters; the number comes from the table
@@ -977,8 +1056,15 @@ int store_batch_commit(struct store *st)
 
   if(!st->batch)
     return store_fail(st, STORE_EIO, "batch commit: no batch is open");
-  if(st->unit)
-    store_rollback(st); /* a message left half-done is not kept */
+  if(st->unit) {
+    rc = store_rollback(st); /* a message left half-done is not kept */
+    if(rc != STORE_OK) {
+      /* nor committed with the others when it cannot be undone alone:
+       * nothing of the batch is kept, the batch is retried whole */
+      int undone = store_batch_rollback(st);
+      return undone != STORE_OK ? undone : rc;
+    }
+  }
   st->batch = false;
   rc = run_sql(st, "COMMIT", "batch commit");
   if(rc != STORE_OK && !sqlite3_get_autocommit(st->db))
@@ -1055,6 +1141,183 @@ int store_kv_set(struct store *st, const char *key, const char *value)
                    "INSERT INTO kv(key, value) VALUES(?1, ?2)"
                    " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
                    "kv_set", "tt", key, value);
+}
+
+/* ---- v10: the game state kv held, moved to its tables ---- */
+
+struct kv_row {
+  char *key, *value;
+};
+
+static int read_kv_row(struct store *st, sqlite3_stmt *stmt, void *row)
+{
+  struct kv_row *r = row;
+  const unsigned char *k = sqlite3_column_text(stmt, 0), *v = sqlite3_column_text(stmt, 1);
+  r->key = strdup(k ? (const char *)k : "");
+  r->value = strdup(v ? (const char *)v : "");
+  if(!r->key || !r->value)
+    return store_fail(st, STORE_ENOMEM, "migrating kv: out of memory");
+  return STORE_OK;
+}
+
+/* rest starts with a game id (digits) ended by `end`; *after past it. */
+static bool kv_game(const char *rest, char end, int64_t *game, const char **after)
+{
+  int64_t v = 0;
+  const char *p = rest;
+  if(*p < '0' || *p > '9')
+    return false;
+  for(; *p >= '0' && *p <= '9'; p++) {
+    if(v > (INT64_MAX - 9) / 10)
+      return false;
+    v = v * 10 + (*p - '0');
+  }
+  if(*p != end)
+    return false;
+  *game = v;
+  if(after)
+    *after = end ? p + 1 : p;
+  return true;
+}
+
+/* "GAME:SEAT" */
+static bool kv_game_seat(const char *rest, int64_t *game, int64_t *seat)
+{
+  const char *after;
+  return kv_game(rest, ':', game, &after) && kv_game(after, '\0', seat, NULL) && *seat < 1000;
+}
+
+static bool kv_prefixed(const char *key, const char *prefix, const char **rest)
+{
+  size_t n = strlen(prefix);
+  if(strncmp(key, prefix, n))
+    return false;
+  *rest = key + n;
+  return true;
+}
+
+#define KV_IF_SEAT " WHERE EXISTS(SELECT 1 FROM seats WHERE game = ?1 AND seat = ?2)"
+#define KV_IF_GAME " WHERE EXISTS(SELECT 1 FROM games WHERE id = ?1)"
+
+static int kv_hourly(struct store *st, const char *counter, const char *address,
+                     const char *value)
+{
+  long long start, count;
+  if(sscanf(value, "%lld %lld", &start, &count) != 2 || count < 0)
+    return STORE_OK;
+  return store_run(st, "INSERT INTO hourly_counts(counter, address, start, count)"
+                       " VALUES(?1, ?2, ?3, ?4)",
+                   "migrating kv: hourly counts", "ttii", counter, address, (int64_t)start,
+                   (int64_t)count);
+}
+
+/* One kv row as the service read it (referee/: what it read as "none"
+ * moves nothing), into its table; rows of a game, seat or player that
+ * does not exist are dropped (nothing could read them). */
+static int kv_move_one(struct store *st, const char *key, const char *value)
+{
+  const char *rest;
+  int64_t game, seat;
+  int a, b;
+  long long l;
+
+  if(kv_prefixed(key, "resign:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && sscanf(value, "%d %d", &a, &b) == 2 && a >= 0 &&
+                   b >= 1 && b <= 3
+             ? store_run(st, "INSERT INTO resign_offers(game, seat, level) SELECT ?1, ?2, ?3"
+                             KV_IF_SEAT,
+                         "migrating kv: resign offers", "iii", game, (int64_t)a, (int64_t)b)
+             : STORE_OK;
+  if(kv_prefixed(key, "takeback:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && sscanf(value, "%d %lld", &a, &l) == 2 &&
+                   a >= 0 && l >= 1
+             ? store_run(st, "INSERT INTO takeback_requests(game, seat, seq) SELECT ?1, ?2, ?3"
+                             KV_IF_SEAT,
+                         "migrating kv: takeback requests", "iii", game, (int64_t)a, (int64_t)l)
+             : STORE_OK;
+  if(kv_prefixed(key, "autoroll:", &rest))
+    return kv_game_seat(rest, &game, &seat) && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO standing_rolls(game, seat) SELECT ?1, ?2" KV_IF_SEAT,
+                         "migrating kv: standing rolls", "ii", game, seat)
+             : STORE_OK;
+  if(kv_prefixed(key, "cubeanswer:", &rest))
+    return kv_game_seat(rest, &game, &seat) && (!strcmp(value, "take") || !strcmp(value, "drop"))
+             ? store_run(st, "INSERT INTO cube_answers(game, seat, answer) SELECT ?1, ?2, ?3"
+                             KV_IF_SEAT,
+                         "migrating kv: cube answers", "iit", game, seat, value)
+             : STORE_OK;
+  if(kv_prefixed(key, "observers:", &rest)) {
+    /* "a b c", in the order they came */
+    char *list, *tok, *save = NULL;
+    int rc = STORE_OK;
+    if(!kv_game(rest, '\0', &game, NULL))
+      return STORE_OK;
+    if(!(list = strdup(value)))
+      return store_fail(st, STORE_ENOMEM, "migrating kv: out of memory");
+    for(tok = strtok_r(list, " ", &save); tok && rc == STORE_OK; tok = strtok_r(NULL, " ", &save))
+      rc = store_run(st, "INSERT INTO observers(game, address) SELECT ?1, ?2" KV_IF_GAME
+                         " ON CONFLICT(game, address) DO NOTHING",
+                     "migrating kv: observers", "it", game, tok);
+    free(list);
+    return rc;
+  }
+  if(kv_prefixed(key, "private:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO private_games(game) SELECT ?1" KV_IF_GAME,
+                         "migrating kv: private games", "i", game)
+             : STORE_OK;
+  if(kv_prefixed(key, "public-comments:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO public_comment_games(game) SELECT ?1" KV_IF_GAME,
+                         "migrating kv: public-comments games", "i", game)
+             : STORE_OK;
+  if(kv_prefixed(key, "comments-off:", &rest))
+    return rest[0] && !strcmp(value, "1")
+             ? store_run(st, "INSERT INTO comments_off(address) SELECT ?1"
+                             " WHERE EXISTS(SELECT 1 FROM players WHERE address = ?1)",
+                         "migrating kv: comments off", "t", rest)
+             : STORE_OK;
+  if(kv_prefixed(key, "dice-protocol:", &rest))
+    /* docs/dice-protocol.md, "Versions": the one name written was
+     * "tabula-dice-2"; anything else read as tabula-dice-1 */
+    return kv_game(rest, '\0', &game, NULL)
+             ? store_run(st, "INSERT INTO dice_protocols(game, version) SELECT ?1, ?2" KV_IF_GAME,
+                         "migrating kv: dice protocols", "ii", game,
+                         (int64_t)(strcmp(value, "tabula-dice-2") ? 1 : 2))
+             : STORE_OK;
+  if(kv_prefixed(key, "lag:", &rest))
+    return kv_game(rest, '\0', &game, NULL) && (l = atoll(value)) > 0
+             ? store_run(st, "INSERT INTO lag_previews(game, roll) SELECT ?1, ?2" KV_IF_GAME,
+                         "migrating kv: lag previews", "ii", game, (int64_t)l)
+             : STORE_OK;
+  if(kv_prefixed(key, "rate:", &rest))
+    return kv_hourly(st, "rate", rest, value);
+  if(kv_prefixed(key, "unasked:", &rest))
+    return kv_hourly(st, "unasked", rest, value);
+  if(!strcmp(key, "budget:strangers"))
+    return kv_hourly(st, "strangers", "", value);
+  return STORE_OK;
+}
+
+static int move_kv_state(struct store *st)
+{
+  void *v = NULL;
+  struct kv_row *rows;
+  size_t n = 0, i;
+  int rc = store_query(st, &v, &n, sizeof(struct kv_row), read_kv_row,
+                       "SELECT key, value FROM kv WHERE " STORE_KV_STATE_KEYS " ORDER BY key",
+                       "migrating kv", "");
+  rows = v;
+  for(i = 0; rc == STORE_OK && i < n; i++)
+    rc = kv_move_one(st, rows[i].key, rows[i].value);
+  if(rc == STORE_OK)
+    rc = store_run(st, "DELETE FROM kv WHERE " STORE_KV_STATE_KEYS, "migrating kv: deleting", "");
+  for(i = 0; i < n; i++) {
+    free(rows[i].key);
+    free(rows[i].value);
+  }
+  free(rows);
+  return rc;
 }
 
 /* ---- hashing ---- */

@@ -23,6 +23,15 @@
 #include <stddef.h>
 #include <stdint.h>
 
+/* Every store result is a store code the caller must look at: a failure
+ * either fails what the caller is doing (the service's message is then
+ * retried) or is logged where going on is right. */
+#if defined(__GNUC__)
+#define STORE_CHECKED __attribute__((warn_unused_result))
+#else
+#define STORE_CHECKED
+#endif
+
 enum store_code {
   STORE_OK = 0,
   STORE_ENOTFOUND = -1,
@@ -37,21 +46,21 @@ struct store; /* opaque */
 
 /* Opens (creating and migrating as needed) the database at path. ":memory:"
  * works for tests. On failure *out is NULL and errbuf says why. */
-int store_open(struct store **out, const char *path, char *errbuf, size_t errcap);
+int store_open(struct store **out, const char *path, char *errbuf, size_t errcap) STORE_CHECKED;
 void store_close(struct store *st); /* NULL is fine */
 const char *store_errmsg(const struct store *st);
-int store_schema_version(struct store *st); /* PRAGMA user_version */
+int store_schema_version(struct store *st) STORE_CHECKED; /* PRAGMA user_version */
 
 /* SQLite's own check of the file (PRAGMA integrity_check: every page,
  * index and constraint), for `tabula check`. *problems gets SQLite's lines
  * joined by newlines ("" when the file is sound; free()); STORE_OK means
  * the check ran, whatever it found. */
-int store_integrity_check(struct store *st, char **problems);
+int store_integrity_check(struct store *st, char **problems) STORE_CHECKED;
 
 /* One daemon per store: an exclusive lock on PATH.lock, held
  * until store_close or the process's end, however it ends. STORE_EBUSY
  * when another process holds it; store_errmsg then names its pid. */
-int store_lock_daemon(struct store *st);
+int store_lock_daemon(struct store *st) STORE_CHECKED;
 
 /* Whether a daemon holds that lock on the store at DB_PATH now (probe.c),
  * asked without opening the store: false when nobody does or when it
@@ -59,9 +68,9 @@ int store_lock_daemon(struct store *st);
 bool store_daemon_running(const char *db_path);
 
 /* One transaction at a time (BEGIN IMMEDIATE). */
-int store_begin(struct store *st);
-int store_commit(struct store *st);
-int store_rollback(struct store *st); /* safe to call when no transaction is open */
+int store_begin(struct store *st) STORE_CHECKED;
+int store_commit(struct store *st) STORE_CHECKED;
+int store_rollback(struct store *st) STORE_CHECKED; /* safe to call when no transaction is open */
 
 /* A batch: one outer transaction (BEGIN IMMEDIATE) holding many messages,
  * so a batch costs one commit, one fsync group, instead of one per message.
@@ -70,15 +79,15 @@ int store_rollback(struct store *st); /* safe to call when no transaction is ope
  * others did stays for the batch's commit. Nothing is durable, so nothing
  * may be acknowledged to a mail source, before store_batch_commit returns
  * STORE_OK. store_batch_rollback drops the whole batch. */
-int store_batch_begin(struct store *st);
+int store_batch_begin(struct store *st) STORE_CHECKED;
 /* A batch whose commit is not synced to disk at once (synchronous=NORMAL
  * for its time): it becomes durable with the next synced commit, or is
  * lost in a crash before that. Only for what a crash may undo because it
  * is found again: the "sent" marks of replies in the outbox Maildir,
  * which are looked for by name after a crash. */
-int store_batch_begin_lazy(struct store *st);
-int store_batch_commit(struct store *st);
-int store_batch_rollback(struct store *st);
+int store_batch_begin_lazy(struct store *st) STORE_CHECKED;
+int store_batch_commit(struct store *st) STORE_CHECKED;
+int store_batch_rollback(struct store *st) STORE_CHECKED;
 /* true while the batch's transaction is still open (SQLite rolls a whole
  * transaction back by itself on some I/O errors). */
 bool store_batch_open(struct store *st);
@@ -90,16 +99,16 @@ bool store_batch_open(struct store *st);
  * checkpoints (passive, synced) once the WAL holds that much. Durability
  * is the WAL's either way; store_close checkpoints everything as before. */
 void store_checkpoint_later(struct store *st);
-int store_checkpoint_idle(struct store *st);
+int store_checkpoint_idle(struct store *st) STORE_CHECKED;
 
 /* ---- messages: exactly-once processing ---- */
 
 /* *seen = whether a message with this Message-ID was already processed. */
-int store_message_seen(struct store *st, const char *message_id, bool *seen);
+int store_message_seen(struct store *st, const char *message_id, bool *seen) STORE_CHECKED;
 /* Records a processed message: digest is hex SHA-256 of the raw bytes,
  * outcome a short word ("applied", "refused", "ignored: auto-submitted"). */
 int store_message_record(struct store *st, const char *message_id, const char *digest,
-                         int64_t received, const char *outcome);
+                         int64_t received, const char *outcome) STORE_CHECKED;
 
 /* ---- games and seats ---- */
 
@@ -124,19 +133,19 @@ struct store_game {
 };
 
 /* Inserts g (g->id ignored); *id gets the new id. */
-int store_game_create(struct store *st, int64_t *id, const struct store_game *g);
-int store_game_load(struct store *st, struct store_game *out, int64_t id);
-int store_game_update(struct store *st, const struct store_game *g);
+int store_game_create(struct store *st, int64_t *id, const struct store_game *g) STORE_CHECKED;
+int store_game_load(struct store *st, struct store_game *out, int64_t id) STORE_CHECKED;
+int store_game_update(struct store *st, const struct store_game *g) STORE_CHECKED;
 /* The same, with the game's snapshot: the service's bytes,
  * opaque to the store, at most STORE_SNAPSHOT_MAX; NULL clears it. */
 #define STORE_SNAPSHOT_MAX 65536u
 int store_game_update_snapshot(struct store *st, const struct store_game *g, const void *blob,
-                               size_t len);
+                               size_t len) STORE_CHECKED;
 /* The game's snapshot into a malloc'd *blob (free()), or *blob NULL and
  * *len 0 when it has none. */
-int store_game_snapshot(struct store *st, void **blob, size_t *len, int64_t id);
+int store_game_snapshot(struct store *st, void **blob, size_t *len, int64_t id) STORE_CHECKED;
 /* Every game id, ascending; free *ids with free(). */
-int store_game_list(struct store *st, int64_t **ids, size_t *n);
+int store_game_list(struct store *st, int64_t **ids, size_t *n) STORE_CHECKED;
 
 struct store_seat {
   int64_t game;
@@ -147,11 +156,11 @@ struct store_seat {
   char entropy[256];   /* tabula-dice-1 e_s (accept mail's entropy or Message-ID) */
 };
 
-int store_seat_put(struct store *st, const struct store_seat *s); /* insert or replace */
+int store_seat_put(struct store *st, const struct store_seat *s) STORE_CHECKED; /* insert or replace */
 /* Seats of a game in seat order; free *seats with free(). */
-int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int64_t game);
+int store_seat_list(struct store *st, struct store_seat **seats, size_t *n, int64_t game) STORE_CHECKED;
 /* Game ids where address holds a seat, ascending; free with free(). */
-int store_games_of(struct store *st, int64_t **ids, size_t *n, const char *address);
+int store_games_of(struct store *st, int64_t **ids, size_t *n, const char *address) STORE_CHECKED;
 
 /* ---- journal: hash chain per game ---- */
 
@@ -169,20 +178,20 @@ struct store_entry {
 
 /* Appends an entry: seq, prev_hash and hash are computed here (e->seq,
  * prev_hash, hash are ignored on input). *out_seq gets the new seq (may be NULL). */
-int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e);
+int store_journal_append(struct store *st, int64_t *out_seq, const struct store_entry *e) STORE_CHECKED;
 /* All entries of a game in seq order; free *entries with free(). */
-int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game);
+int store_journal_load(struct store *st, struct store_entry **entries, size_t *n, int64_t game) STORE_CHECKED;
 /* The entries of a game from seq `from` on, in seq order (a snapshot's
  * entry and what followed it); free *entries with free(). */
 int store_journal_load_from(struct store *st, struct store_entry **entries, size_t *n,
-                            int64_t game, int64_t from);
+                            int64_t game, int64_t from) STORE_CHECKED;
 /* store_journal_append that also says the new entry's hash (hash[65], may
  * be NULL): the service keeps the head it will snapshot at. */
 int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash,
-                              const struct store_entry *e);
+                              const struct store_entry *e) STORE_CHECKED;
 /* Recomputes the chain: STORE_OK, or STORE_ECORRUPT with *bad_seq set to the
  * first entry whose hash or link does not hold. */
-int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game);
+int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game) STORE_CHECKED;
 
 /* ---- outbox: replies, written in the same transaction, sent afterwards ----
  *
@@ -213,7 +222,7 @@ struct store_outbox {
  * is claimed for this process at once (see store_outbox_claim): whoever
  * composed a reply sends it, without a transaction of its own to claim it. */
 int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *recipient,
-                     const char *message, int64_t now);
+                     const char *message, int64_t now) STORE_CHECKED;
 /* Exactly once: a row is sent only by the process that holds
  * its claim. Returns up to max rows claimed by this process, oldest first:
  * those it queued itself and not yet sent, then due rows nobody holds,
@@ -224,16 +233,16 @@ int store_outbox_add(struct store *st, int64_t *id, int64_t game, const char *re
  * them before it could record so (a sink that can look, the Maildir, looks
  * before sending again). Free with store_outbox_free. */
 int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
-                       size_t max);
+                       size_t max) STORE_CHECKED;
 /* Gives back this process's claims on rows it will not send now. */
-int store_outbox_release(struct store *st);
+int store_outbox_release(struct store *st) STORE_CHECKED;
 /* The rows this process queued and committed since the last call, in id
  * order, from memory (the flush writes them without a round trip
  * through the table); claimed by this process like every row it queues.
  * None while a transaction is open, or when an older row of this process
  * still waits (store_outbox_claim then reads them all back, in order).
  * Free with store_outbox_free. */
-int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n);
+int store_outbox_fresh(struct store *st, struct store_outbox **rows, size_t *n) STORE_CHECKED;
 /* The store's own random id (16 hex digits, made with the file): with a
  * row's id it names a reply uniquely across stores, e.g. its Maildir file. */
 const char *store_id(struct store *st);
@@ -241,23 +250,23 @@ const char *store_id(struct store *st);
  * not: a view for tests and status; a sender uses store_outbox_claim.
  * Free with store_outbox_free. */
 int store_outbox_due(struct store *st, struct store_outbox **rows, size_t *n, int64_t now,
-                     size_t max);
+                     size_t max) STORE_CHECKED;
 void store_outbox_free(struct store_outbox *rows, size_t n);
-int store_outbox_sent(struct store *st, int64_t id, int64_t now);
+int store_outbox_sent(struct store *st, int64_t id, int64_t now) STORE_CHECKED;
 /* Marks sent every queued row this process claims with lo <= id <= hi
  * (a chunk written at once); *n gets how many. */
-int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n);
+int store_outbox_sent_range(struct store *st, int64_t lo, int64_t hi, int64_t now, size_t *n) STORE_CHECKED;
 /* Deletes sent rows sent before `before`, with their texts, in one
  * transaction (the table no longer grows with every move), never
  * the newest row of all (its id + 1 is the next id: ids are never handed
  * out twice). *n gets how many. */
-int store_outbox_prune(struct store *st, int64_t before, size_t *n);
+int store_outbox_prune(struct store *st, int64_t before, size_t *n) STORE_CHECKED;
 /* A failed attempt: attempts+1, next_try set, last_error kept, the claim
  * given back; permanent failures move to STORE_OUTBOX_FAILED. */
 int store_outbox_retry(struct store *st, int64_t id, int64_t next_try, const char *error,
-                       bool permanent);
+                       bool permanent) STORE_CHECKED;
 /* Counts rows in a state (for tests and `tabula status`). */
-int store_outbox_count(struct store *st, size_t *n, enum store_outbox_state state);
+int store_outbox_count(struct store *st, size_t *n, enum store_outbox_state state) STORE_CHECKED;
 
 /* ---- dice: tabula-dice-1 chains (the secret end never leaves the store) ---- */
 
@@ -277,14 +286,14 @@ struct store_dice {
   size_t checkpoints_len;
 };
 
-int store_dice_put(struct store *st, const struct store_dice *d); /* insert or replace (game, chain) */
+int store_dice_put(struct store *st, const struct store_dice *d) STORE_CHECKED; /* insert or replace (game, chain) */
 /* The newest chain of a game. */
-int store_dice_load(struct store *st, struct store_dice *out, int64_t game);
-int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game, int chain);
+int store_dice_load(struct store *st, struct store_dice *out, int64_t game) STORE_CHECKED;
+int store_dice_load_chain(struct store *st, struct store_dice *out, int64_t game, int chain) STORE_CHECKED;
 
 /* ---- small key/value table for the service (mail UIDs, schema notes) ---- */
-int store_kv_get(struct store *st, char *buf, size_t cap, const char *key); /* ENOTFOUND if absent */
-int store_kv_set(struct store *st, const char *key, const char *value);
+int store_kv_get(struct store *st, char *buf, size_t cap, const char *key) STORE_CHECKED; /* ENOTFOUND if absent */
+int store_kv_set(struct store *st, const char *key, const char *value) STORE_CHECKED;
 
 /* ---- time (clocks.c): clocks, vacations, the digest ---- */
 
@@ -303,22 +312,22 @@ struct store_clock {
                        * < 0 = never (no clock runs) */
 };
 
-int store_clock_put(struct store *st, const struct store_clock *c); /* insert or replace */
-int store_clock_load(struct store *st, struct store_clock *out, int64_t game); /* ENOTFOUND */
+int store_clock_put(struct store *st, const struct store_clock *c) STORE_CHECKED; /* insert or replace */
+int store_clock_load(struct store *st, struct store_clock *out, int64_t game) STORE_CHECKED; /* ENOTFOUND */
 /* Clocks that run (seat >= 0) in active games, by game; free() *clocks. */
-int store_clock_running(struct store *st, struct store_clock **clocks, size_t *n);
+int store_clock_running(struct store *st, struct store_clock **clocks, size_t *n) STORE_CHECKED;
 /* The same, only those whose next_event is at or before `now` (an index
  * lookup: the tick reads what may be due, not every clock); at most max
  * of them, by next_event. */
 int store_clock_due(struct store *st, struct store_clock **clocks, size_t *n, int64_t now,
-                    size_t max);
+                    size_t max) STORE_CHECKED;
 /* Sets a clock's next_event alone (< 0: never). */
-int store_clock_set_next(struct store *st, int64_t game, int64_t next_event);
+int store_clock_set_next(struct store *st, int64_t game, int64_t next_event) STORE_CHECKED;
 /* Games still "invited" that were created at or before `before`, oldest
  * first; free() *ids. */
-int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64_t before);
+int store_games_invited_before(struct store *st, int64_t **ids, size_t *n, int64_t before) STORE_CHECKED;
 /* How many journal entries of a game have this kind. */
-int store_journal_count(struct store *st, int64_t *n, int64_t game, const char *kind);
+int store_journal_count(struct store *st, int64_t *n, int64_t game, const char *kind) STORE_CHECKED;
 
 struct store_vacation {
   int64_t first_day, last_day; /* inclusive */
@@ -326,26 +335,26 @@ struct store_vacation {
 };
 
 int store_vacation_add(struct store *st, const char *address, int64_t first_day,
-                       int64_t last_day, int64_t created);
+                       int64_t last_day, int64_t created) STORE_CHECKED;
 /* A player's vacations by first day; free() *vacs. */
 int store_vacation_list(struct store *st, struct store_vacation **vacs, size_t *n,
-                        const char *address);
+                        const char *address) STORE_CHECKED;
 
 /* Whether a player takes one daily digest instead of one mail per event
  * (false when never set). */
-int store_digest_pref_get(struct store *st, bool *on, const char *address);
-int store_digest_pref_set(struct store *st, const char *address, bool on);
+int store_digest_pref_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_digest_pref_set(struct store *st, const char *address, bool on) STORE_CHECKED;
 
 /* A mail held for a player's digest. */
 int store_digest_add(struct store *st, const char *address, int64_t game, int64_t created,
-                     const char *subject, const char *reply_to, const char *body);
+                     const char *subject, const char *reply_to, const char *body) STORE_CHECKED;
 
 struct store_digest_due {
   char address[256];
   int64_t oldest; /* created time of the oldest held mail */
 };
 /* Players with held mails; free() *due. */
-int store_digest_waiting(struct store *st, struct store_digest_due **due, size_t *n);
+int store_digest_waiting(struct store *st, struct store_digest_due **due, size_t *n) STORE_CHECKED;
 
 struct store_digest_item {
   int64_t id, game, created;
@@ -355,10 +364,10 @@ struct store_digest_item {
 };
 /* A player's held mails, oldest first; free with store_digest_free. */
 int store_digest_items(struct store *st, struct store_digest_item **items, size_t *n,
-                       const char *address);
+                       const char *address) STORE_CHECKED;
 void store_digest_free(struct store_digest_item *items, size_t n);
 /* Drops a player's held mails up to and including id `upto_id`. */
-int store_digest_clear(struct store *st, const char *address, int64_t upto_id);
+int store_digest_clear(struct store *st, const char *address, int64_t upto_id) STORE_CHECKED;
 
 /* ---- competition (compete.c): ratings, matches, round robins ---- */
 
@@ -374,13 +383,13 @@ struct store_rating {
 };
 
 int store_rating_get(struct store *st, struct store_rating *out, const char *kind,
-                     const char *address); /* ENOTFOUND if unrated */
-int store_rating_put(struct store *st, const struct store_rating *r); /* insert or replace */
+                     const char *address) STORE_CHECKED; /* ENOTFOUND if unrated */
+int store_rating_put(struct store *st, const struct store_rating *r) STORE_CHECKED; /* insert or replace */
 /* One system's table (kind NULL: every system's), by kind, then rating
  * from the highest, then address; free() *rows. */
-int store_rating_list(struct store *st, struct store_rating **rows, size_t *n, const char *kind);
+int store_rating_list(struct store *st, struct store_rating **rows, size_t *n, const char *kind) STORE_CHECKED;
 /* Forgets a system's ratings (kind NULL: all) before a rebuild. */
-int store_rating_clear(struct store *st, const char *kind);
+int store_rating_clear(struct store *st, const char *kind) STORE_CHECKED;
 
 /* A backgammon match to `length` points: its games in order. */
 enum store_match_phase { STORE_MATCH_PLAYING, STORE_MATCH_FINISHED };
@@ -392,16 +401,16 @@ struct store_match {
   int64_t created;
 };
 
-int store_match_create(struct store *st, int64_t *id, int length, int64_t created);
-int store_match_load(struct store *st, struct store_match *out, int64_t id);
-int store_match_update(struct store *st, const struct store_match *m); /* phase, winner */
-int store_match_add_game(struct store *st, int64_t match, int number, int64_t game);
+int store_match_create(struct store *st, int64_t *id, int length, int64_t created) STORE_CHECKED;
+int store_match_load(struct store *st, struct store_match *out, int64_t id) STORE_CHECKED;
+int store_match_update(struct store *st, const struct store_match *m) STORE_CHECKED; /* phase, winner */
+int store_match_add_game(struct store *st, int64_t match, int number, int64_t game) STORE_CHECKED;
 /* The games of a match by number (1, 2, ...); free() *games. */
-int store_match_games(struct store *st, int64_t **games, size_t *n, int64_t match);
+int store_match_games(struct store *st, int64_t **games, size_t *n, int64_t match) STORE_CHECKED;
 /* The match a game belongs to and its number in it; ENOTFOUND for none. */
-int store_match_of_game(struct store *st, int64_t *match, int *number, int64_t game);
+int store_match_of_game(struct store *st, int64_t *match, int *number, int64_t game) STORE_CHECKED;
 /* Every match id, ascending; free() *ids. */
-int store_match_list(struct store *st, int64_t **ids, size_t *n);
+int store_match_list(struct store *st, int64_t **ids, size_t *n) STORE_CHECKED;
 
 /* A round-robin tournament: every pairing created at once, once or twice
  * (cycles 2: colours swapped). */
@@ -426,23 +435,23 @@ struct store_tournament_player {
   char address[256];
 };
 
-int store_tournament_create(struct store *st, int64_t *id, const struct store_tournament *t);
-int store_tournament_load(struct store *st, struct store_tournament *out, int64_t id);
+int store_tournament_create(struct store *st, int64_t *id, const struct store_tournament *t) STORE_CHECKED;
+int store_tournament_load(struct store *st, struct store_tournament *out, int64_t id) STORE_CHECKED;
 /* By name (exact, case-insensitive); ENOTFOUND for none. */
-int store_tournament_find(struct store *st, struct store_tournament *out, const char *name);
-int store_tournament_update(struct store *st, const struct store_tournament *t);
+int store_tournament_find(struct store *st, struct store_tournament *out, const char *name) STORE_CHECKED;
+int store_tournament_update(struct store *st, const struct store_tournament *t) STORE_CHECKED;
 int store_tournament_add_player(struct store *st, int64_t tournament, int number,
-                                const char *address);
+                                const char *address) STORE_CHECKED;
 /* By starting number; free() *players. */
 int store_tournament_players(struct store *st, struct store_tournament_player **players,
-                             size_t *n, int64_t tournament);
-int store_tournament_add_game(struct store *st, int64_t tournament, int64_t game, int round);
+                             size_t *n, int64_t tournament) STORE_CHECKED;
+int store_tournament_add_game(struct store *st, int64_t tournament, int64_t game, int round) STORE_CHECKED;
 /* The games by id; free() *games. */
-int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t tournament);
+int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t tournament) STORE_CHECKED;
 /* The tournament a game belongs to; ENOTFOUND for none. */
-int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game);
+int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game) STORE_CHECKED;
 /* Tournaments `address` plays in (NULL: all), ascending; free() *ids. */
-int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char *address);
+int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char *address) STORE_CHECKED;
 /* ---- confirmations (confirm.c): nothing to an address that has
  * not asked ---- */
 
@@ -458,15 +467,15 @@ struct store_confirm {
   int64_t created, expires; /* unix seconds */
 };
 
-int store_confirm_put(struct store *st, const struct store_confirm *c);
-int store_confirm_get(struct store *st, struct store_confirm *out, const char *key); /* ENOTFOUND */
-int store_confirm_delete(struct store *st, const char *key);
+int store_confirm_put(struct store *st, const struct store_confirm *c) STORE_CHECKED;
+int store_confirm_get(struct store *st, struct store_confirm *out, const char *key) STORE_CHECKED; /* ENOTFOUND */
+int store_confirm_delete(struct store *st, const char *key) STORE_CHECKED;
 /* Drops the requests that expired before `before`. */
-int store_confirm_prune(struct store *st, int64_t before);
+int store_confirm_prune(struct store *st, int64_t before) STORE_CHECKED;
 /* Whether an address has answered one of our mails (case-insensitive). */
-int store_confirmed_get(struct store *st, bool *yes, const char *address);
+int store_confirmed_get(struct store *st, bool *yes, const char *address) STORE_CHECKED;
 /* Records that it has: the first time is kept ("how": what it answered). */
-int store_confirmed_add(struct store *st, const char *address, int64_t since, const char *how);
+int store_confirmed_add(struct store *st, const char *address, int64_t since, const char *how) STORE_CHECKED;
 
 /* ---- conditional moves (conditionals.c): a player's prepared
  * lines ---- */
@@ -485,18 +494,18 @@ struct store_conditional {
   int64_t created;
 };
 
-int store_conditional_add(struct store *st, int64_t *id, const struct store_conditional *c);
+int store_conditional_add(struct store *st, int64_t *id, const struct store_conditional *c) STORE_CHECKED;
 /* The branches of one seat (seat < 0: every seat's) of a game, oldest
  * first; free() *rows. */
 int store_conditional_list(struct store *st, struct store_conditional **rows, size_t *n,
-                           int64_t game, int seat);
+                           int64_t game, int seat) STORE_CHECKED;
 /* A branch that went one step on: its remaining plies and new ply count. */
-int store_conditional_update(struct store *st, int64_t id, int64_t ply, const char *plies);
-int store_conditional_delete(struct store *st, int64_t id);
+int store_conditional_update(struct store *st, int64_t id, int64_t ply, const char *plies) STORE_CHECKED;
+int store_conditional_delete(struct store *st, int64_t id) STORE_CHECKED;
 /* Forgets one seat's branches of a game (seat < 0: every seat's; an
  * agreed takeback discards them all). 0 (STORE_OK) on success, -1 on a
  * store error. */
-int store_conditionals_clear(struct store *st, int64_t game, int seat);
+int store_conditionals_clear(struct store *st, int64_t game, int seat) STORE_CHECKED;
 /* ---- seeks (seeks.c): open requests for an opponent ---- */
 
 /* One seek. `options` holds the seek's terms after its kind: the
@@ -515,17 +524,101 @@ struct store_seek {
 };
 
 /* A new open seek; its id in *id. */
-int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s);
-int store_seek_get(struct store *st, struct store_seek *out, int64_t id); /* ENOTFOUND */
+int store_seek_put(struct store *st, int64_t *id, const struct store_seek *s) STORE_CHECKED;
+int store_seek_get(struct store *st, struct store_seek *out, int64_t id) STORE_CHECKED; /* ENOTFOUND */
 /* The open seeks of `kind` (NULL: all) and of `address` (NULL: everyone's),
  * oldest first; free() *seeks. */
 int store_seeks_open(struct store *st, struct store_seek **seeks, size_t *n, const char *kind,
-                     const char *address);
+                     const char *address) STORE_CHECKED;
 /* An open seek becomes `phase` ("paired" with `game`, "expired",
  * "withdrawn"); ENOTFOUND when it is not open (closed already). */
-int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t game);
+int store_seek_close(struct store *st, int64_t id, const char *phase, int64_t game) STORE_CHECKED;
 /* The open seeks whose expiry is at or before `now`, by id; free() *ids. */
-int store_seeks_expired(struct store *st, int64_t **ids, size_t *n, int64_t now);
+int store_seeks_expired(struct store *st, int64_t **ids, size_t *n, int64_t now) STORE_CHECKED;
+
+/* ---- game state beside the games (gamestate.c, schema v10) ----
+ *
+ * What the service keeps about a game, a seat or a player besides their
+ * own rows: until v10 strings in the kv table ("resign:GAME", ...), where
+ * no constraint held them and `tabula check` could not see them; a table
+ * each since, referring to the game, the seat or the player it belongs to
+ * (docs/architecture.md, "The store"). A getter of a thing not set says
+ * so (*found false, *on false, ...) and returns STORE_OK: only a failure
+ * is a store code. */
+
+/* BG-5: a cube game's standing resignation offer: the offering seat and
+ * its level (1 single, 2 gammon, 3 backgammon). */
+int store_resign_get(struct store *st, bool *found, int *seat, int *level, int64_t game) STORE_CHECKED;
+int store_resign_set(struct store *st, int64_t game, int seat, int level) STORE_CHECKED;
+int store_resign_clear(struct store *st, int64_t game) STORE_CHECKED;
+
+/* A standing takeback request: the asking seat and the journal seq of the
+ * move it would take back. */
+int store_takeback_get(struct store *st, bool *found, int *seat, int64_t *seq, int64_t game) STORE_CHECKED;
+int store_takeback_set(struct store *st, int64_t game, int seat, int64_t seq) STORE_CHECKED;
+int store_takeback_clear(struct store *st, int64_t game) STORE_CHECKED;
+
+/* rules-spec 1.6: a seat's standing "roll", the answer to its next cube
+ * question, kept until used. */
+int store_autoroll_get(struct store *st, bool *on, int64_t game, int seat) STORE_CHECKED;
+int store_autoroll_set(struct store *st, int64_t game, int seat, bool on) STORE_CHECKED;
+
+/* "if double then take|drop": a seat's standing answer to the next double. */
+enum store_cube_answer { STORE_CUBE_NONE, STORE_CUBE_TAKE, STORE_CUBE_DROP };
+int store_cube_answer_get(struct store *st, enum store_cube_answer *answer, int64_t game,
+                          int seat) STORE_CHECKED;
+int store_cube_answer_set(struct store *st, int64_t game, int seat,
+                          enum store_cube_answer answer) STORE_CHECKED; /* NONE forgets it */
+
+/* Who watches a game, in the order they came; free() *rows. */
+struct store_observer {
+  char address[256];
+};
+int store_observer_list(struct store *st, struct store_observer **rows, size_t *n, int64_t game) STORE_CHECKED;
+/* Adds an observer (*added false: it was one already). */
+int store_observer_add(struct store *st, bool *added, int64_t game, const char *address) STORE_CHECKED;
+/* Removes one, its address compared without regard to case (*removed
+ * false: it was none). */
+int store_observer_remove(struct store *st, bool *removed, int64_t game, const char *address) STORE_CHECKED;
+
+/* What a game was created as: private (no observers), public-comments
+ * (observers read the players' comments). Set once, never unset. */
+enum store_game_flag { STORE_FLAG_PRIVATE, STORE_FLAG_PUBLIC_COMMENTS };
+int store_game_flag_get(struct store *st, bool *on, int64_t game, enum store_game_flag flag) STORE_CHECKED;
+int store_game_flag_set(struct store *st, int64_t game, enum store_game_flag flag) STORE_CHECKED;
+
+/* A player who turned the opponents' comments off (address lower-cased). */
+int store_comments_off_get(struct store *st, bool *off, const char *address) STORE_CHECKED;
+int store_comments_off_set(struct store *st, const char *address, bool off) STORE_CHECKED;
+
+/* The dice protocol a game's dice follow (docs/dice-protocol.md,
+ * "Versions"), recorded with its first chain: *version 0 when none is
+ * recorded (a game drawn before tabula-dice-2). */
+int store_dice_protocol_get(struct store *st, int *version, int64_t game) STORE_CHECKED;
+int store_dice_protocol_set(struct store *st, int64_t game, int version) STORE_CHECKED;
+
+/* The highest roll of a game whose faces were previewed to its players
+ * (lag): *roll 0 when none was. */
+int store_lag_get(struct store *st, int64_t *roll, int64_t game) STORE_CHECKED;
+int store_lag_set(struct store *st, int64_t game, int64_t roll) STORE_CHECKED;
+
+/* Hourly counts of mail (rules-spec MX-4): the per-sender rate, the
+ * unasked mails to an address, the budget of mail to strangers (address
+ * ""). A window started at `start` and holds `count` mails. */
+enum store_counter { STORE_COUNT_RATE, STORE_COUNT_UNASKED, STORE_COUNT_STRANGERS };
+struct store_hourly {
+  int64_t start, count;
+};
+int store_hourly_get(struct store *st, bool *found, struct store_hourly *out,
+                     enum store_counter counter, const char *address) STORE_CHECKED;
+int store_hourly_set(struct store *st, enum store_counter counter, const char *address,
+                     const struct store_hourly *h) STORE_CHECKED;
+
+/* For `tabula check`: the rows of those tables that point to no game, no
+ * seat or no journal entry, hold a value out of range, and kv rows of a
+ * kind that has its table. *problems gets one line per row ("" when all
+ * hold; free()); STORE_OK means the check ran, whatever it found. */
+int store_state_check(struct store *st, char **problems) STORE_CHECKED;
 
 /* Hex SHA-256 of len bytes (nettle), written to hex[65]. For message digests. */
 void store_sha256_hex(char hex[65], const void *data, size_t len);

@@ -16,12 +16,16 @@
 #include <sqlite3.h>
 #include <stdarg.h>
 
-/* A result the caller must look at: every store result is a store code. */
-#if defined(__GNUC__)
-#define STORE_CHECKED __attribute__((warn_unused_result))
-#else
-#define STORE_CHECKED
-#endif
+/* The kv keys of game state before schema v10 (the service's strings,
+ * "resign:GAME", ...), as SQL conditions on kv.key: the v10 migration
+ * moves them to their tables (store.c), `tabula check` reports any left
+ * (gamestate.c). */
+#define STORE_KV_STATE_KEYS                                                                  \
+  "key LIKE 'resign:%' OR key LIKE 'takeback:%' OR key LIKE 'autoroll:%'"                    \
+  " OR key LIKE 'cubeanswer:%' OR key LIKE 'observers:%' OR key LIKE 'private:%'"            \
+  " OR key LIKE 'public-comments:%' OR key LIKE 'comments-off:%'"                            \
+  " OR key LIKE 'dice-protocol:%' OR key LIKE 'lag:%' OR key LIKE 'rate:%'"                  \
+  " OR key LIKE 'unasked:%' OR key = 'budget:strangers'"
 
 /* Prepared statements kept for reuse, keyed by their SQL text: a move mail
  * runs a few dozen statements, and parsing them anew each time was a fifth

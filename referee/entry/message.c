@@ -25,12 +25,9 @@
  * failure. */
 static int over_rate(struct ref_service *svc, const char *from)
 {
-  char key[300];
-
   if(svc->cfg.rate_limit <= 0 || !from[0])
     return 0;
-  snprintf(key, sizeof(key), "rate:%s", from);
-  return ref_hourly_count(svc, key, 1, svc->cfg.rate_limit, true);
+  return ref_hourly_count(svc, STORE_COUNT_RATE, from, 1, svc->cfg.rate_limit, true);
 }
 
 int ref_service_process(struct ref_service *svc, const char *raw, size_t len, int64_t arrived,
@@ -98,7 +95,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
     goto rollback;
   if(seen) {
     *outcome = REF_MSG_DUPLICATE;
-    store_rollback(svc->st);
+    ref_store_rollback(svc);
     if(!automatic && !(mail && mail->message_id[0]) && !(head && head->message_id[0]))
       /* a hand-written mail without a Message-ID is known by its bytes:
        * the same file again is the same mail (README, "Quick start"),
@@ -163,7 +160,7 @@ int ref_service_process(struct ref_service *svc, const char *raw, size_t len, in
 rollback:
   /* Nothing of this message is kept; the source keeps it for a retry. */
   ref_log_error("message %s not processed (%s); will retry", key, store_errmsg(svc->st));
-  store_rollback(svc->st);
+  ref_store_rollback(svc);
   *outcome = REF_MSG_IGNORED;
 out:
   base_buf_free(&m.events);

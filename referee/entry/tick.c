@@ -223,7 +223,7 @@ static int in_transaction(struct ref_service *svc, int64_t id, int64_t arg,
     return -1;
   if(fn(svc, id, arg, &did) || store_commit(svc->st) != STORE_OK) {
     ref_log_error("tick: game %lld: %s; will retry", (long long)id, store_errmsg(svc->st));
-    store_rollback(svc->st);
+    ref_store_rollback(svc);
     return -1;
   }
   *count += (size_t)did;
@@ -255,7 +255,7 @@ static int postpone(struct ref_service *svc, struct store_clock *c, size_t n, in
   }
   if(i < n || store_commit(svc->st) != STORE_OK) {
     ref_log_error("tick: cannot record when clocks are next due: %s", store_errmsg(svc->st));
-    store_rollback(svc->st);
+    ref_store_rollback(svc);
     return -1;
   }
   return 0;
@@ -337,7 +337,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
     else if(send_digest(&m, due[i].address) || store_commit(svc->st) != STORE_OK) {
       ref_log_error("tick: digest for %s: %s; will retry", due[i].address,
                     store_errmsg(svc->st));
-      store_rollback(svc->st);
+      ref_store_rollback(svc);
       rc = -1;
     }
     else
@@ -350,7 +350,7 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
   if(store_begin(svc->st) != STORE_OK || ref_confirmations_prune(svc) ||
      store_commit(svc->st) != STORE_OK) {
     ref_log_error("tick: pruning confirmations: %s; will retry", store_errmsg(svc->st));
-    store_rollback(svc->st);
+    ref_store_rollback(svc);
     rc = -1;
   }
   return rc;

@@ -69,9 +69,27 @@ int ref_ratings_rebuild(struct ref_service *svc, const char *kind, struct store_
                         size_t *n);
 /* Rebuilds and writes the stored table (kind NULL: every system). */
 int ref_ratings_store(struct ref_service *svc, const char *kind);
-/* Compares the stored table with the rebuild, a line per difference on
- * `out`; 0 when they agree, 1 when not, -1 on error. */
-int ref_ratings_check(struct ref_service *svc, FILE *out);
+/* What `tabula check` found (problems.c): each problem with what it is
+ * about ("store", "game", "match", "ratings", static strings), the
+ * game's or match's number (0: none) and its words, in the order found.
+ * lost counts problems that could not be kept (no memory). */
+struct ref_problem {
+  const char *about;
+  int64_t number;
+  char *text;
+};
+struct ref_problems {
+  struct ref_problem *v;
+  size_t n, cap, lost;
+};
+void ref_problem_add(struct ref_problems *p, const char *about, int64_t number,
+                     const char *fmt, ...) __attribute__((format(printf, 4, 5)));
+void ref_problems_free(struct ref_problems *p);
+
+/* Compares the stored table with the rebuild, a problem per difference
+ * added to p, *checked the ratings the journals give; 0 when they agree,
+ * 1 when not, -1 on error. */
+int ref_ratings_check(struct ref_service *svc, struct ref_problems *p, size_t *checked);
 /* The rows of one system's table for a mail, ranked, `mark`'s line marked
  * with "*" (the columns ratings.txt heads). */
 int ref_ratings_rows(struct ref_service *svc, const char *kind, const char *mark,
@@ -111,6 +129,29 @@ int ref_tournament_name_ok(const char *name);
 struct ref_tournament_count {
   size_t games, finished, cancelled;
 };
+/* The standings of t, recounted from its games' journals, as data: the
+ * lines from the first place (place, starting number, points,
+ * Sonneborn-Berger, the crosstable: cell[k] the results against player
+ * number k + 1, "1" "0" "=" or "." not yet, "**" oneself), the players by
+ * number, the counts. One gathering for the table below and the
+ * operator's JSON (admin_compete.c). 0, or -1 when the store failed. */
+struct ref_standing {
+  int number, place;
+  double points, sb;
+  char address[256];
+  char cell[REF_TOURNAMENT_MAX][3];
+};
+struct ref_standings {
+  size_t n;
+  struct ref_standing line[REF_TOURNAMENT_MAX];
+  struct {
+    int number;
+    char address[256];
+  } player[REF_TOURNAMENT_MAX];
+  struct ref_tournament_count count;
+};
+int ref_tournament_standings(struct ref_service *svc, const struct store_tournament *t,
+                             struct ref_standings *out);
 /* The standings of t, recounted from its games' journals: a heading
  * (phrases.txt standings-head), a line per player from the first place
  * (place, starting number, points, Sonneborn-Berger, the crosstable: per
@@ -162,7 +203,8 @@ int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, int observer
 /* The match recounted from the journals of its games. */
 int ref_match_recount(struct ref_service *svc, int64_t match, struct ref_match_count *c);
 /* Every match: its games' options against the recount, its stored phase
- * and winner against the journals; 0 all agree, 1 not, -1 error. */
-int ref_match_check(struct ref_service *svc, FILE *out);
+ * and winner against the journals, a problem per match that differs
+ * added to p, *checked the matches; 0 all agree, 1 not, -1 error. */
+int ref_match_check(struct ref_service *svc, struct ref_problems *p, size_t *checked);
 
 #endif

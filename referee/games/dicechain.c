@@ -21,40 +21,39 @@
 
 /* Whose chain a game's dice come from: its own, or for the later games of
  * a backgammon match the match's first game's (docs/dice-protocol.md,
- * "Matches": one commitment for the whole match). */
+ * "Matches": one commitment for the whole match). -1 on a store failure
+ * (never the game itself: its own chain may not exist, or be the wrong
+ * one). */
 int64_t ref_dice_game(struct ref_service *svc, int64_t game)
 {
   int64_t match, *games = NULL, first = game;
   size_t n = 0;
-  int number;
-  if(store_match_of_game(svc->st, &match, &number, game) == STORE_OK && number > 1 &&
-     store_match_games(svc->st, &games, &n, match) == STORE_OK && n)
-    first = games[0];
+  int number, rc = store_match_of_game(svc->st, &match, &number, game);
+  if(rc == STORE_ENOTFOUND)
+    return game; /* no match: its own */
+  if(rc != STORE_OK)
+    return -1;
+  if(number > 1) {
+    if(store_match_games(svc->st, &games, &n, match) != STORE_OK || !n)
+      first = -1;
+    else
+      first = games[0];
+  }
   free(games);
   return first;
 }
 
 /* The version a game's dice follow (docs/dice-protocol.md, "Versions"):
- * kv "dice-protocol:OWNER" is written when the owner's first chain is
- * drawn; a game drawn before tabula-dice-2 existed has none and stays
- * tabula-dice-1, so its mails, its rolls and its verification never
- * change. 2, 1, or -1 on a store error. */
-static void version_key(char *buf, size_t cap, int64_t owner)
-{
-  snprintf(buf, cap, "dice-protocol:%lld", (long long)owner);
-}
-
+ * the store's dice_protocols row of the owner is written when the owner's
+ * first chain is drawn; a game drawn before tabula-dice-2 existed has
+ * none and stays tabula-dice-1, so its mails, its rolls and its
+ * verification never change. 2, 1, or -1 on a store error. */
 static int dice_version(struct ref_service *svc, int64_t owner)
 {
-  char key[48], value[32];
-  int rc;
-  version_key(key, sizeof(key), owner);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc == STORE_ENOTFOUND)
-    return 1;
-  if(rc != STORE_OK)
+  int version = 0;
+  if(owner < 0 || store_dice_protocol_get(svc->st, &version, owner) != STORE_OK)
     return -1;
-  return strcmp(value, REF_DICE_PROTOCOL_2) ? 1 : 2;
+  return version == 2 ? 2 : 1;
 }
 
 static const char *version_name(int version)
@@ -157,14 +156,15 @@ int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t
   memset(&c, 0, sizeof(c));
   if(chain > 1) {
     struct store_dice prev;
-    if(store_dice_load(svc->st, &prev, game) == STORE_OK)
-      memcpy(d.entropy, prev.entropy, sizeof(d.entropy));
+    /* the chain before it exists: a failure to read it fails the roll
+     * (retried) rather than draw a chain without the game's entropy */
+    if(store_dice_load(svc->st, &prev, game) != STORE_OK)
+      return -1;
+    memcpy(d.entropy, prev.entropy, sizeof(d.entropy));
   }
   else {
     /* a game's first chain: its dice follow tabula-dice-2 */
-    char key[48];
-    version_key(key, sizeof(key), game);
-    if(store_kv_set(svc->st, key, REF_DICE_PROTOCOL_2) != STORE_OK)
+    if(store_dice_protocol_set(svc->st, game, 2) != STORE_OK)
       return -1;
   }
   return store_dice_put(svc->st, &d) == STORE_OK ? 0 : -1;
@@ -214,9 +214,9 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
     /* The chain is used up: a fresh one, its commitment shown before its
      * first use (dice-protocol.md). */
     if(ref_dice_new_chain(svc, owner, d.chain + 1, d.roll_count) ||
-       store_dice_load(svc->st, &d, owner) != STORE_OK)
+       store_dice_load(svc->st, &d, owner) != STORE_OK ||
+       ref_dice_commitment_line(svc, owner, line, sizeof(line)))
       return -1;
-    ref_dice_commitment_line(svc, owner, line, sizeof(line));
     if(base_buf_printf(shown, "%s\n", line))
       return -1;
   }
@@ -279,11 +279,16 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
   *nrolls = 0;
   if(version < 0)
     return -1;
-  for(chain = 1; store_dice_load_chain(svc->st, &d, owner, chain) == STORE_OK; chain++)
+  for(chain = 1; (rc = store_dice_load_chain(svc->st, &d, owner, chain)) == STORE_OK; chain++)
     if(base_buf_printf(out, "Dice commitment: %s game %lld chain %d N %d commitment %s\n",
                        version_name(version), (long long)owner, d.chain, d.n, d.commitment))
       return -1;
-  if(chain == 1 || store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
+  if(rc != STORE_ENOTFOUND)
+    return -1; /* a chain that cannot be read: no transcript without it */
+  rc = -1;
+  if(chain == 1)
+    return 1; /* no dice committed */
+  if(store_seat_list(svc->st, &seats, &ns, owner) != STORE_OK)
     return -1;
   /* rules-spec G-4: a published tabula-dice-1 game's entropy lines were
    * Message-IDs; it shows E alone (dice.h, step 3) */
@@ -293,12 +298,15 @@ int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct 
       break;
   free(seats);
   /* E, once every seat is filled (each chain holds it) */
-  if(store_dice_load(svc->st, &d, owner) == STORE_OK && d.entropy[0] &&
+  if(store_dice_load(svc->st, &d, owner) != STORE_OK)
+    return -1;
+  if(d.entropy[0] &&
      base_buf_printf(out, "Dice entropy: game %lld E %s\n", (long long)owner, d.entropy))
     return -1;
   /* the salt of tabula-dice-2 is the players' alone: never published */
-  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)) == 0 && salt[0] &&
-     base_buf_printf(out, "%s\n", salt))
+  if(!published && ref_dice_salt_line(svc, owner, salt, sizeof(salt)))
+    return -1;
+  if(!published && salt[0] && base_buf_printf(out, "%s\n", salt))
     return -1;
   if(owner != g->row.id && (store_match_of_game(svc->st, &match, &number, g->row.id) != STORE_OK ||
                             store_match_games(svc->st, &games, &ngames, match) != STORE_OK))

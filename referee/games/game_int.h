@@ -59,7 +59,8 @@ int ref_dice_roll(struct ref_service *svc, struct ref_game_ctx *g, int need,
                   struct base_buf *shown);
 /* Every dice line of the game; `published` (the web view's pages and
  * records): no salt, and a tabula-dice-1 game's entropy as E alone
- * (rules-spec G-4). */
+ * (rules-spec G-4). 0 done, 1 the game has no dice committed, -1 a store
+ * failure (a transcript is never short of what could not be read). */
 int ref_dice_transcript(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                         int *nrolls, int published);
 /* A seat's entropy e_s (docs/dice-protocol.md): the accept's entropy text,
@@ -193,9 +194,9 @@ int ref_is_observer(struct ref_service *svc, int64_t game, const char *address);
 int ref_game_private(struct ref_service *svc, int64_t game);
 int ref_game_set_private(struct ref_service *svc, int64_t game);
 
-/* A word to the opponent (talk.c). Per player (kv
- * "comments-off:ADDRESS"): 1 when the player turned comments off, 0 when
- * not, -1 on a store error. Per game (kv "public-comments:GAME", `new GAME
+/* A word to the opponent (talk.c). Per player (the store's
+ * comments_off): 1 when the player turned comments off, 0 when not, -1
+ * on a store error. Per game (public_comment_games, `new GAME
  * public-comments`): the observers see the comments too. */
 int ref_comments_off(struct ref_service *svc, const char *address);
 int ref_comments_set(struct ref_service *svc, const char *address, int off);

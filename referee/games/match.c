@@ -242,10 +242,11 @@ out:
   return rc;
 }
 
-int ref_match_check(struct ref_service *svc, FILE *out)
+int ref_match_check(struct ref_service *svc, struct ref_problems *p, size_t *checked)
 {
   int64_t *ids = NULL;
   size_t n = 0, i, bad = 0;
+  *checked = 0;
   if(store_match_list(svc->st, &ids, &n) != STORE_OK)
     return -1;
   for(i = 0; i < n; i++) {
@@ -256,19 +257,20 @@ int ref_match_check(struct ref_service *svc, FILE *out)
       return -1;
     }
     if(c.inconsistent) {
-      fprintf(out, "match %lld: its game %d does not start from the score its games before made\n",
-              (long long)ids[i], c.inconsistent);
+      ref_problem_add(p, "match", ids[i],
+                      "its game %d does not start from the score its games before made",
+                      c.inconsistent);
       bad++;
     }
     else if((row.phase == STORE_MATCH_FINISHED) != c.over ||
             (c.over && row.winner != c.winner)) {
-      fprintf(out, "match %lld: stored %s, the journals give %s\n", (long long)ids[i],
-              row.phase == STORE_MATCH_FINISHED ? "finished" : "playing",
-              c.over ? "finished" : "playing");
+      ref_problem_add(p, "match", ids[i], "stored %s, the journals give %s",
+                      row.phase == STORE_MATCH_FINISHED ? "finished" : "playing",
+                      c.over ? "finished" : "playing");
       bad++;
     }
   }
-  fprintf(out, "%zu match(es) checked, %zu bad\n", n, bad);
+  *checked = n;
   free(ids);
   return bad ? 1 : 0;
 }

@@ -312,11 +312,12 @@ int ref_ratings_apply(struct ref_service *svc, const struct ref_rated *u)
 
 /* ---- the check ---- */
 
-int ref_ratings_check(struct ref_service *svc, FILE *out)
+int ref_ratings_check(struct ref_service *svc, struct ref_problems *p, size_t *checked)
 {
   struct store_rating *stored = NULL, *built = NULL;
   size_t ns = 0, nb = 0, i, j, bad = 0;
 
+  *checked = 0;
   if(store_rating_list(svc->st, &stored, &ns, NULL) != STORE_OK ||
      ref_ratings_rebuild(svc, NULL, &built, &nb)) {
     free(stored);
@@ -329,15 +330,17 @@ int ref_ratings_check(struct ref_service *svc, FILE *out)
         s = &stored[j];
     /* the same arithmetic in the same order: equal to the last bit */
     if(!s)
-      fprintf(out, "ratings: %s %s: none stored, the journals give %.2f (RD %.2f, %d games)\n",
-              b->kind, b->address, b->rating, b->rd, b->games);
+      ref_problem_add(p, "ratings", 0,
+                      "%s %s: none stored, the journals give %.2f (RD %.2f, %d games)", b->kind,
+                      b->address, b->rating, b->rd, b->games);
     else if(s->rating != b->rating || s->rd != b->rd || s->volatility != b->volatility ||
             s->games != b->games || s->wins != b->wins || s->draws != b->draws ||
             s->losses != b->losses)
-      fprintf(out,
-              "ratings: %s %s: stored %.2f (RD %.2f, %d games), the journals give %.2f"
-              " (RD %.2f, %d games)\n",
-              b->kind, b->address, s->rating, s->rd, s->games, b->rating, b->rd, b->games);
+      ref_problem_add(p, "ratings", 0,
+                      "%s %s: stored %.2f (RD %.2f, %d games), the journals give %.2f"
+                      " (RD %.2f, %d games)",
+                      b->kind, b->address, s->rating, s->rd, s->games, b->rating, b->rd,
+                      b->games);
     else
       continue;
     bad++;
@@ -348,12 +351,12 @@ int ref_ratings_check(struct ref_service *svc, FILE *out)
       if(!strcmp(stored[j].kind, built[i].kind) && !strcmp(stored[j].address, built[i].address))
         break;
     if(i == nb) {
-      fprintf(out, "ratings: %s %s: stored %.2f, the journals give no rated game\n",
-              stored[j].kind, stored[j].address, stored[j].rating);
+      ref_problem_add(p, "ratings", 0, "%s %s: stored %.2f, the journals give no rated game",
+                      stored[j].kind, stored[j].address, stored[j].rating);
       bad++;
     }
   }
-  fprintf(out, "%zu rating(s) checked, %zu bad\n", nb, bad);
+  *checked = nb;
   free(stored);
   free(built);
   return bad ? 1 : 0;

@@ -450,8 +450,16 @@ int ref_record_dice(struct ref_service *svc, struct ref_game_ctx *g, struct base
   if(!(g->desc->flags & REF_GAME_DICE))
     return 0;
   base_buf_init(&dice, 64u * 1024u * 1024u);
-  if(!ref_dice_transcript(svc, g, &dice, &nrolls, (flags & REF_EXPORT_PUBLIC) != 0) && dice.s)
-    rc = base_buf_puts(out, dice.s);
+  /* a record without the dice it should have is no record: a failure to
+   * read them fails the export */
+  switch(ref_dice_transcript(svc, g, &dice, &nrolls, (flags & REF_EXPORT_PUBLIC) != 0)) {
+  case 0:
+    if(dice.s)
+      rc = base_buf_puts(out, dice.s);
+    break;
+  case 1: break; /* no dice committed (yet) */
+  default: rc = -1; break;
+  }
   base_buf_free(&dice);
   return rc;
 }

@@ -7,9 +7,8 @@
  * "bob writes:" is a quoted line) and a reply that keeps it is read
  * without it (mail/clean.c drops quoted lines). views.c shows it to the
  * other seats; who may see it is kept here: a player who turned comments
- * off sees none (kv "comments-off:ADDRESS"), observers only in a game
- * created public-comments (kv "public-comments:GAME"). Stored without a
- * schema change, as private games are (observers.c).
+ * off sees none (the store's comments_off), observers only in a game
+ * created public-comments (public_comment_games).
  * Layer 3, "games" (docs/architecture.md).
  */
 #include "game_int.h"
@@ -19,59 +18,46 @@
 #include <stdlib.h>
 #include <string.h>
 
-static int comments_key(char *buf, size_t cap, const char *address)
+/* an address's case is not its identity (as the seats compare it) */
+static int lower_address(char *buf, size_t cap, const char *address)
 {
   size_t n;
-  if(base_format(buf, cap, "comments-off:%s", address))
-    return -1; /* a cut key would be another address's */
-  /* an address's case is not its identity (as the seats compare it) */
-  for(n = 13; buf[n]; n++)
+  if(base_format(buf, cap, "%s", address))
+    return -1; /* a cut address would be another's */
+  for(n = 0; buf[n]; n++)
     buf[n] = (char)tolower((unsigned char)buf[n]);
   return 0;
 }
 
-static int kv_flag(struct ref_service *svc, const char *key)
-{
-  char value[8];
-  int rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc == STORE_ENOTFOUND)
-    return 0;
-  return rc == STORE_OK ? !strcmp(value, "1") : -1;
-}
-
 int ref_comments_off(struct ref_service *svc, const char *address)
 {
-  char key[400];
-  if(comments_key(key, sizeof(key), address))
+  char lower[400];
+  bool off = false;
+  if(lower_address(lower, sizeof(lower), address) ||
+     store_comments_off_get(svc->st, &off, lower) != STORE_OK)
     return -1;
-  return kv_flag(svc, key);
+  return off ? 1 : 0;
 }
 
 int ref_comments_set(struct ref_service *svc, const char *address, int off)
 {
-  char key[400];
-  if(comments_key(key, sizeof(key), address))
+  char lower[400];
+  if(lower_address(lower, sizeof(lower), address))
     return -1;
-  return store_kv_set(svc->st, key, off ? "1" : "0") == STORE_OK ? 0 : -1;
-}
-
-static void public_key(char *buf, size_t cap, int64_t game)
-{
-  snprintf(buf, cap, "public-comments:%lld", (long long)game);
+  return store_comments_off_set(svc->st, lower, off != 0) == STORE_OK ? 0 : -1;
 }
 
 int ref_game_public_comments(struct ref_service *svc, int64_t game)
 {
-  char key[48];
-  public_key(key, sizeof(key), game);
-  return kv_flag(svc, key);
+  bool on = false;
+  if(store_game_flag_get(svc->st, &on, game, STORE_FLAG_PUBLIC_COMMENTS) != STORE_OK)
+    return -1;
+  return on ? 1 : 0;
 }
 
 int ref_game_set_public_comments(struct ref_service *svc, int64_t game)
 {
-  char key[48];
-  public_key(key, sizeof(key), game);
-  return store_kv_set(svc->st, key, "1") == STORE_OK ? 0 : -1;
+  return store_game_flag_set(svc->st, game, STORE_FLAG_PUBLIC_COMMENTS) == STORE_OK ? 0 : -1;
 }
 
 int ref_comment_prepare(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,

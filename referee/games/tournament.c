@@ -136,18 +136,18 @@ static void number_text(char *buf, size_t cap, double x, int decimals)
   snprintf(buf, cap, "%.*f", decimals, x);
 }
 
-int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
-                         struct base_buf *out, struct ref_tournament_count *count)
+int ref_tournament_standings(struct ref_service *svc, const struct store_tournament *t,
+                             struct ref_standings *out)
 {
   struct store_tournament_player *p = NULL;
   struct played *games = NULL;
   struct line *lines = NULL;
   int64_t *ids = NULL;
   size_t np = 0, ng = 0, i, j, k;
-  char head[160];
+  struct ref_tournament_count *count = &out->count;
   int rc = -1;
 
-  memset(count, 0, sizeof(*count));
+  memset(out, 0, sizeof(*out));
   if(store_tournament_players(svc->st, &p, &np, t->id) != STORE_OK ||
      store_tournament_games(svc->st, &ids, &ng, t->id) != STORE_OK || np > REF_TOURNAMENT_MAX)
     goto out;
@@ -206,6 +206,41 @@ int ref_tournament_table(struct ref_service *svc, const struct store_tournament 
     lines[i].place = i && lines[i].points == lines[i - 1].points && lines[i].sb == lines[i - 1].sb
                        ? lines[i - 1].place
                        : (int)i + 1;
+  out->n = np;
+  for(i = 0; i < np; i++) {
+    struct ref_standing *l = &out->line[i];
+    l->number = lines[i].number;
+    l->place = lines[i].place;
+    l->points = lines[i].points;
+    l->sb = lines[i].sb;
+    snprintf(l->address, sizeof(l->address), "%s", lines[i].address);
+    memcpy(l->cell, lines[i].cell, sizeof(l->cell));
+    out->player[i].number = p[i].number;
+    snprintf(out->player[i].address, sizeof(out->player[i].address), "%s", p[i].address);
+  }
+  rc = 0;
+out:
+  free(p);
+  free(ids);
+  free(games);
+  free(lines);
+  return rc;
+}
+
+int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
+                         struct base_buf *out, struct ref_tournament_count *count)
+{
+  struct ref_standings *st = calloc(1, sizeof(*st));
+  size_t i, k, np;
+  char head[160];
+  int rc = -1;
+
+  if(!st || ref_tournament_standings(svc, t, st)) {
+    free(st);
+    return -1;
+  }
+  *count = st->count;
+  np = st->n;
   /* the table: the heading's words are phrases.txt's, the columns ours */
   tpl_line(head, sizeof(head), svc->cfg.templates_dir, "phrases.txt", "standings-head", NULL, 0);
   if(base_buf_puts(out, head))
@@ -217,13 +252,13 @@ int ref_tournament_table(struct ref_service *svc, const struct store_tournament 
     goto out;
   for(i = 0; i < np; i++) {
     char pts[16], sb[16], place[8];
-    number_text(pts, sizeof(pts), lines[i].points, 1);
-    number_text(sb, sizeof(sb), lines[i].sb, 2);
-    snprintf(place, sizeof(place), "%d", lines[i].place);
-    if(base_buf_printf(out, "%5s  %2d  %6s  %7s", place, lines[i].number, pts, sb))
+    number_text(pts, sizeof(pts), st->line[i].points, 1);
+    number_text(sb, sizeof(sb), st->line[i].sb, 2);
+    snprintf(place, sizeof(place), "%d", st->line[i].place);
+    if(base_buf_printf(out, "%5s  %2d  %6s  %7s", place, st->line[i].number, pts, sb))
       goto out;
     for(k = 0; k < np; k++)
-      if(base_buf_printf(out, "  %-2s", lines[i].cell[k]))
+      if(base_buf_printf(out, "  %-2s", st->line[i].cell[k]))
         goto out;
     if(end_line(out))
       goto out;
@@ -231,13 +266,10 @@ int ref_tournament_table(struct ref_service *svc, const struct store_tournament 
   if(base_buf_putc(out, '\n'))
     goto out;
   for(i = 0; i < np; i++)
-    if(base_buf_printf(out, "%3d  %s\n", p[i].number, p[i].address))
+    if(base_buf_printf(out, "%3d  %s\n", st->player[i].number, st->player[i].address))
       goto out;
   rc = 0;
 out:
-  free(p);
-  free(ids);
-  free(games);
-  free(lines);
+  free(st);
   return rc;
 }

@@ -396,11 +396,21 @@ int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   else {
     int64_t *ids = NULL;
     size_t n = 0;
-    if(g && store_tournament_of_game(m->svc->st, &id, g->row.id) == STORE_OK)
-      found = store_tournament_load(m->svc->st, &t, id) == STORE_OK;
-    else if(store_tournament_list(m->svc->st, &ids, &n, who) == STORE_OK && n)
-      found = store_tournament_load(m->svc->st, &t, ids[n - 1]) == STORE_OK;
-    free(ids);
+    /* a failure is no "there is none": the message is retried */
+    rc = g ? store_tournament_of_game(m->svc->st, &id, g->row.id) : STORE_ENOTFOUND;
+    if(rc == STORE_ENOTFOUND) {
+      rc = store_tournament_list(m->svc->st, &ids, &n, who);
+      if(rc == STORE_OK && n)
+        id = ids[n - 1];
+      free(ids);
+    }
+    if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+      return -1;
+    if(id > 0) {
+      if(store_tournament_load(m->svc->st, &t, id) != STORE_OK)
+        return -1;
+      found = 1;
+    }
   }
   /* only its players see a tournament: anyone else is told there is none */
   if(found && store_tournament_players(m->svc->st, &p, &np, t.id) != STORE_OK)

@@ -194,7 +194,8 @@ static int tell_list(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 {
   char list[2048];
   struct tpl_var extra[1] = {{"no_lines", ""}};
-  ref_conditionals_text(m->svc, g, seat, list, sizeof(list));
+  if(ref_conditionals_text(m->svc, g, seat, list, sizeof(list)))
+    return -1; /* a failure must not read as "no lines" */
   if(!list[0])
     extra[0].value = "yes";
   return ref_tell_seat(m, g, seat, "conditionals.txt", extra, 1);

@@ -50,8 +50,7 @@ static int after_change_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int se
        store_conditionals_clear(m->svc->st, g->row.id, -1))
       return -1;
     for(i = 0; i < g->nseats && (g->desc->flags & REF_GAME_CUBE); i++)
-      if(ref_cube_answer_get(m->svc, g->row.id, (int)i) > 0 &&
-         ref_cube_answer_set(m->svc, g->row.id, (int)i, REF_CUBE_ANSWER_NONE))
+      if(ref_cube_answer_set(m->svc, g->row.id, (int)i, REF_CUBE_ANSWER_NONE))
         return -1;
     ref_log_info("game %lld: over, %s", (long long)g->row.id, g->row.result);
     return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
@@ -387,29 +386,23 @@ int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 /* BG-5: in a cube game "resign [gammon|backgammon]" offers to lose that
  * much; the opponent accepts (the game ends at level x cube) or rejects
- * (play continues). The standing offer lives in the kv table; offers and
- * answers are journaled for the record. */
-static void resign_key(char *buf, size_t cap, int64_t game)
-{
-  snprintf(buf, cap, "resign:%lld", (long long)game);
-}
-
+ * (play continues). The standing offer lives in the store's
+ * resign_offers; offers and answers are journaled for the record. 1 with
+ * the offer, 0 none, -1 on a store failure. */
 static int pending_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int *seat, int *level)
 {
-  char key[48], value[32];
-  resign_key(key, sizeof(key), g->row.id);
-  if(store_kv_get(m->svc->st, value, sizeof(value), key) != STORE_OK ||
-     sscanf(value, "%d %d", seat, level) != 2 || *seat < 0)
-    return 0;
-  return 1;
+  bool found = false;
+  if(store_resign_get(m->svc->st, &found, seat, level, g->row.id) != STORE_OK)
+    return -1;
+  return found && *level >= 1 && *level <= 3 ? 1 : 0;
 }
 
+/* seat < 0: the offer is answered, none stands. */
 static int set_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, int level)
 {
-  char key[48], value[32];
-  resign_key(key, sizeof(key), g->row.id);
-  snprintf(value, sizeof(value), "%d %d", seat, level);
-  return store_kv_set(m->svc->st, key, value) == STORE_OK ? 0 : -1;
+  int rc = seat < 0 ? store_resign_clear(m->svc->st, g->row.id)
+                    : store_resign_set(m->svc->st, g->row.id, seat, level);
+  return rc == STORE_OK ? 0 : -1;
 }
 
 int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -452,8 +445,10 @@ int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmd *c, int accept)
 {
-  int offerer, level;
-  if(!pending_resign(m, g, &offerer, &level) || offerer == seat)
+  int offerer, level, pending = pending_resign(m, g, &offerer, &level);
+  if(pending < 0)
+    return -1;
+  if(!pending || offerer == seat)
     return ref_refuse(m, g, seat, c->line, "no-resign-offer", "", NULL);
   if(set_resign(m, g, -1, 0))
     return -1;

@@ -353,14 +353,19 @@ int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   struct base_buf t;
   struct tpl_var extra[1];
   char why[256], verdict[320], game[24];
-  int nrolls = 0, made = 0, rc;
+  int nrolls = 0, made = 0, rc, tr;
 
   if(!(g->desc->flags & REF_GAME_DICE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
   base_buf_init(&t, 8u * 1024u * 1024u);
   /* a backgammon match's dice are its first game's */
   snprintf(game, sizeof(game), "%lld", (long long)ref_dice_game(m->svc, g->row.id));
-  if(ref_dice_transcript(m->svc, g, &t, &made, 0))
+  if((tr = ref_dice_transcript(m->svc, g, &t, &made, 0)) < 0) {
+    /* a store failure is no "no dice": the message is retried */
+    base_buf_free(&t);
+    return -1;
+  }
+  if(tr)
     snprintf(verdict, sizeof(verdict), "no dice have been committed for this game");
   else if(made == 0)
     snprintf(verdict, sizeof(verdict), "no rolls yet; the commitment is on record");

@@ -6,9 +6,9 @@
  * misclick in a phone client); the opponent answers `takeback accept` or
  * `takeback decline` (plain `accept` / `decline` when nothing else waits
  * for an answer: dispatch.c), or declines by making a move, as a move
- * declines a standing draw offer. One request at a time, kept in the kv
- * table (`takeback:GAME` = "SEAT SEQ", "-1 0" when none), as resignation
- * offers are.
+ * declines a standing draw offer. One request at a time, kept in the
+ * store's takeback_requests (the asking seat and the move's seq; no row
+ * when none), as resignation offers are in resign_offers.
  *
  * History is never rewritten: the request, the answer and the undo are
  * journal entries (`takeback` "ask SEQ LABEL", `takeback` "accept SEQ" or
@@ -45,38 +45,24 @@
 #include <stdlib.h>
 #include <string.h>
 
-static void pending_key(char *buf, size_t cap, int64_t game)
-{
-  snprintf(buf, cap, "takeback:%lld", (long long)game);
-}
-
-/* The standing request: 1 with its seat and the move's seq, 0 none, -1
- * on a store failure. */
+/* The standing request (takeback_requests): 1 with its seat and the
+ * move's seq, 0 none, -1 on a store failure. */
 static int pending(struct ref_service *svc, const struct ref_game_ctx *g, int *seat,
                    int64_t *seq)
 {
-  char key[48], value[48];
-  long long s = 0;
-  int rc;
-  pending_key(key, sizeof(key), g->row.id);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc == STORE_ENOTFOUND)
-    return 0;
-  if(rc != STORE_OK)
+  bool found = false;
+  if(store_takeback_get(svc->st, &found, seat, seq, g->row.id) != STORE_OK)
     return -1;
-  if(sscanf(value, "%d %lld", seat, &s) != 2 || *seat < 0)
-    return 0;
-  *seq = (int64_t)s;
-  return 1;
+  return found ? 1 : 0;
 }
 
+/* seat < 0: no request stands any more. */
 static int set_pending(struct ref_service *svc, const struct ref_game_ctx *g, int seat,
                        int64_t seq)
 {
-  char key[48], value[48];
-  pending_key(key, sizeof(key), g->row.id);
-  snprintf(value, sizeof(value), "%d %lld", seat, (long long)seq);
-  return store_kv_set(svc->st, key, value) == STORE_OK ? 0 : -1;
+  int rc = seat < 0 ? store_takeback_clear(svc->st, g->row.id)
+                    : store_takeback_set(svc->st, g->row.id, seat, seq);
+  return rc == STORE_OK ? 0 : -1;
 }
 
 int ref_takeback_waiting(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)

@@ -129,9 +129,12 @@ static int game_start_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, const ch
 {
   struct ref_err err;
   struct base_buf others = m->events;
-  int own_dice = (g->desc->flags & REF_GAME_DICE) && ref_dice_game(m->svc, g->row.id) == g->row.id;
+  int64_t owner = (g->desc->flags & REF_GAME_DICE) ? ref_dice_game(m->svc, g->row.id) : 0;
+  int own_dice = owner == g->row.id;
   int rc = -1;
 
+  if(owner < 0)
+    return -1; /* whose dice these are cannot be read */
   base_buf_init(&m->events, 64 * 1024);
   if(prelude && base_buf_puts(&m->events, prelude))
     goto out;

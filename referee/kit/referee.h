@@ -91,7 +91,23 @@ void ref_config_defaults(struct ref_config *cfg);
 #define REF_CONFIG_EREAD (-1)
 #define REF_CONFIG_EINVALID (-2)
 int ref_config_load(struct ref_config *cfg, const char *path, char *errbuf, size_t errcap);
+/* One option of the table as check-config shows it, in the table's
+ * order: its value is value_int when is_int, else value; a password that
+ * is set is hidden (value NULL), never shown. */
+struct ref_config_item {
+  const char *name, *help, *deflt;
+  bool is_int, hidden;
+  int value_int;
+  const char *value;
+};
+/* The option at i (0, 1, ...): 0, or -1 past the last. */
+int ref_config_option(const struct ref_config *cfg, size_t i, struct ref_config_item *item);
 void ref_config_dump(FILE *out, const struct ref_config *cfg);
+/* The same as JSON (docs/json.md), with the file read (NULL: none, the
+ * built-in defaults) and how it was chosen (json_out.c: not in config.c,
+ * which tabula-deliver links without jansson). 0, or -1. */
+int ref_config_json(FILE *out, const struct ref_config *cfg, const char *path,
+                    const char *origin);
 /* Which file configures every command (tabula(1), FILES): the -c FILE
  * given (option_path), else $TABULA_CONFIG, else the system file
  * (REF_CONFIG_SYSTEM_FILE) when it exists, else none: the built-in
@@ -172,13 +188,18 @@ enum ref_admin_rc {
   REF_ADMIN_REFUSED = 3, /* not for that game: not running, not one of its results */
   REF_ADMIN_FAILED = 4   /* the store failed or was busy: nothing changed */
 };
+/* What the operator's read-only commands write: the text for a person,
+ * or one JSON document for a script (docs/json.md), from the same data. */
+enum ref_output { REF_OUTPUT_TEXT, REF_OUTPUT_JSON };
 /* Every game: number, kind, phase, the side to move, the players by side,
  * the result; columns aligned. */
-int ref_service_print_games(struct ref_service *svc, FILE *out);
-int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game);
+int ref_service_print_games(struct ref_service *svc, FILE *out, enum ref_output form);
+/* One game: its players, the board, the position string, the journal. */
+int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game,
+                           enum ref_output form);
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
-int ref_service_check(struct ref_service *svc, FILE *out);
+int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form);
 /* The operator decides a running game: RESULT is a seat's name (it wins),
  * 1-0 / 0-1, or draw. Journaled (with the reason, when given), every
  * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
@@ -192,14 +213,16 @@ int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 /* The Glicko-2 ratings of one game system (kind NULL: every system), after
  * rebuilding the stored table from the journals when `rebuild`
  * (admin_compete.c). */
-int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild);
+int ref_service_ratings(struct ref_service *svc, FILE *out, const char *kind, int rebuild,
+                        enum ref_output form);
 /* A round robin made by the operator: GAME, NAME, the players (and
  * key=value options, "unrated"), once or twice (cycles 2); every player is
  * invited by mail and accepts. */
 int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *kind,
                                const char *name, char *const *words, int nwords, int cycles);
 /* A round robin's standings, by name or number. */
-int ref_service_standings(struct ref_service *svc, FILE *out, const char *name);
+int ref_service_standings(struct ref_service *svc, FILE *out, const char *name,
+                          enum ref_output form);
 /* The read-only web view (site.c): index.html, a page and the
  * record of every published game updated at or after `since` (0: all)
  * written into dir. *written counts the pages. */

@@ -16,44 +16,62 @@
 #include <sys/random.h>
 #include <time.h>
 
+/* ---- undo ---- */
+
+void ref_store_rollback(struct ref_service *svc)
+{
+  if(store_rollback(svc->st) != STORE_OK)
+    ref_log_error("store: the rollback failed: %s", store_errmsg(svc->st));
+}
+
+void ref_store_batch_rollback(struct ref_service *svc)
+{
+  if(store_batch_rollback(svc->st) != STORE_OK)
+    ref_log_error("store: the batch rollback failed: %s", store_errmsg(svc->st));
+}
+
 /* ---- hourly counts ---- */
 
-int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit, bool count_over)
+/* The window of a count as it stands now: a new one when the last began
+ * an hour or more ago (or in the future: a clock set back). */
+static int hourly_now(struct ref_service *svc, struct store_hourly *h, enum store_counter counter,
+                      const char *address)
 {
-  char value[64];
-  long long start = 0, count = 0;
   int64_t now = ref_now(svc);
-  int rc = store_kv_get(svc->st, value, sizeof(value), key), over;
-
-  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+  bool found = false;
+  if(store_hourly_get(svc->st, &found, h, counter, address) != STORE_OK)
     return -1;
-  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
-     now - start >= 3600) {
-    start = now;
-    count = 0;
+  if(!found || now < h->start || now - h->start >= 3600) {
+    h->start = now;
+    h->count = 0;
   }
-  over = count + n > limit;
+  return 0;
+}
+
+int ref_hourly_count(struct ref_service *svc, enum store_counter counter, const char *address,
+                     int n, int limit, bool count_over)
+{
+  struct store_hourly h;
+  int over;
+
+  if(hourly_now(svc, &h, counter, address))
+    return -1;
+  over = h.count + n > limit;
   if(over && !count_over)
     return 1;
-  snprintf(value, sizeof(value), "%lld %lld", start, count + n);
-  if(store_kv_set(svc->st, key, value) != STORE_OK)
+  h.count += n;
+  if(store_hourly_set(svc->st, counter, address, &h) != STORE_OK)
     return -1;
   return over;
 }
 
-int ref_hourly_room(struct ref_service *svc, const char *key, int n, int limit)
+int ref_hourly_room(struct ref_service *svc, enum store_counter counter, const char *address,
+                    int n, int limit)
 {
-  char value[64];
-  long long start = 0, count = 0;
-  int64_t now = ref_now(svc);
-  int rc = store_kv_get(svc->st, value, sizeof(value), key);
-
-  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+  struct store_hourly h;
+  if(hourly_now(svc, &h, counter, address))
     return -1;
-  if(rc != STORE_OK || sscanf(value, "%lld %lld", &start, &count) != 2 || now < start ||
-     now - start >= 3600)
-    count = 0;
-  return count + n <= limit;
+  return h.count + n <= limit;
 }
 
 /* ---- the time now ---- */

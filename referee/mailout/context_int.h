@@ -92,16 +92,26 @@ int ref_make_token(char *out, size_t cap);
 /* A message context with no inbound mail (ticks, the operator); free its
  * events with base_buf_free. */
 void ref_msg_init(struct ref_msg_ctx *m, struct ref_service *svc);
-/* An hourly count in the kv table under `key` (the rate limit per sender;
- * the budget for mail to strangers): a window that
+/* The undo of a transaction (a batch) on a path that fails already:
+ * what failed is reported by the caller and the message is retried; a
+ * failure of the undo itself is logged, nothing more can be done about
+ * it here (the next transaction finds the store as SQLite left it). */
+void ref_store_rollback(struct ref_service *svc);
+void ref_store_batch_rollback(struct ref_service *svc);
+
+/* An hourly count in the store (hourly_counts): `counter` of `address`
+ * (the rate limit per sender, the unasked mails to an address; the
+ * budget for mail to strangers, address ""): a window that
  * starts with the first count and lasts an hour, written in the caller's
  * transaction, so a message rolled back takes its count back with it.
  * Adds n, unless that passes `limit` and !count_over. 1 when the count
  * with n passes limit, 0 when not, -1 on a store failure. */
-int ref_hourly_count(struct ref_service *svc, const char *key, int n, int limit, bool count_over);
+int ref_hourly_count(struct ref_service *svc, enum store_counter counter, const char *address,
+                     int n, int limit, bool count_over);
 /* Whether n more fit under `limit` in that count now, taking nothing: 1
  * yes, 0 no, -1 on a store failure. */
-int ref_hourly_room(struct ref_service *svc, const char *key, int n, int limit);
+int ref_hourly_room(struct ref_service *svc, enum store_counter counter, const char *address,
+                    int n, int limit);
 
 /* Replies (reply.c). `m` non-NULL and `to` equal to its sender makes the
  * reply thread under the inbound message. `g`/`seat` give the subject tag

@@ -75,7 +75,8 @@ int ref_stranger(struct ref_service *svc, const char *address)
  * mail that would pass it is not sent, and not counted. */
 int ref_stranger_budget(struct ref_service *svc, int n, const char *what, const char *to)
 {
-  int over = ref_hourly_count(svc, "budget:strangers", n, svc->cfg.stranger_mails_per_hour, false);
+  int over = ref_hourly_count(svc, STORE_COUNT_STRANGERS, "", n, svc->cfg.stranger_mails_per_hour,
+                              false);
 
   if(over < 0)
     return -1;
@@ -101,10 +102,11 @@ int ref_stranger_answer(struct ref_msg_ctx *m, const char *what)
   }
 }
 
+/* counted per address, whatever its case (as seats compare it) */
 static void unasked_key(char *key, size_t cap, const char *address)
 {
-  size_t i, n = (size_t)snprintf(key, cap, "unasked:%s", address);
-  for(i = 8; i < n && i < cap; i++)
+  size_t i, n = (size_t)snprintf(key, cap, "%s", address);
+  for(i = 0; i < n && i < cap; i++)
     key[i] = (char)tolower((unsigned char)key[i]);
 }
 
@@ -113,7 +115,7 @@ int ref_unasked_take(struct ref_service *svc, const char *address, int n, const 
   char key[300];
   int over;
   unasked_key(key, sizeof(key), address);
-  over = ref_hourly_count(svc, key, n, REF_UNASKED_PER_HOUR, false);
+  over = ref_hourly_count(svc, STORE_COUNT_UNASKED, key, n, REF_UNASKED_PER_HOUR, false);
   if(over < 0)
     return -1;
   if(over) {
@@ -139,7 +141,7 @@ int ref_invitations_budget(struct ref_service *svc, const char *const *to, int n
       return -1;
     strangers += s;
     unasked_key(key, sizeof(key), to[i]);
-    switch(ref_hourly_room(svc, key, 1, REF_UNASKED_PER_HOUR)) {
+    switch(ref_hourly_room(svc, STORE_COUNT_UNASKED, key, 1, REF_UNASKED_PER_HOUR)) {
     case -1: return -1;
     case 0:
       snprintf(list, cap, "%s", to[i]);

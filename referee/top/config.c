@@ -356,19 +356,40 @@ const char *ref_config_locate(const char *option_path, const char **origin)
   return NULL;
 }
 
+int ref_config_option(const struct ref_config *cfg, size_t i, struct ref_config_item *item)
+{
+  const struct option_def *o;
+  const char *field;
+  if(i >= sizeof(options) / sizeof(options[0]))
+    return -1;
+  o = &options[i];
+  field = (const char *)cfg + o->offset;
+  item->name = o->name;
+  item->help = o->help;
+  item->deflt = o->deflt;
+  item->is_int = o->type == OPT_INT;
+  item->value_int = item->is_int ? *(const int *)field : 0;
+  item->value = item->is_int ? NULL : field;
+  /* check-config's output gets pasted: a password is said to be set, never shown */
+  item->hidden = !item->is_int && strstr(o->name, "password") && !strstr(o->name, "_file") &&
+                 field[0];
+  if(item->hidden)
+    item->value = NULL;
+  return 0;
+}
+
 void ref_config_dump(FILE *out, const struct ref_config *cfg)
 {
+  struct ref_config_item it;
   size_t i;
   fputs("[tabula]\n", out);
-  for(i = 0; i < sizeof(options) / sizeof(options[0]); i++) {
-    const struct option_def *o = &options[i];
-    const char *field = (const char *)cfg + o->offset;
-    fprintf(out, "; %s (default: %s)\n", o->help, o->deflt[0] ? o->deflt : "empty");
-    if(o->type != OPT_INT && strstr(o->name, "password") && !strstr(o->name, "_file") && field[0])
-      fprintf(out, "%s = (set, not shown)\n", o->name); /* check-config output gets pasted */
-    else if(o->type != OPT_INT)
-      fprintf(out, "%s = %s\n", o->name, field);
+  for(i = 0; !ref_config_option(cfg, i, &it); i++) {
+    fprintf(out, "; %s (default: %s)\n", it.help, it.deflt[0] ? it.deflt : "empty");
+    if(it.hidden)
+      fprintf(out, "%s = (set, not shown)\n", it.name);
+    else if(!it.is_int)
+      fprintf(out, "%s = %s\n", it.name, it.value);
     else
-      fprintf(out, "%s = %d\n", o->name, *(const int *)field);
+      fprintf(out, "%s = %d\n", it.name, it.value_int);
   }
 }

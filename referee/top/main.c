@@ -53,6 +53,7 @@ enum {
   OPT_REASON = 1 << 3, /* --reason TEXT */
   OPT_REBUILD = 1 << 4, /* --rebuild (ratings) */
   OPT_DOUBLE = 1 << 5,  /* --double (tournament new) */
+  OPT_JSON = 1 << 6,    /* --json (the read-only commands: docs/json.md) */
 };
 
 /* Options without a value. */
@@ -62,6 +63,7 @@ static const struct {
 } flags[] = {
   {"rebuild", OPT_REBUILD},
   {"double", OPT_DOUBLE},
+  {"json", OPT_JSON},
 };
 
 enum store_use {
@@ -88,7 +90,7 @@ struct cli {
   const char *game;        /* -g GAME */
   const char *seat;        /* -s SEAT */
   const char *reason;      /* --reason TEXT */
-  unsigned flags;          /* --rebuild, --double */
+  unsigned flags;          /* --rebuild, --double, --json */
   char *args[24];
   int nargs;
   struct ref_config cfg;
@@ -155,19 +157,23 @@ static const struct command commands[] = {
    "whichever runs first. serve does this every minute; with poll or\n"
    "deliver, run it from cron (every few minutes).",
    run_tick},
-  {"games", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "list every game: sides, players, results",
+  {"games", "", 0, 0, OPT_CONFIG | OPT_JSON, NEEDS_STORE,
+   "list every game: sides, players, results",
    "Lists every game of the store: its number, kind, phase (invited, active,\n"
    "finished, cancelled), the side to move, the players by side and the\n"
-   "result.",
+   "result. --json writes the same as one JSON document (tabula(1), JSON).",
    run_games},
-  {"show", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "one game: players, board, journal",
+  {"show", "GAME", 1, 1, OPT_CONFIG | OPT_JSON, NEEDS_STORE, "one game: players, board, journal",
    "Shows game GAME: its players, the board from the first side, the position\n"
-   "string and every journal entry (with the dice lines).",
+   "string and every journal entry (with the dice lines). --json writes the\n"
+   "same as one JSON document (tabula(1), JSON).",
    run_show},
-  {"check", "", 0, 0, OPT_CONFIG, NEEDS_STORE, "replay every journal and compare with the store",
+  {"check", "", 0, 0, OPT_CONFIG | OPT_JSON, NEEDS_STORE,
+   "replay every journal and compare with the store",
    "Replays every game's journal through the rules and checks the journal's\n"
    "hash chain, comparing with the stored positions. Exit status 1 when a game\n"
-   "does not agree.",
+   "does not agree. --json writes the problems found as one JSON document\n"
+   "(tabula(1), JSON), with the same exit status.",
    run_check},
   {"adjudicate", "GAME RESULT", 2, 2, OPT_CONFIG | OPT_REASON, NEEDS_STORE,
    "decide a running game; the players are mailed",
@@ -193,15 +199,16 @@ static const struct command commands[] = {
    "Checks every dice roll of game GAME against its commitment and the\n"
    "players' entropy (tabula-dice-1). Exit status 1 when a roll fails.",
    run_verify},
-  {"ratings", "[GAME]", 0, 1, OPT_CONFIG | OPT_REBUILD, NEEDS_STORE,
+  {"ratings", "[GAME]", 0, 1, OPT_CONFIG | OPT_REBUILD | OPT_JSON, NEEDS_STORE,
    "the Glicko-2 ratings, of one game or of all",
    "Prints the Glicko-2 ratings of game system GAME (chess, backgammon, ...),\n"
    "or of every system: rating, deviation (RD), volatility, rated games won,\n"
    "drawn and lost, best first. The ratings are derived from the journals of\n"
    "finished games; --rebuild rewrites the stored table from them first\n"
-   "(tabula check says whether it differs).",
+   "(tabula check says whether it differs). --json writes the table as one\n"
+   "JSON document (tabula(1), JSON).",
    run_ratings},
-  {"tournament", "new|show ...", 2, 20, OPT_CONFIG | OPT_DOUBLE,
+  {"tournament", "new|show ...", 2, 20, OPT_CONFIG | OPT_DOUBLE | OPT_JSON,
    NEEDS_STORE, "a round robin: make one, or show its standings",
    "tournament new GAME NAME PLAYER... makes a round-robin tournament of game\n"
    "system GAME called NAME between the players (3 to 16 mail addresses):\n"
@@ -213,14 +220,16 @@ static const struct command commands[] = {
    "their games; the games start when all have accepted, and the final table\n"
    "is mailed to every player when the last game ends.\n"
    "tournament show NAME prints the standings (NAME or its number): points,\n"
-   "Sonneborn-Berger, the crosstable.",
+   "Sonneborn-Berger, the crosstable; with --json as one JSON document\n"
+   "(tabula(1), JSON).",
    run_tournament},
-  {"check-config", "", 0, 0, OPT_CONFIG, NO_STORE,
+  {"check-config", "", 0, 0, OPT_CONFIG | OPT_JSON, NO_STORE,
    "the configuration in effect, every option explained",
    "Reads the configuration the other commands would use and prints every\n"
    "option with its value, default and meaning, after a line saying which\n"
    "file it read. Passwords are not shown. Exit status 78 (EX_CONFIG) when the\n"
-   "file holds an error.",
+   "file holds an error. --json writes the same as one JSON document\n"
+   "(tabula(1), JSON).",
    run_check_config},
   {"perft", "POS DEPTH", 2, 2, OPT_GAME, NO_STORE, "leaf count of the legal-move tree",
    "Counts the leaves of the legal-move tree of POS to DEPTH (0..20) in game\n"
@@ -253,10 +262,10 @@ static const struct command *find_command(const char *name)
 
 static void options_text(char *buf, size_t cap, unsigned opts)
 {
-  snprintf(buf, cap, "%s%s%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
+  snprintf(buf, cap, "%s%s%s%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
            opts & OPT_GAME ? " [-g GAME]" : "", opts & OPT_SEAT ? " [-s SEAT]" : "",
            opts & OPT_REASON ? " [--reason TEXT]" : "", opts & OPT_REBUILD ? " [--rebuild]" : "",
-           opts & OPT_DOUBLE ? " [--double]" : "");
+           opts & OPT_DOUBLE ? " [--double]" : "", opts & OPT_JSON ? " [--json]" : "");
 }
 
 static void usage(FILE *out)
@@ -280,6 +289,8 @@ static void usage(FILE *out)
           "      --reason TEXT      adjudicate: the operator's reason, mailed to the players\n"
           "      --rebuild          ratings: rewrite the stored table from the journals\n"
           "      --double           tournament new: each pairing twice, colours swapped\n"
+          "      --json             games, show, check, ratings, tournament show,\n"
+          "                         check-config: one JSON document (tabula(1), JSON)\n"
           "  -h, --help             this text;  -V, --version  the version\n"
           "See tabula(1) and tabula.ini(5).\n",
           ref_config_system_file);
@@ -593,14 +604,20 @@ static int admin_status(int rc)
   }
 }
 
+/* --json: what the read-only commands write */
+static enum ref_output output_form(const struct cli *cli)
+{
+  return cli->flags & OPT_JSON ? REF_OUTPUT_JSON : REF_OUTPUT_TEXT;
+}
+
 static int run_games(struct cli *cli)
 {
-  return admin_status(ref_service_print_games(cli->svc, stdout));
+  return admin_status(ref_service_print_games(cli->svc, stdout, output_form(cli)));
 }
 
 static int run_check(struct cli *cli)
 {
-  return ref_service_check(cli->svc, stdout) ? EXIT_FAULT : EX_OK;
+  return ref_service_check(cli->svc, stdout, output_form(cli)) ? EXIT_FAULT : EX_OK;
 }
 
 static int run_game_view(struct cli *cli, int (*view)(struct ref_service *, FILE *, int64_t))
@@ -614,7 +631,11 @@ static int run_game_view(struct cli *cli, int (*view)(struct ref_service *, FILE
 
 static int run_show(struct cli *cli)
 {
-  return run_game_view(cli, ref_service_print_game);
+  int64_t id;
+  int rc = game_number(cli, cli->args[0], &id);
+  if(rc >= 0)
+    return rc;
+  return admin_status(ref_service_print_game(cli->svc, stdout, id, output_form(cli)));
 }
 
 static int run_export(struct cli *cli)
@@ -657,7 +678,7 @@ static int run_adjudicate(struct cli *cli)
 static int run_ratings(struct cli *cli)
 {
   return admin_status(ref_service_ratings(cli->svc, stdout, cli->nargs ? cli->args[0] : NULL,
-                                          (cli->flags & OPT_REBUILD) != 0));
+                                          (cli->flags & OPT_REBUILD) != 0, output_form(cli)));
 }
 
 static int run_tournament(struct cli *cli)
@@ -665,7 +686,10 @@ static int run_tournament(struct cli *cli)
   size_t sent = 0;
   int rc;
   if(!strcmp(cli->args[0], "show") && cli->nargs == 2 && !(cli->flags & OPT_DOUBLE))
-    return admin_status(ref_service_standings(cli->svc, stdout, cli->args[1]));
+    return admin_status(ref_service_standings(cli->svc, stdout, cli->args[1], output_form(cli)));
+  /* new writes to the store and mails: no document of it */
+  if(!strcmp(cli->args[0], "new") && (cli->flags & OPT_JSON))
+    return usage_error(cli, "%s", "--json applies to tournament show, not new");
   if(strcmp(cli->args[0], "new") || cli->nargs < 4)
     return usage_error(cli, "%s", "tournament new GAME NAME PLAYER... | tournament show NAME");
   rc = admin_status(ref_service_tournament_new(cli->svc, stdout, cli->args[1], cli->args[2],
@@ -681,6 +705,10 @@ static int run_tournament(struct cli *cli)
 
 static int run_check_config(struct cli *cli)
 {
+  if(output_form(cli) == REF_OUTPUT_JSON)
+    return ref_config_json(stdout, &cli->cfg, cli->config_path, cli->config_origin)
+             ? EX_SOFTWARE
+             : EX_OK;
   printf("; configuration: %s (%s)\n", cli->config_path ? cli->config_path : "none",
          cli->config_origin);
   ref_config_dump(stdout, &cli->cfg);

@@ -10,6 +10,8 @@
 
 #include "entry_int.h"
 
+#include <jansson.h>
+
 /* Mail sources and sinks (transport.c). ref_inbound_pass: one batch-wise
  * pass over the configured source (process, commit, then acknowledge);
  * ref_inbound_wait: until there may be news (IMAP IDLE, else poll_ms).
@@ -37,5 +39,23 @@ bool ref_transport_fault(struct ref_service *svc, char *buf, size_t cap);
 /* Tests only: dies (_exit 86) here when TABULA_TEST_CRASH names `where`. */
 void ref_test_crash(const char *where);
 
+/* The JSON of the operator's commands and the web view (json_out.c,
+ * docs/json.md). Every document begins with "tabula_json":
+ * REF_JSON_VERSION and "what" (the command or file it is); the version
+ * goes up only when a field is removed, renamed or changes its type or
+ * meaning, never for a field added. */
+#define REF_JSON_VERSION 1
+json_t *ref_json_doc(const char *what);
+/* A JSON string of s (NULL: ""); bytes that are not UTF-8 become U+FFFD. */
+json_t *ref_json_str(const char *s);
+/* Set or append, taking value's reference (NULL: a failure before); 0 or -1. */
+int ref_json_set(json_t *obj, const char *key, json_t *value);
+int ref_json_set_str(json_t *obj, const char *key, const char *s);
+int ref_json_push(json_t *array, json_t *value);
+/* The document as text: keys in the order set, indented, a final newline;
+ * malloc'd, NULL when out of memory. */
+char *ref_json_text(json_t *doc);
+/* Writes doc to out and releases it; 0, or -1 (said on stderr). */
+int ref_json_write(FILE *out, json_t *doc);
 
 #endif

@@ -285,7 +285,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
     store_fault(svc, "batch rolled back");
     ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("batch rolled back by the store (%s); will retry", store_errmsg(svc->st));
-    store_batch_rollback(svc->st);
+    ref_store_batch_rollback(svc);
     ref_log_release();
     return 0;
   }
@@ -293,7 +293,7 @@ static size_t run_batch(struct ref_service *svc, struct item *v, size_t n,
     store_fault(svc, "cannot record the mail source's state");
     ref_log_forget(base, REF_LOG_INFO, REF_LOG_DEBUG);
     ref_log_error("cannot record the mail source's state: %s", store_errmsg(svc->st));
-    store_batch_rollback(svc->st);
+    ref_store_batch_rollback(svc);
     ref_log_release();
     return 0;
   }
@@ -504,7 +504,7 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
   size_t n = 0, nold = 0, nnew = 0, k = 0, good, i;
   char key[800], val[64], err[600];
   bool state = false;
-  int rc = -1;
+  int rc = -1, got;
 
   if(!t)
     return -1;
@@ -519,8 +519,13 @@ static int pass_imap(struct ref_service *svc, size_t *processed)
                  mail_imap_has_idle(t->imap) ? ", IDLE" : ", no IDLE: polling");
   }
   imap_key(&svc->cfg, key, sizeof(key));
-  if(store_kv_get(svc->st, val, sizeof(val), key) == STORE_OK &&
-     sscanf(val, "%" SCNu32 " %" SCNu32, &validity, &last) == 2) {
+  got = store_kv_get(svc->st, val, sizeof(val), key);
+  if(got != STORE_OK && got != STORE_ENOTFOUND) {
+    /* not "nothing read yet": this pass waits for the store */
+    ref_log_error("IMAP %s: cannot read the last committed UID: %s", key, store_errmsg(svc->st));
+    return -1;
+  }
+  if(got == STORE_OK && sscanf(val, "%" SCNu32 " %" SCNu32, &validity, &last) == 2) {
     if(validity == mail_imap_uidvalidity(t->imap))
       state = true;
     else
@@ -660,7 +665,7 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
   struct item *v = NULL;
   size_t n = 0, k = 0, good = 0, i;
   char key[600], err[600];
-  int rc = -1;
+  int rc = -1, got;
 
   server_of(&svc->cfg, true, &srv);
   if(mail_pop3_open(&pop, &srv, err, sizeof(err))) {
@@ -671,7 +676,14 @@ static int pass_pop3(struct ref_service *svc, size_t *processed)
   if(!pass.pending)
     goto out;
   pop3_key(&svc->cfg, key, sizeof(key));
-  if(store_kv_get(svc->st, pass.pending, POP3_PENDING_MAX, key) != STORE_OK)
+  got = store_kv_get(svc->st, pass.pending, POP3_PENDING_MAX, key);
+  if(got != STORE_OK && got != STORE_ENOTFOUND) {
+    /* read as empty, the list would be rewritten without them (the
+     * messages committed but not yet deleted): this pass waits instead */
+    ref_log_error("POP3: cannot read the messages committed before: %s", store_errmsg(svc->st));
+    goto out;
+  }
+  if(got != STORE_OK)
     pass.pending[0] = '\0';
   if(mail_pop3_list(pop, &items, &n)) {
     ref_log_error("%s", mail_pop3_error(pop));
@@ -1096,7 +1108,7 @@ static int record_sent(struct ref_service *svc, struct ref_transport *t, bool la
   if((lazy || many) && rc == STORE_OK)
     rc = store_batch_commit(svc->st);
   else if(lazy || many)
-    store_batch_rollback(svc->st);
+    ref_store_batch_rollback(svc);
   if(rc != STORE_OK) {
     store_fault(svc, "outbox: cannot record what was sent");
     ref_log_error("outbox: cannot record %zu sent repl(ies) (%s); they are not sent again "

@@ -198,8 +198,8 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
-void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
-                    size_t ccap, char *deadline, size_t dcap)
+int ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
+                   size_t ccap, char *deadline, size_t dcap)
 {
   struct store_clock c;
   int64_t moves = 0, used, when, started;
@@ -207,18 +207,21 @@ void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, c
 
   control[0] = deadline[0] = '\0';
   if(clock_get(svc, &c, g->row.id, &fresh))
-    return;
+    return -1;
   snprintf(control, ccap, "%d day%s per move, weekends %s", c.days, c.days == 1 ? "" : "s",
            c.weekends ? "counted" : "not counted");
   if(seat < 0 || seat != running_seat(g))
-    return;
+    return 0;
   moves = g->moves;
   /* what ref_clock_sync will store once this mail's changes are saved */
   started = !fresh && c.seat == seat && c.moves == moves ? c.started : ref_now(svc);
   c.started = started;
-  if(clock_state(svc, &c, g->seats[seat].address, started, &used, &when))
-    return;
+  if(clock_state(svc, &c, g->seats[seat].address, started, &used, &when)) {
+    control[0] = '\0';
+    return -1;
+  }
   ref_time_text(deadline, dcap, when);
+  return 0;
 }
 
 /* ---- loss on time ---- */

@@ -16,7 +16,7 @@
  * and even rolls White's. At the start each player gets their first L rolls
  * (Black rolls 1, 3, ..., White 2, 4, ...); after roll i is made, roll
  * i + 2L, the same player's roll L turns later, goes to its owner. The
- * highest roll mailed is kept in the kv table ("lag:GAME"), so a replayed
+ * highest roll mailed is kept in the store (lag_previews), so a replayed
  * or repeated step mails nothing twice.
  *
  * A roll beyond the current chain's end cannot be previewed until the
@@ -54,11 +54,6 @@ static int lag_of(const struct ref_game_ctx *g)
   return lag < 0 ? 0 : lag > LAG_MAX ? LAG_MAX : lag;
 }
 
-static void sent_key(char *buf, size_t cap, int64_t game)
-{
-  snprintf(buf, cap, "lag:%lld", (long long)game);
-}
-
 /* Mails seat `seat` the lines in `rolls`. */
 static int mail_faces(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, int lag,
                       const char *rolls)
@@ -87,7 +82,8 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   struct store_dice d;
   struct ref_status s;
   struct base_buf out[2];
-  char key[48], value[32], game[24];
+  char game[24];
+  int64_t previewed = 0;
   uint8_t secret[32];
   long sent = 0, next, last, i;
   int lag = lag_of(g), seat, rc = 0;
@@ -99,9 +95,11 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
     return 0;
   if(store_dice_load(svc->st, &d, g->row.id) != STORE_OK || !d.entropy[0])
     return -1;
-  sent_key(key, sizeof(key), g->row.id);
-  if(store_kv_get(svc->st, value, sizeof(value), key) == STORE_OK)
-    sent = atol(value);
+  /* unread, the message fails (and is retried): read as none, every
+   * preview would be mailed again */
+  if(store_lag_get(svc->st, &previewed, g->row.id) != STORE_OK)
+    return -1;
+  sent = (long)previewed;
   next = (long)d.roll_count + 1;
   last = (long)d.roll_count + 2L * lag; /* each player's next L rolls */
   if(sent >= last)
@@ -136,6 +134,5 @@ int ref_lag_mail(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   base_buf_free(&out[1]);
   if(rc)
     return -1;
-  snprintf(value, sizeof(value), "%ld", sent);
-  return store_kv_set(svc->st, key, value) == STORE_OK ? 0 : -1;
+  return store_lag_set(svc->st, g->row.id, (int64_t)sent) == STORE_OK ? 0 : -1;
 }

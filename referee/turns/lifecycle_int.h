@@ -22,7 +22,7 @@ int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on);
  * store error. */
 int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat);
 /* A player's standing answer to the opponent's next double
- * ("if double then take|drop"): REF_CUBE_ANSWER_* , kept in kv until used
+ * ("if double then take|drop"): REF_CUBE_ANSWER_* , kept in the store (cube_answers) until used
  * or cleared. get: the answer, -1 on a store error. */
 enum { REF_CUBE_ANSWER_NONE = 0, REF_CUBE_ANSWER_TAKE = 1, REF_CUBE_ANSWER_DROP = 2 };
 int ref_cube_answer_set(struct ref_service *svc, int64_t game, int seat, int answer);
@@ -67,9 +67,10 @@ void ref_terms_to_tournament(const struct ref_terms *t, struct ref_tournament_sp
  * awaited. */
 int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g);
 /* For a mail's view: the time control ("7 days per move, weekends
- * counted") and, when `seat` must act, its deadline ("" otherwise). */
-void ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
-                    size_t ccap, char *deadline, size_t dcap);
+ * counted") and, when `seat` must act, its deadline ("" otherwise).
+ * -1 on a store failure (then both ""). */
+int ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
+                   size_t ccap, char *deadline, size_t dcap);
 /* Before a mail's commands (timeout=auto): 1 when the running seat's time
  * was up at `at` (the mail's arrival; *late that seat, *deadline
  * when it ran out), 0 when not, -1 on a store error. */

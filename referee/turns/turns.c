@@ -20,73 +20,49 @@
 #define ADVANCE_MAX 64 /* automatic steps in one go; a game that loops is a bug */
 
 /* A player's standing "roll" (rules-spec.md §1.6): a pre-answer to their
- * next cube question, kept in the store's kv table until used. */
-static void autoroll_key(char *buf, size_t cap, int64_t game, int seat)
-{
-  snprintf(buf, cap, "autoroll:%lld:%d", (long long)game, seat);
-}
-
+ * next cube question, kept in the store (standing_rolls) until used. */
 int ref_autoroll_set(struct ref_service *svc, int64_t game, int seat, int on)
 {
-  char key[64];
-  autoroll_key(key, sizeof(key), game, seat);
-  return store_kv_set(svc->st, key, on ? "1" : "0") == STORE_OK ? 0 : -1;
+  return store_autoroll_set(svc->st, game, seat, on != 0) == STORE_OK ? 0 : -1;
 }
 
 /* 1 when the seat's standing "roll" waits to be used, 0 when not, -1 on a
  * store error. */
 int ref_autoroll_get(struct ref_service *svc, int64_t game, int seat)
 {
-  char key[64], value[8];
-  int rc;
-  autoroll_key(key, sizeof(key), game, seat);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc == STORE_ENOTFOUND)
-    return 0;
-  return rc != STORE_OK ? -1 : !strcmp(value, "1");
+  bool on = false;
+  if(store_autoroll_get(svc->st, &on, game, seat) != STORE_OK)
+    return -1;
+  return on ? 1 : 0;
 }
 
-/* "if double then take|drop", beside the standing roll. */
-static void cube_answer_key(char *buf, size_t cap, int64_t game, int seat)
-{
-  snprintf(buf, cap, "cubeanswer:%lld:%d", (long long)game, seat);
-}
-
+/* "if double then take|drop", beside the standing roll (cube_answers). */
 int ref_cube_answer_set(struct ref_service *svc, int64_t game, int seat, int answer)
 {
-  char key[64];
-  cube_answer_key(key, sizeof(key), game, seat);
-  return store_kv_set(svc->st, key,
-                      answer == REF_CUBE_ANSWER_TAKE   ? "take"
-                      : answer == REF_CUBE_ANSWER_DROP ? "drop"
-                                                       : "") == STORE_OK
-             ? 0
-             : -1;
+  enum store_cube_answer a = answer == REF_CUBE_ANSWER_TAKE   ? STORE_CUBE_TAKE
+                             : answer == REF_CUBE_ANSWER_DROP ? STORE_CUBE_DROP
+                                                              : STORE_CUBE_NONE;
+  return store_cube_answer_set(svc->st, game, seat, a) == STORE_OK ? 0 : -1;
 }
 
 int ref_cube_answer_get(struct ref_service *svc, int64_t game, int seat)
 {
-  char key[64], value[8];
-  int rc;
-  cube_answer_key(key, sizeof(key), game, seat);
-  rc = store_kv_get(svc->st, value, sizeof(value), key);
-  if(rc == STORE_ENOTFOUND)
-    return REF_CUBE_ANSWER_NONE;
-  if(rc != STORE_OK)
+  enum store_cube_answer a = STORE_CUBE_NONE;
+  if(store_cube_answer_get(svc->st, &a, game, seat) != STORE_OK)
     return -1;
-  return !strcmp(value, "take")   ? REF_CUBE_ANSWER_TAKE
-         : !strcmp(value, "drop") ? REF_CUBE_ANSWER_DROP
-                                  : REF_CUBE_ANSWER_NONE;
+  return a == STORE_CUBE_TAKE   ? REF_CUBE_ANSWER_TAKE
+         : a == STORE_CUBE_DROP ? REF_CUBE_ANSWER_DROP
+                                : REF_CUBE_ANSWER_NONE;
 }
 
+/* The standing roll used up: 1 when there was one, 0 none, -1 on a
+ * store failure. */
 static int autoroll_take(struct ref_service *svc, int64_t game, int seat)
 {
-  char key[64], value[8];
-  autoroll_key(key, sizeof(key), game, seat);
-  if(store_kv_get(svc->st, value, sizeof(value), key) != STORE_OK || strcmp(value, "1"))
-    return 0;
-  store_kv_set(svc->st, key, "0");
-  return 1;
+  int on = ref_autoroll_get(svc, game, seat);
+  if(on != 1)
+    return on;
+  return ref_autoroll_set(svc, game, seat, 0) ? -1 : 1;
 }
 
 int ref_game_roll_now(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct base_buf *shown)
@@ -115,7 +91,10 @@ int ref_game_advance(struct ref_msg_ctx *m, struct ref_game_ctx *g, struct base_
       continue;
     }
     if(s.phase == REF_PHASE_CUBE) {
-      if(!autoroll_take(m->svc, g->row.id, s.turn)) {
+      int take = autoroll_take(m->svc, g->row.id, s.turn);
+      if(take < 0)
+        break; /* a store failure: the message fails, retried */
+      if(!take) {
         rc = 0;
         break;
       }

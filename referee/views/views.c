@@ -41,18 +41,21 @@ struct view {
   size_t n;
 };
 
-void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap)
+int ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap)
 {
   const char *url = svc->cfg.site_url;
   size_t len = strlen(url);
+  int priv;
   buf[0] = '\0';
-  /* a private game (new GAME private) has no page; nor, on a
-   * store error, a link */
-  if(!len || ref_game_private(svc, g->row.id) != 0)
-    return;
+  if(!len)
+    return 0;
+  /* a private game (new GAME private) has no page */
+  if((priv = ref_game_private(svc, g->row.id)) != 0)
+    return priv < 0 ? -1 : 0;
   if(base_format(buf, cap, "%s%sgame-%lld.html", url, url[len - 1] == '/' ? "" : "/",
                  (long long)g->row.id))
     buf[0] = '\0'; /* no link rather than a cut one (base_format leaves "") */
+  return 0;
 }
 
 static void add_var(struct view *v, const char *name, const char *value)
@@ -134,9 +137,12 @@ static void without_entropy_lines(const char *text, struct base_buf *out)
   }
 }
 
-static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                       struct view *v)
+/* -1 when something the view shows cannot be read from the store: the
+ * mail is not sent without it (the message fails and is retried). */
+static int build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      struct view *v)
 {
+  int version = 0, autoroll = 0;
   /* the observers' view (seat < 0) has no player and no opponent */
   int other = g->nseats == 2 && seat >= 0 ? 1 - seat : -1;
   memset(v, 0, sizeof(*v));
@@ -171,7 +177,8 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   status_sentence(m, g, seat, v->status, sizeof(v->status));
   snprintf(v->last_move, sizeof(v->last_move), "%s", g->played[0] ? g->played : g->last_move);
   snprintf(v->result, sizeof(v->result), "%s", g->row.result);
-  ref_game_link(m->svc, g, v->link, sizeof(v->link));
+  if(ref_game_link(m->svc, g, v->link, sizeof(v->link)))
+    return -1;
   add_var(v, "game", v->game);
   add_var(v, "title", g->desc->title);
   add_var(v, "seat", v->seat);
@@ -186,44 +193,53 @@ static void build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
    * players' Message-IDs; an observer's copy of what happened leaves
    * them out (a tabula-dice-2 game's are digests, shown to all) */
   if(seat < 0 && m->events.s && (g->desc->flags & REF_GAME_DICE) &&
-     strstr(m->events.s, "Dice entropy: ") && ref_dice_version(m->svc, g->row.id) != 2) {
+     strstr(m->events.s, "Dice entropy: ") && (version = ref_dice_version(m->svc, g->row.id)) < 0)
+    return -1;
+  if(seat < 0 && m->events.s && (g->desc->flags & REF_GAME_DICE) &&
+     strstr(m->events.s, "Dice entropy: ") && version != 2) {
     without_entropy_lines(m->events.s, &v->observer_events);
     add_var(v, "events", v->observer_events.s ? v->observer_events.s : "");
   }
   else
     add_var(v, "events", m->events.s ? m->events.s : "");
-  if(g->desc->flags & REF_GAME_DICE)
-    ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment));
+  if((g->desc->flags & REF_GAME_DICE) &&
+     ref_dice_commitment_line(m->svc, g->row.id, v->commitment, sizeof(v->commitment)))
+    return -1;
   add_var(v, "dice_commitment", v->commitment);
   add_var(v, "dice_salt", v->salt); /* send_view fills it where it is shown */
   add_var(v, "guard", v->guard);
   /* Every mail of a match game shows the match score (initials to an
    * observer, rules-spec G-3) */
-  ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match));
+  if(ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match)) < 0)
+    return -1;
   add_var(v, "match", v->match);
-  ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
-                 sizeof(v->move_deadline));
+  if(ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
+                    sizeof(v->move_deadline)))
+    return -1;
   add_var(v, "time_control", v->time_control);
   add_var(v, "move_deadline", v->move_deadline);
   if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
-     ref_autoroll_get(m->svc, g->row.id, seat) == 1)
+     (autoroll = ref_autoroll_get(m->svc, g->row.id, seat)) < 0)
+    return -1;
+  if(autoroll == 1)
     tpl_line(v->autoroll, sizeof(v->autoroll), m->svc->cfg.templates_dir, "phrases.txt",
              "autoroll-standing", NULL, 0);
   add_var(v, "autoroll", v->autoroll);
   /* The moves prepared lines made with this mail, shown to all
    * as moves; the reader's own lines that still wait, to the reader only */
   add_var(v, "reply", g->reply);
-  if(seat >= 0)
-    ref_conditionals_text(m->svc, g, seat, v->prepared, sizeof(v->prepared));
+  if(seat >= 0 && ref_conditionals_text(m->svc, g, seat, v->prepared, sizeof(v->prepared)))
+    return -1;
   add_var(v, "conditionals", v->prepared);
+  return 0;
 }
 
 /* The seat's prepared lines that still wait, one a line as
  * "if Nf6 then e5"; "" when none. A branch kept for a move that came and
  * went (ply passed) no longer waits and is not shown. In a game with the
  * cube: the standing answer to the next double. */
-void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
-                           size_t cap)
+int ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
+                          size_t cap)
 {
   struct store_conditional *rows = NULL;
   struct ref_status s;
@@ -234,14 +250,16 @@ void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int 
     int a = ref_cube_answer_get(svc, g->row.id, seat);
     if(a > 0)
       snprintf(buf, cap, "    if double then %s", a == REF_CUBE_ANSWER_TAKE ? "take" : "drop");
-    return;
+    return a < 0 ? -1 : 0;
   }
   if(!g->started || (g->desc->flags & REF_GAME_DICE) || g->nseats != 2)
-    return;
+    return 0;
   g->desc->ops->status(g->state, &s);
-  if(s.phase != REF_PHASE_MOVE || s.turn == seat ||
-     store_conditional_list(svc->st, &rows, &n, g->row.id, seat) != STORE_OK)
-    return;
+  if(s.phase != REF_PHASE_MOVE || s.turn == seat)
+    return 0;
+  /* a failure is no "no lines": the reader would be told none wait */
+  if(store_conditional_list(svc->st, &rows, &n, g->row.id, seat) != STORE_OK)
+    return -1;
   for(i = 0; i < n && used < cap; i++) {
     char *last;
     int k;
@@ -256,6 +274,7 @@ void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int 
     used += (size_t)k;
   }
   free(rows);
+  return 0;
 }
 
 /* The sender's words to the opponent (talk.c): {comment} in
@@ -263,41 +282,54 @@ void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int 
  * (and to each observer of a public-comments game); {comment_note} in the
  * sender's first mail when a seat turned comments off. A comment is only
  * ever prepared for an authenticated seat, and only the mails of an
- * accepted action carry these placeholders (never refused.txt). */
-static void comment_vars(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                         const char *tmpl, struct view *v)
+ * accepted action carry these placeholders (never refused.txt). -1 when
+ * who may read it cannot be read from the store. */
+static int comment_vars(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const char *tmpl, struct view *v)
 {
   const char *dir = m->svc->cfg.templates_dir, *comment = "";
   size_t s;
+  int pub, off;
   if(!m->comment || !m->comment[0] || m->comment_game != g->row.id ||
      !tpl_mentions(dir, tmpl, seat == m->comment_seat ? "comment_note" : "comment")) {
     add_var(v, "comment", "");
     add_var(v, "comment_note", "");
-    return;
+    return 0;
   }
   if(seat < 0) {
     /* rules-spec G-3: the heading names the sender as the web view does */
-    if(ref_game_public_comments(m->svc, g->row.id) == 1 &&
+    if((pub = ref_game_public_comments(m->svc, g->row.id)) < 0)
+      return -1;
+    if(pub == 1 &&
        !ref_comment_for_observers(m, g, v->observer_comment, sizeof(v->observer_comment)))
       comment = v->observer_comment;
   }
-  else if(seat != m->comment_seat && !(m->comment_told & (1u << (seat & 31))) &&
-          ref_comments_off(m->svc, g->seats[seat].address) == 0) {
-    comment = m->comment;
-    m->comment_told |= 1u << (seat & 31);
+  else if(seat != m->comment_seat && !(m->comment_told & (1u << (seat & 31)))) {
+    if((off = ref_comments_off(m->svc, g->seats[seat].address)) < 0)
+      return -1;
+    if(!off) {
+      comment = m->comment;
+      m->comment_told |= 1u << (seat & 31);
+    }
   }
   else if(seat == m->comment_seat && !(m->comment_told & (1u << (seat & 31)))) {
-    for(s = 0; s < g->nseats; s++)
-      if((int)s != seat && ref_comments_off(m->svc, g->seats[s].address) != 0) {
+    for(s = 0; s < g->nseats; s++) {
+      if((int)s == seat)
+        continue;
+      if((off = ref_comments_off(m->svc, g->seats[s].address)) < 0)
+        return -1;
+      if(off) {
         struct tpl_var who = {"opponent", g->seats[s].address};
         tpl_line(v->comment_note, sizeof(v->comment_note), dir, "phrases.txt",
                  "comment-not-passed", &who, 1);
         m->comment_told |= 1u << (seat & 31);
         break;
       }
+    }
   }
   add_var(v, "comment", comment);
   add_var(v, "comment_note", v->comment_note);
+  return 0;
 }
 
 /* ---- to whom ---- */
@@ -314,14 +346,19 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   int rc;
   if(!v)
     return -1;
-  build_view(m, g, seat, v);
-  comment_vars(m, g, seat, tmpl, v);
-  /* tabula-dice-2: the salt that keys a Message-ID's entropy, to the
-   * players alone (rules-spec G-4): never an observer, never the site;
-   * only looked up for a template that shows it (start.txt) */
-  if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
-     tpl_mentions(m->svc->cfg.templates_dir, tmpl, "dice_salt"))
-    ref_dice_salt_line(m->svc, g->row.id, v->salt, sizeof(v->salt));
+  /* what the mail shows, or no mail: a store failure fails the message
+   * (retried), never a mail that leaves out what could not be read */
+  if(build_view(m, g, seat, v) || comment_vars(m, g, seat, tmpl, v) ||
+     /* tabula-dice-2: the salt that keys a Message-ID's entropy, to the
+      * players alone (rules-spec G-4): never an observer, never the
+      * site; only looked up for a template that shows it (start.txt) */
+     (seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
+      tpl_mentions(m->svc->cfg.templates_dir, tmpl, "dice_salt") &&
+      ref_dice_salt_line(m->svc, g->row.id, v->salt, sizeof(v->salt)))) {
+    base_buf_free(&v->observer_events);
+    free(v);
+    return -1;
+  }
   for(i = 0; i < nextra && v->n < sizeof(v->vars) / sizeof(v->vars[0]); i++)
     v->vars[v->n++] = extra[i];
   memset(&x, 0, sizeof(x));

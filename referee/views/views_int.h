@@ -20,12 +20,14 @@ int ref_tell_all(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl
 /* The end of the game to every player with the game's record attached. */
 int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                     const struct tpl_var *extra, size_t nextra);
-/* A seat's prepared lines that still wait, one a line ("" none). */
-void ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
-                           size_t cap);
+/* A seat's prepared lines that still wait, one a line ("" none); -1 on
+ * a store failure (never read as "none"). */
+int ref_conditionals_text(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *buf,
+                          size_t cap);
 /* A game's page on the web view (site_url; "" when none, or when the game
- * is private: new GAME private). */
-void ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap);
+ * is private: new GAME private). -1 when whether it is private cannot be
+ * read. */
+int ref_game_link(struct ref_service *svc, const struct ref_game_ctx *g, char *buf, size_t cap);
 int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                        const struct tpl_var *extra, size_t nextra);
 /* The observer's view of g (from the first seat's side, no key) to one

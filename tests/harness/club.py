@@ -148,12 +148,13 @@ class Club:
         return self.deliver(sender, "confirm", reply=asked[0])
 
     def stranger_budget(self):
-        """The hourly count of mails to strangers (kv
-        budget:strangers): (the window's start, the count), (0, 0) before any."""
+        """The hourly count of mails to strangers (hourly_counts, counter
+        strangers): (the window's start, the count), (0, 0) before any."""
         con = sqlite3.connect(os.path.join(self.root, "db"), timeout=30)
         try:
-            row = con.execute("SELECT value FROM kv WHERE key = 'budget:strangers'").fetchone()
-            return tuple(int(w) for w in row[0].split()) if row else (0, 0)
+            row = con.execute("SELECT start, count FROM hourly_counts"
+                              " WHERE counter = 'strangers' AND address = ''").fetchone()
+            return (int(row[0]), int(row[1])) if row else (0, 0)
         finally:
             con.close()
 

@@ -17,6 +17,9 @@ running; waiting for an answer to the invitation; declined. Then:
   - a stored position altered: check names the game and both positions;
   - a game's snapshot damaged (bytes of its blob changed): check fails
     naming the game;
+  - game state beside the games pointing nowhere (an observer of no game,
+    a standing roll of no seat, a takeback request of no move): check
+    fails naming each row;
   - `tabula export` of a game of each kind succeeds; a chess export is PGN, a
     backgammon export's dice verify with tools/tabula-verify-dice.py.
 Prints one line per check and "N passed, M failed".
@@ -211,6 +214,23 @@ def main():
     check("a damaged snapshot: check fails naming the game",
           rc != 0 and ("game %d: its snapshot is damaged" % chess_running) in text and
           "1 bad" in text, text)
+
+    # the game state beside the games (schema v10) written behind the
+    # store's back, its foreign keys off: an observer of a game that does
+    # not exist, a standing roll of a seat the game does not have, a
+    # takeback request naming no move
+    def edit_state_rows(con):
+        con.execute("insert into observers(game, address) values(9999, 'ghost@example.org')")
+        con.execute("insert into standing_rolls(game, seat) values(?, 7)", (chess_running,))
+        con.execute("insert into takeback_requests(game, seat, seq) values(?, 0, 999)",
+                    (chess_running,))
+    rc, text = tampered(edit_state_rows)
+    shown.append(text)
+    check("game state pointing nowhere: check fails naming each row",
+          rc != 0 and "state: observers: game 9999, ghost@example.org: no such game" in text and
+          ("state: standing_rolls: game %d seat 7: no such seat" % chess_running) in text and
+          ("state: takeback_requests: game %d seat 0: names no move of the game's journal"
+           % chess_running) in text, text)
 
     shutil.copy(pristine, db)
     for ext in ("-wal", "-shm"):

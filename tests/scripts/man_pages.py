@@ -39,8 +39,8 @@ def main():
     check("tabula --help lists the commands", len(commands) >= 15, helptext)
     for c in commands:
         check("tabula(1) describes %s" % c, re.search(r"^\.B[IR]? %s\b" % re.escape(c), one, re.M))
-    for opt in ("-c", "--config", "-g", "--game", "-s", "--seat", "--reason", "-h", "--help",
-                "-V", "--version"):
+    for opt in ("-c", "--config", "-g", "--game", "-s", "--seat", "--reason", "--json", "-h",
+                "--help", "-V", "--version"):
         check("tabula(1) names option %s" % opt, re.search(r"\.B[IR]? .*%s\b" % re.escape(opt), one))
     main_c = open(os.path.join(SRC, "referee", "top", "main.c")).read()
     statuses = sorted(set(re.findall(r"\bEX_(?!OK\b)[A-Z]+\b", main_c)))

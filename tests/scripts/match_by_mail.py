@@ -284,13 +284,12 @@ def main():
         con = sqlite3.connect(os.path.join(root, "db"))
         create = con.execute("SELECT text FROM journal WHERE game = ? AND kind = 'create'",
                              (g2,)).fetchone()[0]
-        flags = sorted(r[0] for r in con.execute(
-            "SELECT key FROM kv WHERE key IN (?, ?)",
-            ("private:%d" % g2, "public-comments:%d" % g2)))
+        flags = [t for t in ("private_games", "public_comment_games")
+                 if con.execute("SELECT 1 FROM %s WHERE game = ?" % t, (g2,)).fetchone()]
         con.close()
         check("a private public-comments match: game 2 (%d) is both" % g2,
               g2 != g1 and "private public-comments match=3" in create and
-              flags == ["private:%d" % g2, "public-comments:%d" % g2], (create, flags))
+              flags == ["private_games", "public_comment_games"], (create, flags))
         out = club.deliver("carol@example.org", "observe %d" % g2)
         check("a private match's game 2 cannot be observed: carol is told why, nobody else hears",
               [to for to, _ in out] == ["carol@example.org"] and

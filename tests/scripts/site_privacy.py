@@ -120,10 +120,11 @@ def main():
         inv = t.last[b]
         old = int(re.search(r"\[tabula (\d+)", str(inv["Subject"])).group(1))
         db = sqlite3.connect(os.path.join(work, "t", "db"))
-        gone = db.execute("DELETE FROM kv WHERE key = ?", ("dice-protocol:%d" % old,)).rowcount
+        gone = db.execute("DELETE FROM dice_protocols WHERE game = ? AND version = 2",
+                          (old,)).rowcount
         db.commit()
         db.close()
-        check("the store marks a new dice game's protocol version (kv dice-protocol:GAME)",
+        check("the store marks a new dice game's protocol version (dice_protocols)",
               gone == 1, gone)
         # an observer since the invitation: the start it is told of names
         # nobody (rules-spec G-3), though the players' start mails show the
@@ -172,8 +173,10 @@ def main():
         texts = {f: open(os.path.join(site, f), encoding="utf-8", errors="replace").read()
                  for f in files}
         check("the site holds a page and a record of each game (%d files)" % len(files),
-              all(any(f.startswith("game-%d." % n) and not f.endswith(".html") for f in files)
-                  and "game-%d.html" % n in files for n, _, _ in played.values()), files)
+              all(any(f.startswith("game-%d." % n) and not f.endswith((".html", ".json"))
+                      for f in files)
+                  and "game-%d.html" % n in files and "game-%d.json" % n in files
+                  for n, _, _ in played.values()), files)
         banned = set()
         players = {w for _, a, b in played.values() for w in (a, b)}
         for who, mids in t.ids.items():
@@ -199,7 +202,7 @@ def main():
             ok, why = verify(page, num)
             check("%s: the dice lines of its page verify (%s)" % (game, why.strip()), ok, why)
             record = next(f for f in files if f.startswith("game-%d." % num)
-                          and not f.endswith(".html"))
+                          and not f.endswith((".html", ".json")))
             ok, why = verify(os.path.join(site, record), num)
             check("%s: the dice lines of its record %s verify" % (game, record), ok, why)
             es = re.findall(r"^Dice entropy: game %d e\d" % num, texts[record], re.M)

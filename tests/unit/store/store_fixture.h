@@ -34,10 +34,19 @@ void scratch_memory_teardown(void);
  * offered); its id. */
 int64_t scratch_game(const char *kind);
 
+/* SQL that takes a store at the latest version back to v9 (before the
+ * game state's tables): its tables dropped, empty as a rewound test's are. */
+#define SCRATCH_UNDO_V10                                                                      \
+  "DROP TABLE resign_offers; DROP TABLE takeback_requests; DROP TABLE standing_rolls;"       \
+  "DROP TABLE cube_answers; DROP TABLE observers; DROP TABLE private_games;"                 \
+  "DROP TABLE public_comment_games; DROP TABLE comments_off; DROP TABLE dice_protocols;"     \
+  "DROP TABLE lag_previews; DROP TABLE hourly_counts;"
+
 /* SQL that takes a store at the latest version back to v8 (before issue
  * 15's outbox_message): the texts back into outbox.message. A test that
  * rewinds a store to an older version runs it first. */
 #define SCRATCH_UNDO_V9                                                                       \
+  SCRATCH_UNDO_V10                                                                            \
   "ALTER TABLE outbox ADD COLUMN message TEXT NOT NULL DEFAULT '';"                          \
   "UPDATE outbox SET message = (SELECT m.message FROM outbox_message m WHERE m.id = outbox.id);" \
   "DROP TABLE outbox_message;"

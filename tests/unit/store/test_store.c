@@ -20,7 +20,7 @@
 #include <time.h>
 
 /* The newest schema version: the last step of store.c migrations[]. */
-#define SCHEMA_LATEST 9
+#define SCHEMA_LATEST 10
 
 /* ---- helpers ---- */
 
