@@ -24,12 +24,12 @@
 
 /* `delim` is the MTA's recipient delimiter (config recipient_delimiter);
  * with "-" the local part may hold others, so every one is tried. */
-static int tag_from_address(const char *addr, char delim, int64_t *game, char *token,
-                            size_t cap)
+static enum ref_rc tag_from_address(const char *addr, char delim, int64_t *game, char *token,
+                                    size_t cap)
 {
   const char *at = strrchr(addr, '@'), *plus;
   if(!at)
-    return -1;
+    return REF_RC_PASS;
   for(plus = addr; (plus = memchr(plus, delim, (size_t)(at - plus))); plus++) {
     const char *dot;
     char *end;
@@ -43,12 +43,12 @@ static int tag_from_address(const char *addr, char delim, int64_t *game, char *t
     memcpy(token, dot + 1, (size_t)(at - dot - 1));
     token[at - dot - 1] = '\0';
     *game = id;
-    return 0;
+    return REF_RC_OK;
   }
-  return -1;
+  return REF_RC_PASS;
 }
 
-static int tag_from_subject(const char *subject, int64_t *game, char *token, size_t cap)
+static enum ref_rc tag_from_subject(const char *subject, int64_t *game, char *token, size_t cap)
 {
   const char *p = strstr(subject, "[tabula ");
   long long id;
@@ -58,10 +58,10 @@ static int tag_from_subject(const char *subject, int64_t *game, char *token, siz
    * is undefined on overflow). */
   if(!p || digits < 1 || digits > 18 || p[8 + digits] != ' ' ||
      sscanf(p, "[tabula %lld %63[a-z0-9]]", &id, tok) != 2 || id <= 0 || strlen(tok) >= cap)
-    return -1;
+    return REF_RC_PASS;
   *game = id;
   snprintf(token, cap, "%s", tok);
-  return 0;
+  return REF_RC_OK;
 }
 
 /* Whether the n bytes at k can be a confirmation key (ref_make_token's
@@ -98,10 +98,11 @@ static const char *written(const struct ref_cmds *cmds, const struct mail_msg *m
 
 /* The key of a confirmation request being answered (optin.c):
  * local+confirm.KEY@ (To, then Delivered-To) or "[tabula confirm KEY]".
- * 0: found; -1: the mail answers no request; 1: it carries the mark of
- * one ("+confirm." or "[tabula confirm") but no key that can be one (cut,
- * changed): no request of any other kind either (rules-spec OPT-2). */
-static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
+ * REF_RC_OK: found; REF_RC_PASS: the mail answers no request;
+ * REF_RC_REFUSED: it carries the mark of one ("+confirm." or "[tabula
+ * confirm") but no key that can be one (cut, changed): no request of any
+ * other kind either (rules-spec OPT-2). */
+static enum ref_rc confirm_key(const struct mail_msg *mail, char delim, char *key, size_t cap)
 {
   const char *addrs[2] = {mail->to, mail->delivered_to};
   const char *p;
@@ -121,7 +122,7 @@ static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_
       }
       memcpy(key, q + 9, n);
       key[n] = '\0';
-      return 0;
+      return REF_RC_OK;
     }
   }
   if((p = strstr(mail->subject, "[tabula confirm"))) {
@@ -133,11 +134,11 @@ static int confirm_key(const struct mail_msg *mail, char delim, char *key, size_
     if(k[n] == ']' && key_ok(k, n) && n < cap) {
       memcpy(key, k, n);
       key[n] = '\0';
-      return 0;
+      return REF_RC_OK;
     }
     marked = 1;
   }
-  return marked ? 1 : -1;
+  return marked ? REF_RC_REFUSED : REF_RC_PASS;
 }
 
 /* Whether the mail's commands hold the word confirm. */
@@ -151,15 +152,16 @@ static int says_confirm(const struct ref_cmds *cmds)
 }
 
 /* The game a mail names: local+GAME.TOKEN@ in To, then Delivered-To, then
- * "[tabula GAME TOKEN]" in the Subject. 0 when found. */
-static int game_tag(const struct mail_msg *mail, char delim, int64_t *game, char *token,
-                    size_t cap)
+ * "[tabula GAME TOKEN]" in the Subject. REF_RC_OK when found, else
+ * REF_RC_PASS. */
+static enum ref_rc game_tag(const struct mail_msg *mail, char delim, int64_t *game, char *token,
+                            size_t cap)
 {
-  return tag_from_address(mail->to, delim, game, token, cap) &&
-                 tag_from_address(mail->delivered_to, delim, game, token, cap) &&
-                 tag_from_subject(mail->subject, game, token, cap)
-             ? -1
-             : 0;
+  return tag_from_address(mail->to, delim, game, token, cap) == REF_RC_OK ||
+                 tag_from_address(mail->delivered_to, delim, game, token, cap) == REF_RC_OK ||
+                 tag_from_subject(mail->subject, game, token, cap) == REF_RC_OK
+             ? REF_RC_OK
+             : REF_RC_PASS;
 }
 
 /* The seat whose key this is, -1 for none. */
@@ -211,290 +213,92 @@ static int guard_refused(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
                     NULL);
 }
 
-/* The two questions asked of a mail's move candidates (mail_move). Both
- * read the lines as turnread.c does, a line alone or lines joined; they
- * differ in what counts as yes. Without memory both say yes: the move is
- * then tried, and fails as it should. */
-enum move_test {
-  /* A move of this game, legal or not: an illegal or ambiguous move, or
-   * two moves in one mail (§1.1), is still a move. game_commands asks
-   * this where the lines may be prose beside a command (a draw offer or
-   * "roll" with a play, any command with words): a move must reach
-   * ref_do_move, to be played or refused with its reason, and only a
-   * line that reads as no move at all is let be as prose. */
-  MOVE_READS,
-  /* A move played now: the seat's turn to move and a line (or lines
-   * together) the rules read as a legal move. keyless asks this of a
-   * mail of only move lines: a move that would be refused
-   * anyway is refused at once, changing nothing, rather than asked to
-   * be confirmed first. */
-  MOVE_PLAYABLE
-};
-
-static int mail_move(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds,
-                     enum move_test want)
-{
-  struct ref_turn *t;
-  int i, found;
-  if(want == MOVE_PLAYABLE) {
-    struct ref_status s;
-    if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
-      return 0;
-    g->desc->ops->status(g->state, &s);
-    if(s.phase != REF_PHASE_MOVE || s.turn != seat)
-      return 0;
-  }
-  for(i = 0; i < cmds->ncand; i++) {
-    struct ref_err err;
-    struct ref_move mv;
-    int rc;
-    memset(&err, 0, sizeof(err));
-    rc = g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err);
-    if(rc == REF_OK || (want == MOVE_READS && (rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)))
-      return 1;
-  }
-  if(!(t = malloc(sizeof(*t))))
-    return 1;
-  found = ref_read_turn(g, cmds, t) ? 1 : t->found || (want == MOVE_READS && t->conflict);
-  free(t);
-  return found;
-}
-
 /* ---- the commands, in order ---- */
 
-/* A play and "roll" in one mail (rules-spec §1.6): the standing
- * answer to the next cube question is kept only when the play is (a
- * refusal changes nothing), and the play's mail confirms it. */
-static int move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                          const struct ref_cmds *cmds)
+/* The handlers: the `run` column of the table (commands.h), which
+ * commands.c, below the handlers, reads without it. */
+static ref_cmd_fn *const run_of[REF_CMD_LAST] = {
+#define RUN(k, words, scope, phases, cls, flags, read, run) [REF_CMD_##k] = run,
+  REF_COMMAND_TABLE(RUN)
+#undef RUN
+};
+
+/* Where the game is in its life, as the table's phases column says it. */
+static unsigned phase_of(const struct ref_game_ctx *g)
 {
-  int before = ref_autoroll_get(m->svc, g->row.id, seat), rc;
-  if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
-    return -1;
-  rc = ref_do_move(m, g, seat, cmds, 1);
-  if(!rc && m->refused && !before)
-    rc = ref_autoroll_set(m->svc, g->row.id, seat, 0);
-  return rc;
+  switch(g->row.phase) {
+  case STORE_GAME_INVITED: return REF_IN_INVITED;
+  case STORE_GAME_ACTIVE: return REF_IN_ACTIVE;
+  default: return REF_IN_OVER;
+  }
 }
 
-static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+/* Commands addressed to one game by one seat, in the mail's order, each
+ * checked against its row once: outside the phases it may run in it is
+ * refused (before the start "not-started", after the end "game-over", in
+ * play "not-available": new and confirm, which are never a game's). After
+ * a command about the game (scope GAME) the mail goes on only while the
+ * game is in play: a command that ended it, started it not yet, or
+ * answered about a game not in play is the mail's last (rules-spec
+ * MX-6). One about no game or about all the player's games leaves this
+ * one as it was, and the next runs. The move lines come last. */
+static enum ref_rc game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                                 const struct ref_cmds *cmds)
 {
-  struct ref_status st;
-  if(!g->started || !cmds->ncand)
-    return 0;
-  g->desc->ops->status(g->state, &st);
-  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) && mail_move(g, seat, cmds, MOVE_READS);
-}
-
-/* Commands addressed to one game by one seat. */
-static int game_commands(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                         const struct ref_cmds *cmds)
-{
-  int i, moved = 0, stale = 0, roll_with_play = 0, prepared = 0;
+  struct ref_cmd_run r;
+  int i, stale = 0;
 
   /* "#N" first: a mail written for another position does nothing */
   if(guard_refused(m, g, seat, cmds, &stale))
-    return -1;
+    return REF_RC_FAIL;
   if(stale)
-    return 0;
+    return REF_RC_REFUSED;
+  memset(&r, 0, sizeof(r));
+  r.m = m;
+  r.g = g;
+  r.seat = seat;
+  r.cmds = cmds;
   for(i = 0; i < cmds->ncmd; i++) {
     const struct ref_cmd *c = &cmds->cmd[i];
-    int rc = 0;
-    /* about no game in particular, or about another: in any phase */
-    if(c->kind == REF_CMD_GAMES || c->kind == REF_CMD_OBSERVE ||
-       c->kind == REF_CMD_UNOBSERVE) {
-      rc = c->kind == REF_CMD_GAMES ? ref_do_games(m, g, seat, g->seats[seat].address)
-                                    : ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
-      if(rc || m->refused)
-        return rc;
+    const struct ref_cmd_row *row = ref_cmd_row(c->kind);
+    unsigned now = phase_of(g);
+    enum ref_rc rc;
+
+    if(row->flags & REF_CF_LAST) /* `message`: after the rest (run_in_game) */
       continue;
-    }
-    /* competition: about no one game, in any phase */
-    if(c->kind == REF_CMD_RATINGS || c->kind == REF_CMD_RATING ||
-       c->kind == REF_CMD_STANDINGS || c->kind == REF_CMD_TOURNAMENT) {
-      rc = c->kind == REF_CMD_RATINGS     ? ref_do_ratings(m, g, seat, c)
-           : c->kind == REF_CMD_RATING    ? ref_do_rating(m, g, seat, c)
-           : c->kind == REF_CMD_STANDINGS ? ref_do_standings(m, g, seat, c)
-                                          : ref_do_tournament(m, c);
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    /* `message` is sent after the rest (ref_dispatch), and only
-     * when nothing else carried the words; `comments on|off` is the
-     * player's, in any phase */
-    if(c->kind == REF_CMD_MESSAGE)
-      continue;
-    if(c->kind == REF_CMD_COMMENTS) {
-      rc = ref_do_comments(m, g, seat, c);
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    /* seeks: the sender's, about no one game, in any phase */
-    if(c->kind == REF_CMD_SEEK || c->kind == REF_CMD_SEEKS || c->kind == REF_CMD_UNSEEK) {
-      rc = c->kind == REF_CMD_SEEK    ? ref_do_seek(m, c)
-           : c->kind == REF_CMD_SEEKS ? ref_do_seeks(m)
-                                      : ref_do_unseek(m, c, cmds->guard);
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    /* vacation and digest are the player's, in any phase; claim time
-     * checks the phase itself (cmd_time.c) */
-    if(c->kind == REF_CMD_VACATION || c->kind == REF_CMD_DIGEST ||
-       c->kind == REF_CMD_CLAIM_TIME) {
-      rc = c->kind == REF_CMD_VACATION ? ref_do_vacation(m, g, seat, c)
-           : c->kind == REF_CMD_DIGEST ? ref_do_digest(m, g, seat, c)
-                                       : ref_do_claim_time(m, g, seat, c);
-      if(rc || m->refused || g->row.phase == STORE_GAME_FINISHED)
-        return rc;
-      continue;
-    }
-    if(g->row.phase == STORE_GAME_INVITED && c->kind != REF_CMD_ACCEPT &&
-       c->kind != REF_CMD_DECLINE && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY) {
-      rc = ref_refuse(m, g, seat, c->line, "not-started", "", NULL);
+    if(!(row->phases & now))
+      return ref_rc_of(m, ref_refuse(m, g, seat, c->line,
+                                     now == REF_IN_INVITED ? "not-started"
+                                     : now == REF_IN_OVER  ? "game-over"
+                                                           : "not-available",
+                                     now == REF_IN_ACTIVE ? ref_cmd_name(c->kind) : "", NULL));
+    if((rc = run_of[c->kind](&r, c)) != REF_RC_OK)
       return rc;
-    }
-    if((g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED) &&
-       c->kind != REF_CMD_BOARD && c->kind != REF_CMD_HELP && c->kind != REF_CMD_HISTORY &&
-       c->kind != REF_CMD_VERIFY)
-      return ref_refuse(m, g, seat, c->line, "game-over", "", NULL);
-    /* A claim goes with the move that makes it good (CH-2): the move
-     * first, its mails only if the claim then fails (one result mail, not
-     * four, when it succeeds). */
-    /* FIDE 9.1.2.1: a draw is offered after making a move, so a move in
-     * the same mail is played first and the offer shows the board after it */
-    if(c->kind == REF_CMD_DRAW_OFFER && cmds->ncand && !moved && g->started &&
-       mail_move(g, seat, cmds, MOVE_READS)) {
-      if(ref_do_move(m, g, seat, cmds, 1))
-        return -1;
-      moved = 1;
-      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
-        return 0;
-    }
-    if(c->kind == REF_CMD_DRAW_CLAIM && cmds->ncand && !moved) {
-      if(ref_do_move(m, g, seat, cmds, 0))
-        return -1;
-      moved = 1;
-      if(m->refused || g->row.phase != STORE_GAME_ACTIVE)
-        return 0;
-      rc = ref_do_draw(m, g, seat, c);
-      /* the claim failed: the move stands, and meets the opponent's
-       * prepared answers as any move */
-      if(!rc && g->row.phase == STORE_GAME_ACTIVE)
-        rc = ref_move_answered(m, g, seat);
-      return rc;
-    }
-    {
-      /* "accept" and "decline" answer a double when one is pending */
-      struct ref_status st;
-      enum ref_cmd_kind kind = c->kind;
-      if(g->started) {
-        g->desc->ops->status(g->state, &st);
-        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_ACCEPT)
-          kind = REF_CMD_TAKE;
-        if(st.phase == REF_PHASE_CUBE_REPLY && kind == REF_CMD_DECLINE)
-          kind = REF_CMD_DROP;
-      }
-      /* "roll" with a play, not at this player's cube decision: the
-       * standing answer goes with the play (move_then_roll) */
-      if(kind == REF_CMD_ROLL && !moved && roll_goes_with_play(g, seat, cmds)) {
-        roll_with_play = 1;
-        continue;
-      }
-      if(kind == REF_CMD_DOUBLE || kind == REF_CMD_TAKE || kind == REF_CMD_DROP ||
-         kind == REF_CMD_ROLL) {
-        rc = ref_do_cube(m, g, seat, c, kind, cmds->ncand > 0);
-        if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
-          return rc;
-        continue;
-      }
-    }
-    if(g->row.phase == STORE_GAME_ACTIVE &&
-       (c->kind == REF_CMD_ACCEPT || c->kind == REF_CMD_DECLINE)) {
-      /* A plain accept/decline answers the opponent's takeback
-       * request when nothing else waits (a double is answered above; a
-       * resignation offer keeps the plain words) */
-      int waiting = ref_takeback_waiting(m, g, seat);
-      if(waiting < 0)
-        return -1;
-      if(waiting && !ref_resign_offer_pending(m, g))
-        rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
-      else
-        rc = ref_do_resign_answer(m, g, seat, c, c->kind == REF_CMD_ACCEPT);
-      if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
-        return rc;
-      continue;
-    }
-    /* Every "if ... then ..." of the mail at once, before the
-     * move it may follow (checked from the position after it, kept
-     * before it is played, so that the move's answer meets them) */
-    if(c->kind == REF_CMD_IF) {
-      if(!prepared && (rc = ref_do_if(m, g, seat, cmds)) == 0 && !m->refused)
-        prepared = 1;
-      if(rc || m->refused)
-        return rc;
-      continue;
-    }
-    switch(c->kind) {
-    case REF_CMD_ACCEPT: rc = ref_do_accept(m, g, seat, c); break;
-    case REF_CMD_CONDITIONALS: rc = ref_do_conditionals(m, g, seat, c); break;
-    case REF_CMD_DECLINE:
-      rc = ref_do_decline(m, g, seat, c);
-      break;
-    case REF_CMD_VERIFY: rc = ref_do_verify(m, g, seat, c); break;
-    case REF_CMD_BOARD: rc = ref_do_board(m, g, seat, c->arg); break;
-    case REF_CMD_LEGAL: rc = ref_do_legal(m, g, seat); break;
-    case REF_CMD_HELP: rc = ref_do_help(m, g, seat, c->arg); break;
-    case REF_CMD_HISTORY: rc = ref_do_history(m, g, seat, c->arg); break;
-    case REF_CMD_PREVIEW: rc = ref_do_preview(m, g, seat, c); break;
-    case REF_CMD_RESIGN:
-      /* "resign match" gives up a backgammon match at once */
-      if(!strcasecmp(c->arg, "match")) {
-        rc = ref_do_resign_match(m, g, seat, c);
-        break;
-      }
-      /* BG-5: "resign gammon" / "resign backgammon" offer more */
-      rc = ref_do_resign(m, g, seat, c,
-                         !strcasecmp(c->arg, "backgammon") ? 3 : !strcasecmp(c->arg, "gammon") ? 2
-                                                                                             : 1);
-      break;
-    case REF_CMD_DRAW_OFFER:
-    case REF_CMD_DRAW_ACCEPT:
-    case REF_CMD_DRAW_DECLINE:
-    case REF_CMD_DRAW_CLAIM: rc = ref_do_draw(m, g, seat, c); break;
-    case REF_CMD_TAKEBACK: rc = ref_do_takeback(m, g, seat, c); break;
-    case REF_CMD_TAKEBACK_ACCEPT:
-    case REF_CMD_TAKEBACK_DECLINE:
-      rc = ref_do_takeback_answer(m, g, seat, c, c->kind == REF_CMD_TAKEBACK_ACCEPT);
-      break;
-    default:
-      rc = ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(c->kind), NULL);
-      break;
-    }
-    if(rc || m->refused || g->row.phase != STORE_GAME_ACTIVE)
-      return rc;
+    if(row->scope == REF_SCOPE_GAME && g->row.phase != STORE_GAME_ACTIVE)
+      return REF_RC_OK;
   }
-  /* Beside a command, a line that reads as no move at all is the
-   * player's prose ("accept" / "Looking forward to it!"): not refused. */
-  if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE && cmds->ncmd &&
-     !mail_move(g, seat, cmds, MOVE_READS))
-    return 0;
-  if(cmds->ncand && !moved && g->row.phase == STORE_GAME_ACTIVE)
-    return roll_with_play ? move_then_roll(m, g, seat, cmds) : ref_do_move(m, g, seat, cmds, 1);
-  /* a move before the start or after the end is answered, not dropped */
-  if(cmds->ncand && !moved && !cmds->ncmd)
-    return ref_refuse(m, g, seat, cmds->cand[0],
-                      g->row.phase == STORE_GAME_INVITED ? "not-started" : "game-over", "", NULL);
-  /* Only a move, for a game that is over (lost on time as this mail came,
-   * say): the sender hears why nothing happened. */
-  if(cmds->ncand && !cmds->ncmd && !m->refused &&
-     (g->row.phase == STORE_GAME_FINISHED || g->row.phase == STORE_GAME_CANCELLED))
-    return ref_refuse(m, g, seat, cmds->cand[0], "game-over", "", NULL);
-  if(!cmds->ncmd && !cmds->ncand)
-    return ref_refuse(m, g, seat, "", "no-command", "", NULL);
-  return 0;
+  if(!cmds->ncand) /* a mail of nothing at all is answered */
+    return cmds->ncmd ? REF_RC_OK
+                      : ref_rc_of(m, ref_refuse(m, g, seat, "", "no-command", "", NULL));
+  if(r.moved)
+    return REF_RC_OK;
+  if(g->row.phase == STORE_GAME_ACTIVE) {
+    /* Beside a command, a line that reads as no move at all is the
+     * player's prose ("accept" / "Looking forward to it!"): not refused. */
+    if(cmds->ncmd && !ref_mail_move(g, seat, cmds, REF_MOVE_READS))
+      return REF_RC_OK;
+    return ref_rc_of(m, r.roll_with_play ? ref_move_then_roll(m, g, seat, cmds)
+                                         : ref_do_move(m, g, seat, cmds, 1));
+  }
+  /* a move before the start or after the end (lost on time as this mail
+   * came, say) is answered, not dropped: the sender hears why nothing
+   * happened */
+  if(!cmds->ncmd)
+    return ref_rc_of(m, ref_refuse(m, g, seat, cmds->cand[0],
+                                   g->row.phase == STORE_GAME_INVITED ? "not-started"
+                                                                      : "game-over",
+                                   "", NULL));
+  return REF_RC_OK;
 }
 
 /* A mail of this seat's in this game, once it is known to be the seat's
@@ -518,14 +322,16 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
    * opponent's mails (views.c); only now, once the seat is proven */
   if(!rc && (rc = ref_comment_prepare(m, g, seat, cmds, comment, sizeof(comment))))
     ref_log_error("game %lld: out of memory reading a comment", (long long)g->row.id);
-  if(!rc)
-    rc = game_commands(m, g, seat, cmds);
-  /* `message` alone: the words go in a mail of their own; beside an
-   * action they went with its mails (or the sender was told why not) */
+  if(!rc && game_commands(m, g, seat, cmds) == REF_RC_FAIL)
+    rc = -1;
+  /* `message` alone (REF_CF_LAST): the words go in a mail of their own;
+   * beside an action they went with its mails (or the sender was told why
+   * not); nothing after a refusal (the message's outcome, m->refused) */
   if(!rc && !m->refused && !m->comment_told)
     for(i = 0; i < cmds->ncmd; i++)
-      if(cmds->cmd[i].kind == REF_CMD_MESSAGE) {
-        rc = ref_do_message(m, g, seat, &cmds->cmd[i]);
+      if(ref_cmd_row(cmds->cmd[i].kind)->flags & REF_CF_LAST) {
+        struct ref_cmd_run r = {.m = m, .g = g, .seat = seat, .cmds = cmds};
+        rc = run_of[cmds->cmd[i].kind](&r, &cmds->cmd[i]) == REF_RC_FAIL ? -1 : 0;
         break;
       }
   if(!rc && m->changed)
@@ -539,16 +345,15 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 /* ---- mail without a key ---- */
 
-/* vacation, digest and comments concern all of a player's games: any
- * game will do */
+/* Commands of scope PLAYER only (vacation, digest, comments) concern all
+ * of a player's games: any game will do */
 static int player_wide_only(const struct ref_cmds *cmds)
 {
   int i;
   if(cmds->ncand || !cmds->ncmd)
     return 0;
   for(i = 0; i < cmds->ncmd; i++)
-    if(cmds->cmd[i].kind != REF_CMD_VACATION && cmds->cmd[i].kind != REF_CMD_DIGEST &&
-       cmds->cmd[i].kind != REF_CMD_COMMENTS)
+    if(ref_cmd_row(cmds->cmd[i].kind)->scope != REF_SCOPE_PLAYER)
       return 0;
   return 1;
 }
@@ -585,15 +390,15 @@ static int sender_authenticated(const struct ref_service *svc, const struct mail
 
 /* A mail whose From is not proven (rules-spec MX-4) is answered at most
  * REF_UNASKED_PER_HOUR times an hour to one address: one from `to`'s
- * allowance. 0 taken, 1 over it (the mail is dropped: m->refused, logged
- * by optin.c), -1 a store error. */
-static int unasked_over(struct ref_msg_ctx *m, const char *to, const char *what)
+ * allowance. REF_RC_OK taken, REF_RC_REFUSED over it (the mail is
+ * dropped: m->refused, logged by optin.c), REF_RC_FAIL a store error. */
+static enum ref_rc unasked_over(struct ref_msg_ctx *m, const char *to, const char *what)
 {
   int rc = ref_unasked_take(m->svc, to, 1, what);
   if(rc == 1)
-    return 0;
+    return REF_RC_OK;
   m->refused = 1;
-  return rc < 0 ? -1 : 1;
+  return rc < 0 ? REF_RC_FAIL : REF_RC_REFUSED;
 }
 
 /* Whether `key` is a confirmation key we sent to `from` (optin.c): such
@@ -609,7 +414,7 @@ static int confirm_key_of(struct ref_service *svc, const char *key, const char *
   return !strcasecmp(c.address, from);
 }
 
-/* The confirmed request of a keyless mail (cmd_confirm.c calls it back):
+/* The confirmed request of a keyless mail (ref_do_confirm hands it back):
  * its lines run in its game as the seat's own keyed mail would. */
 static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *address,
                              const char *request)
@@ -634,6 +439,28 @@ static int keyless_confirmed(struct ref_msg_ctx *m, int64_t game, const char *ad
   rc = run_in_game(m, &g, seat, &cmds);
   ref_game_free(&g);
   return rc;
+}
+
+/* A confirmed request handed back by ref_do_confirm: a mail without a key
+ * (its lines, as its keyed mail), or a command its sender had to confirm
+ * first (REF_CF_CONFIRMED: new, tournament, seek), run as if just sent,
+ * about no game. */
+static int confirmed(struct ref_msg_ctx *m, const char *key, const struct store_confirm *req)
+{
+  struct ref_cmds request;
+  int i;
+
+  if(!strcmp(req->kind, "keyless"))
+    return keyless_confirmed(m, req->game, req->address, req->request);
+  ref_commands_parse(&request, req->request, NULL);
+  for(i = 0; i < request.ncmd; i++)
+    if(ref_cmd_row(request.cmd[i].kind)->flags & REF_CF_CONFIRMED) {
+      struct ref_cmd_run r = {.m = m, .seat = -1, .cmds = &request};
+      return run_of[request.cmd[i].kind](&r, &request.cmd[i]) == REF_RC_FAIL ? -1 : 0;
+    }
+  ref_log_error("confirmation %s: the stored request '%s' does not read as a %s", key,
+                req->request, req->kind);
+  return -1;
 }
 
 /* A mail to the plain address from a player: the game it is
@@ -717,10 +544,10 @@ static int keyless(struct ref_msg_ctx *m, const struct ref_cmds *cmds)
   if(svc->cfg.keyless == REF_KEYLESS_ACT || vouched)
     rc = run_in_game(m, &g, seat, cmds);
   else if(keyless_query_only(cmds) ||
-          (cmds->ncand && !cmds->ncmd && !mail_move(&g, seat, cmds, MOVE_PLAYABLE)))
+          (cmds->ncand && !cmds->ncmd && !ref_mail_move(&g, seat, cmds, REF_MOVE_PLAYABLE)))
     /* a query, or a move refused whatever the answer: no change, and
      * the reply goes to the seat's address of record only */
-    rc = game_commands(m, &g, seat, cmds);
+    rc = game_commands(m, &g, seat, cmds) == REF_RC_FAIL ? -1 : 0;
   else
     rc = ref_keyless_ask(m, &g, seat, cmds, wide);
   ref_game_free(&g);
@@ -736,6 +563,7 @@ int ref_dispatch(struct ref_msg_ctx *m)
   char token[64], why[256], quote[128], more[16];
   int64_t game = 0;
   int seat, rc = 0, i, token_only = svc->cfg.auth == REF_AUTH_TOKEN;
+  enum ref_rc ck;
   char delim = (char)svc->cfg.recipient_delimiter;
 
   ref_commands_parse(&cmds, mail->clean, mail->subject);
@@ -744,39 +572,47 @@ int ref_dispatch(struct ref_msg_ctx *m)
    * is anyone's: its answers are bounded and small (rules-spec MX-4). */
   m->unproven = 1;
   /* The answer to a confirmation request. */
-  rc = confirm_key(mail, delim, token, sizeof(token));
-  if(!rc) {
+  ck = confirm_key(mail, delim, token, sizeof(token));
+  if(ck == REF_RC_OK) {
     switch(confirm_key_of(svc, token, mail->from)) {
     case -1: return -1;
     case 1: m->unproven = 0; break;
     default:
       /* a key we never sent to this From: a guess, a replay, a forgery */
-      if((rc = unasked_over(m, mail->from, "an answer to a confirmation key not its own")))
-        return rc < 0 ? -1 : 0;
+      if((rc = unasked_over(m, mail->from, "an answer to a confirmation key not its own")) !=
+         REF_RC_OK)
+        return rc == REF_RC_FAIL ? -1 : 0;
     }
-    return ref_do_confirm(m, token, &cmds, keyless_confirmed);
+    {
+      struct store_confirm req;
+      if(ref_do_confirm(m, token, &cmds, &req) == REF_RC_FAIL)
+        return -1;
+      return req.kind[0] ? confirmed(m, token, &req) : 0;
+    }
   }
   /* A confirmation whose key cannot be read, or a "confirm" with none and
    * no game's key either, confirms nothing and is no other request (a
    * keyless one would ask to confirm the "confirm"): refused with the
    * reason, to players and confirmed addresses only (rules-spec OPT-2),
    * within the hourly answers to mail that proves nothing of its sender. */
-  if(rc > 0 || (says_confirm(&cmds) && game_tag(mail, delim, &game, token, sizeof(token)))) {
+  if(ck == REF_RC_REFUSED ||
+     (says_confirm(&cmds) && game_tag(mail, delim, &game, token, sizeof(token)) != REF_RC_OK)) {
     ref_log_info("mail %s from %s confirms with no key that can be read: refused",
                  m->message_id, mail->from);
-    if((rc = unasked_over(m, mail->from, "a confirm with no key that can be read")))
-      return rc < 0 ? -1 : 0;
+    if((rc = unasked_over(m, mail->from, "a confirm with no key that can be read")) !=
+       REF_RC_OK)
+      return rc == REF_RC_FAIL ? -1 : 0;
     return ref_refuse_player(m, "confirm", "confirm-no-key", "");
   }
   rc = 0;
-  if(game_tag(mail, delim, &game, token, sizeof(token))) {
+  if(game_tag(mail, delim, &game, token, sizeof(token)) != REF_RC_OK) {
     /* No key: the From proves nothing, unless the transport vouches for
      * it (keyless = act, or the trusted server's Authentication-Results) */
     if(svc->cfg.keyless == REF_KEYLESS_ACT ||
        (svc->cfg.keyless == REF_KEYLESS_CONFIRM && sender_authenticated(svc, mail)))
       m->unproven = 0;
-    else if((rc = unasked_over(m, mail->from, "an answer to mail without a key")))
-      return rc < 0 ? -1 : 0;
+    else if((rc = unasked_over(m, mail->from, "an answer to mail without a key")) != REF_RC_OK)
+      return rc == REF_RC_FAIL ? -1 : 0;
     /* More commands than one mail holds, or a command line cut: none is
      * done, the first not read is named (rules-spec MX-1; a stranger
      * hears nothing) */
@@ -784,33 +620,13 @@ int ref_dispatch(struct ref_msg_ctx *m)
       return ref_refuse_player(m, cmds.cmd_long_line, "line-too-long", "");
     if(cmds.cmd_more)
       return ref_refuse_player(m, cmds.cmd_more_line, "too-many-commands", more);
-    /* No game named: only commands that need none. */
-    for(i = 0; i < cmds.ncmd; i++) {
-      const struct ref_cmd *c = &cmds.cmd[i];
-      if(c->kind == REF_CMD_NEW)
-        return ref_do_new(m, c);
-      if(c->kind == REF_CMD_HELP)
-        return ref_do_help(m, NULL, -1, c->arg);
-      if(c->kind == REF_CMD_GAMES)
-        return ref_do_games(m, NULL, -1, mail->from);
-      if(c->kind == REF_CMD_OBSERVE || c->kind == REF_CMD_UNOBSERVE)
-        return ref_do_observe(m, c, c->kind == REF_CMD_OBSERVE);
-      if(c->kind == REF_CMD_RATINGS)
-        return ref_do_ratings(m, NULL, -1, c);
-      if(c->kind == REF_CMD_RATING)
-        return ref_do_rating(m, NULL, -1, c);
-      if(c->kind == REF_CMD_STANDINGS)
-        return ref_do_standings(m, NULL, -1, c);
-      if(c->kind == REF_CMD_TOURNAMENT)
-        return ref_do_tournament(m, c);
-      /* finding a game (cmd_seek.c) */
-      if(c->kind == REF_CMD_SEEK)
-        return ref_do_seek(m, c);
-      if(c->kind == REF_CMD_SEEKS)
-        return ref_do_seeks(m);
-      if(c->kind == REF_CMD_UNSEEK)
-        return ref_do_unseek(m, c, cmds.guard);
-    }
+    /* No game named: the first command that needs none (REF_CF_NOKEY)
+     * runs, alone, with no game (r.g NULL, seat -1) */
+    for(i = 0; i < cmds.ncmd; i++)
+      if(ref_cmd_row(cmds.cmd[i].kind)->flags & REF_CF_NOKEY) {
+        struct ref_cmd_run r = {.m = m, .seat = -1, .cmds = &cmds};
+        return run_of[cmds.cmd[i].kind](&r, &cmds.cmd[i]) == REF_RC_FAIL ? -1 : 0;
+      }
     /* A player's mail without a key */
     if((rc = keyless(m, &cmds)) != 1)
       return rc;
@@ -909,7 +725,7 @@ int ref_dispatch_unreadable(struct ref_msg_ctx *m, const char *why)
    * a seat and its From is that seat's player, whatever auth says (no
    * command could be read, so nothing of auth = token's use applies).
    * Anyone else gets nothing: no backscatter to a forged From. */
-  if(game_tag(mail, delim, &game, token, sizeof(token)))
+  if(game_tag(mail, delim, &game, token, sizeof(token)) != REF_RC_OK)
     return 0;
   m->game = game;
   if(ref_game_load(svc, &g, game, err, sizeof(err))) {

@@ -171,6 +171,7 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
   struct tpl_var extra[1];
   char why[256], days[16], text[64];
   int rc = -1;
+  enum ref_rc erc;
 
   *did = 0;
   if(ref_game_load(svc, &g, game, why, sizeof(why))) {
@@ -183,8 +184,9 @@ static int tick_invitation(struct ref_service *svc, int64_t game, int64_t limit,
   }
   ref_msg_init(&m, svc);
   /* a round robin's game: the whole tournament, its players told once */
-  if((rc = ref_tournament_expire(&m, &g)) != 1) {
-    *did = !rc;
+  if((erc = ref_tournament_expire(&m, &g)) != REF_RC_PASS) {
+    *did = erc == REF_RC_OK;
+    rc = erc == REF_RC_OK ? 0 : -1;
     base_buf_free(&m.events);
     ref_game_free(&g);
     return rc;

@@ -106,6 +106,23 @@ struct ref_rec_step {
   int move_number; /* ops->status before the entry */
   int turn;
 };
+/* The steps one at a time, for a reader in a layer above (no callback
+ * up: docs/architecture.md): ref_record_open (0, -1), then
+ * ref_record_next until it returns 0 (the end; 1 a step: it->st, the game
+ * after it it->r; -1 a failure), then ref_record_close, always; `final`
+ * (or NULL) gets the game at the end, its state to free. */
+struct ref_rec_iter {
+  struct ref_game_ctx r;
+  struct ref_rec_step st;
+  struct store_entry *e; /* the journal */
+  size_t n, i;
+  unsigned char *undone; /* entries taken back */
+  struct ref_state *before;
+};
+int ref_record_open(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_rec_iter *it);
+int ref_record_next(struct ref_rec_iter *it);
+void ref_record_close(struct ref_rec_iter *it, struct ref_game_ctx *final);
+/* The same with a visitor fn, for the readers of this layer (export.c). */
 typedef int (*ref_rec_fn)(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
 int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_rec_fn fn,
                     void *arg, struct ref_game_ctx *final);

@@ -19,66 +19,85 @@
 #include <string.h>
 #include <time.h>
 
-int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_rec_fn fn,
-                    void *arg, struct ref_game_ctx *final)
+int ref_record_open(struct ref_service *svc, const struct ref_game_ctx *g, struct ref_rec_iter *it)
 {
-  struct store_entry *e = NULL;
-  struct ref_game_ctx r;
-  struct ref_state *before = NULL;
-  unsigned char *undone = NULL;
-  size_t n = 0, i;
   char why[256];
-  int rc = -1;
 
-  memset(&r, 0, sizeof(r));
-  r.row = g->row;
-  r.seats = g->seats;
-  r.nseats = g->nseats;
-  r.desc = g->desc;
-  r.state = ref_state_new(g->desc);
-  before = ref_state_new(g->desc);
-  if(!r.state || !before || store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
-    goto out;
+  memset(it, 0, sizeof(*it));
+  it->r.row = g->row;
+  it->r.seats = g->seats;
+  it->r.nseats = g->nseats;
+  it->r.desc = g->desc;
+  it->r.state = ref_state_new(g->desc);
+  it->before = ref_state_new(g->desc);
+  if(!it->r.state || !it->before ||
+     store_journal_load(svc->st, &it->e, &it->n, g->row.id) != STORE_OK)
+    return -1;
   /* A move taken back is not in the record as played (a PGN
    * reader must reach the final position); the undo entry says it was */
-  if(!(undone = malloc(n ? n : 1)) || ref_journal_undone(e, n, undone, why, sizeof(why)))
-    goto out;
-  for(i = 0; i < n; i++) {
-    struct ref_rec_step st;
+  if(!(it->undone = malloc(it->n ? it->n : 1)) ||
+     ref_journal_undone(it->e, it->n, it->undone, why, sizeof(why)))
+    return -1;
+  return 0;
+}
+
+int ref_record_next(struct ref_rec_iter *it)
+{
+  struct ref_game_ctx *r = &it->r;
+  struct ref_rec_step *st = &it->st;
+  char why[256];
+
+  while(it->i < it->n && it->undone[it->i])
+    it->i++;
+  if(it->i >= it->n)
+    return 0;
+  {
+    const struct store_entry *e = &it->e[it->i++];
     struct ref_status s;
-    if(undone[i])
-      continue;
-    memset(&st, 0, sizeof(st));
-    st.e = &e[i];
-    st.actor = e[i].seat;
-    st.turn = -1;
-    if(r.started) {
-      r.desc->ops->status(r.state, &s);
-      st.move_number = s.move_number;
-      st.turn = s.phase == REF_PHASE_OVER ? -1 : s.turn;
-      if(!strcmp(e[i].kind, "roll"))
-        st.actor = st.turn;
-      memcpy(before, r.state, r.desc->state_size);
-      st.before = before;
+    memset(st, 0, sizeof(*st));
+    st->e = e;
+    st->actor = e->seat;
+    st->turn = -1;
+    if(r->started) {
+      r->desc->ops->status(r->state, &s);
+      st->move_number = s.move_number;
+      st->turn = s.phase == REF_PHASE_OVER ? -1 : s.turn;
+      if(!strcmp(e->kind, "roll"))
+        st->actor = st->turn;
+      memcpy(it->before, r->state, r->desc->state_size);
+      st->before = it->before;
     }
-    if(ref_game_replay_entry(&r, &e[i], why, sizeof(why)))
-      goto out;
-    if(!strcmp(e[i].kind, "move"))
-      snprintf(st.label, sizeof(st.label), "%s", r.last_move);
-    if(fn && fn(arg, &r, &st))
-      goto out;
+    if(ref_game_replay_entry(r, e, why, sizeof(why)))
+      return -1;
+    if(!strcmp(e->kind, "move"))
+      snprintf(st->label, sizeof(st->label), "%s", r->last_move);
   }
-  rc = 0;
-out:
-  free(e);
-  free(undone);
-  free(before);
-  if(final && !rc) {
-    *final = r;
+  return 1;
+}
+
+void ref_record_close(struct ref_rec_iter *it, struct ref_game_ctx *final)
+{
+  free(it->e);
+  free(it->undone);
+  free(it->before);
+  if(final) {
+    *final = it->r;
     final->seats = NULL;
   }
   else
-    free(r.state);
+    free(it->r.state);
+  memset(it, 0, sizeof(*it));
+}
+
+int ref_record_walk(struct ref_service *svc, const struct ref_game_ctx *g, ref_rec_fn fn,
+                    void *arg, struct ref_game_ctx *final)
+{
+  struct ref_rec_iter it;
+  int rc = ref_record_open(svc, g, &it);
+
+  while(!rc && (rc = ref_record_next(&it)) == 1)
+    rc = fn && fn(arg, &it.r, &it.st) ? -1 : 0;
+  ref_record_close(&it, final && !rc ? final : NULL);
   return rc;
 }
 

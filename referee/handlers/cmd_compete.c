@@ -76,8 +76,8 @@ static int ratings_table(struct ref_msg_ctx *m, const struct ref_game_desc *d, c
 /* ratings [GAME]: GAME's table; without it, the table of the game the mail
  * is about, else every system the sender is rated in (every rated system
  * when none). */
-int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                   const struct ref_cmd *c)
+static int do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c)
 {
   const char *who = sender(m, g, seat);
   const struct ref_game_desc *d = NULL;
@@ -160,8 +160,8 @@ int ref_do_ratings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 }
 
 /* rating: the sender's ratings, each with its deviation, record and rank. */
-int ref_do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                  const struct ref_cmd *c)
+static int do_rating(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
 {
   const char *who = sender(m, g, seat), *dir = m->svc->cfg.templates_dir;
   struct store_rating *rows = NULL;
@@ -249,7 +249,7 @@ static void address_word(char *dst, size_t cap, const char *word)
  * ADDRESS...: a round robin of the sender and the addresses, every pairing
  * created at once (compete.c); each invitee accepts once for all of its
  * games. */
-int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
+static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_tournament_spec *spec;
   struct ref_terms terms;
@@ -320,8 +320,8 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
       goto out;
     }
     switch(ref_terms_word(spec->d, &terms, tok, &err)) {
-    case 1: continue;
-    case 0: break;
+    case REF_RC_OK: continue;
+    case REF_RC_PASS: break;
     default: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
     }
     if(spec->name[0] || !ref_tournament_name_ok(tok)) {
@@ -342,14 +342,14 @@ int ref_do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   ref_terms_to_tournament(&terms, spec);
   /* the options must make a game before anyone is invited to one (terms.c) */
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
-  case 0: break;
-  case -1: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
+  case REF_RC_OK: break;
+  case REF_RC_REFUSED: rc = ref_refuse_request(m, c->line, err.reason, err.detail); goto out;
   default: goto out;
   }
   switch(ref_confirm_first(m, c->line)) {
-  case -1: goto out;
-  case 0: rc = 0; goto out; /* asked to confirm first: nothing made, nobody mailed */
-  default: break;
+  case REF_RC_OK: break;
+  case REF_RC_STOP: rc = 0; goto out; /* asked to confirm first: nothing made, nobody mailed */
+  default: goto out;
   }
   /* the invitations, all together, within each invitee's allowance and
    * (to strangers) the budget, else nothing is made (as new's, optin.c) */
@@ -371,8 +371,8 @@ out:
 /* standings [NAME]: the crosstable of a round robin the sender plays in:
  * NAME (or its number), else the one of the game the mail is about, else
  * the sender's latest. */
-int ref_do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                     const struct ref_cmd *c)
+static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                        const struct ref_cmd *c)
 {
   const char *who = sender(m, g, seat);
   struct store_tournament t;
@@ -472,4 +472,27 @@ int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   m->changed = 1;
   m->observed = 1;
   return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+}
+
+/* ---- the handlers (commands.h's table): about no one game ---- */
+
+/* Without a game (r->g NULL, seat -1) the sender is answered. */
+enum ref_rc ref_do_ratings(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_ratings(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_rating(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_rating(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_tournament(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_tournament(r->m, c));
+}
+
+enum ref_rc ref_do_standings(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_standings(r->m, r->g, r->seat, c));
 }

@@ -240,8 +240,8 @@ static int cube_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return with_move ? 0 : tell_list(m, g, seat);
 }
 
-int ref_do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-              const struct ref_cmds *cmds)
+static int do_if(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                 const struct ref_cmds *cmds)
 {
   const struct ref_game_ops *ops = g->desc->ops;
   struct cond_line *lines = NULL;
@@ -382,8 +382,8 @@ out:
   return rc < 0 ? -1 : 0;
 }
 
-int ref_do_conditionals(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                        const struct ref_cmd *c)
+static int do_conditionals(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           const struct ref_cmd *c)
 {
   int cube = (g->desc->flags & REF_GAME_CUBE) != 0;
   if(((g->desc->flags & REF_GAME_DICE) && !cube) || g->nseats != 2)
@@ -440,4 +440,25 @@ int ref_conditional_answer(struct ref_service *svc, struct ref_game_ctx *g, int 
   }
   free(rows);
   return rc ? -1 : fired;
+}
+
+/* ---- the handlers (commands.h's table) ---- */
+
+/* Every "if ... then ..." of the mail at once, at its first "if", before
+ * the move it may follow (checked from the position after it, kept before
+ * it is played, so that the move's answer meets them). */
+enum ref_rc ref_do_if(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  enum ref_rc rc;
+  (void)c;
+  if(r->prepared)
+    return REF_RC_OK;
+  rc = ref_rc_of(r->m, do_if(r->m, r->g, r->seat, r->cmds));
+  r->prepared = rc == REF_RC_OK;
+  return rc;
+}
+
+enum ref_rc ref_do_conditionals(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_conditionals(r->m, r->g, r->seat, c));
 }

@@ -4,12 +4,11 @@
  * one-time key (local+confirm.KEY@ or "[tabula confirm KEY]", found by
  * dispatch.c) and the word "confirm"; it must come from the address the
  * request was mailed to (optin.c). Then the stored command runs as if
- * that address had just sent it: `new` (cmd_invite.c), `tournament`
- * (cmd_compete.c), `seek` (cmd_seek.c; stored as kind "new")
- * or `observe` (cmd_observe.c); or the lines of a player's mail without a
- * game's key (cmd_keyless.c), in their game, through the
- * callback dispatch.c gives. Layer 6, "handlers"
- * (docs/architecture.md).
+ * that address had just sent it: `observe` (cmd_observe.c) here; a
+ * command stored as kind "new" (`new`, `tournament`, `seek`: the rows
+ * flagged REF_CF_CONFIRMED) and the lines of a player's mail without a
+ * game's key (cmd_keyless.c) are handed back to dispatch.c, which runs
+ * commands. Layer 6, "handlers" (docs/architecture.md).
  */
 #include "handlers_int.h"
 
@@ -20,8 +19,8 @@
 #include <stdlib.h>
 #include <string.h>
 
-int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
-                   ref_keyless_run_fn run_keyless)
+enum ref_rc ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds *cmds,
+                           struct store_confirm *run)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
@@ -29,6 +28,8 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
   struct ref_cmds request;
   enum ref_confirm_state state;
   int i, word = 0;
+
+  memset(run, 0, sizeof(*run));
 
   /* The word must be the sender's own line (rules-spec OPT-1): the
    * request never holds it on a line of its own (its templates say it
@@ -44,31 +45,29 @@ int ref_do_confirm(struct ref_msg_ctx *m, const char *key, const struct ref_cmds
     ref_log_info("mail %s from %s carries a confirmation key but not the word: ignored",
                  m->message_id, from);
     m->refused = 1;
-    return 0;
+    return REF_RC_REFUSED;
   }
   if(ref_confirmation_take(svc, key, from, m->arrived, &req, &state))
-    return -1;
+    return REF_RC_FAIL;
   if(state == REF_CONFIRM_UNKNOWN)
-    return ref_refuse_player(m, "confirm", "confirm-unknown", "");
+    return ref_rc_of(m, ref_refuse_player(m, "confirm", "confirm-unknown", ""));
   if(state == REF_CONFIRM_LAPSED)
-    return ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL);
+    return ref_rc_of(m, ref_refuse(m, NULL, -1, req.request, "confirm-lapsed", "", NULL));
   ref_log_info("%s confirmed: %s", from, req.request);
   /* A mail without a game's key, confirmed from the address of
-   * record: its lines run in its game as if they carried the seat's key */
-  if(!strcmp(req.kind, "keyless"))
-    return run_keyless(m, req.game, req.address, req.request);
-  ref_commands_parse(&request, req.request, NULL);
-  for(i = 0; i < request.ncmd; i++) {
-    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_NEW)
-      return ref_do_new(m, &request.cmd[i]);
-    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_TOURNAMENT)
-      return ref_do_tournament(m, &request.cmd[i]); /* a tournament's first `new` */
-    if(!strcmp(req.kind, "new") && request.cmd[i].kind == REF_CMD_SEEK)
-      return ref_do_seek(m, &request.cmd[i]); /* a seek's first `new` */
-    if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
-      return ref_do_observe_confirmed(m, req.game, req.request);
+   * record: its lines run in its game as if they carried the seat's key;
+   * a command its sender had to confirm first (kind "new": new,
+   * tournament, seek) runs as if just sent. Both from the entry layer,
+   * which runs commands (dispatch.c) */
+  if(!strcmp(req.kind, "keyless") || !strcmp(req.kind, "new")) {
+    *run = req;
+    return REF_RC_OK;
   }
+  ref_commands_parse(&request, req.request, NULL);
+  for(i = 0; i < request.ncmd; i++)
+    if(!strcmp(req.kind, "observe") && request.cmd[i].kind == REF_CMD_OBSERVE)
+      return ref_rc_of(m, ref_do_observe_confirmed(m, req.game, req.request));
   ref_log_error("confirmation %s: the stored request '%s' does not read as a %s", key,
                 req.request, req.kind);
-  return -1;
+  return REF_RC_FAIL;
 }

@@ -53,7 +53,7 @@ out:
   return rc;
 }
 
-int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
+static int do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
   const struct ref_game_desc *d = ref_game_find(c->arg);
@@ -90,22 +90,22 @@ int ref_do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
   memset(&err, 0, sizeof(err));
   for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
     switch(ref_terms_word(d, &t, tok, &err)) {
-    case 1: break;
-    case 0: return ref_refuse_request(m, c->line, "bad-option", tok);
+    case REF_RC_OK: break;
+    case REF_RC_PASS: return ref_refuse_request(m, c->line, "bad-option", tok);
     default: return ref_refuse_request(m, c->line, err.reason, err.detail);
     }
   if(t.seat >= 0)
     inviter_seat = t.seat;
   /* The options must make a game before anyone is invited to it. */
   switch(ref_terms_check(d, t.opts, &err)) {
-  case 0: break;
-  case -1: return ref_refuse_request(m, c->line, err.reason, err.detail);
+  case REF_RC_OK: break;
+  case REF_RC_REFUSED: return ref_refuse_request(m, c->line, err.reason, err.detail);
   default: return -1;
   }
   switch(ref_confirm_first(m, c->line)) {
-  case -1: return -1;
-  case 0: return 0; /* asked to confirm first (optin.c) */
-  default: break;
+  case REF_RC_OK: break;
+  case REF_RC_STOP: return 0; /* asked to confirm first (optin.c) */
+  default: return -1;
   }
   /* An invitation counts against its address's hourly allowance of
    * unasked mail, whoever sends it (rules-spec MX-4), and one to an address
@@ -202,8 +202,11 @@ int ref_do_accept(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(g->row.phase != STORE_GAME_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
   /* a round robin's game: one accept for all of the player's games */
-  if((i = (size_t)ref_tournament_answer(m, g, seat, c, 1)) != 1)
-    return (int)i;
+  switch(ref_tournament_answer(m, g, seat, c, 1)) {
+  case REF_RC_PASS: break;
+  case REF_RC_FAIL: return -1;
+  default: return 0;
+  }
   if(s->accepted)
     return ref_refuse(m, g, seat, c->line, "already-accepted", "", NULL);
   s->accepted = true;
@@ -241,16 +244,23 @@ int ref_do_decline(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                    const struct ref_cmd *c)
 {
   struct tpl_var extra[1] = {{"decliner", g->seats[seat].address}};
-  int t;
   if(g->row.phase != STORE_GAME_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
   /* a round robin's game: the whole tournament is cancelled */
-  if((t = ref_tournament_answer(m, g, seat, c, 0)) != 1)
-    return t;
+  switch(ref_tournament_answer(m, g, seat, c, 0)) {
+  case REF_RC_PASS: break;
+  case REF_RC_FAIL: return -1;
+  default: return 0;
+  }
   g->row.phase = STORE_GAME_CANCELLED;
   snprintf(g->row.result, sizeof(g->row.result), "declined by %s", g->desc->seat_names[seat]);
   if(ref_journal(m->svc, g, seat, "decline", "", NULL) || ref_game_save(m->svc, g))
     return -1;
   m->changed = 1;
   return ref_tell_all(m, g, "declined.txt", extra, 1);
+}
+
+enum ref_rc ref_do_new(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_new(r->m, c));
 }

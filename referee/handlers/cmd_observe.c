@@ -104,7 +104,7 @@ static int observe_on(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
  * Observing is double opt-in: whoever asks, the observer
  * address is only sent a confirmation request, and its answer
  * (ref_do_observe_confirmed) puts it on the list. Stopping needs none. */
-int ref_do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on)
+static int do_observe(struct ref_msg_ctx *m, const struct ref_cmd *c, int on)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
@@ -155,4 +155,11 @@ int ref_do_observe_confirmed(struct ref_msg_ctx *m, int64_t game, const char *li
     rc = observe_on(m, &g, m->mail->from, line);
   ref_game_free(&g);
   return rc < 0 ? -1 : 0;
+}
+
+/* observe GAME, unobserve [GAME]: in a game's mail too, about the game
+ * they name. */
+enum ref_rc ref_do_observe(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_observe(r->m, c, c->kind == REF_CMD_OBSERVE));
 }

@@ -16,6 +16,7 @@
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
+#include <strings.h>
 
 /* Finishes the bookkeeping of a rules change: save, and if the game ended,
  * journal the result and tell everyone. */
@@ -89,7 +90,7 @@ static int do_action(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return after_change(m, g, seat, NULL, NULL);
 }
 
-int ref_do_draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+static int draw(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c)
 {
   int offer = (int)g->row.draw_offer_seat;
@@ -330,7 +331,7 @@ static int answer_double(struct ref_msg_ctx *m, struct ref_game_ctx *g, int owne
 
 /* Cube decisions and the roll (rules-spec.md §4.3, §1.6). The rules
  * judge whether each is allowed now; their reason key words the refusal. */
-int ref_do_cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                 const struct ref_cmd *c, enum ref_cmd_kind kind, int has_move)
 {
   struct ref_status s;
@@ -405,7 +406,7 @@ static int set_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, i
   return rc == STORE_OK ? 0 : -1;
 }
 
-int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+static int resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                   const struct ref_cmd *c, int level)
 {
   static const char *const names[] = {"", "a single game", "a gammon", "a backgammon"};
@@ -435,14 +436,8 @@ int ref_do_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
          ref_tell_seat(m, g, seat, "resign-offer-sent.txt", extra, 3);
 }
 
-int ref_resign_offer_pending(struct ref_msg_ctx *m, struct ref_game_ctx *g)
-{
-  int seat, level;
-  return pending_resign(m, g, &seat, &level);
-}
-
 /* The opponent's answer to a standing resignation offer. */
-int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+static int resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmd *c, int accept)
 {
   int offerer, level, pending = pending_resign(m, g, &offerer, &level);
@@ -458,4 +453,141 @@ int ref_do_resign_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
     return -1;
   m->changed = 1;
   return ref_tell_all(m, g, "resign-rejected.txt", NULL, 0);
+}
+
+/* ---- a mail's move lines, and the handlers (commands.h's table) ---- */
+
+int ref_mail_move(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds,
+                  enum ref_move_test want)
+{
+  struct ref_turn *t;
+  int i, found;
+  if(want == REF_MOVE_PLAYABLE) {
+    struct ref_status s;
+    if(!g->started || g->row.phase != STORE_GAME_ACTIVE)
+      return 0;
+    g->desc->ops->status(g->state, &s);
+    if(s.phase != REF_PHASE_MOVE || s.turn != seat)
+      return 0;
+  }
+  for(i = 0; i < cmds->ncand; i++) {
+    struct ref_err err;
+    struct ref_move mv;
+    int rc;
+    memset(&err, 0, sizeof(err));
+    rc = g->desc->ops->parse(g->state, cmds->cand[i], &mv, &err);
+    if(rc == REF_OK || (want == REF_MOVE_READS && (rc == REF_EILLEGAL || rc == REF_EAMBIGUOUS)))
+      return 1;
+  }
+  if(!(t = malloc(sizeof(*t))))
+    return 1;
+  found = ref_read_turn(g, cmds, t) ? 1 : t->found || (want == REF_MOVE_READS && t->conflict);
+  free(t);
+  return found;
+}
+
+int ref_move_then_roll(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmds *cmds)
+{
+  int before = ref_autoroll_get(m->svc, g->row.id, seat);
+  if(before < 0 || ref_autoroll_set(m->svc, g->row.id, seat, 1))
+    return -1;
+  switch(ref_rc_of(m, ref_do_move(m, g, seat, cmds, 1))) {
+  case REF_RC_FAIL: return -1;
+  case REF_RC_REFUSED: return before ? 0 : ref_autoroll_set(m->svc, g->row.id, seat, 0);
+  default: return 0;
+  }
+}
+
+/* A claim goes with the move that makes it good (CH-2): the move first,
+ * its mails only if the claim then fails (one result mail, not four, when
+ * it succeeds); the mail ends with the claim. FIDE 9.1.2.1: a draw is
+ * offered after making a move, so a move in the same mail is played first
+ * and the offer shows the board after it. */
+enum ref_rc ref_do_draw(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  struct ref_msg_ctx *m = r->m;
+  struct ref_game_ctx *g = r->g;
+  const struct ref_cmds *cmds = r->cmds;
+  int seat = r->seat, claim = c->kind == REF_CMD_DRAW_CLAIM;
+  enum ref_rc rc;
+
+  if(cmds->ncand && !r->moved &&
+     (claim || (c->kind == REF_CMD_DRAW_OFFER && g->started &&
+                ref_mail_move(g, seat, cmds, REF_MOVE_READS)))) {
+    rc = ref_rc_of(m, ref_do_move(m, g, seat, cmds, !claim));
+    r->moved = 1;
+    if(rc != REF_RC_OK)
+      return rc;
+    if(g->row.phase != STORE_GAME_ACTIVE)
+      return REF_RC_STOP;
+    if(claim) {
+      /* the claim failed: the move stands, and meets the opponent's
+       * prepared answers as any move */
+      if(draw(m, g, seat, c) ||
+         (g->row.phase == STORE_GAME_ACTIVE && ref_move_answered(m, g, seat)))
+        return REF_RC_FAIL;
+      return REF_RC_STOP;
+    }
+  }
+  return ref_rc_of(m, draw(m, g, seat, c));
+}
+
+/* "roll" with a play, not at this player's cube decision: the standing
+ * answer goes with the play (ref_move_then_roll, once the commands ran). */
+static int roll_goes_with_play(struct ref_game_ctx *g, int seat, const struct ref_cmds *cmds)
+{
+  struct ref_status st;
+  if(!g->started || !cmds->ncand)
+    return 0;
+  g->desc->ops->status(g->state, &st);
+  return !(st.phase == REF_PHASE_CUBE && st.turn == seat) &&
+         ref_mail_move(g, seat, cmds, REF_MOVE_READS);
+}
+
+enum ref_rc ref_do_cube(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  if(c->kind == REF_CMD_ROLL && !r->moved && roll_goes_with_play(r->g, r->seat, r->cmds)) {
+    r->roll_with_play = 1;
+    return REF_RC_OK;
+  }
+  return ref_rc_of(r->m, cube(r->m, r->g, r->seat, c, c->kind, r->cmds->ncand > 0));
+}
+
+/* resign match: a backgammon match at once (cmd_compete.c); BG-5: resign
+ * gammon / backgammon offer more. */
+enum ref_rc ref_do_resign(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  if(!strcasecmp(c->arg, "match"))
+    return ref_rc_of(r->m, ref_do_resign_match(r->m, r->g, r->seat, c));
+  return ref_rc_of(r->m, resign(r->m, r->g, r->seat, c,
+                                !strcasecmp(c->arg, "backgammon") ? 3
+                                : !strcasecmp(c->arg, "gammon")   ? 2
+                                                                  : 1));
+}
+
+/* accept, decline: the answer to what waits for the sender. A double
+ * (take, drop); in play, the opponent's takeback request when nothing
+ * else waits (a resignation offer keeps the plain words), else a
+ * resignation offer; before the start, the invitation. */
+enum ref_rc ref_do_answer(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  struct ref_msg_ctx *m = r->m;
+  struct ref_game_ctx *g = r->g;
+  int seat = r->seat, accept = c->kind == REF_CMD_ACCEPT, waiting, offerer, level;
+
+  if(g->started) {
+    struct ref_status st;
+    g->desc->ops->status(g->state, &st);
+    if(st.phase == REF_PHASE_CUBE_REPLY)
+      return ref_rc_of(m, cube(m, g, seat, c, accept ? REF_CMD_TAKE : REF_CMD_DROP,
+                               r->cmds->ncand > 0));
+  }
+  if(g->row.phase != STORE_GAME_ACTIVE)
+    return ref_rc_of(m, accept ? ref_do_accept(m, g, seat, c) : ref_do_decline(m, g, seat, c));
+  if((waiting = ref_takeback_waiting(m, g, seat)) < 0)
+    return REF_RC_FAIL;
+  if(waiting && !pending_resign(m, g, &offerer, &level))
+    return ref_do_takeback_answer(r, c);
+  return ref_rc_of(m, resign_answer(m, g, seat, c, accept));
 }

@@ -29,6 +29,20 @@ struct past {
   char last_move[160];          /* the move that led to it, as labelled then */
 };
 
+/* The record's steps, read here one at a time through record.c's
+ * iterator: the games layer never calls up into this one. */
+typedef int step_fn(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st);
+static int read_record(struct ref_service *svc, const struct ref_game_ctx *g, step_fn *step,
+                       void *arg)
+{
+  struct ref_rec_iter it;
+  int rc = ref_record_open(svc, g, &it);
+  while(!rc && (rc = ref_record_next(&it)) == 1)
+    rc = step(arg, &it.r, &it.st) ? -1 : 0;
+  ref_record_close(&it, NULL);
+  return rc;
+}
+
 static int past_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
 {
   struct past *p = arg;
@@ -95,7 +109,7 @@ static int past_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, c
   p.desc = g->desc;
   if(!(p.state = ref_state_new(g->desc)))
     return -1;
-  if(ref_record_walk(m->svc, g, past_step, &p, NULL)) {
+  if(read_record(m->svc, g, past_step, &p)) {
     free(p.state);
     return -1;
   }
@@ -128,14 +142,14 @@ static int past_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, c
 }
 
 /* board [#N]: the sender's view, nothing changed. */
-int ref_do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+static int do_board(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   if(arg && arg[0])
     return past_board(m, g, seat, arg);
   return ref_tell_seat(m, g, seat, "board.txt", NULL, 0);
 }
 
-int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+static int do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 {
   struct ref_movelist list = {0};
   struct base_buf b;
@@ -182,7 +196,7 @@ int ref_do_legal(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
 
 /* help [GAME]: help-GAME.txt for a registered game (its notation, its
  * options for "new"), else the general help. */
-int ref_do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+static int do_help(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   const struct ref_game_desc *d = NULL;
   char name[80], word[40] = "";
@@ -266,7 +280,7 @@ static int full_step(void *arg, const struct ref_game_ctx *r, const struct ref_r
 
 /* history [full]: the journal in words, one dated line per entry
  * (record.c); "full" adds the boards. */
-int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
+static int do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *arg)
 {
   struct base_buf b;
   struct tpl_var extra[1];
@@ -278,7 +292,7 @@ int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, cons
     h.lines.out = &b;
     h.m = m;
     h.seat = seat < 0 ? 0 : seat;
-    rc = ref_record_walk(m->svc, g, full_step, &h, NULL);
+    rc = read_record(m->svc, g, full_step, &h);
   }
   else if(arg && arg[0]) {
     char line[300];
@@ -303,8 +317,8 @@ int ref_do_history(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, cons
  * board after it, and the result if it ends the game. Nothing is journaled
  * or saved and no dice are rolled (the next roll stays unknown). Any seat
  * may ask; the move is read as the side to move's. */
-int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                   const struct ref_cmd *c)
+static int do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c)
 {
   const struct ref_game_ops *ops = g->desc->ops;
   struct ref_state *saved = g->state, *copy;
@@ -347,8 +361,8 @@ int ref_do_preview(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
 
 /* verify: every roll of the game checked from the lines its mails showed
  * (the same check tools/tabula-verify-dice.py makes). */
-int ref_do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                  const struct ref_cmd *c)
+static int do_verify(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
 {
   struct base_buf t;
   struct tpl_var extra[1];
@@ -458,8 +472,8 @@ int ref_games_list(struct ref_msg_ctx *m, const char *address, struct base_buf *
 
 /* games: the sender's games and whose turn it is. Only a player is
  * answered (no backscatter); the list carries no keys. */
-int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                 const char *address)
+static int do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                    const char *address)
 {
   struct base_buf b;
   struct tpl_var extra[1];
@@ -482,4 +496,47 @@ int ref_do_games(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
   base_buf_free(&b);
   return rc;
+}
+
+/* ---- the handlers (commands.h's table) ---- */
+
+enum ref_rc ref_do_board(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_board(r->m, r->g, r->seat, c->arg));
+}
+
+enum ref_rc ref_do_legal(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  (void)c;
+  return ref_rc_of(r->m, do_legal(r->m, r->g, r->seat));
+}
+
+/* Without a game (r->g NULL, seat -1) help answers the sender. */
+enum ref_rc ref_do_help(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_help(r->m, r->g, r->seat, c->arg));
+}
+
+enum ref_rc ref_do_history(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_history(r->m, r->g, r->seat, c->arg));
+}
+
+enum ref_rc ref_do_preview(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_preview(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_verify(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_verify(r->m, r->g, r->seat, c));
+}
+
+/* In a game's mail the games of the seat's address of record; without a
+ * game, the sender's. */
+enum ref_rc ref_do_games(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  (void)c;
+  return ref_rc_of(r->m, do_games(r->m, r->g, r->seat,
+                                  r->g ? r->g->seats[r->seat].address : r->m->mail->from));
 }

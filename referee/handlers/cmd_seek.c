@@ -108,8 +108,8 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   memset(&err, 0, sizeof(err));
   for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
     switch(ref_terms_word(t->d, &w, tok, &err)) {
-    case 1: break;
-    case 0: return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL), 1;
+    case REF_RC_OK: break;
+    case REF_RC_PASS: return *rc = ref_refuse(m, NULL, -1, c->line, "bad-option", tok, NULL), 1;
     default: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
     }
   t->seat = w.seat;
@@ -121,8 +121,9 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   snprintf(t->opts, sizeof(t->opts), "%s", w.opts);
   /* The options must make a game before anyone is paired for it. */
   switch(ref_terms_check(t->d, t->opts, &err)) {
-  case 0: break;
-  case -1: return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
+  case REF_RC_OK: break;
+  case REF_RC_REFUSED:
+    return *rc = ref_refuse(m, NULL, -1, c->line, err.reason, err.detail, NULL), 1;
   default: return *rc = -1, 1;
   }
   /* Terms compare as resolved: no days=N is the default's days, so two
@@ -242,7 +243,7 @@ out:
   return rc;
 }
 
-int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
+static int do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
   const char *from = m->mail->from;
@@ -254,9 +255,9 @@ int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
   int rc;
 
   switch(ref_confirm_first(m, c->line)) {
-  case -1: return -1;
-  case 0: return 0; /* asked to confirm first: nothing stored, nobody else mailed */
-  default: break;
+  case REF_RC_OK: break;
+  case REF_RC_STOP: return 0; /* asked to confirm first: nothing stored, nobody else mailed */
+  default: return -1;
   }
   if(read_terms(m, c, &t, &rc))
     return rc;
@@ -315,7 +316,7 @@ int ref_do_seek(struct ref_msg_ctx *m, const struct ref_cmd *c)
   return ref_reply(m, NULL, -1, from, "seek-open.txt", vars, 5);
 }
 
-int ref_do_seeks(struct ref_msg_ctx *m)
+static int do_seeks(struct ref_msg_ctx *m)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
@@ -361,7 +362,7 @@ out:
   return rc;
 }
 
-int ref_do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
+static int do_unseek(struct ref_msg_ctx *m, const struct ref_cmd *c, int guard)
 {
   struct ref_service *svc = m->svc;
   struct store_seek *open = NULL;
@@ -447,4 +448,23 @@ int ref_seek_expire(struct ref_service *svc, int64_t id, int64_t now, int *did)
     ref_log_info("seek %lld of %s expired", (long long)id, s.address);
   }
   return rc;
+}
+
+/* ---- the handlers (commands.h's table): the sender's, about no game ---- */
+
+enum ref_rc ref_do_seek(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_seek(r->m, c));
+}
+
+enum ref_rc ref_do_seeks(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  (void)c;
+  return ref_rc_of(r->m, do_seeks(r->m));
+}
+
+/* seek cancel N, or the mail's "#N" naming the seek */
+enum ref_rc ref_do_unseek(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_unseek(r->m, c, r->cmds->guard));
 }

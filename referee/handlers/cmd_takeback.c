@@ -166,8 +166,8 @@ static int lapse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int64_t seq)
   return ref_journal(m->svc, g, -1, "takeback", text, NULL) || set_pending(m->svc, g, -1, 0);
 }
 
-int ref_do_takeback(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                    const struct ref_cmd *c)
+static int do_takeback(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmd *c)
 {
   struct tpl_var extra[1];
   const char *why;
@@ -234,8 +234,8 @@ static void asked_label(struct ref_service *svc, const struct ref_game_ctx *g, i
   free(e);
 }
 
-int ref_do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                           const struct ref_cmd *c, int accept)
+static int do_takeback_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                              const struct ref_cmd *c, int accept)
 {
   struct tpl_var extra[2];
   const char *why;
@@ -333,4 +333,19 @@ int ref_takeback_moved(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
       return -1;
   }
   return 0;
+}
+
+/* ---- the handlers (commands.h's table) ---- */
+
+enum ref_rc ref_do_takeback(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_takeback(r->m, r->g, r->seat, c));
+}
+
+/* takeback accept|decline, and a plain accept|decline that answers the
+ * request (ref_do_answer) */
+enum ref_rc ref_do_takeback_answer(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  int accept = c->kind == REF_CMD_TAKEBACK_ACCEPT || c->kind == REF_CMD_ACCEPT;
+  return ref_rc_of(r->m, do_takeback_answer(r->m, r->g, r->seat, c, accept));
 }

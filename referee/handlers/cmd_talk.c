@@ -15,8 +15,8 @@
 #include <stdio.h>
 #include <string.h>
 
-int ref_do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                   const struct ref_cmd *c)
+static int do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                      const struct ref_cmd *c)
 {
   size_t s;
   int off;
@@ -42,8 +42,8 @@ int ref_do_message(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return ref_tell_seat(m, g, seat, "message-sent.txt", NULL, 0);
 }
 
-int ref_do_comments(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                    const struct ref_cmd *c)
+static int do_comments(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmd *c)
 {
   /* commands.c takes "comments" as a command only before on or off */
   int off = !strncasecmp(c->arg, "off", 3);
@@ -51,4 +51,14 @@ int ref_do_comments(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return -1;
   m->changed = 1;
   return ref_tell_seat(m, g, seat, off ? "comments-off.txt" : "comments-on.txt", NULL, 0);
+}
+
+enum ref_rc ref_do_message(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_message(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_comments(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_comments(r->m, r->g, r->seat, c));
 }

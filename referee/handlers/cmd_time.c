@@ -32,8 +32,8 @@ int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, i
 
 /* vacation FROM TO: whole UTC days, inclusive; "to" or "-" between the
  * dates is fine. */
-int ref_do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                    const struct ref_cmd *c)
+static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmd *c)
 {
   struct ref_service *svc = m->svc;
   const char *address = g->seats[seat].address;
@@ -119,8 +119,8 @@ int ref_do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return rc;
 }
 
-int ref_do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                  const struct ref_cmd *c)
+static int do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                     const struct ref_cmd *c)
 {
   char hour[8];
   struct tpl_var extra[1] = {{"hour", hour}};
@@ -138,8 +138,8 @@ int ref_do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return ref_tell_seat(m, g, seat, on ? "digest-on.txt" : "digest-off.txt", extra, 1);
 }
 
-int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                      const struct ref_cmd *c)
+static int do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const struct ref_cmd *c)
 {
   int64_t deadline;
   char when[40];
@@ -163,4 +163,22 @@ int ref_do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(rc)
     return -1;
   return ref_lost_on_time(m, g, late, deadline, 1);
+}
+
+/* ---- the handlers (commands.h's table) ---- */
+
+enum ref_rc ref_do_vacation(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_vacation(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_digest(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_digest(r->m, r->g, r->seat, c));
+}
+
+/* claim time checks the game's phase itself (clock.c says what is due) */
+enum ref_rc ref_do_claim_time(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_claim_time(r->m, r->g, r->seat, c));
 }

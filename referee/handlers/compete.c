@@ -525,15 +525,11 @@ static int tournament_of(struct ref_service *svc, int64_t game, struct store_tou
   return 1;
 }
 
-int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
-                          const struct ref_cmd *c, int accept)
+static int tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                             const struct ref_cmd *c, int accept, struct store_tournament t)
 {
-  struct store_tournament t;
   const char *address = g->seats[seat].address;
-  int rc = tournament_of(m->svc, g->row.id, &t);
 
-  if(rc <= 0)
-    return rc < 0 ? -1 : 1;
   if(t.phase != STORE_TOURNAMENT_INVITED)
     return ref_refuse(m, g, seat, c->line, "not-invited", "", NULL);
   if(accept) {
@@ -569,16 +565,37 @@ int ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int sea
   }
 }
 
-int ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+enum ref_rc ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                                  const struct ref_cmd *c, int accept)
 {
   struct store_tournament t;
-  char days[16], text[200];
-  struct cancelling cl = {NULL, "tournament cancelled: invitation expired", "expire", text};
-  struct tpl_var more[1] = {{"days", days}};
   int rc = tournament_of(m->svc, g->row.id, &t);
 
   if(rc <= 0)
-    return rc < 0 ? -1 : 1;
+    return rc < 0 ? REF_RC_FAIL : REF_RC_PASS;
+  return ref_rc_of(m, tournament_answer(m, g, seat, c, accept, t));
+}
+
+static int tournament_expire(struct ref_msg_ctx *m, struct store_tournament t,
+                             struct ref_game_ctx *g);
+
+enum ref_rc ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+{
+  struct store_tournament t;
+  int rc = tournament_of(m->svc, g->row.id, &t);
+
+  if(rc <= 0)
+    return rc < 0 ? REF_RC_FAIL : REF_RC_PASS;
+  return tournament_expire(m, t, g) ? REF_RC_FAIL : REF_RC_OK;
+}
+
+static int tournament_expire(struct ref_msg_ctx *m, struct store_tournament t,
+                             struct ref_game_ctx *g)
+{
+  char days[16], text[200];
+  struct cancelling cl = {NULL, "tournament cancelled: invitation expired", "expire", text};
+  struct tpl_var more[1] = {{"days", days}};
+
   if(t.phase != STORE_TOURNAMENT_INVITED)
     return 0;
   snprintf(text, sizeof(text), "tournament %s cancelled: not every player accepted in %d days",

@@ -1,5 +1,7 @@
 /*
- * commands.c: see commands.h. The words are one table; aliases are rows.
+ * commands.c: see commands.h. The commands are one table (REF_COMMAND_TABLE);
+ * this file reads their words, with every column of the table but the
+ * handlers (dispatch.c pairs those).
  */
 #include "commands.h"
 
@@ -8,81 +10,41 @@
 #include <string.h>
 #include <strings.h>
 
-struct word {
-  const char *words; /* one or two lower-case words, space separated */
-  enum ref_cmd_kind kind;
+/* REF_COMMAND_TABLE without its handlers (commands.h). */
+static const struct ref_cmd_row rows[REF_CMD_LAST] = {
+#define ROW(k, words, scope, phases, cls, flags, read, run)                                  \
+  {REF_CMD_##k, words, REF_SCOPE_##scope, phases, REF_CMD_##cls, flags, REF_READ_##read},
+  REF_COMMAND_TABLE(ROW)
+#undef ROW
 };
 
-/* Longest phrases first, so "accept draw" wins over "accept". */
-static const struct word table[] = {
-  {"draw offer", REF_CMD_DRAW_OFFER},   {"offer draw", REF_CMD_DRAW_OFFER},
-  {"draw accept", REF_CMD_DRAW_ACCEPT}, {"accept draw", REF_CMD_DRAW_ACCEPT},
-  {"draw decline", REF_CMD_DRAW_DECLINE}, {"decline draw", REF_CMD_DRAW_DECLINE},
-  {"draw claim", REF_CMD_DRAW_CLAIM},   {"claim draw", REF_CMD_DRAW_CLAIM},
-  {"claim time", REF_CMD_CLAIM_TIME},   {"time claim", REF_CMD_CLAIM_TIME},
-  {"takeback accept", REF_CMD_TAKEBACK_ACCEPT}, {"accept takeback", REF_CMD_TAKEBACK_ACCEPT},
-  {"takeback decline", REF_CMD_TAKEBACK_DECLINE},
-  {"decline takeback", REF_CMD_TAKEBACK_DECLINE},
-  {"no double", REF_CMD_ROLL},
-  {"seek cancel", REF_CMD_UNSEEK}, {"cancel seek", REF_CMD_UNSEEK},
-  {"new", REF_CMD_NEW},       {"accept", REF_CMD_ACCEPT}, {"decline", REF_CMD_DECLINE},
-  {"reject", REF_CMD_DECLINE},
-  {"board", REF_CMD_BOARD},   {"legal", REF_CMD_LEGAL},   {"history", REF_CMD_HISTORY},
-  {"resign", REF_CMD_RESIGN}, {"draw", REF_CMD_DRAW_OFFER}, {"double", REF_CMD_DOUBLE},
-  {"take", REF_CMD_TAKE},     {"drop", REF_CMD_DROP},     {"roll", REF_CMD_ROLL},
-  {"verify", REF_CMD_VERIFY}, {"games", REF_CMD_GAMES},   {"help", REF_CMD_HELP},
-  {"preview", REF_CMD_PREVIEW}, {"observe", REF_CMD_OBSERVE},
-  {"unobserve", REF_CMD_UNOBSERVE},
-  {"vacation", REF_CMD_VACATION}, {"digest", REF_CMD_DIGEST},
-  {"ratings", REF_CMD_RATINGS}, {"rating", REF_CMD_RATING},
-  {"tournament", REF_CMD_TOURNAMENT}, {"standings", REF_CMD_STANDINGS},
-  {"confirm", REF_CMD_CONFIRM},
-  {"conditionals", REF_CMD_CONDITIONALS}, {"conditional", REF_CMD_CONDITIONALS},
-  {"if", REF_CMD_IF},
-  {"message", REF_CMD_MESSAGE}, {"comments", REF_CMD_COMMENTS},
-  {"seek", REF_CMD_SEEK},     {"seeks", REF_CMD_SEEKS},   {"unseek", REF_CMD_UNSEEK},
-  {"takeback", REF_CMD_TAKEBACK},
-};
+const struct ref_cmd_row *ref_cmd_row(enum ref_cmd_kind kind)
+{
+  return (unsigned)kind < REF_CMD_LAST ? &rows[kind] : NULL;
+}
 
-static const char *const names[REF_CMD_LAST] = {
-  "new", "accept", "decline", "board", "legal", "history", "resign", "draw offer",
-  "draw accept", "draw decline", "draw claim", "double", "take", "drop", "roll",
-  "verify", "games", "help", "preview", "observe", "unobserve",
-  "vacation", "digest", "claim time", "ratings", "rating", "tournament", "standings",
-  "confirm", "if", "conditionals", "message", "comments", "seek", "seeks", "seek cancel",
-  "takeback", "takeback accept", "takeback decline",
-};
-
+/* The first of its words: "draw offer" for draw offer|offer draw|draw. */
 const char *ref_cmd_name(enum ref_cmd_kind kind)
 {
-  return (unsigned)kind < REF_CMD_LAST ? names[kind] : "?";
+  static char names[REF_CMD_LAST][24];
+  const char *w;
+  size_t n;
+  if((unsigned)kind >= REF_CMD_LAST)
+    return "?";
+  if(!names[kind][0]) {
+    w = rows[kind].words;
+    n = strcspn(w, "|");
+    snprintf(names[kind], sizeof(names[kind]), "%.*s", (int)n, w);
+  }
+  return names[kind];
 }
 
 enum ref_cmd_class ref_cmd_class(const struct ref_cmd *cmd)
 {
-  switch(cmd->kind) {
-  case REF_CMD_BOARD:
-  case REF_CMD_LEGAL:
-  case REF_CMD_HISTORY:
-  case REF_CMD_HELP:
-  case REF_CMD_VERIFY:
-  case REF_CMD_GAMES:
-  case REF_CMD_PREVIEW:
-  case REF_CMD_RATINGS:
-  case REF_CMD_RATING:
-  case REF_CMD_STANDINGS:
-  case REF_CMD_SEEKS: return REF_CMD_ASKS;
   /* the list asks; "conditionals clear" drops prepared moves */
-  case REF_CMD_CONDITIONALS: return strcasecmp(cmd->arg, "clear") ? REF_CMD_ASKS : REF_CMD_ACTS;
-  case REF_CMD_OBSERVE:
-  case REF_CMD_UNOBSERVE:
-  case REF_CMD_MESSAGE:
-  case REF_CMD_COMMENTS:
-  /* seeks change no game; "seek cancel #3" names a seek, not a move */
-  case REF_CMD_SEEK:
-  case REF_CMD_UNSEEK: return REF_CMD_OWN;
-  default: return REF_CMD_ACTS;
-  }
+  if(cmd->kind == REF_CMD_CONDITIONALS && !strcasecmp(cmd->arg, "clear"))
+    return REF_CMD_ACTS;
+  return (unsigned)cmd->kind < REF_CMD_LAST ? rows[cmd->kind].cls : REF_CMD_ACTS;
 }
 
 static void copy_trim(char *dst, size_t cap, const char *s, size_t len)
@@ -350,33 +312,12 @@ static int bare_end(const char *p)
  * applying one nobody asked for is not: so the list errs on the side of
  * prose. `rest` is what follows the command word(s); the words a command
  * does take are allowed: "resign gammon", "accept entropy: ...".
- * takes_no_words lists them; none takes words but for accept's "entropy:
- * TEXT" and resign's match|gammon|backgammon. */
+ * The read column says it (commands.h): REF_READ_NONE, and for accept's
+ * "entropy: TEXT" and resign's match|gammon|backgammon their own words. */
 static int takes_no_words(enum ref_cmd_kind kind)
 {
-  switch(kind) {
-  case REF_CMD_DOUBLE:
-  case REF_CMD_TAKE:
-  case REF_CMD_DROP:
-  case REF_CMD_ROLL:
-  case REF_CMD_DRAW_OFFER:
-  case REF_CMD_DRAW_ACCEPT:
-  case REF_CMD_DRAW_DECLINE:
-  case REF_CMD_DRAW_CLAIM:
-  case REF_CMD_CLAIM_TIME:
-  case REF_CMD_LEGAL:
-  case REF_CMD_TAKEBACK:
-  case REF_CMD_TAKEBACK_ACCEPT:
-  case REF_CMD_TAKEBACK_DECLINE:
-  case REF_CMD_DECLINE:
-  case REF_CMD_ACCEPT:
-  case REF_CMD_RESIGN:
-  /* rules-spec OPT-1: the word alone confirms, never a sentence that
-   * starts with it ("confirm written on a line of its own", as a
-   * rewrapped copy of the request may show) */
-  case REF_CMD_CONFIRM: return 1;
-  default: return 0; /* the commands with words keep them */
-  }
+  enum ref_cmd_read r = rows[kind].read;
+  return r == REF_READ_NONE || r == REF_READ_ENTROPY || r == REF_READ_LEVEL;
 }
 
 static int stands_alone(enum ref_cmd_kind kind, const char *rest)
@@ -387,9 +328,9 @@ static int stands_alone(enum ref_cmd_kind kind, const char *rest)
     rest++;
   if(!takes_no_words(kind) || bare_end(rest))
     return 1;
-  if(kind == REF_CMD_ACCEPT) /* accept [entropy: TEXT] (dice-protocol.md) */
+  if(rows[kind].read == REF_READ_ENTROPY) /* accept [entropy: TEXT] (dice-protocol.md) */
     return !strncasecmp(rest, "entropy:", 8);
-  if(kind == REF_CMD_RESIGN) { /* resign [match|gammon|backgammon] (BG-5) */
+  if(rows[kind].read == REF_READ_LEVEL) { /* resign [match|gammon|backgammon] (BG-5) */
     for(i = 0; i < sizeof(resign_words) / sizeof(resign_words[0]); i++) {
       n = strlen(resign_words[i]);
       if(!strncasecmp(rest, resign_words[i], n) && bare_end(rest + n))
@@ -412,6 +353,8 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
 {
   char buf[256];
   size_t i, m = 0;
+  int r;
+  enum ref_cmd_kind kind = REF_CMD_LAST;
   /* the prose as written: the line less its guard when it fits buf, else
    * the line itself (a long paragraph is prose, never a command) */
   int whole = len < sizeof(buf) - 1;
@@ -471,23 +414,34 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
       add_prose(out, "", 0, -1);
     return;
   }
-  for(i = 0; i < sizeof(table) / sizeof(table[0]); i++) {
-    m = match_phrase(buf, table[i].words);
-    if(m)
-      break;
+  /* the longest of the table's phrases that starts the line: "accept
+   * draw" over "accept" */
+  for(r = 0; r < REF_CMD_LAST; r++) {
+    const char *w = rows[r].words;
+    while(*w) {
+      char phrase[32];
+      size_t n = strcspn(w, "|"), got;
+      snprintf(phrase, sizeof(phrase), "%.*s", (int)n, w);
+      got = match_phrase(buf, phrase);
+      if(got > m) {
+        m = got;
+        kind = (enum ref_cmd_kind)r;
+      }
+      w += n + (w[n] == '|');
+    }
   }
   /* "if ... then ..." is a prepared line only with its "then";
    * "If you agree, ..." stays prose */
-  if(m && table[i].kind == REF_CMD_IF && !has_then(buf + m))
+  if(m && rows[kind].read == REF_READ_THEN && !has_then(buf + m))
     m = 0;
-  if(m && table[i].kind == REF_CMD_COMMENTS && !comments_word(buf + m))
+  if(m && rows[kind].read == REF_READ_ONOFF && !comments_word(buf + m))
     m = 0;
   /* "Accept, thanks!", "Resign. Good game!": a bare command whose own
    * words end at a clause break (. ! , ;) is a command, and what follows
    * the break is the player's words, kept as prose. Only a command word
    * followed straight by a word of the sentence ("Take your time.") is
    * prose as a whole. accept's "entropy:" text is its own, commas and all. */
-  if(m && takes_no_words(table[i].kind) &&
+  if(m && takes_no_words(kind) &&
      strncasecmp(buf + m + strspn(buf + m, " \t:"), "entropy:", 8)) {
     char *brk = strpbrk(buf + m, clause_break);
     if(brk && !bare_end(brk)) {
@@ -497,7 +451,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
       own[k] = '\0';
       while(*tail && (isspace((unsigned char)*tail) || strchr(clause_break, *tail)))
         tail++;
-      if(stands_alone(table[i].kind, own)) {
+      if(stands_alone(kind, own)) {
         if(prose)
           add_prose(out, tail, strlen(tail), -1);
         *brk = '\0'; /* the command is the line up to its break */
@@ -506,7 +460,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
         m = 0; /* "resign gammon please, ...": a sentence, whole */
     }
   }
-  if(m && !stands_alone(table[i].kind, buf + m))
+  if(m && !stands_alone(kind, buf + m))
     m = 0;
   if(m && out->ncmd >= REF_CMD_MAX) {
     /* a command past what one mail holds: never dropped in silence, the
@@ -514,7 +468,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     not_read(out, buf);
     return;
   }
-  if(m && table[i].kind != REF_CMD_MESSAGE) {
+  if(m && rows[kind].read != REF_READ_TEXT) {
     /* a command line longer than buf was cut by copy_trim: its last
      * words (an address, an option) would be read cut short */
     size_t a = 0, b = len;
@@ -529,12 +483,12 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
       return;
     }
   }
-  if(m && table[i].kind == REF_CMD_MESSAGE) {
+  if(m && rows[kind].read == REF_READ_TEXT) {
     /* message TEXT: the text is the mail's prose like any other line */
     struct ref_cmd *c = &out->cmd[out->ncmd++];
     const char *rest = buf + m;
     memset(c, 0, sizeof(*c));
-    c->kind = REF_CMD_MESSAGE;
+    c->kind = kind;
     snprintf(c->line, sizeof(c->line), "%s", buf);
     if(!whole) {
       size_t skip = 0;
@@ -557,14 +511,14 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     struct ref_cmd *c = &out->cmd[out->ncmd++];
     const char *rest = buf + m;
     memset(c, 0, sizeof(*c));
-    c->kind = table[i].kind;
+    c->kind = kind;
     snprintf(c->line, sizeof(c->line), "%s", buf);
     while(*rest && (isspace((unsigned char)*rest) || *rest == ':'))
       rest++;
     /* seek GAME [options]: the same words as new, no "with" */
-    if(c->kind == REF_CMD_NEW || c->kind == REF_CMD_SEEK)
+    if(rows[kind].read == REF_READ_TERMS)
       parse_new(c, rest);
-    else if(c->kind == REF_CMD_ACCEPT) {
+    else if(rows[kind].read == REF_READ_ENTROPY) {
       /* accept [entropy: TEXT] (dice-protocol.md: the text after "entropy:") */
       const char *e = strstr(rest, "entropy:");
       if(!e)
@@ -587,7 +541,7 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
   /* "entropy: TEXT" on its own line belongs to an accept in the same mail */
   if(!strncasecmp(buf, "entropy:", 8)) {
     for(i = 0; i < (size_t)out->ncmd; i++)
-      if(out->cmd[i].kind == REF_CMD_ACCEPT && !out->cmd[i].entropy[0])
+      if(rows[out->cmd[i].kind].read == REF_READ_ENTROPY && !out->cmd[i].entropy[0])
         copy_trim(out->cmd[i].entropy, sizeof(out->cmd[i].entropy), buf + 8,
                   strlen(buf + 8));
     return;

@@ -19,52 +19,134 @@
 
 #include <stddef.h>
 
+/*
+ * THE COMMANDS, one row each: adding a command is adding a row here and
+ * its handler (handlers_int.h, one signature: ref_cmd_fn). Columns:
+ *   KIND    the command's name in code: REF_CMD_KIND
+ *   words   its words, aliases after '|'; the first is its name in replies
+ *           ("not-available ...") and in the log. Two-word phrases win over
+ *           their first word ("accept draw" over "accept"): the longest
+ *           phrase that matches is the command
+ *   scope   GAME: about the game of the mail; PLAYER: about every game of
+ *           the sender (vacation, digest, comments: any game of theirs
+ *           will do for a mail without a key); NONE: about no game in
+ *           particular (it runs whatever the game's phase)
+ *   phases  where in a game's life it may run (REF_IN_*); outside them it
+ *           is refused as "not-started", "game-over" or "not-available"
+ *           (dispatch.c, from the row)
+ *   class   ASKS, OWN or ACTS (enum ref_cmd_class): what the "#N" guard
+ *           protects and what a mail without a key may get done
+ *   flags   REF_CF_NOKEY: also runs in a mail that names no game (the
+ *           first such command of the mail, alone; dispatch.c);
+ *           REF_CF_CONFIRMED: its sender confirms it first
+ *           (ref_confirm_first); the stored line runs again once confirmed;
+ *           REF_CF_LAST: runs after the mail's other commands, and only
+ *           when they did not carry it (message)
+ *   read    what follows the words on its line (enum ref_cmd_read,
+ *           commands.c): nothing, an argument, the terms of a game ...
+ *   run     the handler (dispatch.c runs it; NULL for `confirm`, which
+ *           dispatch.c runs with its key before the table)
+ * The table is written once, here; commands.c (layer 1) reads every column
+ * but `run`, dispatch.c (layer 7) the `run` column too, so that the words
+ * are read low and the handlers called from above them (docs/
+ * architecture.md, "The service").
+ */
+#define REF_COMMAND_TABLE(X)                                                                 \
+  /* cmd_invite.c */                                                                         \
+  X(NEW, "new", NONE, 0, ACTS, REF_CF_NOKEY | REF_CF_CONFIRMED, TERMS, ref_do_new)           \
+  /* accept, decline: an invitation; in play what waits (cmd_play.c) */                     \
+  X(ACCEPT, "accept", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, ENTROPY, ref_do_answer) \
+  X(DECLINE, "decline|reject", GAME, REF_IN_INVITED | REF_IN_ACTIVE, ACTS, 0, NONE,          \
+    ref_do_answer)                                                                           \
+  /* cmd_query.c */                                                                          \
+  X(BOARD, "board", GAME, REF_IN_ACTIVE | REF_IN_OVER, ASKS, 0, ARG, ref_do_board)           \
+  X(LEGAL, "legal", GAME, REF_IN_ACTIVE, ASKS, 0, NONE, ref_do_legal)                        \
+  X(HISTORY, "history", GAME, REF_IN_ANY, ASKS, 0, ARG, ref_do_history)                      \
+  /* cmd_play.c */                                                                           \
+  X(RESIGN, "resign", GAME, REF_IN_ACTIVE, ACTS, 0, LEVEL, ref_do_resign)                    \
+  X(DRAW_OFFER, "draw offer|offer draw|draw", GAME, REF_IN_ACTIVE, ACTS, 0, NONE,            \
+    ref_do_draw)                                                                             \
+  X(DRAW_ACCEPT, "draw accept|accept draw", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_draw) \
+  X(DRAW_DECLINE, "draw decline|decline draw", GAME, REF_IN_ACTIVE, ACTS, 0, NONE,           \
+    ref_do_draw)                                                                             \
+  X(DRAW_CLAIM, "draw claim|claim draw", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_draw)    \
+  X(DOUBLE, "double", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                       \
+  X(TAKE, "take", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                           \
+  X(DROP, "drop", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                           \
+  X(ROLL, "roll|no double", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                 \
+  /* cmd_query.c */                                                                          \
+  X(VERIFY, "verify", GAME, REF_IN_ACTIVE | REF_IN_OVER, ASKS, 0, ARG, ref_do_verify)        \
+  X(GAMES, "games", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_games)                 \
+  X(HELP, "help", GAME, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_help)                    \
+  X(PREVIEW, "preview", GAME, REF_IN_ACTIVE, ASKS, 0, ARG, ref_do_preview)                   \
+  /* cmd_observe.c */                                                                        \
+  X(OBSERVE, "observe", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG, ref_do_observe)            \
+  X(UNOBSERVE, "unobserve", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG, ref_do_observe)        \
+  /* cmd_time.c: vacation FROM TO (YYYY-MM-DD), digest on|off, claim time */                 \
+  X(VACATION, "vacation", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_vacation)                 \
+  X(DIGEST, "digest", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_digest)                       \
+  X(CLAIM_TIME, "claim time|time claim", GAME, REF_IN_ANY, ACTS, 0, NONE, ref_do_claim_time) \
+  /* cmd_compete.c */                                                                        \
+  X(RATINGS, "ratings", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_ratings)           \
+  X(RATING, "rating", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_rating)              \
+  X(TOURNAMENT, "tournament", NONE, REF_IN_ANY, ACTS, REF_CF_NOKEY | REF_CF_CONFIRMED, ARG,  \
+    ref_do_tournament)                                                                       \
+  X(STANDINGS, "standings", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_standings)     \
+  /* cmd_confirm.c: run by dispatch.c with the mail's confirmation key */                    \
+  X(CONFIRM, "confirm", NONE, 0, ACTS, 0, NONE, NULL)                                        \
+  /* cmd_conditional.c */                                                                    \
+  X(IF, "if", GAME, REF_IN_ACTIVE, ACTS, 0, THEN, ref_do_if)                                 \
+  X(CONDITIONALS, "conditionals|conditional", GAME, REF_IN_ACTIVE, ASKS, 0, ARG,             \
+    ref_do_conditionals)                                                                     \
+  /* cmd_talk.c */                                                                           \
+  X(MESSAGE, "message", GAME, REF_IN_ANY, OWN, REF_CF_LAST, TEXT, ref_do_message)            \
+  X(COMMENTS, "comments", PLAYER, REF_IN_ANY, OWN, 0, ONOFF, ref_do_comments)                \
+  /* cmd_seek.c */                                                                           \
+  X(SEEK, "seek", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY | REF_CF_CONFIRMED, TERMS,             \
+    ref_do_seek)                                                                             \
+  X(SEEKS, "seeks", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_seeks)                 \
+  X(UNSEEK, "seek cancel|cancel seek|unseek", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG,      \
+    ref_do_unseek)                                                                           \
+  /* cmd_takeback.c */                                                                       \
+  X(TAKEBACK, "takeback", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_takeback)               \
+  X(TAKEBACK_ACCEPT, "takeback accept|accept takeback", GAME, REF_IN_ACTIVE, ACTS, 0, NONE,  \
+    ref_do_takeback_answer)                                                                  \
+  X(TAKEBACK_DECLINE, "takeback decline|decline takeback", GAME, REF_IN_ACTIVE, ACTS, 0,     \
+    NONE, ref_do_takeback_answer)
+
+/* Where in a game's life a command may run (the phases column). */
+#define REF_IN_INVITED 1u /* invited, not every seat has accepted */
+#define REF_IN_ACTIVE 2u  /* in play */
+#define REF_IN_OVER 4u    /* finished or cancelled */
+#define REF_IN_ANY 7u
+
+/* The flags column. */
+#define REF_CF_NOKEY 1u /* runs in a mail that names no game */
+#define REF_CF_LAST 2u  /* runs after the others, when they did not carry it */
+#define REF_CF_CONFIRMED 4u /* confirmed first; runs from the stored line */
+
 enum ref_cmd_kind {
-  REF_CMD_NEW,          /* new GAME [options] with ADDRESS [ADDRESS...] */
-  REF_CMD_ACCEPT,       /* accept [entropy: TEXT] */
-  REF_CMD_DECLINE,      /* decline (an invitation; "drop" for a double) */
-  REF_CMD_BOARD,
-  REF_CMD_LEGAL,
-  REF_CMD_HISTORY,
-  REF_CMD_RESIGN,       /* resign [gammon|backgammon] */
-  REF_CMD_DRAW_OFFER,   /* draw offer | offer draw | draw */
-  REF_CMD_DRAW_ACCEPT,  /* draw accept | accept draw */
-  REF_CMD_DRAW_DECLINE, /* draw decline | decline draw */
-  REF_CMD_DRAW_CLAIM,   /* draw claim | claim draw */
-  REF_CMD_DOUBLE,
-  REF_CMD_TAKE,
-  REF_CMD_DROP,
-  REF_CMD_ROLL,         /* roll | no double */
-  REF_CMD_VERIFY,
-  REF_CMD_GAMES,
-  REF_CMD_HELP,         /* help [GAME] */
-  REF_CMD_PREVIEW,      /* preview MOVE: the board after it, nothing stored */
-  REF_CMD_OBSERVE,      /* observe GAME: board mails of its moves, read-only */
-  REF_CMD_UNOBSERVE,    /* unobserve [GAME] */
-  REF_CMD_VACATION,     /* vacation FROM TO (YYYY-MM-DD): the clock stops (clock.c) */
-  REF_CMD_DIGEST,       /* digest on|off: one daily mail instead of one per event */
-  REF_CMD_CLAIM_TIME,   /* claim time | time claim: the opponent's time is up */
-  /* cmd_compete.c */
-  REF_CMD_RATINGS,      /* ratings [GAME]: the rating table */
-  REF_CMD_RATING,       /* rating: the sender's ratings */
-  REF_CMD_TOURNAMENT,   /* tournament GAME [NAME] [double] [options] with ADDRESS... */
-  REF_CMD_STANDINGS,    /* standings [NAME]: a round robin's crosstable */
-  REF_CMD_CONFIRM,      /* confirm: the answer to a confirmation request (optin.c) */
-  /* cmd_conditional.c */
-  REF_CMD_IF,           /* if MOVE [MOVE ...] then MOVE: a prepared line (arg: after "if") */
-  REF_CMD_CONDITIONALS, /* conditionals [clear]: the sender's prepared lines */
-  /* cmd_talk.c */
-  REF_CMD_MESSAGE,      /* message [TEXT]: the mail's words to the opponent, no move */
-  REF_CMD_COMMENTS,     /* comments on|off: whether the opponent's words reach me */
-  /* cmd_seek.c */
-  REF_CMD_SEEK,         /* seek GAME [as SEAT] [days=N] [rated|unrated] [options] */
-  REF_CMD_SEEKS,        /* seeks: the open seeks */
-  REF_CMD_UNSEEK,       /* seek cancel [N] | unseek [N]: withdraw the sender's own */
-  /* cmd_takeback.c */
-  REF_CMD_TAKEBACK,         /* takeback: ask the opponent to undo one's last move */
-  REF_CMD_TAKEBACK_ACCEPT,  /* takeback accept | accept takeback */
-  REF_CMD_TAKEBACK_DECLINE, /* takeback decline | decline takeback */
+#define REF_CMD_KIND_(k, ...) REF_CMD_##k,
+  REF_COMMAND_TABLE(REF_CMD_KIND_)
+#undef REF_CMD_KIND_
   REF_CMD_LAST
+};
+
+enum ref_cmd_scope { REF_SCOPE_GAME, REF_SCOPE_PLAYER, REF_SCOPE_NONE };
+
+/* What follows a command's words on its line (commands.c). A command
+ * that takes no words stands alone on its line: only spaces and a clause
+ * break may follow it (the player's words after the break are prose). */
+enum ref_cmd_read {
+  REF_READ_NONE,    /* no words: "Take your time." is prose, not a take */
+  REF_READ_ARG,     /* the rest of the line, trimmed: arg */
+  REF_READ_TERMS,   /* GAME [as SEAT] [key=value ...] [with ADDRESS ...]: arg,
+                       options, with */
+  REF_READ_ENTROPY, /* none, or "entropy: TEXT" (docs/dice-protocol.md) */
+  REF_READ_LEVEL,   /* none, or match|gammon|backgammon (BG-5): arg */
+  REF_READ_THEN,    /* a command only with "then" on its line: arg */
+  REF_READ_ONOFF,   /* "on" or "off" and nothing else ("Comments welcome!" is prose) */
+  REF_READ_TEXT,    /* the rest of the line is prose like any other line */
 };
 
 #define REF_CMD_MAX 8
@@ -133,6 +215,19 @@ enum ref_cmd_class {
 };
 
 enum ref_cmd_class ref_cmd_class(const struct ref_cmd *cmd);
+
+/* A row of REF_COMMAND_TABLE as commands.c holds it: every column but
+ * `run` (the handlers are above this layer; dispatch.c pairs them). */
+struct ref_cmd_row {
+  enum ref_cmd_kind kind;
+  const char *words;
+  enum ref_cmd_scope scope;
+  unsigned phases;
+  enum ref_cmd_class cls;
+  unsigned flags;
+  enum ref_cmd_read read;
+};
+const struct ref_cmd_row *ref_cmd_row(enum ref_cmd_kind kind);
 
 /* Reads the commands of a mail. Never fails: a mail with nothing readable
  * gives ncmd = ncand = 0. */

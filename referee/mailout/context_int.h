@@ -9,6 +9,7 @@
 #define TABULA_CONTEXT_INT_H
 
 #include "base.h"
+#include "rc.h"
 #include "referee.h"
 #include "rules.h"
 #include "store.h"
@@ -189,9 +190,11 @@ int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *re
                          int64_t game, const char *tmpl, const struct tpl_var *extra,
                          size_t nextra);
 /* Before a command that creates games and invites others (`new`,
- * `tournament`): 1 when m's sender is confirmed, so it may run; else 0,
- * the sender asked to confirm `line` (kind "new") and nothing else done. */
-int ref_confirm_first(struct ref_msg_ctx *m, const char *line);
+ * `tournament`, `seek`): REF_RC_OK when m's sender is confirmed, so it may
+ * run; REF_RC_STOP when the sender was asked to confirm `line` (kind
+ * "new") instead: the command waits for the answer, nothing else is done;
+ * REF_RC_FAIL on a store failure. */
+enum ref_rc ref_confirm_first(struct ref_msg_ctx *m, const char *line);
 enum ref_confirm_state {
   REF_CONFIRM_OK,     /* the request is *out: run it */
   REF_CONFIRM_LAPSED, /* answered after confirm_days: not run */

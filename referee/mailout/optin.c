@@ -222,12 +222,14 @@ int ref_ask_confirmation(struct ref_msg_ctx *m, const char *kind, const char *re
   return ref_reply_confirm(m, from, c.key, tmpl, vars, n);
 }
 
-int ref_confirm_first(struct ref_msg_ctx *m, const char *line)
+enum ref_rc ref_confirm_first(struct ref_msg_ctx *m, const char *line)
 {
   switch(ref_confirmed(m->svc, m->mail->from)) {
-  case -1: return -1;
-  case 0: return ref_ask_confirmation(m, "new", line, 0, "confirm-new.txt", NULL, 0) ? -1 : 0;
-  default: return 1;
+  case -1: return REF_RC_FAIL;
+  case 0:
+    return ref_ask_confirmation(m, "new", line, 0, "confirm-new.txt", NULL, 0) ? REF_RC_FAIL
+                                                                                : REF_RC_STOP;
+  default: return REF_RC_OK;
   }
 }
 

@@ -150,8 +150,8 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
     }
     memset(&err, 0, sizeof(err));
     switch(ref_terms_word(spec->d, &terms, words[i], &err)) {
-    case 1: continue;
-    case 0: break;
+    case REF_RC_OK: continue;
+    case REF_RC_PASS: break;
     default:
       fprintf(stderr, "tabula: option '%s' refused (%s)\n", words[i], err.reason);
       goto done;
@@ -182,8 +182,8 @@ int ref_service_tournament_new(struct ref_service *svc, FILE *out, const char *k
   ref_terms_to_tournament(&terms, spec);
   memset(&err, 0, sizeof(err));
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
-  case 0: break;
-  case -1:
+  case REF_RC_OK: break;
+  case REF_RC_REFUSED:
     fprintf(stderr, "tabula: the options '%s' make no game of %s: %s\n", spec->opts, kind,
             err.reason);
     goto done;

@@ -236,6 +236,19 @@ static int game_json(const char *dir, const struct ref_game_ctx *g, json_t *posi
   return rc;
 }
 
+/* The record's steps read here one at a time (record.c's iterator): the
+ * games layer never calls up into this one. */
+static int read_boards(struct ref_service *svc, const struct ref_game_ctx *g,
+                       struct boards_ctx *bc)
+{
+  struct ref_rec_iter it;
+  int rc = ref_record_open(svc, g, &it);
+  while(!rc && (rc = ref_record_next(&it)) == 1)
+    rc = boards_step(bc, &it.r, &it.st) ? -1 : 0;
+  ref_record_close(&it, NULL);
+  return rc;
+}
+
 static int game_page(struct ref_service *svc, const char *dir, struct ref_game_ctx *g,
                      struct base_buf *index, json_t *index_json)
 {
@@ -255,7 +268,7 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
   snprintf(game, sizeof(game), "%lld", (long long)g->row.id);
   snprintf(file, sizeof(file), "game-%lld.%s", (long long)g->row.id, k->ext);
   player_names(g, players, sizeof(players));
-  if(!bc.positions || ref_record_walk(svc, g, boards_step, &bc, NULL) || bc.bad ||
+  if(!bc.positions || read_boards(svc, g, &bc) || bc.bad ||
      ref_record_walk(svc, g, ref_record_line, &lines, NULL) ||
      ref_game_export(svc, g, &record, REF_EXPORT_PUBLIC))
     goto out;

@@ -51,14 +51,17 @@ struct ref_terms {
   int pending_as;   /* `as` read, its seat not yet */
 };
 void ref_terms_init(struct ref_terms *t);
-/* One word of the terms: 1 taken; 0 no word of the terms (the caller's
- * own word, or a bad option); -1 refused, err->reason and err->detail
- * say why (bad-seat, bad-clock-option, options-too-long). */
-int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const char *tok,
-                   struct ref_err *err);
-/* Whether the rules' options make a game: 0 yes; -1 no, with the rules'
- * own reason in err (or bad-option); -2 out of memory. */
-int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_err *err);
+/* One word of the terms: REF_RC_OK taken; REF_RC_PASS no word of the
+ * terms (the caller's own word, or a bad option); REF_RC_REFUSED,
+ * err->reason and err->detail say why (bad-seat, bad-clock-option,
+ * options-too-long). */
+enum ref_rc ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const char *tok,
+                           struct ref_err *err);
+/* Whether the rules' options make a game: REF_RC_OK yes; REF_RC_REFUSED
+ * no, with the rules' own reason in err (or bad-option); REF_RC_FAIL out
+ * of memory. */
+enum ref_rc ref_terms_check(const struct ref_game_desc *d, const char *opts,
+                            struct ref_err *err);
 /* The terms a round robin's every game is made with, from `tournament`
  * by mail and `tabula tournament new` alike (rules-spec MX-5). */
 struct ref_tournament_spec;

@@ -24,15 +24,15 @@ void ref_terms_init(struct ref_terms *t)
   t->weekends = -1;
 }
 
-static int refuse(struct ref_err *err, const char *reason, const char *detail)
+static enum ref_rc refuse(struct ref_err *err, const char *reason, const char *detail)
 {
   snprintf(err->reason, sizeof(err->reason), "%s", reason);
   snprintf(err->detail, sizeof(err->detail), "%s", detail);
-  return -1;
+  return REF_RC_REFUSED;
 }
 
-int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const char *tok,
-                   struct ref_err *err)
+enum ref_rc ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const char *tok,
+                           struct ref_err *err)
 {
   int i;
   if(t->pending_as) {
@@ -42,35 +42,35 @@ int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const cha
     if(i == d->seats)
       return refuse(err, "bad-seat", tok);
     t->seat = i;
-    return 1;
+    return REF_RC_OK;
   }
   /* "as black" picks the writer's seat */
   if(!strcasecmp(tok, "as")) {
     t->pending_as = 1;
-    return 1;
+    return REF_RC_OK;
   }
   /* private: no observers; the service's, not the rules' */
   if(!strcasecmp(tok, "private")) {
     t->priv = 1;
-    return 1;
+    return REF_RC_OK;
   }
   /* public-comments: the players' words go to the observers too (issue
    * 18, talk.c); the service's, like private */
   if(!strcasecmp(tok, "public-comments")) {
     t->pub = 1;
-    return 1;
+    return REF_RC_OK;
   }
   /* unrated: the game counts for nobody's rating (result.c
    * reads the word in the "create" entry); rated is the default */
   if(!strcasecmp(tok, "unrated") || !strcasecmp(tok, "rated")) {
     t->unrated = !strcasecmp(tok, "unrated");
-    return 1;
+    return REF_RC_OK;
   }
   if(!strchr(tok, '='))
-    return 0;
+    return REF_RC_PASS;
   /* days=N and weekends=on|off are the service's (clock.c), not the rules' */
   switch(ref_clock_option(tok, &t->days, &t->weekends)) {
-  case 1: return 1;
+  case 1: return REF_RC_OK;
   case -1: return refuse(err, "bad-clock-option", tok);
   default: break;
   }
@@ -80,16 +80,16 @@ int ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, const cha
     return refuse(err, "options-too-long", "");
   snprintf(t->opts + strlen(t->opts), sizeof(t->opts) - strlen(t->opts), "%s%s",
            t->opts[0] ? ";" : "", tok);
-  return 1;
+  return REF_RC_OK;
 }
 
-int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_err *err)
+enum ref_rc ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_err *err)
 {
   struct ref_state *probe = ref_state_new(d);
   struct ref_err e;
   int rc;
   if(!probe)
-    return -2;
+    return REF_RC_FAIL;
   memset(&e, 0, sizeof(e));
   rc = d->ops->init(probe, opts[0] ? opts : NULL, &e);
   if(rc == REF_OK) {
@@ -101,7 +101,7 @@ int ref_terms_check(const struct ref_game_desc *d, const char *opts, struct ref_
      * result would count (ratings, a match) without a move */
     if(st.phase == REF_PHASE_OVER)
       return refuse(err, "position-over", ref_end_name(st.end));
-    return 0;
+    return REF_RC_OK;
   }
   free(probe);
   /* The rules' own reason (a bad position says what is wrong with

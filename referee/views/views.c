@@ -439,6 +439,11 @@ int ref_tell_observers(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char
 
 /* A refusal: quotes the input, says why, offers the nearest legal moves.
  * Nothing in the game changes (the caller has not touched it). */
+enum ref_rc ref_rc_of(const struct ref_msg_ctx *m, int rc)
+{
+  return rc ? REF_RC_FAIL : m->refused ? REF_RC_REFUSED : REF_RC_OK;
+}
+
 int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
                const char *reason, const char *detail, const struct ref_err *err)
 {

@@ -38,6 +38,10 @@ int ref_tell_observer(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
  * templates/reasons.txt), offers the nearest legal moves from err. To the
  * seat when g and seat are given, else to the mail's sender. Sets
  * m->refused; the game is not touched. */
+/* A handler's result from what it did (rc: 0 done, else a failure) and
+ * whether it refused (ref_refuse and its kin record that on the message,
+ * m->refused, as its outcome): REF_RC_OK, REF_RC_REFUSED or REF_RC_FAIL. */
+enum ref_rc ref_rc_of(const struct ref_msg_ctx *m, int rc);
 int ref_refuse(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *input,
                const char *reason, const char *detail, const struct ref_err *err);
 /* A refusal to a mail that names no game of the sender's: a player of

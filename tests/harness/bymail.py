@@ -7,6 +7,7 @@ do, the assertions hold for every game). Imported by tests/scripts/*.py,
 which put this folder on sys.path; the scripts that play one game kind
 their own way (bgchess_by_mail.py, tables_chess_by_mail.py) use its Table.
 """
+import base64
 import email
 import email.policy
 import glob
@@ -210,3 +211,25 @@ def resign(t, num, a, b, words="resign"):
     if "offers to resign" in str(msg["Subject"]):
         t.deliver(other, "accept", reply=msg)
     return who
+
+
+def gnubg_board(pos_id, match_id):
+    """(player 0's 25 counts, player 1's) from gnubg's Position ID and Match
+    ID (tabula's games.state holds the same pair): the Position ID lists the
+    player on roll first (Match ID bit 7, 1-based), so two boards compare
+    whoever is on roll after the game."""
+    def bits(text, nbytes):
+        raw = base64.b64decode(text + "=" * (-len(text) % 4))[:nbytes]
+        return [(byte >> i) & 1 for byte in raw for i in range(8)]
+    b, i, sides = bits(pos_id, 10), 0, []
+    for _ in range(2):
+        side = []
+        for _ in range(25):
+            n = 0
+            while b[i]:
+                n, i = n + 1, i + 1
+            i += 1
+            side.append(n)
+        sides.append(side)
+    on_roll = bits(match_id, 9)[6]
+    return (sides[0], sides[1]) if on_roll == 0 else (sides[1], sides[0])

@@ -22,7 +22,6 @@ export`, and read back by programs that share nothing with tabula:
 A program that is missing (no gnubg, pgn-extract or node) makes its checks
 SKIP, said on a line of their own. Prints "N passed, M failed".
 """
-import base64
 import json
 import os
 import random
@@ -73,28 +72,6 @@ def gnubg_import(path):
     return p.stdout + p.stderr
 
 
-def bits(text, nbytes):
-    raw = base64.b64decode(text + "=" * (-len(text) % 4))[:nbytes]
-    return [(byte >> i) & 1 for byte in raw for i in range(8)]
-
-
-def board_of(pos_id, match_id):
-    """(player 0's 25 counts, player 1's) from gnubg's Position ID and Match
-    ID: the ID lists the player on roll first (Match ID bit 7, 1-based)."""
-    b, i, sides = bits(pos_id, 10), 0, []
-    for _ in range(2):
-        side = []
-        for _ in range(25):
-            n = 0
-            while b[i]:
-                n, i = n + 1, i + 1
-            i += 1
-            side.append(n)
-        sides.append(side)
-    on_roll = bits(match_id, 9)[6]
-    return (sides[0], sides[1]) if on_roll == 0 else (sides[1], sides[0])
-
-
 def backgammon(root):
     t = bymail.Table(TABULA, os.path.join(root, "bg"))
     os.makedirs(t.root, exist_ok=True)
@@ -138,7 +115,7 @@ def backgammon(root):
         # The same board, each player's checkers where tabula has them (the
         # IDs may name another player on roll once the game is over).
         check("backgammon game %d: gnubg reaches tabula's position %s" % (num, pos_id),
-              ids and board_of(*ids[-1]) == board_of(*state_.split(":")),
+              ids and bymail.gnubg_board(*ids[-1]) == bymail.gnubg_board(*state_.split(":")),
               "gnubg: %s" % ids[-1:])
         check("backgammon game %d: gnubg's score is tabula's (%s)" % (num, result),
               m and int(m.group(2 + 2 * winner)) == points and int(m.group(4 - 2 * winner)) == 0,

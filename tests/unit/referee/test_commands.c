@@ -96,6 +96,76 @@ START_TEST(test_every_word)
 }
 END_TEST
 
+/* The table (commands.h): each row is its own kind; every word and alias
+ * of a row reads as that row's command, whatever the order of the rows
+ * (the longest phrase wins: "accept draw" over "accept"); the name in
+ * replies is the first word; no two rows share a name. */
+START_TEST(test_table_rows)
+{
+  int k, j;
+  for(k = 0; k < REF_CMD_LAST; k++) {
+    const struct ref_cmd_row *row = ref_cmd_row((enum ref_cmd_kind)k);
+    const char *w;
+    ck_assert_msg(row && row->kind == (enum ref_cmd_kind)k, "row %d is not kind %d", k, k);
+    ck_assert_msg(!strncmp(ref_cmd_name(row->kind), row->words, strlen(ref_cmd_name(row->kind))),
+                  "row %d: name %s, words %s", k, ref_cmd_name(row->kind), row->words);
+    for(j = 0; j < k; j++)
+      ck_assert_msg(strcmp(ref_cmd_name((enum ref_cmd_kind)j), ref_cmd_name(row->kind)),
+                    "two rows named %s", ref_cmd_name(row->kind));
+    for(w = row->words; *w;) {
+      char line[64];
+      struct ref_cmds c;
+      size_t n = strcspn(w, "|");
+      /* what a command of its reader needs to be one */
+      snprintf(line, sizeof(line), "%.*s%s", (int)n, w,
+               row->read == REF_READ_THEN ? " e4 then e5" : row->read == REF_READ_ONOFF ? " on"
+               : row->read == REF_READ_TERMS                                          ? " chess"
+                                                                                  : "");
+      ref_commands_parse(&c, line, NULL);
+      ck_assert_msg(c.ncmd == 1 && c.cmd[0].kind == row->kind, "'%s' read as %s, not %s", line,
+                    c.ncmd ? ref_cmd_name(c.cmd[0].kind) : "nothing", ref_cmd_name(row->kind));
+      w += n + (w[n] == '|');
+    }
+  }
+  ck_assert_ptr_null(ref_cmd_row(REF_CMD_LAST));
+  ck_assert_str_eq(ref_cmd_name(REF_CMD_LAST), "?");
+}
+END_TEST
+
+/* What a mail without a key may hold, and what runs after the rest: the
+ * flags of the rows, as dispatch.c reads them (architecture.md). */
+START_TEST(test_table_flags)
+{
+  static const enum ref_cmd_kind nokey[] = {
+    REF_CMD_NEW, REF_CMD_HELP, REF_CMD_GAMES, REF_CMD_OBSERVE, REF_CMD_UNOBSERVE,
+    REF_CMD_RATINGS, REF_CMD_RATING, REF_CMD_STANDINGS, REF_CMD_TOURNAMENT, REF_CMD_SEEK,
+    REF_CMD_SEEKS, REF_CMD_UNSEEK};
+  int k, n = 0;
+  size_t i;
+  for(i = 0; i < sizeof(nokey) / sizeof(nokey[0]); i++)
+    ck_assert_msg(ref_cmd_row(nokey[i])->flags & REF_CF_NOKEY, "%s needs a key",
+                  ref_cmd_name(nokey[i]));
+  for(k = 0; k < REF_CMD_LAST; k++)
+    n += !!(ref_cmd_row((enum ref_cmd_kind)k)->flags & REF_CF_NOKEY);
+  ck_assert_int_eq(n, (int)(sizeof(nokey) / sizeof(nokey[0])));
+  ck_assert(ref_cmd_row(REF_CMD_MESSAGE)->flags & REF_CF_LAST);
+  /* confirmed first, then run from the stored line (cmd_confirm.c) */
+  for(k = 0, n = 0; k < REF_CMD_LAST; k++)
+    n += !!(ref_cmd_row((enum ref_cmd_kind)k)->flags & REF_CF_CONFIRMED);
+  ck_assert_int_eq(n, 3);
+  ck_assert(ref_cmd_row(REF_CMD_NEW)->flags & REF_CF_CONFIRMED);
+  ck_assert(ref_cmd_row(REF_CMD_TOURNAMENT)->flags & REF_CF_CONFIRMED);
+  ck_assert(ref_cmd_row(REF_CMD_SEEK)->flags & REF_CF_CONFIRMED);
+  /* vacation, digest and comments are about all of a player's games */
+  ck_assert_int_eq(ref_cmd_row(REF_CMD_VACATION)->scope, REF_SCOPE_PLAYER);
+  ck_assert_int_eq(ref_cmd_row(REF_CMD_DIGEST)->scope, REF_SCOPE_PLAYER);
+  ck_assert_int_eq(ref_cmd_row(REF_CMD_COMMENTS)->scope, REF_SCOPE_PLAYER);
+  /* new and confirm are never a game's: refused in any phase of one */
+  ck_assert_uint_eq(ref_cmd_row(REF_CMD_NEW)->phases, 0);
+  ck_assert_uint_eq(ref_cmd_row(REF_CMD_CONFIRM)->phases, 0);
+}
+END_TEST
+
 /* Unknown words are never guessed: they stay move candidates, which the
  * game's parser refuses and the refusal lists the commands. */
 START_TEST(test_unknown_words_not_guessed)
@@ -693,6 +763,8 @@ static Suite *commands_suite(void)
   tcase_add_test(tc, test_unknown_words_not_guessed);
   tcase_add_test(tc, test_sentences_not_commands);
   tcase_add_test(tc, test_command_then_words);
+  tcase_add_test(tc, test_table_rows);
+  tcase_add_test(tc, test_table_flags);
   tcase_add_loop_test(tc, test_classes, 0, (int)(sizeof(classes) / sizeof(classes[0])));
   tcase_add_test(tc, test_guard);
   tcase_add_test(tc, test_guard_in_subject);
