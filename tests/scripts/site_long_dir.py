@@ -48,8 +48,9 @@ def main():
             p = run(["site", d], work)
             names = sorted(os.listdir(d))
             if p.returncode == 0:
-                check("%d bytes: index.html written, nothing else" % len(d),
-                      names == ["index.html"], names)
+                # the index page and its JSON (docs/json.md), whole names
+                check("%d bytes: index.html and index.json written, nothing else" % len(d),
+                      names == ["index.html", "index.json"], names)
             else:
                 check("%d bytes: refused with a reason, nothing written" % len(d),
                       names == [] and p.stderr.strip(), (names, p.stderr))
