@@ -453,6 +453,34 @@ static const void *pq_col_blob(struct store_stmt *stmt, int col, size_t *len)
   return s->blob;
 }
 
+static const char *pq_col_name(struct store_stmt *stmt, int col)
+{
+  struct pg_stmt *s = PGS(stmt);
+  return s->res && col >= 0 && col < PQnfields(s->res) ? PQfname(s->res, col) : "";
+}
+
+/* The column's type (pg_type's oids) as the kind of value it holds. */
+static char pq_col_kind(struct store_stmt *stmt, int col)
+{
+  struct pg_stmt *s = PGS(stmt);
+
+  if(pq_col_null(stmt, col))
+    return 'n';
+  switch(PQftype(s->res, col)) {
+  case 20: /* int8 */
+  case 21: /* int2 */
+  case 23: /* int4 */
+    return 'i';
+  case 700: /* float4 */
+  case 701: /* float8 */
+    return 'd';
+  case 17: /* bytea */
+    return 'b';
+  default:
+    return 't';
+  }
+}
+
 /* ---- the connection's state ---- */
 
 static bool pq_in_tx(struct store *st)
@@ -728,6 +756,51 @@ static int pq_integrity_check(struct store *st, char **problems)
   return STORE_OK;
 }
 
+/* ---- moving a store (copy.c) ---- */
+
+/* Every identity column of `table` (schema_pg.c: BY DEFAULT, so a copy
+ * wrote the ids it brought) set to go on after the highest id there; an
+ * empty table's stays where it is (setval of NULL does nothing). */
+static int pq_ids_follow(struct store *st, const char *table)
+{
+  const char *values[1] = {table};
+  PGresult *res = PQexecParams(pg_of(st),
+                               "SELECT column_name FROM information_schema.columns"
+                               " WHERE table_schema = current_schema() AND table_name = $1"
+                               " AND is_identity = 'YES'",
+                               1, NULL, values, NULL, NULL, 0);
+  int i, rc = STORE_OK;
+
+  if(PQresultStatus(res) != PGRES_TUPLES_OK) {
+    rc = fail_res(st, res, "reading the identity columns");
+    PQclear(res);
+    return rc;
+  }
+  for(i = 0; rc == STORE_OK && i < PQntuples(res); i++) {
+    char *t = PQescapeIdentifier(pg_of(st), table, strlen(table));
+    char *c = PQescapeIdentifier(pg_of(st), PQgetvalue(res, i, 0), strlen(PQgetvalue(res, i, 0)));
+    char sql[400];
+    const char *args[2] = {t, PQgetvalue(res, i, 0)};
+    PGresult *set;
+
+    if(!t || !c) {
+      rc = store_fail(st, STORE_ENOMEM, "setting the next id: out of memory");
+    }
+    else {
+      snprintf(sql, sizeof(sql),
+               "SELECT setval(pg_get_serial_sequence($1, $2), max(%s)) FROM %s", c, t);
+      set = PQexecParams(pg_of(st), sql, 2, NULL, args, NULL, NULL, 0);
+      if(PQresultStatus(set) != PGRES_TUPLES_OK)
+        rc = fail_res(st, set, "setting the next id");
+      PQclear(set);
+    }
+    PQfreemem(t);
+    PQfreemem(c);
+  }
+  PQclear(res);
+  return rc;
+}
+
 const struct store_driver store_driver_pg = {
   .name = "PostgreSQL",
   .claims = pq_claims,
@@ -751,6 +824,8 @@ const struct store_driver store_driver_pg = {
   .col_double = pq_col_double,
   .col_text = pq_col_text,
   .col_blob = pq_col_blob,
+  .col_name = pq_col_name,
+  .col_kind = pq_col_kind,
   .in_tx = pq_in_tx,
   .changes = pq_changes,
   .begin = pq_begin,
@@ -764,4 +839,7 @@ const struct store_driver store_driver_pg = {
   .checkpoint_later = NULL,
   .checkpoint_idle = NULL,
   .integrity_check = pq_integrity_check,
+  .tables_sql = "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()"
+                " AND tablename <> 'tabula_schema' ORDER BY 1",
+  .ids_follow = pq_ids_follow,
 };
