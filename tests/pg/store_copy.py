@@ -15,6 +15,8 @@ its players accepted. Then:
     game's `tabula export` and `tabula show` byte for byte the SQLite
     store's, `games`, `ratings` and `tournament show` the same, the store id
     and the outbox kept;
+  * a backup of it (pg_dump -Fc, pg_restore into an empty database) checks
+    clean and exports the same;
   * copied back from PostgreSQL into a new SQLite file: the same again;
   * ids go on after the copy: a new game on either copy is the next number
     (PostgreSQL's identity sequences were moved past the copied ids);
@@ -167,6 +169,23 @@ def main():
           subprocess.run(["sqlite3", src, "select count(*) || ' ' || max(id) from outbox"],
                          capture_output=True).stdout.decode().strip())
     check("the source was only read", open(src, "rb").read() == src_bytes)
+
+    # ---- a backup of the PostgreSQL store: pg_dump, pg_restore ----
+    dump = os.path.join(work, "club.dump")
+    bin_ = os.path.dirname(PSQL)
+    p = subprocess.run([os.path.join(bin_, "pg_dump"), "-Fc", "-n", "club", "-f", dump, "-d", PG],
+                       capture_output=True, timeout=300)
+    check("pg_dump -Fc of the club's schema", p.returncode == 0, p.stderr)
+    psql("CREATE DATABASE restored")
+    restored = PG.replace("dbname=tabula", "dbname=restored")
+    p = subprocess.run([os.path.join(bin_, "pg_restore"), "-d", restored, dump],
+                       capture_output=True, timeout=300)
+    rconf = conf_for(t, "store=%s options=-csearch_path=club" % restored,
+                     os.path.join(work, "restored"))
+    c = tabula(rconf, "check")
+    check("pg_restore into an empty database: tabula check clean, every export the same",
+          p.returncode == 0 and c.returncode == 0 and views(rconf, ids) == before,
+          p.stderr + c.stdout + c.stderr)
 
     # ---- PostgreSQL -> SQLite ----
     back = os.path.join(work, "back", "db")
