@@ -30,11 +30,13 @@
 # longer of the two processes'), "whole" over the wall time of the polls
 # (the 20,000 replies written to the outbox Maildirs included).
 #
-# The big store is made in SQL, not by mail: the 1,000 games played are
-# made through the mail, then generate_series copies them into BIG - 1,000
-# more games (their seats, journals and, for RUNNING of them, a clock due
+# The big store is made once, in SQL, not by mail: the 1,000 games played
+# first are made through the mail, then generate_series copies them into
+# BIG - 1,000 more games (their seats, journals and, for RUNNING of them, a clock due
 # in a month) in one INSERT ... SELECT a table (bench/bigstore.py's shape,
-# in PostgreSQL's words); nothing the moves touch is among them.
+# in PostgreSQL's words); nothing the moves touch is among them. Each
+# later round plays 1,000 new games made by mail on it; the small store is
+# made anew each round.
 set -u
 here=$(cd "$(dirname "$0")" && pwd)
 tabula=$(realpath "${1:-./build-release/referee/tabula}")
@@ -144,23 +146,29 @@ class Store:
             sys.exit("poll failed: " + p.stderr[-2000:])
         return p.stderr
 
-    def set_up(self):
-        """GAMES games made by mail through the first inbox (not timed)"""
+    def set_up(self, tag=0):
+        """GAMES new games made by mail through the first inbox (not
+        timed), between players w<tag>.<n> and b<tag>.<n>"""
+        before = int(self.sql("select coalesce(max(id), 0) from games")[0][0]) if tag else 0
         for g in range(GAMES):
-            self.drop(0, "w%d@example.org" % g, "referee@example.org",
-                      "new chess with b%d@example.org" % g)
+            self.drop(0, "w%d.%d@example.org" % (tag, g), "referee@example.org",
+                      "new chess with b%d.%d@example.org" % (tag, g))
         self.poll()
         keys = dict(self.sql("select address, key from confirmations"))
         for g in range(GAMES):
-            self.drop(0, "w%d@example.org" % g,
-                      "referee+confirm.%s@example.org" % keys["w%d@example.org" % g], "confirm")
+            self.drop(0, "w%d.%d@example.org" % (tag, g),
+                      "referee+confirm.%s@example.org" % keys["w%d.%d@example.org" % (tag, g)],
+                      "confirm")
         self.poll()
         self.seats = {(int(r[0]), int(r[1])): r[2] for r in
-                      self.sql("select game, seat, token from seats where game <= %d" % GAMES)}
+                      self.sql("select game, seat, token from seats where game > %d" % before)}
         self.games = sorted({g for g, _ in self.seats})
+        self.who = {g: ("w%d.%d@example.org" % (tag, g - before - 1),
+                        "b%d.%d@example.org" % (tag, g - before - 1)) for g in self.games}
+        self.moved = before
         for g in self.games:
-            self.drop(0, "b%d@example.org" % (g - 1),
-                      "referee+%d.%s@example.org" % (g, self.seats[(g, 1)]), "accept")
+            self.drop(0, self.who[g][1], "referee+%d.%s@example.org" % (g, self.seats[(g, 1)]),
+                      "accept")
         self.poll()
 
     def moves(self):
@@ -168,7 +176,7 @@ class Store:
         for ply, mv in enumerate(MOVES):
             for i, g in enumerate(self.games):
                 seat = ply % 2
-                frm = ("w%d@example.org" if seat == 0 else "b%d@example.org") % (g - 1)
+                frm = self.who[g][seat]
                 self.drop(i % n, frm, "referee+%d.%s@example.org" % (g, self.seats[(g, seat)]),
                           mv)
 
@@ -199,7 +207,8 @@ class Store:
                 sys.exit("no 'pass:' line in the poll's log:\n" + log[-2000:])
             proc = max(proc, float(m.group(1)))
         cpu = (r1.ru_utime - r0.ru_utime) + (r1.ru_stime - r0.ru_stime)
-        moves = int(self.sql("select count(*) from journal where kind = 'move'")[0][0])
+        moves = int(self.sql("select count(*) from journal where kind = 'move' and game > %d"
+                             % self.moved)[0][0])
         left = sum(len(os.listdir("%s/in%d/new" % (self.d, k))) for k in range(len(self.cfgs)))
         if moves != GAMES * len(MOVES) or left:
             sys.exit("%s: %d moves journaled (not %d), %d mails left" % (
@@ -298,21 +307,32 @@ try:
         res = {"small": [], "big": []}
         print("scale on PostgreSQL: the same moves on a store of %d games and of %d (%d running"
               " clocks)" % (GAMES, BIG, RUNNING), flush=True)
+        big = None
         for r in range(ROUNDS):
             for name in (("small", "big") if r % 2 == 0 else ("big", "small")):
-                st = Store("pg", 1, "%s/scale-%s.%d" % (work, name, r))
-                st.set_up()
-                if name == "big":
+                if name == "small":
+                    st = Store("pg", 1, "%s/scale-small.%d" % (work, r))
+                    st.set_up()
+                elif big is None:
+                    # made once; each round plays GAMES new games made by mail
+                    st = big = Store("pg", 1, "%s/scale-big" % work)
+                    st.set_up()
                     secs = big_fill(st, BIG, RUNNING)
                     n = int(st.sql("select count(*) from games")[0][0])
                     size = psql("SELECT pg_size_pretty(sum(pg_total_relation_size(c.oid)))"
                                 " FROM pg_class c JOIN pg_namespace n ON n.oid = c.relnamespace"
                                 " WHERE n.nspname = '%s' AND c.relkind = 'r'" % st.schema)[0][0]
-                    print("  round %d: big store made: %d games in %.0f s (generate_series), %s"
-                          % (r + 1, n, secs, size), flush=True)
+                    print("  big store made: %d games in %.0f s (generate_series), %s"
+                          % (n, secs, size), flush=True)
+                else:
+                    st = big
+                    st.set_up(r)
+                    for k in range(len(st.cfgs)):
+                        os.rename("%s/out%d" % (st.d, k), "%s/out%d.round%d" % (st.d, k, r))
                 st.moves()
                 res[name].append(st.timed())
-                st.drop_store()
+                if name == "small":
+                    st.drop_store()
             print("  round %d: CPU a move (tabula + server) small %.3f ms, big %.3f ms" % (
                 r + 1, (res["small"][-1]["cpu"] + res["small"][-1]["server"]) / GAMES / len(MOVES)
                 * 1e3, (res["big"][-1]["cpu"] + res["big"][-1]["server"]) / GAMES / len(MOVES)
