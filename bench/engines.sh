@@ -9,7 +9,8 @@
 # usage: bench/engines.sh [TABULA=./build-release/referee/tabula] [ROUNDS=3]
 #   env: GAMES (1000), PLIES (10), BATCH (batch_max, 256)
 #        PART=throughput|scale|all (all)
-#        KINDS ("sqlite1 pg1 pg2"): the columns, ENGINE and processes
+#        KINDS ("sqlite1 pg1 pg2"): the rows, ENGINE and processes, each
+#          with :BINARY for another tabula binary (B: a build before a change)
 #        WRAP: a command to run the timed polls under (strace -c, perf record)
 #        BIG (1000000), RUNNING (100000): the big store's games, of them
 #        with a running clock (as bench/scale.sh)
@@ -100,8 +101,9 @@ class Store:
     """one store (an SQLite file or a schema of the cluster) and NPROC
     configurations on it, each with its own inbox and outbox"""
 
-    def __init__(self, engine, nproc, d):
+    def __init__(self, engine, nproc, d, binary=None):
         self.engine, self.d, self.seq = engine, d, 0
+        self.tabula = binary or tabula
         os.makedirs(d)
         if engine == "sqlite":
             line = "store_path = %s/db" % d
@@ -141,7 +143,8 @@ class Store:
         os.rename(inbox + "/tmp/" + name, inbox + "/new/" + name)
 
     def poll(self, k=0):
-        p = subprocess.run([tabula, "poll", "-c", self.cfgs[k]], capture_output=True, text=True)
+        p = subprocess.run([self.tabula, "poll", "-c", self.cfgs[k]], capture_output=True,
+                           text=True)
         if p.returncode:
             sys.exit("poll failed: " + p.stderr[-2000:])
         return p.stderr
@@ -191,7 +194,7 @@ class Store:
         r0 = resource.getrusage(resource.RUSAGE_CHILDREN)
         s0 = server_cpu()
         t0 = time.perf_counter()
-        procs = [subprocess.Popen(WRAP + [tabula, "poll", "-c", c], stdout=subprocess.DEVNULL,
+        procs = [subprocess.Popen(WRAP + [self.tabula, "poll", "-c", c], stdout=subprocess.DEVNULL,
                                   stderr=subprocess.PIPE, text=True) for c in self.cfgs]
         logs = [p.communicate()[1] for p in procs]
         wall = time.perf_counter() - t0
@@ -255,6 +258,11 @@ def big_fill(st, total, running, t=GAMES):
     return time.time() - t0
 
 
+def label(k):
+    return "%s, %d process%s%s" % ("SQLite" if k[0] == "sqlite" else "PostgreSQL", k[1],
+                                   "es" if k[1] > 1 else "", " (B)" if k[2] else "")
+
+
 def row(name, rs, base=None):
     n = GAMES * len(MOVES)
     mps = n / med(r["proc"] for r in rs)
@@ -277,19 +285,24 @@ print("engines: %d move mails (%d chess games x %d plies) by `tabula poll`, batc
       flush=True)
 try:
     if PART in ("throughput", "all"):
-        kinds = [(k[:-1], int(k[-1])) for k in os.environ.get("KINDS", "sqlite1 pg1 pg2").split()]
+        # ENGINE PROCESSES[:BINARY]: another tabula binary for that column
+        # (a build before a change, beside the one being measured)
+        kinds = []
+        for k in os.environ.get("KINDS", "sqlite1 pg1 pg2").split():
+            k, _, b = k.partition(":")
+            kinds.append((k[:-1], int(k[-1]), b))
         res = {k: [] for k in kinds}
         for r in range(ROUNDS):
             order = kinds if r % 2 == 0 else kinds[::-1]
-            for eng, nproc in order:
-                st = Store(eng, nproc, "%s/%s%d.%d" % (work, eng, nproc, r))
+            for n, (eng, nproc, b) in enumerate(order):
+                st = Store(eng, nproc, "%s/%s%d.%d.%d" % (work, eng, nproc, r, n), b)
                 st.set_up()
                 st.moves()
-                res[(eng, nproc)].append(st.timed())
+                res[(eng, nproc, b)].append(st.timed())
                 st.drop_store()
-            print("  round %d (%s): %s" % (r + 1, ", ".join("%s x%d" % k for k in order), "; ".join(
-                "%s x%d %.0f moves/s, %.3f ms CPU a move" % (
-                    k[0], k[1], GAMES * len(MOVES) / res[k][-1]["proc"],
+            print("  round %d (%s): %s" % (r + 1, ", ".join(label(k) for k in order), "; ".join(
+                "%s %.0f moves/s, %.3f ms CPU a move" % (
+                    label(k), GAMES * len(MOVES) / res[k][-1]["proc"],
                     (res[k][-1]["cpu"] + res[k][-1]["server"]) / GAMES / len(MOVES) * 1e3)
                 for k in kinds)), flush=True)
         print("%-26s %9s %9s %9s %9s %9s %9s %9s" % ("medians", "moves/s", "whole/s",
@@ -297,9 +310,11 @@ try:
                                                      "x moves/s", "x CPU"))
         base = None
         for k in kinds:
-            b = row("%s, %d process%s" % ("SQLite" if k[0] == "sqlite" else "PostgreSQL", k[1],
-                                         "es" if k[1] > 1 else ""), res[k], base)
+            b = row(label(k), res[k], base)
             base = base or b
+        for k in kinds:
+            if k[2]:
+                print("  %s: %s" % (label(k), k[2]))
         print("  moves/s: the moves over tabula's logged processing time (the longer process's);"
               " whole/s: over the polls' wall time; CPU a move: tabula (user+sys), the server's"
               " processes, both; x: the ratio to SQLite's")
