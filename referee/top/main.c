@@ -234,9 +234,10 @@ static const struct command commands[] = {
    "rows are counted and TO is checked as tabula check checks a store (every\n"
    "journal's hash chain, every game replayed). Stop the daemon first: a\n"
    "store being served is refused, as is a TO that holds anything. FROM is\n"
-   "only read. Exit status 0 when the copy checks clean, 1 when it does not,\n"
-   "66 no store at FROM, 73 TO is not empty, 75 a daemon serves either or\n"
-   "the copy failed (TO is left empty).",
+   "only read (a store of an older tabula is first brought to this one's\n"
+   "schema, as by any command). Exit status 0 when the copy checks clean,\n"
+   "1 when it does not, 66 no store at FROM, 73 TO is not empty, 75 a\n"
+   "daemon serves either or the copy failed (TO is left empty).",
    run_store},
   {"check-config", "", 0, 0, OPT_CONFIG | OPT_JSON, NO_STORE,
    "the configuration in effect, every option explained",
