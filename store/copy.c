@@ -16,8 +16,7 @@
  *
  * Both stores are opened as tabula opens any store (migrated to this
  * tabula's schema first, so their tables are the same), the daemon's lock
- * is taken on both (a daemon serving either refuses the copy; none can
- * start during it), the source is read inside one transaction (a `tabula
+ * is taken on both (a daemon serving either refuses the copy: unserved), the source is read inside one transaction (a `tabula
  * deliver` waits or gives up, nothing changes under the copy), and the
  * target is written inside one: a copy that fails leaves it as empty as
  * it was. Afterwards every table's rows are counted on both sides.
@@ -117,6 +116,25 @@ static int table_rows(struct store *st, const char *table, int64_t *n)
   snprintf(sql, sizeof(sql), "SELECT count(*) FROM %s", table);
   snprintf(what, sizeof(what), "counting the rows of %s", table);
   return count(st, sql, n, what);
+}
+
+/* No daemon serves the store, and none can start until it closes: the
+ * daemons' lock (lock.c's lock 0) asked first where the engine can tell
+ * whether another connection holds it (on a database several daemons may
+ * share it, so taking it would not refuse them), then taken. */
+static int unserved(struct store *st, const char *side)
+{
+  bool held = false;
+  int rc = st->drv->lock_held ? st->drv->lock_held(st, 0, &held) : STORE_OK;
+
+  if(rc == STORE_OK && held)
+    return store_fail(st, STORE_EBUSY,
+                      "a tabula serve is running on the %s %s database: the %s is being "
+                      "served; stop it first",
+                      side, st->drv->name, side);
+  if(rc == STORE_OK && (rc = store_lock_daemon(st)) == STORE_EBUSY)
+    rc = store_fail(st, rc, "%s: the %s is being served; stop it first", st->err, side);
+  return rc;
 }
 
 /* Every table the store has is one the copy knows. */
@@ -321,9 +339,7 @@ int store_copy(const char *from, const char *to, struct store_copy_report *rep, 
   rc = store_open(&src, from, errbuf, errcap);
   if(rc)
     return rc;
-  rc = store_lock_daemon(src);
-  if(rc == STORE_EBUSY)
-    rc = store_fail(src, rc, "%s: the source is being served; stop it first", src->err);
+  rc = unserved(src, "source");
   if(rc == STORE_OK)
     rc = known_tables(src, "source");
   if(rc) {
@@ -336,9 +352,7 @@ int store_copy(const char *from, const char *to, struct store_copy_report *rep, 
     store_close(src);
     return rc;
   }
-  rc = store_lock_daemon(dst);
-  if(rc == STORE_EBUSY)
-    rc = store_fail(dst, rc, "%s: the target is being served; stop it first", dst->err);
+  rc = unserved(dst, "target");
   if(rc == STORE_OK)
     rc = known_tables(dst, "target");
   if(rc == STORE_OK)

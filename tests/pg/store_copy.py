@@ -235,6 +235,24 @@ def main():
         serve.terminate()
         serve.wait(timeout=60)
 
+    # a daemon serving the PostgreSQL copy
+    serve = subprocess.Popen([TABULA, "serve", "-c", pconf], stdout=subprocess.DEVNULL,
+                             stderr=subprocess.DEVNULL)
+    try:
+        for _ in range(100):
+            if psql("SELECT count(*) FROM pg_stat_activity WHERE application_name LIKE "
+                    "'tabula serve%'") != "0":
+                break
+            time.sleep(0.1)
+        other = os.path.join(work, "other.db")
+        p = tabula(t.conf, "store", "copy", pg, other)
+        check("a PostgreSQL source a daemon serves: refused (75), said, no file made",
+              p.returncode == 75 and b"stop it first" in p.stderr and not os.path.exists(other),
+              p.stdout + p.stderr)
+    finally:
+        serve.terminate()
+        serve.wait(timeout=60)
+
     # ---- ids go on after the copy ----
     top = max(ids)
     for conf, name in ((pconf, "PostgreSQL"), (bconf, "SQLite")):
