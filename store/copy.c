@@ -19,7 +19,7 @@
  * is taken on both (a daemon serving either refuses the copy: unserved), the source is read inside one transaction (a `tabula
  * deliver` waits or gives up, nothing changes under the copy), and the
  * target is written inside one: a copy that fails leaves it as empty as
- * it was. Afterwards every table's rows are counted on both sides.
+ * it was. Before its commit every table's rows are counted on both sides.
  */
 #include "store_int.h"
 
@@ -376,6 +376,21 @@ int store_copy(const char *from, const char *to, struct store_copy_report *rep, 
     rep->ntables = i + 1;
     rep->rows += rep->tables[i].rows;
   }
+  /* Counted again on both sides before the commit, each inside its
+   * transaction: the source's snapshot against what the target holds */
+  for(i = 0; rc == STORE_OK && i < NTABLES; i++) {
+    int64_t a, b;
+    rc = table_rows(src, tables[i], &a);
+    if(rc) {
+      rc = store_fail(dst, rc, "%s", src->err);
+      break;
+    }
+    rc = table_rows(dst, tables[i], &b);
+    if(rc == STORE_OK && (a != b || b != rep->tables[i].rows))
+      rc = store_fail(dst, STORE_ECORRUPT,
+                      "%s: %lld row(s) in the source, %lld copied, %lld in the target",
+                      tables[i], (long long)a, (long long)rep->tables[i].rows, (long long)b);
+  }
   if(rc == STORE_OK)
     rc = store_exec(dst, "COMMIT", "committing the copy");
   if(rc && store_in_tx(dst)) {
@@ -388,20 +403,6 @@ int store_copy(const char *from, const char *to, struct store_copy_report *rep, 
   }
   if(store_in_tx(src) && store_exec(src, "ROLLBACK", "ending the read") != STORE_OK && !rc) {
     /* only read: nothing to lose */
-  }
-  /* Counted again on both sides, after the commit */
-  for(i = 0; rc == STORE_OK && i < NTABLES; i++) {
-    int64_t a, b;
-    rc = table_rows(src, tables[i], &a);
-    if(rc) {
-      failed(src, rc, errbuf, errcap);
-      goto close;
-    }
-    rc = table_rows(dst, tables[i], &b);
-    if(rc == STORE_OK && (a != b || b != rep->tables[i].rows))
-      rc = store_fail(dst, STORE_ECORRUPT,
-                      "%s: %lld row(s) in the source, %lld copied, %lld in the target",
-                      tables[i], (long long)a, (long long)rep->tables[i].rows, (long long)b);
   }
 out:
   if(rc)
