@@ -334,8 +334,9 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
         rc = run_of[cmds->cmd[i].kind](&r, &cmds->cmd[i]) == REF_RC_FAIL ? -1 : 0;
         break;
       }
+  /* the mover is charged up to its mail's arrival (TM-1) */
   if(!rc && m->changed)
-    rc = ref_clock_sync(m->svc, g);
+    rc = ref_clock_sync_at(m->svc, g, m->arrived);
   /* observe GAME: what changed, shown to the game's observers */
   if(!rc && m->observed)
     rc = ref_tell_observers(m, g, "observed.txt", NULL, 0);

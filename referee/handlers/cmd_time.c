@@ -1,6 +1,6 @@
 /*
  * cmd_time.c: the commands about time: `vacation FROM TO`,
- * `digest on|off`, `claim time`; and the loss on time, whoever notices it
+ * `digest on|off`, `timezone NAME|off`, `claim time`; and the loss on time, whoever notices it
  * (a claim here, a late mail in dispatch.c, the tick in tick.c): the clock
  * (clock.c) says what is due, these handlers journal it and tell the
  * players. Layer 6, "handlers" (docs/architecture.md).
@@ -138,6 +138,29 @@ static int do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return ref_tell_seat(m, g, seat, on ? "digest-on.txt" : "digest-off.txt", extra, 1);
 }
 
+/* timezone NAME | timezone off: the deadlines of this player's mails
+ * shown in NAME's time too (TM-6); UTC stays the reference. */
+static int do_timezone(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmd *c)
+{
+  char zone[72], local[48], utc[40], abbr[16];
+  struct tpl_var extra[3] = {{"zone", zone}, {"local", local}, {"utc", utc}};
+  int64_t offset, now = ref_now(m->svc);
+  int off;
+
+  if(sscanf(c->arg, "%71s", zone) != 1)
+    return ref_refuse(m, g, seat, c->line, "timezone-syntax", c->arg, NULL);
+  off = !strcasecmp(zone, "off") || !strcasecmp(zone, "UTC");
+  if(!off && ref_zone_local(REF_ZONEINFO_DIR, zone, now, &offset, abbr, sizeof(abbr)))
+    return ref_refuse(m, g, seat, c->line, "timezone-unknown", zone, NULL);
+  if(store_timezone_set(m->svc->st, g->seats[seat].address, off ? "" : zone) != STORE_OK)
+    return -1;
+  m->changed = 1;
+  ref_time_text(utc, sizeof(utc), now);
+  ref_zone_time_text(local, sizeof(local), REF_ZONEINFO_DIR, zone, now);
+  return ref_tell_seat(m, g, seat, off ? "timezone-off.txt" : "timezone-on.txt", extra, 3);
+}
+
 static int do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmd *c)
 {
@@ -175,6 +198,11 @@ enum ref_rc ref_do_vacation(struct ref_cmd_run *r, const struct ref_cmd *c)
 enum ref_rc ref_do_digest(struct ref_cmd_run *r, const struct ref_cmd *c)
 {
   return ref_rc_of(r->m, do_digest(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_timezone(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_timezone(r->m, r->g, r->seat, c));
 }
 
 /* claim time checks the game's phase itself (clock.c says what is due) */

@@ -82,9 +82,10 @@
   /* cmd_observe.c */                                                                        \
   X(OBSERVE, "observe", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG, ref_do_observe)            \
   X(UNOBSERVE, "unobserve", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG, ref_do_observe)        \
-  /* cmd_time.c: vacation FROM TO (YYYY-MM-DD), digest on|off, claim time */                 \
+  /* cmd_time.c: vacation FROM TO (YYYY-MM-DD), digest on|off, timezone NAME, claim time */ \
   X(VACATION, "vacation", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_vacation)                 \
   X(DIGEST, "digest", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_digest)                       \
+  X(TIMEZONE, "timezone", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_timezone)                 \
   X(CLAIM_TIME, "claim time|time claim", GAME, REF_IN_ANY, ACTS, 0, NONE, ref_do_claim_time) \
   /* cmd_compete.c */                                                                        \
   X(RATINGS, "ratings", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_ratings)           \

@@ -27,7 +27,7 @@ struct view {
   char game[24], seat[32], opponent[MAIL_ADDR_MAX], player[MAIL_ADDR_MAX];
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
   char commitment[200], guard[24], salt[120];
-  char time_control[96], move_deadline[40]; /* clock.c */
+  char time_control[160], move_deadline[120], time_left[200]; /* clock.c */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char match[600];                          /* a backgammon match's score (match.c) */
   char link[400];                           /* the game's web page (site_url) */
@@ -37,7 +37,7 @@ struct view {
   struct base_buf observer_events;           /* what happened, as observers see it (G-3) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
-  struct tpl_var vars[32];
+  struct tpl_var vars[40];
   size_t n;
 };
 
@@ -63,6 +63,32 @@ static void add_var(struct view *v, const char *name, const char *value)
   v->vars[v->n].name = name;
   v->vars[v->n].value = value;
   v->n++;
+}
+
+/* The clock's lines (rules-spec TM-6): the control; to the seat that must
+ * act, its deadline in UTC and, when the reader set a time zone, in that
+ * zone's time too, and both seats' time left. */
+static int clock_lines(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, struct view *v)
+{
+  struct ref_clock_shown ck;
+  char zone[64], local[48], a[40], b[40];
+  if(ref_clock_show(m->svc, g, m->arrived, &ck))
+    return -1;
+  snprintf(v->time_control, sizeof(v->time_control), "%s", ck.control);
+  if(seat < 0 || seat != ck.running)
+    return 0;
+  ref_time_text(v->move_deadline, sizeof(v->move_deadline), ck.deadline);
+  if(store_timezone_get(m->svc->st, zone, sizeof(zone), g->seats[seat].address) != STORE_OK)
+    return -1;
+  ref_zone_time_text(local, sizeof(local), REF_ZONEINFO_DIR, zone, ck.deadline);
+  if(local[0])
+    snprintf(v->move_deadline + strlen(v->move_deadline),
+             sizeof(v->move_deadline) - strlen(v->move_deadline), ", %s in %s", local, zone);
+  ref_duration_text(a, sizeof(a), ck.left[0]);
+  ref_duration_text(b, sizeof(b), ck.left[1]);
+  snprintf(v->time_left, sizeof(v->time_left), "%s %s, %s %s", g->desc->seat_names[0], a,
+           g->desc->seat_names[1], b);
+  return 0;
 }
 
 /* The sentence saying whose turn it is, or how the game ended. */
@@ -213,11 +239,11 @@ static int build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match)) < 0)
     return -1;
   add_var(v, "match", v->match);
-  if(ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
-                    sizeof(v->move_deadline)))
+  if(clock_lines(m, g, seat, v))
     return -1;
   add_var(v, "time_control", v->time_control);
   add_var(v, "move_deadline", v->move_deadline);
+  add_var(v, "time_left", v->time_left);
   if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
      (autoroll = ref_autoroll_get(m->svc, g->row.id, seat)) < 0)
     return -1;
