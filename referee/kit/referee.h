@@ -82,6 +82,7 @@ struct ref_config {
   int outbox_keep_days;    /* sent replies are pruned after this (0: kept) */
   /* Time (clock.c). */
   int days_per_move;       /* default time per move, game option days=N */
+  char time_control[32];  /* default control ("30d+1d", "10/50d"; "" days_per_move), game option time=... */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
   enum ref_timeout timeout; /* auto: the late player loses; claim: the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */

@@ -140,6 +140,7 @@ static const struct option_def options[] = {
   INT(retry_base_s, "60", 1, 86400, "first outbox retry after this many seconds, doubling"),
   INT(outbox_keep_days, "7", 0, 3650, "days a sent reply stays in the store (0: for ever)"),
   INT(days_per_move, "7", 1, 365, "days per move unless a game says days=N"),
+  STR(time_control, "", "the time control unless a game says time=... or days=N: 30d+1d (Fischer: a bank of 30 days, 1 more after each move), 10/50d (10 moves in 50 days, unused time carried forward), 7d (days per move); empty: days_per_move"),
   INT(weekends, "1", 0, 1, "1: Saturdays and Sundays count toward the time (weekends=off per game)"),
   ENUM(timeout, "auto", timeout_words, "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),
   INT(vacation_days, "30", 0, 366, "vacation days each player may book per calendar year"),

@@ -114,9 +114,18 @@ int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weeken
   c.weekends = (weekends >= 0 ? weekends : svc->cfg.weekends) != 0;
   c.seat = -1;
   c.next_event = -1;
-  if(ref_control_parse(control, c.days, &ctl))
-    return -1;
   snprintf(c.control, sizeof(c.control), "%s", control ? control : "");
+  /* the configuration's control when the game wrote neither days=N nor
+   * time=... (TM-2); config.c refused one that does not read */
+  if(days <= 0 && !strstr(c.control, "time=") && svc->cfg.time_control[0]) {
+    char word[48];
+    int d = 0, w = -1;
+    snprintf(word, sizeof(word), "time=%s", svc->cfg.time_control);
+    if(ref_clock_option(word, &d, &w, c.control, sizeof(c.control)) == 1 && d > 0)
+      c.days = d;
+  }
+  if(ref_control_parse(c.control, c.days, &ctl))
+    return -1;
   c.bank[0] = c.bank[1] = ref_control_initial(&ctl);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
