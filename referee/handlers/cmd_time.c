@@ -1,6 +1,6 @@
 /*
  * cmd_time.c: the commands about time: `vacation FROM TO`,
- * `digest on|off`, `timezone NAME|off`, `claim time`; and the loss on time, whoever notices it
+ * `digest on|off`, `timezone NAME|off`, `give N days`, `claim time`; and the loss on time, whoever notices it
  * (a claim here, a late mail in dispatch.c, the tick in tick.c): the clock
  * (clock.c) says what is due, these handlers journal it and tell the
  * players. Layer 6, "handlers" (docs/architecture.md).
@@ -161,6 +161,36 @@ static int do_timezone(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return ref_tell_seat(m, g, seat, off ? "timezone-off.txt" : "timezone-on.txt", extra, 3);
 }
 
+/* give N days: time added to the opponent's clock (rules-spec TM-7,
+ * SchemingMind's "lifeline"): journaled as "time", shown in the history,
+ * never taken back. */
+static int do_give(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                   const struct ref_cmd *c)
+{
+  char amount[64], text[160], when[40] = "";
+  const char *arg = c->arg;
+  struct tpl_var extra[3] = {{"amount", amount}, {"deadline", when}, {"giver", ""}};
+  int64_t secs, deadline;
+  int other = 1 - seat;
+
+  if(g->nseats != 2 || ref_duration_parse(arg, &secs) || secs > 60 * (int64_t)REF_DAY)
+    return ref_refuse(m, g, seat, c->line, "give-syntax", arg, NULL);
+  if(ref_clock_add(m->svc, g, other, secs, m->arrived, &deadline))
+    return -1;
+  ref_duration_text(amount, sizeof(amount), secs);
+  snprintf(text, sizeof(text), "%s gave %s %s", g->desc->seat_names[seat],
+           g->desc->seat_names[other], amount);
+  if(ref_journal(m->svc, g, seat, "time", text, NULL))
+    return -1;
+  m->changed = 1;
+  ref_log_info("game %lld: %s", (long long)g->row.id, text);
+  if(deadline)
+    ref_time_text(when, sizeof(when), deadline);
+  extra[2].value = g->seats[seat].address;
+  return ref_tell_seat(m, g, seat, "time-given.txt", extra, 3) ||
+         ref_tell_seat(m, g, other, "time-received.txt", extra, 3);
+}
+
 static int do_claim_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                          const struct ref_cmd *c)
 {
@@ -203,6 +233,11 @@ enum ref_rc ref_do_digest(struct ref_cmd_run *r, const struct ref_cmd *c)
 enum ref_rc ref_do_timezone(struct ref_cmd_run *r, const struct ref_cmd *c)
 {
   return ref_rc_of(r->m, do_timezone(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_give(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_give(r->m, r->g, r->seat, c));
 }
 
 /* claim time checks the game's phase itself (clock.c says what is due) */

@@ -155,6 +155,7 @@ int ref_keyless_which(struct ref_msg_ctx *m, const struct ref_cmds *cmds, int64_
 ref_cmd_fn ref_do_vacation;
 ref_cmd_fn ref_do_digest;
 ref_cmd_fn ref_do_timezone;
+ref_cmd_fn ref_do_give;
 ref_cmd_fn ref_do_claim_time;
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);

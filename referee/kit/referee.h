@@ -229,6 +229,14 @@ int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form);
  * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
 int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
                            const char *result, const char *reason);
+/* The operator and a game's clocks (rules-spec TM-7): with seat NULL,
+ * prints the control, both clocks (time left, the deadline of the one
+ * that runs, moves made) and their history (the moves' times, time
+ * given, a loss on time); with seat ("white"), amount ("2d", "12h") and
+ * a reason, adds that time to the seat's clock, journaled ("time") and
+ * both players mailed (time-added.txt). */
+int ref_service_time(struct ref_service *svc, FILE *out, int64_t game, const char *seat,
+                     const char *amount, const char *reason);
 /* The game's record: PGN for chess, a transcript with the dice lines for
  * the other games (so tools/tabula-verify-dice.py checks it). */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);

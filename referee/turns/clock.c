@@ -335,8 +335,10 @@ int ref_clock_show(struct ref_service *svc, struct ref_game_ctx *g, int64_t at,
   ref_control_text(&ctl, out->control, sizeof(out->control));
   snprintf(out->control + strlen(out->control), sizeof(out->control) - strlen(out->control),
            ", weekends %s", c.weekends ? "counted" : "not counted");
-  for(i = 0; i < 2; i++)
+  for(i = 0; i < 2; i++) {
     out->left[i] = ref_control_allowed(&ctl, c.bank[i]);
+    out->done[i] = c.done[i];
+  }
   if(seat < 0)
     return 0;
   /* what ref_clock_sync_at will store once this mail's changes are saved */
@@ -346,8 +348,10 @@ int ref_clock_show(struct ref_service *svc, struct ref_game_ctx *g, int64_t at,
     out->running = -1;
     return -1;
   }
-  for(i = 0; i < 2; i++)
+  for(i = 0; i < 2; i++) {
     out->left[i] = ref_control_allowed(&ctl, c.bank[i]);
+    out->done[i] = c.done[i];
+  }
   out->left[seat] = allowed > used ? allowed - used : 0;
   out->running = seat;
   return 0;
@@ -422,6 +426,31 @@ int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, i
   if(*deadline < k.started)
     *deadline = k.started;
   return 0;
+}
+
+/* ---- time given ---- */
+
+int ref_clock_add(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t seconds,
+                  int64_t at, int64_t *deadline)
+{
+  struct store_clock c;
+  int64_t used;
+  int fresh, running = running_seat(g);
+
+  *deadline = 0;
+  if(seat < 0 || seat > 1 || clock_get(svc, &c, g->row.id, &fresh))
+    return -1;
+  /* the mail's own changes first (a move in the same mail) */
+  if(running >= 0 && clock_advance(svc, g, &c, fresh, running, at ? at : ref_now(svc)) < 0)
+    return -1;
+  c.bank[seat] += seconds;
+  if(running >= 0 && c.seat == seat) {
+    if(clock_state(svc, &c, g->seats[seat].address, ref_now(svc), &used, &c.deadline))
+      return -1;
+    *deadline = c.deadline;
+  }
+  set_next_event(svc, &c);
+  return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
 /* ---- after a vacation ---- */

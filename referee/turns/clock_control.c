@@ -293,3 +293,45 @@ void ref_duration_text(char *buf, size_t cap, int64_t s)
   else
     snprintf(buf, cap, "%lld minute%s", (long long)mi, mi == 1 ? "" : "s");
 }
+
+/* "3d", "12h", "1d12h", "3 days", "1 day", "36 hours": 0 and seconds,
+ * -1 when it is none of those or more than 365 days. */
+int ref_duration_parse(const char *s, int64_t *secs)
+{
+  int64_t total = 0, n;
+  int parts = 0;
+  char *end;
+  while(*s == ' ')
+    s++;
+  while(*s) {
+    if(*s < '0' || *s > '9')
+      return -1;
+    n = strtoll(s, &end, 10);
+    if(n < 0 || n > 365 * 24)
+      return -1;
+    while(*end == ' ')
+      end++;
+    if(!strncasecmp(end, "days", 4))
+      total += n * DAY, end += 4;
+    else if(!strncasecmp(end, "day", 3))
+      total += n * DAY, end += 3;
+    else if(!strncasecmp(end, "hours", 5))
+      total += n * 3600, end += 5;
+    else if(!strncasecmp(end, "hour", 4))
+      total += n * 3600, end += 4;
+    else if(*end == 'd' || *end == 'D')
+      total += n * DAY, end++;
+    else if(*end == 'h' || *end == 'H')
+      total += n * 3600, end++;
+    else
+      return -1;
+    while(*end == ' ')
+      end++;
+    s = end;
+    parts++;
+  }
+  if(!parts || total <= 0 || total > 365 * (int64_t)DAY)
+    return -1;
+  *secs = total;
+  return 0;
+}

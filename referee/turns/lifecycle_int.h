@@ -67,6 +67,9 @@ int64_t ref_control_after(const struct ref_control *ctl, int64_t bank, int64_t u
                           int64_t done);
 /* "3 days 4 hours", "5 hours 10 minutes". */
 void ref_duration_text(char *buf, size_t cap, int64_t seconds);
+/* "3d", "12h", "1d12h", "3 days": 0 and the seconds (at most 365 days),
+ * -1 when it does not read. */
+int ref_duration_parse(const char *s, int64_t *secs);
 
 /* A player's time zone (clock_zone.c, rules-spec TM-6): a tz database
  * name that names no path outside the database; the local offset (seconds
@@ -133,6 +136,7 @@ struct ref_clock_shown {
   int running;
   int64_t deadline;
   int64_t left[2];
+  int64_t done[2]; /* moves each seat made on this clock */
 };
 int ref_clock_show(struct ref_service *svc, struct ref_game_ctx *g, int64_t at,
                    struct ref_clock_shown *out);
@@ -151,6 +155,13 @@ int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, i
  * clock stopped. Tells nobody: the caller mails timeout.txt. */
 int ref_clock_end(struct ref_service *svc, struct ref_game_ctx *g, int loser, int64_t deadline,
                   int claimed);
+/* Time given (`give`, rules-spec TM-7; the operator's `tabula time GAME
+ * add`): `seconds` added to the seat's bank (after the changes of a mail
+ * that arrived `at`, 0: now), its deadline moved when its
+ * time runs (*deadline then, else 0). The reminders already sent stay
+ * sent. Never taken back. -1 on a store error. */
+int ref_clock_add(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t seconds,
+                  int64_t at, int64_t *deadline);
 /* After a vacation: the deadlines of every game whose clock runs for
  * `address` recomputed, one line each in `list`. */
 int ref_clock_refresh(struct ref_service *svc, const char *address, struct base_buf *list);
