@@ -206,6 +206,25 @@ int store_timezone_set(struct store *st, const char *address, const char *zone)
                    "timezone_set", "tt", address, zone);
 }
 
+int store_leave_auto_get(struct store *st, bool *on, const char *address)
+{
+  int64_t v = 0;
+  bool found;
+  int rc = store_query_maybe(st, &found, &v, sizeof(v), store_row_int64,
+                             "SELECT leave_auto FROM prefs WHERE address = $1", "leave_auto_get",
+                             "t", address);
+  *on = rc == STORE_OK && found && v != 0;
+  return rc;
+}
+
+int store_leave_auto_set(struct store *st, const char *address, bool on)
+{
+  return store_run(st,
+                   "INSERT INTO prefs(address, digest, leave_auto) VALUES($1, 0, $2)"
+                   " ON CONFLICT(address) DO UPDATE SET leave_auto = excluded.leave_auto",
+                   "leave_auto_set", "ti", address, (int64_t)(on ? 1 : 0));
+}
+
 int store_digest_add(struct store *st, const char *address, int64_t game, int64_t created,
                      const char *subject, const char *reply_to, const char *body)
 {

@@ -531,6 +531,9 @@ int store_conditionals_clear(struct store *st, int64_t game, int seat) STORE_CHE
 /* A player's time zone ("" none: deadlines in UTC alone), clocks.c. */
 int store_timezone_get(struct store *st, char *buf, size_t cap, const char *address) STORE_CHECKED;
 int store_timezone_set(struct store *st, const char *address, const char *zone) STORE_CHECKED;
+/* `leave auto on|off` (clocks.c): leave taken for the player at a deadline. */
+int store_leave_auto_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_leave_auto_set(struct store *st, const char *address, bool on) STORE_CHECKED;
 
 /* ---- seeks (seeks.c): open requests for an opponent ---- */
 

@@ -315,8 +315,11 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     int late;
     int64_t deadline;
     rc = ref_clock_overdue(m->svc, g, m->arrived, &late, &deadline);
-    if(rc == 1)
-      rc = ref_lost_on_time(m, g, late, deadline, 0);
+    /* TM-8: leave taken for the late player who asked for it first */
+    if(rc == 1) {
+      rc = ref_leave_auto(m, g, late, m->arrived, &deadline);
+      rc = rc < 0 ? -1 : rc ? 0 : ref_lost_on_time(m, g, late, deadline, 0);
+    }
   }
   /* The sender's words beside what the mail does, for the
    * opponent's mails (views.c); only now, once the seat is proven */

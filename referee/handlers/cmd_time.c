@@ -30,6 +30,136 @@ int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, i
   return ref_tell_result(m, g, "timeout.txt", extra, 2) || ref_compete_game_over(m, g);
 }
 
+/* TM-8: the opponents in every running game of `address` told of a leave
+ * booked, with its dates: their deadlines do not move, the player's do. */
+static int tell_opponents(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *address,
+                          const char *from, const char *to)
+{
+  struct tpl_var extra[3] = {{"from", from}, {"to", to}, {"away", address}};
+  int64_t *ids = NULL;
+  size_t n = 0, i;
+  int rc = 0;
+  if(store_games_of(m->svc->st, &ids, &n, address) != STORE_OK)
+    return -1;
+  for(i = 0; i < n && !rc; i++) {
+    struct ref_game_ctx other, *h = g;
+    char why[256];
+    int s;
+    if(ids[i] != g->row.id) {
+      if(ref_game_load(m->svc, &other, ids[i], why, sizeof(why)))
+        continue;
+      h = &other;
+    }
+    if(h->row.phase == STORE_GAME_ACTIVE && h->nseats == 2)
+      for(s = 0; s < 2 && !rc; s++)
+        if(!strcmp(h->seats[s].address, address) && strcmp(h->seats[1 - s].address, address))
+          rc = ref_tell_seat(m, h, 1 - s, "leave-opponent.txt", extra, 3);
+    if(h != g)
+      ref_game_free(h);
+  }
+  free(ids);
+  return rc;
+}
+
+/* leave auto on|off (TM-8): at a deadline that would pass, a day of the
+ * player's allowance is taken for them instead, as long as it lasts. */
+static int do_leave_auto(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                         const struct ref_cmd *c)
+{
+  char days[16];
+  struct tpl_var extra[1] = {{"days", days}};
+  int on = !strncasecmp(c->arg, "on", 2);
+  if(store_leave_auto_set(m->svc->st, g->seats[seat].address, on) != STORE_OK)
+    return -1;
+  m->changed = 1;
+  snprintf(days, sizeof(days), "%d", m->svc->cfg.vacation_days);
+  return ref_tell_seat(m, g, seat, on ? "leave-auto-on.txt" : "leave-auto-off.txt", extra, 1);
+}
+
+/* Days of year y booked by the player. */
+static int64_t booked_in(const struct store_vacation *v, size_t n, int y)
+{
+  int64_t used = 0;
+  size_t i;
+  for(i = 0; i < n; i++)
+    used += ref_days_in_year(v[i].first_day, v[i].last_day, y);
+  return used;
+}
+
+int ref_leave_auto(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, int64_t at,
+                   int64_t *deadline)
+{
+  struct ref_service *svc = m->svc;
+  const char *address = g->seats[seat].address;
+  struct store_vacation *vacs = NULL;
+  struct base_buf list;
+  char from[16], to[16], when[40], left[64], count[16];
+  struct tpl_var extra[5] = {{"from", from}, {"to", to}, {"deadline", when}, {"left", left},
+                             {"days", count}};
+  enum ref_clock_due due = REF_DUE_TIMEOUT;
+  int64_t first = -1, last = -1, booked = 0;
+  size_t n = 0;
+  bool on = false;
+  int running, rc;
+
+  if(svc->cfg.timeout != REF_TIMEOUT_AUTO ||
+     store_leave_auto_get(svc->st, &on, address) != STORE_OK)
+    return on ? -1 : 0;
+  if(!on)
+    return 0;
+  /* one day at a time, the day of the deadline's last counted second,
+   * while the allowance of its year lasts and the time is still up */
+  while(due == REF_DUE_TIMEOUT && booked < 366) {
+    int64_t day = ref_day_of(*deadline - 1);
+    free(vacs);
+    vacs = NULL;
+    if(store_vacation_list(svc->st, &vacs, &n, address) != STORE_OK)
+      return -1;
+    if(booked_in(vacs, n, ref_year_of_day(day)) + 1 > svc->cfg.vacation_days)
+      break;
+    if(store_vacation_add(svc->st, address, day, day, ref_now(svc)) != STORE_OK) {
+      free(vacs);
+      return -1;
+    }
+    booked++;
+    first = first < 0 || day < first ? day : first;
+    last = day > last ? day : last;
+    if(ref_clock_due_now(svc, g, at, &running, deadline, &due)) {
+      free(vacs);
+      return -1;
+    }
+  }
+  if(!booked) {
+    free(vacs);
+    return 0;
+  }
+  free(vacs);
+  vacs = NULL;
+  if(store_vacation_list(svc->st, &vacs, &n, address) != STORE_OK)
+    return -1;
+  snprintf(left, sizeof(left), "%lld days left in %d",
+           (long long)(svc->cfg.vacation_days - booked_in(vacs, n, ref_year_of_day(last))),
+           ref_year_of_day(last));
+  free(vacs);
+  base_buf_init(&list, 64 * 1024);
+  if(ref_clock_refresh(svc, address, &list)) {
+    base_buf_free(&list);
+    return -1;
+  }
+  base_buf_free(&list);
+  m->changed = 1;
+  ref_date_text(from, sizeof(from), first);
+  ref_date_text(to, sizeof(to), last);
+  ref_time_text(when, sizeof(when), *deadline);
+  snprintf(count, sizeof(count), "%lld", (long long)booked);
+  ref_log_info("game %lld: leave auto for %s: %s to %s", (long long)g->row.id, address, from, to);
+  rc = ref_tell_seat(m, g, seat, due == REF_DUE_TIMEOUT ? "leave-auto-spent.txt"
+                                                        : "leave-auto-taken.txt", extra, 5);
+  if(rc)
+    return -1;
+  return due == REF_DUE_TIMEOUT ? 0 : 1;
+}
+
 /* vacation FROM TO: whole UTC days, inclusive; "to" or "-" between the
  * dates is fine. */
 static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -61,6 +191,12 @@ static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return ref_refuse(m, g, seat, c->line, "vacation-past", detail, NULL);
   if(first > today + 366)
     return ref_refuse(m, g, seat, c->line, "vacation-too-far", "", NULL);
+  /* TM-8: the organiser's minimum booking (leave auto's single days are
+   * the referee's, not a booking) */
+  if(last - first + 1 < svc->cfg.vacation_min_days) {
+    snprintf(detail, sizeof(detail), "%d", svc->cfg.vacation_min_days);
+    return ref_refuse(m, g, seat, c->line, "vacation-too-short", detail, NULL);
+  }
   if(store_vacation_list(svc->st, &vacs, &n, address) != STORE_OK)
     return -1;
   for(i = 0; i < n; i++) {
@@ -116,7 +252,7 @@ static int do_vacation(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   extra[4].value = list.s ? list.s : "";
   rc = ref_tell_seat(m, g, seat, "vacation-ok.txt", extra, 5);
   base_buf_free(&list);
-  return rc;
+  return rc || tell_opponents(m, g, address, from_text, to_text);
 }
 
 static int do_digest(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
@@ -233,6 +369,11 @@ enum ref_rc ref_do_digest(struct ref_cmd_run *r, const struct ref_cmd *c)
 enum ref_rc ref_do_timezone(struct ref_cmd_run *r, const struct ref_cmd *c)
 {
   return ref_rc_of(r->m, do_timezone(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_leave_auto(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_leave_auto(r->m, r->g, r->seat, c));
 }
 
 enum ref_rc ref_do_give(struct ref_cmd_run *r, const struct ref_cmd *c)

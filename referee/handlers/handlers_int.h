@@ -156,6 +156,14 @@ ref_cmd_fn ref_do_vacation;
 ref_cmd_fn ref_do_digest;
 ref_cmd_fn ref_do_timezone;
 ref_cmd_fn ref_do_give;
+ref_cmd_fn ref_do_leave_auto;
+/* leave auto (rules-spec TM-8): the time of `seat` is up at `at` with
+ * *deadline; when the player asked for it and the allowance lasts, days
+ * of leave are taken for them, one at a time from the deadline's day, and
+ * the player told. 1 when the time is no longer up (*deadline the new
+ * one), 0 when no leave was taken or it did not suffice, -1 on error. */
+int ref_leave_auto(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, int64_t at,
+                   int64_t *deadline);
 ref_cmd_fn ref_do_claim_time;
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);

@@ -86,6 +86,7 @@ struct ref_config {
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
   enum ref_timeout timeout; /* auto: the late player loses; claim: the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
+  int vacation_min_days;   /* the shortest vacation that may be booked (TM-8) */
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int seek_days;           /* an open seek not paired by then expires */
   int digest_hour;         /* UTC hour at which daily digests go out */

@@ -144,6 +144,7 @@ static const struct option_def options[] = {
   INT(weekends, "1", 0, 1, "1: Saturdays and Sundays count toward the time (weekends=off per game)"),
   ENUM(timeout, "auto", timeout_words, "at the deadline: auto (the late player loses) or claim (the opponent may claim)"),
   INT(vacation_days, "30", 0, 366, "vacation days each player may book per calendar year"),
+  INT(vacation_min_days, "1", 1, 366, "the fewest days a vacation (leave) may be booked for; leave auto takes single days"),
   INT(invite_days, "14", 1, 365, "days an invitation waits for every answer before it is cancelled"),
   INT(seek_days, "14", 1, 365, "days an open seek (`seek GAME`) waits for an opponent before it expires"),
   INT(digest_hour, "6", 0, 23, "UTC hour at which daily digests are sent"),
