@@ -323,7 +323,7 @@ struct store_clock {
   int64_t moves;     /* "move" journal entries when it started */
   int64_t started;   /* unix seconds */
   int64_t deadline;  /* unix seconds, as last computed (for display) */
-  int reminded;      /* bits: 1 half time, 2 last day, 4 time up told */
+  int reminded;      /* bits: 1 half time, 8 three days, 2 last day, 4 time up told */
   int64_t next_event; /* unix seconds: nothing is due before it (a lower
                        * bound); 0 = look at the next tick,
                        * < 0 = never (no clock runs) */

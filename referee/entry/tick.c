@@ -152,6 +152,9 @@ static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *d
   switch(due) {
   case REF_DUE_NONE: rc = 0; goto out;
   case REF_DUE_HALF: rc = ref_tell_seat(&m, &g, seat, "reminder-half.txt", extra, 1); break;
+  case REF_DUE_THREE:
+    rc = ref_tell_seat(&m, &g, seat, "reminder-three-days.txt", extra, 1);
+    break;
   case REF_DUE_DAY: rc = ref_tell_seat(&m, &g, seat, "reminder-last-day.txt", extra, 1); break;
   case REF_DUE_TIME_UP:
     rc = ref_tell_seat(&m, &g, seat, "time-up.txt", extra, 1);

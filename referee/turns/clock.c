@@ -196,6 +196,8 @@ static int64_t next_event_under(const struct ref_service *svc, const struct stor
   /* the thresholds of clock_due, the earliest still to come first */
   if(!(c->reminded & 1))
     need = total / 2;
+  else if(total > 6 * DAY && !(c->reminded & 8))
+    need = total - 3 * DAY;
   else if(total > 2 * DAY && !(c->reminded & 2))
     need = total - DAY;
   else if(svc->cfg.timeout == REF_TIMEOUT_AUTO || !(c->reminded & 4))
@@ -501,10 +503,14 @@ static enum ref_clock_due clock_due(const struct ref_service *svc, const struct 
     return svc->cfg.timeout == REF_TIMEOUT_AUTO ? REF_DUE_TIMEOUT
            : (c->reminded & 4)                 ? REF_DUE_NONE
                                                : REF_DUE_TIME_UP;
-  /* The last-day reminder only when it falls after half time (more than
-   * two days per move); with two days, half time is 24 hours before. */
+  /* The reminders escalate (TM-9): half time, 3 days before, 24 hours
+   * before, each once; one that would fall at or before half time is
+   * left out (the last day when the move has two days or less, the last
+   * three days when it has six or less). */
   if(total > 2 * DAY && used >= total - DAY)
     return (c->reminded & 2) ? REF_DUE_NONE : REF_DUE_DAY;
+  if(total > 6 * DAY && used >= total - 3 * DAY)
+    return (c->reminded & 8) ? REF_DUE_NONE : REF_DUE_THREE;
   if(used >= total / 2)
     return (c->reminded & 1) ? REF_DUE_NONE : REF_DUE_HALF;
   return REF_DUE_NONE;
@@ -550,9 +556,13 @@ int ref_clock_reminded(struct ref_service *svc, int64_t game, enum ref_clock_due
   int fresh;
   if(clock_get(svc, &c, game, &fresh))
     return -1;
-  /* the bits say which notices went out: 1 half time, 2 the last day,
-   * 4 time up (timeout=claim); a later one implies the earlier */
-  c.reminded |= due == REF_DUE_HALF ? 1 : due == REF_DUE_DAY ? 1 | 2 : 1 | 2 | 4;
+  /* the bits say which notices went out: 1 half time, 8 three days
+   * left, 2 the last day, 4 time up (timeout=claim); a later one implies
+   * the earlier */
+  c.reminded |= due == REF_DUE_HALF    ? 1
+                : due == REF_DUE_THREE ? 1 | 8
+                : due == REF_DUE_DAY   ? 1 | 8 | 2
+                                       : 1 | 8 | 2 | 4;
   c.deadline = deadline;
   set_next_event(svc, &c);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;

@@ -167,7 +167,14 @@ int ref_clock_add(struct ref_service *svc, struct ref_game_ctx *g, int seat, int
 int ref_clock_refresh(struct ref_service *svc, const char *address, struct base_buf *list);
 /* What a running clock owes (tick.c): nothing, a reminder, the loss on
  * time (timeout=auto) or the time-up notice (timeout=claim). */
-enum ref_clock_due { REF_DUE_NONE, REF_DUE_HALF, REF_DUE_DAY, REF_DUE_TIMEOUT, REF_DUE_TIME_UP };
+enum ref_clock_due {
+  REF_DUE_NONE,
+  REF_DUE_HALF,
+  REF_DUE_THREE, /* three days left (TM-9) */
+  REF_DUE_DAY,
+  REF_DUE_TIMEOUT,
+  REF_DUE_TIME_UP
+};
 /* From the stored clock alone, cheaply, outside any transaction. */
 enum ref_clock_due ref_clock_due_of(struct ref_service *svc, const struct store_clock *c,
                                     int64_t now);
