@@ -225,6 +225,25 @@ int store_leave_auto_set(struct store *st, const char *address, bool on)
                    "leave_auto_set", "ti", address, (int64_t)(on ? 1 : 0));
 }
 
+int store_calendar_get(struct store *st, bool *on, const char *address)
+{
+  int64_t v = 0;
+  bool found;
+  int rc = store_query_maybe(st, &found, &v, sizeof(v), store_row_int64,
+                             "SELECT calendar FROM prefs WHERE address = $1", "calendar_get", "t",
+                             address);
+  *on = rc == STORE_OK && found && v != 0;
+  return rc;
+}
+
+int store_calendar_set(struct store *st, const char *address, bool on)
+{
+  return store_run(st,
+                   "INSERT INTO prefs(address, digest, calendar) VALUES($1, 0, $2)"
+                   " ON CONFLICT(address) DO UPDATE SET calendar = excluded.calendar",
+                   "calendar_set", "ti", address, (int64_t)(on ? 1 : 0));
+}
+
 int store_digest_add(struct store *st, const char *address, int64_t game, int64_t created,
                      const char *subject, const char *reply_to, const char *body)
 {

@@ -534,6 +534,9 @@ int store_timezone_set(struct store *st, const char *address, const char *zone) 
 /* `leave auto on|off` (clocks.c): leave taken for the player at a deadline. */
 int store_leave_auto_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
 int store_leave_auto_set(struct store *st, const char *address, bool on) STORE_CHECKED;
+/* `calendar on|off` (clocks.c): "your move" mails carry an iCalendar event. */
+int store_calendar_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_calendar_set(struct store *st, const char *address, bool on) STORE_CHECKED;
 
 /* ---- seeks (seeks.c): open requests for an opponent ---- */
 

@@ -76,6 +76,18 @@ static int do_leave_auto(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat
   return ref_tell_seat(m, g, seat, on ? "leave-auto-on.txt" : "leave-auto-off.txt", extra, 1);
 }
 
+/* calendar on|off (TM-10): "your move" mails carry the deadline as an
+ * iCalendar event (RFC 5545, RFC 6047 PUBLISH). */
+static int do_calendar(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                       const struct ref_cmd *c)
+{
+  int on = !strncasecmp(c->arg, "on", 2);
+  if(store_calendar_set(m->svc->st, g->seats[seat].address, on) != STORE_OK)
+    return -1;
+  m->changed = 1;
+  return ref_tell_seat(m, g, seat, on ? "calendar-on.txt" : "calendar-off.txt", NULL, 0);
+}
+
 /* Days of year y booked by the player. */
 static int64_t booked_in(const struct store_vacation *v, size_t n, int y)
 {
@@ -374,6 +386,11 @@ enum ref_rc ref_do_timezone(struct ref_cmd_run *r, const struct ref_cmd *c)
 enum ref_rc ref_do_leave_auto(struct ref_cmd_run *r, const struct ref_cmd *c)
 {
   return ref_rc_of(r->m, do_leave_auto(r->m, r->g, r->seat, c));
+}
+
+enum ref_rc ref_do_calendar(struct ref_cmd_run *r, const struct ref_cmd *c)
+{
+  return ref_rc_of(r->m, do_calendar(r->m, r->g, r->seat, c));
 }
 
 enum ref_rc ref_do_give(struct ref_cmd_run *r, const struct ref_cmd *c)

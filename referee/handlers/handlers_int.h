@@ -157,6 +157,7 @@ ref_cmd_fn ref_do_digest;
 ref_cmd_fn ref_do_timezone;
 ref_cmd_fn ref_do_give;
 ref_cmd_fn ref_do_leave_auto;
+ref_cmd_fn ref_do_calendar;
 /* leave auto (rules-spec TM-8): the time of `seat` is up at `at` with
  * *deadline; when the player asked for it and the allowance lasts, days
  * of leave are taken for them, one at a time from the deadline's day, and

@@ -86,6 +86,7 @@
   X(VACATION, "vacation", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_vacation)                 \
   X(DIGEST, "digest", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_digest)                       \
   X(LEAVE_AUTO, "leave auto", PLAYER, REF_IN_ANY, ACTS, 0, ONOFF, ref_do_leave_auto)         \
+  X(CALENDAR, "calendar", PLAYER, REF_IN_ANY, ACTS, 0, ONOFF, ref_do_calendar)               \
   X(TIMEZONE, "timezone", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_timezone)                 \
   X(GIVE, "give", GAME, REF_IN_ACTIVE, ACTS, 0, AMOUNT, ref_do_give)                         \
   X(CLAIM_TIME, "claim time|time claim", GAME, REF_IN_ANY, ACTS, 0, NONE, ref_do_claim_time) \
