@@ -196,6 +196,67 @@ START_TEST(test_clock_double_charge)
 }
 END_TEST
 
+/* The time zone reader (clock_zone.c, TM-6) against Python's zoneinfo
+ * (a second reader of the same tz database): the summer time switch to
+ * the second, the POSIX footer rule beyond the files' last transition
+ * (2040 on), a southern zone, a half-hour offset. */
+START_TEST(test_clock_zones)
+{
+  static const struct {
+    const char *zone;
+    int64_t t, offset;
+    const char *abbr;
+  } zones[] = {
+    {"Europe/Berlin", 1774745999, 3600, "CET"},
+    {"Europe/Berlin", 1774746000, 7200, "CEST"},
+    {"Europe/Berlin", 2224756800, 7200, "CEST"},
+    {"Europe/Berlin", 2237976000, 3600, "CET"},
+    {"Australia/Sydney", 2241820800, 39600, "AEDT"},
+    {"Australia/Sydney", 2254867200, 36000, "AEST"},
+    {"Asia/Kolkata", 1795424400, 19800, "IST"},
+    {"America/New_York", 2372914800, -14400, "EDT"},
+    {"America/New_York", 2372914740, -18000, "EST"},
+    {"UTC", 1767225600, 0, "UTC"},
+  };
+  static const char *const refused[] = {"../../etc/passwd", "/etc/localtime", "Europe/../UTC",
+                                        "Mars/Olympus_Mons", "", "Europe/Berlin;rm"};
+  size_t i;
+  char abbr[16];
+  int64_t offset;
+  for(i = 0; i < sizeof(zones) / sizeof(zones[0]); i++) {
+    ck_assert_msg(!ref_zone_local(REF_ZONEINFO_DIR, zones[i].zone, zones[i].t, &offset, abbr,
+                                  sizeof(abbr)),
+                  "%s does not read", zones[i].zone);
+    ck_assert_msg(offset == zones[i].offset && !strcmp(abbr, zones[i].abbr), "%s at %lld: %lld %s",
+                  zones[i].zone, (long long)zones[i].t, (long long)offset, abbr);
+  }
+  for(i = 0; i < sizeof(refused) / sizeof(refused[0]); i++)
+    ck_assert_msg(ref_zone_local(REF_ZONEINFO_DIR, refused[i], 0, &offset, abbr, sizeof(abbr)),
+                  "'%s' read as a zone", refused[i]);
+}
+END_TEST
+
+/* "3 days", "1d12h": the amounts of give and tabula time. */
+START_TEST(test_clock_durations)
+{
+  static const struct {
+    const char *text;
+    int64_t secs; /* -1 refused */
+  } d[] = {{"3 days", 3 * 86400}, {"1 day", 86400},   {"1d12h", 86400 + 12 * 3600},
+           {"12h", 12 * 3600},    {"2D", 2 * 86400},  {"36 hours", 36 * 3600},
+           {"lots", -1},          {"", -1},           {"0d", -1},
+           {"366d", -1},          {"3 weeks", -1},    {"-2d", -1},
+           {"3", -1}};
+  size_t i;
+  for(i = 0; i < sizeof(d) / sizeof(d[0]); i++) {
+    int64_t s = 7;
+    int rc = ref_duration_parse(d[i].text, &s);
+    ck_assert_msg(d[i].secs < 0 ? rc == -1 && s == 7 : rc == 0 && s == d[i].secs, "'%s': %d %lld",
+                  d[i].text, rc, (long long)s);
+  }
+}
+END_TEST
+
 /* ---- deadlines against the oracle ---- */
 
 /* "2026-11-23T09:00" -> unix seconds */
@@ -291,6 +352,8 @@ int main(void)
   tcase_add_test(tc, test_clock_fischer_bank);
   tcase_add_test(tc, test_clock_periods_carry);
   tcase_add_test(tc, test_clock_double_charge);
+  tcase_add_test(tc, test_clock_zones);
+  tcase_add_test(tc, test_clock_durations);
   tcase_add_test(tc, test_clock_deadlines_match_oracle);
   tcase_add_test(tc, test_clock_counted_pauses);
   suite_add_tcase(s, tc);
