@@ -66,9 +66,11 @@ int ref_clock_option(const char *tok, int *days, int *weekends, char *control, s
     *days = (int)n;
     /* days=N is days per move: the last word written says the control;
      * double=on stays */
-    rc = ctl.dbl;
-    ref_control_days(&ctl, (int)n);
-    ctl.dbl = rc;
+    {
+      int dbl = ctl.dbl;
+      ref_control_days(&ctl, (int)n);
+      ctl.dbl = dbl;
+    }
     control_store(&ctl, control, ccap);
     return 1;
   }

@@ -93,7 +93,7 @@ static int clock_lines(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, 
   ref_zone_time_text(local, sizeof(local), REF_ZONEINFO_DIR, zone, ck.deadline);
   if(local[0])
     snprintf(v->move_deadline + strlen(v->move_deadline),
-             sizeof(v->move_deadline) - strlen(v->move_deadline), ", %s in %s", local, zone);
+             sizeof(v->move_deadline) - strlen(v->move_deadline), ",\n%s in %s", local, zone);
   ref_duration_text(a, sizeof(a), ck.left[0]);
   ref_duration_text(b, sizeof(b), ck.left[1]);
   snprintf(v->time_left, sizeof(v->time_left), "%s %s, %s %s", g->desc->seat_names[0], a,
