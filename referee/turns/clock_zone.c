@@ -120,7 +120,7 @@ static const char *posix_rule(const char *p, struct posix_rule *r)
 /* Days since 1970-01-01 of the first of month m of year y. */
 static int64_t first_of_month(int y, int m)
 {
-  char text[16];
+  char text[40];
   int64_t day = 0;
   snprintf(text, sizeof(text), "%04d-%02d-01", y, m);
   if(ref_date_parse(text, &day))
