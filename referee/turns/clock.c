@@ -1,8 +1,9 @@
 /*
  * clock.c: a game's clock. Its control (days per move, Fischer, periods,
  * the double charge: clock_control.c, one driver per kind), weekends
- * counted or not, vacations; what is due when (reminders at half time and
- * 24 hours before the deadline, the loss on time, automatic or claimed).
+ * counted or not, vacations; what is due when (reminders at half time, 3
+ * days and 24 hours before the deadline, rules-spec TM-9; the loss on
+ * time, automatic or claimed).
  *
  * The model. A game's clock runs for one seat at a time: the seat the
  * rules say must act. It restarts when that seat changes or a move is
