@@ -350,10 +350,15 @@ struct store_clock {
   int64_t moves;     /* "move" journal entries when it started */
   int64_t started;   /* unix seconds */
   int64_t deadline;  /* unix seconds, as last computed (for display) */
-  int reminded;      /* bits: 1 half time, 2 last day, 4 time up told */
+  int reminded;      /* bits: 1 half time, 8 three days, 2 last day, 4 time up told */
   int64_t next_event; /* unix seconds: nothing is due before it (a lower
                        * bound); 0 = look at the next tick,
                        * < 0 = never (no clock runs) */
+  char control[64];  /* the control's words beyond days per move,
+                      * "time=30d+1d;double=on"; "" days per move */
+  int64_t bank[2];   /* counted seconds each seat may use from the start
+                      * of its next (or running) move */
+  int64_t done[2];   /* moves each seat completed on this clock */
 };
 
 int store_clock_put(struct store *st, const struct store_clock *c) STORE_CHECKED; /* insert or replace */
@@ -550,6 +555,16 @@ int store_conditional_delete(struct store *st, int64_t id) STORE_CHECKED;
  * agreed takeback discards them all). 0 (STORE_OK) on success, -1 on a
  * store error. */
 int store_conditionals_clear(struct store *st, int64_t game, int seat) STORE_CHECKED;
+/* A player's time zone ("" none: deadlines in UTC alone), clocks.c. */
+int store_timezone_get(struct store *st, char *buf, size_t cap, const char *address) STORE_CHECKED;
+int store_timezone_set(struct store *st, const char *address, const char *zone) STORE_CHECKED;
+/* `leave auto on|off` (clocks.c): leave taken for the player at a deadline. */
+int store_leave_auto_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_leave_auto_set(struct store *st, const char *address, bool on) STORE_CHECKED;
+/* `calendar on|off` (clocks.c): "your move" mails carry an iCalendar event. */
+int store_calendar_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_calendar_set(struct store *st, const char *address, bool on) STORE_CHECKED;
+
 /* ---- seeks (seeks.c): open requests for an opponent ---- */
 
 /* One seek. `options` holds the seek's terms after its kind: the

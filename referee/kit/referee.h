@@ -82,9 +82,11 @@ struct ref_config {
   int outbox_keep_days;    /* sent replies are pruned after this (0: kept) */
   /* Time (clock.c). */
   int days_per_move;       /* default time per move, game option days=N */
+  char time_control[32];  /* default control ("30d+1d", "10/50d"; "" days_per_move), game option time=... */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
   enum ref_timeout timeout; /* auto: the late player loses; claim: the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
+  int vacation_min_days;   /* the shortest vacation that may be booked (TM-8) */
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int seek_days;           /* an open seek not paired by then expires */
   int digest_hour;         /* UTC hour at which daily digests go out */
@@ -243,6 +245,14 @@ int ref_service_store_copy(const struct ref_config *cfg, const char *from, const
  * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
 int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
                            const char *result, const char *reason);
+/* The operator and a game's clocks (rules-spec TM-7): with seat NULL,
+ * prints the control, both clocks (time left, the deadline of the one
+ * that runs, moves made) and their history (the moves' times, time
+ * given, a loss on time); with seat ("white"), amount ("2d", "12h") and
+ * a reason, adds that time to the seat's clock, journaled ("time") and
+ * both players mailed (time-added.txt). */
+int ref_service_time(struct ref_service *svc, FILE *out, int64_t game, const char *seat,
+                     const char *amount, const char *reason);
 /* The game's record: PGN for chess, a transcript with the dice lines for
  * the other games (so tools/tabula-verify-dice.py checks it). */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);

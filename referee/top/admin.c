@@ -839,6 +839,136 @@ fail:
   return rc;
 }
 
+/* ---- tabula time GAME [add SEAT AMOUNT REASON] ---- */
+
+static void print_clocks(struct ref_service *svc, FILE *out, struct ref_game_ctx *g)
+{
+  struct ref_clock_shown ck;
+  struct store_entry *e = NULL;
+  size_t n = 0, i;
+  int s;
+
+  if(ref_clock_show(svc, g, 0, &ck)) {
+    fprintf(out, "game %lld: the clock does not read\n", (long long)g->row.id);
+    return;
+  }
+  fprintf(out, "game %lld: %s, %s\n", (long long)g->row.id, g->desc->title, ck.control);
+  for(s = 0; s < 2 && (size_t)s < g->nseats; s++) {
+    char left[48], when[40];
+    ref_duration_text(left, sizeof(left), ck.left[s]);
+    fprintf(out, "%s %s: %s left, %lld move%s made", g->desc->seat_names[s],
+            g->seats[s].address, left, (long long)ck.done[s], ck.done[s] == 1 ? "" : "s");
+    if(s == ck.running) {
+      ref_time_text(when, sizeof(when), ck.deadline);
+      fprintf(out, "; to move, deadline %s", when);
+    }
+    fputc('\n', out);
+  }
+  if(store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
+    return;
+  fprintf(out, "history:\n");
+  for(i = 0; i < n; i++) {
+    char when[40];
+    if(strcmp(e[i].kind, "start") && strcmp(e[i].kind, "move") && strcmp(e[i].kind, "time") &&
+       strcmp(e[i].kind, "timeout"))
+      continue;
+    ref_time_text(when, sizeof(when), e[i].time);
+    if(!strcmp(e[i].kind, "move"))
+      fprintf(out, "  %s  %s moved: %s\n", when, side_name(g->desc, e[i].seat), e[i].text);
+    else if(!strcmp(e[i].kind, "start"))
+      fprintf(out, "  %s  the game started\n", when);
+    else
+      fprintf(out, "  %s  %s\n", when, e[i].text);
+  }
+  free(e);
+}
+
+int ref_service_time(struct ref_service *svc, FILE *out, int64_t id, const char *seat,
+                     const char *amount, const char *reason)
+{
+  struct ref_game_ctx g;
+  struct ref_msg_ctx m;
+  struct tpl_var extra[3];
+  char text[400], amount_text[48], when[40] = "";
+  int64_t secs, deadline;
+  int s, rc;
+
+  if(!seat) {
+    rc = load_game(svc, &g, id);
+    if(rc)
+      return rc;
+    print_clocks(svc, out, &g);
+    ref_game_free(&g);
+    return REF_ADMIN_OK;
+  }
+  memset(&m, 0, sizeof(m));
+  m.svc = svc;
+  m.message_id = "";
+  if(store_begin(svc->st) != STORE_OK) {
+    fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  base_buf_init(&m.events, 64 * 1024);
+  rc = load_game(svc, &g, id);
+  if(rc)
+    goto fail;
+  rc = REF_ADMIN_REFUSED;
+  if(g.row.phase != STORE_GAME_ACTIVE || g.nseats != 2) {
+    fprintf(stderr, "tabula: game %lld is %s, not running: its clocks stand still\n",
+            (long long)id, phase_name(g.row.phase));
+    goto fail_game;
+  }
+  for(s = 0; s < 2 && strcasecmp(seat, g.desc->seat_names[s]); s++)
+    ;
+  if(s == 2) {
+    fprintf(stderr, "tabula: '%s' is no side of game %lld: write %s or %s\n", seat,
+            (long long)id, g.desc->seat_names[0], g.desc->seat_names[1]);
+    goto fail_game;
+  }
+  if(ref_duration_parse(amount, &secs)) {
+    fprintf(stderr, "tabula: '%s' is no amount of time: write 2d, 12h or 1d12h (at most 365 days)\n",
+            amount);
+    goto fail_game;
+  }
+  if(!reason || !reason[0] || strchr(reason, '\n') || strlen(reason) > 200) {
+    fprintf(stderr, "tabula: time GAME add SEAT AMOUNT REASON: the reason is one line of at most"
+                    " 200 bytes, and it is needed (the players read it)\n");
+    goto fail_game;
+  }
+  rc = REF_ADMIN_FAILED;
+  ref_duration_text(amount_text, sizeof(amount_text), secs);
+  snprintf(text, sizeof(text), "the operator gave %s %s: %s", g.desc->seat_names[s],
+           amount_text, reason);
+  if(ref_clock_add(svc, &g, s, secs, 0, &deadline) ||
+     ref_journal(svc, &g, -1, "time", text, NULL))
+    goto fail_store;
+  if(deadline)
+    ref_time_text(when, sizeof(when), deadline);
+  extra[0].name = "amount";
+  extra[0].value = amount_text;
+  extra[1].name = "side";
+  extra[1].value = g.desc->seat_names[s];
+  extra[2].name = "reason";
+  extra[2].value = reason;
+  if(ref_tell_seat(&m, &g, 0, "time-added.txt", extra, 3) ||
+     ref_tell_seat(&m, &g, 1, "time-added.txt", extra, 3) || store_commit(svc->st) != STORE_OK)
+    goto fail_store;
+  ref_log_info("game %lld: %s", (long long)id, text);
+  fprintf(out, "game %lld: %s%s%s\n", (long long)id, text, when[0] ? "; deadline now " : "", when);
+  ref_game_free(&g);
+  base_buf_free(&m.events);
+  return REF_ADMIN_OK;
+fail_store:
+  fprintf(stderr, "tabula: game %lld: no time added: %s\n", (long long)id,
+          store_errmsg(svc->st));
+fail_game:
+  ref_game_free(&g);
+fail:
+  ref_store_rollback(svc);
+  base_buf_free(&m.events);
+  return rc;
+}
+
 /* The game's record on `out`: PGN for chess, a transcript with the dice
  * lines for the others (record.c). */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)

@@ -108,6 +108,7 @@ static int run_games(struct cli *cli);
 static int run_show(struct cli *cli);
 static int run_check(struct cli *cli);
 static int run_adjudicate(struct cli *cli);
+static int run_time(struct cli *cli);
 static int run_export(struct cli *cli);
 static int run_site(struct cli *cli);
 static int run_verify(struct cli *cli);
@@ -183,6 +184,15 @@ static const struct command commands[] = {
    "and mailed to both players and every observer at once; --reason TEXT\n"
    "(one line, at most 255 bytes) is journaled and quoted in that mail.",
    run_adjudicate},
+  {"time", "GAME [add SEAT AMOUNT REASON]", 1, 5, OPT_CONFIG, NEEDS_STORE,
+   "a game's clocks and their history; add time to one",
+   "Prints game GAME's time control, both clocks (time left, moves made, the\n"
+   "deadline of the one that runs) and their history: when each move was\n"
+   "made, time given, a loss on time. With add SEAT AMOUNT REASON (white 2d\n"
+   "\"the server was down\"; AMOUNT as 2d, 12h or 1d12h, at most 365 days)\n"
+   "adds that time to SEAT's clock: journaled with the reason, both players\n"
+   "mailed (rules-spec TM-7). Time added is never taken back.",
+   run_time},
   {"export", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "the game's record: PGN, PDN, .mat or a transcript",
    "Prints the record of game GAME in its community's format: PGN for chess,\n"
    "PDN 3.0 for checkers, gnubg's .mat for backgammon, for the other games a\n"
@@ -692,6 +702,28 @@ static int run_site(struct cli *cli)
 static int run_verify(struct cli *cli)
 {
   return run_game_view(cli, ref_service_verify);
+}
+
+static int run_time(struct cli *cli)
+{
+  int64_t id;
+  size_t sent = 0;
+  int rc = game_number(cli, cli->args[0], &id);
+  if(rc >= 0)
+    return rc;
+  if(cli->nargs == 1)
+    return admin_status(ref_service_time(cli->svc, stdout, id, NULL, NULL, NULL));
+  if(cli->nargs != 5 || strcmp(cli->args[1], "add")) {
+    fprintf(stderr, "tabula: usage: tabula time GAME [add SEAT AMOUNT REASON]\n");
+    return EX_USAGE;
+  }
+  rc = admin_status(
+    ref_service_time(cli->svc, stdout, id, cli->args[2], cli->args[3], cli->args[4]));
+  if(rc == EX_OK && ref_service_flush_outbox(cli->svc, &sent)) {
+    fprintf(stderr, "tabula: the mails stay queued: serve or flush sends them\n");
+    rc = EX_TEMPFAIL;
+  }
+  return rc;
 }
 
 static int run_adjudicate(struct cli *cli)
