@@ -203,7 +203,7 @@ static int cwda_init(struct ref_state *s, const char *options, struct ref_err *e
       snprintf(fen, sizeof(fen), "%.*s", (int)(o.ve - o.vb), o.vb);
     }
     else {
-      ref_err_set(err, REF_EINVAL, "ch-unknown-option", key);
+      ref_err_set(err, REF_EINVAL, "da-unknown-option", key);
       return REF_EINVAL;
     }
   }
@@ -225,7 +225,7 @@ static int cwda_init(struct ref_state *s, const char *options, struct ref_err *e
   state_start(state_of(s), army, &pos, fide_draws);
   return REF_OK;
 bad:
-  ref_err_set(err, REF_EINVAL, "ch-bad-option", key);
+  ref_err_set(err, REF_EINVAL, "da-bad-option", key);
   return REF_EINVAL;
 }
 

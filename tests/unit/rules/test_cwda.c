@@ -593,9 +593,9 @@ START_TEST(test_cwda_game_options)
   ck_assert_str_eq(err.reason, "da-unknown-army");
   ck_assert_str_eq(err.detail, "martians");
   ck_assert_int_eq(d->ops->init(s, "white=nutty;white=rookies", &err), REF_EINVAL);
-  ck_assert_str_eq(err.reason, "ch-bad-option");
+  ck_assert_str_eq(err.reason, "da-bad-option");
   ck_assert_int_eq(d->ops->init(s, "armies=nutty", &err), REF_EINVAL);
-  ck_assert_str_eq(err.reason, "ch-unknown-option");
+  ck_assert_str_eq(err.reason, "da-unknown-option");
   /* POS-1: a FEN's letters must be the named armies' (DA-4) */
   ck_assert_int_eq(d->ops->init(s, "white=rookies;fen=4k3/8/8/8/8/8/8/D3K3 w - - 0 1", &err),
                    REF_EINVAL);
