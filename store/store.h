@@ -39,7 +39,8 @@ enum store_code {
   STORE_ECORRUPT = -3, /* hash chain or schema mismatch */
   STORE_EIO = -4,      /* any other SQLite failure */
   STORE_ENOMEM = -5,
-  STORE_EFULL = -6     /* the disk (or the database's size limit) is full */
+  STORE_EFULL = -6,    /* the disk (or the database's size limit) is full */
+  STORE_EEXIST = -7    /* store_copy: the target holds a club already */
 };
 
 struct store; /* opaque */
@@ -67,6 +68,32 @@ void store_display_name(const char *name, char *buf, size_t cap);
  * (no migration, no settings): 0 for a database nobody has made a store
  * in. STORE_OK or a store code with errbuf written. */
 int store_peek_version(const char *name, int *version, char *errbuf, size_t errcap) STORE_CHECKED;
+
+/* ---- moving a club to another engine (copy.c) ---- */
+
+#define STORE_COPY_TABLES 64
+struct store_copy_report {
+  struct {
+    char name[32];
+    int64_t rows;
+  } tables[STORE_COPY_TABLES];
+  size_t ntables;
+  int64_t rows; /* all tables' */
+};
+
+/* Copies the store named `from` into the store named `to` (either engine:
+ * an SQLite file, a PostgreSQL database; store_open's names), ids kept,
+ * every table inside one transaction of the target, then counts every
+ * table's rows on both sides. Both are opened as any command opens them
+ * (migrated to this tabula's schema). Refused, nothing written: no store
+ * at `from` (STORE_ENOTFOUND; none is made), a daemon serving either
+ * (STORE_EBUSY; the daemon's lock is held on both until the end, so none
+ * starts meanwhile), a target that holds anything (STORE_EEXIST), a table
+ * the copy does not know. A target made here for the copy stays, empty,
+ * when the copy fails. The games themselves are checked by the caller
+ * (tabula check on the target: journals and replays). */
+int store_copy(const char *from, const char *to, struct store_copy_report *rep, char *errbuf,
+               size_t errcap) STORE_CHECKED;
 
 /* SQLite's own check of the file (PRAGMA integrity_check: every page,
  * index and constraint), for `tabula check`. *problems gets SQLite's lines

@@ -223,6 +223,21 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game,
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
 int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form);
+/* `tabula store copy FROM TO`: the store named FROM copied into the empty
+ * store named TO (an SQLite file or a PostgreSQL database, either way:
+ * store_copy), then TO checked as ref_service_check checks a store (every
+ * journal's chain, every game replayed) with cfg's other settings. What it
+ * did and found is written to out. */
+enum ref_copy_rc {
+  REF_COPY_OK = 0,
+  REF_COPY_FAULT = 1,     /* copied, but the check of the copy found a fault */
+  REF_COPY_NO_SOURCE = 2, /* no store at FROM: nothing made there */
+  REF_COPY_BUSY = 3,      /* a daemon serves FROM or TO */
+  REF_COPY_NOT_EMPTY = 4, /* TO holds a club already */
+  REF_COPY_FAILED = 5     /* anything else: TO is left as empty as it was */
+};
+int ref_service_store_copy(const struct ref_config *cfg, const char *from, const char *to,
+                           FILE *out);
 /* The operator decides a running game: RESULT is a seat's name (it wins),
  * 1-0 / 0-1, or draw. Journaled (with the reason, when given), every
  * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */

@@ -634,6 +634,72 @@ int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form)
   return rc;
 }
 
+/* ---- tabula store copy FROM TO ---- */
+
+int ref_service_store_copy(const struct ref_config *cfg, const char *from, const char *to,
+                           FILE *out)
+{
+  struct store_copy_report rep;
+  struct ref_config target = *cfg;
+  struct ref_service *svc = NULL;
+  char err[1024], a[600], b[600];
+  size_t i, shown = 0;
+  int rc;
+
+  store_display_name(from, a, sizeof(a));
+  store_display_name(to, b, sizeof(b));
+  fprintf(out, "copying %s to %s\n", a, b);
+  fflush(out);
+  switch(store_copy(from, to, &rep, err, sizeof(err))) {
+  case STORE_OK: break;
+  case STORE_ENOTFOUND:
+    fprintf(stderr, "tabula: %s; nothing was copied\n", err);
+    return REF_COPY_NO_SOURCE;
+  case STORE_EBUSY: fprintf(stderr, "tabula: %s\n", err); return REF_COPY_BUSY;
+  case STORE_EEXIST: fprintf(stderr, "tabula: %s\n", err); return REF_COPY_NOT_EMPTY;
+  default:
+    fprintf(stderr, "tabula: %s; the target holds nothing of the copy\n", err);
+    return REF_COPY_FAILED;
+  }
+  /* the tables that had rows, "name count", in lines of at most 72 */
+  for(i = 0; i < rep.ntables; i++)
+    if(rep.tables[i].rows) {
+      char item[64];
+      int n = snprintf(item, sizeof(item), "%s %lld", rep.tables[i].name,
+                       (long long)rep.tables[i].rows);
+      if(shown && shown + 2 + (size_t)n > 72) {
+        fputs(",\n", out);
+        shown = 0;
+      }
+      fprintf(out, "%s%s", shown ? ", " : "  ", item);
+      shown += 2 + (size_t)n;
+    }
+  fprintf(out, "%s%lld row(s) of %zu table(s) copied, the same count on both sides\n",
+          shown ? "\n" : "", (long long)rep.rows, rep.ntables);
+  /* The copy checked as `tabula check` checks a store, on the target */
+  if(store_names_file(to)) {
+    snprintf(target.store_path, sizeof(target.store_path), "%s", to);
+    target.store[0] = '\0';
+  }
+  else
+    snprintf(target.store, sizeof(target.store), "%s", to);
+  fprintf(out, "checking the copy (tabula check):\n");
+  fflush(out);
+  if(ref_service_open(&svc, &target, err, sizeof(err))) {
+    fprintf(stderr, "tabula: the copy cannot be opened to check it: %s\n", err);
+    return REF_COPY_FAULT;
+  }
+  rc = ref_service_check(svc, out, REF_OUTPUT_TEXT);
+  ref_service_close(svc);
+  if(rc) {
+    fprintf(out, "the copy does not check clean: do not serve it; the source is unchanged\n");
+    return REF_COPY_FAULT;
+  }
+  fprintf(out, "the copy checks clean: name it in tabula.ini (%s) and start tabula on it\n",
+          store_names_file(to) ? "store_path" : "store");
+  return REF_COPY_OK;
+}
+
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
 {
   struct ref_game_ctx g;
