@@ -661,7 +661,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
 }
 
 /* SAN, long algebraic, UCI (§2.4) on the 8x8 board. */
-static const struct ref_cn_dialect chess_dialect = {8, 8, false, false, false, NULL};
+static const struct ref_cn_dialect chess_dialect = {8, 8, false, false, false, NULL, 0};
 static const struct ref_cn_rules chess_reader = {&chess_dialect, describe, san_of, explain};
 
 /*

@@ -8,6 +8,7 @@
  */
 #include "armies_int.h"
 #include "chess_int.h"
+#include "chess_notation_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -350,6 +351,27 @@ int ref_cwda_uci(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, 
   int len = snprintf(buf, cap, "%c%d%c%d%s", 'a' + from % 8, from / 8 + 1, 'a' + to % 8, to / 8 + 1,
                      promo);
   return len < 0 || (size_t)len >= cap ? REF_EINVAL : REF_OK;
+}
+
+void ref_cwda_describe(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t m,
+                       struct ref_cn_move *d)
+{
+  int from = ref_cwda_move_from(m), to = ref_cwda_move_to(m), kind = ref_cwda_move_kind(m);
+
+  memset(d, 0, sizeof(*d));
+  d->kind = kind == REF_CWDA_MV_CASTLE ? REF_CN_CASTLE : REF_CN_NORMAL;
+  d->piece = (int8_t)ref_army_cn_type(REF_AK_KIND(p->board[from]));
+  d->ff = (int8_t)(from % 8);
+  d->fr = (int8_t)(from / 8 + 1);
+  d->tf = (int8_t)(to % 8);
+  d->tr = (int8_t)(to / 8 + 1);
+  /* DA-5: the slot names a piece of the mover's own army. */
+  d->promo = (int8_t)(kind == REF_CWDA_MV_PROMO
+                        ? ref_army_cn_type(REF_AK_OF(t->army[p->side], ref_cwda_move_slot(m)))
+                        : -1);
+  d->capture = p->board[to] != 0 || kind == REF_CWDA_MV_EP;
+  d->castle = to > from ? 1 : 2;
+  d->by_squares = 1; /* e1g1, e1b1, Kb1: the king's move is the castling */
 }
 
 /* SAN as chess writes it (PGN standard §8.2.3, chess_board.c), with the

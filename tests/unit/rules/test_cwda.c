@@ -17,6 +17,7 @@
  */
 #include "armies_int.h"
 #include "chess_int.h"
+#include "chess_notation_int.h"
 #include "support/support.h"
 #include "unit_run.h"
 
@@ -397,6 +398,125 @@ START_TEST(test_cwda_san_unique)
 }
 END_TEST
 
+/* ---- reading moves: DA-9 through chess_notation.c ---- */
+
+struct reader_ctx {
+  const struct ref_cwda_tables *t;
+  const struct ref_cwda_pos *p;
+};
+
+static void rd_describe(const void *ctx, uint32_t m, struct ref_cn_move *out)
+{
+  const struct reader_ctx *c = ctx;
+  ref_cwda_describe(c->t, c->p, (uint16_t)m, out);
+}
+
+static void rd_format(const void *ctx, uint32_t m, char *buf, size_t cap)
+{
+  const struct reader_ctx *c = ctx;
+  ref_cwda_san(c->t, c->p, (uint16_t)m, buf, cap);
+}
+
+/* Reads text for the side to move of (t, p): the UCI of the move read,
+ * or "!reason". */
+static void read_as(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p,
+                    const char *text, char *out, size_t cap)
+{
+  struct ref_cn_dialect d = {8, 8, false, false, false, NULL, ref_army_cn_own(t->army[p->side])};
+  struct ref_cn_rules r = {&d, rd_describe, rd_format, NULL};
+  struct reader_ctx c = {t, p};
+  uint16_t m[REF_CWDA_MAX_MOVES];
+  uint32_t w[REF_CWDA_MAX_MOVES];
+  struct ref_move mv;
+  struct ref_err err;
+  int n = ref_cwda_gen_legal(t, p, m), rc;
+
+  for(int i = 0; i < n; i++)
+    w[i] = m[i];
+  memset(&err, 0, sizeof(err));
+  rc = ref_cn_parse(&r, &c, false, w, n, text, &mv, &err);
+  if(rc)
+    snprintf(out, cap, "!%s", err.reason);
+  else
+    ck_assert_int_eq(ref_cwda_uci(t, p, (uint16_t)mv.w[0], out, cap), 0);
+}
+
+#define READS(t, p, text, want)                                                                    \
+  do {                                                                                             \
+    char got_[32];                                                                                 \
+    read_as(t, p, text, got_, sizeof(got_));                                                       \
+    ck_assert_msg(!strcmp(got_, want), "%s: read %s, want %s", text, got_, want);                  \
+  } while(0)
+
+/* DA-9: the army letters are read for the mover's army; a capital that is
+ * also a file (A C D F G H) is the piece of that army, a file otherwise. */
+START_TEST(test_cwda_reading_letters)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+
+  ck_assert_int_eq(ref_cn_letter(REF_CN_KNIGHT), 'N');
+  for(int k = 0; k < REF_AK_COUNT; k++)
+    ck_assert_int_eq(ref_cn_letter(ref_army_cn_type(k)), ref_army_kind_letter(k));
+  setup(&t, &p, "clobberers", "nutty", NULL);
+  READS(&t, &p, "Wd3", "b1d3");    /* the Waffle's alfil leap */
+  READS(&t, &p, "wd3", "b1d3");    /* w is no file: the piece */
+  READS(&t, &p, "We3", "g1e3");
+  READS(&t, &p, "Da3", "a1a3");    /* D is a file and the Bede: the Bede */
+  READS(&t, &p, "DA3", "a1a3");    /* no lower case: both readings, one legal */
+  READS(&t, &p, "a3", "a2a3");     /* the pawn */
+  READS(&t, &p, "Fd3", "f1d3");    /* the FAD */
+  READS(&t, &p, "Bb3", "b2b3");    /* B is no piece of this army: the b-file */
+  READS(&t, &p, "Nc3", "!da-not-in-army");  /* another army's piece */
+  READS(&t, &p, "\u2658c3", "!da-not-in-army"); /* a figurine too (G-2) */
+  READS(&t, &p, "Jd3", "!da-not-in-army");
+  READS(&t, &p, "b1d3", "b1d3");
+  READS(&t, &p, "Wb1-d3", "b1d3");
+  /* Black's Nutty Knights G I J L; G is also a file, H is a file only. */
+  setup(&t, &p, "clobberers", "nutty", "gijlkjig/pppppppp/8/8/8/8/PPPPPPPP/DWFAKFWD b KQkq - 0 1");
+  READS(&t, &p, "Ic6", "b8c6");    /* the Fibnif's narrow knight leap */
+  READS(&t, &p, "ic6", "b8c6");    /* i is no file */
+  READS(&t, &p, "Jd6", "c8d6");    /* the Charging Knight forwards (down) */
+  READS(&t, &p, "jg6", "f8g6");
+  READS(&t, &p, "Gg6", "!no-such-move"); /* the Charging Rook, boxed in; not the pawn */
+  READS(&t, &p, "g6", "g7g6");
+  READS(&t, &p, "Hh6", "h7h6");    /* the Half-Duck is the Rookies': the h-file */
+  READS(&t, &p, "Wd6", "!da-not-in-army"); /* White's army's letter */
+  /* DA-5: promotion named by the own army's letters, in every form. */
+  setup(&t, &p, "rookies", "fide", "7k/4P3/8/8/8/8/8/4K3 w - - 0 1");
+  READS(&t, &p, "e8=C", "e7e8c");
+  READS(&t, &p, "e8C", "e7e8c");
+  READS(&t, &p, "e8(S)", "e7e8s");
+  READS(&t, &p, "e7e8y", "e7e8y");
+  READS(&t, &p, "e8/H", "e7e8h");
+  READS(&t, &p, "e8=Q", "!da-not-in-army");
+  READS(&t, &p, "e8", "!da-promotion-piece-missing");
+  {
+    struct ref_cn_dialect d = {8, 8, false, false, false, NULL, ref_army_cn_own(t.army[0])};
+    struct ref_cn_rules r = {&d, rd_describe, rd_format, NULL};
+    struct reader_ctx c = {&t, &p};
+    uint16_t m[REF_CWDA_MAX_MOVES];
+    uint32_t w[REF_CWDA_MAX_MOVES];
+    struct ref_move mv;
+    struct ref_err err;
+    int n = ref_cwda_gen_legal(&t, &p, m);
+    for(int i = 0; i < n; i++)
+      w[i] = m[i];
+    ck_assert_int_eq(ref_cn_parse(&r, &c, false, w, n, "e8", &mv, &err), REF_EILLEGAL);
+    ck_assert_str_eq(err.detail, "e8=S"); /* the example is of the own army */
+    ck_assert_int_eq(ref_cn_parse(&r, &c, false, w, n, "Q8", &mv, &err), REF_EPARSE);
+  }
+  /* DA-3: the Clobberers' long castling, by name and by the king's squares. */
+  setup(&t, &p, "clobberers", "fide", "r3k2r/8/8/8/8/8/8/D3K2D w KQkq - 0 1");
+  READS(&t, &p, "O-O-O", "e1b1");
+  READS(&t, &p, "0-0-0", "e1b1");
+  READS(&t, &p, "e1b1", "e1b1");
+  READS(&t, &p, "Kb1", "e1b1");
+  READS(&t, &p, "O-O", "e1g1");
+  READS(&t, &p, "Dc1", "a1c1");    /* the Bede's dabbaba leap */
+}
+END_TEST
+
 /* ---- perft: Fairy-Stockfish's counts ---- */
 
 START_TEST(test_cwda_perft_oracle)
@@ -496,6 +616,7 @@ static Suite *cwda_suite(void)
   tcase_add_test(tc, test_cwda_fen_mutations);
   tcase_add_test(tc, test_cwda_san);
   tcase_add_test(tc, test_cwda_san_unique);
+  tcase_add_test(tc, test_cwda_reading_letters);
   suite_add_tcase(s, tc);
   tc = tcase_create("perft");
   tcase_set_timeout(tc, 600);
