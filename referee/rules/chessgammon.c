@@ -859,6 +859,24 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
  * without a letter, a pass "--". The computer form: e2e4, P@h7, h6e9,
  * 0000. */
 
+/* The notation type of a chess type t of the side to move (DA-9): an
+ * army's piece has its own letter (CGA-2). */
+static int notation_type(const struct ref_cg_state *st, int t)
+{
+  int slot = ref_cg_slot_of_type(t), army = st->army[st->pos.side];
+  return slot < 0 || army == REF_ARMY_FIDE ? t : ref_army_cn_type(REF_AK_OF(army, slot));
+}
+
+/* The chess type of a notation type of the side to move, -1 for a piece
+ * of another army. */
+static int chess_type(const struct ref_cg_state *st, int t)
+{
+  int army = st->army[st->pos.side];
+  if(t < REF_CN_ARMY_FIRST)
+    return army == REF_ARMY_FIDE || ref_cg_slot_of_type(t) < 0 ? t : -1;
+  return REF_AK_ARMY(t) == army ? ref_cg_type_of_slot(REF_AK_SLOT(t)) : -1;
+}
+
 /* Half h of the state ctx as notation sees it. */
 static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
 {
@@ -872,11 +890,11 @@ static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
   d->fr = (int8_t)(SQ_RANK(from) + 1);
   d->tf = (int8_t)SQ_FILE(to);
   d->tr = (int8_t)(SQ_RANK(to) + 1);
-  d->piece = (int8_t)REF_CH_TYPE(p->board[from]);
+  d->piece = (int8_t)notation_type(st, REF_CH_TYPE(p->board[from]));
   switch(kind) {
   case REF_CG_K_DROP: /* rule 6: from the bar, "rank 0" */
     d->kind = REF_CN_DROP;
-    d->piece = (int8_t)ref_cg_half_type(h);
+    d->piece = (int8_t)notation_type(st, ref_cg_half_type(h));
     d->ff = -1;
     d->fr = 0;
     break;
@@ -949,14 +967,15 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
   }
   for(k = 0; k < npat; k++) {
     const struct ref_cn_pattern *pt = &pats[k];
-    if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
+    int type = pt->piece >= 0 ? chess_type(st, pt->piece) : -1;
+    if(pt->drop && type >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = (pt->tr - 1) * 8 + pt->tf;
       ref_cn_square(SQ_FILE(to), SQ_RANK(to) + 1, sq);
       if(!rules_of(st)->bar)
         return ref_cn_refuse(g, REF_EILLEGAL, "hb-no-bar", NULL, pt, err);
-      if(!st->bar[us][pt->piece])
+      if(!st->bar[us][type])
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
-      if(!(appropriate_of(st, us, pt->piece) & BIT(to)))
+      if(!(appropriate_of(st, us, type) & BIT(to)))
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-appropriate", sq, pt, err);
       if(p->board[to] != REF_CH_EMPTY)
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-square-occupied", sq, pt, err);
@@ -979,8 +998,21 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
  * is one half; Doublemove reads its two halves one by one (§5.4). */
 static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn", 0};
 static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL, 0};
-static const struct ref_cn_rules cg_turn_reader = {&cg_turn, describe, half_text, explain};
-static const struct ref_cn_rules cg_half_reader = {&cg_half, describe, half_text, explain};
+
+/* The reader for the side to move: DA-9's letters of its army when that
+ * is not the FIDEs' (CGA-2); the chess letters alone otherwise. */
+static void reader_of(const struct ref_cg_state *st, const struct ref_cn_dialect *base,
+                      struct ref_cn_dialect *d, struct ref_cn_rules *r)
+{
+  int army = st->army[st->pos.side];
+  *d = *base;
+  if(army != REF_ARMY_FIDE)
+    d->own = ref_army_cn_own(army);
+  r->d = d;
+  r->describe = describe;
+  r->format = half_text;
+  r->explain = explain;
+}
 
 /* The legal halves, or the pass when there are none (rule 8). */
 static int halves_or_pass(const struct ref_cg_state *st, uint32_t *v)
@@ -996,7 +1028,12 @@ int ref_cg_parse_half(const struct ref_cg_state *st, const char *text, uint32_t 
 {
   uint32_t v[REF_CG_MAX_HALVES];
   struct ref_move m;
-  int rc = ref_cn_parse(&cg_half_reader, st, false, v, halves_or_pass(st, v), text, &m, err);
+  struct ref_cn_dialect d;
+  struct ref_cn_rules reader;
+  int rc;
+
+  reader_of(st, &cg_half, &d, &reader);
+  rc = ref_cn_parse(&reader, st, false, v, halves_or_pass(st, v), text, &m, err);
 
   if(rc == REF_OK)
     *out = m.w[0];
@@ -1139,7 +1176,11 @@ int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *o
   uint32_t v[REF_CG_MAX_HALVES];
 
   /* Two moves in one turn are Doublemove's (§5.4). */
-  return ref_cn_parse(&cg_turn_reader, st, st->e.over, v, halves_or_pass(st, v), text, out, err);
+  struct ref_cn_dialect d;
+  struct ref_cn_rules reader;
+
+  reader_of(st, &cg_turn, &d, &reader);
+  return ref_cn_parse(&reader, st, st->e.over, v, halves_or_pass(st, v), text, out, err);
 }
 
 /* The pass, or a legal half; anything else in m is refused. */
