@@ -153,10 +153,17 @@ void ref_cwda_start(const struct ref_cwda_tables *t, struct ref_cwda_pos *p);
  * REF_EINVAL with a reason key on failure. */
 int ref_cwda_fen_read(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, const char *fen,
                       const char **reason);
+/* The armies a FEN's letters show (army[c] -1 where side c has only king
+ * and pawns); REF_EINVAL with "da-fen-army" when a side shows two. */
+int ref_cwda_fen_armies(const char *fen, int army[2], const char **reason);
 int ref_cwda_fen_write(const struct ref_cwda_pos *p, char *buf, size_t cap);
 
 bool ref_cwda_attacked(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, int sq, int by);
 bool ref_cwda_in_check(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p);
+/* The moves by the pieces' rules, before the test for the own king
+ * (castling is listed legal only). Returns the count. */
+int ref_cwda_gen_pseudo(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p,
+                        uint16_t *moves);
 /* Legal moves (DA-3 castling, DA-5 promotion, DA-6 e.p.). OUT: moves, room
  * for REF_CWDA_MAX_MOVES. Returns the count. */
 int ref_cwda_gen_legal(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p,

@@ -328,13 +328,8 @@ static bool dead_position(const struct ref_chess_pos *p)
                    p->pieces[0][REF_CH_QUEEN] | p->pieces[1][REF_CH_QUEEN];
   uint64_t knights = p->pieces[0][REF_CH_KNIGHT] | p->pieces[1][REF_CH_KNIGHT];
   uint64_t bishops = p->pieces[0][REF_CH_BISHOP] | p->pieces[1][REF_CH_BISHOP];
-  const uint64_t dark = 0xAA55AA55AA55AA55ull;
 
-  if(heavy)
-    return false;
-  if(ref_chess_popcount(knights | bishops) <= 1)
-    return true;
-  return !knights && (!(bishops & dark) || !(bishops & ~dark));
+  return ref_chess_dead_material(heavy, knights, bishops);
 }
 
 /* Sets the result from the position alone: checkmate and stalemate (§2.3),

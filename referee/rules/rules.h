@@ -170,12 +170,14 @@ enum ref_diag_kind {
   REF_DIAG_PAWN,
   REF_DIAG_MAN,     /* a draughts man, a Backgammon Chess stone */
   REF_DIAG_CROWNED, /* a draughts king, a doubled stone */
-  REF_DIAG_CHECKER  /* a backgammon checker */
+  REF_DIAG_CHECKER, /* a backgammon checker */
+  REF_DIAG_LETTERED /* a piece with no figurine (the armies' pieces, DA-4): its letter */
 };
 
 struct ref_diag_piece {
   uint8_t kind; /* enum ref_diag_kind */
   uint8_t dark; /* 0 the light pieces (White), 1 the dark ones (Black) */
+  char letter;  /* REF_DIAG_LETTERED: its upper-case letter */
 };
 
 #define REF_DIAG_FROM 0x1u /* the last move left here */
@@ -217,6 +219,10 @@ struct ref_diagram {
   int cube;       /* 0: no cube */
   int cube_owner; /* colour owning it, -1 centred */
   int dice[4], ndice;
+  /* What the lettered pieces are, a line for each colour (0 light, 1
+   * dark) when it has any: "Colorbound Clobberers: D Bede, W Waffle, ..."
+   * (the game's table of pieces; empty otherwise). */
+  char legend[2][96];
 };
 
 /*

@@ -18,6 +18,7 @@
 #include "armies_int.h"
 #include "chess_int.h"
 #include "chess_notation_int.h"
+#include "rules.h"
 #include "support/support.h"
 #include "unit_run.h"
 
@@ -517,6 +518,255 @@ START_TEST(test_cwda_reading_letters)
 }
 END_TEST
 
+/* ---- the game system "cwda" (rules.h) ---- */
+
+static struct ref_state *game(const char *options, int want)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s;
+  struct ref_err err;
+  ck_assert_ptr_nonnull(d);
+  s = ref_state_new(d);
+  ck_assert_ptr_nonnull(s);
+  memset(&err, 0, sizeof(err));
+  ck_assert_msg(d->ops->init(s, options, &err) == want, "%s: %s", options, err.reason);
+  return s;
+}
+
+/* Plays text; REF_OK or the refusal's code, the reason in why. */
+static int play(struct ref_state *s, const char *text, char *why, size_t cap)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_move m;
+  struct ref_err err;
+  int rc;
+  memset(&err, 0, sizeof(err));
+  rc = d->ops->parse(s, text, &m, &err);
+  snprintf(why, cap, "%s", rc ? err.reason : "");
+  if(!rc)
+    ck_assert_int_eq(d->ops->apply(s, &m), 0);
+  if(!rc)
+    ck_assert(d->ops->ok(s));
+  return rc;
+}
+
+#define PLAYS(s, text)                                                                             \
+  do {                                                                                             \
+    char why_[48];                                                                                 \
+    ck_assert_msg(play(s, text, why_, sizeof(why_)) == 0, "%s: %s", text, why_);                   \
+  } while(0)
+#define REFUSED(s, text, reason)                                                                   \
+  do {                                                                                             \
+    char why_[48];                                                                                 \
+    ck_assert_msg(play(s, text, why_, sizeof(why_)) != 0, "%s played", text);                      \
+    ck_assert_str_eq(why_, reason);                                                                \
+  } while(0)
+
+/* DA-8: the challenger names the armies; a wrong name or key is refused. */
+START_TEST(test_cwda_game_options)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=nutty;black=clobberers", 0);
+  char fen[128], board[2048];
+  struct ref_err err;
+
+  ck_assert_str_eq(d->title, "Chess with Different Armies");
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "dwfakfwd/pppppppp/8/8/8/8/PPPPPPPP/GIJLKJIG w KQkq - 0 1");
+  ck_assert_int_eq(d->ops->render(s, 0, board, sizeof(board)), 0);
+  ck_assert_ptr_nonnull(strstr(board, " 1  G  I  J  L  K  J  I  G  1\n"));
+  ck_assert_ptr_nonnull(strstr(board, "White, Nutty Knights:\n"
+                                      "  G Charging Rook, I Fibnif, J Charging Knight, L Colonel\n"
+                                      "Black, Colorbound Clobberers:\n"
+                                      "  d Bede, w Waffle, f FAD, a Cardinal\n"));
+  free(s);
+  s = game("white=R;black=Fabulous FIDEs;fide_draws=off", 0); /* initial and name */
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/SYHCKHYS w KQkq - 0 1");
+  free(s);
+  s = game(NULL, 0); /* fide against fide: chess */
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  /* refusals leave the state as it was */
+  memset(&err, 0, sizeof(err));
+  ck_assert_int_eq(d->ops->init(s, "white=martians", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "da-unknown-army");
+  ck_assert_str_eq(err.detail, "martians");
+  ck_assert_int_eq(d->ops->init(s, "white=nutty;white=rookies", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "ch-bad-option");
+  ck_assert_int_eq(d->ops->init(s, "armies=nutty", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "ch-unknown-option");
+  /* POS-1: a FEN's letters must be the named armies' (DA-4) */
+  ck_assert_int_eq(d->ops->init(s, "white=rookies;fen=4k3/8/8/8/8/8/8/D3K3 w - - 0 1", &err),
+                   REF_EINVAL);
+  ck_assert_str_eq(err.reason, "da-fen-army");
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  /* the FEN names the armies where no option does */
+  ck_assert_int_eq(d->ops->init(s, "fen=4k1j1/8/8/8/8/8/8/D3K3 w - - 0 1", &err), 0);
+  ck_assert_int_eq(d->ops->render(s, 0, board, sizeof(board)), 0);
+  ck_assert_ptr_nonnull(strstr(board, "White, Colorbound Clobberers:"));
+  ck_assert_ptr_nonnull(strstr(board, "Black, Nutty Knights:"));
+  free(s);
+}
+END_TEST
+
+/* Decoding is as strict as chess's (POS-1): the fields, the board's
+ * digits, the counters, e.p. */
+START_TEST(test_cwda_game_decode_strict)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game(NULL, 0);
+  struct ref_err err;
+  char fen[128];
+  static const char *const bad[][2] = {
+    {"4k3/8/8/8/8/8/8/4K3 w - - 0", "fen-syntax"},          /* five fields */
+    {"4k3/8/8/8/8/8/8/4K3 w - - 0 1 extra", "fen-syntax"},  /* seven */
+    {"4k3/8/8/8/8/8/8/44K3 w - - 0 1", "fen-board"},        /* "44" */
+    {"4k3/8/8/8/8/8/8/4K3 w - - x 1", "fen-counters"},
+    {"4k3/8/8/8/8/8/8/4K3 w - - 0 0", "fen-counters"},
+    {"4k3/8/8/8/4Pp2/8/8/4K3 b - e3 1 1", "fen-en-passant"}, /* clock not 0 */
+    {"4k3/8/8/8/8/8/8/4K3 x - - 0 1", "fen-side"},
+    {"4k3/8/8/8/8/8/8/4KK2 w - - 0 1", "fen-kings"},
+    {"4k3/8/8/8/8/8/8/D3K2G w - - 0 1", "da-fen-army"},      /* two armies on a side */
+    {"4k3/8/8/8/8/8/8/D3K2D w Q - 0 1", "fen-castling"},     /* Q with a Bede: the corner? */
+    {"4k3/8/8/8/8/8/8/YYYYKYYY w - - 0 1", "fen-material"},   /* 7 Woody Rooks, 8 pawns missing? */
+  };
+  for(size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    memset(&err, 0, sizeof(err));
+    if(!strcmp(bad[i][1], "fen-castling") || !strcmp(bad[i][1], "fen-material"))
+      continue; /* both legal: kept below as positions that do read */
+    ck_assert_msg(d->ops->decode(s, bad[i][0], &err) == REF_EINVAL, "%s read", bad[i][0]);
+    ck_assert_msg(!strcmp(err.reason, bad[i][1]), "%s: %s", bad[i][0], err.reason);
+  }
+  /* an e.p. square with no legal capture is dropped, as chess writes it */
+  ck_assert_int_eq(d->ops->decode(s, "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1", &err), 0);
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1");
+  ck_assert_int_eq(d->ops->decode(s, "4k3/8/8/8/4Pp2/8/8/4K3 b - e3 0 1", &err), 0);
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "4k3/8/8/8/4Pp2/8/8/4K3 b - e3 0 1");
+  /* castling with the Bede in the corner (DA-3), four fields read as 0 1 */
+  ck_assert_int_eq(d->ops->decode(s, "4k3/8/8/8/8/8/8/D3K2D w KQ -", &err), 0);
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "4k3/8/8/8/8/8/8/D3K2D w KQ - 0 1");
+  /* nine Woody Rooks and eight pawns: one promoted too many */
+  ck_assert_int_eq(
+    d->ops->decode(s, "4k3/8/8/8/8/8/PPPPPPPP/YYYYKYYY w - - 0 1", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "fen-material");
+  free(s);
+}
+END_TEST
+
+/* Check, mate, the reasons of a refused move (DA-9, DA-3, CH-1). */
+START_TEST(test_cwda_game_play)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=clobberers;black=fide", 0);
+  struct ref_status st;
+
+  PLAYS(s, "f3");
+  PLAYS(s, "e5");
+  PLAYS(s, "g4");
+  REFUSED(s, "Dd4", "no-such-move");   /* Black plays the FIDEs: D is the d-file (DA-9) */
+  REFUSED(s, "Wd4", "da-not-in-army"); /* W is no file: the Waffle, not Black's */
+  REFUSED(s, "Qh5", "no-such-move");
+  PLAYS(s, "Qh4+"); /* no fool's mate: the Cardinal's knight leap d1-f2 parries */
+  d->ops->status(s, &st);
+  ck_assert(st.in_check);
+  ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
+  REFUSED(s, "Wd3", "king-in-check");
+  PLAYS(s, "Af2");
+  free(s);
+  /* the Colonel's mate: rook forwards, the king boxed in by its pawns */
+  s = game("white=nutty;fen=7k/6pp/8/8/8/8/8/3LK3 w - - 0 1", 0);
+  PLAYS(s, "Ld8#");
+  d->ops->status(s, &st);
+  ck_assert_int_eq(st.phase, REF_PHASE_OVER);
+  ck_assert_int_eq(st.end, REF_END_CHECKMATE);
+  ck_assert_int_eq(st.winner, 0);
+  REFUSED(s, "h6", "game-over");
+  free(s);
+
+  /* the Clobberers' castling refused with its reason, then made */
+  s = game("white=clobberers;black=fide;fen=r3k2r/8/8/8/8/8/5q2/D3K2D w KQkq - 0 1", 0);
+  REFUSED(s, "O-O", "castle-in-check");
+  free(s);
+  s = game("white=clobberers;black=fide;fen=r3k2r/8/8/8/8/8/8/D2qK2D w KQkq - 0 1", 0);
+  REFUSED(s, "O-O-O", "castle-blocked");
+  free(s);
+  s = game("white=clobberers;black=fide;fen=r3k2r/8/8/8/8/8/2q5/D3K2D w KQkq - 0 1", 0);
+  REFUSED(s, "O-O-O", "castle-through-check"); /* the queen on c2 attacks b1, c1, d1 */
+  free(s);
+}
+END_TEST
+
+/* CH-2 through DA-7: threefold on claim, fivefold automatic; Fibnifs
+ * and knights going back and forth. */
+START_TEST(test_cwda_game_repetition)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=nutty", 0);
+  struct ref_status st;
+  struct ref_err err;
+
+  for(int round = 0; round < 4; round++) {
+    PLAYS(s, "Ic3");
+    PLAYS(s, "Nf6");
+    PLAYS(s, "Ib1");
+    PLAYS(s, "Ng8");
+    d->ops->status(s, &st);
+    ck_assert_int_eq(st.draw_claimable, round >= 1 && round < 3); /* none once over */
+    if(round == 1) {
+      struct ref_state *c = ref_state_dup(d, s);
+      ck_assert_int_eq(d->ops->act(c, 0, REF_ACT_DRAW_CLAIM, 0, &err), 0);
+      d->ops->status(c, &st);
+      ck_assert_int_eq(st.end, REF_END_THREEFOLD);
+      free(c);
+    }
+    d->ops->status(s, &st);
+    if(round < 3)
+      ck_assert_int_ne(st.phase, REF_PHASE_OVER);
+  }
+  d->ops->status(s, &st);
+  ck_assert_int_eq(st.phase, REF_PHASE_OVER);
+  ck_assert_int_eq(st.end, REF_END_FIVEFOLD);
+  free(s);
+  /* DA-7: a lone Waffle keeps the game alive, a lone bishop does not */
+  s = game("white=clobberers;fen=4k3/8/8/8/8/8/8/W3K3 b - - 0 1", 0);
+  d->ops->status(s, &st);
+  ck_assert_int_ne(st.phase, REF_PHASE_OVER);
+  free(s);
+  s = game("fen=4k3/8/8/8/8/8/8/B3K3 b - - 0 1", 0);
+  d->ops->status(s, &st);
+  ck_assert_int_eq(st.end, REF_END_DEAD_POSITION);
+  free(s);
+}
+END_TEST
+
+/* The board as data: FIDE pieces as figurines, the others lettered, the
+ * legend for each lettered army. */
+START_TEST(test_cwda_game_diagram)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=rookies;black=fide", 0);
+  struct ref_diagram dg;
+
+  ck_assert_int_eq(d->ops->diagram(s, 1, &dg), 0);
+  ck_assert(dg.flip);
+  ck_assert_int_eq(dg.cell[0][0].s.p[0].kind, REF_DIAG_LETTERED);
+  ck_assert_int_eq(dg.cell[0][0].s.p[0].letter, 'S');
+  ck_assert_int_eq(dg.cell[0][3].s.p[0].letter, 'C');
+  ck_assert_int_eq(dg.cell[0][4].s.p[0].kind, REF_DIAG_KING);
+  ck_assert_int_eq(dg.cell[7][3].s.p[0].kind, REF_DIAG_QUEEN);
+  ck_assert_int_eq(dg.cell[7][3].s.p[0].dark, 1);
+  ck_assert_str_eq(dg.legend[0],
+                   "Remarkable Rookies: S Short Rook, Y Woody Rook, H Half-Duck, C Chancellor");
+  ck_assert_str_eq(dg.legend[1], "");
+  free(s);
+}
+END_TEST
+
 /* ---- perft: Fairy-Stockfish's counts ---- */
 
 START_TEST(test_cwda_perft_oracle)
@@ -617,6 +867,11 @@ static Suite *cwda_suite(void)
   tcase_add_test(tc, test_cwda_san);
   tcase_add_test(tc, test_cwda_san_unique);
   tcase_add_test(tc, test_cwda_reading_letters);
+  tcase_add_test(tc, test_cwda_game_options);
+  tcase_add_test(tc, test_cwda_game_decode_strict);
+  tcase_add_test(tc, test_cwda_game_play);
+  tcase_add_test(tc, test_cwda_game_repetition);
+  tcase_add_test(tc, test_cwda_game_diagram);
   suite_add_tcase(s, tc);
   tc = tcase_create("perft");
   tcase_set_timeout(tc, 600);
