@@ -1257,12 +1257,31 @@ void ref_cg_status(const struct ref_state *s, struct ref_status *out)
  * squares in brackets), then both bars and the borne-off counts. At most
  * 45 columns. */
 
+/* "G Charging Rook, I Fibnif, ...": an army's pieces by the letters the
+ * board shows (upper case White, lower case Black) and their names. */
+static void legend_line(int army, int color, char *buf, size_t cap)
+{
+  const struct ref_army *a = &ref_armies[army];
+  size_t k = 0;
+  int slot;
+
+  buf[0] = '\0';
+  for(slot = 0; slot < REF_ARMY_SLOTS && k < cap; slot++) {
+    char l = a->piece[slot].letter;
+    int n = snprintf(buf + k, cap - k, "%s%c %s", slot ? ", " : "",
+                     color ? (char)(l - 'A' + 'a') : l, a->piece[slot].name);
+    if(n < 0)
+      break;
+    k += (size_t)n;
+  }
+}
+
 int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   char out[1024];
   size_t k = ref_chess_diagram(&st->pos, seat, st->last_from, st->last_to, out), i;
-  int c, slot;
+  int c;
 
   /* CGA-2: the pieces in their armies' letters. The diagram (chess_board.c)
    * is a line of file letters (27 bytes), then eight rows of 30: " 8 ",
@@ -1275,30 +1294,61 @@ int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
   }
   k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat,
                           st->army);
-  /* a legend of each army that is not the FIDEs': letter, name, moves */
-  for(c = 0; c < 2; c++) {
-    const struct ref_army *a = &ref_armies[st->army[c]];
-    if(st->army[c] == REF_ARMY_FIDE)
-      continue;
-    k += (size_t)snprintf(out + k, k < sizeof(out) ? sizeof(out) - k : 0, "%s: %s\n",
-                          c == WHITE ? "White" : "Black", a->name);
-    for(slot = 0; slot < REF_ARMY_SLOTS; slot++)
-      k += (size_t)snprintf(out + k, k < sizeof(out) ? sizeof(out) - k : 0, "  %c %s (%s)\n",
-                            c == WHITE ? a->piece[slot].letter : a->piece[slot].letter - 'A' + 'a',
-                            a->piece[slot].name, a->piece[slot].betza);
+  /* CGA-2: with an army other than the FIDEs, each side's army and its
+   * pieces' letters as the board writes them (as the cwda board does) */
+  for(c = 0; c < 2 && (st->army[WHITE] != REF_ARMY_FIDE || st->army[BLACK] != REF_ARMY_FIDE);
+      c++) {
+    char pieces[96];
+    legend_line(st->army[c], c, pieces, sizeof(pieces));
+    k += (size_t)snprintf(out + k, k < sizeof(out) ? sizeof(out) - k : 0, "%s, %s:\n  %s\n",
+                          c == WHITE ? "White" : "Black", ref_armies[st->army[c]].name, pieces);
   }
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 
+/* The upper-case letter of an army piece of colour c and chess type t. */
+static char upper_letter(const struct ref_cg_state *st, int c, int t)
+{
+  return ref_armies[st->army[c]].piece[ref_cg_slot_of_type(t)].letter;
+}
+
 /* The board as data: the chess diagram, the last half marked,
  * each side's bar and borne-off count out of its army (the variants share
- * it: ref_cg_diagram). */
+ * it: ref_cg_diagram). CGA-2: an army's pieces other than the FIDEs' by
+ * their letters (DA-4, no figurine), with the legend. */
 int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {
   const struct ref_cg_state *st = cstate_of(s);
+  int c, t, sq, i;
+
   ref_diag_grid(d, 8, 8, seat == 1);
   ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
   ref_diag_reserves(d, st->bar, st->off, army_of(st));
+  for(c = 0; c < 2; c++) {
+    char pieces[80];
+    if(st->army[c] == REF_ARMY_FIDE)
+      continue;
+    for(sq = 0; sq < 64; sq++) {
+      int code = st->pos.board[sq];
+      struct ref_diag_stack *cell = &d->cell[sq / 8][sq % 8].s;
+      if(code == REF_CH_EMPTY || REF_CH_COLOR(code) != c ||
+         ref_cg_slot_of_type(REF_CH_TYPE(code)) < 0)
+        continue;
+      cell->n = 0;
+      ref_diag_put_lettered(cell, upper_letter(st, c, REF_CH_TYPE(code)), c);
+    }
+    /* the bar again, in the order ref_diag_reserves lists it */
+    d->bar[c].n = 0;
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < st->bar[c][t]; i++) {
+        if(ref_cg_slot_of_type(t) < 0)
+          ref_diag_put(&d->bar[c], ref_diag_kind(piece_letters[t]), c);
+        else
+          ref_diag_put_lettered(&d->bar[c], upper_letter(st, c, t), c);
+      }
+    legend_line(st->army[c], c, pieces, sizeof(pieces));
+    snprintf(d->legend[c], sizeof(d->legend[c]), "%s: %s", ref_armies[st->army[c]].name, pieces);
+  }
   return REF_OK;
 }
 

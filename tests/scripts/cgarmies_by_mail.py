@@ -52,12 +52,18 @@ def main():
         t.deliver(B, "accept", reply=t.last[B])
         first = t.text(A)
         check("the first board shows the armies' letters and their legend",
-              " 6  .  .  H  .  .  .  .  .  6" in first and "Black: Nutty Knights" in first and
-              "  H Half-Duck (HFD)" in first and "armies:rookies/nutty" in first, first)
+              " 6  .  .  H  .  .  .  .  .  6" in first and "Black, Nutty Knights:" in first and
+              "H Half-Duck" in first and "armies:rookies/nutty" in first, first)
         t.deliver(A, "Hc6-c9", reply=t.last[A])
         check("CG-2 by the army's move: the Half-Duck leaps off by three",
               "played 1. Hc6-c9" in str(t.last[B]["Subject"]) and "off: 14 of 16" in t.text(B),
               str(t.last[B]["Subject"]) + t.text(B))
+        html = bymail.html(t.last[B]) or ""
+        check("HTML: the army pieces by their letters, no figurine (DA-4), and the legend",
+              'data-piece="H"' not in html and re.search(r'data-piece="l"[^>]*>L</span>', html) and
+              re.search(r'data-piece="S"[^>]*>S</span>', html) and
+              "Nutty Knights: g Charging Rook" in html,
+              html[:3000])
         t.deliver(B, "L:a5", reply=t.last[B])
         check("the Colonel takes the Short Rook: to White's bar, in its letter",
               "White bar: S" in t.text(A), t.text(A))
