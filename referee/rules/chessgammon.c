@@ -1371,6 +1371,14 @@ bool ref_cg_ok(const struct ref_state *s)
      st->balanced > 1 || st->half || st->first_ep || st->fresh ||
      st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;
+  /* CGA-1: armies of the table, their moves as read from it, none with
+   * the Racing Kings array (CGA-4) */
+  if(st->army[WHITE] >= REF_ARMY_COUNT || st->army[BLACK] >= REF_ARMY_COUNT ||
+     (st->rk_array && (st->army[WHITE] != REF_ARMY_FIDE || st->army[BLACK] != REF_ARMY_FIDE)))
+    return false;
+  memcpy(&again, st, sizeof(again));
+  if(!ref_cg_armies_read(&again) || memcmp(again.am, st->am, sizeof(st->am)))
+    return false;
   r = rules_of(st);
   if(p->side > 1 || p->castle || p->ep != NO_SQ || p->fullmove < 1 || st->pend[0] != NO_SQ ||
      st->pend[1] != NO_SQ)

@@ -420,7 +420,22 @@ static void run_script(const char *name)
 /* CGA-1 ... CGA-4: Chessgammon with different armies (§5.7) */
 START_TEST(test_armies)
 {
+  const struct ref_game_desc *g = ref_game_find("chessgammon");
+  struct ref_state *s = ref_state_new(g);
+  struct ref_cg_state *st = (struct ref_cg_state *)(void *)s;
+  struct ref_err err;
+
   run_script("armies.txt");
+  /* the invariant checker refuses a state whose armies or moves are not
+   * the table's (a snapshot edited or from another build) */
+  ck_assert_int_eq(g->ops->init(s, "armies=nutty/rookies", &err), REF_OK);
+  ck_assert(g->ops->ok(s));
+  st->am[1][2].nleap--;
+  ck_assert(!g->ops->ok(s));
+  ck_assert_int_eq(g->ops->init(s, "armies=nutty/rookies", &err), REF_OK);
+  st->army[0] = REF_ARMY_COUNT;
+  ck_assert(!g->ops->ok(s));
+  free(s);
 }
 END_TEST
 
