@@ -636,6 +636,17 @@ static int cwda_diagram(const struct ref_state *s, int seat, struct ref_diagram 
   return REF_OK;
 }
 
+bool ref_cwda_army_names(const char *fen, const char **white, const char **black)
+{
+  const char *reason;
+  int army[2];
+  if(ref_cwda_fen_armies(fen, army, &reason) != REF_OK)
+    return false;
+  *white = ref_armies[army[0] < 0 ? REF_ARMY_FIDE : army[0]].name;
+  *black = ref_armies[army[1] < 0 ? REF_ARMY_FIDE : army[1]].name;
+  return true;
+}
+
 /* ------------------------------------------------------------------------ */
 
 static const struct ref_game_ops cwda_ops = {

@@ -306,6 +306,12 @@ uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int
 uint64_t ref_perft_below(const struct ref_game_desc *g, const struct ref_state *s, int depth);
 void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason,
                  const char *detail);
+/* Chess with Different Armies (game "cwda", rules-spec §12): the names of
+ * the armies of a position string (its letters, DA-4; "Fabulous FIDEs"
+ * for a side with king and pawns only), for records such as PGN's tags.
+ * false when the text is no such position. */
+bool ref_cwda_army_names(const char *fen, const char **white, const char **black);
+
 /*
  * The actions of a two-player game with no cube and no dice (chess and the
  * games built on its rules, CH-2): resignation, an agreed draw, or a draw

@@ -444,7 +444,7 @@ static void read_as(const struct ref_cwda_tables *t, const struct ref_cwda_pos *
 
 #define READS(t, p, text, want)                                                                    \
   do {                                                                                             \
-    char got_[32];                                                                                 \
+    char got_[64];                                                                                 \
     read_as(t, p, text, got_, sizeof(got_));                                                       \
     ck_assert_msg(!strcmp(got_, want), "%s: read %s, want %s", text, got_, want);                  \
   } while(0)
