@@ -156,8 +156,8 @@ static int position(const int army[2], const char *fen, struct ref_cwda_pos *p, 
  * Options (rules.h, game_text.c): white=ARMY and black=ARMY (DA-8: the
  * challenger names both; fide by default; the army's option word, its
  * initial or its name), fide_draws=on|off (CH-2 through DA-7, default on),
- * fen=FEN (a start position; its letters name the armies where no option
- * does, and must agree with those that do). A key given twice, an unknown
+ * fen=FEN (a start position, '_' for each space; its letters name the
+ * armies where no option does, and must agree with those that do). A key given twice, an unknown
  * key or army is REF_EINVAL; the state is then left as it was.
  */
 static int cwda_init(struct ref_state *s, const char *options, struct ref_err *err)
@@ -200,10 +200,14 @@ static int cwda_init(struct ref_state *s, const char *options, struct ref_err *e
         return REF_EINVAL;
       }
       seen_fen = true;
-      snprintf(fen, sizeof(fen), "%.*s", (int)(o.ve - o.vb), o.vb);
+      /* '_' for ' ': a FEN fits in one word of a mail's `new` (as
+       * Back-to-Back's and the Chessgammon family's fen=). */
+      for(size_t i = 0; i < (size_t)(o.ve - o.vb); i++)
+        fen[i] = o.vb[i] == '_' ? ' ' : o.vb[i];
+      fen[o.ve - o.vb] = '\0';
     }
     else {
-      ref_err_set(err, REF_EINVAL, "ch-unknown-option", key);
+      ref_err_set(err, REF_EINVAL, "da-unknown-option", key);
       return REF_EINVAL;
     }
   }
@@ -225,7 +229,7 @@ static int cwda_init(struct ref_state *s, const char *options, struct ref_err *e
   state_start(state_of(s), army, &pos, fide_draws);
   return REF_OK;
 bad:
-  ref_err_set(err, REF_EINVAL, "ch-bad-option", key);
+  ref_err_set(err, REF_EINVAL, "da-bad-option", key);
   return REF_EINVAL;
 }
 
