@@ -46,7 +46,7 @@ int main(void)
     s = ref_state_new(g);
     memset(&err, 0, sizeof(err));
     if(!s || g->ops->init(s, NULL, &err) != REF_OK || g->ops->decode(s, pos, &err) != REF_OK) {
-      printf("ERROR %s\t\t\n", err.reason ? err.reason : "?");
+      printf("ERROR %s\t\t\n", err.reason);
       free(s);
       continue;
     }
@@ -64,7 +64,7 @@ int main(void)
     if(!*mv)
       printf("-");
     else if(g->ops->parse(s, mv, &m, &err) != REF_OK)
-      printf("ERROR parse %s", err.reason ? err.reason : "?");
+      printf("ERROR parse %s", err.reason);
     else if(g->ops->apply(s, &m) != REF_OK)
       printf("ERROR apply");
     else if(g->ops->encode(s, buf, sizeof(buf)) != REF_OK)
