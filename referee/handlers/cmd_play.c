@@ -356,8 +356,10 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
   if(!(g->desc->flags & REF_GAME_CUBE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(kind), NULL);
-  a = kind == REF_CMD_DOUBLE ? REF_ACT_DOUBLE : kind == REF_CMD_TAKE ? REF_ACT_TAKE
-                                                                     : REF_ACT_DROP;
+  a = kind == REF_CMD_DOUBLE   ? REF_ACT_DOUBLE
+      : kind == REF_CMD_TAKE   ? REF_ACT_TAKE
+      : kind == REF_CMD_BEAVER ? REF_ACT_BEAVER
+                               : REF_ACT_DROP;
   memset(&err, 0, sizeof(err));
   if(g->desc->ops->act(g->state, seat, a, 0, &err) != REF_OK)
     return ref_refuse(m, g, seat, c->line, err.reason[0] ? err.reason : "illegal", err.detail,
@@ -376,6 +378,21 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     m->changed = 1;
     return ref_tell_seat(m, g, 1 - seat, "double-offered.txt", NULL, 0) ||
            ref_tell_seat(m, g, seat, "double-sent.txt", NULL, 0);
+  }
+  if(a == REF_ACT_BEAVER) {
+    /* BG-9: the doubler answers the beaver; no standing answer is for it
+     * (those answer a double) */
+    struct tpl_var cube_to[1];
+    char value[16];
+    g->desc->ops->status(g->state, &s);
+    snprintf(value, sizeof(value), "%d", 2 * s.cube);
+    cube_to[0].name = "cube";
+    cube_to[0].value = value;
+    if(ref_game_save(m->svc, g))
+      return -1;
+    m->changed = 1;
+    return ref_tell_seat(m, g, 1 - seat, "beaver-offered.txt", cube_to, 1) ||
+           ref_tell_seat(m, g, seat, "beaver-sent.txt", cube_to, 1);
   }
   {
     /* answered by hand: no standing answer played, so cube-taken.txt's

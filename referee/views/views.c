@@ -106,8 +106,12 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
     const char *key = s.turn == seat ? "your-turn" : "their-turn";
     if(s.phase == REF_PHASE_CUBE)
       key = s.turn == seat ? "your-cube" : "their-cube";
+    else if(s.phase == REF_PHASE_CUBE_REPLY && s.beavered) /* BG-9 */
+      key = s.turn == seat ? "your-beaver-reply" : "their-beaver-reply";
     else if(s.phase == REF_PHASE_CUBE_REPLY)
-      key = s.turn == seat ? "your-cube-reply" : "their-cube-reply";
+      key = s.turn != seat   ? "their-cube-reply"
+            : s.may_beaver ? "your-cube-reply-beaver"
+                           : "your-cube-reply";
     tpl_line(buf, cap, dir, "phrases.txt", key, vars, 3);
   }
 }
