@@ -338,6 +338,7 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   struct ref_err err;
   enum ref_action a;
   char text[64];
+  int beavered;
 
   if(!(g->desc->flags & REF_GAME_DICE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(kind), NULL);
@@ -361,6 +362,7 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
       : kind == REF_CMD_BEAVER ? REF_ACT_BEAVER
                                : REF_ACT_DROP;
   memset(&err, 0, sizeof(err));
+  beavered = s.beavered; /* BG-9: this take or drop answers a beaver */
   if(g->desc->ops->act(g->state, seat, a, 0, &err) != REF_OK)
     return ref_refuse(m, g, seat, c->line, err.reason[0] ? err.reason : "illegal", err.detail,
                       &err);
@@ -398,7 +400,8 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     /* answered by hand: no standing answer played, so cube-taken.txt's
      * {lines} is empty for both (else the placeholder shows as written) */
     struct tpl_var none[2] = {{"lines", ""}, {"lines", ""}};
-    return after_change_ex(m, g, seat, "cube-taken.txt", "cube-taken.txt", none, 1);
+    const char *tmpl = beavered ? "beaver-taken.txt" : "cube-taken.txt";
+    return after_change_ex(m, g, seat, tmpl, tmpl, none, 1);
   }
 }
 
