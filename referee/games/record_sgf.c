@@ -16,7 +16,7 @@
  *         RU[Jacoby] a money game with jacoby=on
  *         RE[W+2] / RE[B+1R]        the winner, the points, R when the game
  *                                   did not end on the board or by a drop
- *   nodes ;W[52pkjf]  the dice, then the play a point pair a step: for
+ *   nodes ;W[52pkjf]  the dice, then the play a point pair a die: for
  *                     White 'a' + point - 1, for Black 'x' - (point - 1),
  *                     'y' the bar, 'z' off (sgf.c WriteMove / Point)
  *         ;B[double] ;W[take] ;W[drop]
@@ -62,12 +62,83 @@ static char sgf_point(int seat, int point)
   return seat ? (char)('x' - (point - 1)) : (char)('a' + (point - 1));
 }
 
+/* gnubg writes a play a die at a time ("24/18 18/15", not "24/15"), the
+ * steps from the highest point down (its move generator's order, and an
+ * order they can be made in): steps[] split and sorted so. With doubles a
+ * step of several dice goes die by die (the last may bear off with pips to
+ * spare); with two different dice a lone step that uses both goes first
+ * with the higher die, as gnubg does, when no checker of the opponent's
+ * stands where it would stop in `before` (the board as data, rules.h),
+ * else with the lower: the play names no hit, so it passes no blot. Returns
+ * the new count, at most max. */
+static int split_steps(const struct ref_game_ctx *r, const struct ref_state *before, int seat,
+                       const int dice[2], struct ref_bg_step *steps, int n, int max)
+{
+  struct ref_bg_step out[8];
+  int k = 0, i;
+
+  if(dice[0] == dice[1]) {
+    int d = dice[0];
+    for(i = 0; i < n; i++) {
+      int from = steps[i].from;
+      while(from - d > steps[i].to && from - d > 0 && k < 7) {
+        out[k].from = from;
+        out[k].to = from - d;
+        out[k++].hit = 0;
+        from -= d;
+      }
+      if(k < 8) {
+        out[k] = steps[i];
+        out[k++].from = from;
+      }
+    }
+  }
+  else if(n == 1 && steps[0].from - steps[0].to != dice[0] &&
+          steps[0].from - steps[0].to != dice[1] &&
+          (steps[0].to > 0 || steps[0].from > (dice[0] > dice[1] ? dice[0] : dice[1]))) {
+    int lo = dice[0] < dice[1] ? dice[0] : dice[1], hi = dice[0] + dice[1] - lo, first = lo;
+    int mid = steps[0].from - hi;
+    if(before && mid > 0 && r->desc->ops->diagram) {
+      struct ref_diagram d;
+      const struct ref_diag_stack *at;
+      if(r->desc->ops->diagram(before, 0, &d) == REF_OK) {
+        /* point[i] is point i + 1 as White counts them */
+        at = &d.point[(seat ? 25 - mid : mid) - 1];
+        if(!at->n || at->p[0].dark == (seat != 0))
+          first = hi;
+      }
+    }
+    out[0].from = steps[0].from;
+    out[0].to = steps[0].from - first;
+    out[0].hit = 0;
+    out[1] = steps[0];
+    out[1].from = out[0].to;
+    k = 2;
+  }
+  else
+    k = -1;
+  if(k >= 0) {
+    for(i = 0; i < k && i < max; i++)
+      steps[i] = out[i];
+    n = k < max ? k : max;
+  }
+  for(i = 1; i < n; i++) { /* insertion sort: stable, from the highest point */
+    struct ref_bg_step x = steps[i];
+    int j = i;
+    while(j > 0 && steps[j - 1].from < x.from) {
+      steps[j] = steps[j - 1];
+      j--;
+    }
+    steps[j] = x;
+  }
+  return n;
+}
+
 static int sgf_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
 {
   struct sgf_ctx *c = arg;
   const struct store_entry *e = st->e;
   char who = e->seat ? 'B' : 'W';
-  (void)r;
 
   if(!strcmp(e->kind, "roll")) {
     const char *f = strstr(e->text, "faces");
@@ -84,6 +155,7 @@ static int sgf_step(void *arg, const struct ref_game_ctx *r, const struct ref_re
   if(!strcmp(e->kind, "move")) {
     struct ref_bg_step steps[8];
     int n = ref_bg_record_steps(e->text, steps, 8), i;
+    n = split_steps(r, st->before, e->seat, c->dice, steps, n, 8);
     if(base_buf_printf(c->out, "\n;%c[%d%d", who, c->dice[0], c->dice[1]))
       return -1;
     for(i = 0; i < n; i++)

@@ -318,6 +318,26 @@ def gnubg_checks(t, what, path, load, games, names, starts, final):
     return out
 
 
+def sgf_games(text):
+    """Each game tree's MI, RE and nodes (";W[52...]", ";B[double]" ...)."""
+    return [(re.search(r"MI(\[[^]]*\])+", g).group(0),
+             (re.search(r"RE\[[^]]*\]", g) or re.match("", "")).group(0),
+             re.findall(r"\n;([WB]\[[^]]*\])", g))
+            for g in re.split(r"(?m)^\(;", text)[1:]]
+
+
+def gnubg_sgf(mat):
+    """gnubg's own SGF of a .mat: `import mat`, then `save match`."""
+    out = mat + ".gnubg.sgf"
+    cmds = mat + ".save.gnubg"
+    with open(cmds, "w") as f:
+        f.write("set display off\nimport mat %s\nsave match %s\n" % (mat, out))
+    subprocess.run([GNUBG, "-t", "-q", "-c", cmds], capture_output=True, text=True,
+                   timeout=300, stdin=subprocess.DEVNULL)
+    with open(out) as f:
+        return f.read()
+
+
 def main():
     root = tempfile.mkdtemp(prefix="tabula-matrec-")
     t = bymail.Table(TABULA, os.path.join(root, "t"))
@@ -435,6 +455,15 @@ def main():
         for load, p_ in (("import mat", path), ("load match", spath)):
             gnubg_checks(t, "the match (%s)" % load.split()[-1], p_, load, games,
                          ("alice", "bob"), full, final)
+        # gnubg's own writer, from tabula's .mat, writes what tabula's SGF
+        # says: the match information, the result, every node
+        for what, mat, ours in (("the match", path, sgf), ("the money game", mpath, msgf)):
+            theirs = gnubg_sgf(mat)
+            check("%s: gnubg's own SGF of the .mat has tabula's SGF's MI, RE and every "
+                  "play and cube action, node for node" % what,
+                  sgf_games(theirs) == sgf_games(ours) and len(sgf_games(ours)) > 0,
+                  [(k, a, b) for k, (a, b) in enumerate(zip(sgf_games(theirs),
+                                                            sgf_games(ours))) if a != b][:3])
         # a money session's score line says gnubg's Jacoby setting: the
         # SGF's RU carries the game's (off); gnubg's .mat import keeps its
         # own (it reads no [Jacoby] tag)
