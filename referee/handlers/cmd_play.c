@@ -384,17 +384,20 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(a == REF_ACT_BEAVER) {
     /* BG-9: the doubler answers the beaver; no standing answer is for it
      * (those answer a double) */
-    struct tpl_var cube_to[1];
-    char value[16];
+    struct tpl_var cube_to[2];
+    char value[16], stake[16];
     g->desc->ops->status(g->state, &s);
     snprintf(value, sizeof(value), "%d", 2 * s.cube);
+    snprintf(stake, sizeof(stake), "%d", s.cube);
     cube_to[0].name = "cube";
     cube_to[0].value = value;
+    cube_to[1].name = "stake";
+    cube_to[1].value = stake;
     if(ref_game_save(m->svc, g))
       return -1;
     m->changed = 1;
-    return ref_tell_seat(m, g, 1 - seat, "beaver-offered.txt", cube_to, 1) ||
-           ref_tell_seat(m, g, seat, "beaver-sent.txt", cube_to, 1);
+    return ref_tell_seat(m, g, 1 - seat, "beaver-offered.txt", cube_to, 2) ||
+           ref_tell_seat(m, g, seat, "beaver-sent.txt", cube_to, 2);
   }
   {
     /* answered by hand: no standing answer played, so cube-taken.txt's
