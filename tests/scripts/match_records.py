@@ -431,6 +431,12 @@ def main():
               'Your double was beavered: reply "take" or "drop".' in bymail.text(beavered),
               bymail.text(beavered) if beavered is not None else seen)
         over = bymail.text(t.game_last[("carol@example.org", money)])
+        t.deliver("carol@example.org", "history",
+                  reply=t.game_last[("carol@example.org", money)])
+        hist = bymail.text(t.last["carol@example.org"])
+        check("money: the history says the beaver in words",
+              re.search(r"Black beavers \(takes and redoubles at once, keeping the cube\)\n"
+                        r".*White takes", hist), hist)
         taken = seen.get("taken")
         check("money: the beaver taken, dave is told the cube is his at 4",
               taken is not None and "The beaver was taken" in bymail.text(taken) and
