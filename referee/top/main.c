@@ -305,7 +305,7 @@ static void usage(FILE *out)
 
 static void command_help(FILE *out, const struct command *c)
 {
-  char opts[80];
+  char opts[160]; /* every option at once fits */
   options_text(opts, sizeof(opts), c->opts);
   fprintf(out, "usage: tabula %s%s%s%s\n\n%s\n", c->name, c->args[0] ? " " : "", c->args, opts,
           c->details);
