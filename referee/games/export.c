@@ -1,7 +1,8 @@
 /*
  * export.c: `tabula export`, the record of a game in the format of its
- * community: PGN for chess and Chess with Different Armies (record_pgn.c), PDN 3.0 for
- * checkers (record_pdn.c), gnubg's .mat for backgammon (record_mat.c).
+ * community: PGN for chess and Chess with Different Armies (record_pgn.c),
+ * PDN 3.0 for checkers (record_pdn.c), gnubg's .mat for backgammon
+ * (record_mat.c) and, as its second format, SGF (record_sgf.c).
  * The hybrids' moves are no moves any of those formats knows, so they keep
  * a transcript that names the variant (below; docs/records.md). Every
  * record of a dice game carries the dice lines, so
@@ -53,13 +54,22 @@ static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct 
 
 /* ---- which format, by game ---- */
 
+/* One row a format; a game's first row is its record (`tabula export`,
+ * the web view), every row of it is attached to the mail that ends a game
+ * (views.c). The last row, game NULL, is every other game's. */
 static const struct ref_export_kind kinds[] = {
-  {"chess", "pgn", "application/vnd.chess-pgn", "PGN"},
-  {"cwda", "pgn", "application/vnd.chess-pgn", "PGN"},
-  {"checkers", "pdn", "text/plain", "PDN 3.0"},
-  {"backgammon", "mat", "text/plain", "gnubg .mat"},
-  {NULL, "txt", "text/plain", "tabula transcript"},
+  {"chess", "pgn", "application/vnd.chess-pgn", "PGN", ref_export_pgn},
+  {"cwda", "pgn", "application/vnd.chess-pgn", "PGN", ref_export_pgn},
+  {"checkers", "pdn", "text/plain", "PDN 3.0", ref_export_pdn},
+  {"backgammon", "mat", "text/plain", "gnubg .mat", ref_export_mat},
+  {"backgammon", "sgf", "application/x-go-sgf", "SGF", ref_export_sgf},
+  {NULL, "txt", "text/plain", "tabula transcript", export_plain},
 };
+
+static int kind_is(const struct ref_export_kind *k, const struct ref_game_desc *d)
+{
+  return k->game ? !strcmp(d->name, k->game) : 1;
+}
 
 const struct ref_export_kind *ref_export_kind(const struct ref_game_desc *d)
 {
@@ -70,14 +80,31 @@ const struct ref_export_kind *ref_export_kind(const struct ref_game_desc *d)
   return &kinds[i];
 }
 
+const struct ref_export_kind *ref_export_next(const struct ref_game_desc *d,
+                                              const struct ref_export_kind *k)
+{
+  if(!k)
+    return ref_export_kind(d);
+  return k->game && k[1].game && kind_is(&k[1], d) ? &k[1] : NULL;
+}
+
+const struct ref_export_kind *ref_export_format(const struct ref_game_desc *d, const char *ext)
+{
+  const struct ref_export_kind *k;
+  for(k = ref_export_kind(d); k; k = ref_export_next(d, k))
+    if(!strcmp(k->ext, ext))
+      return k;
+  return NULL;
+}
+
+int ref_game_export_as(struct ref_service *svc, struct ref_game_ctx *g,
+                       const struct ref_export_kind *k, struct base_buf *out, unsigned flags)
+{
+  return k->write(svc, g, out, flags);
+}
+
 int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags)
 {
-  if(!strcmp(ref_export_kind(g->desc)->ext, "pgn"))
-    return ref_export_pgn(svc, g, out, flags); /* chess and cwda */
-  if(!strcmp(g->desc->name, "checkers"))
-    return ref_export_pdn(svc, g, out, flags);
-  if(!strcmp(g->desc->name, "backgammon"))
-    return ref_export_mat(svc, g, out, flags);
-  return export_plain(svc, g, out, flags);
+  return ref_game_export_as(svc, g, ref_export_kind(g->desc), out, flags);
 }

@@ -745,7 +745,7 @@ void ref_result_text(char *buf, size_t cap, const struct ref_game_desc *d,
 /* ---- actions in the journal: "resign 2", "draw agreed", "double" ---- */
 
 static const char *const action_words[REF_ACT_LAST] = {
-  "double", "take", "drop", "resign", "draw agreed", "draw claim",
+  "double", "take", "drop", "resign", "draw agreed", "draw claim", "beaver",
 };
 
 void ref_action_text(char *buf, size_t cap, enum ref_action a, int arg)

@@ -88,11 +88,22 @@ int ref_game_history(struct ref_service *svc, struct ref_game_ctx *g, struct bas
 #define REF_EXPORT_PUBLIC 0x1u /* players named by initials, not addresses (the site) */
 int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags);
-/* The format of a game's export: file extension, MIME type, name. */
+/* The format of a game's export: file extension, MIME type, name, writer.
+ * A game may have several (backgammon: .mat, then SGF); the first is its
+ * record. */
 struct ref_export_kind {
   const char *game, *ext, *mime, *format;
+  int (*write)(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
+               unsigned flags);
 };
 const struct ref_export_kind *ref_export_kind(const struct ref_game_desc *d);
+/* The game's formats in turn: NULL gives the first; NULL after the last. */
+const struct ref_export_kind *ref_export_next(const struct ref_game_desc *d,
+                                              const struct ref_export_kind *k);
+/* The game's format with that file extension ("sgf"), or NULL. */
+const struct ref_export_kind *ref_export_format(const struct ref_game_desc *d, const char *ext);
+int ref_game_export_as(struct ref_service *svc, struct ref_game_ctx *g,
+                       const struct ref_export_kind *k, struct base_buf *out, unsigned flags);
 /* "A. L." for alice.liddell@example.org: how a public page names a player. */
 void ref_public_name(const char *address, char *buf, size_t cap);
 
@@ -199,6 +210,24 @@ int ref_export_pdn(struct ref_service *svc, struct ref_game_ctx *g, struct base_
                    unsigned flags);
 int ref_export_mat(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                    unsigned flags);
+/* The same game or match as SGF, FF[4] GM[6], as gnubg writes and reads
+ * it (record_sgf.c). */
+int ref_export_sgf(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
+                   unsigned flags);
+/* What the two backgammon records share (record_mat.c): a play in gnubg's
+ * notation step by step, the point it leaves and the point it reaches in
+ * the mover's numbering (25 the bar, 0 off), `hit` when it hits; the
+ * count, at most max. */
+struct ref_bg_step {
+  int from, to, hit;
+};
+int ref_bg_record_steps(const char *canon, struct ref_bg_step *steps, int max);
+/* The players as the record names them (p) and as a name the programs
+ * take (names: no blank or ':', at most 24 bytes, the two different). */
+void ref_bg_record_names(const struct ref_game_ctx *g, unsigned flags, char p[2][300],
+                         char names[2][32]);
+/* Whether a game's options carry "NAME=on". */
+int ref_record_option_on(const char *options, const char *name);
 
 /* Observers (observers.c): the list, addresses separated by spaces.
  * ref_observer_set: 0 done, 1 nothing to do (already / not an observer),

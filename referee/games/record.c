@@ -124,6 +124,7 @@ void ref_record_deed(char *buf, size_t cap, const char *who, const char *text)
     {"double", "doubles"},
     {"take", "takes"},
     {"drop", "drops"},
+    {"beaver", "beavers (takes and redoubles at once, keeping the cube)"},
     {"draw agreed", "agrees to a draw"},
     {"draw claim", "claims a draw"},
     {"draw offer", "offers a draw"},

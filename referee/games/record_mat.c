@@ -44,6 +44,7 @@ struct mat_ctx {
   int dice[2];   /* the roll the next play uses */
   int opening;   /* BG-1: the first roll is one die each */
   int cube;
+  int beavered;  /* BG-9: a beaver waits for the doubler */
 };
 
 static int flush_line(struct mat_ctx *c)
@@ -77,44 +78,49 @@ static int put(struct mat_ctx *c, int seat, const char *text)
   return 0;
 }
 
-/* gnubg's play notation as Jellyfish writes it: "bar" is 25, "off" 0, a
- * repeat "6/4(2)" written out twice, a path "24/18*\/13" step by step. */
-static void jellyfish_play(const char *canon, char *out, size_t cap)
+int ref_bg_record_steps(const char *canon, struct ref_bg_step *steps, int max)
 {
   char copy[256], *save = NULL, *tok;
-  size_t len = 0;
-  out[0] = '\0';
+  int len = 0;
   if(!strcmp(canon, "--"))
-    return; /* no legal play: the roll stands alone */
+    return 0; /* no legal play: the roll stands alone */
   snprintf(copy, sizeof(copy), "%.255s", canon);
   for(tok = strtok_r(copy, " ", &save); tok; tok = strtok_r(NULL, " ", &save)) {
-    char pts[8][8], *p = tok;
-    int n = 0, times = 1, i, k;
-    char *paren = strchr(tok, '(');
+    int pts[8], hit[8], n = 0, times = 1, i, k;
+    char *paren = strchr(tok, '('), *p = tok;
     if(paren) {
       times = atoi(paren + 1);
       *paren = '\0';
     }
     while(*p && n < 8) {
       size_t w = strcspn(p, "/");
-      snprintf(pts[n], sizeof(pts[n]), "%.*s", (int)w, p);
-      if(!strncmp(pts[n], "bar", 3))
-        snprintf(pts[n], sizeof(pts[n]), "25%s", pts[n][3] == '*' ? "*" : "");
-      else if(!strncmp(pts[n], "off", 3))
-        snprintf(pts[n], sizeof(pts[n]), "0");
+      pts[n] = !strncmp(p, "bar", 3) ? 25 : !strncmp(p, "off", 3) ? 0 : atoi(p);
+      hit[n] = memchr(p, '*', w) != NULL;
       n++;
       p += w + (p[w] == '/');
     }
     for(k = 0; k < (times > 0 && times <= 4 ? times : 1); k++)
-      for(i = 0; i + 1 < n; i++) {
-        char from[8];
-        snprintf(from, sizeof(from), "%s", pts[i]);
-        from[strcspn(from, "*")] = '\0';
-        if(len + 20 < cap)
-          len += (size_t)snprintf(out + len, cap - len, "%s%s/%s", len ? " " : "", from,
-                                  pts[i + 1]);
+      for(i = 0; i + 1 < n && len < max; i++) {
+        steps[len].from = pts[i];
+        steps[len].to = pts[i + 1];
+        steps[len].hit = hit[i + 1];
+        len++;
       }
   }
+  return len;
+}
+
+/* gnubg's play notation as Jellyfish writes it: "bar" is 25, "off" 0, a
+ * repeat "6/4(2)" written out twice, a path "24/18*\/13" step by step. */
+static void jellyfish_play(const char *canon, char *out, size_t cap)
+{
+  struct ref_bg_step st[8];
+  int n = ref_bg_record_steps(canon, st, 8), i;
+  size_t len = 0;
+  out[0] = '\0';
+  for(i = 0; i < n && len + 20 < cap; i++)
+    len += (size_t)snprintf(out + len, cap - len, "%s%d/%d%s", len ? " " : "", st[i].from,
+                            st[i].to, st[i].hit ? "*" : "");
 }
 
 static int mat_step(void *arg, const struct ref_game_ctx *r, const struct ref_rec_step *st)
@@ -148,10 +154,26 @@ static int mat_step(void *arg, const struct ref_game_ctx *r, const struct ref_re
       snprintf(text, sizeof(text), " Doubles => %d", c->cube);
       return put(c, e->seat, text);
     }
-    if(!strcmp(e->text, "take"))
+    if(!strcmp(e->text, "beaver")) {
+      /* BG-9: Jellyfish's word, which gnubg reads as the taker's double */
+      c->cube *= 2;
+      c->beavered = 1;
+      snprintf(text, sizeof(text), " Beavers => %d", c->cube);
+      return put(c, e->seat, text);
+    }
+    if(!strcmp(e->text, "take")) {
+      /* a beaver taken has no line of its own: the doubler's next roll
+       * says it (gnubg's import reads it so, and would read " Takes"
+       * after " Beavers" as a take of nothing) */
+      if(c->beavered) {
+        c->beavered = 0;
+        return 0;
+      }
       return put(c, e->seat, " Takes");
+    }
     if(!strcmp(e->text, "drop")) {
       c->cube /= 2;
+      c->beavered = 0;
       return put(c, e->seat, " Drops");
     }
     if(sscanf(e->text, "resign %d", &level) == 1)
@@ -177,7 +199,7 @@ static void mat_name(const char *name, char *out, size_t cap)
 }
 
 /* The players as the record names them (p) and as the score lines do. */
-static void mat_names(const struct ref_game_ctx *g, unsigned flags, char p[2][300],
+void ref_bg_record_names(const struct ref_game_ctx *g, unsigned flags, char p[2][300],
                       char names[2][32])
 {
   int s;
@@ -223,7 +245,7 @@ static int mat_score_line(struct base_buf *out, char names[2][32], const int sco
 }
 
 /* Whether a game's options carry "NAME=on" (";"-separated words). */
-static int option_on(const char *options, const char *name)
+int ref_record_option_on(const char *options, const char *name)
 {
   size_t n = strlen(name);
   const char *p = options;
@@ -250,15 +272,16 @@ static int export_money(struct ref_service *svc, struct ref_game_ctx *g, struct 
      mat_moves(svc, g, &body, end.over ? end.winner : -1, end.points))
     goto out;
   ref_record_date(g, date, sizeof(date));
-  mat_names(g, flags, p, names);
+  ref_bg_record_names(g, flags, p, names);
   if(base_buf_printf(out, "; [Site \"%s\"]\n; [Match ID \"tabula game %lld\"]\n",
                      ref_record_referee(svc, flags), (long long)g->row.id) ||
      base_buf_printf(out, "; [Player 1 \"%s\"]\n; [Player 2 \"%s\"]\n", p[0], p[1]) ||
      (g->row.result[0] && base_buf_printf(out, "; [Result \"%s\"]\n", g->row.result)) ||
      base_buf_printf(out,
                      "; [EventDate \"%s\"]\n; [Variation \"Backgammon\"]\n; [Jacoby \"%s\"]\n"
-                     "; [CubeLimit \"64\"]\n; [Termination \"%s\"]\n",
-                     date, option_on(g->row.options, "jacoby") ? "On" : "Off",
+                     "; [Beaver \"%s\"]\n; [CubeLimit \"64\"]\n; [Termination \"%s\"]\n",
+                     date, ref_record_option_on(g->row.options, "jacoby") ? "On" : "Off",
+                     ref_record_option_on(g->row.options, "beavers") ? "On" : "Off",
                      ref_record_termination(&end)))
     goto out;
   /* The dice lines before the match line, where gnubg reads nothing (a
@@ -320,7 +343,7 @@ static int export_match(struct ref_service *svc, struct ref_game_ctx *g, struct 
   memset(&end, 0, sizeof(end));
   if(store_match_games(svc->st, &games, &n, ms->match) != STORE_OK || !n)
     goto out;
-  mat_names(g, flags, p, names);
+  ref_bg_record_names(g, flags, p, names);
   for(i = 0; i < n; i++) {
     struct ref_game_ctx k;
     int bad;

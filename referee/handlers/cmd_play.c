@@ -338,6 +338,7 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   struct ref_err err;
   enum ref_action a;
   char text[64];
+  int beavered;
 
   if(!(g->desc->flags & REF_GAME_DICE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(kind), NULL);
@@ -356,9 +357,12 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   }
   if(!(g->desc->flags & REF_GAME_CUBE))
     return ref_refuse(m, g, seat, c->line, "not-available", ref_cmd_name(kind), NULL);
-  a = kind == REF_CMD_DOUBLE ? REF_ACT_DOUBLE : kind == REF_CMD_TAKE ? REF_ACT_TAKE
-                                                                     : REF_ACT_DROP;
+  a = kind == REF_CMD_DOUBLE   ? REF_ACT_DOUBLE
+      : kind == REF_CMD_TAKE   ? REF_ACT_TAKE
+      : kind == REF_CMD_BEAVER ? REF_ACT_BEAVER
+                               : REF_ACT_DROP;
   memset(&err, 0, sizeof(err));
+  beavered = s.beavered; /* BG-9: this take or drop answers a beaver */
   if(g->desc->ops->act(g->state, seat, a, 0, &err) != REF_OK)
     return ref_refuse(m, g, seat, c->line, err.reason[0] ? err.reason : "illegal", err.detail,
                       &err);
@@ -377,11 +381,30 @@ static int cube(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return ref_tell_seat(m, g, 1 - seat, "double-offered.txt", NULL, 0) ||
            ref_tell_seat(m, g, seat, "double-sent.txt", NULL, 0);
   }
+  if(a == REF_ACT_BEAVER) {
+    /* BG-9: the doubler answers the beaver; no standing answer is for it
+     * (those answer a double) */
+    struct tpl_var cube_to[2];
+    char value[16], stake[16];
+    g->desc->ops->status(g->state, &s);
+    snprintf(value, sizeof(value), "%d", 2 * s.cube);
+    snprintf(stake, sizeof(stake), "%d", s.cube);
+    cube_to[0].name = "cube";
+    cube_to[0].value = value;
+    cube_to[1].name = "stake";
+    cube_to[1].value = stake;
+    if(ref_game_save(m->svc, g))
+      return -1;
+    m->changed = 1;
+    return ref_tell_seat(m, g, 1 - seat, "beaver-offered.txt", cube_to, 2) ||
+           ref_tell_seat(m, g, seat, "beaver-sent.txt", cube_to, 2);
+  }
   {
     /* answered by hand: no standing answer played, so cube-taken.txt's
      * {lines} is empty for both (else the placeholder shows as written) */
     struct tpl_var none[2] = {{"lines", ""}, {"lines", ""}};
-    return after_change_ex(m, g, seat, "cube-taken.txt", "cube-taken.txt", none, 1);
+    const char *tmpl = beavered ? "beaver-taken.txt" : "cube-taken.txt";
+    return after_change_ex(m, g, seat, tmpl, tmpl, none, 1);
   }
 }
 

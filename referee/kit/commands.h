@@ -74,6 +74,7 @@
   X(TAKE, "take", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                           \
   X(DROP, "drop", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                           \
   X(ROLL, "roll|no double", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                 \
+  X(BEAVER, "beaver", GAME, REF_IN_ACTIVE, ACTS, 0, NONE, ref_do_cube)                       \
   /* cmd_query.c */                                                                          \
   X(VERIFY, "verify", GAME, REF_IN_ACTIVE | REF_IN_OVER, ASKS, 0, ARG, ref_do_verify)        \
   X(GAMES, "games", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_games)                 \

@@ -253,9 +253,12 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
  * both players mailed (time-added.txt). */
 int ref_service_time(struct ref_service *svc, FILE *out, int64_t game, const char *seat,
                      const char *amount, const char *reason);
-/* The game's record: PGN for chess, a transcript with the dice lines for
- * the other games (so tools/tabula-verify-dice.py checks it). */
-int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);
+/* The game's record: PGN for chess, PDN for checkers, .mat for
+ * backgammon, a transcript with the dice lines for the other games (so
+ * tools/tabula-verify-dice.py checks it). `format` NULL is that record;
+ * else a file extension of the game's formats ("sgf" for backgammon,
+ * docs/records.md): REF_ADMIN_REFUSED, said on stderr, when it has none. */
+int ref_service_export(struct ref_service *svc, FILE *out, int64_t game, const char *format);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 /* The Glicko-2 ratings of one game system (kind NULL: every system), after

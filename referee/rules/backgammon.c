@@ -381,7 +381,8 @@ static bool number(const char *b, const char *e, int *n)
  * Options (BG-4): match=N (a game of a match to N points, 1 to
  * 64), score=A-B (the match score before it, each below N), crawford=on
  * (the Crawford game: exactly one player at N-1, no cube), jacoby=on
- * (money games only). Beavers and automatic doubles stay off.
+ * (money games only), beavers=on (BG-9: money games only; refused in a
+ * match as bg-beaver-match). Automatic doubles stay off.
  * fen=POSITION (bg_encode's Position ID:Match ID, dice included) starts
  * from a position, as `new GAME fen=...` does in the other games (issue
  * 13's mail cases play fixed dice with it). It stands alone: its Match ID
@@ -411,6 +412,8 @@ static int bg_options(struct bg_state *st, const char *options, char *fen, size_
       bit = on_off(&o, &st->cube.crawford) ? 4 : -1;
     else if(ref_opt_is(o.kb, o.ke, "jacoby"))
       bit = on_off(&o, &st->cube.jacoby) ? 8 : -1;
+    else if(ref_opt_is(o.kb, o.ke, "beavers"))
+      bit = on_off(&o, &st->cube.beavers) ? 32 : -1;
     else if(ref_opt_is(o.kb, o.ke, "fen"))
       bit = o.has_value ? OPT_FEN : -1;
     else
@@ -441,6 +444,10 @@ static int bg_options(struct bg_state *st, const char *options, char *fen, size_
   }
   if(st->cube.jacoby && len) {
     ref_err_set(err, REF_EINVAL, "bg-jacoby-money", NULL);
+    return REF_EINVAL;
+  }
+  if(st->cube.beavers && len) { /* BG-9: beavers are money play's */
+    ref_err_set(err, REF_EINVAL, "bg-beaver-match", NULL);
     return REF_EINVAL;
   }
   st->match_len = (uint8_t)len;
@@ -485,6 +492,8 @@ static int bg_init(struct ref_state *s, const char *options, struct ref_err *err
  *   opening roll pending   game state 0 (no game yet), dice 0, cube 1 centred
  *   cube or roll question  state 1, on roll = turn = roller, dice 0
  *   double offered         state 1, double bit, turn = the taker
+ *   beaver offered (BG-9)  state 1, double bit, turn = the doubler, the
+ *                          cube one step up and the beaver's (as gnubg)
  *   dice rolled, to play   state 1, dice set
  *   over                   state 2 borne off / 3 resigned (resign level) /
  *                          4 double dropped; on roll = winner, turn = loser
@@ -594,6 +603,16 @@ static int bg_decode(struct ref_state *s, const char *text, struct ref_err *err)
   case 1:
     if(m.resigned)
       return bad_position(err, "resignation");
+    if(m.doubled && m.turn == m.on_roll) {
+      /* BG-9: a beaver waits for the doubler, so beavers were on */
+      if(m.dice[0] || m.match_len || m.cube_owner != !m.on_roll ||
+         m.cube_log2 + 1 > REF_BG_CUBE_MAX_LOG2)
+        return bad_position(err, "beaver");
+      nst.cube.beavers = 1;
+      nst.t.onroll = nst.t.turn = (int8_t)m.on_roll;
+      nst.t.phase = REF_PHASE_CUBE_REPLY;
+      break;
+    }
     if(m.doubled) {
       if(m.dice[0] || m.turn == m.on_roll || !ref_bg_cube_may_double(&nst.cube, m.on_roll))
         return bad_position(err, "double");
@@ -653,7 +672,14 @@ static int bg_act(struct ref_state *s, int seat, enum ref_action action, int arg
                   struct ref_err *err)
 {
   struct bg_state *st = st_of(s);
-  int rc = ref_bg_turn_act(&st->t, &st->cube, seat, action, arg, &bg_acts, err);
+  int rc;
+
+  if(action == REF_ACT_BEAVER && st->match_len && st->t.phase != REF_PHASE_OVER) {
+    /* BG-9: no beavers in a match (gnubg refuses them there too) */
+    ref_err_set(err, REF_EPHASE, "bg-beaver-match", NULL);
+    return REF_EPHASE;
+  }
+  rc = ref_bg_turn_act(&st->t, &st->cube, seat, action, arg, &bg_acts, err);
 
   if(rc == REF_OK && action == REF_ACT_RESIGN)
     st->resigned = (uint8_t)arg;
@@ -720,7 +746,7 @@ static bool bg_ok(const struct ref_state *s)
    * N-1; Jacoby is money play's */
   if((st->cube.crawford &&
       (!st->match_len || (st->score[0] == st->match_len - 1) == (st->score[1] == st->match_len - 1))) ||
-     (st->cube.jacoby && st->match_len) || st->match_len > 64 ||
+     ((st->cube.jacoby || st->cube.beavers) && st->match_len) || st->match_len > 64 ||
      (st->match_len && (st->score[0] >= st->match_len || st->score[1] >= st->match_len)))
     return false;
   switch(st->t.phase) {
@@ -743,8 +769,12 @@ static bool bg_ok(const struct ref_state *s)
       return false;
     break;
   case REF_PHASE_CUBE_REPLY:
-    if(st->t.turn != !st->t.onroll || st->t.dice[0] || st->t.opening ||
-       !ref_bg_cube_may_double(&st->cube, st->t.onroll))
+    if(st->t.dice[0] || st->t.opening)
+      return false;
+    if(ref_bg_turn_beavered(&st->t)) /* BG-9 */
+      return st->cube.beavers && st->cube.owner == !st->t.onroll && st->cube.log2 >= 1 &&
+             st->cube.log2 + 1 <= REF_BG_CUBE_MAX_LOG2;
+    if(st->t.turn != !st->t.onroll || !ref_bg_cube_may_double(&st->cube, st->t.onroll))
       return false;
     break;
   case REF_PHASE_CUBE:

@@ -478,6 +478,7 @@ void ref_bg_cube_init(struct ref_bg_cube *c)
   c->owner = -1;
   c->crawford = 0;
   c->jacoby = 0;
+  c->beavers = 0;
 }
 
 bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side)
@@ -577,6 +578,9 @@ void ref_bg_turn_status(const struct ref_bg_turn *t, const struct ref_bg_cube *c
   out->cube = cube ? ref_bg_cube_value(cube) : 0;
   out->cube_owner = cube ? cube->owner : -1;
   out->opening = t->opening != 0;
+  out->beavered = ref_bg_turn_beavered(t);
+  out->may_beaver = t->phase == REF_PHASE_CUBE_REPLY && !out->beavered && cube &&
+                    cube->beavers && cube->log2 + 2 <= REF_BG_CUBE_MAX_LOG2;
   if(t->phase == REF_PHASE_MOVE) {
     out->dice[0] = t->dice[0];
     out->dice[1] = t->dice[1];
@@ -584,7 +588,32 @@ void ref_bg_turn_status(const struct ref_bg_turn *t, const struct ref_bg_cube *c
   }
 }
 
-/* Section 4.3: double, take, drop. */
+bool ref_bg_turn_beavered(const struct ref_bg_turn *t)
+{
+  return t->phase == REF_PHASE_CUBE_REPLY && t->turn == t->onroll;
+}
+
+/* BG-9: the doubled player beavers: the cube one step up and theirs at
+ * once, the doubler to take (one more step) or drop (the cube as it now
+ * stands); one beaver a double, and none that would take the cube past 64
+ * (gnubg: no beaver with the cube at 32 or more). */
+static const char *beaver(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat)
+{
+  if(t->phase != REF_PHASE_CUBE_REPLY || seat != t->turn)
+    return "bg-no-double";
+  if(ref_bg_turn_beavered(t))
+    return "bg-beaver-once";
+  if(!c->beavers)
+    return "bg-no-beavers";
+  if(c->log2 + 2 > REF_BG_CUBE_MAX_LOG2)
+    return "bg-cube-max";
+  c->log2++;
+  c->owner = (int8_t)seat;
+  t->turn = t->onroll;
+  return NULL;
+}
+
+/* Section 4.3: double, take, drop; BG-9: beaver. */
 static int cube_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int action,
                     const char *first_turn, struct ref_err *err)
 {
@@ -601,7 +630,7 @@ static int cube_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int 
     if(c->crawford)
       why = "bg-crawford"; /* BG-4: the Crawford game has no cube */
     else if(t->phase == REF_PHASE_CUBE_REPLY && seat == t->turn)
-      why = "bg-take-or-drop"; /* BG-4: no beavers */
+      why = "bg-take-or-drop"; /* a beaver is its own word (BG-9) */
     else if(seat != t->turn && !t->opening)
       why = "not-your-turn";
     else if(t->phase != REF_PHASE_ROLL || t->opening)
@@ -611,12 +640,23 @@ static int cube_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int 
     else
       why = "bg-not-your-cube";
   }
+  else if(action == REF_ACT_BEAVER) {
+    if(!(why = beaver(t, c, seat)))
+      return REF_OK;
+  }
   else if(t->phase != REF_PHASE_CUBE_REPLY || seat != t->turn) {
     why = "bg-no-double";
   }
   else if(action == REF_ACT_DROP) {
-    /* The doubler wins the value before the double. */
-    ref_bg_turn_finish(t, t->onroll, REF_END_CUBE_DROPPED, ref_bg_cube_value(c));
+    /* The doubler wins the value before the double; a beaver dropped,
+     * the beaver wins the cube as it stands (BG-9). */
+    ref_bg_turn_finish(t, !seat, REF_END_CUBE_DROPPED, ref_bg_cube_value(c));
+    return REF_OK;
+  }
+  else if(ref_bg_turn_beavered(t)) {
+    /* BG-9: the beaver taken: one more step, the beaver keeps the cube */
+    c->log2++;
+    t->phase = REF_PHASE_ROLL;
     return REF_OK;
   }
   else {
@@ -646,6 +686,7 @@ int ref_bg_turn_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int 
   case REF_ACT_DOUBLE:
   case REF_ACT_TAKE:
   case REF_ACT_DROP:
+  case REF_ACT_BEAVER:
     if(c)
       return cube_act(t, c, seat, action, a->first_turn, err);
     refusal = a->no_cube;
@@ -687,7 +728,7 @@ bool ref_bg_cube_ok(const struct ref_bg_cube *c)
    * Jacoby money play's, never both. */
   return c->log2 >= 0 && c->log2 <= REF_BG_CUBE_MAX_LOG2 && c->owner >= -1 && c->owner <= 1 &&
          (c->owner < 0) == (c->log2 == 0) && c->crawford <= 1 && c->jacoby <= 1 &&
-         !(c->crawford && (c->log2 || c->jacoby));
+         c->beavers <= 1 && !(c->crawford && (c->log2 || c->jacoby || c->beavers));
 }
 
 void ref_bg_turn_render(struct base_buf *o, const struct ref_bg_turn *t,
@@ -712,8 +753,12 @@ void ref_bg_turn_render(struct base_buf *o, const struct ref_bg_turn *t,
     ref_text_emit(o, " %s to double or roll.\n", seat_name[t->turn]);
     break;
   case REF_PHASE_CUBE_REPLY:
-    ref_text_emit(o, " %s doubles to %d: %s to take or drop.\n", seat_name[t->onroll],
-                  2 * ref_bg_cube_value(cube), seat_name[t->turn]);
+    if(ref_bg_turn_beavered(t)) /* BG-9 */
+      ref_text_emit(o, " %s beavers to %d: %s to take or drop.\n", seat_name[!t->onroll],
+                    2 * ref_bg_cube_value(cube), seat_name[t->turn]);
+    else
+      ref_text_emit(o, " %s doubles to %d: %s to take or drop.\n", seat_name[t->onroll],
+                    2 * ref_bg_cube_value(cube), seat_name[t->turn]);
     break;
   case REF_PHASE_MOVE:
     ref_text_emit(o, " %s to play %d%d.\n", seat_name[t->turn], t->dice[0], t->dice[1]);

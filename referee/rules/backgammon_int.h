@@ -168,18 +168,21 @@ void ref_bg_match_id(const struct ref_bg_match *m, char out[13]);
 int ref_bg_match_decode(struct ref_bg_match *m, const char *id);
 
 /*
- * The doubling cube (section 4.3; BG-4: no beavers, no automatic
- * doubles). The cube starts at 1 centred. `side` may double when the cube
- * is centred or its own and below 64, and never in a match's Crawford
- * game; a take doubles it and gives it to the taker. With the
- * Jacoby rule (money games) gammons and backgammons count only
- * once the cube was turned.
+ * The doubling cube (section 4.3; BG-4: no automatic doubles). The cube
+ * starts at 1 centred. `side` may double when the cube is centred or its
+ * own and below 64, and never in a match's Crawford game; a take doubles
+ * it and gives it to the taker. With the Jacoby rule (money games)
+ * gammons and backgammons count only once the cube was turned. With
+ * beavers (BG-9, money games) the doubled player may instead redouble at
+ * once, keeping the cube: the cube goes up one step at the beaver, owned
+ * by the beaver, and one more when the doubler takes it.
  */
 struct ref_bg_cube {
   int8_t log2;      /* value = 1 << log2 */
   int8_t owner;     /* -1 centred, else the side owning it */
   uint8_t crawford; /* the Crawford game of a match: no double at all */
   uint8_t jacoby;   /* gammons count only after a double */
+  uint8_t beavers;  /* BG-9: beavers=on, money play */
 };
 void ref_bg_cube_init(struct ref_bg_cube *c);
 bool ref_bg_cube_may_double(const struct ref_bg_cube *c, int side);
@@ -255,6 +258,9 @@ void ref_bg_turn_status(const struct ref_bg_turn *t, const struct ref_bg_cube *c
 int ref_bg_turn_act(struct ref_bg_turn *t, struct ref_bg_cube *c, int seat, int action, int arg,
                     const struct ref_bg_acts *a, struct ref_err *err);
 /* The cube's invariants: a value up to 64, centred exactly at 1. */
+/* BG-9: a beaver waits for the doubler's answer (the double's answer
+ * phase with the doubler to act). */
+bool ref_bg_turn_beavered(const struct ref_bg_turn *t);
 bool ref_bg_cube_ok(const struct ref_bg_cube *c);
 
 /* The lines under a diagram (ops->render): the last play, then who is to

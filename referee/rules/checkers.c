@@ -1186,6 +1186,7 @@ static int ck_act(struct ref_state *st, int seat, enum ref_action action, int ar
   case REF_ACT_DOUBLE:
   case REF_ACT_TAKE:
   case REF_ACT_DROP:
+  case REF_ACT_BEAVER:
   case REF_ACT_LAST:
     break;
   }

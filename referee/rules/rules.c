@@ -115,7 +115,8 @@ int ref_plain_act(int seat, enum ref_action action, bool over, enum ref_end clai
     ref_err_set(err, REF_EINVAL, "ch-no-such-seat", NULL);
     return REF_EINVAL;
   }
-  if(action == REF_ACT_DOUBLE || action == REF_ACT_TAKE || action == REF_ACT_DROP) {
+  if(action == REF_ACT_DOUBLE || action == REF_ACT_TAKE || action == REF_ACT_DROP ||
+     action == REF_ACT_BEAVER) {
     ref_err_set(err, REF_EPHASE, "ch-no-cube", NULL);
     return REF_EPHASE;
   }

@@ -120,6 +120,9 @@ struct ref_status {
   bool draw_claimable; /* a claim (threefold, fifty moves) would succeed now */
   int cube;            /* cube value, 0 when the game has no cube */
   int cube_owner;      /* seat owning the cube, -1 when centred */
+  bool beavered;       /* REF_PHASE_CUBE_REPLY: the double was beavered, the doubler answers
+                        * (BG-9) */
+  bool may_beaver;     /* REF_PHASE_CUBE_REPLY: the doubled player may beaver (BG-9) */
   int dice[4];         /* faces of the current roll, ndice of them */
   int ndice;
   bool opening;        /* the one-die-each opening roll is due (BG-1, TC-6); set by the
@@ -134,6 +137,7 @@ enum ref_action {
   REF_ACT_RESIGN,      /* arg: level (1 single, 2 gammon, 3 backgammon; 1 in chess) */
   REF_ACT_DRAW_AGREED, /* both sides agreed (the service negotiated the offer) */
   REF_ACT_DRAW_CLAIM,  /* claim by seat: threefold or fifty moves (CH-2) */
+  REF_ACT_BEAVER,      /* BG-9: the doubled player redoubles at once, keeping the cube */
   REF_ACT_LAST
 };
 

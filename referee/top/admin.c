@@ -969,18 +969,29 @@ fail:
   return rc;
 }
 
-/* The game's record on `out`: PGN for chess, a transcript with the dice
- * lines for the others (record.c). */
-int ref_service_export(struct ref_service *svc, FILE *out, int64_t id)
+/* The game's record on `out`, in the game's first format or the one
+ * asked for (export.c's table). */
+int ref_service_export(struct ref_service *svc, FILE *out, int64_t id, const char *format)
 {
   struct ref_game_ctx g;
   struct base_buf b;
+  const struct ref_export_kind *k;
   int rc = load_game(svc, &g, id);
 
   if(rc)
     return rc;
+  k = format ? ref_export_format(g.desc, format) : ref_export_kind(g.desc);
+  if(!k) {
+    fprintf(stderr, "tabula: game %lld (%s) has no record in format '%s': its formats are",
+            (long long)id, g.desc->name, format);
+    for(k = ref_export_kind(g.desc); k; k = ref_export_next(g.desc, k))
+      fprintf(stderr, " %s (%s)", k->ext, k->format);
+    fputc('\n', stderr);
+    ref_game_free(&g);
+    return REF_ADMIN_REFUSED;
+  }
   base_buf_init(&b, 64u * 1024u * 1024u);
-  if(!ref_game_export(svc, &g, &b, 0))
+  if(!ref_game_export_as(svc, &g, k, &b, 0))
     fputs(b.s ? b.s : "", out);
   else {
     fprintf(stderr, "tabula: game %lld: the journal does not replay\n", (long long)id);

@@ -54,6 +54,7 @@ enum {
   OPT_REBUILD = 1 << 4, /* --rebuild (ratings) */
   OPT_DOUBLE = 1 << 5,  /* --double (tournament new) */
   OPT_JSON = 1 << 6,    /* --json (the read-only commands: docs/json.md) */
+  OPT_FORMAT = 1 << 7,  /* --format FMT (export: a game's other record format) */
 };
 
 /* Options without a value. */
@@ -90,6 +91,7 @@ struct cli {
   const char *game;        /* -g GAME */
   const char *seat;        /* -s SEAT */
   const char *reason;      /* --reason TEXT */
+  const char *format;      /* --format FMT */
   unsigned flags;          /* --rebuild, --double, --json */
   char *args[24];
   int nargs;
@@ -193,11 +195,14 @@ static const struct command commands[] = {
    "adds that time to SEAT's clock: journaled with the reason, both players\n"
    "mailed (rules-spec TM-7). Time added is never taken back.",
    run_time},
-  {"export", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "the game's record: PGN, PDN, .mat or a transcript",
+  {"export", "GAME", 1, 1, OPT_CONFIG | OPT_FORMAT, NEEDS_STORE,
+   "the game's record: PGN, PDN, .mat (or SGF) or a transcript",
    "Prints the record of game GAME in its community's format: PGN for chess,\n"
    "PDN 3.0 for checkers, gnubg's .mat for backgammon, for the other games a\n"
    "transcript naming the variant; the dice lines of a dice game are in it,\n"
-   "so tabula-verify-dice checks it.",
+   "so tabula-verify-dice checks it. A game of a match prints the whole\n"
+   "match. --format sgf prints a backgammon game or match as SGF (GM[6]),\n"
+   "gnubg's own format, instead; --format mat is the .mat.",
    run_export},
   {"site", "DIR", 1, 1, OPT_CONFIG, NEEDS_STORE, "write the read-only web view into DIR",
    "Writes the web view of the store into folder DIR (made when missing):\n"
@@ -288,10 +293,11 @@ static const struct command *find_command(const char *name)
 
 static void options_text(char *buf, size_t cap, unsigned opts)
 {
-  snprintf(buf, cap, "%s%s%s%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
+  snprintf(buf, cap, "%s%s%s%s%s%s%s%s", opts & OPT_CONFIG ? " [-c FILE]" : "",
            opts & OPT_GAME ? " [-g GAME]" : "", opts & OPT_SEAT ? " [-s SEAT]" : "",
            opts & OPT_REASON ? " [--reason TEXT]" : "", opts & OPT_REBUILD ? " [--rebuild]" : "",
-           opts & OPT_DOUBLE ? " [--double]" : "", opts & OPT_JSON ? " [--json]" : "");
+           opts & OPT_DOUBLE ? " [--double]" : "", opts & OPT_JSON ? " [--json]" : "",
+           opts & OPT_FORMAT ? " [--format FMT]" : "");
 }
 
 static void usage(FILE *out)
@@ -315,6 +321,7 @@ static void usage(FILE *out)
           "      --reason TEXT      adjudicate: the operator's reason, mailed to the players\n"
           "      --rebuild          ratings: rewrite the stored table from the journals\n"
           "      --double           tournament new: each pairing twice, colours swapped\n"
+          "      --format FMT       export: the record in another format (sgf)\n"
           "      --json             games, show, check, ratings, tournament show,\n"
           "                         check-config: one JSON document (tabula(1), JSON)\n"
           "  -h, --help             this text;  -V, --version  the version\n"
@@ -324,7 +331,7 @@ static void usage(FILE *out)
 
 static void command_help(FILE *out, const struct command *c)
 {
-  char opts[80];
+  char opts[160]; /* every option at once fits */
   options_text(opts, sizeof(opts), c->opts);
   fprintf(out, "usage: tabula %s%s%s%s\n\n%s\n", c->name, c->args[0] ? " " : "", c->args, opts,
           c->details);
@@ -374,6 +381,7 @@ static int parse_line(struct cli *cli, int argc, char **argv)
     {'g', "game", OPT_GAME},
     {'s', "seat", OPT_SEAT},
     {0, "reason", OPT_REASON},
+    {0, "format", OPT_FORMAT},
   };
   const char *positional[24];
   unsigned seen = 0;
@@ -422,6 +430,7 @@ static int parse_line(struct cli *cli, int argc, char **argv)
     case OPT_CONFIG: cli->config = value; break;
     case OPT_GAME: cli->game = value; break;
     case OPT_SEAT: cli->seat = value; break;
+    case OPT_FORMAT: cli->format = value; break;
     default: cli->reason = value; break;
     }
   }
@@ -685,7 +694,11 @@ static int run_show(struct cli *cli)
 
 static int run_export(struct cli *cli)
 {
-  return run_game_view(cli, ref_service_export);
+  int64_t id;
+  int rc = game_number(cli, cli->args[0], &id);
+  if(rc >= 0)
+    return rc;
+  return admin_status(ref_service_export(cli->svc, stdout, id, cli->format));
 }
 
 static int run_site(struct cli *cli)

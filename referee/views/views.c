@@ -142,8 +142,12 @@ static void status_sentence(struct ref_msg_ctx *m, struct ref_game_ctx *g, int s
     const char *key = s.turn == seat ? "your-turn" : "their-turn";
     if(s.phase == REF_PHASE_CUBE)
       key = s.turn == seat ? "your-cube" : "their-cube";
+    else if(s.phase == REF_PHASE_CUBE_REPLY && s.beavered) /* BG-9 */
+      key = s.turn == seat ? "your-beaver-reply" : "their-beaver-reply";
     else if(s.phase == REF_PHASE_CUBE_REPLY)
-      key = s.turn == seat ? "your-cube-reply" : "their-cube-reply";
+      key = s.turn != seat   ? "their-cube-reply"
+            : s.may_beaver ? "your-cube-reply-beaver"
+                           : "your-cube-reply";
     tpl_line(buf, cap, dir, "phrases.txt", key, vars, 3);
   }
 }
@@ -527,30 +531,42 @@ int ref_tell_seat(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const
   return send_view(m, g, seat, g->seats[seat].address, tmpl, extra, nextra, NULL, 0);
 }
 
-/* The end of a game to every player, the record attached: the
- * file other programs read (record.c: PGN, PDN, .mat, or the transcript). */
+/* The end of a game to every player, the record attached in each of
+ * the game's formats (export.c): the files other programs read (PGN, PDN,
+ * the transcript; for backgammon the .mat, then the SGF). */
+#define RESULT_FILES 2
 int ref_tell_result(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *tmpl,
                     const struct tpl_var *extra, size_t nextra)
 {
-  const struct ref_export_kind *k = ref_export_kind(g->desc);
-  struct base_buf record;
-  struct mail_part file = {0};
-  char name[64];
-  size_t s, nfiles = 0;
+  const struct ref_export_kind *k;
+  struct base_buf record[RESULT_FILES];
+  struct mail_part file[RESULT_FILES];
+  char name[RESULT_FILES][64];
+  size_t s, i, nfiles = 0;
   int rc = 0;
 
-  base_buf_init(&record, 4u * 1024u * 1024u);
-  if(!ref_game_export(m->svc, g, &record, 0) && record.s) {
-    snprintf(name, sizeof(name), "tabula-game-%lld.%s", (long long)g->row.id, k->ext);
-    file.filename = name;
-    file.type = k->mime;
-    file.data = record.s;
-    file.len = record.len;
-    nfiles = 1;
+  memset(file, 0, sizeof(file));
+  for(i = 0; i < RESULT_FILES; i++)
+    base_buf_init(&record[i], 4u * 1024u * 1024u);
+  for(k = ref_export_kind(g->desc); k && nfiles < RESULT_FILES; k = ref_export_next(g->desc, k)) {
+    struct base_buf *r = &record[nfiles];
+    if(ref_game_export_as(m->svc, g, k, r, 0) || !r->s) {
+      base_buf_free(r); /* a format that fails is left out, the others sent */
+      base_buf_init(r, 4u * 1024u * 1024u);
+      continue;
+    }
+    snprintf(name[nfiles], sizeof(name[nfiles]), "tabula-game-%lld.%s", (long long)g->row.id,
+             k->ext);
+    file[nfiles].filename = name[nfiles];
+    file[nfiles].type = k->mime;
+    file[nfiles].data = r->s;
+    file[nfiles].len = r->len;
+    nfiles++;
   }
   for(s = 0; s < g->nseats && !rc; s++)
-    rc = send_view(m, g, (int)s, g->seats[s].address, tmpl, extra, nextra, &file, nfiles);
-  base_buf_free(&record);
+    rc = send_view(m, g, (int)s, g->seats[s].address, tmpl, extra, nextra, file, nfiles);
+  for(i = 0; i < RESULT_FILES; i++)
+    base_buf_free(&record[i]);
   return rc;
 }
 

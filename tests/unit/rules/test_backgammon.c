@@ -804,6 +804,128 @@ START_TEST(test_match_play)
 }
 END_TEST
 
+/* A state through its position string and back: the same string. */
+static struct ref_state *round_trip(const struct ref_state *s)
+{
+  struct ref_state *t = ref_state_new(G);
+  struct ref_err err;
+  char enc[40], enc2[40];
+  ck_assert_int_eq(G->ops->encode(s, enc, sizeof(enc)), REF_OK);
+  ck_assert_int_eq(G->ops->decode(t, enc, &err), REF_OK);
+  ck_assert(G->ops->ok(t));
+  ck_assert_int_eq(G->ops->encode(t, enc2, sizeof(enc2)), REF_OK);
+  ck_assert_str_eq(enc, enc2);
+  return t;
+}
+
+/* BG-9: beavers=on (money play): the doubled player redoubles at once and
+ * keeps the cube; the doubler takes (the cube two steps up, the beaver's)
+ * or drops (the cube one step up). One beaver to a double; none in a
+ * match, where beavers=on is refused too. */
+START_TEST(test_beavers)
+{
+  struct ref_state *s = ref_state_new(G), *t;
+  struct ref_status st;
+  struct ref_err err;
+  struct ref_bg_match m;
+  char enc[40];
+
+  /* without the option a beaver is refused */
+  ck_assert_int_eq(G->ops->init(s, NULL, &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_OK);
+  ck_assert(!status(s).may_beaver);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_BEAVER, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-no-beavers");
+
+  /* with it: Black doubles, White beavers */
+  ck_assert_int_eq(G->ops->init(s, "beavers=on", &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_BEAVER, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-no-double");
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_OK);
+  st = status(s);
+  ck_assert(st.may_beaver && !st.beavered);
+  /* only the doubled player beavers */
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_BEAVER, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-no-double");
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_BEAVER, 0, &err), REF_OK);
+  ck_assert(G->ops->ok(s));
+  st = status(s);
+  ck_assert_int_eq(st.phase, REF_PHASE_CUBE_REPLY);
+  ck_assert(st.beavered && !st.may_beaver);
+  ck_assert_int_eq(st.turn, 1); /* the doubler answers */
+  ck_assert_int_eq(st.cube, 2);
+  ck_assert_int_eq(st.cube_owner, 0);
+  /* as gnubg keeps it: double bit, the doubler on roll and to act, the
+   * cube at 2 and the beaver's */
+  ck_assert_int_eq(G->ops->encode(s, enc, sizeof(enc)), REF_OK);
+  ck_assert_int_eq(ref_bg_match_decode(&m, strchr(enc, ':') + 1), REF_OK);
+  ck_assert_int_eq(m.doubled, 1);
+  ck_assert_int_eq(m.on_roll, 1);
+  ck_assert_int_eq(m.turn, 1);
+  ck_assert_int_eq(m.cube_log2, 1);
+  ck_assert_int_eq(m.cube_owner, 0);
+  t = round_trip(s);
+  ck_assert(status(t).beavered);
+  /* no raccoon: one beaver to a double; no roll, no play meanwhile */
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_BEAVER, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-beaver-once");
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_TAKE, 0, &err), REF_EPHASE);
+  ck_assert_int_eq(G->ops->roll(s, (int[]){3, 1}, 2, &err), REF_EPHASE);
+  {
+    char text[2048];
+    ck_assert_int_eq(G->ops->render(s, 0, text, sizeof(text)), REF_OK);
+    ck_assert_ptr_nonnull(strstr(text, "White beavers to 4: Black to take or drop."));
+  }
+  /* the doubler takes: the cube at 4, still White's; Black rolls */
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_TAKE, 0, &err), REF_OK);
+  ck_assert(G->ops->ok(s));
+  st = status(s);
+  ck_assert_int_eq(st.cube, 4);
+  ck_assert_int_eq(st.cube_owner, 0);
+  ck_assert_int_eq(st.phase, REF_PHASE_ROLL);
+  ck_assert_int_eq(st.turn, 1);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_RESIGN, 1, &err), REF_OK);
+  ck_assert_int_eq(status(s).points, 4);
+  free(t);
+
+  /* the beaver dropped: the beaver wins the cube as it stands, 2 */
+  ck_assert_int_eq(G->ops->init(s, "beavers=on", &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_OK);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_BEAVER, 0, &err), REF_OK);
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DROP, 0, &err), REF_OK);
+  ck_assert(G->ops->ok(s));
+  st = status(s);
+  ck_assert_int_eq(st.phase, REF_PHASE_OVER);
+  ck_assert_int_eq(st.winner, 0);
+  ck_assert_int_eq(st.points, 2);
+  ck_assert_int_eq(st.end, REF_END_CUBE_DROPPED);
+  t = round_trip(s);
+  ck_assert_int_eq(status(t).points, 2);
+  free(t);
+
+  /* a match has none: the option is refused, and so is the word */
+  ck_assert_int_eq(G->ops->init(s, "match=5;beavers=on", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "bg-beaver-match");
+  ck_assert_int_eq(G->ops->init(s, "match=5", &err), REF_OK);
+  roll(s, 3, 1);
+  play(s, "8/5 6/5");
+  ck_assert_int_eq(G->ops->act(s, 1, REF_ACT_DOUBLE, 0, &err), REF_OK);
+  ck_assert(!status(s).may_beaver);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_BEAVER, 0, &err), REF_EPHASE);
+  ck_assert_str_eq(err.reason, "bg-beaver-match");
+  ck_assert_int_eq(status(s).phase, REF_PHASE_CUBE_REPLY);
+  ck_assert_int_eq(G->ops->act(s, 0, REF_ACT_TAKE, 0, &err), REF_OK);
+  ck_assert_int_eq(status(s).cube, 2);
+  free(s);
+}
+END_TEST
+
 /* BG-5: the level is negotiated by the service; points = level x cube. */
 START_TEST(test_resign)
 {
@@ -1303,7 +1425,7 @@ START_TEST(test_reason_keys)
   static const char *const shared[] = {"unreadable", "ambiguous", "game-over", "not-your-turn",
                                        "bad-option", "bad-seat", "no-draws"};
 
-  ts_assert_reason_keys(files, sizeof(files) / sizeof(files[0]), "bg-", 18, shared,
+  ts_assert_reason_keys(files, sizeof(files) / sizeof(files[0]), "bg-", 21, shared,
                         sizeof(shared) / sizeof(shared[0]));
 }
 END_TEST
@@ -1325,6 +1447,7 @@ static Suite *bg_suite(void)
   tcase_add_test(tc, test_ids);
   tcase_add_test(tc, test_cube);
   tcase_add_test(tc, test_scoring);
+  tcase_add_test(tc, test_beavers);
   tcase_add_test(tc, test_resign);
   tcase_add_test(tc, test_match_play);
   tcase_add_test(tc, test_no_move);
