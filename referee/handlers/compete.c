@@ -177,6 +177,23 @@ int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   return game_start(m, g, NULL);
 }
 
+/* A knockout's match (knockout.c): both seats accepted already, with the
+ * entropy of each player's accept of the event; no chain drawn here (the
+ * slot's, committed with the invitation, is adopted), started after
+ * `prelude`. */
+int ref_game_create_seated(struct ref_service *svc, struct ref_game_ctx *g,
+                           const struct ref_game_desc *d, const char *opts,
+                           const char *const addresses[2], const struct store_seat seats[2],
+                           const char *create_text)
+{
+  return game_create(svc, g, d, opts, 0, -1, addresses, NULL, NULL, seats, create_text);
+}
+
+int ref_game_start_after(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude)
+{
+  return game_start(m, g, prelude);
+}
+
 /* ---- round robins ---- */
 
 /* The players' list, their games, the dice commitments: what an invitation
@@ -626,17 +643,19 @@ int ref_tournament_standings_vars(struct ref_service *svc, const struct store_to
 
 /* After a game of tournament t ended: when it was the last, the final
  * table to every player, once (the phase changes with the mails). */
-static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
+static int round_robin_game_over(struct ref_msg_ctx *m, const struct store_tournament *tt,
+                                 int64_t game)
 {
-  struct store_tournament t;
+  struct store_tournament t = *tt;
   struct base_buf table;
   int64_t *ids = NULL;
   size_t n = 0, i;
   char counts[3][24];
-  int rc = tournament_of(m->svc, game, &t), open = 0;
+  int rc, open = 0;
 
-  if(rc <= 0 || t.phase != STORE_TOURNAMENT_PLAYING)
-    return rc < 0 ? -1 : 0;
+  (void)game;
+  if(t.phase != STORE_TOURNAMENT_PLAYING)
+    return 0;
   if(store_tournament_games(m->svc->st, &ids, &n, t.id) != STORE_OK)
     return -1;
   for(i = 0; i < n && !open; i++) {
@@ -662,6 +681,49 @@ static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
   }
   base_buf_free(&table);
   return rc ? -1 : 0;
+}
+
+/* The kinds of event: a round robin (every pairing made at once, a
+ * crosstable) and a knockout of backgammon matches (knockout.c: a drawn
+ * bracket, a round's matches made as their players are known). */
+static int round_robin_table(struct ref_service *svc, const struct store_tournament *t,
+                             struct base_buf *out, char counts[3][24])
+{
+  return ref_tournament_standings_vars(svc, t, out, counts);
+}
+
+static int knockout_table(struct ref_service *svc, const struct store_tournament *t,
+                          struct base_buf *out, char counts[3][24])
+{
+  memset(counts, 0, 3 * 24);
+  return ref_knockout_bracket(svc, t, out);
+}
+
+static const struct ref_event_kind event_kinds[] = {
+    {"round robin", round_robin_game_over, round_robin_table, "standings.txt"},
+    {"knockout", ref_knockout_game_over, knockout_table, "knockout-bracket.txt"},
+};
+
+const struct ref_event_kind *ref_event_kind_of(struct ref_service *svc,
+                                               const struct store_tournament *t)
+{
+  int length, rc = store_knockout_length(svc->st, &length, t->id);
+  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+    return NULL;
+  return &event_kinds[rc == STORE_OK];
+}
+
+/* After a game of a tournament ended: its kind's driver says what follows. */
+static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
+{
+  struct store_tournament t;
+  const struct ref_event_kind *k;
+  int rc = tournament_of(m->svc, game, &t);
+  if(rc <= 0)
+    return rc < 0 ? -1 : 0;
+  if(!(k = ref_event_kind_of(m->svc, &t)))
+    return -1;
+  return k->game_over(m, &t, game);
 }
 
 /* ---- backgammon matches ---- */
@@ -703,6 +765,14 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
   for(tok = strtok_r(observers, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
     if(ref_observer_set(svc, ng.row.id, tok, 1) < 0)
       goto out;
+  {
+    /* a game of a knockout's match is the event's too, in the same slot */
+    struct store_tournament t;
+    int round = 0, in = tournament_of(svc, g->row.id, &t);
+    if(in < 0 || (in && (store_tournament_game_round(svc->st, &round, g->row.id) != STORE_OK ||
+                         store_tournament_add_game(svc->st, t.id, ng.row.id, round) != STORE_OK)))
+      goto out;
+  }
   if(ref_dice_match_line(svc, &ng, ms->number + 1, &prelude) ||
      game_start(m, &ng, prelude.s))
     goto out;

@@ -220,4 +220,47 @@ enum ref_rc ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 int ref_tournament_standings_vars(struct ref_service *svc, const struct store_tournament *t,
                                   struct base_buf *table, char counts[3][24]);
 
+/* A knockout's match game (knockout.c): seats accepted with their
+ * entropy, no chain drawn (the slot's is adopted); started after a
+ * prelude in its start mail. */
+int ref_game_create_seated(struct ref_service *svc, struct ref_game_ctx *g,
+                           const struct ref_game_desc *d, const char *opts,
+                           const char *const addresses[2], const struct store_seat seats[2],
+                           const char *create_text);
+int ref_game_start_after(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude);
+
+/* knockout.c: knockout events of backgammon matches (rules-spec KO-1..
+ * KO-4). Made like a round robin (spec, `length` the matches' points):
+ * 0 done (*id), 1 the name is taken, -1 error. */
+int ref_knockout_create(struct ref_msg_ctx *m, const struct ref_tournament_spec *spec,
+                        int length, int64_t *id);
+/* `tournament accept NAME` / `tournament withdraw NAME` from the sender
+ * (entropy: the mail's "entropy:" text or NULL). */
+int ref_knockout_accept(struct ref_msg_ctx *m, const struct store_tournament *t,
+                        const char *entropy, const char *line);
+int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *t,
+                          const char *line);
+/* After a game of knockout t ended: its match's winner goes on, the
+ * matches whose players are now known start, the event's end is told. */
+int ref_knockout_game_over(struct ref_msg_ctx *m, const struct store_tournament *t,
+                           int64_t game);
+/* The bracket as a mail's extra. */
+int ref_knockout_bracket(struct ref_service *svc, const struct store_tournament *t,
+                         struct base_buf *out);
+
+/* The kinds of event (compete.c): one driver each, chosen once by
+ * whether the tournament is a knockout. */
+struct ref_event_kind {
+  const char *name;
+  /* after one of its games ended */
+  int (*game_over)(struct ref_msg_ctx *m, const struct store_tournament *t, int64_t game);
+  /* `standings`: its table as text, and the template that mails it */
+  int (*table)(struct ref_service *svc, const struct store_tournament *t, struct base_buf *out,
+               char counts[3][24]);
+  const char *standings_template;
+};
+/* The driver of t; NULL on a store error. */
+const struct ref_event_kind *ref_event_kind_of(struct ref_service *svc,
+                                               const struct store_tournament *t);
+
 #endif
