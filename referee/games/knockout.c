@@ -247,8 +247,9 @@ void ref_ko_state_text(const struct ref_ko_view *v, int slot, int pub, const cha
   int w = v->slot[slot].winner;
   char who[256], a[16], b[16], game[24];
   struct tpl_var var[4] = {{"winner", who}, {"a", a}, {"b", b}, {"game", game}};
-  snprintf(a, sizeof(a), "%d", m->score[0]);
-  snprintf(b, sizeof(b), "%d", m->score[1]);
+  /* the winner's score first */
+  snprintf(a, sizeof(a), "%d", m->score[w > 0 && w == m->side[1]]);
+  snprintf(b, sizeof(b), "%d", m->score[!(w > 0 && w == m->side[1])]);
   snprintf(game, sizeof(game), "%lld", (long long)m->last_game);
   who[0] = '\0';
   if(w > 0)

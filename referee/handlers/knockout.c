@@ -506,6 +506,18 @@ out:
   return rc;
 }
 
+/* The k-th slot (0-based) in reading order: round 1 top to bottom, ...,
+ * the final last. */
+static int slot_at(int size, int k)
+{
+  int level = ref_ko_rounds(size) - 1;
+  while(level > 0 && k >= (1 << level)) {
+    k -= 1 << level;
+    level--;
+  }
+  return (1 << level) + k;
+}
+
 /* KO-2..KO-4: every slot whose two sides are known is decided (a bye, a
  * walkover) or gets its match; again until nothing changes; the final
  * decided ends the event. */
@@ -522,12 +534,14 @@ static int advance(struct ref_msg_ctx *m, const struct store_tournament *tt)
     changed = 0;
     if(ref_ko_view(svc, &t, v))
       goto out;
-    for(k = v->size - 1; k >= 1 && !changed; k--) {
-      int a = v->match[k].side[0], b = v->match[k].side[1], w;
-      if(v->slot[k].winner != 0 || v->slot[k].match > 0 || !a || !b)
+    /* in the bracket's reading order (M1, M2, ...), so the matches of a
+     * round are made, numbered and mailed top to bottom */
+    for(k = 0; k < v->size - 1 && !changed; k++) {
+      int slot = slot_at(v->size, k), a = v->match[slot].side[0], b = v->match[slot].side[1], w;
+      if(v->slot[slot].winner != 0 || v->slot[slot].match > 0 || !a || !b)
         continue;
       if(a > 0 && b > 0 && !ref_ko_withdrawn(v, a) && !ref_ko_withdrawn(v, b)) {
-        if(make_match(m, v, k))
+        if(make_match(m, v, slot))
           goto out;
         changed = 1;
         continue;
@@ -536,8 +550,8 @@ static int advance(struct ref_msg_ctx *m, const struct store_tournament *tt)
       a = a > 0 && !ref_ko_withdrawn(v, a) ? a : -1;
       b = b > 0 && !ref_ko_withdrawn(v, b) ? b : -1;
       w = a > 0 ? a : b > 0 ? b : -1;
-      v->slot[k].winner = w;
-      if(store_knockout_slot_put(svc->st, t.id, &v->slot[k]) != STORE_OK)
+      v->slot[slot].winner = w;
+      if(store_knockout_slot_put(svc->st, t.id, &v->slot[slot]) != STORE_OK)
         goto out;
       changed = 1;
     }

@@ -266,16 +266,19 @@ def main():
             page = open(os.path.join(site, ko[0])).read()
             check("the bracket page names no address, links every match",
                   "@" not in page and all(('href="%s"' % f) in page for f in mp), page[:500])
-        if mp:
-            m1 = open(os.path.join(site, "match-%d.html" % min(
-                int(re.search(r"\d+", f).group()) for f in mp))).read()
+        m1_file = None
+        if ko:
+            found = re.search(r'href="(match-\d+\.html)">M1<', page)
+            m1_file = found.group(1) if found else None
+        if m1_file:
+            m1 = open(os.path.join(site, m1_file)).read()
             check("a match page lists its games with links and the Crawford game",
                   m1.count('href="game-') >= 2 and "Crawford" in m1, m1[:800])
-        if SHOTS and ko and mp and shutil.which("chromium"):
+        check("the bracket page links M1's match page", m1_file is not None)
+        if SHOTS and ko and m1_file and shutil.which("chromium"):
             os.makedirs(SHOTS, exist_ok=True)
-            first_match = "match-%d.html" % min(int(re.search(r"\d+", f).group()) for f in mp)
-            for src, png, h in ((ko[0], "web-knockout.png", 900),
-                                (first_match, "web-match.png", 700)):
+            for src, png, h in ((ko[0], "web-knockout.png", 640),
+                                (m1_file, "web-match.png", 360)):
                 prof = tempfile.mkdtemp(prefix="chromium-", dir=root)
                 subprocess.run(["chromium", "--headless", "--no-sandbox", "--disable-gpu",
                                 "--no-first-run", "--user-data-dir=" + prof, "--hide-scrollbars",
