@@ -6,7 +6,7 @@
  * the standard seeding order), and the bracket as data and as text,
  * recounted from the store's slots and the matches' journals each time it
  * is shown. When a match is made, who advances and what is mailed are the
- * handlers' (handlers/knockout.c).
+ * handlers' (handlers/events.c).
  *
  * Slots: 0 is the draw; a match slot k (1 <= k < P, P the bracket's size,
  * a power of two) is fed by 2k and 2k+1; a number c >= P is no slot but

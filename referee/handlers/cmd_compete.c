@@ -246,7 +246,7 @@ static void address_word(char *dst, size_t cap, const char *word)
 }
 
 /* tournament accept|withdraw NAME: the sender's answer to a knockout
- * (knockout.c); a confirmed address, as every `tournament` (MX-4). */
+ * (events.c); a confirmed address, as every `tournament` (MX-4). */
 static int knockout_answer(struct ref_msg_ctx *m, const struct ref_cmd *c, int accept,
                            const char *name)
 {
@@ -497,28 +497,13 @@ int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmd *c)
 {
   struct ref_match_state ms;
-  char text[96];
   int rc = ref_match_of(m->svc, g, &ms);
 
   if(rc < 0)
     return -1;
   if(!rc)
     return ref_refuse(m, g, seat, c->line, "no-match", "", NULL);
-  snprintf(text, sizeof(text), "%s resigns the match", g->desc->seat_names[seat]);
-  snprintf(g->row.result, sizeof(g->row.result), "%s won: %s resigned the match",
-           g->desc->seat_names[1 - seat], g->desc->seat_names[seat]);
-  g->row.phase = STORE_GAME_FINISHED;
-  g->row.draw_offer_seat = -1;
-  if(ref_journal(m->svc, g, seat, REF_JOURNAL_RESIGN_MATCH, text, NULL) ||
-     ref_journal(m->svc, g, -1, "end", g->row.result, NULL) || ref_game_save(m->svc, g))
-    return -1;
-  /* the rules' position is not over, so ref_game_save kept the turn */
-  g->row.turn = -1;
-  if(store_game_update(m->svc->st, &g->row) != STORE_OK || ref_clock_sync(m->svc, g))
-    return -1;
-  m->changed = 1;
-  m->observed = 1;
-  return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+  return ref_match_resign(m, g, seat) || ref_compete_game_over(m, g);
 }
 
 /* ---- the handlers (commands.h's table): about no one game ---- */

@@ -2,11 +2,13 @@
  * compete.c: competition's part of the game's lifecycle, layer
  * 6 "handlers" (docs/architecture.md):
  *
- *  - after a game ends (ref_compete_game_over, called by every handler
- *    that ends one, after the result was mailed, in the same transaction):
- *    the rating period it closes (ratings.c); the end of its round robin
- *    when it was the last game, whose final table then goes to every
- *    player once (the tournament's phase changes in the same transaction);
+ *  - after a game ends (ref_compete_game_ended, from events.c's
+ *    ref_compete_game_over, called by every handler that ends one, after
+ *    the result was mailed, in the same transaction): the rating period it
+ *    closes (ratings.c), its match's next game or end; the end of a round
+ *    robin when it was the last game (ref_round_robin_game_over, its
+ *    kind's driver), whose final table then goes to every player once
+ *    (the tournament's phase changes in the same transaction);
  *  - round robins: every pairing created at once as a game (the row, the
  *    clock, the keys, the dice committed before anyone accepts), one
  *    invitation per player through the path `new` uses (a keyed mail to
@@ -177,7 +179,7 @@ int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   return game_start(m, g, NULL);
 }
 
-/* A knockout's match (knockout.c): both seats accepted already, with the
+/* A knockout's match (events.c): both seats accepted already, with the
  * entropy of each player's accept of the event; no chain drawn here (the
  * slot's, committed with the invitation, is adopted), started after
  * `prelude`. */
@@ -643,8 +645,8 @@ int ref_tournament_standings_vars(struct ref_service *svc, const struct store_to
 
 /* After a game of tournament t ended: when it was the last, the final
  * table to every player, once (the phase changes with the mails). */
-static int round_robin_game_over(struct ref_msg_ctx *m, const struct store_tournament *tt,
-                                 int64_t game)
+int ref_round_robin_game_over(struct ref_msg_ctx *m, const struct store_tournament *tt,
+                              int64_t game)
 {
   struct store_tournament t = *tt;
   struct base_buf table;
@@ -681,49 +683,6 @@ static int round_robin_game_over(struct ref_msg_ctx *m, const struct store_tourn
   }
   base_buf_free(&table);
   return rc ? -1 : 0;
-}
-
-/* The kinds of event: a round robin (every pairing made at once, a
- * crosstable) and a knockout of backgammon matches (knockout.c: a drawn
- * bracket, a round's matches made as their players are known). */
-static int round_robin_table(struct ref_service *svc, const struct store_tournament *t,
-                             struct base_buf *out, char counts[3][24])
-{
-  return ref_tournament_standings_vars(svc, t, out, counts);
-}
-
-static int knockout_table(struct ref_service *svc, const struct store_tournament *t,
-                          struct base_buf *out, char counts[3][24])
-{
-  memset(counts, 0, 3 * 24);
-  return ref_knockout_bracket(svc, t, out);
-}
-
-static const struct ref_event_kind event_kinds[] = {
-    {"round robin", round_robin_game_over, round_robin_table, "standings.txt"},
-    {"knockout", ref_knockout_game_over, knockout_table, "knockout-bracket.txt"},
-};
-
-const struct ref_event_kind *ref_event_kind_of(struct ref_service *svc,
-                                               const struct store_tournament *t)
-{
-  int length, rc = store_knockout_length(svc->st, &length, t->id);
-  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
-    return NULL;
-  return &event_kinds[rc == STORE_OK];
-}
-
-/* After a game of a tournament ended: its kind's driver says what follows. */
-static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
-{
-  struct store_tournament t;
-  const struct ref_event_kind *k;
-  int rc = tournament_of(m->svc, game, &t);
-  if(rc <= 0)
-    return rc < 0 ? -1 : 0;
-  if(!(k = ref_event_kind_of(m->svc, &t)))
-    return -1;
-  return k->game_over(m, &t, game);
 }
 
 /* ---- backgammon matches ---- */
@@ -819,7 +778,7 @@ static int match_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 
 /* ---- the end of a game ---- */
 
-int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+int ref_compete_game_ended(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 {
   struct ref_rated u;
   int rated;
@@ -827,7 +786,35 @@ int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   if(g->row.phase != STORE_GAME_FINISHED)
     return 0;
   rated = ref_rated_game(m->svc, g, &u);
-  if(rated < 0 || (rated && ref_ratings_apply(m->svc, &u)) || match_game_over(m, g))
+  return rated < 0 || (rated && ref_ratings_apply(m->svc, &u)) || match_game_over(m, g) ? -1 : 0;
+}
+
+int ref_tournament_of(struct ref_service *svc, int64_t game, struct store_tournament *t)
+{
+  return tournament_of(svc, game, t);
+}
+
+/* ---- resign match ---- */
+
+/* The game in play ends there, its position as the rules have it, and the
+ * match goes to the opponent (match.c reads the "resign-match" entry);
+ * the result mailed. The caller then calls ref_compete_game_over. */
+int ref_match_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+{
+  char text[96];
+  snprintf(text, sizeof(text), "%s resigns the match", g->desc->seat_names[seat]);
+  snprintf(g->row.result, sizeof(g->row.result), "%s won: %s resigned the match",
+           g->desc->seat_names[1 - seat], g->desc->seat_names[seat]);
+  g->row.phase = STORE_GAME_FINISHED;
+  g->row.draw_offer_seat = -1;
+  if(ref_journal(m->svc, g, seat, REF_JOURNAL_RESIGN_MATCH, text, NULL) ||
+     ref_journal(m->svc, g, -1, "end", g->row.result, NULL) || ref_game_save(m->svc, g))
     return -1;
-  return tournament_game_over(m, g->row.id);
+  /* the rules' position is not over, so ref_game_save kept the turn */
+  g->row.turn = -1;
+  if(store_game_update(m->svc->st, &g->row) != STORE_OK || ref_clock_sync(m->svc, g))
+    return -1;
+  m->changed = 1;
+  m->observed = 1;
+  return ref_tell_result(m, g, "game-over.txt", NULL, 0);
 }

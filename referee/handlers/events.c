@@ -1,6 +1,9 @@
 /*
- * knockout.c: knockout events of backgammon matches, layer 6 "handlers"
- * (docs/architecture.md; rules-spec KO-1..KO-4):
+ * events.c: the kinds of event a game can belong to, layer 6 "handlers"
+ * (docs/architecture.md): the hook every handler that ends a game calls
+ * (ref_compete_game_over: compete.c's part, then the tournament's by its
+ * kind's driver, chosen once), and knockout events of backgammon matches
+ * (rules-spec KO-1..KO-4):
  *
  *  - made by `tournament backgammon knockout match=N [NAME] with ...`
  *    (cmd_compete.c): the event, its players, one dice chain per slot
@@ -425,15 +428,12 @@ int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *
       goto out;
     if(game > 0) {
       struct ref_game_ctx g;
-      struct ref_cmd c;
       char why[256];
       int seat;
-      memset(&c, 0, sizeof(c));
-      snprintf(c.line, sizeof(c.line), "%s", line);
       if(ref_game_load(svc, &g, game, why, sizeof(why)))
         goto out;
       seat = ref_seat_of(&g, from);
-      rc = seat < 0 ? -1 : ref_do_resign_match(m, &g, seat, &c);
+      rc = seat < 0 ? -1 : ref_match_resign(m, &g, seat) || ref_compete_game_over(m, &g);
       ref_game_free(&g);
       goto out; /* the game's end advanced the bracket */
     }
@@ -612,4 +612,52 @@ out:
   free(seats);
   free(p);
   return rc;
+}
+
+/* ---- the kinds of event ---- */
+
+/* A round robin (every pairing made at once, a crosstable: compete.c,
+ * tournament.c) and a knockout (this file and games/knockout.c). */
+static int round_robin_table(struct ref_service *svc, const struct store_tournament *t,
+                             struct base_buf *out, char counts[3][24])
+{
+  return ref_tournament_standings_vars(svc, t, out, counts);
+}
+
+static int knockout_table(struct ref_service *svc, const struct store_tournament *t,
+                          struct base_buf *out, char counts[3][24])
+{
+  memset(counts, 0, 3 * 24);
+  return ref_knockout_bracket(svc, t, out);
+}
+
+static const struct ref_event_kind event_kinds[] = {
+    {"round robin", ref_round_robin_game_over, round_robin_table, "standings.txt"},
+    {"knockout", ref_knockout_game_over, knockout_table, "knockout-bracket.txt"},
+};
+
+const struct ref_event_kind *ref_event_kind_of(struct ref_service *svc,
+                                               const struct store_tournament *t)
+{
+  int length, rc = store_knockout_length(svc->st, &length, t->id);
+  if(rc != STORE_OK && rc != STORE_ENOTFOUND)
+    return NULL;
+  return &event_kinds[rc == STORE_OK];
+}
+
+int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+{
+  struct store_tournament t;
+  const struct ref_event_kind *k;
+  int rc;
+  if(g->row.phase != STORE_GAME_FINISHED)
+    return 0;
+  if(ref_compete_game_ended(m, g))
+    return -1;
+  rc = ref_tournament_of(m->svc, g->row.id, &t);
+  if(rc <= 0)
+    return rc < 0 ? -1 : 0;
+  if(!(k = ref_event_kind_of(m->svc, &t)))
+    return -1;
+  return k->game_over(m, &t, g->row.id);
 }
