@@ -274,13 +274,17 @@ static int draw(struct ref_msg_ctx *m, struct store_tournament *t)
   t->phase = STORE_TOURNAMENT_PLAYING;
   if(store_tournament_update(svc->st, t) != STORE_OK)
     goto out;
+  ref_log_info("knockout %lld (%s): drawn, %d players", (long long)t->id, t->name, n);
+  /* the byes and the first matches first, so the draw's mail shows the
+   * bracket as it stands: who went on, which matches are playing */
+  if(advance(m, t))
+    goto out;
   {
     struct tpl_var more[1] = {{"proof", proof.s}};
     if(tell_all(m, t, "knockout-drawn.txt", more, 1, NULL))
       goto out;
   }
-  ref_log_info("knockout %lld (%s): drawn, %d players", (long long)t->id, t->name, n);
-  rc = advance(m, t);
+  rc = 0;
 out:
   explicit_bzero(key, sizeof(key));
   base_buf_free(&proof);

@@ -55,13 +55,14 @@ static int match_page(struct ref_service *svc, const char *dir, int64_t match,
   int64_t *games = NULL;
   size_t n = 0, i;
   struct ref_match_count c;
-  struct base_buf rows, head;
+  struct base_buf rows, head, event;
   char names[2][64], id[24], length[16], *subject = NULL, *page = NULL, line[600];
   int rc = -1;
 
   *published = 0;
   base_buf_init(&rows, 4u * 1024u * 1024u);
   base_buf_init(&head, 64u * 1024u);
+  base_buf_init(&event, 64u * 1024u);
   if(store_match_games(svc->st, &games, &n, match) != STORE_OK ||
      ref_match_recount(svc, match, &c))
     goto out;
@@ -100,10 +101,22 @@ static int match_page(struct ref_service *svc, const char *dir, int64_t match,
   snprintf(id, sizeof(id), "%lld", (long long)match);
   snprintf(length, sizeof(length), "%d", c.length);
   {
+    /* a knockout's match links its bracket */
+    int64_t tid;
+    int ko_length, in = n ? store_tournament_of_game(svc->st, &tid, games[0]) : STORE_ENOTFOUND;
+    struct store_tournament t;
+    if(in == STORE_OK && store_tournament_load(svc->st, &t, tid) == STORE_OK &&
+       store_knockout_length(svc->st, &ko_length, tid) == STORE_OK &&
+       (base_buf_printf(&event, "A match of the knockout <a href=\"knockout-%lld.html\">",
+                        (long long)tid) ||
+        esc(&event, t.name) || base_buf_puts(&event, "</a>.")))
+      goto out;
+  }
+  {
     struct base_buf e0, e1;
-    struct tpl_var v[6] = {{"match", id},       {"length", length}, {"white", ""},
+    struct tpl_var v[7] = {{"match", id},       {"length", length}, {"white", ""},
                            {"black", ""},       {"line", head.s ? head.s : ""},
-                           {"games", rows.s ? rows.s : ""}};
+                           {"games", rows.s ? rows.s : ""}, {"event", event.s ? event.s : ""}};
     base_buf_init(&e0, 256);
     base_buf_init(&e1, 256);
     if(!esc(&e0, names[0]) && !esc(&e1, names[1])) {
@@ -111,7 +124,7 @@ static int match_page(struct ref_service *svc, const char *dir, int64_t match,
       v[2].value = e0.s;
       v[3].value = e1.s;
       snprintf(file, sizeof(file), "match-%s.html", id);
-      if(!tpl_render(&subject, &page, svc->cfg.templates_dir, "site-match.html", v, 6) &&
+      if(!tpl_render(&subject, &page, svc->cfg.templates_dir, "site-match.html", v, 7) &&
          !write_page(dir, file, page) &&
          !base_buf_printf(links, "<li><a href=\"%s\">Match %s</a>: %s - %s, to %s points</li>\n",
                           file, id, e0.s, e1.s, length))
@@ -127,6 +140,7 @@ out:
   free(page);
   base_buf_free(&rows);
   base_buf_free(&head);
+  base_buf_free(&event);
   return rc;
 }
 

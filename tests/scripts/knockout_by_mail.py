@@ -255,17 +255,55 @@ def main():
         p = club.tabula("check")
         check("tabula check passes", p.returncode == 0, p.stdout + p.stderr)
 
+        # a field of 5: a bracket of 8, byes to the first 3 drawn (KO-2)
+        five = PLAYERS[3:8]
+        club.deliver(five[0], "tournament backgammon knockout match=1 small with "
+                     + " ".join(five[1:]))
+        for p in five[1:]:
+            club.deliver(p, "tournament accept small")
+        drawn5 = [m for t, m in club.mails if t == five[0] and "small: the draw" in str(m["Subject"])]
+        text5 = body(drawn5[0]) if drawn5 else ""
+        line5 = re.search(r"(?m)^Dice draw: (knockout-\d+) roll 1 key ([0-9a-f]{64}) order ([\d ]+)$",
+                          text5)
+        e5 = re.search(r"(?m)^Dice entropy: knockout-\d+ E ([0-9a-f]{64})$", text5)
+        order5 = [int(x) for x in line5.group(3).split()] if line5 else []
+        check("five players: the draw is the shuffle of its faces",
+              line5 is not None and order5 == shuffle(bytes.fromhex(line5.group(2)), line5.group(1),
+                                                      e5.group(1), 5), text5)
+        br5 = bracket_lines(text5)
+        at = seeds(8)
+        want = {}
+        for k in range(4):
+            s1, s2 = at[2 * k], at[2 * k + 1]
+            side = [five[order5[s - 1] - 1] if s <= 5 else "(bye)" for s in (s1, s2)] \
+                if order5 else ["?", "?"]
+            want[k + 1] = tuple(side)
+        check("five players: byes to the first 3 drawn, one a first-round match, none meeting",
+              all(br5.get(k, (None, None))[:2] == want[k] for k in want) and
+              sum("(bye)" in want[k] for k in want) == 3 and
+              all(want[k] != ("(bye)", "(bye)") for k in want), (br5, want))
+        byes = [k for k in want if "(bye)" in want[k]]
+        check("five players: each bye goes on at once, the one real match started",
+              all(br5[k][2] == "%s goes on with a bye" % want[k][0] for k in byes) and
+              [br5[k][2].startswith("playing") for k in want if k not in byes] == [True], br5)
+
+        two_byes = [k for k in (5, 6) if all("(bye)" in want[c] for c in (2 * k - 9, 2 * k - 8))]
+        check("five players: two players with byes meet in round 2 at once",
+              all(br5[k][2].startswith("playing") for k in two_byes) and len(two_byes) == 1, br5)
+
         site = os.path.join(root, "site")
         p = club.tabula("site", site)
         files = os.listdir(site) if os.path.isdir(site) else []
         ko = [f for f in files if f.startswith("knockout-")]
         mp = sorted(f for f in files if re.fullmatch(r"match-\d+\.html", f))
-        check("the web view has the bracket page and a page per match",
-              p.returncode == 0 and len(ko) == 1 and len(mp) == 6, (p.stderr, files))
+        check("the web view has the bracket pages and a page per match",
+              p.returncode == 0 and len(ko) == 2 and len(mp) == 8, (p.stderr, files))
+        ko = sorted(ko, key=lambda f: int(re.search(r"\d+", f).group()))
         if ko:
             page = open(os.path.join(site, ko[0])).read()
-            check("the bracket page names no address, links every match",
-                  "@" not in page and all(('href="%s"' % f) in page for f in mp), page[:500])
+            check("the bracket page names no address, links each of its 6 matches",
+                  "@" not in page and len(set(re.findall(r'href="(match-\d+\.html)"', page))) == 6,
+                  page[:500])
         m1_file = None
         if ko:
             found = re.search(r'href="(match-\d+\.html)">M1<', page)
