@@ -255,7 +255,13 @@ void ref_ko_state_text(const struct ref_ko_view *v, int slot, int pub, const cha
   if(w > 0)
     name_of(v, w, pub, who, sizeof(who));
   if(v->slot[slot].match > 0)
-    tpl_line(buf, cap, dir, "phrases.txt", w > 0 ? "ko-won" : "ko-playing", var, 4);
+    /* a match decided short of its length was resigned (KO-4: a
+     * withdrawal), lost on time or by the operator */
+    tpl_line(buf, cap, dir, "phrases.txt",
+             w <= 0                                                      ? "ko-playing"
+             : m->score[w == m->side[1]] < v->length ? "ko-won-short"
+                                                     : "ko-won",
+             var, 4);
   else if(w > 0)
     /* KO-3, KO-4: no match played: a bye, or the opponent withdrew */
     tpl_line(buf, cap, dir, "phrases.txt",
@@ -263,7 +269,9 @@ void ref_ko_state_text(const struct ref_ko_view *v, int slot, int pub, const cha
   else if(w < 0)
     tpl_line(buf, cap, dir, "phrases.txt", "ko-nobody", var, 4);
   else
-    tpl_line(buf, cap, dir, "phrases.txt", "ko-waiting", var, 4);
+    /* both players known: its match is being made in this transaction */
+    tpl_line(buf, cap, dir, "phrases.txt",
+             m->side[0] > 0 && m->side[1] > 0 ? "ko-starting" : "ko-waiting", var, 4);
 }
 
 void ref_ko_round_text(const struct ref_ko_view *v, int round, const char *dir, char *buf,

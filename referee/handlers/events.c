@@ -208,6 +208,8 @@ static int draw_salt(struct ref_service *svc, const struct store_tournament *t, 
 
 static int make_match(struct ref_msg_ctx *m, struct ref_ko_view *v, int slot);
 static int advance(struct ref_msg_ctx *m, const struct store_tournament *t);
+static int withdrawn_follows(struct ref_msg_ctx *m, struct store_tournament *t,
+                             struct ref_ko_view *v, int me, int number);
 
 /* KO-1: the draw, once every player still in has accepted. */
 static int draw(struct ref_msg_ctx *m, struct store_tournament *t)
@@ -271,6 +273,14 @@ static int draw(struct ref_msg_ctx *m, struct store_tournament *t)
   for(i = 0; i < n; i++)
     if(base_buf_printf(&proof, " %d", v->player[in[order[i] - 1]].number))
       goto out;
+  /* the players' salt (dice-protocol.md, "Versions"): each checks their
+   * own e_s with it; mailed to the players only, never published */
+  {
+    char salt[65];
+    if(draw_salt(svc, t, salt) ||
+       base_buf_printf(&proof, "\nDice salt: %s %s", game, salt))
+      goto out;
+  }
   t->phase = STORE_TOURNAMENT_PLAYING;
   if(store_tournament_update(svc->st, t) != STORE_OK)
     goto out;
@@ -405,11 +415,29 @@ int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *
     goto out;
   m->changed = 1;
   ref_log_info("knockout %lld (%s): %s withdrew", (long long)t.id, t.name, from);
-  {
+  /* what follows first, so everyone's mail shows the bracket after it */
+  rc = withdrawn_follows(m, &t, v, me, en.number);
+  if(!rc) {
     struct tpl_var more[1] = {{"withdrawn", from}};
-    if(tell_all(m, &t, "knockout-withdrawn.txt", more, 1, NULL))
-      goto out;
+    struct store_tournament now;
+    rc = store_tournament_load(svc->st, &now, t.id) != STORE_OK ||
+             tell_all(m, &now, "knockout-withdrawn.txt", more, 1, NULL)
+           ? -1
+           : 0;
   }
+out:
+  free(v);
+  return rc;
+}
+
+/* KO-4: what a withdrawal sets off. */
+static int withdrawn_follows(struct ref_msg_ctx *m, struct store_tournament *tp,
+                             struct ref_ko_view *v, int me, int number)
+{
+  struct ref_service *svc = m->svc;
+  struct store_tournament t = *tp;
+  const char *from = v->player[me].address;
+  int i, rc = -1;
   if(t.phase == STORE_TOURNAMENT_INVITED) {
     /* KO-4 before the draw: not drawn; the draw waits for the others only */
     int waiting = 0, in = 0;
@@ -417,7 +445,13 @@ int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *
       waiting += i != me && !v->player[i].accepted && !v->player[i].withdrawn;
       in += i != me && !v->player[i].withdrawn;
     }
-    rc = waiting || in < 2 ? 0 : draw(m, &t);
+    if(in < 2) {
+      /* nobody left to play: the event ends, cancelled */
+      t.phase = STORE_TOURNAMENT_CANCELLED;
+      rc = store_tournament_update(svc->st, &t) == STORE_OK ? 0 : -1;
+      goto out;
+    }
+    rc = waiting ? 0 : draw(m, &t);
     goto out;
   }
   /* KO-4 after it: a match in play is resigned (the opponent goes on, as
@@ -425,7 +459,7 @@ int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *
   for(i = 1; i < v->size; i++) {
     int64_t game;
     if(v->slot[i].match <= 0 || v->slot[i].winner != 0 ||
-       (v->match[i].side[0] != en.number && v->match[i].side[1] != en.number))
+       (v->match[i].side[0] != number && v->match[i].side[1] != number))
       continue;
     game = running_game(svc, v->slot[i].match);
     if(game < 0)
@@ -444,7 +478,6 @@ int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *
   }
   rc = advance(m, &t);
 out:
-  free(v);
   return rc;
 }
 
@@ -540,11 +573,16 @@ static int advance(struct ref_msg_ctx *m, const struct store_tournament *tt)
       goto out;
     /* in the bracket's reading order (M1, M2, ...), so the matches of a
      * round are made, numbered and mailed top to bottom */
-    for(k = 0; k < v->size - 1 && !changed; k++) {
-      int slot = slot_at(v->size, k), a = v->match[slot].side[0], b = v->match[slot].side[1], w;
-      if(v->slot[slot].winner != 0 || v->slot[slot].match > 0 || !a || !b)
+    /* the byes and walkovers first, to the end, then one match at a
+     * time: a match's first mail shows every bye already gone on */
+    for(k = 0; k < 2 * (v->size - 1) && !changed; k++) {
+      int slot = slot_at(v->size, k % (v->size - 1)), a = v->match[slot].side[0],
+          b = v->match[slot].side[1], w;
+      int playable = a > 0 && b > 0 && !ref_ko_withdrawn(v, a) && !ref_ko_withdrawn(v, b);
+      if(v->slot[slot].winner != 0 || v->slot[slot].match > 0 || !a || !b ||
+         playable != (k >= v->size - 1))
         continue;
-      if(a > 0 && b > 0 && !ref_ko_withdrawn(v, a) && !ref_ko_withdrawn(v, b)) {
+      if(playable) {
         if(make_match(m, v, slot))
           goto out;
         changed = 1;

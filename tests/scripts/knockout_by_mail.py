@@ -131,6 +131,8 @@ def main():
             [int(x) for x in line.group(3).split()]
         check("the draw's key is the chain's first, after the commitment",
               hashlib.sha256(key).hexdigest() == commits["draw"])
+        check("the players' salt is in the draw mail",
+              re.search(r"(?m)^Dice salt: knockout-\d+ [0-9a-f]{64}$", text) is not None, text)
         check("E is SHA-256 of the 8 players' e lines",
               len(es) == 8 and hashlib.sha256("\n".join(e for _, _, e in es).encode()).hexdigest() == E)
         check("the order drawn is the shuffle of the faces (KO-1)",
@@ -174,6 +176,10 @@ def main():
             check("M%d: its first game's dice are slot %d's, committed in the invitation"
                   % (k, k + 3), slot_commitment_ok(g, k + 3))
             start = body(club.game_mail[(a, g)])
+            e_game = re.findall(r"(?m)^Dice entropy: game %d e([12]) (\S+)$" % g, start)
+            check("M%d: its players' entropy is their accept's, as the draw mail showed it" % k,
+                  dict(e_game) == {"1": es[number[a] - 1][2], "2": es[number[b] - 1][2]},
+                  (e_game, es))
             check("M%d: the start mail names the knockout match and shows the score" % k,
                   ("Knockout cup, match M%d" % k) in start and
                   ("Match to 3: %s 0, %s 0" % (a, b)) in start and "The score is level" in start,
@@ -291,13 +297,27 @@ def main():
         check("five players: two players with byes meet in round 2 at once",
               all(br5[k][2].startswith("playing") for k in two_byes) and len(two_byes) == 1, br5)
 
+        # a withdrawal in play (KO-4): the match is resigned, the opponent goes on
+        real = [k for k in want if k not in byes][0]
+        quit5, opp5 = want[real]
+        gq = game_of_match(quit5, opp5)
+        out = club.deliver(quit5, "tournament withdraw small")
+        over5 = body(club.game_mail[(opp5, gq)])
+        check("five players: a withdrawal in play resigns the match, the opponent wins it",
+              "wins the match: the opponent resigned it" in over5, over5)
+        told5 = [m for t, m in out if t == five[0] and "withdrew" in str(m["Subject"])]
+        br5 = bracket_lines(body(told5[0]) if told5 else "")
+        check("five players: the withdrawal mail shows the opponent gone on, the next match on",
+              br5.get(real, ("", "", ""))[2].startswith("%s won at 0-0" % opp5) and
+              br5[(real + 9) // 2][2].startswith("playing"), br5)
+
         site = os.path.join(root, "site")
         p = club.tabula("site", site)
         files = os.listdir(site) if os.path.isdir(site) else []
         ko = [f for f in files if f.startswith("knockout-")]
         mp = sorted(f for f in files if re.fullmatch(r"match-\d+\.html", f))
         check("the web view has the bracket pages and a page per match",
-              p.returncode == 0 and len(ko) == 2 and len(mp) == 8, (p.stderr, files))
+              p.returncode == 0 and len(ko) == 2 and len(mp) == 9, (p.stderr, files))
         ko = sorted(ko, key=lambda f: int(re.search(r"\d+", f).group()))
         if ko:
             page = open(os.path.join(site, ko[0])).read()

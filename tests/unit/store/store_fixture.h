@@ -61,7 +61,13 @@ void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql);
 
 /* SQL that takes a store at the latest version back to v9 (before the
  * game state's tables): its tables dropped, empty as a rewound test's are. */
+/* SQL that takes a store at the latest version back to v10: the knockout
+ * tables gone. */
+#define SCRATCH_UNDO_V11                                                                      \
+  "DROP TABLE knockout_slots; DROP TABLE knockout_entries; DROP TABLE knockouts;"
+
 #define SCRATCH_UNDO_V10                                                                      \
+  SCRATCH_UNDO_V11                                                                            \
   "DROP TABLE resign_offers; DROP TABLE takeback_requests; DROP TABLE standing_rolls;"       \
   "DROP TABLE cube_answers; DROP TABLE observers; DROP TABLE private_games;"                 \
   "DROP TABLE public_comment_games; DROP TABLE comments_off; DROP TABLE dice_protocols;"     \
