@@ -258,6 +258,10 @@ def main():
         before = len(club.mails)
         club.deliver_raw(club.last_raw)
         check("the last mail again: nothing sent twice", len(club.mails) == before)
+        show = club.run("tournament", "show", "cup")
+        check("tabula tournament show: the knockout's final bracket",
+              "backgammon knockout, matches to 3, finished" in show and
+              bracket_lines(show).get(7, ("", "", ""))[2].startswith("%s won 3-0" % other), show)
         p = club.tabula("check")
         check("tabula check passes", p.returncode == 0, p.stdout + p.stderr)
 
