@@ -337,6 +337,20 @@ def main():
             check("a match page lists its games with links and the Crawford game",
                   m1.count('href="game-') >= 2 and "Crawford" in m1, m1[:800])
         check("the bracket page links M1's match page", m1_file is not None)
+        # valid HTML, as html_views.py checks the game pages (its rules)
+        hv = os.path.join(SRC, "tests", "oracles", "node_modules", ".bin", "html-validate")
+        if os.path.exists(hv) and ko:
+            cfg = os.path.join(root, "hv.json")
+            with open(cfg, "w") as f:
+                f.write('{"extends": ["html-validate:recommended"], "rules": {'
+                        '"no-inline-style": "off", "prefer-native-element": "off", '
+                        '"no-implicit-button-type": "off", "long-title": "off", '
+                        '"wcag/h63": "off", "no-redundant-role": "off"}}')
+            pages = [os.path.join(site, f) for f in ko + mp + ["index.html"]]
+            v = subprocess.run([hv, "--config", cfg] + pages, capture_output=True, text=True,
+                               timeout=300)
+            check("html-validate: the bracket, match and index pages are valid HTML",
+                  v.returncode == 0, v.stdout + v.stderr)
         if SHOTS and ko and m1_file and shutil.which("chromium"):
             os.makedirs(SHOTS, exist_ok=True)
             for src, png, h in ((ko[0], "web-knockout.png", 640),
