@@ -904,8 +904,8 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
 
 /* §5.1: Betza's notation on the 8x8 board. A whole turn of the plain game
  * is one half; Doublemove reads its two halves one by one (§5.4). */
-static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn"};
-static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL};
+static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn", 0};
+static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL, 0};
 static const struct ref_cn_rules cg_turn_reader = {&cg_turn, describe, half_text, explain};
 static const struct ref_cn_rules cg_half_reader = {&cg_half, describe, half_text, explain};
 

@@ -646,7 +646,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
 
 /* V4-13: one move a turn; a letterless move out of a stack is the pawn's.
  * Files e-h are read so that a move there is told they do not exist. */
-static const struct ref_cn_dialect v4_dialect = {8, 8, true, true, true, "cg-one-move-per-turn"};
+static const struct ref_cn_dialect v4_dialect = {8, 8, true, true, true, "cg-one-move-per-turn", 0};
 static const struct ref_cn_rules v4_reader = {&v4_dialect, describe, half_text, explain};
 
 static int v4_parse(const struct ref_state *s, const char *text, struct ref_move *out,
