@@ -188,7 +188,7 @@ int ref_game_create_seated(struct ref_service *svc, struct ref_game_ctx *g,
                            const char *const addresses[2], const struct store_seat seats[2],
                            const char *create_text)
 {
-  return game_create(svc, g, d, opts, 0, -1, addresses, NULL, NULL, seats, create_text);
+  return game_create(svc, g, d, opts, 0, -1, NULL, addresses, NULL, NULL, seats, create_text);
 }
 
 int ref_game_start_after(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude)
