@@ -296,3 +296,115 @@ int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char
   *ids = v;
   return rc;
 }
+
+int store_tournament_game_round(struct store *st, int *round, int64_t game)
+{
+  int64_t r = 0;
+  int rc = store_query_one(st, &r, sizeof(r), store_row_int64,
+                           "SELECT round FROM tournament_games WHERE game = $1",
+                           "tournament_game_round", "i", game);
+  *round = (int)r;
+  return rc;
+}
+
+/* ---- knockouts ---- */
+
+int store_knockout_create(struct store *st, int64_t tournament, int length)
+{
+  return store_run(st, "INSERT INTO knockouts(tournament, length) VALUES($1, $2)",
+                   "knockout_create", "ii", tournament, (int64_t)length);
+}
+
+int store_knockout_length(struct store *st, int *length, int64_t tournament)
+{
+  int64_t l = 0;
+  int rc = store_query_one(st, &l, sizeof(l), store_row_int64,
+                           "SELECT length FROM knockouts WHERE tournament = $1",
+                           "knockout_length", "i", tournament);
+  *length = (int)l;
+  return rc;
+}
+
+int store_knockout_entry_put(struct store *st, int64_t tournament,
+                             const struct store_knockout_entry *e)
+{
+  int rc = store_run(st, "DELETE FROM knockout_entries WHERE tournament = $1 AND number = $2",
+                     "knockout_entry_delete", "ii", tournament, (int64_t)e->number);
+  if(rc != STORE_OK)
+    return rc;
+  return store_run(st,
+                   "INSERT INTO knockout_entries(tournament, number, entropy, accepted, position,"
+                   " withdrawn) VALUES($1, $2, $3, $4, $5, $6)",
+                   "knockout_entry_put", "iitiii", tournament, (int64_t)e->number, e->entropy,
+                   (int64_t)(e->accepted != 0), (int64_t)e->position,
+                   (int64_t)(e->withdrawn != 0));
+}
+
+static int entry_row(struct store *st, const struct store_row *src, void *row)
+{
+  struct store_knockout_entry *e = row;
+  e->number = store_col_int(src, 0);
+  e->accepted = store_col_int(src, 2);
+  e->position = store_col_int(src, 3);
+  e->withdrawn = store_col_int(src, 4);
+  return store_copy_column(st, e->entropy, sizeof(e->entropy), src, 1,
+                           "knockout_entries.entropy");
+}
+
+int store_knockout_entries(struct store *st, struct store_knockout_entry **entries, size_t *n,
+                           int64_t tournament)
+{
+  void *v = NULL;
+  int rc = store_query(st, &v, n, sizeof(**entries), entry_row,
+                       "SELECT number, entropy, accepted, position, withdrawn"
+                       " FROM knockout_entries WHERE tournament = $1 ORDER BY number",
+                       "knockout_entries", "i", tournament);
+  *entries = v;
+  return rc;
+}
+
+int store_knockout_slot_put(struct store *st, int64_t tournament,
+                            const struct store_knockout_slot *s)
+{
+  int rc = store_run(st, "DELETE FROM knockout_slots WHERE tournament = $1 AND slot = $2",
+                     "knockout_slot_delete", "ii", tournament, (int64_t)s->slot);
+  if(rc != STORE_OK)
+    return rc;
+  if(s->match > 0)
+    return store_run(st,
+                     "INSERT INTO knockout_slots(tournament, slot, commitment, secret, match,"
+                     " winner) VALUES($1, $2, $3, $4, $5, $6)",
+                     "knockout_slot_put", "iittii", tournament, (int64_t)s->slot, s->commitment,
+                     s->secret, s->match, (int64_t)s->winner);
+  return store_run(st,
+                   "INSERT INTO knockout_slots(tournament, slot, commitment, secret, winner)"
+                   " VALUES($1, $2, $3, $4, $5)",
+                   "knockout_slot_put", "iitti", tournament, (int64_t)s->slot, s->commitment,
+                   s->secret, (int64_t)s->winner);
+}
+
+static int slot_row(struct store *st, const struct store_row *src, void *row)
+{
+  struct store_knockout_slot *s = row;
+  int rc;
+  s->slot = store_col_int(src, 0);
+  s->match = store_col_int64(src, 3);
+  s->winner = store_col_int(src, 4);
+  rc = store_copy_column(st, s->commitment, sizeof(s->commitment), src, 1,
+                         "knockout_slots.commitment");
+  if(rc == STORE_OK)
+    rc = store_copy_column(st, s->secret, sizeof(s->secret), src, 2, "knockout_slots.secret");
+  return rc;
+}
+
+int store_knockout_slots(struct store *st, struct store_knockout_slot **slots, size_t *n,
+                         int64_t tournament)
+{
+  void *v = NULL;
+  int rc = store_query(st, &v, n, sizeof(**slots), slot_row,
+                       "SELECT slot, commitment, secret, COALESCE(match, 0), winner"
+                       " FROM knockout_slots WHERE tournament = $1 ORDER BY slot",
+                       "knockout_slots", "i", tournament);
+  *slots = v;
+  return rc;
+}

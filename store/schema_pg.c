@@ -338,6 +338,30 @@ const char *const store_pg_migrations[] = {
   "ALTER TABLE prefs ADD COLUMN timezone text NOT NULL DEFAULT '';"
   "ALTER TABLE prefs ADD COLUMN leave_auto bigint NOT NULL DEFAULT 0 CHECK(leave_auto IN (0, 1));"
   "ALTER TABLE prefs ADD COLUMN calendar bigint NOT NULL DEFAULT 0 CHECK(calendar IN (0, 1));",
+  /* v12: knockout events (schema_sqlite.c says each table) */
+  "CREATE TABLE knockouts("
+  "  tournament bigint PRIMARY KEY REFERENCES tournaments(id),"
+  "  length bigint NOT NULL CHECK(length >= 1)"
+  ");"
+  "CREATE TABLE knockout_entries("
+  "  tournament bigint NOT NULL REFERENCES knockouts(tournament),"
+  "  number bigint NOT NULL CHECK(number >= 1),"
+  "  entropy text NOT NULL DEFAULT '',"
+  "  accepted bigint NOT NULL DEFAULT 0 CHECK(accepted IN (0, 1)),"
+  "  position bigint NOT NULL DEFAULT 0 CHECK(position >= 0),"
+  "  withdrawn bigint NOT NULL DEFAULT 0 CHECK(withdrawn IN (0, 1)),"
+  "  PRIMARY KEY(tournament, number),"
+  "  FOREIGN KEY(tournament, number) REFERENCES tournament_players(tournament, number)"
+  ");"
+  "CREATE TABLE knockout_slots("
+  "  tournament bigint NOT NULL REFERENCES knockouts(tournament),"
+  "  slot bigint NOT NULL CHECK(slot >= 0),"
+  "  commitment text NOT NULL,"
+  "  secret text NOT NULL,"
+  "  match bigint REFERENCES matches(id),"
+  "  winner bigint NOT NULL DEFAULT 0 CHECK(winner >= -1),"
+  "  PRIMARY KEY(tournament, slot)"
+  ");",
 };
 
 static_assert(sizeof(store_pg_migrations) / sizeof(store_pg_migrations[0]) == STORE_SCHEMA_LATEST,

@@ -430,6 +430,41 @@ const char *const store_sqlite_migrations[] = {
   "ALTER TABLE prefs ADD COLUMN timezone TEXT NOT NULL DEFAULT '';"
   "ALTER TABLE prefs ADD COLUMN leave_auto INTEGER NOT NULL DEFAULT 0 CHECK(leave_auto IN (0, 1));"
   "ALTER TABLE prefs ADD COLUMN calendar INTEGER NOT NULL DEFAULT 0 CHECK(calendar IN (0, 1));",
+  /* v12 (knockout events, rules-spec KO-1..KO-4; compete.c):
+   * - knockouts: a tournament that is a knockout of backgammon matches to
+   *   `length` points (no row: a round robin);
+   * - knockout_entries: per player, the entropy of their accept (e_s,
+   *   docs/dice-protocol.md "Knockouts"; '' until accepted), the bracket
+   *   position the draw gave (0 before the draw), whether they withdrew;
+   * - knockout_slots: slot 0 the draw, slot k >= 1 the match whose
+   *   winner goes to slot k/2 (1 the final): each a dice chain drawn and
+   *   committed when the event is made, before anyone accepts; the match
+   *   played in it once both players are known, and who went on
+   *   (a starting number; 0 not yet, -1 nobody: two byes).
+   * A knockout's games are in tournament_games with their slot as round. */
+      "CREATE TABLE knockouts("
+      "  tournament INTEGER PRIMARY KEY REFERENCES tournaments(id),"
+      "  length INTEGER NOT NULL CHECK(length >= 1)"
+      ") STRICT;"
+      "CREATE TABLE knockout_entries("
+      "  tournament INTEGER NOT NULL REFERENCES knockouts(tournament),"
+      "  number INTEGER NOT NULL CHECK(number >= 1),"
+      "  entropy TEXT NOT NULL DEFAULT '',"
+      "  accepted INTEGER NOT NULL DEFAULT 0 CHECK(accepted IN (0, 1)),"
+      "  position INTEGER NOT NULL DEFAULT 0 CHECK(position >= 0),"
+      "  withdrawn INTEGER NOT NULL DEFAULT 0 CHECK(withdrawn IN (0, 1)),"
+      "  PRIMARY KEY(tournament, number),"
+      "  FOREIGN KEY(tournament, number) REFERENCES tournament_players(tournament, number)"
+      ") STRICT;"
+      "CREATE TABLE knockout_slots("
+      "  tournament INTEGER NOT NULL REFERENCES knockouts(tournament),"
+      "  slot INTEGER NOT NULL CHECK(slot >= 0),"
+      "  commitment TEXT NOT NULL,"
+      "  secret TEXT NOT NULL,"
+      "  match INTEGER REFERENCES matches(id),"
+      "  winner INTEGER NOT NULL DEFAULT 0 CHECK(winner >= -1),"
+      "  PRIMARY KEY(tournament, slot)"
+      ") STRICT;",
 };
 
 static_assert(sizeof(store_sqlite_migrations) / sizeof(store_sqlite_migrations[0]) ==

@@ -501,6 +501,39 @@ int store_tournament_games(struct store *st, int64_t **games, size_t *n, int64_t
 int store_tournament_of_game(struct store *st, int64_t *tournament, int64_t game) STORE_CHECKED;
 /* Tournaments `address` plays in (NULL: all), ascending; free() *ids. */
 int store_tournament_list(struct store *st, int64_t **ids, size_t *n, const char *address) STORE_CHECKED;
+/* The round (a knockout: the slot) a tournament's game was added with;
+ * ENOTFOUND for a game of none. */
+int store_tournament_game_round(struct store *st, int *round, int64_t game) STORE_CHECKED;
+
+/* A knockout of backgammon matches (rules-spec KO-1..KO-4): a tournament
+ * with a knockouts row; its entries (one per player, by starting number)
+ * and its slots (0 the draw, k >= 1 a match of the bracket, 1 the
+ * final), each slot's dice chain committed when the event was made. */
+struct store_knockout_entry {
+  int number;
+  char entropy[256]; /* e_s of the accept, "" before it */
+  int accepted, position, withdrawn;
+};
+struct store_knockout_slot {
+  int slot;
+  char commitment[65], secret[65];
+  int64_t match; /* 0 none yet */
+  int winner;    /* a starting number, 0 not yet, -1 nobody */
+};
+int store_knockout_create(struct store *st, int64_t tournament, int length) STORE_CHECKED;
+/* The match length; ENOTFOUND: the tournament is no knockout. */
+int store_knockout_length(struct store *st, int *length, int64_t tournament) STORE_CHECKED;
+int store_knockout_entry_put(struct store *st, int64_t tournament,
+                             const struct store_knockout_entry *e) STORE_CHECKED; /* insert or replace */
+/* By starting number; free() *entries. */
+int store_knockout_entries(struct store *st, struct store_knockout_entry **entries, size_t *n,
+                           int64_t tournament) STORE_CHECKED;
+int store_knockout_slot_put(struct store *st, int64_t tournament,
+                            const struct store_knockout_slot *s) STORE_CHECKED; /* insert or replace */
+/* By slot; free() *slots. */
+int store_knockout_slots(struct store *st, struct store_knockout_slot **slots, size_t *n,
+                         int64_t tournament) STORE_CHECKED;
+
 /* ---- confirmations (confirm.c): nothing to an address that has
  * not asked ---- */
 

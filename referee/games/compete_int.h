@@ -162,6 +162,50 @@ int ref_tournament_standings(struct ref_service *svc, const struct store_tournam
 int ref_tournament_table(struct ref_service *svc, const struct store_tournament *t,
                          struct base_buf *out, struct ref_tournament_count *count);
 
+/* ---- knockout.c: knockout events of backgammon matches ---- */
+
+/* The bracket's size for `players` (the next power of two), its rounds,
+ * and the round (1 the first) slot k is played in. */
+int ref_ko_size(int players);
+int ref_ko_rounds(int size);
+int ref_ko_round_of(int slot, int size);
+/* seed_at[p] = the seed at bracket position p + 1 (rules-spec KO-2). */
+void ref_ko_seeds(int size, int *seed_at);
+/* The draw (rules-spec KO-1): order[k] the starting number drawn k+1-th,
+ * from the faces of roll 1 keyed `key` (x_1 of the draw chain). */
+int ref_ko_draw(const uint8_t key[32], const char *game, const char *E_hex, int n, int *order);
+
+/* A knockout as its mails and the web view show it. */
+struct ref_ko_match {
+  int label, round;
+  int side[2];          /* starting numbers; 0 not known, -1 nobody */
+  int score[2], games, over, crawford;
+  int64_t last_game;
+};
+struct ref_ko_view {
+  struct store_tournament t;
+  int length, size, nplayers, drawn;
+  struct {
+    int number, accepted, position, withdrawn;
+    char address[256], entropy[256];
+  } player[REF_TOURNAMENT_MAX];
+  struct store_knockout_slot slot[REF_TOURNAMENT_MAX]; /* by slot number */
+  struct ref_ko_match match[REF_TOURNAMENT_MAX];       /* by slot number, 1.. */
+};
+int ref_ko_view(struct ref_service *svc, const struct store_tournament *t, struct ref_ko_view *v);
+int ref_ko_sides(const struct ref_ko_view *v, int slot, int side[2]);
+const char *ref_ko_address(const struct ref_ko_view *v, int number);
+int ref_ko_withdrawn(const struct ref_ko_view *v, int number);
+/* The bracket as text, round by round, a line per match (pub: players
+ * by initials, for the web view); its words and pieces (phrases.txt ko-*). */
+int ref_ko_text(const struct ref_ko_view *v, int pub, const char *dir, struct base_buf *out);
+void ref_ko_round_text(const struct ref_ko_view *v, int round, const char *dir, char *buf,
+                       size_t cap);
+void ref_ko_side_text(const struct ref_ko_view *v, int slot, int side, int pub,
+                      const char *dir, char *buf, size_t cap);
+void ref_ko_state_text(const struct ref_ko_view *v, int slot, int pub, const char *dir,
+                       char *buf, size_t cap);
+
 /* ---- match.c: backgammon matches ---- */
 
 /* A game's place in its match: the score before it, from its options. */

@@ -170,6 +170,36 @@ int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t
   return store_dice_put(svc->st, &d) == STORE_OK ? 0 : -1;
 }
 
+/* A knockout match's chain (docs/dice-protocol.md, "Knockouts"): drawn
+ * and committed with the event's invitation, before anyone accepted, and
+ * kept in its slot until the match is made; the match's first game takes
+ * it as its chain 1. */
+int ref_dice_adopt_chain(struct ref_service *svc, int64_t game, const char *secret_hex)
+{
+  struct ref_dice_chain c;
+  struct store_dice d;
+  uint8_t secret[32];
+  int rc;
+  memset(&d, 0, sizeof(d));
+  if(ref_dice_unhex(secret, 32, secret_hex))
+    return -1;
+  ref_dice_chain_from_secret(&c, secret, REF_DICE_DEFAULT_N);
+  explicit_bzero(secret, sizeof(secret));
+  d.game = game;
+  d.chain = 1;
+  d.n = c.n;
+  d.next_index = 1;
+  ref_dice_hex(d.commitment, c.commitment, 32);
+  ref_dice_hex(d.secret, c.secret, 32);
+  explicit_bzero(&c, sizeof(c));
+  rc = store_dice_protocol_set(svc->st, game, 2) == STORE_OK &&
+           store_dice_put(svc->st, &d) == STORE_OK
+         ? 0
+         : -1;
+  explicit_bzero(d.secret, sizeof(d.secret));
+  return rc;
+}
+
 /* E from the seats' entropy, once every seat is filled; the lines that show
  * it go into `shown`. */
 int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *shown)

@@ -52,6 +52,8 @@ int ref_seat_of(const struct ref_game_ctx *g, const char *address);
 /* The game's dice chain in the store (dicechain.c, tabula-dice-1). The
  * lines the mails show go to `shown`. */
 int ref_dice_new_chain(struct ref_service *svc, int64_t game, int chain, int64_t rolls);
+/* A game's chain 1 from a secret drawn and committed earlier (a knockout's slot). */
+int ref_dice_adopt_chain(struct ref_service *svc, int64_t game, const char *secret_hex);
 int ref_dice_commitment_line(struct ref_service *svc, int64_t game, char *buf, size_t cap);
 int ref_dice_fix_entropy(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *shown);
 /* Rolls `need` faces: the rules get them, the journal and `shown` the proof. */

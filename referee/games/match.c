@@ -170,7 +170,21 @@ int ref_match_line(struct ref_service *svc, struct ref_game_ctx *g, int observer
                ms.crawford ? "match-crawford" : "match-post-crawford", v, 5);
   }
   v[5] = (struct tpl_var){"state", state};
-  tpl_line(buf, cap, dir, "phrases.txt", "match-line", v, 6);
+  {
+    /* who leads, and by how much, while the match is not decided */
+    char lead[200] = "", by[16], line[600];
+    struct tpl_var l[2] = {{"leader", ""}, {"by", by}};
+    int over = g->row.phase == STORE_GAME_FINISHED && a.decided && a.over;
+    snprintf(by, sizeof(by), "%d", abs(a.score[0] - a.score[1]));
+    if(!over && a.score[0] != a.score[1]) {
+      l[0].value = v[a.score[0] > a.score[1] ? 1 : 2].value;
+      tpl_line(lead, sizeof(lead), dir, "phrases.txt", "match-leads", l, 2);
+    }
+    else if(!over)
+      tpl_line(lead, sizeof(lead), dir, "phrases.txt", "match-level", l, 2);
+    tpl_line(line, sizeof(line), dir, "phrases.txt", "match-line", v, 6);
+    snprintf(buf, cap, "%s%s%s", line, lead[0] ? " " : "", lead);
+  }
   return 0;
 }
 

@@ -245,6 +245,29 @@ static void address_word(char *dst, size_t cap, const char *word)
     dst[i] = (char)tolower((unsigned char)dst[i]);
 }
 
+/* tournament accept|withdraw NAME: the sender's answer to a knockout
+ * (events.c); a confirmed address, as every `tournament` (MX-4). */
+static int knockout_answer(struct ref_msg_ctx *m, const struct ref_cmd *c, int accept,
+                           const char *name)
+{
+  struct store_tournament t;
+  int length, rc;
+  switch(ref_confirm_first(m, c->line)) {
+  case REF_RC_OK: break;
+  case REF_RC_STOP: return 0;
+  default: return -1;
+  }
+  rc = store_tournament_find(m->svc->st, &t, name);
+  if(rc == STORE_OK)
+    rc = store_knockout_length(m->svc->st, &length, t.id);
+  if(rc == STORE_ENOTFOUND)
+    return ref_refuse_player(m, c->line, "no-tournament", name);
+  if(rc != STORE_OK)
+    return -1;
+  return accept ? ref_knockout_accept(m, &t, c->entropy[0] ? c->entropy : NULL, c->line)
+                : ref_knockout_withdraw(m, &t, c->line);
+}
+
 /* tournament GAME [NAME] [double|single] [new's terms] with
  * ADDRESS...: a round robin of the sender and the addresses, every pairing
  * created at once (compete.c); each invitee accepts once for all of its
@@ -256,7 +279,7 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   struct ref_err err;
   char copy[256], *save = NULL, *tok, who[256], to[REF_TOURNAMENT_MAX * 258];
   const char *invited[REF_TOURNAMENT_MAX], *why;
-  int seen_with = 0, rc = -1, i;
+  int seen_with = 0, rc = -1, i, knockout = 0, length = 0;
   int64_t id = 0;
 
   if(!(spec = calloc(1, sizeof(*spec))))
@@ -268,6 +291,15 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
   spec->organizer_plays = 1;
   snprintf(spec->players[spec->nplayers++], sizeof(spec->players[0]), "%s", m->mail->from);
   snprintf(copy, sizeof(copy), "%s", c->arg);
+  /* tournament accept|withdraw NAME: a knockout's player (rules-spec KO-4) */
+  {
+    char verb[16] = "", name[64] = "";
+    if(sscanf(copy, "%15s %63s", verb, name) == 2 &&
+       (!strcasecmp(verb, "accept") || !strcasecmp(verb, "withdraw"))) {
+      rc = knockout_answer(m, c, !strcasecmp(verb, "accept"), name);
+      goto out;
+    }
+  }
   /* Everything a tournament can be refused for is read before its
    * organizer is asked to confirm it (ref_refuse_request): a request that
    * can only be refused is refused at once (rules-spec MX-2). */
@@ -307,6 +339,11 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
       snprintf(spec->players[spec->nplayers++], sizeof(spec->players[0]), "%s", who);
       continue;
     }
+    /* KO-1: a knockout of matches (backgammon only, match=N) */
+    if(!strcasecmp(tok, "knockout")) {
+      knockout = 1;
+      continue;
+    }
     if(!strcasecmp(tok, "double") || !strcasecmp(tok, "single")) {
       spec->cycles = !strcasecmp(tok, "double") ? 2 : 1;
       continue;
@@ -340,6 +377,14 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
     goto out;
   }
   ref_terms_to_tournament(&terms, spec);
+  if(knockout) {
+    const char *mt = strstr(spec->opts, "match=");
+    if(strcmp(spec->d->name, "backgammon") || !mt || sscanf(mt, "match=%d", &length) != 1 ||
+       length < 1 || spec->cycles != 1) {
+      rc = ref_refuse_request(m, c->line, "ko-terms", "");
+      goto out;
+    }
+  }
   /* the options must make a game before anyone is invited to one (terms.c) */
   switch(ref_terms_check(spec->d, spec->opts, &err)) {
   case REF_RC_OK: break;
@@ -360,7 +405,7 @@ static int do_tournament(struct ref_msg_ctx *m, const struct ref_cmd *c)
     rc = rc < 0 ? -1 : ref_refuse(m, NULL, -1, c->line, why, to, NULL);
     goto out;
   }
-  rc = ref_tournament_create(m, spec, &id);
+  rc = knockout ? ref_knockout_create(m, spec, length, &id) : ref_tournament_create(m, spec, &id);
   if(rc == 1)
     rc = ref_refuse(m, NULL, -1, c->line, "tournament-name-taken", spec->name, NULL);
 out:
@@ -382,6 +427,7 @@ static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   size_t np = 0, i;
   int rc, found = 0, plays = 0;
   int64_t id = 0;
+  const struct ref_event_kind *kind = NULL;
 
   sscanf(c->arg, "%63s", name);
   if(name[0]) {
@@ -425,7 +471,8 @@ static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     return ref_refuse_player(m, c->line, why, name);
   }
   base_buf_init(&table, 1024u * 1024u);
-  rc = ref_tournament_standings_vars(m->svc, &t, &table, counts);
+  kind = ref_event_kind_of(m->svc, &t);
+  rc = kind ? kind->table(m->svc, &t, &table, counts) : -1;
   if(!rc) {
     const struct ref_game_desc *d = ref_game_find(t.kind);
     struct tpl_var extra[7] = {{"name", t.name},     {"table", table.s},
@@ -434,7 +481,7 @@ static int do_standings(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                                {"kind", d ? d->title : t.kind}};
     tpl_line(form, sizeof(form), m->svc->cfg.templates_dir, "phrases.txt",
              t.cycles == 2 ? "tournament-double" : "tournament-single", NULL, 0);
-    rc = answer(m, g, seat, "standings.txt", extra, 7);
+    rc = answer(m, g, seat, kind->standings_template, extra, 7);
   }
   base_buf_free(&table);
   return rc;
@@ -450,28 +497,13 @@ int ref_do_resign_match(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
                         const struct ref_cmd *c)
 {
   struct ref_match_state ms;
-  char text[96];
   int rc = ref_match_of(m->svc, g, &ms);
 
   if(rc < 0)
     return -1;
   if(!rc)
     return ref_refuse(m, g, seat, c->line, "no-match", "", NULL);
-  snprintf(text, sizeof(text), "%s resigns the match", g->desc->seat_names[seat]);
-  snprintf(g->row.result, sizeof(g->row.result), "%s won: %s resigned the match",
-           g->desc->seat_names[1 - seat], g->desc->seat_names[seat]);
-  g->row.phase = STORE_GAME_FINISHED;
-  g->row.draw_offer_seat = -1;
-  if(ref_journal(m->svc, g, seat, REF_JOURNAL_RESIGN_MATCH, text, NULL) ||
-     ref_journal(m->svc, g, -1, "end", g->row.result, NULL) || ref_game_save(m->svc, g))
-    return -1;
-  /* the rules' position is not over, so ref_game_save kept the turn */
-  g->row.turn = -1;
-  if(store_game_update(m->svc->st, &g->row) != STORE_OK || ref_clock_sync(m->svc, g))
-    return -1;
-  m->changed = 1;
-  m->observed = 1;
-  return ref_tell_result(m, g, "game-over.txt", NULL, 0) || ref_compete_game_over(m, g);
+  return ref_match_resign(m, g, seat) || ref_compete_game_over(m, g);
 }
 
 /* ---- the handlers (commands.h's table): about no one game ---- */

@@ -2,11 +2,13 @@
  * compete.c: competition's part of the game's lifecycle, layer
  * 6 "handlers" (docs/architecture.md):
  *
- *  - after a game ends (ref_compete_game_over, called by every handler
- *    that ends one, after the result was mailed, in the same transaction):
- *    the rating period it closes (ratings.c); the end of its round robin
- *    when it was the last game, whose final table then goes to every
- *    player once (the tournament's phase changes in the same transaction);
+ *  - after a game ends (ref_compete_game_ended, from events.c's
+ *    ref_compete_game_over, called by every handler that ends one, after
+ *    the result was mailed, in the same transaction): the rating period it
+ *    closes (ratings.c), its match's next game or end; the end of a round
+ *    robin when it was the last game (ref_round_robin_game_over, its
+ *    kind's driver), whose final table then goes to every player once
+ *    (the tournament's phase changes in the same transaction);
  *  - round robins: every pairing created at once as a game (the row, the
  *    clock, the keys, the dice committed before anyone accepts), one
  *    invitation per player through the path `new` uses (a keyed mail to
@@ -175,6 +177,23 @@ int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
 int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 {
   return game_start(m, g, NULL);
+}
+
+/* A knockout's match (events.c): both seats accepted already, with the
+ * entropy of each player's accept of the event; no chain drawn here (the
+ * slot's, committed with the invitation, is adopted), started after
+ * `prelude`. */
+int ref_game_create_seated(struct ref_service *svc, struct ref_game_ctx *g,
+                           const struct ref_game_desc *d, const char *opts,
+                           const char *const addresses[2], const struct store_seat seats[2],
+                           const char *create_text)
+{
+  return game_create(svc, g, d, opts, 0, -1, NULL, addresses, NULL, NULL, seats, create_text);
+}
+
+int ref_game_start_after(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude)
+{
+  return game_start(m, g, prelude);
 }
 
 /* ---- round robins ---- */
@@ -626,17 +645,19 @@ int ref_tournament_standings_vars(struct ref_service *svc, const struct store_to
 
 /* After a game of tournament t ended: when it was the last, the final
  * table to every player, once (the phase changes with the mails). */
-static int tournament_game_over(struct ref_msg_ctx *m, int64_t game)
+int ref_round_robin_game_over(struct ref_msg_ctx *m, const struct store_tournament *tt,
+                              int64_t game)
 {
-  struct store_tournament t;
+  struct store_tournament t = *tt;
   struct base_buf table;
   int64_t *ids = NULL;
   size_t n = 0, i;
   char counts[3][24];
-  int rc = tournament_of(m->svc, game, &t), open = 0;
+  int rc, open = 0;
 
-  if(rc <= 0 || t.phase != STORE_TOURNAMENT_PLAYING)
-    return rc < 0 ? -1 : 0;
+  (void)game;
+  if(t.phase != STORE_TOURNAMENT_PLAYING)
+    return 0;
   if(store_tournament_games(m->svc->st, &ids, &n, t.id) != STORE_OK)
     return -1;
   for(i = 0; i < n && !open; i++) {
@@ -704,6 +725,14 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
   for(tok = strtok_r(observers, " ", &save); tok; tok = strtok_r(NULL, " ", &save))
     if(ref_observer_set(svc, ng.row.id, tok, 1) < 0)
       goto out;
+  {
+    /* a game of a knockout's match is the event's too, in the same slot */
+    struct store_tournament t;
+    int round = 0, in = tournament_of(svc, g->row.id, &t);
+    if(in < 0 || (in && (store_tournament_game_round(svc->st, &round, g->row.id) != STORE_OK ||
+                         store_tournament_add_game(svc->st, t.id, ng.row.id, round) != STORE_OK)))
+      goto out;
+  }
   if(ref_dice_match_line(svc, &ng, ms->number + 1, &prelude) ||
      game_start(m, &ng, prelude.s))
     goto out;
@@ -750,7 +779,7 @@ static int match_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 
 /* ---- the end of a game ---- */
 
-int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
+int ref_compete_game_ended(struct ref_msg_ctx *m, struct ref_game_ctx *g)
 {
   struct ref_rated u;
   int rated;
@@ -758,7 +787,35 @@ int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g)
   if(g->row.phase != STORE_GAME_FINISHED)
     return 0;
   rated = ref_rated_game(m->svc, g, &u);
-  if(rated < 0 || (rated && ref_ratings_apply(m->svc, &u)) || match_game_over(m, g))
+  return rated < 0 || (rated && ref_ratings_apply(m->svc, &u)) || match_game_over(m, g) ? -1 : 0;
+}
+
+int ref_tournament_of(struct ref_service *svc, int64_t game, struct store_tournament *t)
+{
+  return tournament_of(svc, game, t);
+}
+
+/* ---- resign match ---- */
+
+/* The game in play ends there, its position as the rules have it, and the
+ * match goes to the opponent (match.c reads the "resign-match" entry);
+ * the result mailed. The caller then calls ref_compete_game_over. */
+int ref_match_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat)
+{
+  char text[96];
+  snprintf(text, sizeof(text), "%s resigns the match", g->desc->seat_names[seat]);
+  snprintf(g->row.result, sizeof(g->row.result), "%s won: %s resigned the match",
+           g->desc->seat_names[1 - seat], g->desc->seat_names[seat]);
+  g->row.phase = STORE_GAME_FINISHED;
+  g->row.draw_offer_seat = -1;
+  if(ref_journal(m->svc, g, seat, REF_JOURNAL_RESIGN_MATCH, text, NULL) ||
+     ref_journal(m->svc, g, -1, "end", g->row.result, NULL) || ref_game_save(m->svc, g))
     return -1;
-  return tournament_game_over(m, g->row.id);
+  /* the rules' position is not over, so ref_game_save kept the turn */
+  g->row.turn = -1;
+  if(store_game_update(m->svc->st, &g->row) != STORE_OK || ref_clock_sync(m->svc, g))
+    return -1;
+  m->changed = 1;
+  m->observed = 1;
+  return ref_tell_result(m, g, "game-over.txt", NULL, 0);
 }

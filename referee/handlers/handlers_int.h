@@ -198,10 +198,21 @@ ref_cmd_fn ref_do_seeks;
 ref_cmd_fn ref_do_unseek;
 int ref_seek_expire(struct ref_service *svc, int64_t id, int64_t now, int *did);
 
-/* compete.c: after a game ended and its result was mailed, in the same
- * transaction: the rating period it closes, the end of its round robin.
+/* events.c: after a game ended and its result was mailed, in the same
+ * transaction: compete.c's part (the rating period it closes, its
+ * match's next game or end), then its tournament's, by the kind's driver.
  * Every handler that ends a game calls it. */
 int ref_compete_game_over(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+/* compete.c: the rating period and the match, after a game ended. */
+int ref_compete_game_ended(struct ref_msg_ctx *m, struct ref_game_ctx *g);
+/* The tournament a game belongs to: 1 with *t, 0 none, -1 error. */
+int ref_tournament_of(struct ref_service *svc, int64_t game, struct store_tournament *t);
+/* A round robin's part after one of its games ended: its final table once
+ * its last game is decided. */
+int ref_round_robin_game_over(struct ref_msg_ctx *m, const struct store_tournament *t,
+                              int64_t game);
+/* `resign match` in g by seat: the game ended, the result mailed. */
+int ref_match_resign(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat);
 /* A round robin: its games created and its players invited, one mail
  * each. 0 done (*id), 1 the name is taken, -1 error. */
 int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spec *spec,
@@ -230,5 +241,48 @@ enum ref_rc ref_tournament_expire(struct ref_msg_ctx *m, struct ref_game_ctx *g)
  * finished, still to play. */
 int ref_tournament_standings_vars(struct ref_service *svc, const struct store_tournament *t,
                                   struct base_buf *table, char counts[3][24]);
+
+/* A knockout's match game (events.c): seats accepted with their
+ * entropy, no chain drawn (the slot's is adopted); started after a
+ * prelude in its start mail. */
+int ref_game_create_seated(struct ref_service *svc, struct ref_game_ctx *g,
+                           const struct ref_game_desc *d, const char *opts,
+                           const char *const addresses[2], const struct store_seat seats[2],
+                           const char *create_text);
+int ref_game_start_after(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *prelude);
+
+/* events.c: knockout events of backgammon matches (rules-spec KO-1..
+ * KO-4). Made like a round robin (spec, `length` the matches' points):
+ * 0 done (*id), 1 the name is taken, -1 error. */
+int ref_knockout_create(struct ref_msg_ctx *m, const struct ref_tournament_spec *spec,
+                        int length, int64_t *id);
+/* `tournament accept NAME` / `tournament withdraw NAME` from the sender
+ * (entropy: the mail's "entropy:" text or NULL). */
+int ref_knockout_accept(struct ref_msg_ctx *m, const struct store_tournament *t,
+                        const char *entropy, const char *line);
+int ref_knockout_withdraw(struct ref_msg_ctx *m, const struct store_tournament *t,
+                          const char *line);
+/* After a game of knockout t ended: its match's winner goes on, the
+ * matches whose players are now known start, the event's end is told. */
+int ref_knockout_game_over(struct ref_msg_ctx *m, const struct store_tournament *t,
+                           int64_t game);
+/* The bracket as a mail's extra. */
+int ref_knockout_bracket(struct ref_service *svc, const struct store_tournament *t,
+                         struct base_buf *out);
+
+/* The kinds of event (events.c): one driver each, chosen once by
+ * whether the tournament is a knockout. */
+struct ref_event_kind {
+  const char *name;
+  /* after one of its games ended */
+  int (*game_over)(struct ref_msg_ctx *m, const struct store_tournament *t, int64_t game);
+  /* `standings`: its table as text, and the template that mails it */
+  int (*table)(struct ref_service *svc, const struct store_tournament *t, struct base_buf *out,
+               char counts[3][24]);
+  const char *standings_template;
+};
+/* The driver of t; NULL on a store error. */
+const struct ref_event_kind *ref_event_kind_of(struct ref_service *svc,
+                                               const struct store_tournament *t);
 
 #endif

@@ -300,6 +300,27 @@ int ref_service_standings(struct ref_service *svc, FILE *out, const char *name,
     fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
     return REF_ADMIN_FAILED;
   }
+  {
+    /* a knockout shows its bracket (its kind's table, events.c) */
+    int length;
+    rc = store_knockout_length(svc->st, &length, t.id);
+    if(rc == STORE_OK && form != REF_OUTPUT_JSON) {
+      base_buf_init(&table, 1024u * 1024u);
+      if(ref_knockout_bracket(svc, &t, &table)) {
+        base_buf_free(&table);
+        return REF_ADMIN_FAILED;
+      }
+      fprintf(out, "tournament %lld (%s): %s knockout, matches to %d, %s\n\n%s\n",
+              (long long)t.id, t.name, t.kind, length, tournament_phases[t.phase],
+              table.s ? table.s : "");
+      base_buf_free(&table);
+      return REF_ADMIN_OK;
+    }
+    if(rc != STORE_OK && rc != STORE_ENOTFOUND) {
+      fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+      return REF_ADMIN_FAILED;
+    }
+  }
   if(form == REF_OUTPUT_JSON)
     return standings_json(svc, out, &t);
   base_buf_init(&table, 1024u * 1024u);

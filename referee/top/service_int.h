@@ -65,4 +65,8 @@ char *ref_json_text(json_t *doc);
 /* Writes doc to out and releases it; 0, or -1 (said on stderr). */
 int ref_json_write(FILE *out, json_t *doc);
 
+/* site_events.c: the pages of the backgammon matches and knockouts
+ * (match-M.html, knockout-T.html), a list item each into `links`. */
+int ref_site_events(struct ref_service *svc, const char *dir, struct base_buf *links);
+
 #endif

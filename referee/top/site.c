@@ -337,7 +337,7 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
 {
   int64_t *ids = NULL;
   size_t n = 0, i;
-  struct base_buf index;
+  struct base_buf index, events;
   char *subject = NULL, *page = NULL, *text = NULL;
   json_t *index_json = json_array(), *doc = ref_json_doc("site-index");
   int rc = -1;
@@ -360,6 +360,7 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
     return -1;
   }
   base_buf_init(&index, 64u * 1024u * 1024u);
+  base_buf_init(&events, 4u * 1024u * 1024u);
   for(i = 0; i < n; i++) {
     struct ref_game_ctx g;
     char why[256];
@@ -411,9 +412,11 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
     }
     ref_game_free(&g);
   }
+  if(ref_site_events(svc, dir, &events))
+    goto out;
   {
-    struct tpl_var v[1] = {{"games", index.s ? index.s : ""}};
-    if(tpl_render(&subject, &page, svc->cfg.templates_dir, "site-index.html", v, 1) ||
+    struct tpl_var v[2] = {{"games", index.s ? index.s : ""}, {"events", events.s ? events.s : ""}};
+    if(tpl_render(&subject, &page, svc->cfg.templates_dir, "site-index.html", v, 2) ||
        write_file(dir, "index.html", page, strlen(page)))
       goto out;
   }
@@ -429,5 +432,6 @@ out:
   free(page);
   free(ids);
   base_buf_free(&index);
+  base_buf_free(&events);
   return rc;
 }

@@ -128,6 +128,69 @@ START_TEST(test_compete_tournaments)
 }
 END_TEST
 
+/* A knockout's rows (schema v11): its length marks it, entries and slots
+ * replace in place and come back in order, a slot's match and winner
+ * round-trip, a round robin has no length, and an entry needs its player. */
+START_TEST(test_compete_knockouts)
+{
+  struct store_tournament t;
+  struct store_knockout_entry e, *es = NULL;
+  struct store_knockout_slot sl, *ss = NULL;
+  int64_t id = 0, match = 0, g = scratch_game("backgammon");
+  size_t n = 0;
+  int length = 0, round = 0;
+  memset(&t, 0, sizeof(t));
+  snprintf(t.name, sizeof(t.name), "cup");
+  snprintf(t.kind, sizeof(t.kind), "backgammon");
+  t.cycles = 1;
+  snprintf(t.organizer, sizeof(t.organizer), "alice@example.org");
+  ck_assert_int_eq(store_tournament_create(scratch_mem, &id, &t), STORE_OK);
+  ck_assert_int_eq(store_knockout_length(scratch_mem, &length, id), STORE_ENOTFOUND);
+  ck_assert_int_eq(store_knockout_create(scratch_mem, id, 5), STORE_OK);
+  ck_assert_int_eq(store_knockout_length(scratch_mem, &length, id), STORE_OK);
+  ck_assert_int_eq(length, 5);
+  memset(&e, 0, sizeof(e));
+  e.number = 1;
+  ck_assert_int_ne(store_knockout_entry_put(scratch_mem, id, &e), STORE_OK); /* no player 1 */
+  ck_assert_int_eq(store_tournament_add_player(scratch_mem, id, 1, "alice@example.org"), STORE_OK);
+  ck_assert_int_eq(store_tournament_add_player(scratch_mem, id, 2, "bob@example.org"), STORE_OK);
+  e.number = 2;
+  ck_assert_int_eq(store_knockout_entry_put(scratch_mem, id, &e), STORE_OK);
+  e.number = 1;
+  snprintf(e.entropy, sizeof(e.entropy), "mid:abc");
+  e.accepted = 1;
+  e.position = 2;
+  ck_assert_int_eq(store_knockout_entry_put(scratch_mem, id, &e), STORE_OK);
+  e.withdrawn = 1;
+  ck_assert_int_eq(store_knockout_entry_put(scratch_mem, id, &e), STORE_OK); /* replaced */
+  ck_assert_int_eq(store_knockout_entries(scratch_mem, &es, &n, id), STORE_OK);
+  ck_assert(n == 2 && es[0].number == 1 && es[0].accepted && es[0].position == 2 &&
+            es[0].withdrawn && !es[1].accepted);
+  ck_assert_str_eq(es[0].entropy, "mid:abc");
+  free(es);
+  memset(&sl, 0, sizeof(sl));
+  snprintf(sl.commitment, sizeof(sl.commitment), "%064d", 1);
+  snprintf(sl.secret, sizeof(sl.secret), "%064d", 2);
+  sl.slot = 1;
+  ck_assert_int_eq(store_knockout_slot_put(scratch_mem, id, &sl), STORE_OK);
+  sl.slot = 0;
+  ck_assert_int_eq(store_knockout_slot_put(scratch_mem, id, &sl), STORE_OK);
+  ck_assert_int_eq(store_match_create(scratch_mem, &match, 5, 1), STORE_OK);
+  sl.slot = 1;
+  sl.match = match;
+  sl.winner = 2;
+  ck_assert_int_eq(store_knockout_slot_put(scratch_mem, id, &sl), STORE_OK);
+  ck_assert_int_eq(store_knockout_slots(scratch_mem, &ss, &n, id), STORE_OK);
+  ck_assert(n == 2 && ss[0].slot == 0 && ss[0].match == 0 && ss[0].winner == 0 &&
+            ss[1].slot == 1 && ss[1].match == match && ss[1].winner == 2);
+  ck_assert_str_eq(ss[1].secret, sl.secret);
+  free(ss);
+  ck_assert_int_eq(store_tournament_add_game(scratch_mem, id, g, 3), STORE_OK);
+  ck_assert_int_eq(store_tournament_game_round(scratch_mem, &round, g), STORE_OK);
+  ck_assert_int_eq(round, 3);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("compete");
@@ -137,6 +200,7 @@ int main(void)
   tcase_add_test(tc, test_compete_ratings_exact);
   tcase_add_test(tc, test_compete_matches);
   tcase_add_test(tc, test_compete_tournaments);
+  tcase_add_test(tc, test_compete_knockouts);
   suite_add_tcase(s, tc);
   return unit_run(s);
 }
