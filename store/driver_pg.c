@@ -16,6 +16,9 @@
  * transaction-scoped advisory lock, so writers take turns as on SQLite
  * (BEGIN IMMEDIATE): the store's read-then-write groups (a journal's head
  * then its next entry) stay correct with several processes on one database.
+ * The outbox's claims and sent marks alone take row locks instead
+ * (begin_rows, FOR UPDATE SKIP LOCKED), so several daemons send while
+ * another commits moves (docs/architecture.md, "Several daemons").
  */
 #include "store_int.h"
 
@@ -30,6 +33,10 @@
  * negative so that no claim token's lock (1 + T, T > 0) is one of them. */
 #define WRITE_LOCK "-7461627560"
 #define DAEMON_LOCK INT64_C(-7461627561)
+/* The tick's (lock.c's STORE_LOCK_TICK): one daemon of those serving
+ * the database runs the time-driven work, whichever took it first; it is
+ * free again when that daemon's session ends, however it ends. */
+#define TICK_LOCK INT64_C(-7461627562)
 
 struct pg_conn {
   PGconn *pg;
@@ -473,6 +480,14 @@ static int pq_begin(struct store *st, const char *what)
   return pq_exec(st, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK ")", what);
 }
 
+/* driver.h begin_rows: a transaction without the writers' lock; its rows'
+ * locks (FOR UPDATE SKIP LOCKED, UPDATE's own) keep it right, and a claim
+ * need not wait for another daemon's batch of moves. */
+static int pq_begin_rows(struct store *st, const char *what)
+{
+  return pq_exec(st, "BEGIN", what);
+}
+
 /* ---- the schema ---- */
 
 /* The version lives in a table of its own, tabula_schema (schema_pg.c);
@@ -632,7 +647,9 @@ static void pq_close(struct store *st)
 /* lock.c's lock n as an advisory lock's key */
 static int64_t lock_key(int64_t n)
 {
-  return n == 0 ? DAEMON_LOCK : n;
+  if(n == STORE_LOCK_DAEMON)
+    return DAEMON_LOCK;
+  return n == STORE_LOCK_TICK ? TICK_LOCK : n;
 }
 
 /* One row, one column of a statement with one bigint parameter, as text
@@ -666,16 +683,31 @@ static int query_key(struct store *st, const char *sql, int64_t key, char *buf, 
   " AND ((l.classid::bigint << 32) | l.objid::bigint) = $1 AND l.pid <> pg_backend_pid()"     \
   " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 
+/* This session's own hold of the lock, in either mode. */
+#define MINE                                                                                  \
+  "EXISTS(SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted"              \
+  " AND l.objsubid = 1 AND ((l.classid::bigint << 32) | l.objid::bigint) = $1"               \
+  " AND l.pid = pg_backend_pid())"
+
 static int pq_lock_take(struct store *st, int64_t n, bool *got)
 {
   char value[8], name[64];
   bool row;
-  int rc = query_key(st, "SELECT pg_try_advisory_lock($1)", lock_key(n), value, sizeof(value),
-                     &row, "taking a lock");
+  /* Taken again by its holder (the tick's, every minute): nothing more,
+   * not one more count on the lock. The daemons' lock is shared: several
+   * serve one database, and a tabula that allowed one daemon only (and
+   * takes it exclusive) cannot run beside them. */
+  int rc = query_key(st,
+                     n == STORE_LOCK_DAEMON
+                       ? "SELECT CASE WHEN " MINE " THEN true ELSE"
+                         " pg_try_advisory_lock_shared($1) END"
+                       : "SELECT CASE WHEN " MINE " THEN true ELSE pg_try_advisory_lock($1) END",
+                     lock_key(n), value, sizeof(value), &row, "taking a lock");
 
   *got = rc == STORE_OK && row && !strcmp(value, "t");
   if(*got && n == 0) {
-    /* for the message that turns a second daemon away (pq_lock_holder) */
+    /* names the daemon in pg_stat_activity (pq_lock_holder; an older
+     * tabula that wants the lock alone names it in its refusal) */
     snprintf(name, sizeof(name), "SET application_name = 'tabula serve (pid %ld)'",
              (long)getpid());
     PQclear(PQexec(pg_of(st), name));
@@ -754,9 +786,12 @@ const struct store_driver store_driver_pg = {
   .in_tx = pq_in_tx,
   .changes = pq_changes,
   .begin = pq_begin,
+  .begin_rows = pq_begin_rows,
+  .skip_locked = true,
   .schema_version = pq_schema_version,
   .set_schema_version = pq_set_schema_version,
   .migrations = store_pg_migrations,
+  .several_daemons = true,
   .lock_take = pq_lock_take,
   .lock_held = pq_lock_held,
   .lock_holder = pq_lock_holder,

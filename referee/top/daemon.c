@@ -6,7 +6,8 @@
  * messages, so a SIGTERM never cuts a transaction in half and is obeyed
  * within one message.
  *
- * One daemon per store (store_lock_daemon). When the store fails (a full
+ * One daemon per store file, several on a PostgreSQL database
+ * (store_lock_daemon; one of them ticks, store_lock_tick). When the store fails (a full
  * disk, an unreadable file), the daemon does not exit: it tries again
  * after 1 s, 2 s, 4 s ... at most 5 minutes, and says so once when the
  * store goes and once when it comes back, not at every try.
