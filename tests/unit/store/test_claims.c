@@ -43,6 +43,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void raw_exec(const char *sql)
@@ -526,6 +527,72 @@ START_TEST(test_claim_skips_locked_rows)
 }
 END_TEST
 
+/* PostgreSQL: two claims of the same free rows at once, in two
+ * processes: the first's transaction holds two rows and commits while the
+ * second is claiming (forked: it runs while the first waits). The second
+ * ends with the other rows only: the two rows are the first's, so each
+ * is sent once. A claim that let the second wait for those rows and then
+ * set its token over the first's (the statement of a single-writer store,
+ * without `claim IS NULL` checked on the locked row and without SKIP
+ * LOCKED) gives both processes the two rows: two sends of each. */
+START_TEST(test_claim_race_sends_once)
+{
+  struct store *a = scratch_open(scratch_db), *raw = NULL;
+  int64_t id[5], got[8], token;
+  char err[256], sql[256];
+  int fds[2], status = 0;
+  size_t i, n = 0;
+  pid_t child;
+
+  for(i = 0; i < 5; i++)
+    id[i] = add(a, "x@example.org", 100);
+  token = scratch_raw_int(scratch_db, "SELECT max(claim) FROM outbox");
+  ck_assert_int_eq(store_outbox_release(a), STORE_OK);
+  ck_assert_int_eq(store_open_bare(&raw, scratch_db, err, sizeof(err)), STORE_OK);
+  snprintf(sql, sizeof(sql),
+           "BEGIN; UPDATE outbox SET claim = %lld WHERE id IN (%lld, %lld)", (long long)token,
+           (long long)id[0], (long long)id[1]);
+  ck_assert_int_eq(store_exec(raw, sql, "claim under way"), STORE_OK);
+  ck_assert_int_eq(pipe(fds), 0);
+  child = fork();
+  ck_assert_int_ge(child, 0);
+  if(child == 0) {
+    /* the second daemon: a connection of its own, its claim's rows to the pipe */
+    struct store *b = NULL;
+    struct store_outbox *rows = NULL;
+    close(fds[0]);
+    if(store_open(&b, scratch_db, err, sizeof(err)) != STORE_OK ||
+       store_outbox_claim(b, &rows, &n, 1000, 8) != STORE_OK)
+      _exit(2);
+    for(i = 0; i < n; i++)
+      got[i] = rows[i].id;
+    if(write(fds[1], &n, sizeof(n)) != (ssize_t)sizeof(n) ||
+       write(fds[1], got, n * sizeof(got[0])) != (ssize_t)(n * sizeof(got[0])))
+      _exit(3);
+    store_outbox_free(rows, n);
+    store_close(b);
+    _exit(0);
+  }
+  close(fds[1]);
+  usleep(500 * 1000); /* the child's claim is under way, or done */
+  ck_assert_int_eq(store_exec(raw, "COMMIT", "claim committed"), STORE_OK);
+  store_close(raw);
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the second claimer failed");
+  ck_assert_int_eq(read(fds[0], &n, sizeof(n)), (ssize_t)sizeof(n));
+  ck_assert_uint_le(n, 8);
+  ck_assert_int_eq(read(fds[0], got, n * sizeof(got[0])), (ssize_t)(n * sizeof(got[0])));
+  close(fds[0]);
+  ck_assert_uint_eq(n, 3);
+  for(i = 0; i < n; i++)
+    ck_assert(got[i] != id[0] && got[i] != id[1]);
+  /* and the two rows are the first's still */
+  snprintf(sql, sizeof(sql), "SELECT count(*) FROM outbox WHERE claim = %lld", (long long)token);
+  ck_assert_int_eq(scratch_raw_int(scratch_db, sql), 2);
+  store_close(a);
+}
+END_TEST
+
 /* PostgreSQL: a claim, and a lazy batch of sent marks, while another
  * process holds the writers' lock for a batch of moves: neither waits for
  * it (driver.h begin_rows), so one daemon's replies go out while another
@@ -567,6 +634,7 @@ static Suite *claims_suite(void)
   if(scratch_pg()) {
     tcase_add_test(tc, test_daemons_share_a_database);
     tcase_add_test(tc, test_claim_skips_locked_rows);
+    tcase_add_test(tc, test_claim_race_sends_once);
     tcase_add_test(tc, test_claim_beside_a_batch);
   }
   scratch_add_sqlite_test(tc, test_daemon_lock_real_file);
