@@ -140,6 +140,15 @@ struct store_driver {
    * is a file: lock.c's PATH.lock beside it serves. */
   bool several_daemons;
   int (*lock_take)(struct store *st, int64_t n, bool *got);
+  /* Waking the other daemons on one database (store_wake_fd, store.h):
+   * listen starts hearing the others' calls and gives a descriptor that
+   * becomes readable when one comes; heard drains what came (*any: at
+   * least one); call tells the others there is work (given back claims).
+   * The driver calls too when a handle that held the tick's lock closes.
+   * NULL where one daemon serves the store. */
+  int (*listen)(struct store *st, int *fd);
+  int (*heard)(struct store *st, bool *any);
+  int (*call)(struct store *st);
   int (*lock_held)(struct store *st, int64_t n, bool *held);
   void (*lock_holder)(struct store *st, int64_t n, char *buf, size_t cap);
 

@@ -37,9 +37,13 @@
  * the database runs the time-driven work, whichever took it first; it is
  * free again when that daemon's session ends, however it ends. */
 #define TICK_LOCK INT64_C(-7461627562)
+/* Where the daemons of one database call each other (LISTEN/NOTIFY,
+ * driver.h listen/heard/call). */
+#define WAKE_CHANNEL "tabula_work"
 
 struct pg_conn {
   PGconn *pg;
+  bool ticking;   /* holds the tick's lock: says so to the others when it ends */
   int64_t changes;   /* rows the last statement changed */
   unsigned next_id;  /* names of prepared statements: s1, s2, ... */
 };
@@ -635,6 +639,10 @@ static void pq_close(struct store *st)
     if(PQtransactionStatus(c->pg) != PQTRANS_IDLE)
       PQclear(PQexec(c->pg, "ROLLBACK"));
     PQclear(PQexec(c->pg, "SELECT pg_advisory_unlock_all()"));
+    /* the tick is free: another daemon takes it up now (daemon.c), not at
+     * its next minute; after the unlock, so that it finds it free */
+    if(c->ticking)
+      PQclear(PQexec(c->pg, "NOTIFY " WAKE_CHANNEL));
   }
   if(c->pg)
     PQfinish(c->pg);
@@ -705,6 +713,8 @@ static int pq_lock_take(struct store *st, int64_t n, bool *got)
                      lock_key(n), value, sizeof(value), &row, "taking a lock");
 
   *got = rc == STORE_OK && row && !strcmp(value, "t");
+  if(n == STORE_LOCK_TICK)
+    ((struct pg_conn *)st->conn)->ticking = *got;
   if(*got && n == 0) {
     /* names the daemon in pg_stat_activity (pq_lock_holder; an older
      * tabula that wants the lock alone names it in its refusal) */
@@ -736,6 +746,37 @@ static void pq_lock_holder(struct store *st, int64_t n, char *buf, size_t cap)
      !row)
     buf[0] = '\0';
   memcpy(st->err, saved, sizeof(saved));
+}
+
+/* ---- waking the other daemons (driver.h listen/heard/call) ---- */
+
+static int pq_listen(struct store *st, int *fd)
+{
+  int rc = pq_exec(st, "LISTEN " WAKE_CHANNEL, "listening for the other daemons");
+  *fd = rc == STORE_OK ? PQsocket(pg_of(st)) : -1;
+  return rc;
+}
+
+static int pq_heard(struct store *st, bool *any)
+{
+  PGnotify *n;
+
+  *any = false;
+  /* what came with other results is queued already; what came since
+   * waits on the socket */
+  if(!PQconsumeInput(pg_of(st)))
+    return store_fail(st, STORE_EIO, "reading from PostgreSQL: %s", PQerrorMessage(pg_of(st)));
+  while((n = PQnotifies(pg_of(st)))) {
+    if(n->be_pid != PQbackendPID(pg_of(st))) /* not our own call come back */
+      *any = true;
+    PQfreemem(n);
+  }
+  return STORE_OK;
+}
+
+static int pq_call(struct store *st)
+{
+  return pq_exec(st, "NOTIFY " WAKE_CHANNEL, "waking the other daemons");
 }
 
 /* ---- durability and upkeep ---- */
@@ -795,6 +836,9 @@ const struct store_driver store_driver_pg = {
   .lock_take = pq_lock_take,
   .lock_held = pq_lock_held,
   .lock_holder = pq_lock_holder,
+  .listen = pq_listen,
+  .heard = pq_heard,
+  .call = pq_call,
   .lazy = pq_lazy,
   .checkpoint_later = NULL,
   .checkpoint_idle = NULL,

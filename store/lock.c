@@ -232,6 +232,39 @@ bool store_several_daemons(struct store *st)
   return st->drv->several_daemons;
 }
 
+int store_wake_fd(struct store *st)
+{
+  int fd = -1;
+
+  if(!st->drv->listen)
+    return -1;
+  if(st->wake_fd >= 0)
+    return st->wake_fd;
+  if(st->drv->listen(st, &fd) != STORE_OK)
+    return -1; /* not heard: found at the next look */
+  st->wake_fd = fd;
+  return fd;
+}
+
+int store_woken(struct store *st, bool *any)
+{
+  *any = false;
+  if(!st->drv->heard || st->wake_fd < 0)
+    return STORE_OK;
+  return st->drv->heard(st, any);
+}
+
+void store_wake_others(struct store *st)
+{
+  char saved[sizeof(st->err)];
+
+  if(!st->drv->call)
+    return;
+  memcpy(saved, st->err, sizeof(saved));
+  (void)st->drv->call(st);
+  memcpy(st->err, saved, sizeof(saved));
+}
+
 void store_lock_close(struct store *st)
 {
   if(st->lock_fd >= 0)

@@ -402,10 +402,16 @@ int store_outbox_release(struct store *st)
   /* given back: another process may send them now */
   if(!store_in_tx(st))
     fresh_truncate(st, 0);
+  int rc;
+
   if(!st->owner)
     return STORE_OK;
-  return store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = $1 AND state = 'queued'",
-                   "outbox_release", "i", st->owner);
+  rc = store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = $1 AND state = 'queued'",
+                 "outbox_release", "i", st->owner);
+  /* the other daemons on the database may send them now: told so */
+  if(rc == STORE_OK && store_changes(st) > 0)
+    store_wake_others(st);
+  return rc;
 }
 
 void store_outbox_free(struct store_outbox *rows, size_t n)

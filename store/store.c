@@ -245,8 +245,10 @@ static int open_driver(struct store **out, const char *target, char *errbuf, siz
   if(errbuf && errcap)
     errbuf[0] = '\0';
   st = calloc(1, sizeof(*st));
-  if(st)
+  if(st) {
     st->lock_fd = -1;
+    st->wake_fd = -1;
+  }
   if(!st) {
     if(errbuf && errcap)
       snprintf(errbuf, errcap, "out of memory");

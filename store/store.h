@@ -91,6 +91,17 @@ int store_lock_tick(struct store *st, bool *got) STORE_CHECKED;
 /* Whether several daemons may serve this store at once (a database on a
  * server), each holding store_lock_daemon's lock shared. */
 bool store_several_daemons(struct store *st);
+/* The daemons of one database wake each other when there is work for
+ * any (PostgreSQL's LISTEN/NOTIFY), instead of each finding it at its
+ * next look: rows given back (store_outbox_release), the tick's lock freed
+ * (its holder's handle closed). store_wake_fd: a descriptor to wait on
+ * beside the inbox's (readable when a call came), -1 where one daemon
+ * serves the store; store_woken drains what came (*any: a call came since
+ * the last look); store_wake_others calls (best effort: a call lost is
+ * work found at the next look all the same). */
+int store_wake_fd(struct store *st);
+int store_woken(struct store *st, bool *any) STORE_CHECKED;
+void store_wake_others(struct store *st);
 
 /* Whether a daemon holds that lock on the store at DB_PATH now (probe.c),
  * asked without opening the store: false when nobody does or when it

@@ -57,6 +57,7 @@ struct store {
   char *real_path;
   int lock_fd;
   int64_t owner;
+  int wake_fd; /* store_wake_fd: the connection's, once listening; -1 */
   char id[24]; /* kv "store id", read once ("" until then) */
   /* Replies this process queued (store_outbox_add), kept in memory so
    * the flush writes them without reading them back. The list

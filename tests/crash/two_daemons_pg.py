@@ -48,7 +48,8 @@ import time
 HERE = os.path.dirname(os.path.abspath(__file__))
 sys.path.insert(0, HERE)
 import crash_trials as ct  # noqa: E402
-from testkit import check, finish, tidy  # noqa: E402  (put on the path by crash_trials)
+import testkit  # noqa: E402  (put on the path by crash_trials)
+from testkit import check, finish, tidy  # noqa: E402
 
 PG = os.environ.get("TABULA_TEST_PG")
 PSQL = os.path.join(os.environ.get("TABULA_TEST_PG_BIN", "/usr/bin"), "psql")
@@ -167,11 +168,11 @@ def differences(ref, got, made_before):
 
 # ---- the club: two daemons, two inboxes ----
 
-def configs(root):
+def configs(root, **kv):
     """t1.ini and t2.ini: one store, one outbox, an inbox each."""
     out = []
     for k, inbox in enumerate(INBOXES, 1):
-        ct.write_config(root)
+        ct.write_config(root, **kv)
         os.rename(root + "/t.ini", root + "/t%d.ini" % k)
         with open(root + "/t%d.ini" % k) as f:
             text = f.read()
@@ -343,6 +344,36 @@ def moved_on(root, d2, ref, last_row, clock):
     return [r for r in ct.collect(root, last_row)["rows"] if r[3] >= clock]
 
 
+def ticking(d):
+    with open(d.log_path, errors="replace") as f:
+        return "runs the time-driven work" in f.read()
+
+
+def wake_trial(work, snap):
+    """The daemons wake each other (LISTEN/NOTIFY): with poll_ms at ten
+    minutes and the clock standing still, the second daemon has no reason
+    of its own to look at the tick's lock again; the first, stopped, calls
+    it as its session ends, and it takes the tick up at once."""
+    root = ct.fresh(work, "wake", snap)
+    cfgs = configs(root, poll_ms="600000")
+    d1, d2 = Daemon(root, 1, cfgs[0]), Daemon(root, 2, cfgs[1])
+    d1.start()
+    ok1 = testkit.wait_for(lambda: d1.serving() and ticking(d1), 60)
+    d2.start()
+    ok2 = testkit.wait_for(d2.serving, 60)
+    time.sleep(1.0)  # d2's first tick, which finds the lock d1's
+    before = ticking(d2)
+    t0 = time.time()
+    rc1 = d1.stop()
+    woke = testkit.wait_for(lambda: ticking(d2), 10)
+    took = time.time() - t0
+    rc2 = d2.stop()
+    check("woken by a call: daemon 1 ticks, daemon 2 does not; daemon 1 stops and daemon 2 "
+          "takes the tick up %.2f s later (poll_ms 10 minutes, the clock standing)" % took,
+          ok1 and ok2 and not before and woke and rc1 == 0 and rc2 == 0,
+          (ok1, ok2, before, woke, rc1, rc2))
+
+
 def main():
     ap = argparse.ArgumentParser()
     ap.add_argument("tabula")
@@ -429,6 +460,8 @@ def main():
         check("%d trials, %d kills (of one daemon or both): 0 moves lost, 0 applied twice, "
               "journals as without a kill, 0 replies lost, 0 duplicate reply files, check clean"
               % (a.trials, n_kills), not any(totals.values()), totals)
+
+        wake_trial(work, snap)
 
         # one daemon killed for good: the other carries the club, tick included
         root = ct.fresh(work, "alone", snap)
