@@ -323,6 +323,10 @@ int mail_maildir_sync_folder(const char *dir);
 struct mail_maildir_watch;
 int mail_maildir_watch_open(const char *dir, struct mail_maildir_watch **out);
 int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms);
+/* _fd: the watch's descriptor, readable when something arrived, for a
+ * caller that waits on it beside others (poll) and then calls _wait with
+ * a timeout of 0. */
+int mail_maildir_watch_fd(const struct mail_maildir_watch *w);
 /* _take: the messages that arrived in new/ since the last take, in
  * delivery order (as mail_maildir_list_new), each once, only those still
  * there; the caller frees them with mail_names_free. 0 with the names; 1

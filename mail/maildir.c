@@ -871,6 +871,11 @@ void mail_maildir_watch_again(struct mail_maildir_watch *w, const char *name)
     keep_name(w, name);
 }
 
+int mail_maildir_watch_fd(const struct mail_maildir_watch *w)
+{
+  return w ? w->fd : -1;
+}
+
 int mail_maildir_watch_wait(struct mail_maildir_watch *w, int timeout_ms)
 {
   struct pollfd p;

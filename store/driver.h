@@ -31,6 +31,10 @@ struct store_stmt;
 /* The newest schema version: every driver's migrations run 1..this. */
 #define STORE_SCHEMA_LATEST 12
 
+/* lock.c's locks (lock_take below): the daemons' and the tick's. */
+#define STORE_LOCK_DAEMON 0
+#define STORE_LOCK_TICK (-1)
+
 /* store_step: a row is there to read (STORE_OK, 0: the statement is done). */
 #define STORE_ROW 1
 
@@ -104,6 +108,18 @@ struct store_driver {
    * that two writers never deadlock upgrading a read lock, and writers
    * take turns (SQLite: BEGIN IMMEDIATE). */
   int (*begin)(struct store *st, const char *what);
+  /* Opens a transaction whose statements are kept correct by the locks
+   * of the rows they touch alone, so it need not wait for the writers'
+   * lock: the outbox's claims and sent marks (outbox.c), which several
+   * daemons on one database run beside each other's moves. NULL: begin
+   * (SQLite locks the whole file; BEGIN IMMEDIATE is its only kind). */
+  int (*begin_rows)(struct store *st, const char *what);
+  /* The engine reads `FOR UPDATE SKIP LOCKED`: a claim passes over the
+   * rows another transaction is claiming instead of waiting for them, and
+   * never takes a row that transaction took (outbox.c). False where a
+   * claim runs under the writers' lock and no other claim can be under
+   * way (SQLite). */
+  bool skip_locked;
 
   /* ---- the schema ---- */
   int (*schema_version)(struct store *st, int *version);
@@ -117,13 +133,27 @@ struct store_driver {
 
   /* ---- processes sharing the store (lock.c) ---- */
   /* Locks the engine drops when their holder ends, however it ends
-   * (kill -9 included): lock 0 the daemon's, 1 + T that of the process
-   * whose outbox claims carry token T. lock_take takes lock n for this
-   * connection until it closes (*got false: another holds it); lock_held
+   * (kill -9 included): lock 0 (STORE_LOCK_DAEMON) the daemons', 1 + T
+   * that of the process whose outbox claims carry token T, -1
+   * (STORE_LOCK_TICK) that of the one daemon that runs the tick.
+   * lock_take takes lock n for this connection until it closes (*got
+   * false: another holds it); taking a lock this connection holds again
+   * changes nothing. Lock 0 is taken shared where several daemons may
+   * serve one database (several_daemons), exclusive otherwise. lock_held
    * says whether another connection holds it; lock_holder names the
    * holder for a message ("" when unknown). NULL on an engine whose store
    * is a file: lock.c's PATH.lock beside it serves. */
+  bool several_daemons;
   int (*lock_take)(struct store *st, int64_t n, bool *got);
+  /* Waking the other daemons on one database (store_wake_fd, store.h):
+   * listen starts hearing the others' calls and gives a descriptor that
+   * becomes readable when one comes; heard drains what came (*any: at
+   * least one); call tells the others there is work (given back claims).
+   * The driver calls too when a handle that held the tick's lock closes.
+   * NULL where one daemon serves the store. */
+  int (*listen)(struct store *st, int *fd);
+  int (*heard)(struct store *st, bool *any);
+  int (*call)(struct store *st);
   int (*lock_held)(struct store *st, int64_t n, bool *held);
   void (*lock_holder)(struct store *st, int64_t n, char *buf, size_t cap);
 

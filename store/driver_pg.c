@@ -16,6 +16,9 @@
  * transaction-scoped advisory lock, so writers take turns as on SQLite
  * (BEGIN IMMEDIATE): the store's read-then-write groups (a journal's head
  * then its next entry) stay correct with several processes on one database.
+ * The outbox's claims and sent marks alone take row locks instead
+ * (begin_rows, FOR UPDATE SKIP LOCKED), so several daemons send while
+ * another commits moves (docs/architecture.md, "Several daemons").
  */
 #include "store_int.h"
 
@@ -30,6 +33,13 @@
  * negative so that no claim token's lock (1 + T, T > 0) is one of them. */
 #define WRITE_LOCK "-7461627560"
 #define DAEMON_LOCK INT64_C(-7461627561)
+/* The tick's (lock.c's STORE_LOCK_TICK): one daemon of those serving
+ * the database runs the time-driven work, whichever took it first; it is
+ * free again when that daemon's session ends, however it ends. */
+#define TICK_LOCK INT64_C(-7461627562)
+/* Where the daemons of one database call each other (LISTEN/NOTIFY,
+ * driver.h listen/heard/call). */
+#define WAKE_CHANNEL "tabula_work"
 
 /* Statements sent ahead in pipeline mode whose results are read later
  * (settle): at most this many, then they are read before the next. */
@@ -37,6 +47,7 @@
 
 struct pg_conn {
   PGconn *pg;
+  bool ticking;   /* holds the tick's lock: says so to the others when it ends */
   int64_t changes;   /* rows the last statement changed */
   unsigned next_id;  /* names of prepared statements: s1, s2, ... */
   int ahead;         /* statements sent ahead, results not read yet */
@@ -686,6 +697,14 @@ static int pq_begin(struct store *st, const char *what)
   return pq_exec(st, "BEGIN; SELECT pg_advisory_xact_lock(" WRITE_LOCK ")", what);
 }
 
+/* driver.h begin_rows: a transaction without the writers' lock; its rows'
+ * locks (FOR UPDATE SKIP LOCKED, UPDATE's own) keep it right, and a claim
+ * need not wait for another daemon's batch of moves. */
+static int pq_begin_rows(struct store *st, const char *what)
+{
+  return pq_exec(st, "BEGIN", what);
+}
+
 /* ---- the schema ---- */
 
 /* The version lives in a table of its own, tabula_schema (schema_pg.c);
@@ -853,6 +872,10 @@ static void pq_close(struct store *st)
     if(PQtransactionStatus(c->pg) != PQTRANS_IDLE)
       PQclear(PQexec(c->pg, "ROLLBACK"));
     PQclear(PQexec(c->pg, "SELECT pg_advisory_unlock_all()"));
+    /* the tick is free: another daemon takes it up now (daemon.c), not at
+     * its next minute; after the unlock, so that it finds it free */
+    if(c->ticking)
+      PQclear(PQexec(c->pg, "NOTIFY " WAKE_CHANNEL));
   }
   if(c->pg)
     PQfinish(c->pg);
@@ -865,7 +888,9 @@ static void pq_close(struct store *st)
 /* lock.c's lock n as an advisory lock's key */
 static int64_t lock_key(int64_t n)
 {
-  return n == 0 ? DAEMON_LOCK : n;
+  if(n == STORE_LOCK_DAEMON)
+    return DAEMON_LOCK;
+  return n == STORE_LOCK_TICK ? TICK_LOCK : n;
 }
 
 /* One row, one column of a statement with one bigint parameter, as text
@@ -902,16 +927,33 @@ static int query_key(struct store *st, const char *sql, int64_t key, char *buf, 
   " AND ((l.classid::bigint << 32) | l.objid::bigint) = $1 AND l.pid <> pg_backend_pid()"     \
   " AND l.database = (SELECT oid FROM pg_database WHERE datname = current_database())"
 
+/* This session's own hold of the lock, in either mode. */
+#define MINE                                                                                  \
+  "EXISTS(SELECT 1 FROM pg_locks l WHERE l.locktype = 'advisory' AND l.granted"              \
+  " AND l.objsubid = 1 AND ((l.classid::bigint << 32) | l.objid::bigint) = $1"               \
+  " AND l.pid = pg_backend_pid())"
+
 static int pq_lock_take(struct store *st, int64_t n, bool *got)
 {
   char value[8], name[64];
   bool row;
-  int rc = query_key(st, "SELECT pg_try_advisory_lock($1)", lock_key(n), value, sizeof(value),
-                     &row, "taking a lock");
+  /* Taken again by its holder (the tick's, every minute): nothing more,
+   * not one more count on the lock. The daemons' lock is shared: several
+   * serve one database, and a tabula that allowed one daemon only (and
+   * takes it exclusive) cannot run beside them. */
+  int rc = query_key(st,
+                     n == STORE_LOCK_DAEMON
+                       ? "SELECT CASE WHEN " MINE " THEN true ELSE"
+                         " pg_try_advisory_lock_shared($1) END"
+                       : "SELECT CASE WHEN " MINE " THEN true ELSE pg_try_advisory_lock($1) END",
+                     lock_key(n), value, sizeof(value), &row, "taking a lock");
 
   *got = rc == STORE_OK && row && !strcmp(value, "t");
+  if(n == STORE_LOCK_TICK)
+    ((struct pg_conn *)st->conn)->ticking = *got;
   if(*got && n == 0) {
-    /* for the message that turns a second daemon away (pq_lock_holder) */
+    /* names the daemon in pg_stat_activity (pq_lock_holder; an older
+     * tabula that wants the lock alone names it in its refusal) */
     snprintf(name, sizeof(name), "SET application_name = 'tabula serve (pid %ld)'",
              (long)getpid());
     PQclear(PQexec(pg_of(st), name));
@@ -940,6 +982,37 @@ static void pq_lock_holder(struct store *st, int64_t n, char *buf, size_t cap)
      !row)
     buf[0] = '\0';
   memcpy(st->err, saved, sizeof(saved));
+}
+
+/* ---- waking the other daemons (driver.h listen/heard/call) ---- */
+
+static int pq_listen(struct store *st, int *fd)
+{
+  int rc = pq_exec(st, "LISTEN " WAKE_CHANNEL, "listening for the other daemons");
+  *fd = rc == STORE_OK ? PQsocket(pg_of(st)) : -1;
+  return rc;
+}
+
+static int pq_heard(struct store *st, bool *any)
+{
+  PGnotify *n;
+
+  *any = false;
+  /* what came with other results is queued already; what came since
+   * waits on the socket */
+  if(!PQconsumeInput(pg_of(st)))
+    return store_fail(st, STORE_EIO, "reading from PostgreSQL: %s", PQerrorMessage(pg_of(st)));
+  while((n = PQnotifies(pg_of(st)))) {
+    if(n->be_pid != PQbackendPID(pg_of(st))) /* not our own call come back */
+      *any = true;
+    PQfreemem(n);
+  }
+  return STORE_OK;
+}
+
+static int pq_call(struct store *st)
+{
+  return pq_exec(st, "NOTIFY " WAKE_CHANNEL, "waking the other daemons");
 }
 
 /* ---- durability and upkeep ---- */
@@ -1042,12 +1115,18 @@ const struct store_driver store_driver_pg = {
   .in_tx = pq_in_tx,
   .changes = pq_changes,
   .begin = pq_begin,
+  .begin_rows = pq_begin_rows,
+  .skip_locked = true,
   .schema_version = pq_schema_version,
   .set_schema_version = pq_set_schema_version,
   .migrations = store_pg_migrations,
+  .several_daemons = true,
   .lock_take = pq_lock_take,
   .lock_held = pq_lock_held,
   .lock_holder = pq_lock_holder,
+  .listen = pq_listen,
+  .heard = pq_heard,
+  .call = pq_call,
   .lazy = pq_lazy,
   .checkpoint_later = NULL,
   .checkpoint_idle = NULL,

@@ -13,7 +13,10 @@
  *                 rows are taken over (outbox.c, store_outbox_claim).
  * A store on a database server has no file to put locks beside: there the
  * driver's locks do the same (driver.h lock_take, PostgreSQL's session
- * advisory locks), numbered as the bytes above.
+ * advisory locks), numbered as the bytes above, with two differences:
+ * several daemons serve one database (lock 0 is taken shared), and one
+ * more lock, the tick's (STORE_LOCK_TICK), picks the one of them that
+ * runs the time-driven work (store_lock_tick).
  * Open file description locks (F_OFD_*, Linux) belong to the open file,
  * not the process, so two store handles in one process exclude each other
  * as two processes do (the unit tests rely on it), and closing some other
@@ -170,18 +173,19 @@ int store_lock_daemon(struct store *st)
 
   if(st->drv->lock_take) {
     bool taken = false;
-    rc = st->drv->lock_take(st, 0, &taken);
+    rc = st->drv->lock_take(st, STORE_LOCK_DAEMON, &taken);
     if(rc == STORE_OK && !taken) {
-      st->drv->lock_holder(st, 0, text, sizeof(text));
+      /* several daemons share the lock: the holder that refuses us is
+       * one that serves the database alone (an older tabula) */
+      const char *what = st->drv->several_daemons ? "a tabula serve that allows no other"
+                                                  : "another tabula serve";
+      st->drv->lock_holder(st, STORE_LOCK_DAEMON, text, sizeof(text));
       if(text[0])
         return store_fail(st, STORE_EBUSY,
-                          "another tabula serve is running on this %s database (%s): one "
-                          "daemon per store; stop it first",
+                          "%s is running on this %s database (%s): stop it first", what,
                           st->drv->name, text);
-      return store_fail(st, STORE_EBUSY,
-                        "another tabula serve is running on this %s database: one daemon per "
-                        "store; stop it first",
-                        st->drv->name);
+      return store_fail(st, STORE_EBUSY, "%s is running on this %s database: stop it first",
+                        what, st->drv->name);
     }
     return rc;
   }
@@ -213,6 +217,52 @@ int store_lock_daemon(struct store *st)
     /* a daemon without its pid on record still holds the lock */
   }
   return STORE_OK;
+}
+
+int store_lock_tick(struct store *st, bool *got)
+{
+  *got = true;
+  if(!st->drv->lock_take)
+    return STORE_OK; /* a file: its one daemon ticks (store_lock_daemon) */
+  return st->drv->lock_take(st, STORE_LOCK_TICK, got);
+}
+
+bool store_several_daemons(struct store *st)
+{
+  return st->drv->several_daemons;
+}
+
+int store_wake_fd(struct store *st)
+{
+  int fd = -1;
+
+  if(!st->drv->listen)
+    return -1;
+  if(st->wake_fd >= 0)
+    return st->wake_fd;
+  if(st->drv->listen(st, &fd) != STORE_OK)
+    return -1; /* not heard: found at the next look */
+  st->wake_fd = fd;
+  return fd;
+}
+
+int store_woken(struct store *st, bool *any)
+{
+  *any = false;
+  if(!st->drv->heard || st->wake_fd < 0)
+    return STORE_OK;
+  return st->drv->heard(st, any);
+}
+
+void store_wake_others(struct store *st)
+{
+  char saved[sizeof(st->err)];
+
+  if(!st->drv->call)
+    return;
+  memcpy(saved, st->err, sizeof(saved));
+  (void)st->drv->call(st);
+  memcpy(st->err, saved, sizeof(saved));
 }
 
 void store_lock_close(struct store *st)

@@ -12,8 +12,13 @@
  * claim (outbox.claim, a token whose liveness lock.c can tell). The
  * process that queues a reply claims it in the same transaction, so the
  * usual path costs no transaction of its own; what is left (retries, rows
- * of a process that died) is claimed in one BEGIN IMMEDIATE, which no
- * other process can interleave with.
+ * of a process that died) is claimed in one transaction. On SQLite that is
+ * BEGIN IMMEDIATE, which no other process can interleave with. On
+ * PostgreSQL, where several daemons serve one database, it takes no
+ * writers' lock (driver.h begin_rows): each claim locks the rows it takes
+ * and passes over those another claim holds (FOR UPDATE SKIP LOCKED), so
+ * two daemons claiming at once take disjoint rows, and neither waits for
+ * the other's batch of moves (docs/architecture.md, "Several daemons").
  */
 #include "store_int.h"
 
@@ -364,14 +369,24 @@ int store_outbox_claim(struct store *st, struct store_outbox **rows, size_t *n, 
     rc = claim_worth_it(st, now, &any);
   if(rc || !any)
     return rc;
-  rc = store_group_begin(st, &g);
+  rc = store_group_begin_rows(st, &g);
   if(rc == STORE_OK)
     rc = take_over_dead(st);
+  /* Without SKIP LOCKED, two claims at once on PostgreSQL would both pick
+   * the same free rows from their snapshots, and the second, let through
+   * when the first committed, would set its token over the first's while
+   * the first sends them: one reply twice (test_claims.c,
+   * test_claim_skips_locked_rows). The outer `claim IS NULL` is checked
+   * again on the row as it is when locked. */
   if(rc == STORE_OK)
     rc = store_run(st,
-                   "UPDATE outbox SET claim = $1 WHERE id IN (SELECT id FROM outbox"
-                   " WHERE state = 'queued' AND claim IS NULL AND next_try <= $2"
-                   " ORDER BY id LIMIT $3)",
+                   st->drv->skip_locked
+                     ? "UPDATE outbox SET claim = $1 WHERE claim IS NULL AND id IN (SELECT id"
+                       " FROM outbox WHERE state = 'queued' AND claim IS NULL AND next_try <= $2"
+                       " ORDER BY id LIMIT $3 FOR UPDATE SKIP LOCKED)"
+                     : "UPDATE outbox SET claim = $1 WHERE id IN (SELECT id FROM outbox"
+                       " WHERE state = 'queued' AND claim IS NULL AND next_try <= $2"
+                       " ORDER BY id LIMIT $3)",
                    "outbox_claim", "iii", owner, now, (int64_t)(max - *n));
   rc = store_group_end(st, &g, rc);
   store_outbox_free(*rows, *n);
@@ -387,10 +402,16 @@ int store_outbox_release(struct store *st)
   /* given back: another process may send them now */
   if(!store_in_tx(st))
     fresh_truncate(st, 0);
+  int rc;
+
   if(!st->owner)
     return STORE_OK;
-  return store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = $1 AND state = 'queued'",
-                   "outbox_release", "i", st->owner);
+  rc = store_run(st, "UPDATE outbox SET claim = NULL WHERE claim = $1 AND state = 'queued'",
+                 "outbox_release", "i", st->owner);
+  /* the other daemons on the database may send them now: told so */
+  if(rc == STORE_OK && store_changes(st) > 0)
+    store_wake_others(st);
+  return rc;
 }
 
 void store_outbox_free(struct store_outbox *rows, size_t n)

@@ -91,7 +91,17 @@ static int run_sql(struct store *st, const char *sql, const char *what)
   return store_run(st, sql, what, "");
 }
 
-int store_group_begin(struct store *st, struct store_group *g)
+/* The transaction of a group, a batch: the writers' kind, or one kept
+ * right by its rows' locks (driver.h begin_rows; begin where the engine
+ * has one kind only). */
+static int begin_tx(struct store *st, bool rows, const char *what)
+{
+  if(rows && st->drv->begin_rows)
+    return st->drv->begin_rows(st, what);
+  return st->drv->begin(st, what);
+}
+
+static int group_begin(struct store *st, struct store_group *g, bool rows)
 {
   int rc;
 
@@ -99,12 +109,22 @@ int store_group_begin(struct store *st, struct store_group *g)
   g->active = false;
   g->mark = tx_mark(st);
   if(g->own_tx)
-    rc = st->drv->begin(st, "begin");
+    rc = begin_tx(st, rows, "begin");
   else
     rc = run_sql(st, "SAVEPOINT store_group", "savepoint");
   if(rc == STORE_OK)
     g->active = true;
   return rc;
+}
+
+int store_group_begin(struct store *st, struct store_group *g)
+{
+  return group_begin(st, g, false);
+}
+
+int store_group_begin_rows(struct store *st, struct store_group *g)
+{
+  return group_begin(st, g, true);
 }
 
 int store_group_end(struct store *st, struct store_group *g, int rc)
@@ -225,8 +245,10 @@ static int open_driver(struct store **out, const char *target, char *errbuf, siz
   if(errbuf && errcap)
     errbuf[0] = '\0';
   st = calloc(1, sizeof(*st));
-  if(st)
+  if(st) {
     st->lock_fd = -1;
+    st->wake_fd = -1;
+  }
   if(!st) {
     if(errbuf && errcap)
       snprintf(errbuf, errcap, "out of memory");
@@ -454,17 +476,22 @@ bool store_batch_open(struct store *st)
   return st->batch && store_in_tx(st);
 }
 
-int store_batch_begin(struct store *st)
+static int batch_begin(struct store *st, bool rows)
 {
   int rc;
 
   if(st->batch || store_in_tx(st))
     return store_fail(st, STORE_EIO, "batch: a transaction is already open");
   st->tx_mark = tx_mark(st);
-  rc = st->drv->begin(st, "batch begin");
+  rc = begin_tx(st, rows, "batch begin");
   st->batch = rc == STORE_OK;
   st->unit = false;
   return rc;
+}
+
+int store_batch_begin(struct store *st)
+{
+  return batch_begin(st, false);
 }
 
 /* Back to full durability after a lazy batch. */
@@ -490,7 +517,10 @@ int store_batch_begin_lazy(struct store *st)
   if(rc)
     return rc;
   st->lazy = true;
-  rc = store_batch_begin(st);
+  /* A lazy batch holds sent marks only (store.h): rows this process
+   * claimed, kept right by their claims and their rows' locks, so it
+   * need not wait for another daemon's moves (driver.h begin_rows). */
+  rc = batch_begin(st, true);
   if(rc)
     lazy_end(st);
   return rc;

@@ -101,10 +101,34 @@ int store_copy(const char *from, const char *to, struct store_copy_report *rep, 
  * the check ran, whatever it found. */
 int store_integrity_check(struct store *st, char **problems) STORE_CHECKED;
 
-/* One daemon per store: an exclusive lock on PATH.lock, held
+/* One daemon per store file: an exclusive lock on PATH.lock, held
  * until store_close or the process's end, however it ends. STORE_EBUSY
- * when another process holds it; store_errmsg then names its pid. */
+ * when another process holds it; store_errmsg then names its pid. A
+ * database on a server (PostgreSQL) is served by as many daemons as its
+ * operator starts (two MX hosts, say): there the lock is shared, and
+ * refused only beside a tabula that allows one daemon alone. */
 int store_lock_daemon(struct store *st) STORE_CHECKED;
+/* The tick's lock: of the daemons serving one database, the one that holds
+ * it runs the time-driven work (reminders, losses on time, expiries,
+ * digests), so none of it is done twice at once; the others ask again at
+ * their next tick and take it once its holder is gone, however it ended.
+ * *got true when this handle holds it (taking it again is free). A store
+ * file has one daemon (store_lock_daemon): always true there. */
+int store_lock_tick(struct store *st, bool *got) STORE_CHECKED;
+/* Whether several daemons may serve this store at once (a database on a
+ * server), each holding store_lock_daemon's lock shared. */
+bool store_several_daemons(struct store *st);
+/* The daemons of one database wake each other when there is work for
+ * any (PostgreSQL's LISTEN/NOTIFY), instead of each finding it at its
+ * next look: rows given back (store_outbox_release), the tick's lock freed
+ * (its holder's handle closed). store_wake_fd: a descriptor to wait on
+ * beside the inbox's (readable when a call came), -1 where one daemon
+ * serves the store; store_woken drains what came (*any: a call came since
+ * the last look); store_wake_others calls (best effort: a call lost is
+ * work found at the next look all the same). */
+int store_wake_fd(struct store *st);
+int store_woken(struct store *st, bool *any) STORE_CHECKED;
+void store_wake_others(struct store *st);
 
 /* Whether a daemon holds that lock on the store at DB_PATH now (probe.c),
  * asked without opening the store: false when nobody does or when it
@@ -128,7 +152,9 @@ int store_batch_begin(struct store *st) STORE_CHECKED;
  * for its time): it becomes durable with the next synced commit, or is
  * lost in a crash before that. Only for what a crash may undo because it
  * is found again: the "sent" marks of replies in the outbox Maildir,
- * which are looked for by name after a crash. */
+ * which are looked for by name after a crash. Its transaction is one
+ * kept right by its rows' locks (driver.h begin_rows): on a database
+ * several daemons serve, it does not wait for another's moves. */
 int store_batch_begin_lazy(struct store *st) STORE_CHECKED;
 int store_batch_commit(struct store *st) STORE_CHECKED;
 int store_batch_rollback(struct store *st) STORE_CHECKED;

@@ -57,6 +57,7 @@ struct store {
   char *real_path;
   int lock_fd;
   int64_t owner;
+  int wake_fd; /* store_wake_fd: the connection's, once listening; -1 */
   char id[24]; /* kv "store id", read once ("" until then) */
   /* Replies this process queued (store_outbox_add), kept in memory so
    * the flush writes them without reading them back. The list
@@ -229,6 +230,10 @@ int store_open_bare(struct store **out, const char *target, char *errbuf,
                     size_t errcap) STORE_CHECKED;
 
 int store_group_begin(struct store *st, struct store_group *g) STORE_CHECKED;
+/* The same for statements kept correct by their rows' locks alone
+ * (driver.h begin_rows): the outbox's claims. Inside a transaction a
+ * savepoint, as store_group_begin. */
+int store_group_begin_rows(struct store *st, struct store_group *g) STORE_CHECKED;
 /* Ends the group: commits (or releases) when rc is STORE_OK, else undoes it.
  * Returns rc, or the commit's failure when rc was STORE_OK. */
 int store_group_end(struct store *st, struct store_group *g, int rc) STORE_CHECKED;

@@ -286,6 +286,20 @@ int ref_service_tick(struct ref_service *svc, size_t *actions)
   int rc = 0;
 
   *actions = 0;
+  /* Of several daemons serving one database, one ticks at a time, or two
+   * could send one reminder twice; another takes it up when that one
+   * ends, at its own next tick (store_lock_tick, docs/architecture.md
+   * "Several daemons"). */
+  bool mine = false;
+  if(store_lock_tick(svc->st, &mine) != STORE_OK)
+    return -1;
+  if(!mine) {
+    ref_log_debug("tick: another daemon on this database runs it");
+    return 0;
+  }
+  if(!svc->ticking && store_several_daemons(svc->st))
+    ref_log_info("tick: this process runs the time-driven work of the database now");
+  svc->ticking = true;
   /* Invitations. */
   if(store_games_invited_before(svc->st, &ids, &n, now - (int64_t)svc->cfg.invite_days * DAY) !=
      STORE_OK)

@@ -30,6 +30,9 @@ struct ref_service {
    * written, if earlier; 0 before any such pass. The tick rules a loss on
    * time only for a deadline before it (rules-spec TM-1). */
   int64_t read_through;
+  /* This process runs the tick: it holds the tick's lock (store_lock_tick;
+   * of several daemons on one database, one does). Said once in the log. */
+  bool ticking;
 };
 
 /* A game rebuilt from its journal (game.c). */

@@ -6,7 +6,8 @@
  * messages, so a SIGTERM never cuts a transaction in half and is obeyed
  * within one message.
  *
- * One daemon per store (store_lock_daemon). When the store fails (a full
+ * One daemon per store file, several on a PostgreSQL database
+ * (store_lock_daemon; one of them ticks, store_lock_tick). When the store fails (a full
  * disk, an unreadable file), the daemon does not exit: it tries again
  * after 1 s, 2 s, 4 s ... at most 5 minutes, and says so once when the
  * store goes and once when it comes back, not at every try.
@@ -146,6 +147,13 @@ static void sleep_ms(int ms, volatile sig_atomic_t *stop)
   }
 }
 
+/* Whether another daemon on the store called since the last look. */
+static bool called(struct ref_service *svc)
+{
+  bool any = false;
+  return store_woken(svc->st, &any) == STORE_OK && any;
+}
+
 int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
 {
   size_t processed = 0, sent = 0, ticked = 0;
@@ -160,6 +168,9 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
     ref_log_error("%s", store_errmsg(svc->st));
     return -1;
   }
+  /* Several daemons on one database wake each other (store_wake_fd):
+   * listening from now on. */
+  (void)store_wake_fd(svc->st);
   ref_transport_stop_on(svc, stop);
   store_checkpoint_later(svc->st); /* After each pass's replies */
   ref_transport_serving(svc); /* where mail comes from, where replies go */
@@ -227,7 +238,17 @@ int ref_service_run(struct ref_service *svc, volatile sig_atomic_t *stop)
                    (long long)((int64_t)time(NULL) - down_since));
       wait_ms = 0;
     }
+    /* A call of another daemon on the store (rows it gave back, the tick
+     * it left): the outbox at the next pass, the tick's lock asked at once
+     * rather than at the next minute. One heard during this pass's
+     * statements is waiting already: no wait then. */
+    if(called(svc)) {
+      next_tick = 0;
+      continue;
+    }
     ref_inbound_wait(svc, stop); /* IMAP IDLE, else poll_ms; a signal cuts it short */
+    if(called(svc))
+      next_tick = 0;
   }
   ref_transport_close(svc);
   ref_log_info("stopping: signal received");

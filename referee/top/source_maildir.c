@@ -11,6 +11,7 @@
 
 #include "log.h"
 
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -188,7 +189,6 @@ static int wait_news(struct ref_service *svc, void *state, volatile sig_atomic_t
 {
   struct maildir_source *s = state;
 
-  (void)stop;
   if(!s->watch && !s->unwatchable) {
     if(mail_maildir_watch_open(svc->cfg.inbox, &s->watch)) {
       s->unwatchable = true;
@@ -199,7 +199,19 @@ static int wait_news(struct ref_service *svc, void *state, volatile sig_atomic_t
     return 0;
   }
   if(s->watch) {
-    if(mail_maildir_watch_wait(s->watch, svc->cfg.poll_ms) < 0) {
+    /* Beside the other daemons' calls, where several serve the store
+     * (store_wake_fd): woken by either; the caller looks at the calls. */
+    int wake = store_wake_fd(svc->st);
+    int timeout = svc->cfg.poll_ms;
+    if(wake >= 0) {
+      struct pollfd p[2] = {{mail_maildir_watch_fd(s->watch), POLLIN, 0}, {wake, POLLIN, 0}};
+      if(stop && *stop)
+        return 0; /* a signal during the pass: not a whole wait more */
+      if(poll(p, 2, timeout) <= 0 || !p[0].revents)
+        return 0; /* the timeout, a signal, or a call: nothing in the inbox */
+      timeout = 0; /* the inbox's: its names read at once */
+    }
+    if(mail_maildir_watch_wait(s->watch, timeout) < 0) {
       mail_maildir_watch_close(s->watch); /* polled from now on */
       s->watch = NULL;
       s->unwatchable = true;

@@ -33,6 +33,7 @@
 
 #include <errno.h>
 #include <stdio.h>
+#include <poll.h>
 #include <stdlib.h>
 #include <string.h>
 #include <time.h>
@@ -451,6 +452,15 @@ int ref_inbound_wait(struct ref_service *svc, volatile sig_atomic_t *stop)
     r = t->source->wait(svc, t->source_state, stop); /* IMAP IDLE, the inbox's watch */
   if(r <= 0)
     return r;
+  /* Nothing to watch at the source: the time, or a call of another
+   * daemon on the store (store_wake_fd), whichever comes first. */
+  if(store_wake_fd(svc->st) >= 0) {
+    struct pollfd p = {store_wake_fd(svc->st), POLLIN, 0};
+    if(stop && *stop)
+      return 0;
+    (void)poll(&p, 1, svc->cfg.poll_ms); /* a signal cuts it short too */
+    return 0;
+  }
   pause.tv_sec = svc->cfg.poll_ms / 1000;
   pause.tv_nsec = (long)(svc->cfg.poll_ms % 1000) * 1000000L;
   nanosleep(&pause, NULL); /* a signal cuts it short; the loop checks */

@@ -58,6 +58,30 @@ sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), ".."
 import mailcases  # noqa: E402  (the mail client of tests/mailcases.py)
 
 
+# ---- the store's engine ----
+
+class SqliteStore:
+    """The store as a file, root/db, copied from the snapshot's for a run.
+    tests/crash/two_daemons_pg.py puts a PostgreSQL one in its place
+    (ENGINE): the same three operations."""
+
+    def config(self, root):
+        return {}
+
+    def fresh(self, root, snap):
+        shutil.copy(os.path.join(snap, "db"), os.path.join(root, "db"))
+
+    def rows(self, root, query, params=()):
+        con = sqlite3.connect("file:%s/db" % root, uri=True, timeout=30)
+        try:
+            return con.execute(query, params).fetchall()
+        finally:
+            con.close()
+
+
+ENGINE = SqliteStore()
+
+
 # ---- a store and its workload ----
 
 def write_config(root, **kv):
@@ -68,6 +92,7 @@ def write_config(root, **kv):
             "address": "referee@example.org", "domain": "example.org", "rate_limit": "0",
             "poll_ms": "20", "log_level": "2", "batch_max": "40", "retry_base_s": "1",
             "test_clock_file": root + "/clock", "stranger_mails_per_hour": "100000"}
+    base.update(ENGINE.config(root))
     base.update(kv)
     with open(root + "/clock", "w") as f:
         f.write("%d\n" % CLOCK)
@@ -138,9 +163,7 @@ def snapshot(work, ngames):
     p = run("poll", cfg)
     if p.returncode:
         raise RuntimeError("setup poll: " + p.stderr[-2000:])
-    con = sqlite3.connect(root + "/db")
-    tok = {(g, s): t for g, s, t in con.execute("select game, seat, token from seats")}
-    con.close()
+    tok = {(int(g), int(s)): t for g, s, t in ENGINE.rows(root, "select game, seat, token from seats")}
     mails = []
     for g in range(1, ngames + 3):
         n += 1
@@ -152,9 +175,7 @@ def snapshot(work, ngames):
     p = run("poll", cfg)
     if p.returncode:
         raise RuntimeError("setup poll: " + p.stderr[-2000:])
-    con = sqlite3.connect(root + "/db")
-    last = con.execute("select max(id) from outbox").fetchone()[0]
-    con.close()
+    last = int(ENGINE.rows(root, "select max(id) from outbox")[0][0])
     return root, tok, n, last, later
 
 
@@ -221,22 +242,19 @@ def fresh(work, name, snap):
     if os.path.exists(root):
         shutil.rmtree(root)
     os.makedirs(root)
-    shutil.copy(os.path.join(snap, "db"), os.path.join(root, "db"))
+    ENGINE.fresh(root, snap)
     return root
 
 
 def queued(root):
-    con = sqlite3.connect("file:%s/db?mode=ro" % root, uri=True, timeout=30)
-    try:
-        return con.execute("select count(*) from outbox where state = 'queued'").fetchone()[0]
-    finally:
-        con.close()
+    return int(ENGINE.rows(root, "select count(*) from outbox where state = 'queued'")[0][0])
 
 
-def done(root):
+def done(root, inboxes=("in",)):
     try:
-        return not os.listdir(root + "/in/new") and queued(root) == 0
-    except sqlite3.Error:
+        return not any(os.listdir(os.path.join(root, i, "new")) for i in inboxes) and \
+            queued(root) == 0
+    except (sqlite3.Error, RuntimeError):
         return False
 
 
@@ -280,17 +298,13 @@ def killed_segment(cfg, root, delay):
 
 
 def collect(root, last_setup_row):
-    con = sqlite3.connect(root + "/db")
-    try:
-        journal = con.execute("select game, seq, time, seat, kind, text, dice, hash from journal"
-                              " order by game, seq").fetchall()
-        outcomes = sorted(con.execute("select message_id, digest, outcome from messages"))
-        # the text beside its row (schema v9)
-        rows = con.execute("select o.id, o.recipient, o.state, o.created, m.message"
-                           " from outbox o join outbox_message m on m.id = o.id"
-                           " where o.id > ? order by o.id", (last_setup_row,)).fetchall()
-    finally:
-        con.close()
+    journal = ENGINE.rows(root, "select game, seq, time, seat, kind, text, dice, hash from journal"
+                          " order by game, seq")
+    outcomes = sorted(ENGINE.rows(root, "select message_id, digest, outcome from messages"))
+    # the text beside its row (schema v9)
+    rows = ENGINE.rows(root, "select o.id, o.recipient, o.state, o.created, m.message"
+                       " from outbox o join outbox_message m on m.id = o.id"
+                       " where o.id > ? order by o.id", (last_setup_row,))
     files = {}  # by Message-ID: the files holding it
     for sub in ("new", "cur"):
         for f in os.listdir(os.path.join(root, "out", sub)):

@@ -17,8 +17,15 @@
  *   taken over marked in_doubt, because it may have sent them;
  * - the rows a process queued come back from memory once committed, in
  *   order, never one a rollback undid;
- * - one daemon per store: the second lock is refused, naming the first's
- *   pid, and is granted once the first is gone;
+ * - one daemon per store file: the second lock is refused, naming the
+ *   first's pid, and is granted once the first is gone;
+ * - several daemons on one PostgreSQL database: each takes the daemons'
+ *   lock; one of them the tick's, and another takes that when the first
+ *   is gone;
+ * - two claims at once on PostgreSQL take disjoint rows: one passes over
+ *   the rows the other is claiming instead of waiting for them (FOR UPDATE
+ *   SKIP LOCKED), and a claim or a lazy batch of sent marks does not wait
+ *   for another process's batch of moves;
  * - an old (v2) outbox's queued rows are claimable after the migration;
  * - a v8 store's queued and sent rows (texts in the row, before v9's
  *   outbox_message) keep their texts through the v9 migration, and each
@@ -29,6 +36,7 @@
 #include "driver.h"
 #include "store.h"
 #include "store_fixture.h"
+#include "store_int.h" /* store_open_bare, store_exec: another connection */
 #include "unit_run.h"
 
 #include <check.h>
@@ -36,6 +44,7 @@
 #include <stdlib.h>
 #include <string.h>
 #include <sys/stat.h>
+#include <sys/wait.h>
 #include <unistd.h>
 
 static void raw_exec(const char *sql)
@@ -446,6 +455,172 @@ START_TEST(test_integrity_check)
 }
 END_TEST
 
+/* PostgreSQL: several daemons serve one database (two MX hosts); the
+ * tick's lock goes to one of them at a time, and to another when that one
+ * is gone (a closed handle is a killed process's ended session). */
+START_TEST(test_daemons_share_a_database)
+{
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db);
+  bool got = false;
+
+  ck_assert(store_several_daemons(a));
+  ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
+  ck_assert_msg(store_lock_daemon(b) == STORE_OK, "%s", store_errmsg(b));
+  ck_assert_int_eq(store_lock_daemon(b), STORE_OK); /* again: nothing more */
+  ck_assert_int_eq(store_lock_tick(a, &got), STORE_OK);
+  ck_assert(got);
+  ck_assert_int_eq(store_lock_tick(b, &got), STORE_OK);
+  ck_assert(!got);
+  ck_assert_int_eq(store_lock_tick(a, &got), STORE_OK); /* each minute: still a's */
+  ck_assert(got);
+  ck_assert_int_eq(store_lock_tick(b, &got), STORE_OK);
+  ck_assert(!got);
+  store_close(a); /* the ticking daemon dies */
+  ck_assert_int_eq(store_lock_tick(b, &got), STORE_OK);
+  ck_assert(got);
+  a = scratch_open(scratch_db); /* it comes back: b keeps the tick */
+  ck_assert_int_eq(store_lock_daemon(a), STORE_OK);
+  ck_assert_int_eq(store_lock_tick(a, &got), STORE_OK);
+  ck_assert(!got);
+  store_close(a);
+  store_close(b);
+}
+END_TEST
+
+/* PostgreSQL: a claim while another process's claim of some rows is under
+ * way (a connection of its own, its transaction open) takes the others
+ * at once and leaves those; once that commits, each holds its own, none
+ * both. With the claim of a single-daemon store (no SKIP LOCKED) the
+ * second claim waits for the first's rows and fails after the lock
+ * timeout. */
+START_TEST(test_claim_skips_locked_rows)
+{
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db), *raw = NULL;
+  int64_t id[5], got[8], token;
+  char err[256], sql[256];
+  size_t i;
+
+  for(i = 0; i < 5; i++)
+    id[i] = add(a, "x@example.org", 100);
+  token = scratch_raw_int(scratch_db, "SELECT max(claim) FROM outbox");
+  ck_assert_int_gt(token, 0);
+  ck_assert_int_eq(store_outbox_release(a), STORE_OK); /* all five free, a alive */
+  /* a's next claim, of the two oldest, under way and not committed */
+  ck_assert_int_eq(store_open_bare(&raw, scratch_db, err, sizeof(err)), STORE_OK);
+  snprintf(sql, sizeof(sql),
+           "BEGIN; UPDATE outbox SET claim = %lld WHERE id IN (%lld, %lld)", (long long)token,
+           (long long)id[0], (long long)id[1]);
+  ck_assert_msg(store_exec(raw, sql, "claim under way") == STORE_OK, "%s", store_errmsg(raw));
+  /* b: the other three, without waiting */
+  ck_assert_uint_eq(claim(b, 1000, 8, got, NULL), 3);
+  ck_assert_int_eq(got[0], id[2]);
+  ck_assert_int_eq(got[2], id[4]);
+  ck_assert_int_eq(store_exec(raw, "COMMIT", "claim committed"), STORE_OK);
+  store_close(raw);
+  /* after the commit: b has its three still, a its two, none both */
+  ck_assert_uint_eq(claim(b, 1000, 8, got, NULL), 3);
+  ck_assert_int_eq(got[0], id[2]);
+  ck_assert_uint_eq(claim(a, 1000, 8, got, NULL), 2);
+  ck_assert_int_eq(got[0], id[0]);
+  ck_assert_int_eq(got[1], id[1]);
+  store_close(a);
+  store_close(b);
+}
+END_TEST
+
+/* PostgreSQL: two claims of the same free rows at once, in two
+ * processes: the first's transaction holds two rows and commits while the
+ * second is claiming (forked: it runs while the first waits). The second
+ * ends with the other rows only: the two rows are the first's, so each
+ * is sent once. A claim that let the second wait for those rows and then
+ * set its token over the first's (the statement of a single-writer store,
+ * without `claim IS NULL` checked on the locked row and without SKIP
+ * LOCKED) gives both processes the two rows: two sends of each. */
+START_TEST(test_claim_race_sends_once)
+{
+  struct store *a = scratch_open(scratch_db), *raw = NULL;
+  int64_t id[5], got[8], token;
+  char err[256], sql[256];
+  int fds[2], status = 0;
+  size_t i, n = 0;
+  pid_t child;
+
+  for(i = 0; i < 5; i++)
+    id[i] = add(a, "x@example.org", 100);
+  token = scratch_raw_int(scratch_db, "SELECT max(claim) FROM outbox");
+  ck_assert_int_eq(store_outbox_release(a), STORE_OK);
+  ck_assert_int_eq(store_open_bare(&raw, scratch_db, err, sizeof(err)), STORE_OK);
+  snprintf(sql, sizeof(sql),
+           "BEGIN; UPDATE outbox SET claim = %lld WHERE id IN (%lld, %lld)", (long long)token,
+           (long long)id[0], (long long)id[1]);
+  ck_assert_int_eq(store_exec(raw, sql, "claim under way"), STORE_OK);
+  ck_assert_int_eq(pipe(fds), 0);
+  child = fork();
+  ck_assert_int_ge(child, 0);
+  if(child == 0) {
+    /* the second daemon: a connection of its own, its claim's rows to the pipe */
+    struct store *b = NULL;
+    struct store_outbox *rows = NULL;
+    close(fds[0]);
+    if(store_open(&b, scratch_db, err, sizeof(err)) != STORE_OK ||
+       store_outbox_claim(b, &rows, &n, 1000, 8) != STORE_OK)
+      _exit(2);
+    for(i = 0; i < n; i++)
+      got[i] = rows[i].id;
+    if(write(fds[1], &n, sizeof(n)) != (ssize_t)sizeof(n) ||
+       write(fds[1], got, n * sizeof(got[0])) != (ssize_t)(n * sizeof(got[0])))
+      _exit(3);
+    store_outbox_free(rows, n);
+    store_close(b);
+    _exit(0);
+  }
+  close(fds[1]);
+  usleep(500 * 1000); /* the child's claim is under way, or done */
+  ck_assert_int_eq(store_exec(raw, "COMMIT", "claim committed"), STORE_OK);
+  store_close(raw);
+  ck_assert_int_eq(waitpid(child, &status, 0), child);
+  ck_assert_msg(WIFEXITED(status) && WEXITSTATUS(status) == 0, "the second claimer failed");
+  ck_assert_int_eq(read(fds[0], &n, sizeof(n)), (ssize_t)sizeof(n));
+  ck_assert_uint_le(n, 8);
+  ck_assert_int_eq(read(fds[0], got, n * sizeof(got[0])), (ssize_t)(n * sizeof(got[0])));
+  close(fds[0]);
+  ck_assert_uint_eq(n, 3);
+  for(i = 0; i < n; i++)
+    ck_assert(got[i] != id[0] && got[i] != id[1]);
+  /* and the two rows are the first's still */
+  snprintf(sql, sizeof(sql), "SELECT count(*) FROM outbox WHERE claim = %lld", (long long)token);
+  ck_assert_int_eq(scratch_raw_int(scratch_db, sql), 2);
+  store_close(a);
+}
+END_TEST
+
+/* PostgreSQL: a claim, and a lazy batch of sent marks, while another
+ * process holds the writers' lock for a batch of moves: neither waits for
+ * it (driver.h begin_rows), so one daemon's replies go out while another
+ * commits moves. */
+START_TEST(test_claim_beside_a_batch)
+{
+  struct store *a = scratch_open(scratch_db), *b = scratch_open(scratch_db);
+  int64_t id[2], got[8];
+  size_t marked = 0;
+
+  id[0] = add(b, "x@example.org", 100);
+  id[1] = add(b, "y@example.org", 100);
+  ck_assert_int_eq(store_batch_begin(a), STORE_OK); /* a's moves: the writers' lock */
+  add(a, "z@example.org", 100);
+  ck_assert_uint_eq(claim(b, 1000, 8, got, NULL), 2);
+  ck_assert_int_eq(store_batch_begin_lazy(b), STORE_OK);
+  ck_assert_int_eq(store_outbox_sent_range(b, id[0], id[1], 101, &marked), STORE_OK);
+  ck_assert_uint_eq(marked, 2);
+  ck_assert_msg(store_batch_commit(b) == STORE_OK, "%s", store_errmsg(b));
+  ck_assert_int_eq(store_batch_commit(a), STORE_OK);
+  ck_assert_uint_eq(claim(b, 1000, 8, NULL, NULL), 0);
+  ck_assert_uint_eq(claim(a, 1000, 8, got, NULL), 1);
+  store_close(a);
+  store_close(b);
+}
+END_TEST
+
 static Suite *claims_suite(void)
 {
   Suite *s = suite_create("claims");
@@ -456,7 +631,13 @@ static Suite *claims_suite(void)
   tcase_add_test(tc, test_claim_taken_over_from_the_dead);
   scratch_add_sqlite_test(tc, test_claim_unheld_rows_once);
   tcase_add_test(tc, test_claim_fresh_from_memory);
-  tcase_add_test(tc, test_daemon_lock);
+  scratch_add_sqlite_test(tc, test_daemon_lock);
+  if(scratch_pg()) {
+    tcase_add_test(tc, test_daemons_share_a_database);
+    tcase_add_test(tc, test_claim_skips_locked_rows);
+    tcase_add_test(tc, test_claim_race_sends_once);
+    tcase_add_test(tc, test_claim_beside_a_batch);
+  }
   scratch_add_sqlite_test(tc, test_daemon_lock_real_file);
   scratch_add_sqlite_test(tc, test_claim_in_memory);
   scratch_add_sqlite_test(tc, test_claim_after_migration);
