@@ -29,7 +29,7 @@ struct store;
 struct store_stmt;
 
 /* The newest schema version: every driver's migrations run 1..this. */
-#define STORE_SCHEMA_LATEST 10
+#define STORE_SCHEMA_LATEST 11
 
 /* store_step: a row is there to read (STORE_OK, 0: the statement is done). */
 #define STORE_ROW 1

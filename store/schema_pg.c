@@ -323,6 +323,13 @@ const char *const store_pg_migrations[] = {
   "  count bigint NOT NULL CHECK(count >= 0),"
   "  PRIMARY KEY(counter, address)"
   ");",
+  /* v11: as schema_sqlite.c's */
+  "CREATE TABLE history_sent("
+  "  game bigint NOT NULL REFERENCES games(id),"
+  "  address text NOT NULL CHECK(address <> ''),"
+  "  size bigint NOT NULL CHECK(size >= 0),"
+  "  PRIMARY KEY(game, address)"
+  ");",
 };
 
 static_assert(sizeof(store_pg_migrations) / sizeof(store_pg_migrations[0]) == STORE_SCHEMA_LATEST,

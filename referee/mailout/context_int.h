@@ -17,6 +17,8 @@
 
 struct mail_msg;
 struct mail_part;
+struct ref_history_key;
+struct ref_history_cache;
 
 struct ref_service {
   struct ref_config cfg;
@@ -30,6 +32,10 @@ struct ref_service {
    * written, if earlier; 0 before any such pass. The tick rules a loss on
    * time only for a deadline before it (rules-spec TM-1). */
   int64_t read_through;
+  /* history.c: the referee's signing key, read at the first mail that
+   * needs it, and the last game's tree leaves */
+  struct ref_history_key *hkey;
+  struct ref_history_cache *hcache;
 };
 
 /* A game rebuilt from its journal (game.c). */
@@ -209,5 +215,15 @@ int ref_confirmation_take(struct ref_service *svc, const char *key, const char *
                           enum ref_confirm_state *state);
 /* Drops requests that lapsed long ago (tick.c). */
 int ref_confirmations_prune(struct ref_service *svc);
+
+/* history.c: the "History" lines of a mail about game g to `to` (the
+ * signed checkpoint, the entries since the last mail to `to`, their
+ * inclusion proofs and the consistency proof from that mail's tree:
+ * docs/history-protocol.md), appended to out; records the size mailed.
+ * -1 on a store failure (the mail is then not sent). */
+int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, const char *to,
+                      struct base_buf *out);
+/* Frees what ref_history_block keeps in svc. */
+void ref_history_free(struct ref_service *svc);
 
 #endif

@@ -1,0 +1,226 @@
+/*
+ * history.c: the lines every mail about a game carries so that its players
+ * can check the game's record (docs/history-protocol.md, "Mails"): the
+ * signed checkpoint of the game's tree, the entries the tree gained since
+ * the last mail to this address, an inclusion proof for each, and a
+ * consistency proof from the tree that mail showed. One block, appended
+ * by reply.c's compose to the text part; the tree size mailed is kept per
+ * game and address (store_history_sent_*), in the mail's transaction.
+ */
+#include "context_int.h"
+#include "history.h"
+#include "log.h"
+
+#include <inttypes.h>
+#include <stdlib.h>
+#include <string.h>
+
+typedef uint8_t hash_t[STORE_TLOG_HASH];
+
+/* The leaves of game g as far as the journal goes now. The service keeps
+ * the last game's leaves (a move's two or three mails hash its journal
+ * once); they are used again only when the entry they end with still has
+ * the same chain hash (journal.c), which covers every entry before it, so
+ * a transaction rolled back and written otherwise is never mistaken. */
+struct ref_history_cache {
+  int64_t game;
+  size_t n, cap;
+  hash_t *leaves;
+  char last_hash[65];
+};
+
+void ref_history_free(struct ref_service *svc)
+{
+  if(svc->hcache) {
+    free(svc->hcache->leaves);
+    free(svc->hcache);
+    svc->hcache = NULL;
+  }
+  free(svc->hkey);
+  svc->hkey = NULL;
+}
+
+static int key_of(struct ref_service *svc, struct ref_history_key **out)
+{
+  uint8_t seed[32];
+  bool created;
+
+  if(!svc->hkey) {
+    struct ref_history_key *k = calloc(1, sizeof(*k));
+    if(!k)
+      return -1;
+    if(store_referee_key(svc->st, seed, true, &created) != STORE_OK ||
+       ref_history_key_init(k, seed, svc->cfg.address)) {
+      ref_log_error("the referee's key cannot be read or made: %s", store_errmsg(svc->st));
+      free(k);
+      return -1;
+    }
+    memset(seed, 0, sizeof(seed));
+    if(created)
+      ref_log_info("made the referee's signing key (tabula key prints it)");
+    svc->hkey = k;
+  }
+  *out = svc->hkey;
+  return 0;
+}
+
+static int leaves_of(struct ref_service *svc, int64_t game, struct ref_history_cache **out)
+{
+  struct ref_history_cache *c = svc->hcache;
+  struct store_entry *e = NULL;
+  size_t n = 0, i, skip = 0;
+
+  if(!c) {
+    if(!(c = calloc(1, sizeof(*c))))
+      return -1;
+    svc->hcache = c;
+  }
+  if(c->game == game && c->n) {
+    if(store_journal_load_from(svc->st, &e, &n, game, (int64_t)c->n) != STORE_OK)
+      return -1;
+    if(n && !strcmp(e[0].hash, c->last_hash))
+      skip = 1;
+    else {
+      free(e);
+      e = NULL;
+      c->n = 0;
+    }
+  }
+  else
+    c->n = 0;
+  c->game = game;
+  if(!c->n && store_journal_load(svc->st, &e, &n, game) != STORE_OK)
+    return -1;
+  if(c->n + n > c->cap) {
+    size_t cap = (c->n + n) * 2 + 16;
+    hash_t *more = realloc(c->leaves, cap * sizeof(*more));
+    if(!more) {
+      free(e);
+      return -1;
+    }
+    c->leaves = more;
+    c->cap = cap;
+  }
+  for(i = skip; i < n; i++) {
+    if(e[i].seq != (int64_t)c->n + 1) { /* the tree's index is seq - 1 */
+      ref_log_error("game %" PRId64 "'s journal skips from %zu to %" PRId64, game, c->n,
+                    e[i].seq);
+      free(e);
+      c->n = 0;
+      return -1;
+    }
+    store_tlog_leaf_hash(c->leaves[c->n++], &e[i]);
+  }
+  if(n)
+    memcpy(c->last_hash, e[n - 1].hash, sizeof(c->last_hash));
+  free(e);
+  *out = c;
+  return 0;
+}
+
+/* A journal string as the entry line quotes it: '"' and '\' escaped with
+ * '\', control bytes as \xHH (docs/history-protocol.md, "Mails"). */
+BASE_CHECK static int quoted(struct base_buf *out, const char *s, size_t cap)
+{
+  size_t len = strnlen(s, cap), i;
+  int rc = base_buf_putc(out, '"');
+  for(i = 0; !rc && i < len; i++) {
+    unsigned char c = (unsigned char)s[i];
+    if(c == '"' || c == '\\')
+      rc = base_buf_printf(out, "\\%c", c);
+    else if(c < 0x20 || c == 0x7f)
+      rc = base_buf_printf(out, "\\x%02x", c);
+    else
+      rc = base_buf_putc(out, (char)c);
+  }
+  return rc ? rc : base_buf_putc(out, '"');
+}
+
+BASE_CHECK static int hashes(struct base_buf *out, const hash_t *h, size_t n)
+{
+  int rc = 0;
+  for(size_t i = 0; !rc && i < n; i++) {
+    rc = base_buf_putc(out, ' ');
+    if(!rc)
+      rc = ref_history_b64(out, h[i], STORE_TLOG_HASH);
+  }
+  return rc ? rc : base_buf_putc(out, '\n');
+}
+
+BASE_CHECK static int prefixed(struct base_buf *out, const char *note)
+{
+  int rc = 0;
+  while(!rc && *note) {
+    const char *nl = strchr(note, '\n');
+    size_t len = nl ? (size_t)(nl - note) : strlen(note);
+    rc = base_buf_puts(out, len ? "History checkpoint: " : "History checkpoint:");
+    if(!rc)
+      rc = base_buf_add(out, note, len);
+    if(!rc)
+      rc = base_buf_putc(out, '\n');
+    note += len + (nl ? 1 : 0);
+  }
+  return rc;
+}
+
+int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, const char *to,
+                      struct base_buf *out)
+{
+  struct ref_history_key *k;
+  struct ref_history_cache *c;
+  struct store_entry *e = NULL;
+  struct base_buf note;
+  hash_t root, proof[STORE_TLOG_MAX_PROOF];
+  size_t np, i, ne = 0;
+  int64_t sent, size;
+  int rc = -1;
+
+  if(key_of(svc, &k) || leaves_of(svc, g->row.id, &c) ||
+     store_history_sent_get(svc->st, &sent, g->row.id, to) != STORE_OK)
+    return -1;
+  size = (int64_t)c->n;
+  /* a tree never shrinks (the journal is append-only); a store copied
+   * back from an older backup would: prove from nothing then */
+  if(sent > size)
+    sent = 0;
+  base_buf_init(&note, 64u * 1024u);
+  store_tlog_root(root, (const hash_t *)c->leaves, c->n);
+  if(ref_history_checkpoint(&note, k, g->row.id, size, root))
+    goto out;
+  if(sent == 0) {
+    if(base_buf_puts(out, "History key: ") || ref_history_vkey(out, k) ||
+       base_buf_putc(out, '\n'))
+      goto out;
+  }
+  if(prefixed(out, note.s))
+    goto out;
+  if(sent < size &&
+     store_journal_load_from(svc->st, &e, &ne, g->row.id, sent + 1) != STORE_OK)
+    goto out;
+  for(i = 0; i < ne && e[i].seq <= size; i++) {
+    if(base_buf_printf(out, "History entry: %" PRId64 " %" PRId64 " %" PRId64 " %d %s ",
+                       e[i].game, e[i].seq, e[i].time, e[i].seat, e[i].kind) ||
+       quoted(out, e[i].text, sizeof(e[i].text)) || base_buf_putc(out, ' ') ||
+       quoted(out, e[i].dice, sizeof(e[i].dice)) || base_buf_putc(out, '\n'))
+      goto out;
+  }
+  for(i = 0; i < ne && e[i].seq <= size; i++) {
+    if(store_tlog_inclusion(proof, &np, (const hash_t *)c->leaves, c->n, (size_t)e[i].seq - 1) ||
+       base_buf_printf(out, "History inclusion: %" PRId64 " %" PRId64, e[i].seq, size) ||
+       hashes(out, (const hash_t *)proof, np))
+      goto out;
+  }
+  if(sent > 0 && sent < size) {
+    if(store_tlog_consistency(proof, &np, (const hash_t *)c->leaves, c->n, (size_t)sent) ||
+       base_buf_printf(out, "History consistency: %" PRId64 " %" PRId64, sent, size) ||
+       hashes(out, (const hash_t *)proof, np))
+      goto out;
+  }
+  if(sent != size && store_history_sent_put(svc->st, g->row.id, to, size) != STORE_OK)
+    goto out;
+  rc = 0;
+out:
+  free(e);
+  base_buf_free(&note);
+  return rc;
+}
