@@ -184,6 +184,27 @@ int store_referee_key(struct store *st, uint8_t seed[32], bool create, bool *cre
   return STORE_OK;
 }
 
+int store_history_seal(struct store *st, uint8_t seal[32])
+{
+  char text[80];
+  int rc = store_kv_get(st, text, sizeof(text), "history-seal");
+
+  if(rc == STORE_ENOTFOUND) {
+    rc = fresh_seed(st, seal);
+    if(rc)
+      return rc;
+    to_hex(text, seal);
+    rc = store_run(st, "INSERT INTO kv(key, value) VALUES($1, $2) ON CONFLICT(key) DO NOTHING",
+                   "history_seal", "tt", "history-seal", text);
+    if(rc == STORE_OK)
+      rc = store_kv_get(st, text, sizeof(text), "history-seal");
+  }
+  if(rc)
+    return rc;
+  return from_hex(seal, text) ? store_fail(st, STORE_ECORRUPT, "kv history-seal holds no key")
+                              : STORE_OK;
+}
+
 int store_referee_key_rotate(struct store *st, uint8_t seed[32])
 {
   char path[4200], old[4200], key[40], text[80];

@@ -222,8 +222,12 @@ int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game) STORE
 #define STORE_TLOG_MAX_PROOF 64
 
 /* SHA-256(0x00 || leaf data) of a journal entry (docs/history-protocol.md,
- * "Leaves"). */
-void store_tlog_leaf_hash(uint8_t out[STORE_TLOG_HASH], const struct store_entry *e);
+ * "Leaves"); nonce: a sealed entry's (64 hex digits), else NULL. */
+void store_tlog_leaf_hash(uint8_t out[STORE_TLOG_HASH], const struct store_entry *e,
+                          const char *nonce);
+/* Whether entries of this kind are sealed: shown to their seat only, the
+ * others get the leaf hash (docs/history-protocol.md, "Sealed entries"). */
+bool store_tlog_sealed(const char *kind);
 /* SHA-256(0x01 || left || right). */
 void store_tlog_node(uint8_t out[STORE_TLOG_HASH], const uint8_t left[STORE_TLOG_HASH],
                      const uint8_t right[STORE_TLOG_HASH]);
@@ -261,6 +265,10 @@ int store_history_sent_put(struct store *st, int64_t game, const char *address,
  * this call made it (may be NULL). */
 int store_referee_key(struct store *st, uint8_t seed[32], bool create,
                       bool *created) STORE_CHECKED;
+/* The secret the nonces of sealed entries are made with (32 bytes, kv
+ * "history-seal", made at the first call; never rotated: the nonces of
+ * past entries must not change). */
+int store_history_seal(struct store *st, uint8_t seal[32]) STORE_CHECKED;
 /* Replaces the key (rotation, `tabula key rotate`): the old one is kept
  * as STORE.key.N / kv "history-key-N", N = 1, 2, ... */
 int store_referee_key_rotate(struct store *st, uint8_t seed[32]) STORE_CHECKED;

@@ -16,6 +16,8 @@
  *
  * with the numbers in plain decimal, as the journal's own chain writes them
  * (journal.c), but without the previous hash: the tree links the entries.
+ * A sealed entry (store_tlog_sealed) ends with one more line, its nonce
+ * (docs/history-protocol.md, "Sealed entries").
  */
 #include "store_int.h"
 
@@ -39,7 +41,15 @@ static void put_int(struct sha256_ctx *ctx, int64_t v)
   put_field(ctx, buf, (size_t)len);
 }
 
-void store_tlog_leaf_hash(uint8_t out[STORE_TLOG_HASH], const struct store_entry *e)
+bool store_tlog_sealed(const char *kind)
+{
+  /* a player's prepared lines (cmd_play.c): the branches not played are
+   * never shown to the opponent (rules-spec, prepared lines) */
+  return !strcmp(kind, "conditional");
+}
+
+void store_tlog_leaf_hash(uint8_t out[STORE_TLOG_HASH], const struct store_entry *e,
+                          const char *nonce)
 {
   static const uint8_t zero = 0x00;
   struct sha256_ctx ctx;
@@ -54,6 +64,8 @@ void store_tlog_leaf_hash(uint8_t out[STORE_TLOG_HASH], const struct store_entry
   put_field(&ctx, e->kind, strnlen(e->kind, sizeof(e->kind)));
   put_field(&ctx, e->text, strnlen(e->text, sizeof(e->text)));
   put_field(&ctx, e->dice, strnlen(e->dice, sizeof(e->dice)));
+  if(nonce)
+    put_field(&ctx, nonce, strlen(nonce));
   sha256_digest(&ctx, STORE_TLOG_HASH, out);
 }
 

@@ -216,13 +216,13 @@ int ref_confirmation_take(struct ref_service *svc, const char *key, const char *
 /* Drops requests that lapsed long ago (tick.c). */
 int ref_confirmations_prune(struct ref_service *svc);
 
-/* history.c: the "History" lines of a mail about game g to `to` (the
+/* history.c: the "History" lines of a mail about game g to seat's `to` (the
  * signed checkpoint, the entries since the last mail to `to`, their
  * inclusion proofs and the consistency proof from that mail's tree:
  * docs/history-protocol.md), appended to out; records the size mailed.
  * -1 on a store failure (the mail is then not sent). */
-int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, const char *to,
-                      struct base_buf *out);
+int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      const char *to, struct base_buf *out);
 /* Frees what ref_history_block keeps in svc. */
 void ref_history_free(struct ref_service *svc);
 

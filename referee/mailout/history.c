@@ -12,6 +12,8 @@
 #include "log.h"
 
 #include <inttypes.h>
+#include <nettle/hmac.h>
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -23,6 +25,8 @@ typedef uint8_t hash_t[STORE_TLOG_HASH];
  * the same chain hash (journal.c), which covers every entry before it, so
  * a transaction rolled back and written otherwise is never mistaken. */
 struct ref_history_cache {
+  uint8_t seal[32]; /* store_history_seal's, read once */
+  bool have_seal;
   int64_t game;
   size_t n, cap;
   hash_t *leaves;
@@ -61,6 +65,44 @@ static int key_of(struct ref_service *svc, struct ref_history_key **out)
     svc->hkey = k;
   }
   *out = svc->hkey;
+  return 0;
+}
+
+/* A sealed entry's nonce: hex(HMAC-SHA256(seal, "tabula-history-1 seal|" G "|" SEQ))
+ * (docs/history-protocol.md, "Sealed entries"). */
+static void nonce_of(char hex[65], const uint8_t seal[32], int64_t game, int64_t seq)
+{
+  static const char digits[] = "0123456789abcdef";
+  struct hmac_sha256_ctx ctx;
+  uint8_t mac[SHA256_DIGEST_SIZE];
+  char msg[80];
+  int len = snprintf(msg, sizeof(msg), "tabula-history-1 seal|%" PRId64 "|%" PRId64, game, seq);
+
+  hmac_sha256_set_key(&ctx, 32, seal);
+  hmac_sha256_update(&ctx, (size_t)len, (const uint8_t *)msg);
+  hmac_sha256_digest(&ctx, sizeof(mac), mac);
+  for(int i = 0; i < 32; i++) {
+    hex[2 * i] = digits[mac[i] >> 4];
+    hex[2 * i + 1] = digits[mac[i] & 15];
+  }
+  hex[64] = '\0';
+}
+
+static int entry_leaf(struct ref_service *svc, struct ref_history_cache *c, uint8_t out[32],
+                      const struct store_entry *e)
+{
+  char nonce[65];
+  if(!store_tlog_sealed(e->kind)) {
+    store_tlog_leaf_hash(out, e, NULL);
+    return 0;
+  }
+  if(!c->have_seal) {
+    if(store_history_seal(svc->st, c->seal) != STORE_OK)
+      return -1;
+    c->have_seal = true;
+  }
+  nonce_of(nonce, c->seal, e->game, e->seq);
+  store_tlog_leaf_hash(out, e, nonce);
   return 0;
 }
 
@@ -109,7 +151,12 @@ static int leaves_of(struct ref_service *svc, int64_t game, struct ref_history_c
       c->n = 0;
       return -1;
     }
-    store_tlog_leaf_hash(c->leaves[c->n++], &e[i]);
+    if(entry_leaf(svc, c, c->leaves[c->n], &e[i])) {
+      free(e);
+      c->n = 0;
+      return -1;
+    }
+    c->n++;
   }
   if(n)
     memcpy(c->last_hash, e[n - 1].hash, sizeof(c->last_hash));
@@ -163,8 +210,8 @@ BASE_CHECK static int prefixed(struct base_buf *out, const char *note)
   return rc;
 }
 
-int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, const char *to,
-                      struct base_buf *out)
+int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      const char *to, struct base_buf *out)
 {
   struct ref_history_key *k;
   struct ref_history_cache *c;
@@ -198,10 +245,28 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, con
      store_journal_load_from(svc->st, &e, &ne, g->row.id, sent + 1) != STORE_OK)
     goto out;
   for(i = 0; i < ne && e[i].seq <= size; i++) {
+    bool sealed = store_tlog_sealed(e[i].kind);
+    if(sealed && e[i].seat != seat) {
+      /* another seat's sealed entry: its place in the tree, nothing of it */
+      if(base_buf_printf(out, "History sealed: %" PRId64 " %" PRId64 " ", e[i].game,
+                         e[i].seq) ||
+         ref_history_b64(out, c->leaves[e[i].seq - 1], STORE_TLOG_HASH) ||
+         base_buf_putc(out, '\n'))
+        goto out;
+      continue;
+    }
     if(base_buf_printf(out, "History entry: %" PRId64 " %" PRId64 " %" PRId64 " %d %s ",
                        e[i].game, e[i].seq, e[i].time, e[i].seat, e[i].kind) ||
        quoted(out, e[i].text, sizeof(e[i].text)) || base_buf_putc(out, ' ') ||
-       quoted(out, e[i].dice, sizeof(e[i].dice)) || base_buf_putc(out, '\n'))
+       quoted(out, e[i].dice, sizeof(e[i].dice)))
+      goto out;
+    if(sealed) {
+      char nonce[65];
+      nonce_of(nonce, c->seal, e[i].game, e[i].seq);
+      if(base_buf_printf(out, " %s", nonce))
+        goto out;
+    }
+    if(base_buf_putc(out, '\n'))
       goto out;
   }
   for(i = 0; i < ne && e[i].seq <= size; i++) {

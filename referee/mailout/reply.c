@@ -172,7 +172,7 @@ out:
 static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
                    const char *tmpl, const struct tpl_var *vars, size_t nvars,
                    const char *prefix, const char *reply_to, const struct ref_reply_extra *x,
-                   bool history)
+                   int history_seat)
 {
   struct ref_service *svc = m->svc;
   struct mail_out out;
@@ -199,7 +199,7 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
     free(body);
     body = longer;
   }
-  if(history) {
+  if(history_seat >= 0) {
     /* the game's record, provable (docs/history-protocol.md): one block
      * at the end of the text part, after a sentence saying what it is */
     struct base_buf block;
@@ -210,7 +210,7 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
     if(base_buf_puts(&block, body) ||
        base_buf_puts(&block, len && body[len - 1] != '\n' ? "\n\n" : "\n") ||
        (line[0] && (base_buf_puts(&block, line) || base_buf_putc(&block, '\n'))) ||
-       ref_history_block(svc, g, to, &block)) {
+       ref_history_block(svc, g, history_seat, to, &block)) {
       base_buf_free(&block);
       goto out;
     }
@@ -299,7 +299,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
   /* the history lines go to the players (a seat's mail, its key in the
    * subject); an observer is not a party to the record */
   return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x,
-                 g && seat >= 0 && (size_t)seat < g->nseats);
+                 g && seat >= 0 && (size_t)seat < g->nseats ? seat : -1);
 }
 
 /* A confirmation request (optin.c): the one-time key in the
@@ -318,5 +318,5 @@ int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, co
                                 (char)svc->cfg.recipient_delimiter, tag) == 0
                    ? reply_to
                    : NULL,
-                 NULL, false);
+                 NULL, -1);
 }

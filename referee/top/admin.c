@@ -9,6 +9,7 @@
 #include "compete_int.h"
 
 #include "dice.h"
+#include "history.h"
 #include "log.h"
 
 #include <stdlib.h>
@@ -632,6 +633,41 @@ int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form)
   ref_problems_free(&r->problems);
   free(r);
   return rc;
+}
+
+int ref_service_key(struct ref_service *svc, FILE *out, int rotate)
+{
+  struct ref_history_key k;
+  struct base_buf t;
+  uint8_t seed[32];
+  int rc;
+
+  /* the store's own transaction: two first starts make one key (kv's
+   * ON CONFLICT, the file's O_EXCL) */
+  rc = rotate ? store_referee_key_rotate(svc->st, seed) : store_referee_key(svc->st, seed, true, NULL);
+  if(rc != STORE_OK) {
+    fprintf(stderr, "tabula: the referee's key: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  if(ref_history_key_init(&k, seed, svc->cfg.address)) {
+    memset(seed, 0, sizeof(seed));
+    fprintf(stderr, "tabula: the address %s cannot name a key (no space, no '+')\n",
+            svc->cfg.address);
+    return REF_ADMIN_REFUSED;
+  }
+  memset(seed, 0, sizeof(seed));
+  base_buf_init(&t, 4096);
+  rc = ref_history_vkey(&t, &k);
+  memset(&k, 0, sizeof(k));
+  if(rc) {
+    base_buf_free(&t);
+    return REF_ADMIN_FAILED;
+  }
+  fprintf(out, "%s\n", t.s);
+  base_buf_free(&t);
+  /* a running daemon reads its key once; it is told by its restart */
+  ref_history_free(svc);
+  return REF_ADMIN_OK;
 }
 
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)
