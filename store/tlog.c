@@ -44,7 +44,7 @@ static void put_int(struct sha256_ctx *ctx, int64_t v)
 bool store_tlog_sealed(const char *kind)
 {
   /* a player's prepared lines (cmd_play.c): the branches not played are
-   * never shown to the opponent (rules-spec, prepared lines) */
+   * never shown to the opponent (rules-spec HI-1) */
   return !strcmp(kind, "conditional");
 }
 

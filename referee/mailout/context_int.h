@@ -223,6 +223,9 @@ int ref_confirmations_prune(struct ref_service *svc);
  * -1 on a store failure (the mail is then not sent). */
 int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int seat,
                       const char *to, struct base_buf *out);
+/* The referee's verifier key ("NAME+KEYID+KEY"), made at the first call
+ * (docs/history-protocol.md, "The referee's key"); -1 when it cannot be. */
+int ref_history_vkey_text(struct ref_service *svc, char *buf, size_t cap);
 /* Frees what ref_history_block keeps in svc. */
 void ref_history_free(struct ref_service *svc);
 

@@ -31,11 +31,17 @@ struct ref_history_cache {
   size_t n, cap;
   hash_t *leaves;
   char last_hash[65];
+  /* the last checkpoint signed: a move's mails to both players show the
+   * same tree, and one Ed25519 signature serves them all */
+  int64_t note_game, note_size;
+  hash_t note_root;
+  char *note;
 };
 
 void ref_history_free(struct ref_service *svc)
 {
   if(svc->hcache) {
+    free(svc->hcache->note);
     free(svc->hcache->leaves);
     free(svc->hcache);
     svc->hcache = NULL;
@@ -104,6 +110,20 @@ static int entry_leaf(struct ref_service *svc, struct ref_history_cache *c, uint
   nonce_of(nonce, c->seal, e->game, e->seq);
   store_tlog_leaf_hash(out, e, nonce);
   return 0;
+}
+
+int ref_history_vkey_text(struct ref_service *svc, char *buf, size_t cap)
+{
+  struct ref_history_key *k;
+  struct base_buf t;
+  int rc;
+
+  if(key_of(svc, &k))
+    return -1;
+  base_buf_init(&t, 4096);
+  rc = ref_history_vkey(&t, k) || base_format(buf, cap, "%s", t.s) ? -1 : 0;
+  base_buf_free(&t);
+  return rc;
 }
 
 static int leaves_of(struct ref_service *svc, int64_t game, struct ref_history_cache **out)
@@ -232,14 +252,24 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
     sent = 0;
   base_buf_init(&note, 64u * 1024u);
   store_tlog_root(root, (const hash_t *)c->leaves, c->n);
-  if(ref_history_checkpoint(&note, k, g->row.id, size, root))
-    goto out;
+  if(!c->note || c->note_game != g->row.id || c->note_size != size ||
+     memcmp(c->note_root, root, sizeof(root))) {
+    char *signed_note;
+    if(ref_history_checkpoint(&note, k, g->row.id, size, root) ||
+       !(signed_note = strdup(note.s)))
+      goto out;
+    free(c->note);
+    c->note = signed_note;
+    c->note_game = g->row.id;
+    c->note_size = size;
+    memcpy(c->note_root, root, sizeof(root));
+  }
   if(sent == 0) {
     if(base_buf_puts(out, "History key: ") || ref_history_vkey(out, k) ||
        base_buf_putc(out, '\n'))
       goto out;
   }
-  if(prefixed(out, note.s))
+  if(prefixed(out, c->note))
     goto out;
   if(sent < size &&
      store_journal_load_from(svc->st, &e, &ne, g->row.id, sent + 1) != STORE_OK)

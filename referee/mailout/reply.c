@@ -200,7 +200,7 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
     body = longer;
   }
   if(history_seat >= 0) {
-    /* the game's record, provable (docs/history-protocol.md): one block
+    /* the game's record, provable (rules-spec HI-1, docs/history-protocol.md): one block
      * at the end of the text part, after a sentence saying what it is */
     struct base_buf block;
     char line[700];
@@ -297,7 +297,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
     if(base_format(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id))
       return -1;
   /* the history lines go to the players (a seat's mail, its key in the
-   * subject); an observer is not a party to the record */
+   * subject); an observer is not a party to the record (rules-spec HI-1) */
   return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x,
                  g && seat >= 0 && (size_t)seat < g->nseats ? seat : -1);
 }

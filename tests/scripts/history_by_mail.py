@@ -16,7 +16,8 @@ Checks:
     an entry removed from the store the same way; a roll changed in a mail;
     two players told different histories (a split view: each mailbox alone
     verifies, both together do not); an old mail's checkpoint replaced by one
-    the referee's key never signed.
+    the referee's key never signed;
+  - a game across `tabula key rotate` verifies with both keys, not the old alone.
 Prints "N passed, M failed".
 """
 import base64
@@ -311,6 +312,28 @@ def forged_checkpoint(work):
           rc == 1 and name in out and "not signed with the referee's key" in out, out)
 
 
+def rotation(work):
+    """tabula key rotate: a game that spans it verifies with both keys, not
+    with the old one alone (the first mail signed by the new key named)."""
+    t = bymail.Table(TABULA, os.path.join(work, "rotate"))
+    num = start(t)
+    old = key_of(t)
+    play_moves(t, num, ["e4", "e5"])
+    new = t.run("key", "rotate").stdout.decode().strip()
+    check("key rotate prints a new key, and key prints it after",
+          new != old and key_of(t) == new and os.path.exists(os.path.join(t.root, "db.key.1")),
+          (old, new))
+    known = len([m for m in t.mails if str(m["To"]).strip("<> ").lower() == A])
+    play_moves(t, num, ["Nf3", "Nc6"])
+    box = mailbox(t, A, os.path.join(work, "rotate-alice"))
+    p = subprocess.run([sys.executable, VERIFY, "--key", old, "--key", new, "--replay", REPLAY, box],
+                       capture_output=True, timeout=300)
+    check("a game across a rotation verifies with both keys", p.returncode == 0, p.stdout)
+    rc, out = verify(old, box)
+    check("... and not with the old key alone, the first mail signed by the new one named",
+          rc == 1 and "%04d.eml" % (known + 1) in out and "not signed" in out, out)
+
+
 def main():
     work = tempfile.mkdtemp(prefix="tabula-history-")
     if not os.access(REPLAY, os.X_OK):
@@ -323,6 +346,7 @@ def main():
     tamper_roll(work)
     split_view(work)
     forged_checkpoint(work)
+    rotation(work)
     return finish(work)
 
 
