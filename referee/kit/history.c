@@ -18,11 +18,13 @@ int ref_history_key_init(struct ref_history_key *k, const uint8_t seed[32], cons
   struct sha256_ctx ctx;
   size_t len = strlen(name);
 
-  /* C2SP signed-note: a key name is non-empty, without spaces or '+' */
-  if(!len || len >= sizeof(k->name) || strpbrk(name, " \t\n+"))
+  /* C2SP signed-note: a key name is non-empty, without spaces or '+'; an
+   * address's '+' (a subaddress) is written '-' (docs/history-protocol.md) */
+  if(!len || len >= sizeof(k->name) || strpbrk(name, " \t\n"))
     return -1;
   memcpy(k->seed, seed, 32);
-  memcpy(k->name, name, len + 1);
+  for(size_t i = 0; i <= len; i++)
+    k->name[i] = name[i] == '+' ? '-' : name[i];
   ed25519_sha512_public_key(k->pub, k->seed);
   sha256_init(&ctx);
   sha256_update(&ctx, len, (const uint8_t *)name);

@@ -20,11 +20,11 @@ struct ref_history_key {
   uint8_t seed[32]; /* the private key (RFC 8032 §5.1.5) */
   uint8_t pub[32];
   uint8_t id[4];    /* C2SP signed-note key ID: SHA-256(name "\n" 0x01 pub)[0:4] */
-  char name[256];   /* the key's name: the referee's address */
+  char name[256];   /* the key's name: the referee's address, '+' written '-' */
 };
 
-/* Fills pub and id from seed and name; -1 when the name cannot be a
- * signed-note key name (empty, a space or a '+'). */
+/* Fills pub and id from seed and name (a '+' in it becomes '-', which a
+ * signed-note key name may hold); -1 when it is empty or holds a space. */
 int ref_history_key_init(struct ref_history_key *k, const uint8_t seed[32], const char *name);
 /* The verifier key as C2SP writes it: NAME+HEXID+base64(0x01 || pub). */
 BASE_CHECK int ref_history_vkey(struct base_buf *out, const struct ref_history_key *k);

@@ -33,6 +33,10 @@ struct ref_history_cache {
   char last_hash[65];
   /* the last checkpoint signed: a move's mails to both players show the
    * same tree, and one Ed25519 signature serves them all */
+  /* the entries the last reading of the journal gave (its new tail): a
+   * mail reports these, most of the time, without reading them again */
+  struct store_entry *tail;
+  size_t ntail;
   int64_t note_game, note_size;
   hash_t note_root;
   char *note;
@@ -41,6 +45,7 @@ struct ref_history_cache {
 void ref_history_free(struct ref_service *svc)
 {
   if(svc->hcache) {
+    free(svc->hcache->tail);
     free(svc->hcache->note);
     free(svc->hcache->leaves);
     free(svc->hcache);
@@ -180,7 +185,9 @@ static int leaves_of(struct ref_service *svc, int64_t game, struct ref_history_c
   }
   if(n)
     memcpy(c->last_hash, e[n - 1].hash, sizeof(c->last_hash));
-  free(e);
+  free(c->tail);
+  c->tail = e;
+  c->ntail = n;
   *out = c;
   return 0;
 }
@@ -236,6 +243,7 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
   struct ref_history_key *k;
   struct ref_history_cache *c;
   struct store_entry *e = NULL;
+  const struct store_entry *rep = NULL;
   struct base_buf note;
   hash_t root, proof[STORE_TLOG_MAX_PROOF];
   size_t np, i, ne = 0;
@@ -271,37 +279,46 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
   }
   if(prefixed(out, c->note))
     goto out;
-  if(sent < size &&
-     store_journal_load_from(svc->st, &e, &ne, g->row.id, sent + 1) != STORE_OK)
-    goto out;
-  for(i = 0; i < ne && e[i].seq <= size; i++) {
-    bool sealed = store_tlog_sealed(e[i].kind);
-    if(sealed && e[i].seat != seat) {
+  if(sent < size) {
+    if(c->ntail && c->tail[0].seq <= sent + 1 && c->tail[c->ntail - 1].seq == size) {
+      rep = c->tail + (sent + 1 - c->tail[0].seq);
+      ne = (size_t)(size - sent);
+    }
+    else if(store_journal_load_from(svc->st, &e, &ne, g->row.id, sent + 1) != STORE_OK)
+      goto out;
+    else
+      rep = e;
+  }
+  for(i = 0; i < ne && rep[i].seq <= size; i++) {
+    const struct store_entry *x = &rep[i];
+    bool sealed = store_tlog_sealed(x->kind);
+    if(sealed && x->seat != seat) {
       /* another seat's sealed entry: its place in the tree, nothing of it */
-      if(base_buf_printf(out, "History sealed: %" PRId64 " %" PRId64 " ", e[i].game,
-                         e[i].seq) ||
-         ref_history_b64(out, c->leaves[e[i].seq - 1], STORE_TLOG_HASH) ||
+      if(base_buf_printf(out, "History sealed: %" PRId64 " %" PRId64 " ", x->game,
+                         x->seq) ||
+         ref_history_b64(out, c->leaves[x->seq - 1], STORE_TLOG_HASH) ||
          base_buf_putc(out, '\n'))
         goto out;
       continue;
     }
     if(base_buf_printf(out, "History entry: %" PRId64 " %" PRId64 " %" PRId64 " %d %s ",
-                       e[i].game, e[i].seq, e[i].time, e[i].seat, e[i].kind) ||
-       quoted(out, e[i].text, sizeof(e[i].text)) || base_buf_putc(out, ' ') ||
-       quoted(out, e[i].dice, sizeof(e[i].dice)))
+                       x->game, x->seq, x->time, x->seat, x->kind) ||
+       quoted(out, x->text, sizeof(x->text)) || base_buf_putc(out, ' ') ||
+       quoted(out, x->dice, sizeof(x->dice)))
       goto out;
     if(sealed) {
       char nonce[65];
-      nonce_of(nonce, c->seal, e[i].game, e[i].seq);
+      nonce_of(nonce, c->seal, x->game, x->seq);
       if(base_buf_printf(out, " %s", nonce))
         goto out;
     }
     if(base_buf_putc(out, '\n'))
       goto out;
   }
-  for(i = 0; i < ne && e[i].seq <= size; i++) {
-    if(store_tlog_inclusion(proof, &np, (const hash_t *)c->leaves, c->n, (size_t)e[i].seq - 1) ||
-       base_buf_printf(out, "History inclusion: %" PRId64 " %" PRId64, e[i].seq, size) ||
+  for(i = 0; i < ne && rep[i].seq <= size; i++) {
+    const struct store_entry *x = &rep[i];
+    if(store_tlog_inclusion(proof, &np, (const hash_t *)c->leaves, c->n, (size_t)x->seq - 1) ||
+       base_buf_printf(out, "History inclusion: %" PRId64 " %" PRId64, x->seq, size) ||
        hashes(out, (const hash_t *)proof, np))
       goto out;
   }

@@ -651,7 +651,7 @@ int ref_service_key(struct ref_service *svc, FILE *out, int rotate)
   }
   if(ref_history_key_init(&k, seed, svc->cfg.address)) {
     memset(seed, 0, sizeof(seed));
-    fprintf(stderr, "tabula: the address %s cannot name a key (no space, no '+')\n",
+    fprintf(stderr, "tabula: the address %s cannot name a key (no space)\n",
             svc->cfg.address);
     return REF_ADMIN_REFUSED;
   }
