@@ -8,7 +8,7 @@
  * game and address (store_history_sent_*), in the mail's transaction.
  */
 #include "context_int.h"
-#include "history.h"
+#include "checkpoint.h"
 #include "log.h"
 
 #include <inttypes.h>

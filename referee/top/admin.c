@@ -9,7 +9,7 @@
 #include "compete_int.h"
 
 #include "dice.h"
-#include "history.h"
+#include "checkpoint.h"
 #include "log.h"
 
 #include <stdlib.h>

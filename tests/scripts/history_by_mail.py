@@ -120,7 +120,7 @@ def every_system(work):
         if key is None:
             key = key_of(t)
             check("tabula key: NAME+KEYID+KEY, the same at every call",
-                  re.fullmatch(r"referee@example\.org\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}", key)
+                  re.fullmatch(r"example\.org/referee\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}", key)
                   and key_of(t) == key, key)
         if not bymail.over(t.game_last[(a, num)]):
             bymail.resign(t, num, a, b)
@@ -297,14 +297,14 @@ def forged_checkpoint(work):
     with open(path, "rb") as f:
         raw = f.read()
     other = Ed25519PrivateKey.generate()
-    origin = b"referee@example.org/game/%d" % num
+    origin = b"example.org/referee/game/%d" % num
     m = re.search(rb"History checkpoint: (\d+)\r?\n", raw)
     body = origin + b"\n" + m.group(1) + b"\n" + fake + b"\n"
-    kid = hashlib.sha256(b"referee@example.org\n\x01" + other.public_key().public_bytes_raw()
+    kid = hashlib.sha256(b"example.org/referee\n\x01" + other.public_key().public_bytes_raw()
                          ).digest()[:4]
     sig = base64.b64encode(kid + other.sign(body)).replace(b"=", b"=3D")
-    raw = re.sub(rb"(History checkpoint: =E2=80=94 referee@example.org )[A-Za-z0-9+/=]+(=3D)?",
-                 lambda _: b"History checkpoint: =E2=80=94 referee@example.org " + sig, raw)
+    raw = re.sub(rb"(History checkpoint: =E2=80=94 example.org/referee )[A-Za-z0-9+/=]+(=3D)?",
+                 lambda _: b"History checkpoint: =E2=80=94 example.org/referee " + sig, raw)
     with open(path, "wb") as f:
         f.write(raw)
     rc, out = verify(key, box)

@@ -153,20 +153,20 @@ def main():
     seed = bytes(range(32))
     key = Ed25519PrivateKey.from_private_bytes(seed)
     pub = key.public_key().public_bytes_raw()
-    kid = h(b"referee@example.org\n\x01" + pub)[:4]
+    kid = h(b"example.org/referee\n\x01" + pub)[:4]
     check("the document's public key (cryptography)", "public key `%s`" % pub.hex() in DOC)
     check("the document's key ID", "key ID `%s`" % kid.hex() in DOC)
-    vkey = "referee@example.org+%s+%s" % (kid.hex(), base64.b64encode(b"\x01" + pub).decode())
+    vkey = "example.org/referee+%s+%s" % (kid.hex(), base64.b64encode(b"\x01" + pub).decode())
     check("the document's verifier key", "verifier key `%s`" % vkey in DOC)
-    check("tabula-verify reads that verifier key", V.parse_vkey(vkey) == ("referee@example.org", pub))
+    check("tabula-verify reads that verifier key", V.parse_vkey(vkey) == ("example.org/referee", pub))
     note = re.search(r"eight leaves above \(size 8\), exactly:\n\n```\n(.*?)```", DOC, re.S).group(1)
-    body = ("referee@example.org/game/7\n8\n%s\n" % base64.b64encode(V.mth(leaves)).decode())
-    made = body + "\n\u2014 referee@example.org " + \
+    body = ("example.org/referee/game/7\n8\n%s\n" % base64.b64encode(V.mth(leaves)).decode())
+    made = body + "\n\u2014 example.org/referee " + \
         base64.b64encode(kid + key.sign(body.encode())).decode() + "\n"
     check("the document's checkpoint is the one cryptography signs", made == note, made)
-    check("tabula-verify accepts it", V.check_note(note.encode(), "referee@example.org", pub))
+    check("tabula-verify accepts it", V.check_note(note.encode(), "example.org/referee", pub))
     check("tabula-verify refuses it with another size",
-          not V.check_note(note.replace("\n8\n", "\n9\n").encode(), "referee@example.org", pub))
+          not V.check_note(note.replace("\n8\n", "\n9\n").encode(), "example.org/referee", pub))
     return finish()
 
 

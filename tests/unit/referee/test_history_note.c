@@ -4,9 +4,10 @@
  * read from that document itself: the key made from the seed 00 01 .. 1f,
  * its key ID and verifier key, and the checkpoint of game 7 over RFC 6962's
  * eight leaves, byte for byte (Ed25519 is deterministic); a name a
- * signed-note key may not have is refused, an address's '+' written '-'.
+ * its name from the address ("DOMAIN/LOCAL", a '+' written '-'), and an
+ * address that cannot name a key refused.
  */
-#include "history.h"
+#include "checkpoint.h"
 #include "store.h"
 #include "unit_run.h"
 
@@ -102,10 +103,13 @@ START_TEST(test_bad_names)
   struct ref_history_key k;
   uint8_t seed[32] = {0};
   ck_assert_int_eq(ref_history_key_init(&k, seed, ""), -1);
+  ck_assert_int_eq(ref_history_key_init(&k, seed, "referee"), -1);
+  ck_assert_int_eq(ref_history_key_init(&k, seed, "@example.org"), -1);
   ck_assert_int_eq(ref_history_key_init(&k, seed, "a b@example.org"), -1);
   ck_assert_int_eq(ref_history_key_init(&k, seed, "a+tag@example.org"), 0);
-  ck_assert_str_eq(k.name, "a-tag@example.org");
+  ck_assert_str_eq(k.name, "example.org/a-tag");
   ck_assert_int_eq(ref_history_key_init(&k, seed, "referee@example.org"), 0);
+  ck_assert_str_eq(k.name, "example.org/referee");
 }
 END_TEST
 

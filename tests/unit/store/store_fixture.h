@@ -59,9 +59,14 @@ int64_t scratch_raw_exec(const char *path, const char *sql);
 int64_t scratch_raw_int(const char *path, const char *sql);
 void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql);
 
+/* SQL that takes a store at the latest version back to v10 (before the
+ * history's history_sent). */
+#define SCRATCH_UNDO_V11 "DROP TABLE history_sent;"
+
 /* SQL that takes a store at the latest version back to v9 (before the
  * game state's tables): its tables dropped, empty as a rewound test's are. */
 #define SCRATCH_UNDO_V10                                                                      \
+  SCRATCH_UNDO_V11                                                                            \
   "DROP TABLE resign_offers; DROP TABLE takeback_requests; DROP TABLE standing_rolls;"       \
   "DROP TABLE cube_answers; DROP TABLE observers; DROP TABLE private_games;"                 \
   "DROP TABLE public_comment_games; DROP TABLE comments_off; DROP TABLE dice_protocols;"     \

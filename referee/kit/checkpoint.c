@@ -1,8 +1,8 @@
 /*
- * history.c: checkpoints and the referee's key (history.h,
+ * checkpoint.c: checkpoints and the referee's key (checkpoint.h,
  * docs/history-protocol.md "Checkpoints").
  */
-#include "history.h"
+#include "checkpoint.h"
 
 #include <inttypes.h>
 #include <nettle/base64.h>
@@ -11,23 +11,33 @@
 #include <stdio.h>
 #include <string.h>
 
-int ref_history_key_init(struct ref_history_key *k, const uint8_t seed[32], const char *name)
+int ref_history_key_init(struct ref_history_key *k, const uint8_t seed[32], const char *address)
 {
   static const uint8_t alg = 0x01; /* signed-note's Ed25519 */
   uint8_t digest[SHA256_DIGEST_SIZE];
   struct sha256_ctx ctx;
-  size_t len = strlen(name);
+  const char *at = strrchr(address, '@');
+  size_t len;
+  int n;
 
-  /* C2SP signed-note: a key name is non-empty, without spaces or '+'; an
-   * address's '+' (a subaddress) is written '-' (docs/history-protocol.md) */
-  if(!len || len >= sizeof(k->name) || strpbrk(name, " \t\n"))
+  /* The key's name, as C2SP wants an origin: a schema-less URL,
+   * "DOMAIN/LOCAL" for LOCAL@DOMAIN (docs/history-protocol.md, "Checkpoints");
+   * it holds no space, and no '+' (a subaddress's is written '-') */
+  if(at)
+    n = snprintf(k->name, sizeof(k->name), "%s/%.*s", at + 1, (int)(at - address), address);
+  else
+    n = snprintf(k->name, sizeof(k->name), "%s", address);
+  if(n <= 0 || (size_t)n >= sizeof(k->name) || strpbrk(k->name, " \t\n") || !at || at == address ||
+     !at[1])
     return -1;
+  len = (size_t)n;
+  for(size_t i = 0; i < len; i++)
+    if(k->name[i] == '+')
+      k->name[i] = '-';
   memcpy(k->seed, seed, 32);
-  for(size_t i = 0; i <= len; i++)
-    k->name[i] = name[i] == '+' ? '-' : name[i];
   ed25519_sha512_public_key(k->pub, k->seed);
   sha256_init(&ctx);
-  sha256_update(&ctx, len, (const uint8_t *)name);
+  sha256_update(&ctx, len, (const uint8_t *)k->name);
   sha256_update(&ctx, 1, (const uint8_t *)"\n");
   sha256_update(&ctx, 1, &alg);
   sha256_update(&ctx, 32, k->pub);
