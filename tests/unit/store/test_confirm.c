@@ -6,6 +6,7 @@
  * as confirmed the seats the journal shows answering a keyed mail, and
  * migration 6 (the competition tables), which keeps them.
  */
+#include "driver.h"
 #include "store.h"
 #include "store_fixture.h"
 #include "unit_run.h"
@@ -117,7 +118,7 @@ START_TEST(test_migration_counts_answers)
            " (1, 4, 40, 1, 'move', 'e5', '', '', ''),"
            " (2, 1, 50, 0, 'create', 'new chess', '', '', '');");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 10);
+  ck_assert_int_eq(store_schema_version(st), STORE_SCHEMA_LATEST);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "bob@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "alice@example.org"), STORE_OK);
@@ -149,7 +150,7 @@ START_TEST(test_migration_to_competition_keeps_them)
            "DROP TABLE conditionals; DROP TABLE seeks;"
            "PRAGMA user_version = 5;");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 10);
+  ck_assert_int_eq(store_schema_version(st), STORE_SCHEMA_LATEST);
   ck_assert_int_eq(store_confirmed_get(st, &yes, "Frank@example.org"), STORE_OK);
   ck_assert(yes);
   ck_assert_int_eq(store_confirm_get(st, &back, "k4"), STORE_OK);
@@ -185,7 +186,7 @@ START_TEST(test_migration_v8_kinds)
            " 3, 100, 800);"
            "PRAGMA user_version = 7;");
   st = scratch_open(scratch_db);
-  ck_assert_int_eq(store_schema_version(st), 10);
+  ck_assert_int_eq(store_schema_version(st), STORE_SCHEMA_LATEST);
   ck_assert_int_eq(store_confirm_get(st, &back, "k6"), STORE_OK);
   ck_assert_str_eq(back.kind, "observe");
   ck_assert_str_eq(back.request, "observe 3");
