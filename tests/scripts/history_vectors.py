@@ -20,7 +20,9 @@ import base64
 import hashlib
 import os
 import re
+import subprocess
 import sys
+import tempfile
 from importlib.machinery import SourceFileLoader
 
 TABULA, SRC = sys.argv[1], sys.argv[2]
@@ -167,6 +169,24 @@ def main():
     check("tabula-verify accepts it", V.check_note(note.encode(), "example.org/referee", pub))
     check("tabula-verify refuses it with another size",
           not V.check_note(note.replace("\n8\n", "\n9\n").encode(), "example.org/referee", pub))
+
+    # what a player may hand it by mistake: said in words, exit 2 or 1
+    verify = os.path.join(SRC, "tools", "tabula-verify")
+    with tempfile.TemporaryDirectory() as d:
+        p = subprocess.run([sys.executable, verify, d], capture_output=True, text=True)
+        check("a folder without History lines: exit 2, said so",
+              p.returncode == 2 and "no mail here carries a game's history" in p.stderr, p)
+        with open(os.path.join(d, "m.eml"), "w") as f:
+            f.write("From: referee@example.org\nSubject: x\n\n" + "".join(
+                "History checkpoint: %s\n" % l if l else "History checkpoint:\n"
+                for l in note.rstrip("\n").split("\n")) + "History inclusion: 1 8 AAAA\n  BBBB\n")
+        p = subprocess.run([sys.executable, verify, "--key", vkey, d], capture_output=True, text=True)
+        check("a rewrapped proof line: exit 1, the mail and the line named",
+              p.returncode == 1 and "cannot be read" in p.stdout and "m.eml" in p.stdout, p)
+        p = subprocess.run([sys.executable, verify, "--key", "nonsense", d], capture_output=True,
+                           text=True)
+        check("a key that cannot be read: exit 1, what a key looks like said",
+              p.returncode == 1 and "NAME+1a2b3c4d+BASE64" in p.stdout, p)
     return finish()
 
 
