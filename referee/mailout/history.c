@@ -221,15 +221,29 @@ BASE_CHECK static int hashes(struct base_buf *out, const hash_t *h, size_t n)
   return rc ? rc : base_buf_putc(out, '\n');
 }
 
+/* The checkpoint as mail lines: each line after "History checkpoint: ",
+ * the signature line's "— " (U+2014 and a space) as "History signature: ",
+ * so that the text stays 7-bit ASCII (RFC 2045 §2.7); any other byte makes
+ * the part quoted-printable, whose soft line breaks cut the long lines of
+ * every program that reads a mail undecoded (docs/history-protocol.md,
+ * "Mails"). */
 BASE_CHECK static int prefixed(struct base_buf *out, const char *note)
 {
+  static const char dash[] = REF_HISTORY_DASH;
   int rc = 0;
   while(!rc && *note) {
     const char *nl = strchr(note, '\n');
     size_t len = nl ? (size_t)(nl - note) : strlen(note);
-    rc = base_buf_puts(out, len ? "History checkpoint: " : "History checkpoint:");
-    if(!rc)
-      rc = base_buf_add(out, note, len);
+    if(len >= sizeof(dash) - 1 && !memcmp(note, dash, sizeof(dash) - 1)) {
+      rc = base_buf_puts(out, "History signature: ");
+      if(!rc)
+        rc = base_buf_add(out, note + sizeof(dash) - 1, len - (sizeof(dash) - 1));
+    }
+    else {
+      rc = base_buf_puts(out, len ? "History checkpoint: " : "History checkpoint:");
+      if(!rc)
+        rc = base_buf_add(out, note, len);
+    }
     if(!rc)
       rc = base_buf_putc(out, '\n');
     note += len + (nl ? 1 : 0);
