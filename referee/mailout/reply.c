@@ -269,6 +269,18 @@ out:
   return rc;
 }
 
+/* The seat's mails that carry no History lines (rules-spec HI-1): Lag
+ * Backgammon Chess's private faces (lag.c, LG-1) are no game view, and
+ * that mail shows faces only; the next game mail carries the record. */
+static bool history_less(const char *tmpl)
+{
+  static const char *const none[] = {"lag-faces.txt"};
+  for(size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+    if(!strcmp(tmpl, none[i]))
+      return true;
+  return false;
+}
+
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars)
 {
@@ -299,7 +311,7 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
   /* the history lines go to the players (a seat's mail, its key in the
    * subject); an observer is not a party to the record (rules-spec HI-1) */
   return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x,
-                 g && seat >= 0 && (size_t)seat < g->nseats ? seat : -1);
+                 g && seat >= 0 && (size_t)seat < g->nseats && !history_less(tmpl) ? seat : -1);
 }
 
 /* A confirmation request (optin.c): the one-time key in the
