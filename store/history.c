@@ -94,22 +94,26 @@ static int read_key_file(struct store *st, uint8_t seed[32], const char *path)
   return STORE_OK;
 }
 
-/* Written whole in a new file (O_EXCL: two first starts make one key),
- * synced, with the store file's mode cut to its owner's bits and its owner,
- * so that the key is readable by whoever may read the store and nobody
- * else (lock.c does the same for STORE.lock). */
+/* Written whole in a file of its own (tmp), synced, then linked to its
+ * name: a crash leaves no half-written key, and link's EEXIST makes two
+ * first starts one key. The store file's mode cut to its owner's bits and
+ * its owner, so that the key is readable by whoever may read the store and
+ * nobody else (lock.c does the same for STORE.lock). */
 static int write_key_file(struct store *st, const uint8_t seed[32], const char *path)
 {
-  char text[66];
+  char text[66], tmp[4300];
   struct stat db;
   bool have_db = stat(st->real_path ? st->real_path : st->path, &db) == 0;
   mode_t mode = have_db ? (db.st_mode & 0600) | 0400 : 0600;
-  int fd = open(path, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
+  int fd, rc = STORE_OK;
 
+  if(snprintf(tmp, sizeof(tmp), "%s.tmp%ld", path, (long)getpid()) >= (int)sizeof(tmp))
+    return store_fail(st, STORE_EIO, "the store's path is too long for its key file");
+  unlink(tmp);
+  fd = open(tmp, O_WRONLY | O_CREAT | O_EXCL | O_CLOEXEC, mode);
   if(fd < 0)
-    return errno == EEXIST ? STORE_EBUSY
-                           : store_fail(st, errno == ENOSPC ? STORE_EFULL : STORE_EIO,
-                                        "creating %s: %s", path, strerror(errno));
+    return store_fail(st, errno == ENOSPC ? STORE_EFULL : STORE_EIO, "creating %s: %s", tmp,
+                      strerror(errno));
   if(have_db && geteuid() == 0 && (db.st_uid != 0 || db.st_gid != 0) &&
      fchown(fd, db.st_uid, db.st_gid)) {
     /* best effort, as lock.c */
@@ -118,13 +122,15 @@ static int write_key_file(struct store *st, const uint8_t seed[32], const char *
   text[64] = '\n';
   if(write(fd, text, 65) != 65 || fsync(fd)) {
     int e = errno;
-    close(fd);
-    unlink(path);
-    return store_fail(st, e == ENOSPC ? STORE_EFULL : STORE_EIO, "writing %s: %s", path,
-                      strerror(e));
+    rc = store_fail(st, e == ENOSPC ? STORE_EFULL : STORE_EIO, "writing %s: %s", tmp,
+                    strerror(e));
   }
   close(fd);
-  return STORE_OK;
+  if(rc == STORE_OK && link(tmp, path))
+    rc = errno == EEXIST ? STORE_EBUSY
+                         : store_fail(st, STORE_EIO, "creating %s: %s", path, strerror(errno));
+  unlink(tmp);
+  return rc;
 }
 
 static int fresh_seed(struct store *st, uint8_t seed[32])
