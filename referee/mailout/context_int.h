@@ -216,7 +216,7 @@ int ref_confirmation_take(struct ref_service *svc, const char *key, const char *
 /* Drops requests that lapsed long ago (tick.c). */
 int ref_confirmations_prune(struct ref_service *svc);
 
-/* history.c: the "History" lines of a mail about game g to seat's `to` (the
+/* history.c: the "Record" lines of a mail about game g to seat's `to` (the
  * signed checkpoint, the entries since the last mail to `to`, their
  * inclusion proofs and the consistency proof from that mail's tree:
  * docs/history-protocol.md), appended to out; records the size mailed.

@@ -221,8 +221,8 @@ BASE_CHECK static int hashes(struct base_buf *out, const hash_t *h, size_t n)
   return rc ? rc : base_buf_putc(out, '\n');
 }
 
-/* The checkpoint as mail lines: each line after "History checkpoint: ",
- * the signature line's "— " (U+2014 and a space) as "History signature: ",
+/* The checkpoint as mail lines: each line after "Record checkpoint: ",
+ * the signature line's "— " (U+2014 and a space) as "Record signature: ",
  * so that the text stays 7-bit ASCII (RFC 2045 §2.7); any other byte makes
  * the part quoted-printable, whose soft line breaks cut the long lines of
  * every program that reads a mail undecoded (docs/history-protocol.md,
@@ -235,12 +235,12 @@ BASE_CHECK static int prefixed(struct base_buf *out, const char *note)
     const char *nl = strchr(note, '\n');
     size_t len = nl ? (size_t)(nl - note) : strlen(note);
     if(len >= sizeof(dash) - 1 && !memcmp(note, dash, sizeof(dash) - 1)) {
-      rc = base_buf_puts(out, "History signature: ");
+      rc = base_buf_puts(out, "Record signature: ");
       if(!rc)
         rc = base_buf_add(out, note + sizeof(dash) - 1, len - (sizeof(dash) - 1));
     }
     else {
-      rc = base_buf_puts(out, len ? "History checkpoint: " : "History checkpoint:");
+      rc = base_buf_puts(out, len ? "Record checkpoint: " : "Record checkpoint:");
       if(!rc)
         rc = base_buf_add(out, note, len);
     }
@@ -287,7 +287,7 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
     memcpy(c->note_root, root, sizeof(root));
   }
   if(sent == 0) {
-    if(base_buf_puts(out, "History key: ") || ref_history_vkey(out, k) ||
+    if(base_buf_puts(out, "Record key: ") || ref_history_vkey(out, k) ||
        base_buf_putc(out, '\n'))
       goto out;
   }
@@ -308,14 +308,14 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
     bool sealed = store_tlog_sealed(x->kind);
     if(sealed && x->seat != seat) {
       /* another seat's sealed entry: its place in the tree, nothing of it */
-      if(base_buf_printf(out, "History sealed: %" PRId64 " %" PRId64 " ", x->game,
+      if(base_buf_printf(out, "Record sealed: %" PRId64 " %" PRId64 " ", x->game,
                          x->seq) ||
          ref_history_b64(out, c->leaves[x->seq - 1], STORE_TLOG_HASH) ||
          base_buf_putc(out, '\n'))
         goto out;
       continue;
     }
-    if(base_buf_printf(out, "History entry: %" PRId64 " %" PRId64 " %" PRId64 " %d %s ",
+    if(base_buf_printf(out, "Record entry: %" PRId64 " %" PRId64 " %" PRId64 " %d %s ",
                        x->game, x->seq, x->time, x->seat, x->kind) ||
        quoted(out, x->text, sizeof(x->text)) || base_buf_putc(out, ' ') ||
        quoted(out, x->dice, sizeof(x->dice)))
@@ -332,13 +332,13 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
   for(i = 0; i < ne && rep[i].seq <= size; i++) {
     const struct store_entry *x = &rep[i];
     if(store_tlog_inclusion(proof, &np, (const hash_t *)c->leaves, c->n, (size_t)x->seq - 1) ||
-       base_buf_printf(out, "History inclusion: %" PRId64 " %" PRId64, x->seq, size) ||
+       base_buf_printf(out, "Record inclusion: %" PRId64 " %" PRId64, x->seq, size) ||
        hashes(out, (const hash_t *)proof, np))
       goto out;
   }
   if(sent > 0 && sent < size) {
     if(store_tlog_consistency(proof, &np, (const hash_t *)c->leaves, c->n, (size_t)sent) ||
-       base_buf_printf(out, "History consistency: %" PRId64 " %" PRId64, sent, size) ||
+       base_buf_printf(out, "Record consistency: %" PRId64 " %" PRId64, sent, size) ||
        hashes(out, (const hash_t *)proof, np))
       goto out;
   }

@@ -269,7 +269,7 @@ out:
   return rc;
 }
 
-/* The seat's mails that carry no History lines (rules-spec HI-1): Lag
+/* The seat's mails that carry no Record lines (rules-spec HI-1): Lag
  * Backgammon Chess's private faces (lag.c, LG-1) are no game view, and
  * that mail shows faces only; the next game mail carries the record. */
 static bool history_less(const char *tmpl)

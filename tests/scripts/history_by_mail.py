@@ -138,11 +138,11 @@ def every_system(work):
         check("%s: both players' mails together verify" % game, rc == 0, out)
     qp = [str(m["Subject"]) for m in t.mails
           if str(m.get_body(preferencelist=("plain",))["Content-Transfer-Encoding"]) != "7bit"]
-    check("the History lines keep every text part 7-bit (no quoted-printable soft breaks)",
+    check("the Record lines keep every text part 7-bit (no quoted-printable soft breaks)",
           not qp, qp[:5])
     first = [m for m in t.mails if str(m["To"]).strip("<> ").lower() == "q0@example.org"][0]
     check("the first mail to a player names the referee's key",
-          "History key: %s" % key in bymail.text(first), bymail.text(first)[-1500:])
+          "Record key: %s" % key in bymail.text(first), bymail.text(first)[-1500:])
 
 
 def observers_and_sealed(work):
@@ -156,12 +156,12 @@ def observers_and_sealed(work):
     t.deliver(B, "Nc6", reply=t.game_last[(B, num)])
     to_carol = [m for m in t.mails if str(m["To"]).strip("<> ").lower() == "carol@example.org"]
     check("mails to an observer carry no history lines",
-          to_carol and not any("History " in bymail.text(m) for m in to_carol),
+          to_carol and not any("Record " in bymail.text(m) for m in to_carol),
           to_carol and bymail.text(to_carol[-1]))
     to_bob = "\n".join(bymail.text(m) for m in t.mails
                        if str(m["To"]).strip("<> ").lower() == B)
     check("the opponent gets a prepared line sealed, never its words",
-          "History sealed: %d " % num in to_bob and "if Nc6" not in to_bob, to_bob[-2000:])
+          "Record sealed: %d " % num in to_bob and "if Nc6" not in to_bob, to_bob[-2000:])
     to_alice = "\n".join(bymail.text(m) for m in t.mails
                          if str(m["To"]).strip("<> ").lower() == A)
     check("its owner gets it whole", 'conditional "if Nc6 then Bb5"' in to_alice,
@@ -227,7 +227,7 @@ def tamper_roll(work):
         path = os.path.join(box, name)
         with open(path, "rb") as f:
             raw = f.read()
-        m = re.search(rb"(History entry: %d \d+ \d+ -?\d+ roll \"[^\n]*?faces )(\d) (\d)" % num,
+        m = re.search(rb"(Record entry: %d \d+ \d+ -?\d+ roll \"[^\n]*?faces )(\d) (\d)" % num,
                       raw)
         if not m:
             continue
@@ -285,7 +285,7 @@ def forged_checkpoint(work):
     with open(path, "rb") as f:
         raw = f.read()
     # the root line: another root (a made-up history), the signature kept
-    m = re.search(rb"History checkpoint: ([A-Za-z0-9+/]{43}=)", raw)
+    m = re.search(rb"Record checkpoint: ([A-Za-z0-9+/]{43}=)", raw)
     fake = base64.b64encode(hashlib.sha256(b"a history never signed").digest())
     raw = raw[:m.start(1)] + fake + raw[m.end(1):]
     with open(path, "wb") as f:
@@ -302,13 +302,13 @@ def forged_checkpoint(work):
         raw = f.read()
     other = Ed25519PrivateKey.generate()
     origin = b"example.org/referee/game/%d" % num
-    m = re.search(rb"History checkpoint: (\d+)\r?\n", raw)
+    m = re.search(rb"Record checkpoint: (\d+)\r?\n", raw)
     body = origin + b"\n" + m.group(1) + b"\n" + fake + b"\n"
     kid = hashlib.sha256(b"example.org/referee\n\x01" + other.public_key().public_bytes_raw()
                          ).digest()[:4]
     sig = base64.b64encode(kid + other.sign(body))
-    raw = re.sub(rb"History signature: example.org/referee [A-Za-z0-9+/=]+",
-                 lambda _: b"History signature: example.org/referee " + sig, raw)
+    raw = re.sub(rb"Record signature: example.org/referee [A-Za-z0-9+/=]+",
+                 lambda _: b"Record signature: example.org/referee " + sig, raw)
     with open(path, "wb") as f:
         f.write(raw)
     rc, out = verify(key, box)

@@ -174,12 +174,12 @@ def main():
     verify = os.path.join(SRC, "tools", "tabula-verify")
     with tempfile.TemporaryDirectory() as d:
         p = subprocess.run([sys.executable, verify, d], capture_output=True, text=True)
-        check("a folder without History lines: exit 2, said so",
+        check("a folder without Record lines: exit 2, said so",
               p.returncode == 2 and "no mail here carries a game's history" in p.stderr, p)
         with open(os.path.join(d, "m.eml"), "w") as f:
             f.write("From: referee@example.org\nSubject: x\n\n" + "".join(
-                "History checkpoint: %s\n" % l if l else "History checkpoint:\n"
-                for l in note.rstrip("\n").split("\n")) + "History inclusion: 1 8 AAAA\n  BBBB\n")
+                "Record checkpoint: %s\n" % l if l else "Record checkpoint:\n"
+                for l in note.rstrip("\n").split("\n")) + "Record inclusion: 1 8 AAAA\n  BBBB\n")
         p = subprocess.run([sys.executable, verify, "--key", vkey, d], capture_output=True, text=True)
         check("a rewrapped proof line: exit 1, the mail and the line named",
               p.returncode == 1 and "cannot be read" in p.stdout and "m.eml" in p.stdout, p)
