@@ -690,7 +690,9 @@ static bool part_ok(const struct mail_part *p)
     return false;
   n = p->type ? strlen(p->type) : 0;
   return n && n < 80 && strchr(p->type, '/') &&
-         strspn(p->type, "abcdefghijklmnopqrstuvwxyz0123456789./+-") == n && (p->data || !p->len);
+         /* a parameter too: "text/calendar; method=PUBLISH" (RFC 6047 2.4) */
+         strspn(p->type, "abcdefghijklmnopqrstuvwxyzABCDEFGHIJKLMNOPQRSTUVWXYZ0123456789./+-;= ") ==
+           n && (p->data || !p->len);
 }
 
 /* A boundary no encoded part can contain: quoted-printable writes "=" as

@@ -15,6 +15,9 @@ if [ "${1:-build}" = test ]; then
   # symbols (tests/scripts/html_views.py); jq checks the shape of the
   # --json output and the web view's JSON (tests/scripts/json_output.py).
   want+=(clang python3 sqlite3 stockfish gnubg pgn-extract chromium fonts-dejavu-core jq)
+  # python3-icalendar reads the calendar events of "your move" mails
+  # (tests/scripts/calendar_mail.py, RFC 5545)
+  want+=(python3-icalendar)
   # python3-cryptography: the second Ed25519 of the history's test vectors
   # (tests/scripts/history_vectors.py; tabula-verify itself needs nothing)
   want+=(python3-cryptography)

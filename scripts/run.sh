@@ -45,6 +45,9 @@ fi
 step "built: $build/referee/tabula (install it with: sudo cmake --install $build)"
 data=${TABULA_DATA:-$root/tabula-data}
 mkdir -p "$data"
+# absolute: tabula.ini's relative paths are its own folder's (tabula.ini(5)),
+# so TABULA_DATA=./club would name ./club/club/inbox from inside it
+data=$(cd "$data" && pwd)
 conf="$data/tabula.ini"
 if [ ! -f "$conf" ]; then
   cat >"$conf" <<INI

@@ -7,6 +7,7 @@
  */
 #include "store_int.h"
 
+#include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
 
@@ -14,28 +15,32 @@
 
 int store_clock_put(struct store *st, const struct store_clock *c)
 {
-  /* next_event < 0 (never) is NULL: the due index leaves the row out */
+  /* next_event < 0 (never) is NULL: the due index leaves the row out;
+   * NULL ('n') takes no argument, so next_event is bound last */
   return store_run(st,
                    "INSERT INTO clocks(game, days, weekends, seat, moves, started, deadline,"
-                   " reminded, next_event) VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9)"
+                   " reminded, control, bank0, bank1, done0, done1, next_event)"
+                   " VALUES($1, $2, $3, $4, $5, $6, $7, $8, $9, $10, $11, $12, $13, $14)"
                    " ON CONFLICT(game) DO UPDATE SET days = excluded.days,"
                    " weekends = excluded.weekends, seat = excluded.seat,"
                    " moves = excluded.moves, started = excluded.started,"
                    " deadline = excluded.deadline, reminded = excluded.reminded,"
-                   " next_event = excluded.next_event",
-                   "clock_put", c->next_event >= 0 ? "iiiiiiiii" : "iiiiiiiin", c->game,
+                   " next_event = excluded.next_event, control = excluded.control,"
+                   " bank0 = excluded.bank0, bank1 = excluded.bank1,"
+                   " done0 = excluded.done0, done1 = excluded.done1",
+                   "clock_put", c->next_event >= 0 ? "iiiiiiiitiiiii" : "iiiiiiiitiiiin", c->game,
                    (int64_t)c->days, (int64_t)(c->weekends ? 1 : 0), (int64_t)c->seat, c->moves,
-                   c->started, c->deadline, (int64_t)c->reminded, c->next_event);
+                   c->started, c->deadline, (int64_t)c->reminded, c->control, c->bank[0],
+                   c->bank[1], c->done[0], c->done[1], c->next_event);
 }
 
 #define CLOCK_COLUMNS                                                                         \
   "c.game, c.days, c.weekends, c.seat, c.moves, c.started, c.deadline, c.reminded,"          \
-  " coalesce(c.next_event, -1)"
+  " coalesce(c.next_event, -1), c.control, c.bank0, c.bank1, c.done0, c.done1"
 
 static int clock_row(struct store *st, const struct store_row *src, void *row)
 {
   struct store_clock *c = row;
-  (void)st;
   c->game = store_col_int64(src, 0);
   c->days = store_col_int(src, 1);
   c->weekends = store_col_int(src, 2) != 0;
@@ -45,7 +50,11 @@ static int clock_row(struct store *st, const struct store_row *src, void *row)
   c->deadline = store_col_int64(src, 6);
   c->reminded = store_col_int(src, 7);
   c->next_event = store_col_int64(src, 8);
-  return STORE_OK;
+  c->bank[0] = store_col_int64(src, 10);
+  c->bank[1] = store_col_int64(src, 11);
+  c->done[0] = store_col_int64(src, 12);
+  c->done[1] = store_col_int64(src, 13);
+  return store_copy_column(st, c->control, sizeof(c->control), src, 9, "clocks.control");
 }
 
 int store_clock_load(struct store *st, struct store_clock *out, int64_t game)
@@ -169,6 +178,70 @@ int store_digest_pref_set(struct store *st, const char *address, bool on)
                    "INSERT INTO prefs(address, digest) VALUES($1, $2)"
                    " ON CONFLICT(address) DO UPDATE SET digest = excluded.digest",
                    "digest_pref_set", "ti", address, (int64_t)(on ? 1 : 0));
+}
+
+static int text_row(struct store *st, const struct store_row *src, void *row)
+{
+  char *buf = row;
+  return store_copy_column(st, buf, 64, src, 0, "prefs.timezone");
+}
+
+int store_timezone_get(struct store *st, char *buf, size_t cap, const char *address)
+{
+  char zone[64] = "";
+  bool found;
+  int rc = store_query_maybe(st, &found, zone, sizeof(zone), text_row,
+                             "SELECT timezone FROM prefs WHERE address = $1", "timezone_get",
+                             "t", address);
+  snprintf(buf, cap, "%s", rc == STORE_OK && found ? zone : "");
+  return rc;
+}
+
+int store_timezone_set(struct store *st, const char *address, const char *zone)
+{
+  /* a new row's digest is off, as with no row */
+  return store_run(st,
+                   "INSERT INTO prefs(address, digest, timezone) VALUES($1, 0, $2)"
+                   " ON CONFLICT(address) DO UPDATE SET timezone = excluded.timezone",
+                   "timezone_set", "tt", address, zone);
+}
+
+int store_leave_auto_get(struct store *st, bool *on, const char *address)
+{
+  int64_t v = 0;
+  bool found;
+  int rc = store_query_maybe(st, &found, &v, sizeof(v), store_row_int64,
+                             "SELECT leave_auto FROM prefs WHERE address = $1", "leave_auto_get",
+                             "t", address);
+  *on = rc == STORE_OK && found && v != 0;
+  return rc;
+}
+
+int store_leave_auto_set(struct store *st, const char *address, bool on)
+{
+  return store_run(st,
+                   "INSERT INTO prefs(address, digest, leave_auto) VALUES($1, 0, $2)"
+                   " ON CONFLICT(address) DO UPDATE SET leave_auto = excluded.leave_auto",
+                   "leave_auto_set", "ti", address, (int64_t)(on ? 1 : 0));
+}
+
+int store_calendar_get(struct store *st, bool *on, const char *address)
+{
+  int64_t v = 0;
+  bool found;
+  int rc = store_query_maybe(st, &found, &v, sizeof(v), store_row_int64,
+                             "SELECT calendar FROM prefs WHERE address = $1", "calendar_get", "t",
+                             address);
+  *on = rc == STORE_OK && found && v != 0;
+  return rc;
+}
+
+int store_calendar_set(struct store *st, const char *address, bool on)
+{
+  return store_run(st,
+                   "INSERT INTO prefs(address, digest, calendar) VALUES($1, 0, $2)"
+                   " ON CONFLICT(address) DO UPDATE SET calendar = excluded.calendar",
+                   "calendar_set", "ti", address, (int64_t)(on ? 1 : 0));
 }
 
 int store_digest_add(struct store *st, const char *address, int64_t game, int64_t created,

@@ -29,7 +29,7 @@ struct store;
 struct store_stmt;
 
 /* The newest schema version: every driver's migrations run 1..this. */
-#define STORE_SCHEMA_LATEST 11
+#define STORE_SCHEMA_LATEST 12
 
 /* store_step: a row is there to read (STORE_OK, 0: the statement is done). */
 #define STORE_ROW 1
@@ -90,6 +90,11 @@ struct store_driver {
    * value (col_null then says false). */
   const char *(*col_text)(struct store_stmt *stmt, int col, size_t *len);
   const void *(*col_blob)(struct store_stmt *stmt, int col, size_t *len);
+  /* The column's name, and the kind of its value in the current row as a
+   * bind format letter (store_int.h): 'i', 'd', 't', 'b', or 'n' for SQL
+   * NULL. For a copy that moves any table's rows as they are (copy.c). */
+  const char *(*col_name)(struct store_stmt *stmt, int col);
+  char (*col_kind)(struct store_stmt *stmt, int col);
 
   /* ---- the connection's state ---- */
   bool (*in_tx)(struct store *st);      /* a transaction is open */
@@ -133,6 +138,16 @@ struct store_driver {
   int (*checkpoint_idle)(struct store *st);
   /* store_integrity_check (store.h). */
   int (*integrity_check)(struct store *st, char **problems);
+
+  /* ---- moving a store (copy.c) ---- */
+  /* A query naming every table of the store, one a row, without the
+   * engine's own bookkeeping (SQLite's sqlite_*, tabula_schema). */
+  const char *tables_sql;
+  /* After rows were written with their ids kept: the ids `table` hands
+   * out next follow the highest it holds (PostgreSQL's identity columns
+   * keep a sequence of their own). NULL where the engine takes the next id
+   * from the table itself (SQLite's INTEGER PRIMARY KEY). */
+  int (*ids_follow)(struct store *st, const char *table);
 };
 
 /* The drivers (driver_*.c) and their schema steps (schema_*.c). */

@@ -31,16 +31,29 @@
 #define WRITE_LOCK "-7461627560"
 #define DAEMON_LOCK INT64_C(-7461627561)
 
+/* Statements sent ahead in pipeline mode whose results are read later
+ * (settle): at most this many, then they are read before the next. */
+#define AHEAD_MAX 64
+
 struct pg_conn {
   PGconn *pg;
   int64_t changes;   /* rows the last statement changed */
   unsigned next_id;  /* names of prepared statements: s1, s2, ... */
+  int ahead;         /* statements sent ahead, results not read yet */
+  char ahead_what[AHEAD_MAX][80]; /* what each was, for its failure's text */
+  /* the statement each prepares on the server (PQsendPrepare), else NULL:
+   * one the server skipped after a failure is prepared again later */
+  struct pg_stmt *ahead_prep[AHEAD_MAX];
+  int late_rc;       /* a failure settle found where it could not say it */
 };
 
 struct pg_stmt {
   struct pg_conn *c;
   char name[16];
   bool keep; /* cached by the store for the session: never deallocated */
+  bool ahead_ok; /* returns no rows: may be sent ahead (see pq_step) */
+  bool rollback; /* ROLLBACK...: runs whatever came before it */
+  bool done;     /* sent ahead this run: nothing more to step */
   bool prepared; /* on the server, as name */
   unsigned runs; /* times executed */
   char *sql;     /* until prepared on the server */
@@ -114,12 +127,21 @@ static int64_t tuples(PGresult *res)
 
 /* ---- statements ---- */
 
+static int settled(struct store *st, const char *what);
+
 static int pq_exec(struct store *st, const char *sql, const char *what)
 {
   struct pg_conn *c = st->conn;
-  PGresult *res = PQexec(c->pg, sql);
-  ExecStatusType s = PQresultStatus(res);
-  int rc = STORE_OK;
+  PGresult *res;
+  ExecStatusType s;
+  int rc = settled(st, what);
+
+  /* a rollback undoes what failed before it: it runs all the same */
+  if(rc && strncmp(sql, "ROLLBACK", 8))
+    return rc;
+  rc = STORE_OK;
+  res = PQexec(c->pg, sql);
+  s = PQresultStatus(res);
 
   if(s == PGRES_COMMAND_OK || s == PGRES_TUPLES_OK)
     c->changes = tuples(res);
@@ -169,6 +191,76 @@ static Oid param_type(char f)
   }
 }
 
+/* A statement whose result nobody reads but for its success and the rows
+ * it changed (store_changes, which waits for it): a write without
+ * RETURNING, or a SAVEPOINT. Never a RELEASE, COMMIT or ROLLBACK: those
+ * wait for everything sent before them (pq_step). */
+static bool sends_ahead(const char *sql)
+{
+  static const char *const words[] = {"INSERT ", "UPDATE ", "DELETE ", "SAVEPOINT "};
+  size_t i;
+
+  for(i = 0; i < sizeof(words) / sizeof(words[0]); i++)
+    if(!strncmp(sql, words[i], strlen(words[i])))
+      return strncmp(sql, "SAVEPOINT", 9) == 0 || !strstr(sql, "RETURNING");
+  return false;
+}
+
+/* Reads the results of the statements sent ahead, and then of `s` when it
+ * was sent after them (its result kept in s->res), and leaves pipeline
+ * mode. The first failure is returned (a statement sent ahead is named by
+ * its own `what`); after one the server skipped the rest, and the
+ * transaction is failed, as after any failed statement on PostgreSQL. */
+static int settle(struct store *st, struct pg_stmt *s, const char *what)
+{
+  struct pg_conn *c = st->conn;
+  PGresult *r;
+  int i, rc = c->late_rc;
+
+  c->late_rc = STORE_OK;
+  if(!c->ahead && !s)
+    return rc;
+  if(PQpipelineSync(c->pg) != 1 && rc == STORE_OK)
+    rc = fail_res(st, NULL, what);
+  for(i = 0; i < c->ahead; i++)
+    while((r = PQgetResult(c->pg))) {
+      if(PQresultStatus(r) == PGRES_COMMAND_OK) {
+        if(!c->ahead_prep[i])
+          c->changes = tuples(r);
+      }
+      else {
+        if(c->ahead_prep[i])
+          c->ahead_prep[i]->prepared = false;
+        if(rc == STORE_OK)
+          rc = fail_res(st, r, c->ahead_what[i]);
+      }
+      PQclear(r);
+    }
+  c->ahead = 0;
+  if(s)
+    while((r = PQgetResult(c->pg))) {
+      if(!s->res)
+        s->res = r;
+      else
+        PQclear(r);
+    }
+  r = PQgetResult(c->pg); /* the sync point */
+  if(PQresultStatus(r) != PGRES_PIPELINE_SYNC && rc == STORE_OK)
+    rc = fail_res(st, r, what);
+  PQclear(r);
+  if(PQexitPipelineMode(c->pg) != 1 && rc == STORE_OK)
+    rc = fail_res(st, NULL, what);
+  return rc;
+}
+
+/* Before a statement run the plain way (PQexec...): what was sent ahead,
+ * settled. */
+static int settled(struct store *st, const char *what)
+{
+  struct pg_conn *c = st->conn;
+  return c && (c->ahead || c->late_rc) ? settle(st, NULL, what) : STORE_OK;
+}
+
 static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sql,
                       const char *fmt, bool keep, const char *what)
 {
@@ -188,6 +280,8 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
     return store_fail(st, STORE_ENOMEM, "%s: out of memory", what);
   s->c = c;
   s->keep = keep;
+  s->ahead_ok = sends_ahead(sql);
+  s->rollback = !strncmp(sql, "ROLLBACK", 8);
   snprintf(s->name, sizeof(s->name), "s%u", ++c->next_id);
   for(; fmt && fmt[ntypes] && ntypes < (int)(sizeof(types) / sizeof(types[0])); ntypes++)
     types[ntypes] = param_type(fmt[ntypes]);
@@ -203,6 +297,10 @@ static int pq_prepare(struct store *st, struct store_stmt **stmt, const char *sq
     else if(ntypes)
       memcpy(s->types, types, (size_t)ntypes * sizeof(*s->types));
     goto params;
+  }
+  if((rc = settled(st, what)) != STORE_OK) {
+    free(s);
+    return rc;
   }
   res = PQprepare(c->pg, s->name, sql, ntypes, ntypes ? types : NULL);
   if(PQresultStatus(res) != PGRES_COMMAND_OK) {
@@ -313,39 +411,114 @@ static int pq_bind_blob(struct store *st, struct store_stmt *stmt, int idx, cons
   return set_param(st, PGS(stmt), idx, p, len, 1, what);
 }
 
+/* Sends s's execution (and its prepare on the server, at its second run)
+ * into the pipeline; each counts as one statement sent ahead but for the
+ * execution of a statement whose result is read at once. */
+static int send(struct store *st, struct pg_stmt *s, bool ahead, const char *what)
+{
+  struct pg_conn *c = s->c;
+  int ok;
+
+  if(c->ahead + 2 > AHEAD_MAX)
+    return store_fail(st, STORE_EIO, "%s: too many statements sent ahead", what);
+  if(!s->prepared && s->keep && s->runs >= 1) {
+    if(PQsendPrepare(c->pg, s->name, s->sql, s->nparams, s->types) != 1)
+      return fail_res(st, NULL, what);
+    c->ahead_prep[c->ahead] = s;
+    snprintf(c->ahead_what[c->ahead++], sizeof(c->ahead_what[0]), "%s", what);
+    s->prepared = true;
+  }
+  s->runs++;
+  if(s->prepared)
+    ok = PQsendQueryPrepared(c->pg, s->name, s->nparams, (const char *const *)s->values,
+                             s->lengths, s->formats, 0);
+  else
+    ok = PQsendQueryParams(c->pg, s->sql, s->nparams, s->types, (const char *const *)s->values,
+                           s->lengths, s->formats, 0);
+  if(ok != 1)
+    return fail_res(st, NULL, what);
+  if(ahead) {
+    c->ahead_prep[c->ahead] = NULL;
+    snprintf(c->ahead_what[c->ahead++], sizeof(c->ahead_what[0]), "%s", what);
+  }
+  return STORE_OK;
+}
+
 static int pq_step(struct store *st, struct store_stmt *stmt, const char *what)
 {
   struct pg_stmt *s = PGS(stmt);
+  struct pg_conn *c = s->c;
   ExecStatusType status;
+  int rc;
 
+  if(s->done)
+    return STORE_OK;
   if(!s->res) {
-    /* its second run: worth keeping on the server (a daemon runs the
-     * same statements for every mail) */
-    if(!s->prepared && s->keep && s->runs >= 1) {
-      PGresult *p = PQprepare(s->c->pg, s->name, s->sql, s->nparams, s->types);
-      if(PQresultStatus(p) != PGRES_COMMAND_OK) {
-        int rc = fail_res(st, p, what);
-        PQclear(p);
+    /* Round trips are what a statement costs most on a server (its CPU
+     * and the wait for it: bench/engines.sh). Inside a transaction, a
+     * statement that returns no rows is sent ahead in pipeline mode and
+     * not waited for: its result is read with the next statement that
+     * returns rows, or a RELEASE, COMMIT or ROLLBACK, in one round trip
+     * (settle). A failure among them is then that statement's failure,
+     * still inside the savepoint or transaction that holds them: the
+     * store's groups end with a RELEASE or COMMIT, which waits. */
+    bool ahead = s->ahead_ok && (c->ahead > 0 || PQtransactionStatus(c->pg) == PQTRANS_INTRANS);
+    if(s->rollback && (c->ahead || c->late_rc))
+      (void)settle(st, NULL, what); /* a rollback undoes a failure: it runs anyway */
+    if(ahead && c->ahead + 2 > AHEAD_MAX && (rc = settle(st, NULL, what)) != STORE_OK)
+      return rc;
+    if(ahead && !c->ahead && PQenterPipelineMode(c->pg) != 1)
+      ahead = false;
+    if(ahead || c->ahead) {
+      rc = send(st, s, ahead, what);
+      if(rc == STORE_OK && ahead) {
+        s->done = true;
+        return STORE_OK;
+      }
+      if(rc) {
+        c->late_rc = STORE_OK;
+        (void)settle(st, NULL, what);
+        c->late_rc = STORE_OK;
         return rc;
       }
-      PQclear(p);
-      s->prepared = true;
+      rc = settle(st, s, what);
+      if(rc) {
+        PQclear(s->res);
+        s->res = NULL;
+        return rc;
+      }
     }
-    s->runs++;
-    if(s->prepared)
-      s->res = PQexecPrepared(s->c->pg, s->name, s->nparams, (const char *const *)s->values,
-                              s->lengths, s->formats, 0);
-    else
-      s->res = PQexecParams(s->c->pg, s->sql, s->nparams, s->types,
-                            (const char *const *)s->values, s->lengths, s->formats, 0);
+    else {
+      if((rc = settled(st, what)) != STORE_OK)
+        return rc;
+      /* its second run: worth keeping on the server (a daemon runs the
+       * same statements for every mail) */
+      if(!s->prepared && s->keep && s->runs >= 1) {
+        PGresult *p = PQprepare(c->pg, s->name, s->sql, s->nparams, s->types);
+        if(PQresultStatus(p) != PGRES_COMMAND_OK) {
+          rc = fail_res(st, p, what);
+          PQclear(p);
+          return rc;
+        }
+        PQclear(p);
+        s->prepared = true;
+      }
+      s->runs++;
+      if(s->prepared)
+        s->res = PQexecPrepared(c->pg, s->name, s->nparams, (const char *const *)s->values,
+                                s->lengths, s->formats, 0);
+      else
+        s->res = PQexecParams(c->pg, s->sql, s->nparams, s->types,
+                              (const char *const *)s->values, s->lengths, s->formats, 0);
+    }
     status = PQresultStatus(s->res);
     if(status != PGRES_COMMAND_OK && status != PGRES_TUPLES_OK) {
-      int rc = fail_res(st, s->res, what);
+      rc = fail_res(st, s->res, what);
       PQclear(s->res);
       s->res = NULL;
       return rc;
     }
-    s->c->changes = tuples(s->res);
+    c->changes = tuples(s->res);
     s->nrows = status == PGRES_TUPLES_OK ? PQntuples(s->res) : 0;
     s->row = -1;
   }
@@ -364,6 +537,7 @@ static void pq_reset(struct store_stmt *stmt)
 
   PQclear(s->res);
   s->res = NULL;
+  s->done = false;
   s->row = s->nrows = 0;
   PQfreemem(s->blob);
   s->blob = NULL;
@@ -379,9 +553,13 @@ static void pq_finalize(struct store_stmt *stmt)
 {
   struct pg_stmt *s = PGS(stmt);
   char dealloc[40];
+  int i;
 
   if(!s)
     return;
+  for(i = 0; i < s->c->ahead; i++) /* its prepare's result is no more its */
+    if(s->c->ahead_prep[i] == s)
+      s->c->ahead_prep[i] = NULL;
   /* A statement the store cached lives as long as the session (the cache
    * is finalized only at store_close, and the server forgets a session's
    * statements with it: a DEALLOCATE each would be a round trip each). */
@@ -453,6 +631,34 @@ static const void *pq_col_blob(struct store_stmt *stmt, int col, size_t *len)
   return s->blob;
 }
 
+static const char *pq_col_name(struct store_stmt *stmt, int col)
+{
+  struct pg_stmt *s = PGS(stmt);
+  return s->res && col >= 0 && col < PQnfields(s->res) ? PQfname(s->res, col) : "";
+}
+
+/* The column's type (pg_type's oids) as the kind of value it holds. */
+static char pq_col_kind(struct store_stmt *stmt, int col)
+{
+  struct pg_stmt *s = PGS(stmt);
+
+  if(pq_col_null(stmt, col))
+    return 'n';
+  switch(PQftype(s->res, col)) {
+  case 20: /* int8 */
+  case 21: /* int2 */
+  case 23: /* int4 */
+    return 'i';
+  case 700: /* float4 */
+  case 701: /* float8 */
+    return 'd';
+  case 17: /* bytea */
+    return 'b';
+  default:
+    return 't';
+  }
+}
+
 /* ---- the connection's state ---- */
 
 static bool pq_in_tx(struct store *st)
@@ -464,6 +670,13 @@ static bool pq_in_tx(struct store *st)
 static int64_t pq_changes(struct store *st)
 {
   struct pg_conn *c = st->conn;
+  /* the count of a statement sent ahead: its result read now; a failure
+   * is kept for the next statement to return (late_rc) */
+  if(c->ahead) {
+    int rc = settle(st, NULL, "reading the rows changed");
+    if(rc)
+      c->late_rc = rc;
+  }
   return c->changes;
 }
 
@@ -479,10 +692,13 @@ static int pq_begin(struct store *st, const char *what)
  * none yet is version 0. */
 static int pq_schema_version(struct store *st, int *version)
 {
-  PGresult *res = PQexec(pg_of(st), "SELECT to_regclass('tabula_schema') IS NOT NULL");
-  int rc = STORE_OK;
+  PGresult *res;
+  int rc = settled(st, "reading the schema version");
 
   *version = 0;
+  if(rc)
+    return rc;
+  res = PQexec(pg_of(st), "SELECT to_regclass('tabula_schema') IS NOT NULL");
   if(PQresultStatus(res) != PGRES_TUPLES_OK || PQntuples(res) != 1) {
     rc = fail_res(st, res, "reading the schema version");
     PQclear(res);
@@ -598,12 +814,27 @@ static int pq_open(struct store *st, const char *target)
 
 static int pq_configure(struct store *st)
 {
+  /* The replies kept in the outbox (outbox_message, tens of KB of HTML
+   * each) are compressed by the server as they are stored: LZ4 takes a
+   * fraction of the CPU of PostgreSQL's default (pglz) for them, measured
+   * as the dearest statement of a move (bench/engines.sh, pg_stat_statements).
+   * A server built without LZ4 refuses the setting: it keeps its own. */
+  PQclear(PQexec(pg_of(st), "SET default_toast_compression = 'lz4'"));
+
   /* Every commit waits for the server's disk (and its synchronous
    * standbys, as the operator configured them): a move the player was told
    * about survives a crash, as with SQLite's synchronous=FULL. */
   /* A writer waits for another's transaction as long as SQLite's busy
    * timeout (driver_sqlite.c), then gives up with STORE_EBUSY. */
-  return pq_exec(st, "SET synchronous_commit = on; SET lock_timeout = '15s'",
+  /* Read committed, whatever the database's default (tabula.ini(5),
+   * POSTGRESQL): the store's read-then-write groups are kept whole by the
+   * writers' lock (pq_begin), and each statement must see what the writer
+   * before had committed. Under repeatable read the transaction's snapshot
+   * would be taken by the statement that waits for the lock, before the
+   * other writer's commit: a journal's head read after it would be stale. */
+  return pq_exec(st,
+                 "SET synchronous_commit = on; SET lock_timeout = '15s';"
+                 " SET default_transaction_isolation = 'read committed'",
                  "setting up the connection");
 }
 
@@ -613,6 +844,8 @@ static void pq_close(struct store *st)
 
   if(!c)
     return;
+  if(c->ahead)
+    (void)settle(st, NULL, "closing"); /* rolled back below */
   if(c->pg && PQstatus(c->pg) == CONNECTION_OK) {
     /* The server drops a closed session's locks when its backend has
      * ended, a moment after PQfinish: dropped here, before it returns, a
@@ -647,6 +880,9 @@ static int query_key(struct store *st, const char *sql, int64_t key, char *buf, 
   int rc = STORE_OK;
 
   snprintf(text, sizeof(text), "%lld", (long long)key);
+  *row = false;
+  if((rc = settled(st, what)) != STORE_OK)
+    return rc;
   res = PQexecParams(pg_of(st), sql, 1, types, values, NULL, NULL, 0);
   *row = false;
   if(PQresultStatus(res) != PGRES_TUPLES_OK)
@@ -728,6 +964,56 @@ static int pq_integrity_check(struct store *st, char **problems)
   return STORE_OK;
 }
 
+/* ---- moving a store (copy.c) ---- */
+
+/* Every identity column of `table` (schema_pg.c: BY DEFAULT, so a copy
+ * wrote the ids it brought) set to go on after the highest id there; an
+ * empty table's stays where it is (setval of NULL does nothing). */
+static int pq_ids_follow(struct store *st, const char *table)
+{
+  const char *values[1] = {table};
+  PGresult *res;
+  int rc0 = settled(st, "setting the next id");
+
+  if(rc0)
+    return rc0;
+  res = PQexecParams(pg_of(st),
+                               "SELECT column_name FROM information_schema.columns"
+                               " WHERE table_schema = current_schema() AND table_name = $1"
+                               " AND is_identity = 'YES'",
+                               1, NULL, values, NULL, NULL, 0);
+  int i, rc = STORE_OK;
+
+  if(PQresultStatus(res) != PGRES_TUPLES_OK) {
+    rc = fail_res(st, res, "reading the identity columns");
+    PQclear(res);
+    return rc;
+  }
+  for(i = 0; rc == STORE_OK && i < PQntuples(res); i++) {
+    char *t = PQescapeIdentifier(pg_of(st), table, strlen(table));
+    char *c = PQescapeIdentifier(pg_of(st), PQgetvalue(res, i, 0), strlen(PQgetvalue(res, i, 0)));
+    char sql[400];
+    const char *args[2] = {t, PQgetvalue(res, i, 0)};
+    PGresult *set;
+
+    if(!t || !c) {
+      rc = store_fail(st, STORE_ENOMEM, "setting the next id: out of memory");
+    }
+    else {
+      snprintf(sql, sizeof(sql),
+               "SELECT setval(pg_get_serial_sequence($1, $2), max(%s)) FROM %s", c, t);
+      set = PQexecParams(pg_of(st), sql, 2, NULL, args, NULL, NULL, 0);
+      if(PQresultStatus(set) != PGRES_TUPLES_OK)
+        rc = fail_res(st, set, "setting the next id");
+      PQclear(set);
+    }
+    PQfreemem(t);
+    PQfreemem(c);
+  }
+  PQclear(res);
+  return rc;
+}
+
 const struct store_driver store_driver_pg = {
   .name = "PostgreSQL",
   .claims = pq_claims,
@@ -751,6 +1037,8 @@ const struct store_driver store_driver_pg = {
   .col_double = pq_col_double,
   .col_text = pq_col_text,
   .col_blob = pq_col_blob,
+  .col_name = pq_col_name,
+  .col_kind = pq_col_kind,
   .in_tx = pq_in_tx,
   .changes = pq_changes,
   .begin = pq_begin,
@@ -764,4 +1052,7 @@ const struct store_driver store_driver_pg = {
   .checkpoint_later = NULL,
   .checkpoint_idle = NULL,
   .integrity_check = pq_integrity_check,
+  .tables_sql = "SELECT tablename::text FROM pg_tables WHERE schemaname = current_schema()"
+                " AND tablename <> 'tabula_schema' ORDER BY 1",
+  .ids_follow = pq_ids_follow,
 };

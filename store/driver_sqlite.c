@@ -229,6 +229,22 @@ static const char *sq_col_text(struct store_stmt *stmt, int col, size_t *len)
   return text;
 }
 
+static const char *sq_col_name(struct store_stmt *stmt, int col)
+{
+  return sqlite3_column_name(STMT(stmt), col);
+}
+
+static char sq_col_kind(struct store_stmt *stmt, int col)
+{
+  switch(sqlite3_column_type(STMT(stmt), col)) {
+  case SQLITE_INTEGER: return 'i';
+  case SQLITE_FLOAT: return 'd';
+  case SQLITE_BLOB: return 'b';
+  case SQLITE_NULL: return 'n';
+  default: return 't';
+  }
+}
+
 static const void *sq_col_blob(struct store_stmt *stmt, int col, size_t *len)
 {
   const void *p = sqlite3_column_blob(STMT(stmt), col);
@@ -563,6 +579,8 @@ const struct store_driver store_driver_sqlite = {
     .col_double = sq_col_double,
     .col_text = sq_col_text,
     .col_blob = sq_col_blob,
+    .col_name = sq_col_name,
+    .col_kind = sq_col_kind,
     .in_tx = sq_in_tx,
     .changes = sq_changes,
   .begin = sq_begin,
@@ -573,4 +591,7 @@ const struct store_driver store_driver_sqlite = {
     .checkpoint_later = sq_checkpoint_later,
     .checkpoint_idle = sq_checkpoint_idle,
     .integrity_check = sq_integrity_check,
+    .tables_sql = "SELECT name FROM sqlite_schema WHERE type = 'table'"
+                  " AND name NOT LIKE 'sqlite\\_%' ESCAPE '\\' ORDER BY name",
+    .ids_follow = NULL,
 };

@@ -323,7 +323,22 @@ const char *const store_pg_migrations[] = {
   "  count bigint NOT NULL CHECK(count >= 0),"
   "  PRIMARY KEY(counter, address)"
   ");",
-  /* v11: as schema_sqlite.c's */
+  /* v11 (time controls, referee/turns/clock_control.c): a clock's control
+   * beyond days per move ("time=30d+1d;double=on", rules-spec TM-2..TM-5),
+   * each seat's bank and moves made on it (an old clock's banks are its
+   * days per move); a player's time zone for the deadlines shown (TM-6)
+   * and whether leave is taken for them at a deadline (`leave auto`, TM-8)
+   * and their mails carry the deadline as an iCalendar event (TM-10). */
+  /* v11 */ "ALTER TABLE clocks ADD COLUMN control text NOT NULL DEFAULT '';"
+  "ALTER TABLE clocks ADD COLUMN bank0 bigint NOT NULL DEFAULT 0;"
+  "ALTER TABLE clocks ADD COLUMN bank1 bigint NOT NULL DEFAULT 0;"
+  "ALTER TABLE clocks ADD COLUMN done0 bigint NOT NULL DEFAULT 0 CHECK(done0 >= 0);"
+  "ALTER TABLE clocks ADD COLUMN done1 bigint NOT NULL DEFAULT 0 CHECK(done1 >= 0);"
+  "UPDATE clocks SET bank0 = days * 86400, bank1 = days * 86400;"
+  "ALTER TABLE prefs ADD COLUMN timezone text NOT NULL DEFAULT '';"
+  "ALTER TABLE prefs ADD COLUMN leave_auto bigint NOT NULL DEFAULT 0 CHECK(leave_auto IN (0, 1));"
+  "ALTER TABLE prefs ADD COLUMN calendar bigint NOT NULL DEFAULT 0 CHECK(calendar IN (0, 1));",
+  /* v12: as schema_sqlite.c's */
   "CREATE TABLE history_sent("
   "  game bigint NOT NULL REFERENCES games(id),"
   "  address text NOT NULL CHECK(address <> ''),"

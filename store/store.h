@@ -39,7 +39,8 @@ enum store_code {
   STORE_ECORRUPT = -3, /* hash chain or schema mismatch */
   STORE_EIO = -4,      /* any other SQLite failure */
   STORE_ENOMEM = -5,
-  STORE_EFULL = -6     /* the disk (or the database's size limit) is full */
+  STORE_EFULL = -6,    /* the disk (or the database's size limit) is full */
+  STORE_EEXIST = -7    /* store_copy: the target holds a club already */
 };
 
 struct store; /* opaque */
@@ -67,6 +68,32 @@ void store_display_name(const char *name, char *buf, size_t cap);
  * (no migration, no settings): 0 for a database nobody has made a store
  * in. STORE_OK or a store code with errbuf written. */
 int store_peek_version(const char *name, int *version, char *errbuf, size_t errcap) STORE_CHECKED;
+
+/* ---- moving a club to another engine (copy.c) ---- */
+
+#define STORE_COPY_TABLES 64
+struct store_copy_report {
+  struct {
+    char name[32];
+    int64_t rows;
+  } tables[STORE_COPY_TABLES];
+  size_t ntables;
+  int64_t rows; /* all tables' */
+};
+
+/* Copies the store named `from` into the store named `to` (either engine:
+ * an SQLite file, a PostgreSQL database; store_open's names), ids kept,
+ * every table inside one transaction of the target, then counts every
+ * table's rows on both sides. Both are opened as any command opens them
+ * (migrated to this tabula's schema). Refused, nothing written: no store
+ * at `from` (STORE_ENOTFOUND; none is made), a daemon serving either
+ * (STORE_EBUSY; the daemon's lock is held on both until the end, so none
+ * starts meanwhile), a target that holds anything (STORE_EEXIST), a table
+ * the copy does not know. A target made here for the copy stays, empty,
+ * when the copy fails. The games themselves are checked by the caller
+ * (tabula check on the target: journals and replays). */
+int store_copy(const char *from, const char *to, struct store_copy_report *rep, char *errbuf,
+               size_t errcap) STORE_CHECKED;
 
 /* SQLite's own check of the file (PRAGMA integrity_check: every page,
  * index and constraint), for `tabula check`. *problems gets SQLite's lines
@@ -386,10 +413,15 @@ struct store_clock {
   int64_t moves;     /* "move" journal entries when it started */
   int64_t started;   /* unix seconds */
   int64_t deadline;  /* unix seconds, as last computed (for display) */
-  int reminded;      /* bits: 1 half time, 2 last day, 4 time up told */
+  int reminded;      /* bits: 1 half time, 8 three days, 2 last day, 4 time up told */
   int64_t next_event; /* unix seconds: nothing is due before it (a lower
                        * bound); 0 = look at the next tick,
                        * < 0 = never (no clock runs) */
+  char control[64];  /* the control's words beyond days per move,
+                      * "time=30d+1d;double=on"; "" days per move */
+  int64_t bank[2];   /* counted seconds each seat may use from the start
+                      * of its next (or running) move */
+  int64_t done[2];   /* moves each seat completed on this clock */
 };
 
 int store_clock_put(struct store *st, const struct store_clock *c) STORE_CHECKED; /* insert or replace */
@@ -586,6 +618,16 @@ int store_conditional_delete(struct store *st, int64_t id) STORE_CHECKED;
  * agreed takeback discards them all). 0 (STORE_OK) on success, -1 on a
  * store error. */
 int store_conditionals_clear(struct store *st, int64_t game, int seat) STORE_CHECKED;
+/* A player's time zone ("" none: deadlines in UTC alone), clocks.c. */
+int store_timezone_get(struct store *st, char *buf, size_t cap, const char *address) STORE_CHECKED;
+int store_timezone_set(struct store *st, const char *address, const char *zone) STORE_CHECKED;
+/* `leave auto on|off` (clocks.c): leave taken for the player at a deadline. */
+int store_leave_auto_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_leave_auto_set(struct store *st, const char *address, bool on) STORE_CHECKED;
+/* `calendar on|off` (clocks.c): "your move" mails carry an iCalendar event. */
+int store_calendar_get(struct store *st, bool *on, const char *address) STORE_CHECKED;
+int store_calendar_set(struct store *st, const char *address, bool on) STORE_CHECKED;
+
 /* ---- seeks (seeks.c): open requests for an opponent ---- */
 
 /* One seek. `options` holds the seek's terms after its kind: the

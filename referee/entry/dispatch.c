@@ -315,8 +315,11 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
     int late;
     int64_t deadline;
     rc = ref_clock_overdue(m->svc, g, m->arrived, &late, &deadline);
-    if(rc == 1)
-      rc = ref_lost_on_time(m, g, late, deadline, 0);
+    /* TM-8: leave taken for the late player who asked for it first */
+    if(rc == 1) {
+      rc = ref_leave_auto(m, g, late, m->arrived, &deadline);
+      rc = rc < 0 ? -1 : rc ? 0 : ref_lost_on_time(m, g, late, deadline, 0);
+    }
   }
   /* The sender's words beside what the mail does, for the
    * opponent's mails (views.c); only now, once the seat is proven */
@@ -334,8 +337,9 @@ static int run_in_game(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
         rc = run_of[cmds->cmd[i].kind](&r, &cmds->cmd[i]) == REF_RC_FAIL ? -1 : 0;
         break;
       }
+  /* the mover is charged up to its mail's arrival (TM-1) */
   if(!rc && m->changed)
-    rc = ref_clock_sync(m->svc, g);
+    rc = ref_clock_sync_at(m->svc, g, m->arrived);
   /* observe GAME: what changed, shown to the game's observers */
   if(!rc && m->observed)
     rc = ref_tell_observers(m, g, "observed.txt", NULL, 0);

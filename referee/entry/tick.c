@@ -138,9 +138,23 @@ static int tick_clock(struct ref_service *svc, int64_t game, int64_t now, int *d
                   (long long)game, when);
     due = REF_DUE_NONE;
   }
+  /* TM-8: leave taken for a player who asked for it, while it lasts */
+  if(due == REF_DUE_TIMEOUT) {
+    int taken = ref_leave_auto(&m, &g, seat, now, &deadline);
+    if(taken < 0)
+      goto out;
+    if(taken) {
+      rc = 0;
+      *did = 1;
+      goto out;
+    }
+  }
   switch(due) {
   case REF_DUE_NONE: rc = 0; goto out;
   case REF_DUE_HALF: rc = ref_tell_seat(&m, &g, seat, "reminder-half.txt", extra, 1); break;
+  case REF_DUE_THREE:
+    rc = ref_tell_seat(&m, &g, seat, "reminder-three-days.txt", extra, 1);
+    break;
   case REF_DUE_DAY: rc = ref_tell_seat(&m, &g, seat, "reminder-last-day.txt", extra, 1); break;
   case REF_DUE_TIME_UP:
     rc = ref_tell_seat(&m, &g, seat, "time-up.txt", extra, 1);

@@ -114,6 +114,7 @@ struct ref_tournament_spec {
   char name[64];           /* "" : GAME-N */
   char opts[256];          /* the rules' options of every game */
   int days, weekends;      /* the clock's (0 and -1: the configuration's) */
+  char control[64];        /* the clock's time=/double= words (clock.c) */
   int unrated, cycles;     /* cycles 2: double round robin */
   int priv, pub;           /* `private` (no observers, off the site), `public-comments`:
                               every game's, as `new` marks one */

@@ -1,6 +1,6 @@
 /*
  * export.c: `tabula export`, the record of a game in the format of its
- * community: PGN for chess (record_pgn.c), PDN 3.0 for
+ * community: PGN for chess and Chess with Different Armies (record_pgn.c), PDN 3.0 for
  * checkers (record_pdn.c), gnubg's .mat for backgammon (record_mat.c).
  * The hybrids' moves are no moves any of those formats knows, so they keep
  * a transcript that names the variant (below; docs/records.md). Every
@@ -55,6 +55,7 @@ static int export_plain(struct ref_service *svc, struct ref_game_ctx *g, struct 
 
 static const struct ref_export_kind kinds[] = {
   {"chess", "pgn", "application/vnd.chess-pgn", "PGN"},
+  {"cwda", "pgn", "application/vnd.chess-pgn", "PGN"},
   {"checkers", "pdn", "text/plain", "PDN 3.0"},
   {"backgammon", "mat", "text/plain", "gnubg .mat"},
   {NULL, "txt", "text/plain", "tabula transcript"},
@@ -72,8 +73,8 @@ const struct ref_export_kind *ref_export_kind(const struct ref_game_desc *d)
 int ref_game_export(struct ref_service *svc, struct ref_game_ctx *g, struct base_buf *out,
                     unsigned flags)
 {
-  if(!strcmp(g->desc->name, "chess"))
-    return ref_export_pgn(svc, g, out, flags);
+  if(!strcmp(ref_export_kind(g->desc)->ext, "pgn"))
+    return ref_export_pgn(svc, g, out, flags); /* chess and cwda */
   if(!strcmp(g->desc->name, "checkers"))
     return ref_export_pdn(svc, g, out, flags);
   if(!strcmp(g->desc->name, "backgammon"))

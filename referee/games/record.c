@@ -221,6 +221,8 @@ void ref_record_describe(char *buf, size_t cap, const struct ref_game_ctx *r,
     snprintf(buf, cap, "result: %s", e->text);
   else if(!strcmp(e->kind, "adjudicate"))
     snprintf(buf, cap, "adjudicated by the operator: %s", e->text);
+  else if(!strcmp(e->kind, "time")) /* time given: give, tabula time GAME add */
+    snprintf(buf, cap, "%s", e->text);
   else if(!strcmp(e->kind, "reason")) /* tabula adjudicate --reason */
     snprintf(buf, cap, "the operator's reason: %s", e->text);
   else if(!strcmp(e->kind, "action") || !strcmp(e->kind, "offer"))

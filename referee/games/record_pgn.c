@@ -5,7 +5,9 @@
  * the moves in SAN as the journal holds them, offers and cube-less actions
  * as comments. pgn-extract reads every export (tests/scripts/records.py).
  *
- * Only chess is written as PGN: the chess hybrids' moves (Chessgammon's
+ * Chess and Chess with Different Armies (the variant and its armies in
+ * tags, its start always as SetUp/FEN) are written as PGN: the chess
+ * hybrids' moves (Chessgammon's
  * bar and bear-off, Back-to-Back's 14-file board, Backgammon Chess's
  * stones) are no chess moves a PGN reader could replay, so they keep the
  * transcript of record.c with the variant named (docs/records.md).
@@ -42,7 +44,20 @@ int ref_export_pgn(struct ref_service *svc, struct ref_game_ctx *g, struct base_
   /* The supplemental tags (PGN 9): the variant as lichess and pgn-extract
    * name it ("Standard", "From Position" for a set-up start: PGN 9.7.1
    * SetUp/FEN), the correspondence time control, why the game ended. */
-  if(m.start[0] && strcmp(m.start, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")) {
+  if(!strcmp(g->desc->name, "cwda")) {
+    /* Chess with Different Armies (rules-spec §12): no PGN reader knows
+     * the armies' pieces, so the record names the variant and the armies
+     * and always gives the start (PGN 9.7.1: SetUp/FEN; DA-4's letters). */
+    const char *white = "", *black = "";
+    ref_record_tag(out, "Variant", g->desc->title);
+    if(ref_cwda_army_names(m.start, &white, &black)) {
+      ref_record_tag(out, "WhiteArmy", white);
+      ref_record_tag(out, "BlackArmy", black);
+    }
+    ref_record_tag(out, "SetUp", "1");
+    ref_record_tag(out, "FEN", m.start);
+  }
+  else if(m.start[0] && strcmp(m.start, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1")) {
     ref_record_tag(out, "Variant", "From Position");
     ref_record_tag(out, "SetUp", "1");
     ref_record_tag(out, "FEN", m.start);

@@ -132,7 +132,7 @@ static int do_new(struct ref_msg_ctx *m, const struct ref_cmd *c)
     goto out;
   g.row.id = id;
   m->game = id;
-  if(ref_clock_create(svc, id, t.days, t.weekends))
+  if(ref_clock_create(svc, id, t.days, t.weekends, t.control))
     goto out;
   /* dice-protocol.md: the chain is drawn and its commitment mailed before
    * any player accepts; before the seats, since the inviter's entropy

@@ -47,8 +47,9 @@ struct seek_terms {
   const struct ref_game_desc *d;
   int seat;        /* the side asked for with `as`, -1 for none */
   int days, weekends, rated, priv, pub;
+  char control[64]; /* the clock's time=/double= words (clock.c) */
   char opts[256];  /* the rules' options, "key=value;..." */
-  char terms[256]; /* what must match: [private;][public-comments;][weekends=off;]opts */
+  char terms[256]; /* what must match: [private;][public-comments;][weekends=off;][time=...;]opts */
   char stored[256];/* the seeks.options column: [as=SEAT;]terms */
 };
 
@@ -86,7 +87,7 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
                       int *rc)
 {
   struct ref_service *svc = m->svc;
-  char copy[256], *save = NULL, *tok, words[64] = "";
+  char copy[256], *save = NULL, *tok, words[160] = "";
   struct ref_terms w;
   struct ref_err err;
   int weekends;
@@ -118,6 +119,7 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
   t->rated = !w.unrated;
   t->days = w.days;
   weekends = w.weekends;
+  snprintf(t->control, sizeof(t->control), "%s", w.control);
   snprintf(t->opts, sizeof(t->opts), "%s", w.opts);
   /* The options must make a game before anyone is paired for it. */
   switch(ref_terms_check(t->d, t->opts, &err)) {
@@ -137,6 +139,8 @@ static int read_terms(struct ref_msg_ctx *m, const struct ref_cmd *c, struct see
     append(words, sizeof(words), "public-comments");
   if(!t->weekends)
     append(words, sizeof(words), "weekends=off");
+  if(t->control[0])
+    append(words, sizeof(words), t->control);
   snprintf(t->terms, sizeof(t->terms), "%s", words);
   if(t->opts[0] && append(t->terms, sizeof(t->terms), t->opts))
     return *rc = ref_refuse(m, NULL, -1, c->line, "options-too-long", "", NULL), 1;
@@ -162,8 +166,12 @@ static void describe(char *buf, size_t cap, const struct store_seek *s, int own)
   int seat;
 
   terms = stored_terms(s, d, &seat);
-  snprintf(buf, cap, "%s, %d day%s per move, %s", d ? d->title : s->kind, s->days,
-           s->days == 1 ? "" : "s", s->rated ? "rated" : "unrated");
+  /* a time=... word among the terms says the control (TM-2) */
+  if(strstr(terms, "time="))
+    snprintf(buf, cap, "%s, %s", d ? d->title : s->kind, s->rated ? "rated" : "unrated");
+  else
+    snprintf(buf, cap, "%s, %d day%s per move, %s", d ? d->title : s->kind, s->days,
+             s->days == 1 ? "" : "s", s->rated ? "rated" : "unrated");
   snprintf(copy, sizeof(copy), "%s", terms);
   for(tok = strtok_r(copy, ";", &save); tok; tok = strtok_r(NULL, ";", &save))
     snprintf(buf + strlen(buf), cap - strlen(buf), ", %s", tok);
@@ -216,7 +224,8 @@ static int pair(struct ref_msg_ctx *m, const struct seek_terms *t, const struct 
            t->priv ? " private" : "", t->rated ? "" : " unrated",
            t->pub ? " public-comments" : "", t->opts[0] ? " " : "", t->opts, older->address,
            (long long)older->id, (long long)newer_id);
-  if(ref_game_create_for(svc, &g, t->d, t->opts, t->days, t->weekends, at, older->address,
+  if(ref_game_create_for(svc, &g, t->d, t->opts, t->days, t->weekends, t->control, at,
+                         older->address,
                          entropy, text))
     goto out;
   m->game = g.row.id;

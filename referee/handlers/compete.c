@@ -35,8 +35,8 @@
  * own). g is filled; free it with ref_game_free. */
 static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
                        const struct ref_game_desc *d, const char *opts, int days, int weekends,
-                       const char *const addresses[2], const char *accepted_by,
-                       const char *entropy, const struct store_seat *same,
+                       const char *control, const char *const addresses[2],
+                       const char *accepted_by, const char *entropy, const struct store_seat *same,
                        const char *create_text)
 {
   int i;
@@ -53,7 +53,7 @@ static int game_create(struct ref_service *svc, struct ref_game_ctx *g,
   g->seats = calloc(2, sizeof(*g->seats));
   g->state = ref_state_new(d);
   if(!g->seats || !g->state || store_game_create(svc->st, &g->row.id, &g->row) != STORE_OK ||
-     ref_clock_create(svc, g->row.id, days, weekends))
+     ref_clock_create(svc, g->row.id, days, weekends, control))
     return -1;
   /* dice-protocol.md: the chain is drawn and committed before any accept
    * (and before the seats: a Message-ID's entropy is keyed by its salt) */
@@ -165,11 +165,11 @@ static int game_start(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char 
  * cmd_seek.c): game_create and game_start, as a round robin uses them. */
 int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
                         const struct ref_game_desc *d, const char *opts, int days, int weekends,
-                        const char *const addresses[2], const char *accepted_by,
-                        const char *entropy, const char *create_text)
+                        const char *control, const char *const addresses[2],
+                        const char *accepted_by, const char *entropy, const char *create_text)
 {
-  return game_create(svc, g, d, opts, days, weekends, addresses, accepted_by, entropy, NULL,
-                     create_text);
+  return game_create(svc, g, d, opts, days, weekends, control, addresses, accepted_by, entropy,
+                     NULL, create_text);
 }
 
 int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g)
@@ -374,7 +374,7 @@ int ref_tournament_create(struct ref_msg_ctx *m, const struct ref_tournament_spe
              spec->d->name, spec->priv ? " private" : "", spec->unrated ? " unrated" : "",
              spec->pub ? " public-comments" : "", spec->opts[0] ? " " : "", spec->opts,
              spec->organizer, t.name, pairs[i].round);
-    rc = game_create(svc, &g, spec->d, spec->opts, spec->days, spec->weekends, both,
+    rc = game_create(svc, &g, spec->d, spec->opts, spec->days, spec->weekends, spec->control, both,
                      spec->organizer_plays ? spec->organizer : NULL, m->message_id, NULL, text);
     if(!rc && ((spec->priv && ref_game_set_private(svc, g.row.id)) ||
                (spec->pub && ref_game_set_public_comments(svc, g.row.id))))
@@ -694,7 +694,8 @@ static int match_next(struct ref_msg_ctx *m, struct ref_game_ctx *g,
            (long long)ms->match, ms->number + 1);
   base_buf_init(&prelude, 4096);
   if(store_clock_load(svc->st, &ck, g->row.id) != STORE_OK ||
-     game_create(svc, &ng, g->desc, opts, ck.days, ck.weekends, both, NULL, NULL, g->seats, text) ||
+     game_create(svc, &ng, g->desc, opts, ck.days, ck.weekends, ck.control, both, NULL, NULL,
+                 g->seats, text) ||
      store_match_add_game(svc->st, ms->match, ms->number + 1, ng.row.id) != STORE_OK ||
      (priv && ref_game_set_private(svc, ng.row.id)) ||
      (pub && ref_game_set_public_comments(svc, ng.row.id)) ||

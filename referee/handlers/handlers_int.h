@@ -154,6 +154,17 @@ int ref_keyless_which(struct ref_msg_ctx *m, const struct ref_cmds *cmds, int64_
  * time, mailed (a claim, a late mail, the tick). */
 ref_cmd_fn ref_do_vacation;
 ref_cmd_fn ref_do_digest;
+ref_cmd_fn ref_do_timezone;
+ref_cmd_fn ref_do_give;
+ref_cmd_fn ref_do_leave_auto;
+ref_cmd_fn ref_do_calendar;
+/* leave auto (rules-spec TM-8): the time of `seat` is up at `at` with
+ * *deadline; when the player asked for it and the allowance lasts, days
+ * of leave are taken for them, one at a time from the deadline's day, and
+ * the player told. 1 when the time is no longer up (*deadline the new
+ * one), 0 when no leave was taken or it did not suffice, -1 on error. */
+int ref_leave_auto(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, int64_t at,
+                   int64_t *deadline);
 ref_cmd_fn ref_do_claim_time;
 int ref_lost_on_time(struct ref_msg_ctx *m, struct ref_game_ctx *g, int loser, int64_t deadline,
                      int claimed);
@@ -208,8 +219,8 @@ enum ref_rc ref_tournament_answer(struct ref_msg_ctx *m, struct ref_game_ctx *g,
  * the games two seeks start (cmd_seek.c). */
 int ref_game_create_for(struct ref_service *svc, struct ref_game_ctx *g,
                         const struct ref_game_desc *d, const char *opts, int days, int weekends,
-                        const char *const addresses[2], const char *accepted_by,
-                        const char *entropy, const char *create_text);
+                        const char *control, const char *const addresses[2],
+                        const char *accepted_by, const char *entropy, const char *create_text);
 int ref_game_start_made(struct ref_msg_ctx *m, struct ref_game_ctx *g);
 /* An expired invitation of a round robin's game: the whole tournament
  * cancelled, each player told once. REF_RC_PASS when g is no

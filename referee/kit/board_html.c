@@ -101,8 +101,27 @@ static const char *glyph(const struct ref_diag_piece *p)
   return p->dark ? dark[p->kind] : light[p->kind];
 }
 
+/* A piece with no figurine (the armies' pieces, rules-spec DA-4): its
+ * letter in a disc, White's black on white ringed black, Black's white on
+ * black, as the letters of the ASCII board (upper case, the legend under
+ * the board names them); where a client drops border-radius, a tile. */
+static int lettered(struct base_buf *out, const struct ref_diag_piece *p)
+{
+  char letter = p->letter >= 'A' && p->letter <= 'Z' ? p->letter : '?';
+  return base_buf_printf(out,
+                         "<span data-piece=\"%c\" style=\"display:inline-block;width:26px;"
+                         "height:26px;line-height:26px;border-radius:50%%;font-size:17px;"
+                         "font-weight:bold;font-family:sans-serif;%s\">%c</span>",
+                         p->dark ? letter - 'A' + 'a' : letter,
+                         p->dark ? "background:#222;color:#fff;border:2px solid #222"
+                                 : "background:#fff;color:#000;border:2px solid #000",
+                         letter);
+}
+
 static int piece(struct base_buf *out, const struct ref_diag_piece *p)
 {
+  if(p->kind == REF_DIAG_LETTERED)
+    return lettered(out, p);
   static const char *const letters = " KQRBNPMCO";
   /* data-piece: the FEN-like letter (upper case White), for tests and
    * scripts reading the page */
@@ -398,6 +417,13 @@ int ref_html_board(struct base_buf *out, const struct ref_diagram *d, const char
    * borne-off checkers are the backgammon board's */
   if(d->has_grid && (grid(out, d) || reserves(out, d, dir, d->has_points)))
     return -1;
+  /* the lettered pieces named (the game's legend, DA-4) */
+  for(int c = 0; c < 2; c++)
+    if(d->legend[c][0] &&
+       (base_buf_puts(out, "<p data-legend=\"1\" style=\"margin:0 0 4px;font-size:13px\">") ||
+        ref_html_escape(out, d->legend[c], strnlen(d->legend[c], sizeof(d->legend[c]))) ||
+        base_buf_puts(out, "</p>\n")))
+      return -1;
   if(d->has_points && points(out, d, dir))
     return -1;
   return base_buf_puts(out, "</div>\n");

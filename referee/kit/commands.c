@@ -436,6 +436,10 @@ static void parse_line(struct ref_cmds *out, const char *line, size_t len, int p
     m = 0;
   if(m && rows[kind].read == REF_READ_ONOFF && !comments_word(buf + m))
     m = 0;
+  /* "give 3 days" gives time; "give up the game ..." is a sentence */
+  if(m && rows[kind].read == REF_READ_AMOUNT &&
+     !isdigit((unsigned char)buf[m + strspn(buf + m, " \t:")]))
+    m = 0;
   /* "Accept, thanks!", "Resign. Good game!": a bare command whose own
    * words end at a clause break (. ! , ;) is a command, and what follows
    * the break is the player's words, kept as prose. Only a command word

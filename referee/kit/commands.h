@@ -82,9 +82,13 @@
   /* cmd_observe.c */                                                                        \
   X(OBSERVE, "observe", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG, ref_do_observe)            \
   X(UNOBSERVE, "unobserve", NONE, REF_IN_ANY, OWN, REF_CF_NOKEY, ARG, ref_do_observe)        \
-  /* cmd_time.c: vacation FROM TO (YYYY-MM-DD), digest on|off, claim time */                 \
+  /* cmd_time.c: vacation FROM TO (YYYY-MM-DD), digest on|off, timezone NAME, claim time */ \
   X(VACATION, "vacation", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_vacation)                 \
   X(DIGEST, "digest", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_digest)                       \
+  X(LEAVE_AUTO, "leave auto", PLAYER, REF_IN_ANY, ACTS, 0, ONOFF, ref_do_leave_auto)         \
+  X(CALENDAR, "calendar", PLAYER, REF_IN_ANY, ACTS, 0, ONOFF, ref_do_calendar)               \
+  X(TIMEZONE, "timezone", PLAYER, REF_IN_ANY, ACTS, 0, ARG, ref_do_timezone)                 \
+  X(GIVE, "give", GAME, REF_IN_ACTIVE, ACTS, 0, AMOUNT, ref_do_give)                         \
   X(CLAIM_TIME, "claim time|time claim", GAME, REF_IN_ANY, ACTS, 0, NONE, ref_do_claim_time) \
   /* cmd_compete.c */                                                                        \
   X(RATINGS, "ratings", NONE, REF_IN_ANY, ASKS, REF_CF_NOKEY, ARG, ref_do_ratings)           \
@@ -147,6 +151,7 @@ enum ref_cmd_read {
   REF_READ_THEN,    /* a command only with "then" on its line: arg */
   REF_READ_ONOFF,   /* "on" or "off" and nothing else ("Comments welcome!" is prose) */
   REF_READ_TEXT,    /* the rest of the line is prose like any other line */
+  REF_READ_AMOUNT,  /* a number first ("give 3 days"): arg; "give up the game" is prose */
 };
 
 #define REF_CMD_MAX 8

@@ -82,9 +82,11 @@ struct ref_config {
   int outbox_keep_days;    /* sent replies are pruned after this (0: kept) */
   /* Time (clock.c). */
   int days_per_move;       /* default time per move, game option days=N */
+  char time_control[32];  /* default control ("30d+1d", "10/50d"; "" days_per_move), game option time=... */
   int weekends;            /* 1: Saturdays and Sundays count (game option weekends=on|off) */
   enum ref_timeout timeout; /* auto: the late player loses; claim: the opponent may claim */
   int vacation_days;       /* vacation allowance per player per calendar year */
+  int vacation_min_days;   /* the shortest vacation that may be booked (TM-8) */
   int invite_days;         /* an invitation not accepted by then is cancelled */
   int seek_days;           /* an open seek not paired by then expires */
   int digest_hour;         /* UTC hour at which daily digests go out */
@@ -223,11 +225,34 @@ int ref_service_print_game(struct ref_service *svc, FILE *out, int64_t game,
 /* Replays every game's journal through the rules and compares with the
  * stored state and the journal's hash chain. 0 when all agree. */
 int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form);
+/* `tabula store copy FROM TO`: the store named FROM copied into the empty
+ * store named TO (an SQLite file or a PostgreSQL database, either way:
+ * store_copy), then TO checked as ref_service_check checks a store (every
+ * journal's chain, every game replayed) with cfg's other settings. What it
+ * did and found is written to out. */
+enum ref_copy_rc {
+  REF_COPY_OK = 0,
+  REF_COPY_FAULT = 1,     /* copied, but the check of the copy found a fault */
+  REF_COPY_NO_SOURCE = 2, /* no store at FROM: nothing made there */
+  REF_COPY_BUSY = 3,      /* a daemon serves FROM or TO */
+  REF_COPY_NOT_EMPTY = 4, /* TO holds a club already */
+  REF_COPY_FAILED = 5     /* anything else: TO is left as empty as it was */
+};
+int ref_service_store_copy(const struct ref_config *cfg, const char *from, const char *to,
+                           FILE *out);
 /* The operator decides a running game: RESULT is a seat's name (it wins),
  * 1-0 / 0-1, or draw. Journaled (with the reason, when given), every
  * player and observer mailed (REF_END_ADJUDICATED, adjudicated.txt). */
 int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t game,
                            const char *result, const char *reason);
+/* The operator and a game's clocks (rules-spec TM-7): with seat NULL,
+ * prints the control, both clocks (time left, the deadline of the one
+ * that runs, moves made) and their history (the moves' times, time
+ * given, a loss on time); with seat ("white"), amount ("2d", "12h") and
+ * a reason, adds that time to the seat's clock, journaled ("time") and
+ * both players mailed (time-added.txt). */
+int ref_service_time(struct ref_service *svc, FILE *out, int64_t game, const char *seat,
+                     const char *amount, const char *reason);
 /* The game's record: PGN for chess, a transcript with the dice lines for
  * the other games (so tools/tabula-verify-dice.py checks it). */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game);

@@ -10,6 +10,7 @@
  * holds the very same strings, so the oracle and the referee read one text.
  */
 #include "armies_int.h"
+#include "chess_notation_int.h"
 
 #include <ctype.h>
 #include <string.h>
@@ -67,6 +68,31 @@ char ref_army_kind_letter(int kind)
   if(kind < 0 || kind >= REF_AK_COUNT)
     return '?';
   return ref_armies[REF_AK_ARMY(kind)].piece[REF_AK_SLOT(kind)].letter;
+}
+
+/* chess_notation.c numbers the armies' pieces as their kinds. */
+_Static_assert(REF_AK_OF(REF_ARMY_CLOBBERERS, 0) == REF_CN_ARMY_FIRST &&
+                 REF_AK_COUNT == REF_CN_TYPES,
+               "army kinds and notation types agree past the FIDE army");
+
+int ref_army_cn_type(int kind)
+{
+  static const int fide[REF_ARMY_SLOTS] = {REF_CN_ROOK, REF_CN_KNIGHT, REF_CN_BISHOP, REF_CN_QUEEN};
+  if(kind == REF_AK_PAWN)
+    return REF_CN_PAWN;
+  if(kind == REF_AK_KING)
+    return REF_CN_KING;
+  if(kind >= 2 && kind < REF_CN_ARMY_FIRST)
+    return fide[REF_AK_SLOT(kind)];
+  return kind;
+}
+
+uint32_t ref_army_cn_own(int army)
+{
+  uint32_t own = (1u << REF_CN_PAWN) | (1u << REF_CN_KING);
+  for(int slot = 0; slot < REF_ARMY_SLOTS; slot++)
+    own |= 1u << ref_army_cn_type(REF_AK_OF(army, slot));
+  return own;
 }
 
 int ref_army_letter_kind(char c)

@@ -71,6 +71,14 @@ enum { REF_AK_PAWN = 0, REF_AK_KING = 1 };
 char ref_army_kind_letter(int kind);
 int ref_army_letter_kind(char c);
 
+/* Kinds as chess_notation_int.h's piece types (DA-9): the pawn, king and
+ * FIDE pieces as chess's, the other armies' pieces as their kinds (6-17,
+ * REF_CN_ARMY_FIRST on). */
+int ref_army_cn_type(int kind);
+/* The types army a's side has, a bit per type, for ref_cn_dialect.own
+ * (DA-9: pawn, king and its four pieces). */
+uint32_t ref_army_cn_own(int army);
+
 /* ---- Betza's notation ---- */
 
 #define REF_BETZA_MAX_RAYS 16
@@ -145,16 +153,28 @@ void ref_cwda_start(const struct ref_cwda_tables *t, struct ref_cwda_pos *p);
  * REF_EINVAL with a reason key on failure. */
 int ref_cwda_fen_read(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, const char *fen,
                       const char **reason);
+/* The armies a FEN's letters show (army[c] -1 where side c has only king
+ * and pawns); REF_EINVAL with "da-fen-army" when a side shows two. */
+int ref_cwda_fen_armies(const char *fen, int army[2], const char **reason);
 int ref_cwda_fen_write(const struct ref_cwda_pos *p, char *buf, size_t cap);
 
 bool ref_cwda_attacked(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, int sq, int by);
 bool ref_cwda_in_check(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p);
+/* The moves by the pieces' rules, before the test for the own king
+ * (castling is listed legal only). Returns the count. */
+int ref_cwda_gen_pseudo(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p,
+                        uint16_t *moves);
 /* Legal moves (DA-3 castling, DA-5 promotion, DA-6 e.p.). OUT: moves, room
  * for REF_CWDA_MAX_MOVES. Returns the count. */
 int ref_cwda_gen_legal(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p,
                        uint16_t *moves);
 void ref_cwda_make(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, uint16_t m);
 uint64_t ref_cwda_perft(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, int depth);
+/* Move m of p as chess_notation.c sees it (types of ref_army_cn_type;
+ * castling named also by the king's squares, e1g1 and e1b1). */
+struct ref_cn_move;
+void ref_cwda_describe(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t m,
+                       struct ref_cn_move *out);
 /* SAN of legal move m (DA-4 letters): Jd3, Dxb4, e8=C, O-O-O, Lf7#.
  * REF_EINVAL if cap is too small. */
 int ref_cwda_san(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t m,

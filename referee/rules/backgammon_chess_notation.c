@@ -264,7 +264,7 @@ static int read_stone(const struct ref_cn_game *g, const char *s, struct bc_cmov
 /* The chess part (6.5): a stone's path, or a piece's move in SAN or long
  * algebraic (`e5`, `Nf3`, `exd5`, `O-O`, `e7e8=Q`, `e2-e4`) read by
  * chess_notation.c. */
-static const struct ref_cn_dialect bc_dialect = {8, 8, false, false, false, NULL};
+static const struct ref_cn_dialect bc_dialect = {8, 8, false, false, false, NULL, 0};
 static const struct ref_cn_rules bc_reader = {&bc_dialect, describe, cm_text, explain};
 
 static int parse_chess(const struct bc_state *st, const char *text, struct bc_cmove *out,

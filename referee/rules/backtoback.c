@@ -727,7 +727,7 @@ static int explain(const struct ref_cn_game *cg, const struct ref_cn_pattern *pa
 }
 
 /* Files a-n, rows 1-8, long algebraic (§8.4). */
-static const struct ref_cn_dialect bb_dialect = {REF_GEO_MAX_COLS, 8, false, true, false, NULL};
+static const struct ref_cn_dialect bb_dialect = {REF_GEO_MAX_COLS, 8, false, true, false, NULL, 0};
 static const struct ref_cn_rules bb_reader = {&bb_dialect, describe, long_of, explain};
 
 /*

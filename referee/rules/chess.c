@@ -328,13 +328,8 @@ static bool dead_position(const struct ref_chess_pos *p)
                    p->pieces[0][REF_CH_QUEEN] | p->pieces[1][REF_CH_QUEEN];
   uint64_t knights = p->pieces[0][REF_CH_KNIGHT] | p->pieces[1][REF_CH_KNIGHT];
   uint64_t bishops = p->pieces[0][REF_CH_BISHOP] | p->pieces[1][REF_CH_BISHOP];
-  const uint64_t dark = 0xAA55AA55AA55AA55ull;
 
-  if(heavy)
-    return false;
-  if(ref_chess_popcount(knights | bishops) <= 1)
-    return true;
-  return !knights && (!(bishops & dark) || !(bishops & ~dark));
+  return ref_chess_dead_material(heavy, knights, bishops);
 }
 
 /* Sets the result from the position alone: checkmate and stalemate (§2.3),
@@ -661,7 +656,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
 }
 
 /* SAN, long algebraic, UCI (§2.4) on the 8x8 board. */
-static const struct ref_cn_dialect chess_dialect = {8, 8, false, false, false, NULL};
+static const struct ref_cn_dialect chess_dialect = {8, 8, false, false, false, NULL, 0};
 static const struct ref_cn_rules chess_reader = {&chess_dialect, describe, san_of, explain};
 
 /*

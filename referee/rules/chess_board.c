@@ -128,6 +128,17 @@ static const char piece_letters[] = "PNBRQK";
 
 /* Material a game could have reached (chess_int.h): at most 8 pawns, and
  * every piece beyond the starting set must be a promoted pawn. */
+bool ref_chess_dead_material(uint64_t heavy, uint64_t knights, uint64_t bishops)
+{
+  const uint64_t dark = 0xAA55AA55AA55AA55ull;
+
+  if(heavy)
+    return false;
+  if(ref_chess_popcount(knights | bishops) <= 1)
+    return true;
+  return !knights && (!(bishops & dark) || !(bishops & ~dark));
+}
+
 bool ref_chess_material_possible(const struct ref_chess_pos *p, int c)
 {
   const uint64_t *pc = p->pieces[c];

@@ -265,5 +265,10 @@ bool ref_chess_pos_ok(const struct ref_chess_pos *p);
  * pawns, and pieces beyond the starting set only in place of missing
  * pawns. Chess and Backgammon Chess (POS-1). */
 bool ref_chess_material_possible(const struct ref_chess_pos *p, int c);
+/* CH-2's dead positions by material (both sides' pieces together): no
+ * pawn, rook or queen (`heavy` empty) and at most one minor piece, or only
+ * bishops, all on squares of one colour. Chess and DA-7 (the armies, when
+ * only FIDE pieces are left). */
+bool ref_chess_dead_material(uint64_t heavy, uint64_t knights, uint64_t bishops);
 
 #endif /* TABULA_CHESS_INT_H */

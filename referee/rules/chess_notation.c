@@ -8,6 +8,8 @@
  */
 #include "chess_notation_int.h"
 
+#include "armies_int.h"
+
 #include <stdio.h>
 #include <stdlib.h>
 #include <string.h>
@@ -16,6 +18,14 @@ enum match { MATCH_NONE, MATCH_FULL, MATCH_PROMO_MISSING, MATCH_NOT_CAPTURE };
 enum shape { SHAPE_OK, SHAPE_BAD, SHAPE_PROMO };
 
 static const char piece_letters[] = "PNBRQK";
+
+/* The armies' letters are armies.c's table (DA-4): one table. */
+char ref_cn_letter(int t)
+{
+  if(t >= 0 && t < REF_CN_ARMY_FIRST)
+    return piece_letters[t];
+  return t >= REF_CN_ARMY_FIRST && t < REF_CN_TYPES ? ref_army_kind_letter(t) : '?';
+}
 
 static bool is_space(int c)
 {
@@ -42,7 +52,7 @@ void ref_cn_square(int file, int rank, char out[3])
 int ref_cn_write_betza(const struct ref_cn_move *m, bool computer, bool letters, char *buf,
                        size_t cap)
 {
-  char out[24], a[3], b[3], l = piece_letters[m->piece >= 0 && m->piece < 6 ? m->piece : 0];
+  char out[24], a[3], b[3], l = ref_cn_letter(m->piece >= 0 && m->piece < REF_CN_TYPES ? m->piece : 0);
   const char *lead = m->piece == REF_CN_PAWN ? "" : (char[2]){l, '\0'};
   const char *clead = letters ? (char[2]){l, '\0'} : "";
 
@@ -205,16 +215,35 @@ static int rank_of(int c, int lo, int hi)
   return is_digit(c) && c - '0' >= lo && c - '0' <= hi ? c - '0' : -1;
 }
 
-static int piece_of(int c)
+/*
+ * The piece type letter c names (either case), or -1. Chess's dialects
+ * (own 0) know P N B R Q K only. DA-9: with the mover's army in d->own,
+ * a letter of that army (and P, K) is its piece; another army's letter
+ * that is also a file is the file only, one that is no file is read as
+ * that piece, to be refused by the game's explain with its reason.
+ */
+static int piece_of(const struct ref_cn_dialect *d, int c)
 {
-  const char *hit = c ? strchr(piece_letters, c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c) : NULL;
-  return hit ? (int)(hit - piece_letters) : -1;
+  int u = c >= 'a' && c <= 'z' ? c - 'a' + 'A' : c, t;
+
+  for(t = 0; c && t < REF_CN_TYPES; t++)
+    if(ref_cn_letter(t) == u)
+      break;
+  if(!c || t == REF_CN_TYPES)
+    return -1;
+  if(!d->own)
+    return t < REF_CN_ARMY_FIRST ? t : -1;
+  if(t == REF_CN_PAWN || t == REF_CN_KING || (d->own & (1u << t)))
+    return t;
+  return file_of(d, c) >= 0 ? -1 : t;
 }
 
-static int promo_of(int c)
+/* A promotion piece: any type but pawn and king (chess: N B R Q; the
+ * armies: the mover's four, DA-5, the others refused by the game). */
+static int promo_of(const struct ref_cn_dialect *d, int c)
 {
-  int t = piece_of(c);
-  return t >= REF_CN_KNIGHT && t <= REF_CN_QUEEN ? t : -1;
+  int t = piece_of(d, c);
+  return t > REF_CN_PAWN && t != REF_CN_KING ? t : -1;
 }
 
 static void pattern_clear(struct ref_cn_pattern *pt)
@@ -238,19 +267,19 @@ static enum shape read_rest(const struct ref_cn_dialect *d, const char *s, size_
 
   if(d->chessgammon) {
     if((end >= i + 4 && s[end - 1] == ')' && s[end - 3] == '(') ||
-       (end >= i + 3 && promo_of(s[end - 1]) >= 0 &&
+       (end >= i + 3 && promo_of(d, s[end - 1]) >= 0 &&
         (s[end - 2] == '=' || s[end - 2] == '/' || rank_of(s[end - 2], 1, d->ranks) >= 0)))
       return SHAPE_PROMO;
   }
-  else if(end >= i + 5 && s[end - 1] == ')' && s[end - 3] == '(' && promo_of(s[end - 2]) >= 0) {
+  else if(end >= i + 5 && s[end - 1] == ')' && s[end - 3] == '(' && promo_of(d, s[end - 2]) >= 0) {
     /* Promotion: =Q, /Q, (Q), or the bare letter after the rank (2.4). A
      * trailing = or / alone says "promote" without saying to what. */
-    pt->promo = promo_of(s[end - 2]);
+    pt->promo = promo_of(d, s[end - 2]);
     end -= 3;
   }
-  else if(end >= i + 3 && promo_of(s[end - 1]) >= 0 &&
+  else if(end >= i + 3 && promo_of(d, s[end - 1]) >= 0 &&
           (s[end - 2] == '=' || s[end - 2] == '/' || rank_of(s[end - 2], 1, d->ranks) >= 0)) {
-    pt->promo = promo_of(s[end - 1]);
+    pt->promo = promo_of(d, s[end - 1]);
     end--;
     if(s[end - 1] == '=' || s[end - 1] == '/')
       end--;
@@ -330,7 +359,7 @@ static enum shape read_rest(const struct ref_cn_dialect *d, const char *s, size_
 static int readings(const struct ref_cn_dialect *d, const char *s, bool figurine,
                     struct ref_cn_pattern *pats)
 {
-  int c = (unsigned char)s[0], pc = piece_of(c), fl = file_of(d, c), npat = 0, k;
+  int c = (unsigned char)s[0], pc = piece_of(d, c), fl = file_of(d, c), npat = 0, k;
   bool up = c >= 'A' && c <= 'Z', caps = true, king_read = false, promo = false;
   enum shape sh;
 
@@ -529,8 +558,8 @@ static void hint(const struct ref_cn_dialect *d, const char *text, struct ref_cn
     }
   while(*text && is_space(*text))
     text++;
-  if(*text && strchr("KQRNB", *text))
-    pt->piece = piece_of(*text);
+  if(*text >= 'A' && *text <= 'Z' && piece_of(d, *text) > REF_CN_PAWN)
+    pt->piece = piece_of(d, *text);
 }
 
 static int ambiguous(const struct ref_cn_game *g, const int *found, int nfound,
@@ -563,6 +592,12 @@ static int promotion_missing(const struct ref_cn_game *g, const struct ref_cn_mo
   char detail[16], from[3], to[3];
   ref_cn_square(m->ff, m->fr, from);
   ref_cn_square(m->tf, m->tr, to);
+  if(g->r->d->own) {
+    /* DA-5: the example names a piece of the mover's own army. */
+    snprintf(detail, sizeof(detail), "%s%s=%c", m->ff != m->tf ? (char[3]){from[0], 'x', 0} : "",
+             to, ref_cn_letter(m->promo));
+    return ref_cn_refuse(g, REF_EILLEGAL, "da-promotion-piece-missing", detail, pt, err);
+  }
   if(g->r->d->long_form)
     snprintf(detail, sizeof(detail), "%s%c%s", from, m->capture ? 'x' : '-', to);
   else if(m->ff != m->tf)
@@ -580,6 +615,29 @@ static bool is_pass_word(const char *s)
     low[i] = (char)lower(s[i]);
   low[i] = '\0';
   return !s[i] && (!strcmp(low, "--") || !strcmp(low, "pass") || !strcmp(low, "0000"));
+}
+
+/* DA-9: when every reading names a piece (or promotes to one) the mover's
+ * army does not have, the refusal says so: REF_EILLEGAL, else REF_OK. */
+static int not_in_army(const struct ref_cn_game *g, const struct ref_cn_pattern *pats, int npat,
+                       struct ref_err *err)
+{
+  uint32_t own = g->r->d->own;
+  int k, t = -1;
+  char letter[2] = {0, 0};
+
+  if(!own)
+    return REF_OK;
+  for(k = 0; k < npat; k++) {
+    if(pats[k].piece >= 0 && !(own & (1u << pats[k].piece)))
+      t = pats[k].piece;
+    else if(pats[k].promo >= 0 && !(own & (1u << pats[k].promo)))
+      t = pats[k].promo;
+    else
+      return REF_OK;
+  }
+  letter[0] = ref_cn_letter(t);
+  return ref_cn_refuse(g, REF_EILLEGAL, "da-not-in-army", letter, &pats[0], err);
 }
 
 /* The move text reads as among g's: REF_OK and *pick, or the refusal. */
@@ -664,6 +722,9 @@ static int read_move(const struct ref_cn_game *g, const char *text, int *pick,
   }
   else if(nfound > 1) {
     rc = ambiguous(g, found, nfound, err);
+  }
+  else if((rc = not_in_army(g, pats, npat, err)) != REF_OK) {
+    /* DA-9: a piece (or promotion piece) of another army, named. */
   }
   else if(promo_missing >= 0) {
     rc = promotion_missing(g, &g->v[promo_missing], &pats[0], err);

@@ -32,6 +32,12 @@
 
 /* Piece types as the chess core numbers them (chess_int.h, REF_CH_*). */
 enum { REF_CN_PAWN, REF_CN_KNIGHT, REF_CN_BISHOP, REF_CN_ROOK, REF_CN_QUEEN, REF_CN_KING };
+/* The pieces of Chess with Different Armies' other three armies (§12,
+ * DA-4) follow as types 6-17, numbered as armies_int.h numbers its kinds
+ * (ref_army_cn_type): D W F A, G I J L, S Y H C. The FIDE army's pieces
+ * are the chess types above. */
+#define REF_CN_ARMY_FIRST 6
+#define REF_CN_TYPES 18
 #define REF_CN_ANY (-1)   /* a full origin square written without a letter: any piece */
 #define REF_CN_UNSET (-2) /* no letter read (yet) */
 
@@ -68,6 +74,14 @@ struct ref_cn_dialect {
   bool long_form;    /* the canonical form is long algebraic (a promotion's detail e7-e8) */
   bool letterless_pawn; /* 4x8 stacks: a letterless long move out of a stack is the pawn's */
   const char *one_move; /* reason for "a,b" (two moves where one is due), or NULL */
+  /* DA-9: the piece types the mover's army has, a bit per type (pawn and
+   * king always read). 0: the six of chess only, the other armies'
+   * letters unread. With a mask, an upper-case letter of the mover's army
+   * is its piece (and also a file when nothing is lower case, as B in
+   * §1.3); a letter that is a file and names no piece of that army is
+   * the file only; any other army letter reads as that piece, which
+   * matches no move (the game's explain says why). */
+  uint32_t own;
 };
 
 /*
@@ -143,6 +157,10 @@ bool ref_cn_fits(const struct ref_cn_pattern *pt, const struct ref_cn_move *m, b
  */
 int ref_cn_write_betza(const struct ref_cn_move *m, bool computer, bool letters, char *buf,
                        size_t cap);
+
+/* The letter of piece type t (REF_CN_PAWN ... REF_CN_TYPES - 1): P N B R
+ * Q K, then the armies' letters (DA-4); '?' for anything else. */
+char ref_cn_letter(int t);
 
 /* "e4" for file 4, rank 4 (files a-n, rank as written). */
 void ref_cn_square(int file, int rank, char out[3]);

@@ -169,7 +169,7 @@ static int filter(const struct ref_cg_state *st, uint32_t *v, int n)
   for(i = 0; i < n; i++) {
     struct ref_chess_pos c = st->pos;
     board_make(&c, v[i]);
-    if(r->position_ok(&c))
+    if(r->position_ok(st, &c))
       v[k++] = v[i];
   }
   return k;
@@ -183,8 +183,9 @@ static int filter(const struct ref_cg_state *st, uint32_t *v, int n)
  * last rank only (CG-3). up: the side to move leaves beyond rank 8 (White;
  * both sides in the RK-1 array). Appends to out; returns the new count.
  */
-static int gen_off(const struct ref_chess_pos *p, bool up, uint32_t *out, int n)
+static int gen_off(const struct ref_cg_state *st, bool up, uint32_t *out, int n)
 {
+  const struct ref_chess_pos *p = &st->pos;
   int us = p->side, dr = up ? 1 : -1, last = up ? 7 : 0;
   int beyond = last + dr;
   uint64_t occ = p->occ[0] | p->occ[1], b;
@@ -193,6 +194,11 @@ static int gen_off(const struct ref_chess_pos *p, bool up, uint32_t *out, int n)
     int sq = ref_chess_lsb(b), f = SQ_FILE(sq), r = SQ_RANK(sq);
     int type = REF_CH_TYPE(p->board[sq]), df, d;
 
+    if(st->army[us] != REF_ARMY_FIDE && ref_cg_slot_of_type(type) >= 0) {
+      /* CGA-1: an army piece by its table's moves */
+      n = ref_cg_army_off(&st->am[us][ref_cg_slot_of_type(type)], sq, beyond, occ, out, n);
+      continue;
+    }
     switch(type) {
     case REF_CH_PAWN:
       if(r == last)
@@ -275,6 +281,33 @@ static int gen_drops(const struct ref_cg_state *st, uint32_t *out, int n)
   return n;
 }
 
+/* Every board move of the side to move (capture or not), no castling and
+ * no promotion (§5.2 rule 2): the chess core's pseudo-legal moves, but an
+ * army's pieces by their tables (CGA-1). Returns the count. */
+static int gen_board(const struct ref_cg_state *st, uint32_t *out)
+{
+  const struct ref_chess_pos *p = &st->pos;
+  uint16_t cm[REF_CH_MAX_MOVES];
+  int us = p->side, n = 0, i, slot;
+  int nc = ref_chess_gen_pseudo(p, REF_CH_GEN_NO_CASTLE | REF_CH_GEN_NO_PROMO, cm);
+  bool army = st->army[us] != REF_ARMY_FIDE;
+  uint64_t occ = p->occ[0] | p->occ[1], b, to;
+
+  for(i = 0; i < nc; i++) {
+    int from = ref_chess_move_from(cm[i]);
+    if(army && ref_cg_slot_of_type(REF_CH_TYPE(p->board[from])) >= 0)
+      continue;
+    out[n++] = ref_cg_half(REF_CG_K_NORMAL, from, ref_chess_move_to(cm[i]), 0);
+  }
+  for(slot = 0; army && slot < REF_ARMY_SLOTS; slot++)
+    for(b = p->pieces[us][ref_cg_type_of_slot(slot)]; b; b &= b - 1) {
+      int from = ref_chess_lsb(b);
+      for(to = ref_cg_army_targets(&st->am[us][slot], from, occ) & ~p->occ[us]; to; to &= to - 1)
+        out[n++] = ref_cg_half(REF_CG_K_NORMAL, from, ref_chess_lsb(to), 0);
+    }
+  return n;
+}
+
 /* The families of halves before the bar restriction: captures (board and
  * e.p.), quiet board moves, bear-offs, bring-ins. */
 struct families {
@@ -285,21 +318,20 @@ struct families {
 static void gen_families(const struct ref_cg_state *st, struct families *f)
 {
   const struct ref_chess_pos *p = &st->pos;
-  uint16_t cm[REF_CH_MAX_MOVES];
+  uint32_t all[REF_CG_MAX_HALVES];
   int i, n;
 
   f->ncap = f->nquiet = f->noff = f->ndrop = 0;
-  n = ref_chess_gen_pseudo(p, REF_CH_GEN_NO_CASTLE | REF_CH_GEN_NO_PROMO, cm);
+  n = gen_board(st, all);
   for(i = 0; i < n; i++) {
-    int from = ref_chess_move_from(cm[i]), to = ref_chess_move_to(cm[i]);
-    uint32_t h = ref_cg_half(REF_CG_K_NORMAL, from, to, 0);
-    if(p->board[to] != REF_CH_EMPTY)
+    uint32_t h = all[i];
+    if(p->board[ref_cg_half_to(h)] != REF_CH_EMPTY)
       f->cap[f->ncap++] = h;
     else
       f->quiet[f->nquiet++] = h;
   }
   f->ncap = gen_ep(st, f->cap, f->ncap);
-  f->noff = gen_off(p, up_of(st), f->off, 0);
+  f->noff = gen_off(st, up_of(st), f->off, 0);
   if(rules_of(st)->bar)
     f->ndrop = gen_drops(st, f->drop, 0);
 }
@@ -322,13 +354,9 @@ int ref_cg_gen(const struct ref_cg_state *st, uint32_t *out)
   if(!ref_cg_bar_count(st->bar[us])) {
     /* The common case, straight into out: every piece move, e.p. and
      * bear-off (no bar, no restriction). */
-    uint16_t cm[REF_CH_MAX_MOVES];
-    int nc = ref_chess_gen_pseudo(p, REF_CH_GEN_NO_CASTLE | REF_CH_GEN_NO_PROMO, cm);
-    for(i = 0; i < nc; i++)
-      out[n++] = ref_cg_half(REF_CG_K_NORMAL, ref_chess_move_from(cm[i]),
-                             ref_chess_move_to(cm[i]), 0);
+    n = gen_board(st, out);
     n = gen_ep(st, out, n);
-    n = gen_off(p, up_of(st), out, n);
+    n = gen_off(st, up_of(st), out, n);
     return filter(st, out, n);
   }
   gen_families(st, &f);
@@ -516,8 +544,15 @@ int ref_cg_encode(const struct ref_state *s, char *buf, size_t cap)
     ref_cn_square(SQ_FILE(st->ep[i]), SQ_RANK(st->ep[i]) + 1, sq);
     n += snprintf(ep + n, sizeof(ep) - (size_t)n, "%s%s", i ? "," : "", sq);
   }
+  /* CGA-2: the board in the armies' letters (the placement holds piece
+   * letters, digits and slashes only) */
+  for(i = 0; i < (int)k; i++) {
+    int t = ref_cg_type_of_letter(out[i]);
+    if(t >= 0)
+      out[i] = ref_cg_letter(st->army, out[i] >= 'a' ? BLACK : WHITE, t);
+  }
   k += ref_cg_write_record(out + k, sizeof(out) - k, p->side, st->bar, st->off, n ? ep : "-",
-                           p->fullmove, st->rk_array ? "array:rk" : NULL);
+                           p->fullmove, st->rk_array ? "array:rk" : NULL, st->army);
   return ref_text_copy(out, k, buf, cap);
 }
 
@@ -540,9 +575,9 @@ static bool read_square(const char *s, int *sq)
 
 int ref_cg_read_record(const char *text, size_t max, const char *extra, struct ref_cg_record *r)
 {
-  char *field[8], *s;
-  int nfield = 0, i, t;
-  bool seen_bar = false, seen_off = false, seen_ep = false, seen_num = false;
+  char *field[8], *s, *bars = NULL;
+  int nfield = 0, i, t, a;
+  bool seen_off = false, seen_ep = false, seen_num = false;
   size_t len;
 
   memset(r, 0, sizeof(*r));
@@ -570,17 +605,22 @@ int ref_cg_read_record(const char *text, size_t max, const char *extra, struct r
   r->side = field[1][0] == 'b' ? BLACK : WHITE;
   for(i = 2; i < nfield; i++) {
     char *f = field[i];
-    if(!strncmp(f, "bar:", 4) && !seen_bar) {
-      seen_bar = true;
-      for(s = f + 4; strcmp(f + 4, "-") && *s; s++) {
-        t = ref_cg_type_of_letter(*s);
-        if(t < 0)
-          return REF_EINVAL;
-        /* A count never wraps: it stops at 16, more than a side
-         * has of any type, so the game still refuses it as too many. */
-        if(r->bar[*s >= 'a' ? BLACK : WHITE][t] < 16)
-          r->bar[*s >= 'a' ? BLACK : WHITE][t]++;
-      }
+    if(!strncmp(f, "bar:", 4) && !bars) {
+      bars = f + 4; /* read below, once the armies are known */
+    }
+    else if(!strncmp(f, "armies:", 7) && !r->has_armies) {
+      /* CGA-2: "armies:WHITE/BLACK", the army table's words */
+      char *slash = strchr(f + 7, '/');
+      int w, b;
+      if(!slash)
+        return REF_EINVAL;
+      w = ref_army_find(f + 7, (size_t)(slash - (f + 7)));
+      b = ref_army_find(slash + 1, strlen(slash + 1));
+      if(w < 0 || b < 0)
+        return REF_EINVAL;
+      r->has_armies = true;
+      r->army[WHITE] = (uint8_t)w;
+      r->army[BLACK] = (uint8_t)b;
     }
     else if(!strncmp(f, "off:", 4) && !seen_off) {
       char *slash = strchr(f + 4, '/');
@@ -609,32 +649,48 @@ int ref_cg_read_record(const char *text, size_t max, const char *extra, struct r
       return REF_EINVAL;
     }
   }
+  for(s = bars; s && strcmp(bars, "-") && *s; s++) {
+    int c = *s >= 'a' ? BLACK : WHITE;
+    t = ref_cg_letter_type(*s, &a);
+    if(t < 0)
+      return REF_EINVAL;
+    if(a >= 0 && a != r->army[c])
+      r->wrong_army = true; /* DA-4: a piece of another army */
+    /* A count never wraps: it stops at 16, more than a side
+     * has of any type, so the game still refuses it as too many. */
+    if(r->bar[c][t] < 16)
+      r->bar[c][t]++;
+  }
   return REF_OK;
 }
 
 size_t ref_cg_write_record(char *out, size_t cap, int side, const uint8_t bar[2][6],
                            const uint8_t off[2], const char *ep, uint32_t fullmove,
-                           const char *extra)
+                           const char *extra, const uint8_t *army)
 {
-  static const char order[] = "BKNPQRbknpqr"; /* ASCII order */
-  char bars[40];
-  int i, j, n = 0;
+  char bars[40], armies[40] = "";
+  int ch, c, t, j, n = 0;
 
-  for(i = 0; order[i]; i++) {
-    int c = order[i] >= 'a' ? BLACK : WHITE, t = ref_cg_type_of_letter(order[i]);
-    for(j = 0; j < bar[c][t] && n < (int)sizeof(bars) - 1; j++)
-      bars[n++] = order[i];
-  }
+  /* ASCII order of the letters the pieces have in their armies (DA-4) */
+  for(ch = 'A'; ch <= 'z'; ch++)
+    for(c = 0; c < 2; c++)
+      for(t = 0; t < 6; t++)
+        if(ref_cg_letter(army, c, t) == ch)
+          for(j = 0; j < bar[c][t] && n < (int)sizeof(bars) - 1; j++)
+            bars[n++] = (char)ch;
   if(!n)
     bars[n++] = '-';
   bars[n] = '\0';
-  return (size_t)snprintf(out, cap, " %c bar:%s off:%d/%d ep:%s %u%s%s", side == WHITE ? 'w' : 'b',
+  if(army && (army[WHITE] != REF_ARMY_FIDE || army[BLACK] != REF_ARMY_FIDE))
+    snprintf(armies, sizeof(armies), " armies:%s/%s", ref_armies[army[WHITE]].key,
+             ref_armies[army[BLACK]].key);
+  return (size_t)snprintf(out, cap, " %c bar:%s off:%d/%d ep:%s %u%s%s%s", side == WHITE ? 'w' : 'b',
                           bars, off[0], off[1], ep, (unsigned)fullmove, extra ? " " : "",
-                          extra ? extra : "");
+                          extra ? extra : "", armies);
 }
 
 size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const uint8_t off[2],
-                          int army, int seat)
+                          int army, int seat, const uint8_t *armies)
 {
   size_t k = 0;
   int c, t, i;
@@ -646,7 +702,7 @@ size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const 
     for(t = 0; t < 6; t++)
       for(i = 0; i < bar[who][t]; i++, nb++)
         k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, " %c",
-                              who == BLACK ? piece_letters[t] - 'A' + 'a' : piece_letters[t]);
+                              ref_cg_letter(armies, who, t));
     k += (size_t)snprintf(out + k, k < cap ? cap - k : 0, "%s   off: %d of %d\n", nb ? "" : " -",
                           off[who], army);
   }
@@ -660,12 +716,17 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
 {
   struct ref_cg_record rec;
   const char *s;
-  int rank = 7, file = 0, c, t, offw, offb;
+  int rank = 7, file = 0, c, t, offw, offb, a;
+  bool wrong_army;
   struct ref_chess_pos *p = &st->pos;
 
   *reason = "cg-position-syntax";
   if(ref_cg_read_record(text, 200, r->id == REF_CG_RACING_KINGS ? "array:rk" : NULL, &rec))
     return REF_EINVAL;
+  /* CGA-2: the armies are the position string's */
+  st->army[WHITE] = rec.army[WHITE];
+  st->army[BLACK] = rec.army[BLACK];
+  wrong_army = rec.wrong_army;
   ref_chess_clear(p);
   for(s = rec.board; *s; s++) {
     if(*s == '/') {
@@ -680,15 +741,27 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
         return REF_EINVAL;
     }
     else {
-      t = ref_cg_type_of_letter(*s);
+      t = ref_cg_letter_type(*s, &a);
       if(t < 0 || file > 7)
         return REF_EINVAL;
+      if(a >= 0 && a != st->army[*s >= 'a' ? BLACK : WHITE])
+        wrong_army = true; /* DA-4 */
       ref_chess_put(p, *s >= 'a' ? BLACK : WHITE, t, rank * 8 + file);
       file++;
     }
   }
   if(rank != 0 || file != 8)
     return REF_EINVAL;
+  if(wrong_army) {
+    *reason = "da-fen-army";
+    return REF_EINVAL;
+  }
+  if(!ref_cg_armies_read(st))
+    return REF_EINVAL; /* not reached: the unit tests read every army */
+  if(rec.extra && (st->army[WHITE] != REF_ARMY_FIDE || st->army[BLACK] != REF_ARMY_FIDE)) {
+    *reason = "cga-rk-array"; /* CGA-4: the Racing Kings array is the FIDEs' */
+    return REF_EINVAL;
+  }
   p->side = (uint8_t)rec.side;
   memcpy(st->bar, rec.bar, sizeof(st->bar));
   for(s = rec.ep, c = 0; s && strcmp(s, "-") && *s; c++) {
@@ -746,7 +819,7 @@ static int read_position(struct ref_cg_state *st, const char *text, const struct
       return REF_EINVAL;
     }
   }
-  if(r->position_ok && !r->position_ok(p)) {
+  if(r->position_ok && !r->position_ok(st, p)) {
     *reason = "rk-king-attacked";
     return REF_EINVAL;
   }
@@ -786,6 +859,24 @@ static int state_from(struct ref_cg_state *st, const char *text, const struct re
  * without a letter, a pass "--". The computer form: e2e4, P@h7, h6e9,
  * 0000. */
 
+/* The notation type of a chess type t of the side to move (DA-9): an
+ * army's piece has its own letter (CGA-2). */
+static int notation_type(const struct ref_cg_state *st, int t)
+{
+  int slot = ref_cg_slot_of_type(t), army = st->army[st->pos.side];
+  return slot < 0 || army == REF_ARMY_FIDE ? t : ref_army_cn_type(REF_AK_OF(army, slot));
+}
+
+/* The chess type of a notation type of the side to move, -1 for a piece
+ * of another army. */
+static int chess_type(const struct ref_cg_state *st, int t)
+{
+  int army = st->army[st->pos.side];
+  if(t < REF_CN_ARMY_FIRST)
+    return army == REF_ARMY_FIDE || ref_cg_slot_of_type(t) < 0 ? t : -1;
+  return REF_AK_ARMY(t) == army ? ref_cg_type_of_slot(REF_AK_SLOT(t)) : -1;
+}
+
 /* Half h of the state ctx as notation sees it. */
 static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
 {
@@ -799,11 +890,11 @@ static void describe(const void *ctx, uint32_t h, struct ref_cn_move *d)
   d->fr = (int8_t)(SQ_RANK(from) + 1);
   d->tf = (int8_t)SQ_FILE(to);
   d->tr = (int8_t)(SQ_RANK(to) + 1);
-  d->piece = (int8_t)REF_CH_TYPE(p->board[from]);
+  d->piece = (int8_t)notation_type(st, REF_CH_TYPE(p->board[from]));
   switch(kind) {
   case REF_CG_K_DROP: /* rule 6: from the bar, "rank 0" */
     d->kind = REF_CN_DROP;
-    d->piece = (int8_t)ref_cg_half_type(h);
+    d->piece = (int8_t)notation_type(st, ref_cg_half_type(h));
     d->ff = -1;
     d->fr = 0;
     break;
@@ -876,14 +967,15 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
   }
   for(k = 0; k < npat; k++) {
     const struct ref_cn_pattern *pt = &pats[k];
-    if(pt->drop && pt->piece >= 0 && pt->tr >= 1 && pt->tr <= 8) {
+    int type = pt->piece >= 0 ? chess_type(st, pt->piece) : -1;
+    if(pt->drop && type >= 0 && pt->tr >= 1 && pt->tr <= 8) {
       int to = (pt->tr - 1) * 8 + pt->tf;
       ref_cn_square(SQ_FILE(to), SQ_RANK(to) + 1, sq);
       if(!rules_of(st)->bar)
         return ref_cn_refuse(g, REF_EILLEGAL, "hb-no-bar", NULL, pt, err);
-      if(!st->bar[us][pt->piece])
+      if(!st->bar[us][type])
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-on-bar", NULL, pt, err);
-      if(!(appropriate_of(st, us, pt->piece) & BIT(to)))
+      if(!(appropriate_of(st, us, type) & BIT(to)))
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-not-appropriate", sq, pt, err);
       if(p->board[to] != REF_CH_EMPTY)
         return ref_cn_refuse(g, REF_EILLEGAL, "cg-square-occupied", sq, pt, err);
@@ -904,10 +996,23 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
 
 /* §5.1: Betza's notation on the 8x8 board. A whole turn of the plain game
  * is one half; Doublemove reads its two halves one by one (§5.4). */
-static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn"};
-static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL};
-static const struct ref_cn_rules cg_turn_reader = {&cg_turn, describe, half_text, explain};
-static const struct ref_cn_rules cg_half_reader = {&cg_half, describe, half_text, explain};
+static const struct ref_cn_dialect cg_turn = {8, 8, true, true, false, "cg-one-move-per-turn", 0};
+static const struct ref_cn_dialect cg_half = {8, 8, true, true, false, NULL, 0};
+
+/* The reader for the side to move: DA-9's letters of its army when that
+ * is not the FIDEs' (CGA-2); the chess letters alone otherwise. */
+static void reader_of(const struct ref_cg_state *st, const struct ref_cn_dialect *base,
+                      struct ref_cn_dialect *d, struct ref_cn_rules *r)
+{
+  int army = st->army[st->pos.side];
+  *d = *base;
+  if(army != REF_ARMY_FIDE)
+    d->own = ref_army_cn_own(army);
+  r->d = d;
+  r->describe = describe;
+  r->format = half_text;
+  r->explain = explain;
+}
 
 /* The legal halves, or the pass when there are none (rule 8). */
 static int halves_or_pass(const struct ref_cg_state *st, uint32_t *v)
@@ -923,7 +1028,12 @@ int ref_cg_parse_half(const struct ref_cg_state *st, const char *text, uint32_t 
 {
   uint32_t v[REF_CG_MAX_HALVES];
   struct ref_move m;
-  int rc = ref_cn_parse(&cg_half_reader, st, false, v, halves_or_pass(st, v), text, &m, err);
+  struct ref_cn_dialect d;
+  struct ref_cn_rules reader;
+  int rc;
+
+  reader_of(st, &cg_half, &d, &reader);
+  rc = ref_cn_parse(&reader, st, false, v, halves_or_pass(st, v), text, &m, err);
 
   if(rc == REF_OK)
     *out = m.w[0];
@@ -948,8 +1058,9 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
   struct ref_opt o;
   char fen[200], key[32];
   const char *b = options;
-  int fifty = 0, balanced = 0, rk_array = 0, rc;
+  int fifty = 0, balanced = 0, rk_array = 0, rc, army[2] = {REF_ARMY_FIDE, REF_ARMY_FIDE};
   bool seen_fen = false, seen_fifty = false, seen_bal = false, seen_arr = false;
+  bool seen_armies = false;
   bool rk = rules->id == REF_CG_RACING_KINGS;
 
   while(ref_opt_next(&b, &o)) {
@@ -957,6 +1068,19 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
     ref_opt_key(&o, key, sizeof(key));
     if(o.kb == o.ke && !o.has_value) {
       /* an empty segment */
+    }
+    else if(ref_opt_is(o.kb, o.ke, "armies") && !seen_armies) {
+      /* CGA-1: armies=WHITE/BLACK, each a word of the army table */
+      const char *slash = o.has_value ? memchr(o.vb, '/', (size_t)(o.ve - o.vb)) : NULL;
+      seen_armies = true;
+      if(slash) {
+        army[WHITE] = ref_army_find(o.vb, (size_t)(slash - o.vb));
+        army[BLACK] = ref_army_find(slash + 1, (size_t)(o.ve - slash - 1));
+      }
+      if(!slash || army[WHITE] < 0 || army[BLACK] < 0) {
+        ref_err_set(err, REF_EINVAL, "cga-bad-armies", NULL);
+        return REF_EINVAL;
+      }
     }
     else if(ref_opt_is(o.kb, o.ke, "fen") && o.has_value && !seen_fen &&
             (size_t)(o.ve - o.vb) < sizeof(fen)) {
@@ -988,9 +1112,32 @@ int ref_cg_init(struct ref_state *s, const char *options, struct ref_err *err,
       return REF_EINVAL;
     }
   }
+  if(seen_armies && rk_array && (army[WHITE] != REF_ARMY_FIDE || army[BLACK] != REF_ARMY_FIDE)) {
+    ref_err_set(err, REF_EINVAL, "cga-rk-array", NULL); /* CGA-4 */
+    return REF_EINVAL;
+  }
   if(!seen_fen)
     snprintf(fen, sizeof(fen), "%s", rk_array ? rk_start_position : start_position);
+  if(seen_armies && (army[WHITE] != REF_ARMY_FIDE || army[BLACK] != REF_ARMY_FIDE)) {
+    size_t i, len = strlen(fen);
+    if(!seen_fen) /* DA-2: the armies' pieces on the chess array's squares */
+      for(i = 0; fen[i] && fen[i] != ' '; i++) {
+        int t = ref_cg_type_of_letter(fen[i]);
+        if(t >= 0)
+          fen[i] = ref_cg_letter((const uint8_t[2]){(uint8_t)army[WHITE], (uint8_t)army[BLACK]},
+                                 fen[i] >= 'a' ? BLACK : WHITE, t);
+      }
+    if(!strstr(fen, "armies:"))
+      snprintf(fen + len, sizeof(fen) - len, " armies:%s/%s", ref_armies[army[WHITE]].key,
+               ref_armies[army[BLACK]].key);
+  }
   rc = state_from(state_of(s), fen, rules, fifty, balanced, rk_array, err);
+  if(rc == REF_OK && seen_armies &&
+     (state_of(s)->army[WHITE] != army[WHITE] || state_of(s)->army[BLACK] != army[BLACK])) {
+    /* armies= that another position's "armies:" contradicts */
+    ref_err_set(err, REF_EINVAL, "cga-bad-armies", NULL);
+    return REF_EINVAL;
+  }
   if(rc == REF_OK && seen_arr && !rk_array && state_of(s)->rk_array) {
     /* rk_array=off with a position in the Racing Kings array */
     ref_err_set(err, REF_EINVAL, "cg-bad-option", "rk_array");
@@ -1029,7 +1176,11 @@ int ref_cg_parse(const struct ref_state *s, const char *text, struct ref_move *o
   uint32_t v[REF_CG_MAX_HALVES];
 
   /* Two moves in one turn are Doublemove's (§5.4). */
-  return ref_cn_parse(&cg_turn_reader, st, st->e.over, v, halves_or_pass(st, v), text, out, err);
+  struct ref_cn_dialect d;
+  struct ref_cn_rules reader;
+
+  reader_of(st, &cg_turn, &d, &reader);
+  return ref_cn_parse(&reader, st, st->e.over, v, halves_or_pass(st, v), text, out, err);
 }
 
 /* The pass, or a legal half; anything else in m is refused. */
@@ -1106,25 +1257,98 @@ void ref_cg_status(const struct ref_state *s, struct ref_status *out)
  * squares in brackets), then both bars and the borne-off counts. At most
  * 45 columns. */
 
+/* "G Charging Rook, I Fibnif, ...": an army's pieces by the letters the
+ * board shows (upper case White, lower case Black) and their names. */
+static void legend_line(int army, int color, char *buf, size_t cap)
+{
+  const struct ref_army *a = &ref_armies[army];
+  size_t k = 0;
+  int slot;
+
+  buf[0] = '\0';
+  for(slot = 0; slot < REF_ARMY_SLOTS && k < cap; slot++) {
+    char l = a->piece[slot].letter;
+    int n = snprintf(buf + k, cap - k, "%s%c %s", slot ? ", " : "",
+                     color ? (char)(l - 'A' + 'a') : l, a->piece[slot].name);
+    if(n < 0)
+      break;
+    k += (size_t)n;
+  }
+}
+
 int ref_cg_render(const struct ref_state *s, int seat, char *buf, size_t cap)
 {
   const struct ref_cg_state *st = cstate_of(s);
   char out[1024];
-  size_t k = ref_chess_diagram(&st->pos, seat, st->last_from, st->last_to, out);
+  size_t k = ref_chess_diagram(&st->pos, seat, st->last_from, st->last_to, out), i;
+  int c;
 
-  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat);
+  /* CGA-2: the pieces in their armies' letters. The diagram (chess_board.c)
+   * is a line of file letters (27 bytes), then eight rows of 30: " 8 ",
+   * three columns a square with the piece in the middle one, " 8". */
+  for(i = 0; i < 64; i++) {
+    size_t at = 27 + (i / 8) * 30 + 4 + (i % 8) * 3;
+    int t = at < k ? ref_cg_type_of_letter(out[at]) : -1;
+    if(t >= 0)
+      out[at] = ref_cg_letter(st->army, out[at] >= 'a' ? BLACK : WHITE, t);
+  }
+  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, army_of(st), seat,
+                          st->army);
+  /* CGA-2: with an army other than the FIDEs, each side's army and its
+   * pieces' letters as the board writes them (as the cwda board does) */
+  for(c = 0; c < 2 && (st->army[WHITE] != REF_ARMY_FIDE || st->army[BLACK] != REF_ARMY_FIDE);
+      c++) {
+    char pieces[96];
+    legend_line(st->army[c], c, pieces, sizeof(pieces));
+    k += (size_t)snprintf(out + k, k < sizeof(out) ? sizeof(out) - k : 0, "%s, %s:\n  %s\n",
+                          c == WHITE ? "White" : "Black", ref_armies[st->army[c]].name, pieces);
+  }
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
+}
+
+/* The upper-case letter of an army piece of colour c and chess type t. */
+static char upper_letter(const struct ref_cg_state *st, int c, int t)
+{
+  return ref_armies[st->army[c]].piece[ref_cg_slot_of_type(t)].letter;
 }
 
 /* The board as data: the chess diagram, the last half marked,
  * each side's bar and borne-off count out of its army (the variants share
- * it: ref_cg_diagram). */
+ * it: ref_cg_diagram). CGA-2: an army's pieces other than the FIDEs' by
+ * their letters (DA-4, no figurine), with the legend. */
 int ref_cg_diagram(const struct ref_state *s, int seat, struct ref_diagram *d)
 {
   const struct ref_cg_state *st = cstate_of(s);
+  int c, t, sq, i;
+
   ref_diag_grid(d, 8, 8, seat == 1);
   ref_diag_chess_board(d, st->pos.board, st->last_from, st->last_to);
   ref_diag_reserves(d, st->bar, st->off, army_of(st));
+  for(c = 0; c < 2; c++) {
+    char pieces[80];
+    if(st->army[c] == REF_ARMY_FIDE)
+      continue;
+    for(sq = 0; sq < 64; sq++) {
+      int code = st->pos.board[sq];
+      struct ref_diag_stack *cell = &d->cell[sq / 8][sq % 8].s;
+      if(code == REF_CH_EMPTY || REF_CH_COLOR(code) != c ||
+         ref_cg_slot_of_type(REF_CH_TYPE(code)) < 0)
+        continue;
+      cell->n = 0;
+      ref_diag_put_lettered(cell, upper_letter(st, c, REF_CH_TYPE(code)), c);
+    }
+    /* the bar again, in the order ref_diag_reserves lists it */
+    d->bar[c].n = 0;
+    for(t = 0; t < 6; t++)
+      for(i = 0; i < st->bar[c][t]; i++) {
+        if(ref_cg_slot_of_type(t) < 0)
+          ref_diag_put(&d->bar[c], ref_diag_kind(piece_letters[t]), c);
+        else
+          ref_diag_put_lettered(&d->bar[c], upper_letter(st, c, t), c);
+      }
+    legend_line(st->army[c], c, pieces, sizeof(pieces));
+    snprintf(d->legend[c], sizeof(d->legend[c]), "%s: %s", ref_armies[st->army[c]].name, pieces);
+  }
   return REF_OK;
 }
 
@@ -1147,6 +1371,14 @@ bool ref_cg_ok(const struct ref_state *s)
      st->balanced > 1 || st->half || st->first_ep || st->fresh ||
      st->rk_array > 1 || (st->rk_array && st->variant != REF_CG_RACING_KINGS))
     return false;
+  /* CGA-1: armies of the table, their moves as read from it, none with
+   * the Racing Kings array (CGA-4) */
+  if(st->army[WHITE] >= REF_ARMY_COUNT || st->army[BLACK] >= REF_ARMY_COUNT ||
+     (st->rk_array && (st->army[WHITE] != REF_ARMY_FIDE || st->army[BLACK] != REF_ARMY_FIDE)))
+    return false;
+  memcpy(&again, st, sizeof(again));
+  if(!ref_cg_armies_read(&again) || memcmp(again.am, st->am, sizeof(st->am)))
+    return false;
   r = rules_of(st);
   if(p->side > 1 || p->castle || p->ep != NO_SQ || p->fullmove < 1 || st->pend[0] != NO_SQ ||
      st->pend[1] != NO_SQ)
@@ -1166,7 +1398,7 @@ bool ref_cg_ok(const struct ref_state *s)
   }
   if((pieces[WHITE][REF_CH_PAWN] & 0xFFull) || (pieces[BLACK][REF_CH_PAWN] & (0xFFull << 56)))
     return false;
-  if(r->position_ok && !r->position_ok(p))
+  if(r->position_ok && !r->position_ok(st, p))
     return false;
   for(i = 0; i < 2; i++) {
     int e = st->ep[i], mover = p->side ^ 1;

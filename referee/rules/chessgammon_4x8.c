@@ -411,7 +411,7 @@ static int v4_encode(const struct ref_state *s, char *buf, size_t cap)
   if(st->ep != NO_SQ)
     ref_cn_square(FILE_OF(st->ep), RANK_OF(st->ep) + 1, sq);
   k += ref_cg_write_record(out + k, sizeof(out) - k, st->side, st->bar, st->off,
-                           st->ep != NO_SQ ? sq : "-", st->fullmove, NULL);
+                           st->ep != NO_SQ ? sq : "-", st->fullmove, NULL, NULL);
   return ref_text_copy(out, k, buf, cap);
 }
 
@@ -451,7 +451,8 @@ static int read_position(struct v4_state *st, const char *text, const char **rea
   const char *q;
 
   *reason = "cg-position-syntax";
-  if(ref_cg_read_record(text, 400, NULL, &rec))
+  /* CGA-3: no armies on the 4x8 board */
+  if(ref_cg_read_record(text, 400, NULL, &rec) || rec.has_armies)
     return REF_EINVAL;
   memset(st->color, EMPTY, sizeof(st->color));
   for(q = rec.board; *q;) {
@@ -646,7 +647,7 @@ static int explain(const struct ref_cn_game *g, const struct ref_cn_pattern *pat
 
 /* V4-13: one move a turn; a letterless move out of a stack is the pawn's.
  * Files e-h are read so that a move there is told they do not exist. */
-static const struct ref_cn_dialect v4_dialect = {8, 8, true, true, true, "cg-one-move-per-turn"};
+static const struct ref_cn_dialect v4_dialect = {8, 8, true, true, true, "cg-one-move-per-turn", 0};
 static const struct ref_cn_rules v4_reader = {&v4_dialect, describe, half_text, explain};
 
 static int v4_parse(const struct ref_state *s, const char *text, struct ref_move *out,
@@ -839,7 +840,7 @@ static int v4_render(const struct ref_state *s, int seat, char *buf, size_t cap)
     }
     k += (size_t)snprintf(out + k, sizeof(out) - k, " %d\n", rank + 1);
   }
-  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, 16, seat);
+  k += ref_cg_render_bars(out + k, sizeof(out) - k, st->bar, st->off, 16, seat, NULL);
   return k + 1 > sizeof(out) ? REF_EINVAL : ref_text_copy(out, k, buf, cap);
 }
 

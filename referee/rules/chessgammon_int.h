@@ -23,6 +23,7 @@
 #include <stddef.h>
 #include <stdint.h>
 
+#include "armies_int.h"
 #include "chess_int.h"
 #include "game_end_int.h"
 #include "rules.h"
@@ -69,13 +70,16 @@ enum {
   REF_CG_VARIANTS
 };
 
+struct ref_cg_state;
+
 /* What one variant changes in the shared rules: its rule hooks. */
 struct ref_cg_rules {
   int id;
   int halves_per_turn; /* 2 in Doublemove (DM-1) */
   bool bar;            /* false in Bodlaender's: captured pieces count as off (HB-1) */
-  /* RK-2: may this position stand after a half? NULL: any. */
-  bool (*position_ok)(const struct ref_chess_pos *p);
+  /* RK-2: may this position stand after a half (the state's armies, CGA-4)?
+   * NULL: any. */
+  bool (*position_ok)(const struct ref_cg_state *st, const struct ref_chess_pos *p);
   /* Option keys beyond fen= and fifty_moves= (DM-2 balanced_start). */
   bool balanced_option;
 };
@@ -93,7 +97,22 @@ extern const struct ref_cg_rules ref_cg_rules_bodlaender;
 /* The table of variant REF_CG_*; NULL for another number. */
 const struct ref_cg_rules *ref_cg_rules_of(int variant);
 
-#define REF_CG_MAGIC 0x43474d34u /* "CGM4": bump when the layout changes */
+#define REF_CG_MAGIC 0x43474d35u /* "CGM5": bump when the layout changes */
+
+/*
+ * CGA-1: the moves of one army piece in one colour, read once from the
+ * army table's Betza string (armies.c, ref_betza_read) when the game is
+ * set up: its leaps as (rank, file) steps and its rider rays. The board
+ * keeps the chess types (chess_int.h); a rook, knight, bishop or queen of
+ * a side stands for that side's army piece of the same place (DA-2), so
+ * rule 6's squares follow from the army's setup.
+ */
+#define REF_CG_ARMY_LEAPS 32
+struct ref_cg_army_moves {
+  uint8_t nleap, nray;
+  int8_t leap[REF_CG_ARMY_LEAPS][2]; /* (dr, df), Black's forward down the board */
+  struct ref_betza_ray ray[REF_BETZA_MAX_RAYS];
+};
 
 /*
  * The game state (rules-spec §9): the chess position (board, side, move
@@ -115,8 +134,10 @@ struct ref_cg_state {
   uint8_t last_from, last_to; /* the last half on the board, for render */
   uint8_t fresh;              /* this turn reset the fifty-move count (CG-12) */
   uint8_t rk_array; /* RK-1 config rk_array: the Racing Kings array, both sides bear off up */
+  uint8_t army[2];  /* CGA-1: REF_ARMY_* of White and Black (REF_ARMY_FIDE: the chess core's moves) */
   uint32_t plies; /* turns since a capture, pawn move, bring-in or bear-off */
   struct ref_chess_pos pos;
+  struct ref_cg_army_moves am[2][REF_ARMY_SLOTS]; /* [colour][slot], from army[] (CGA-1) */
   struct ref_ge e; /* result, repetition keys (CG-12); last: the generator needs no copy */
 };
 
@@ -142,6 +163,30 @@ int ref_cg_format_half(const struct ref_cg_state *st, uint32_t h, enum ref_notat
                        char *buf, size_t cap);
 /* Is h one of the legal halves now? */
 bool ref_cg_half_legal(const struct ref_cg_state *st, uint32_t h);
+
+/* ---- the armies (chessgammon_armies.c, CGA-1 ... CGA-4) ---- */
+
+/* The army slot (REF_ARMY_ROOK ...) of a chess type, -1 for pawn and
+ * king; and the chess type standing for a slot. */
+int ref_cg_slot_of_type(int t);
+int ref_cg_type_of_slot(int slot);
+/* A piece letter of either case as (chess type, army): *army -1 for pawn
+ * and king, which every army has. Returns the type, -1 for no piece. */
+int ref_cg_letter_type(int ch, int *army);
+/* Reads the army table's Betza strings of st->army[] into st->am (CGA-1).
+ * false for an army number out of range. */
+bool ref_cg_armies_read(struct ref_cg_state *st);
+/* Squares an army piece on `from` moves to, capture or not (own pieces
+ * included: the caller masks them). */
+uint64_t ref_cg_army_targets(const struct ref_cg_army_moves *am, int from, uint64_t occ);
+/* CG-2 for an army piece on `from`: its bear-offs to rank `beyond` (8 or
+ * -1) appended to out, one a target file. Returns the new count. */
+int ref_cg_army_off(const struct ref_cg_army_moves *am, int from, int beyond, uint64_t occ,
+                    uint32_t *out, int n);
+/* Is sq attacked by side `by` in position p of the game st, by the
+ * armies' moves (RK-2, CGA-4)? */
+bool ref_cg_attacked(const struct ref_cg_state *st, const struct ref_chess_pos *p, int sq,
+                     int by);
 
 /* ---- the record and the bars, shared with the 4x8 game ---- */
 
@@ -179,18 +224,28 @@ struct ref_cg_record {
   const char *ep;
   uint32_t fullmove;
   bool extra;
+  /* CGA-2: "armies:WHITE/BLACK" (REF_ARMY_*; both REF_ARMY_FIDE when
+   * unwritten); bar letters are read as those armies' (DA-4), and
+   * wrong_army is set for a bar letter of another army. */
+  uint8_t army[2];
+  bool has_armies, wrong_army;
 };
 /* REF_OK, or REF_EINVAL for text of `max` bytes or more or broken fields. */
 int ref_cg_read_record(const char *text, size_t max, const char *extra, struct ref_cg_record *r);
-/* " w bar:Qp off:0/1 ep:EP N[ EXTRA]" after a record's board (bar pieces
- * in ASCII order). Returns the length written (as snprintf). */
+/* " w bar:Qp off:0/1 ep:EP N[ EXTRA][ armies:W/B]" after a record's
+ * board (bar pieces in ASCII order, in the armies' letters; the armies
+ * written unless both are the FIDEs; army NULL: the FIDEs). Returns the
+ * length written (as snprintf). */
 size_t ref_cg_write_record(char *out, size_t cap, int side, const uint8_t bar[2][6],
                            const uint8_t off[2], const char *ep, uint32_t fullmove,
-                           const char *extra);
+                           const char *extra, const uint8_t *army);
+/* The letter of a piece of colour c and chess type t (P N B R Q K) in
+ * army army[c] (DA-4; army NULL: the FIDEs), upper case for White. */
+char ref_cg_letter(const uint8_t *army, int c, int t);
 /* Under a diagram: each side's bar and borne-off count, the reader's
  * (`seat`) last. Returns the length written (as snprintf). */
 size_t ref_cg_render_bars(char *out, size_t cap, const uint8_t bar[2][6], const uint8_t off[2],
-                          int army, int seat);
+                          int army, int seat, const uint8_t *armies);
 
 /* ---- ops shared by the 8x8 variants ---- */
 

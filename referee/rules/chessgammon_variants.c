@@ -13,12 +13,13 @@
 #include "chessgammon_int.h"
 
 /* RK-2: neither king (when on the board) attacked. */
-static bool kings_safe(const struct ref_chess_pos *p)
+static bool kings_safe(const struct ref_cg_state *st, const struct ref_chess_pos *p)
 {
   int c;
   for(c = 0; c < 2; c++) {
     uint64_t k = p->pieces[c][REF_CH_KING];
-    if(k && ref_chess_attacked(p, ref_chess_lsb(k), c ^ 1))
+    /* CGA-4: attacked by the other side's army */
+    if(k && ref_cg_attacked(st, p, ref_chess_lsb(k), c ^ 1))
       return false;
   }
   return true;

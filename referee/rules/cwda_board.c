@@ -8,6 +8,8 @@
  */
 #include "armies_int.h"
 #include "chess_int.h"
+#include "chess_notation_int.h"
+#include "game_text_int.h"
 
 #include <stdio.h>
 #include <string.h>
@@ -239,7 +241,7 @@ static int add_pawn_moves(const struct ref_cwda_pos *p, int from, int to, uint16
   return n;
 }
 
-static int gen_pseudo(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t *out)
+int ref_cwda_gen_pseudo(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t *out)
 {
   int us = p->side, them = !us, n = 0;
   uint64_t occ = p->occ[0] | p->occ[1];
@@ -304,7 +306,7 @@ static int gen_pseudo(const struct ref_cwda_tables *t, const struct ref_cwda_pos
 int ref_cwda_gen_legal(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t *moves)
 {
   uint16_t pseudo[REF_CWDA_MAX_MOVES];
-  int n = gen_pseudo(t, p, pseudo), legal = 0;
+  int n = ref_cwda_gen_pseudo(t, p, pseudo), legal = 0;
   for(int i = 0; i < n; i++) {
     struct ref_cwda_pos q = *p;
     int k;
@@ -350,6 +352,27 @@ int ref_cwda_uci(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, 
   int len = snprintf(buf, cap, "%c%d%c%d%s", 'a' + from % 8, from / 8 + 1, 'a' + to % 8, to / 8 + 1,
                      promo);
   return len < 0 || (size_t)len >= cap ? REF_EINVAL : REF_OK;
+}
+
+void ref_cwda_describe(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p, uint16_t m,
+                       struct ref_cn_move *d)
+{
+  int from = ref_cwda_move_from(m), to = ref_cwda_move_to(m), kind = ref_cwda_move_kind(m);
+
+  memset(d, 0, sizeof(*d));
+  d->kind = kind == REF_CWDA_MV_CASTLE ? REF_CN_CASTLE : REF_CN_NORMAL;
+  d->piece = (int8_t)ref_army_cn_type(REF_AK_KIND(p->board[from]));
+  d->ff = (int8_t)(from % 8);
+  d->fr = (int8_t)(from / 8 + 1);
+  d->tf = (int8_t)(to % 8);
+  d->tr = (int8_t)(to / 8 + 1);
+  /* DA-5: the slot names a piece of the mover's own army. */
+  d->promo = (int8_t)(kind == REF_CWDA_MV_PROMO
+                        ? ref_army_cn_type(REF_AK_OF(t->army[p->side], ref_cwda_move_slot(m)))
+                        : -1);
+  d->capture = p->board[to] != 0 || kind == REF_CWDA_MV_EP;
+  d->castle = to > from ? 1 : 2;
+  d->by_squares = 1; /* e1g1, e1b1, Kb1: the king's move is the castling */
 }
 
 /* SAN as chess writes it (PGN standard §8.2.3, chess_board.c), with the
@@ -459,17 +482,62 @@ int ref_cwda_fen_write(const struct ref_cwda_pos *p, char *buf, size_t cap)
   return len < 0 || (size_t)len >= cap ? REF_EINVAL : REF_OK;
 }
 
+/* The counts a side can have (as chess's ref_chess_material_possible):
+ * at most eight pawns, and every piece beyond the army's start (two of the
+ * corner, knight's and bishop's kinds, one of the queen's) a promoted pawn. */
+static bool material_possible(const struct ref_cwda_pos *p, int c)
+{
+  int pawns = ref_chess_popcount(p->bb[c][REF_AK_PAWN]), extra = 0;
+  for(int k = 2; k < REF_AK_COUNT; k++) {
+    int n = ref_chess_popcount(p->bb[c][k]), start = REF_AK_SLOT(k) == REF_ARMY_QUEEN ? 1 : 2;
+    extra += n > start ? n - start : 0;
+  }
+  return pawns <= 8 && extra <= 8 - pawns;
+}
+
+int ref_cwda_fen_armies(const char *fen, int army[2], const char **reason)
+{
+  army[0] = army[1] = -1;
+  *reason = "fen-board";
+  if(!fen)
+    return REF_EINVAL;
+  for(const char *s = fen; *s && *s != ' '; s++) {
+    int kind = ref_army_letter_kind(*s), color = *s >= 'a';
+    if(kind < 2)
+      continue;
+    if(army[color] >= 0 && army[color] != REF_AK_ARMY(kind)) {
+      *reason = "da-fen-army";
+      return REF_EINVAL;
+    }
+    army[color] = REF_AK_ARMY(kind);
+  }
+  *reason = NULL;
+  return REF_OK;
+}
+
+/*
+ * As strict as chess's reader (chess.c, ref_chess_fen_read; POS-1): four
+ * or six fields and nothing else, one digit for a run of empty squares,
+ * the counters bounded, the castling rights with king and corner piece at
+ * home, the e.p. square only behind a pawn that just made its double step
+ * (and the clock at 0), the side not to move not in check; the e.p. square
+ * kept only when a capture there is legal (DA-6), so equal positions write
+ * one FEN.
+ */
 int ref_cwda_fen_read(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, const char *fen,
                       const char **reason)
 {
-  const char *s = fen;
-  int r = 7, f = 0;
-  char side, cs[8], eps[4];
-  unsigned half = 0, full = 1;
+  char buf[128], *field[7];
+  int nfield, r = 7, f = 0;
+  uint32_t half = 0, full = 1;
 
-  *reason = "fen-board";
+  *reason = "fen-syntax";
   clear(p);
-  for(; *s && *s != ' '; s++) {
+  if(!fen || (nfield = ref_text_fields(fen, buf, sizeof(buf), field, 7)) < 0 ||
+     (nfield != 4 && nfield != 6))
+    return REF_EINVAL;
+  *reason = "fen-board";
+  for(const char *s = field[0]; *s; s++) {
     if(*s == '/') {
       if(f != 8 || r == 0)
         return REF_EINVAL;
@@ -477,6 +545,8 @@ int ref_cwda_fen_read(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, c
       f = 0;
     }
     else if(*s >= '1' && *s <= '8') {
+      if(s > field[0] && s[-1] >= '1' && s[-1] <= '8')
+        return REF_EINVAL; /* "44": not a FEN's board */
       f += *s - '0';
       if(f > 8)
         return REF_EINVAL;
@@ -500,37 +570,41 @@ int ref_cwda_fen_read(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, c
   }
   if(r != 0 || f != 8)
     return REF_EINVAL;
-  int got = sscanf(s, " %c %7s %3s %u %u", &side, cs, eps, &half, &full);
-  *reason = got < 3 ? "fen-syntax" : "fen-side";
-  if(got < 3 || (side != 'w' && side != 'b'))
-    return REF_EINVAL;
-  p->side = side == 'b';
-  *reason = "fen-counters";
-  if(half > REF_CH_COUNTER_MAX || full < 1 || full > REF_CH_COUNTER_MAX)
-    return REF_EINVAL;
-  p->halfmove = half;
-  p->fullmove = full;
   *reason = "fen-kings";
   if(ref_chess_popcount(p->bb[0][REF_AK_KING]) != 1 || ref_chess_popcount(p->bb[1][REF_AK_KING]) != 1)
     return REF_EINVAL;
+  *reason = "fen-material";
+  if(!material_possible(p, 0) || !material_possible(p, 1))
+    return REF_EINVAL;
+  *reason = "fen-side";
+  if(strcmp(field[1], "w") && strcmp(field[1], "b"))
+    return REF_EINVAL;
+  p->side = field[1][0] == 'b';
+  if(nfield == 6) {
+    *reason = "fen-counters";
+    if(!ref_text_counter(field[4], 6, &half) || !ref_text_counter(field[5], 6, &full) || full < 1)
+      return REF_EINVAL;
+  }
+  p->halfmove = half;
+  p->fullmove = full;
   *reason = "fen-castling";
-  if(strcmp(cs, "-")) {
-    for(const char *c = cs; *c; c++) {
+  if(strcmp(field[2], "-")) {
+    for(const char *c = field[2]; *c; c++) {
       int bit = *c == 'K' ? REF_CH_WK : *c == 'Q' ? REF_CH_WQ : *c == 'k' ? REF_CH_BK : *c == 'q' ? REF_CH_BQ : 0;
       if(!bit || (p->castle & bit))
         return REF_EINVAL;
       int color = bit >= (int)REF_CH_BK, base = color ? 56 : 0;
       int corner = (bit == REF_CH_WK || bit == REF_CH_BK) ? base + 7 : base;
       if(p->board[base + 4] != REF_AK_CODE(color, REF_AK_KING) ||
-         p->board[corner] != REF_AK_CODE(color, REF_AK_OF(t->army[color], REF_ARMY_ROOK))) {
+         p->board[corner] != REF_AK_CODE(color, REF_AK_OF(t->army[color], REF_ARMY_ROOK)))
         return REF_EINVAL;
-      }
       p->castle |= (uint8_t)bit;
     }
   }
   *reason = "fen-en-passant";
-  if(strcmp(eps, "-")) {
-    if(eps[0] < 'a' || eps[0] > 'h' || eps[1] != (p->side ? '3' : '6') || eps[2])
+  if(strcmp(field[3], "-")) {
+    const char *eps = field[3];
+    if(eps[0] < 'a' || eps[0] > 'h' || eps[1] != (p->side ? '3' : '6') || eps[2] || half != 0)
       return REF_EINVAL;
     int ep = (eps[1] - '1') * 8 + (eps[0] - 'a'), pawn = p->side ? ep + 8 : ep - 8;
     if(p->board[pawn] != REF_AK_CODE(!p->side, REF_AK_PAWN) || p->board[ep] ||
@@ -539,10 +613,18 @@ int ref_cwda_fen_read(const struct ref_cwda_tables *t, struct ref_cwda_pos *p, c
     p->ep = (uint8_t)ep;
   }
   /* The side not to move may not be in check. */
-  int k = king_sq(p, !p->side);
-  if(ref_cwda_attacked(t, p, k, p->side)) {
-    *reason = "fen-check";
+  *reason = "fen-check";
+  if(ref_cwda_attacked(t, p, king_sq(p, !p->side), p->side))
     return REF_EINVAL;
+  if(p->ep != REF_CH_NO_SQ) {
+    uint16_t moves[REF_CWDA_MAX_MOVES];
+    int n = ref_cwda_gen_legal(t, p, moves);
+    bool any = false;
+    for(int i = 0; i < n; i++)
+      any |= ref_cwda_move_kind(moves[i]) == REF_CWDA_MV_EP;
+    if(!any)
+      p->ep = REF_CH_NO_SQ;
   }
+  *reason = NULL;
   return REF_OK;
 }

@@ -52,6 +52,13 @@ void ref_diag_put(struct ref_diag_stack *s, int kind, int dark)
   s->n++;
 }
 
+void ref_diag_put_lettered(struct ref_diag_stack *s, char letter, int dark)
+{
+  if(s->n < REF_DIAG_SHOW)
+    s->p[s->n].letter = letter;
+  ref_diag_put(s, REF_DIAG_LETTERED, dark);
+}
+
 void ref_diag_put_n(struct ref_diag_stack *s, int kind, int dark, int n)
 {
   while(n-- > 0)

@@ -14,6 +14,8 @@ void ref_diag_grid(struct ref_diagram *d, int files, int ranks, bool flip);
 void ref_diag_points(struct ref_diagram *d, bool flip);
 /* One more piece on a stack (listed while there is room, always counted). */
 void ref_diag_put(struct ref_diag_stack *s, int kind, int dark);
+/* A piece shown by its letter (DA-4: no figurine), upper case. */
+void ref_diag_put_lettered(struct ref_diag_stack *s, char letter, int dark);
 void ref_diag_put_n(struct ref_diag_stack *s, int kind, int dark, int n);
 /* A FEN letter (upper case White; V and X Backgammon Chess's stones) as
  * a kind, and put on a stack with its colour. */

@@ -21,6 +21,7 @@ extern const struct ref_game_desc ref_game_chessgammon_4x8;
 extern const struct ref_game_desc ref_game_doublemove_chessgammon;
 extern const struct ref_game_desc ref_game_racing_kings_chessgammon;
 extern const struct ref_game_desc ref_game_bodlaender_chessgammon;
+extern const struct ref_game_desc ref_game_cwda;
 
 static const struct ref_game_desc *const games[] = {
   &ref_game_chess,
@@ -35,6 +36,7 @@ static const struct ref_game_desc *const games[] = {
   &ref_game_doublemove_chessgammon,
   &ref_game_racing_kings_chessgammon,
   &ref_game_bodlaender_chessgammon,
+  &ref_game_cwda,
 };
 
 const struct ref_game_desc *ref_game_find(const char *name)

@@ -170,12 +170,14 @@ enum ref_diag_kind {
   REF_DIAG_PAWN,
   REF_DIAG_MAN,     /* a draughts man, a Backgammon Chess stone */
   REF_DIAG_CROWNED, /* a draughts king, a doubled stone */
-  REF_DIAG_CHECKER  /* a backgammon checker */
+  REF_DIAG_CHECKER, /* a backgammon checker */
+  REF_DIAG_LETTERED /* a piece with no figurine (the armies' pieces, DA-4): its letter */
 };
 
 struct ref_diag_piece {
   uint8_t kind; /* enum ref_diag_kind */
   uint8_t dark; /* 0 the light pieces (White), 1 the dark ones (Black) */
+  char letter;  /* REF_DIAG_LETTERED: its upper-case letter */
 };
 
 #define REF_DIAG_FROM 0x1u /* the last move left here */
@@ -217,6 +219,10 @@ struct ref_diagram {
   int cube;       /* 0: no cube */
   int cube_owner; /* colour owning it, -1 centred */
   int dice[4], ndice;
+  /* What the lettered pieces are, a line for each colour (0 light, 1
+   * dark) when it has any: "Colorbound Clobberers: D Bede, W Waffle, ..."
+   * (the game's table of pieces; empty otherwise). */
+  char legend[2][96];
 };
 
 /*
@@ -300,6 +306,12 @@ uint64_t ref_perft(const struct ref_game_desc *g, const struct ref_state *s, int
 uint64_t ref_perft_below(const struct ref_game_desc *g, const struct ref_state *s, int depth);
 void ref_err_set(struct ref_err *err, enum ref_code code, const char *reason,
                  const char *detail);
+/* Chess with Different Armies (game "cwda", rules-spec §12): the names of
+ * the armies of a position string (its letters, DA-4; "Fabulous FIDEs"
+ * for a side with king and pawns only), for records such as PGN's tags.
+ * false when the text is no such position. */
+bool ref_cwda_army_names(const char *fen, const char **white, const char **black);
+
 /*
  * The actions of a two-player game with no cube and no dice (chess and the
  * games built on its rules, CH-2): resignation, an agreed draw, or a draw

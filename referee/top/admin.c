@@ -635,6 +635,72 @@ int ref_service_check(struct ref_service *svc, FILE *out, enum ref_output form)
   return rc;
 }
 
+/* ---- tabula store copy FROM TO ---- */
+
+int ref_service_store_copy(const struct ref_config *cfg, const char *from, const char *to,
+                           FILE *out)
+{
+  struct store_copy_report rep;
+  struct ref_config target = *cfg;
+  struct ref_service *svc = NULL;
+  char err[1024], a[600], b[600];
+  size_t i, shown = 0;
+  int rc;
+
+  store_display_name(from, a, sizeof(a));
+  store_display_name(to, b, sizeof(b));
+  fprintf(out, "copying %s to %s\n", a, b);
+  fflush(out);
+  switch(store_copy(from, to, &rep, err, sizeof(err))) {
+  case STORE_OK: break;
+  case STORE_ENOTFOUND:
+    fprintf(stderr, "tabula: %s; nothing was copied\n", err);
+    return REF_COPY_NO_SOURCE;
+  case STORE_EBUSY: fprintf(stderr, "tabula: %s\n", err); return REF_COPY_BUSY;
+  case STORE_EEXIST: fprintf(stderr, "tabula: %s\n", err); return REF_COPY_NOT_EMPTY;
+  default:
+    fprintf(stderr, "tabula: %s; the target holds nothing of the copy\n", err);
+    return REF_COPY_FAILED;
+  }
+  /* the tables that had rows, "name count", in lines of at most 72 */
+  for(i = 0; i < rep.ntables; i++)
+    if(rep.tables[i].rows) {
+      char item[64];
+      int n = snprintf(item, sizeof(item), "%s %lld", rep.tables[i].name,
+                       (long long)rep.tables[i].rows);
+      if(shown && shown + 2 + (size_t)n > 72) {
+        fputs(",\n", out);
+        shown = 0;
+      }
+      fprintf(out, "%s%s", shown ? ", " : "  ", item);
+      shown += 2 + (size_t)n;
+    }
+  fprintf(out, "%s%lld row(s) of %zu table(s) copied, the same count on both sides\n",
+          shown ? "\n" : "", (long long)rep.rows, rep.ntables);
+  /* The copy checked as `tabula check` checks a store, on the target */
+  if(store_names_file(to)) {
+    snprintf(target.store_path, sizeof(target.store_path), "%s", to);
+    target.store[0] = '\0';
+  }
+  else
+    snprintf(target.store, sizeof(target.store), "%s", to);
+  fprintf(out, "checking the copy (tabula check):\n");
+  fflush(out);
+  if(ref_service_open(&svc, &target, err, sizeof(err))) {
+    fprintf(stderr, "tabula: the copy cannot be opened to check it: %s\n", err);
+    return REF_COPY_FAULT;
+  }
+  rc = ref_service_check(svc, out, REF_OUTPUT_TEXT);
+  ref_service_close(svc);
+  if(rc) {
+    fprintf(out, "the copy does not check clean: do not serve it; the source is unchanged\n");
+    return REF_COPY_FAULT;
+  }
+  fprintf(out, "the copy checks clean: name it in tabula.ini (%s) and start tabula on it\n",
+          store_names_file(to) ? "store_path" : "store");
+  return REF_COPY_OK;
+}
+
 int ref_service_key(struct ref_service *svc, FILE *out, int rotate)
 {
   struct ref_history_key k;
@@ -643,7 +709,7 @@ int ref_service_key(struct ref_service *svc, FILE *out, int rotate)
   int rc;
 
   /* the store's own transaction: two first starts make one key (kv's
-   * ON CONFLICT, the file's O_EXCL) */
+   * ON CONFLICT, the file's link) */
   rc = rotate ? store_referee_key_rotate(svc->st, seed) : store_referee_key(svc->st, seed, true, NULL);
   if(rc != STORE_OK) {
     fprintf(stderr, "tabula: the referee's key: %s\n", store_errmsg(svc->st));
@@ -800,6 +866,136 @@ int ref_service_adjudicate(struct ref_service *svc, FILE *out, int64_t id, const
   return REF_ADMIN_OK;
 fail_store:
   fprintf(stderr, "tabula: game %lld not adjudicated: %s\n", (long long)id,
+          store_errmsg(svc->st));
+fail_game:
+  ref_game_free(&g);
+fail:
+  ref_store_rollback(svc);
+  base_buf_free(&m.events);
+  return rc;
+}
+
+/* ---- tabula time GAME [add SEAT AMOUNT REASON] ---- */
+
+static void print_clocks(struct ref_service *svc, FILE *out, struct ref_game_ctx *g)
+{
+  struct ref_clock_shown ck;
+  struct store_entry *e = NULL;
+  size_t n = 0, i;
+  int s;
+
+  if(ref_clock_show(svc, g, 0, &ck)) {
+    fprintf(out, "game %lld: the clock does not read\n", (long long)g->row.id);
+    return;
+  }
+  fprintf(out, "game %lld: %s, %s\n", (long long)g->row.id, g->desc->title, ck.control);
+  for(s = 0; s < 2 && (size_t)s < g->nseats; s++) {
+    char left[48], when[40];
+    ref_duration_text(left, sizeof(left), ck.left[s]);
+    fprintf(out, "%s %s: %s left, %lld move%s made", g->desc->seat_names[s],
+            g->seats[s].address, left, (long long)ck.done[s], ck.done[s] == 1 ? "" : "s");
+    if(s == ck.running) {
+      ref_time_text(when, sizeof(when), ck.deadline);
+      fprintf(out, "; to move, deadline %s", when);
+    }
+    fputc('\n', out);
+  }
+  if(store_journal_load(svc->st, &e, &n, g->row.id) != STORE_OK)
+    return;
+  fprintf(out, "history:\n");
+  for(i = 0; i < n; i++) {
+    char when[40];
+    if(strcmp(e[i].kind, "start") && strcmp(e[i].kind, "move") && strcmp(e[i].kind, "time") &&
+       strcmp(e[i].kind, "timeout"))
+      continue;
+    ref_time_text(when, sizeof(when), e[i].time);
+    if(!strcmp(e[i].kind, "move"))
+      fprintf(out, "  %s  %s moved: %s\n", when, side_name(g->desc, e[i].seat), e[i].text);
+    else if(!strcmp(e[i].kind, "start"))
+      fprintf(out, "  %s  the game started\n", when);
+    else
+      fprintf(out, "  %s  %s\n", when, e[i].text);
+  }
+  free(e);
+}
+
+int ref_service_time(struct ref_service *svc, FILE *out, int64_t id, const char *seat,
+                     const char *amount, const char *reason)
+{
+  struct ref_game_ctx g;
+  struct ref_msg_ctx m;
+  struct tpl_var extra[3];
+  char text[400], amount_text[48], when[40] = "";
+  int64_t secs, deadline;
+  int s, rc;
+
+  if(!seat) {
+    rc = load_game(svc, &g, id);
+    if(rc)
+      return rc;
+    print_clocks(svc, out, &g);
+    ref_game_free(&g);
+    return REF_ADMIN_OK;
+  }
+  memset(&m, 0, sizeof(m));
+  m.svc = svc;
+  m.message_id = "";
+  if(store_begin(svc->st) != STORE_OK) {
+    fprintf(stderr, "tabula: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  base_buf_init(&m.events, 64 * 1024);
+  rc = load_game(svc, &g, id);
+  if(rc)
+    goto fail;
+  rc = REF_ADMIN_REFUSED;
+  if(g.row.phase != STORE_GAME_ACTIVE || g.nseats != 2) {
+    fprintf(stderr, "tabula: game %lld is %s, not running: its clocks stand still\n",
+            (long long)id, phase_name(g.row.phase));
+    goto fail_game;
+  }
+  for(s = 0; s < 2 && strcasecmp(seat, g.desc->seat_names[s]); s++)
+    ;
+  if(s == 2) {
+    fprintf(stderr, "tabula: '%s' is no side of game %lld: write %s or %s\n", seat,
+            (long long)id, g.desc->seat_names[0], g.desc->seat_names[1]);
+    goto fail_game;
+  }
+  if(ref_duration_parse(amount, &secs)) {
+    fprintf(stderr, "tabula: '%s' is no amount of time: write 2d, 12h or 1d12h (at most 365 days)\n",
+            amount);
+    goto fail_game;
+  }
+  if(!reason || !reason[0] || strchr(reason, '\n') || strlen(reason) > 200) {
+    fprintf(stderr, "tabula: time GAME add SEAT AMOUNT REASON: the reason is one line of at most"
+                    " 200 bytes, and it is needed (the players read it)\n");
+    goto fail_game;
+  }
+  rc = REF_ADMIN_FAILED;
+  ref_duration_text(amount_text, sizeof(amount_text), secs);
+  snprintf(text, sizeof(text), "the operator gave %s %s: %s", g.desc->seat_names[s],
+           amount_text, reason);
+  if(ref_clock_add(svc, &g, s, secs, 0, &deadline) ||
+     ref_journal(svc, &g, -1, "time", text, NULL))
+    goto fail_store;
+  if(deadline)
+    ref_time_text(when, sizeof(when), deadline);
+  extra[0].name = "amount";
+  extra[0].value = amount_text;
+  extra[1].name = "side";
+  extra[1].value = g.desc->seat_names[s];
+  extra[2].name = "reason";
+  extra[2].value = reason;
+  if(ref_tell_seat(&m, &g, 0, "time-added.txt", extra, 3) ||
+     ref_tell_seat(&m, &g, 1, "time-added.txt", extra, 3) || store_commit(svc->st) != STORE_OK)
+    goto fail_store;
+  ref_log_info("game %lld: %s", (long long)id, text);
+  fprintf(out, "game %lld: %s%s%s\n", (long long)id, text, when[0] ? "; deadline now " : "", when);
+  ref_game_free(&g);
+  base_buf_free(&m.events);
+  return REF_ADMIN_OK;
+fail_store:
+  fprintf(stderr, "tabula: game %lld: no time added: %s\n", (long long)id,
           store_errmsg(svc->st));
 fail_game:
   ref_game_free(&g);

@@ -108,12 +108,14 @@ static int run_games(struct cli *cli);
 static int run_show(struct cli *cli);
 static int run_check(struct cli *cli);
 static int run_adjudicate(struct cli *cli);
+static int run_time(struct cli *cli);
 static int run_export(struct cli *cli);
 static int run_site(struct cli *cli);
 static int run_verify(struct cli *cli);
 static int run_key(struct cli *cli);
 static int run_ratings(struct cli *cli);
 static int run_tournament(struct cli *cli);
+static int run_store(struct cli *cli);
 static int run_check_config(struct cli *cli);
 static int run_rules(struct cli *cli);
 static int run_help(struct cli *cli);
@@ -183,6 +185,15 @@ static const struct command commands[] = {
    "and mailed to both players and every observer at once; --reason TEXT\n"
    "(one line, at most 255 bytes) is journaled and quoted in that mail.",
    run_adjudicate},
+  {"time", "GAME [add SEAT AMOUNT REASON]", 1, 5, OPT_CONFIG, NEEDS_STORE,
+   "a game's clocks and their history; add time to one",
+   "Prints game GAME's time control, both clocks (time left, moves made, the\n"
+   "deadline of the one that runs) and their history: when each move was\n"
+   "made, time given, a loss on time. With add SEAT AMOUNT REASON (white 2d\n"
+   "\"the server was down\"; AMOUNT as 2d, 12h or 1d12h, at most 365 days)\n"
+   "adds that time to SEAT's clock: journaled with the reason, both players\n"
+   "mailed (rules-spec TM-7). Time added is never taken back.",
+   run_time},
   {"export", "GAME", 1, 1, OPT_CONFIG, NEEDS_STORE, "the game's record: PGN, PDN, .mat or a transcript",
    "Prints the record of game GAME in its community's format: PGN for chess,\n"
    "PDN 3.0 for checkers, gnubg's .mat for backgammon, for the other games a\n"
@@ -232,6 +243,21 @@ static const struct command commands[] = {
    "Sonneborn-Berger, the crosstable; with --json as one JSON document\n"
    "(tabula(1), JSON).",
    run_tournament},
+  {"store", "copy FROM TO", 3, 3, OPT_CONFIG, NO_STORE,
+   "copy a stopped store to another engine, then check it",
+   "store copy FROM TO copies the store FROM into the new, empty store TO,\n"
+   "each an SQLite file or a PostgreSQL database (postgresql://HOST/DB or\n"
+   "libpq keywords, as the store option of tabula.ini(5) takes them): SQLite\n"
+   "to PostgreSQL to move a club onto a server, and back. Every table is\n"
+   "copied row for row, ids kept, in one transaction of TO; then both sides'\n"
+   "rows are counted and TO is checked as tabula check checks a store (every\n"
+   "journal's hash chain, every game replayed). Stop the daemon first: a\n"
+   "store being served is refused, as is a TO that holds anything. FROM is\n"
+   "only read (a store of an older tabula is first brought to this one's\n"
+   "schema, as by any command). Exit status 0 when the copy checks clean,\n"
+   "1 when it does not, 66 no store at FROM, 73 TO is not empty, 75 a\n"
+   "daemon serves either or the copy failed (TO is left empty).",
+   run_store},
   {"check-config", "", 0, 0, OPT_CONFIG | OPT_JSON, NO_STORE,
    "the configuration in effect, every option explained",
    "Reads the configuration the other commands would use and prints every\n"
@@ -687,6 +713,28 @@ static int run_verify(struct cli *cli)
   return run_game_view(cli, ref_service_verify);
 }
 
+static int run_time(struct cli *cli)
+{
+  int64_t id;
+  size_t sent = 0;
+  int rc = game_number(cli, cli->args[0], &id);
+  if(rc >= 0)
+    return rc;
+  if(cli->nargs == 1)
+    return admin_status(ref_service_time(cli->svc, stdout, id, NULL, NULL, NULL));
+  if(cli->nargs != 5 || strcmp(cli->args[1], "add")) {
+    fprintf(stderr, "tabula: usage: tabula time GAME [add SEAT AMOUNT REASON]\n");
+    return EX_USAGE;
+  }
+  rc = admin_status(
+    ref_service_time(cli->svc, stdout, id, cli->args[2], cli->args[3], cli->args[4]));
+  if(rc == EX_OK && ref_service_flush_outbox(cli->svc, &sent)) {
+    fprintf(stderr, "tabula: the mails stay queued: serve or flush sends them\n");
+    rc = EX_TEMPFAIL;
+  }
+  return rc;
+}
+
 static int run_key(struct cli *cli)
 {
   int rotate = cli->nargs == 1;
@@ -739,6 +787,19 @@ static int run_tournament(struct cli *cli)
     rc = EX_TEMPFAIL;
   }
   return rc;
+}
+
+static int run_store(struct cli *cli)
+{
+  if(strcmp(cli->args[0], "copy"))
+    return usage_error(cli, "%s", "store copy FROM TO");
+  switch(ref_service_store_copy(&cli->cfg, cli->args[1], cli->args[2], stdout)) {
+  case REF_COPY_OK: return EX_OK;
+  case REF_COPY_FAULT: return EXIT_FAULT;
+  case REF_COPY_NO_SOURCE: return EX_NOINPUT;
+  case REF_COPY_NOT_EMPTY: return EX_CANTCREAT;
+  default: return EX_TEMPFAIL;
+  }
 }
 
 static int run_check_config(struct cli *cli)

@@ -59,6 +59,17 @@ int ref_service_open(struct ref_service **out, const struct ref_config *cfg, cha
     snprintf(errbuf, errcap, "address '%s' is not a mail address", cfg->address);
     goto fail;
   }
+  /* the default control must read before a game is made with it (TM-2) */
+  if(cfg->time_control[0]) {
+    char word[48], control[64] = "";
+    int days = 0, weekends = -1;
+    snprintf(word, sizeof(word), "time=%s", cfg->time_control);
+    if(ref_clock_option(word, &days, &weekends, control, sizeof(control)) != 1) {
+      snprintf(errbuf, errcap, "time_control: '%s' is not a time control (30d+1d, 10/50d, 7d)",
+               cfg->time_control);
+      goto fail;
+    }
+  }
   /* The store's folder, and the Maildirs in use, are made on first start:
    * an IMAP or POP3 source, an SMTP or sendmail sink, use none, and the
    * default ./tabula-data/inbox would be an empty folder nobody reads. */

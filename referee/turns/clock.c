@@ -1,7 +1,9 @@
 /*
- * clock.c: a game's clock. Days per move, weekends counted or
- * not, vacations; what is due when (reminders at half time and 24 hours
- * before the deadline, the loss on time, automatic or claimed).
+ * clock.c: a game's clock. Its control (days per move, Fischer, periods,
+ * the double charge: clock_control.c, one driver per kind), weekends
+ * counted or not, vacations; what is due when (reminders at half time, 3
+ * days and 24 hours before the deadline, rules-spec TM-9; the loss on
+ * time, automatic or claimed).
  *
  * The model. A game's clock runs for one seat at a time: the seat the
  * rules say must act. It restarts when that seat changes or a move is
@@ -9,10 +11,14 @@
  * a draw offer does not buy time). Time is counted in seconds of whole UTC
  * days that count: a Saturday or Sunday does not when the game says
  * weekends=off, and a day of the running player's vacation never does, so
- * a vacation pauses that player's clock in every game. The deadline is the
- * moment the counted time reaches days x 24 h. Nothing here trusts a
- * cached deadline: every decision recounts from the clock's start, so a
- * vacation booked later moves the deadline at once.
+ * a vacation pauses that player's clock in every game. Each seat has a
+ * bank (clock_control.c); the deadline is the moment the counted time
+ * reaches what the running seat's bank allows (rules-spec TM-2: to the
+ * second, no rounding to days). When the clock restarts, the seat whose
+ * move ended is charged the counted time from the clock's start to its
+ * mail's arrival (TM-1) and the control's driver refills its bank. Nothing
+ * here trusts a cached deadline: every decision recounts from the clock's
+ * start, so a vacation booked later moves the deadline at once.
  *
  * The clock tells nobody anything: it answers what is due (data), and
  * the layers above mail the players (docs/architecture.md, layer 4 "turns
@@ -31,19 +37,42 @@
 
 #define DAY REF_DAY
 
-/* ---- game options: days=N, weekends=on|off ---- */
+/* ---- game options: days=N, weekends=on|off, time=..., double=on|off ---- */
 
-int ref_clock_option(const char *tok, int *days, int *weekends)
+/* The stored words of a control: "" for days per move without the double
+ * charge (what every clock was before controls came in kinds). */
+static void control_store(const struct ref_control *ctl, char *control, size_t cap)
 {
+  if(ref_control_is_per_move(ctl))
+    snprintf(control, cap, "%s", ctl->dbl ? "double=on" : "");
+  else
+    ref_control_words(ctl, control, cap);
+}
+
+int ref_clock_option(const char *tok, int *days, int *weekends, char *control, size_t ccap)
+{
+  struct ref_control ctl;
   const char *v;
   char *end;
   long n;
+  int rc;
+
+  if(ref_control_parse(control, *days > 0 ? *days : 1, &ctl))
+    ref_control_days(&ctl, *days > 0 ? *days : 1);
   if(!strncasecmp(tok, "days=", 5)) {
     v = tok + 5;
     n = strtol(v, &end, 10);
     if(!*v || *end || n < 1 || n > 365)
       return -1;
     *days = (int)n;
+    /* days=N is days per move: the last word written says the control;
+     * double=on stays */
+    {
+      int dbl = ctl.dbl;
+      ref_control_days(&ctl, (int)n);
+      ctl.dbl = dbl;
+    }
+    control_store(&ctl, control, ccap);
     return 1;
   }
   if(!strncasecmp(tok, "weekends=", 9)) {
@@ -56,18 +85,51 @@ int ref_clock_option(const char *tok, int *days, int *weekends)
       return -1;
     return 1;
   }
-  return 0;
+  rc = ref_control_word(tok, &ctl);
+  if(rc != 1)
+    return rc;
+  /* time=7d is days=7 (TM-2): stored as days, so seeks match either */
+  if(!strncasecmp(tok, "time=", 5) && ref_control_is_per_move(&ctl))
+    *days = (int)ctl.base;
+  control_store(&ctl, control, ccap);
+  return 1;
 }
 
-int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weekends)
+/* The control of clock c; a row that does not read (it cannot: only
+ * ref_clock_option's words are stored) counts as its days per move. */
+static void control_of(const struct store_clock *c, struct ref_control *ctl)
+{
+  if(ref_control_parse(c->control, c->days, ctl)) {
+    ref_log_warn("game %lld: clock control \"%s\" unreadable, counted as days per move",
+                 (long long)c->game, c->control);
+    ref_control_days(ctl, c->days);
+  }
+}
+
+int ref_clock_create(struct ref_service *svc, int64_t game, int days, int weekends,
+                     const char *control)
 {
   struct store_clock c;
+  struct ref_control ctl;
   memset(&c, 0, sizeof(c));
   c.game = game;
   c.days = days > 0 ? days : svc->cfg.days_per_move;
   c.weekends = (weekends >= 0 ? weekends : svc->cfg.weekends) != 0;
   c.seat = -1;
   c.next_event = -1;
+  snprintf(c.control, sizeof(c.control), "%s", control ? control : "");
+  /* the configuration's control when the game wrote neither days=N nor
+   * time=... (TM-2); config.c refused one that does not read */
+  if(days <= 0 && !strstr(c.control, "time=") && svc->cfg.time_control[0]) {
+    char word[48];
+    int d = 0, w = -1;
+    snprintf(word, sizeof(word), "time=%s", svc->cfg.time_control);
+    if(ref_clock_option(word, &d, &w, c.control, sizeof(c.control)) == 1 && d > 0)
+      c.days = d;
+  }
+  if(ref_control_parse(c.control, c.days, &ctl))
+    return -1;
+  c.bank[0] = c.bank[1] = ref_control_initial(&ctl);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
@@ -87,18 +149,39 @@ static int rules_for(struct ref_service *svc, const struct store_clock *c, const
   return 0;
 }
 
-/* Counted seconds used and the deadline of clock c at `now`. */
-static int clock_state(struct ref_service *svc, const struct store_clock *c, const char *address,
-                       int64_t now, int64_t *used, int64_t *deadline)
+/* The counted seconds the running seat's move may last: what its bank
+ * allows (TM-5: beyond 20 days charged double). */
+static int64_t move_allowed(const struct store_clock *c)
+{
+  struct ref_control ctl;
+  if(c->seat < 0 || c->seat > 1)
+    return 0;
+  control_of(c, &ctl);
+  return ref_control_allowed(&ctl, c->bank[c->seat]);
+}
+
+/* Counted seconds used, the deadline and the seconds allowed of clock c
+ * at `now`. */
+static int clock_state_ex(struct ref_service *svc, const struct store_clock *c,
+                          const char *address, int64_t now, int64_t *used, int64_t *deadline,
+                          int64_t *allowed)
 {
   struct ref_clock_rules r;
   struct store_vacation *vacs;
   if(rules_for(svc, c, address, &r, &vacs))
     return -1;
+  *allowed = move_allowed(c);
   *used = ref_clock_counted(&r, c->started, now);
-  *deadline = ref_clock_reach(&r, c->started, (int64_t)c->days * DAY);
+  *deadline = ref_clock_reach(&r, c->started, *allowed);
   free(vacs);
   return 0;
+}
+
+static int clock_state(struct ref_service *svc, const struct store_clock *c, const char *address,
+                       int64_t now, int64_t *used, int64_t *deadline)
+{
+  int64_t allowed;
+  return clock_state_ex(svc, c, address, now, used, deadline, &allowed);
 }
 
 /* The earliest moment something may fall due on clock c: the
@@ -109,14 +192,16 @@ static int clock_state(struct ref_service *svc, const struct store_clock *c, con
 static int64_t next_event_under(const struct ref_service *svc, const struct store_clock *c,
                                 const struct ref_clock_rules *r)
 {
-  int64_t total = (int64_t)c->days * DAY, need = -1;
+  int64_t total = move_allowed(c), need = -1;
 
   if(c->seat < 0)
     return -1;
   /* the thresholds of clock_due, the earliest still to come first */
   if(!(c->reminded & 1))
     need = total / 2;
-  else if(c->days > 2 && !(c->reminded & 2))
+  else if(total > 6 * DAY && !(c->reminded & 8))
+    need = total - 3 * DAY;
+  else if(total > 2 * DAY && !(c->reminded & 2))
     need = total - DAY;
   else if(svc->cfg.timeout == REF_TIMEOUT_AUTO || !(c->reminded & 4))
     need = total;
@@ -144,6 +229,7 @@ static int clock_get(struct ref_service *svc, struct store_clock *c, int64_t gam
     c->weekends = svc->cfg.weekends != 0;
     c->seat = -1;
     c->next_event = -1;
+    c->bank[0] = c->bank[1] = (int64_t)c->days * DAY;
     *fresh = 1;
     return 0;
   }
@@ -163,11 +249,54 @@ static int running_seat(struct ref_game_ctx *g)
   return s.turn;
 }
 
-int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
+/* Clock c as the game now stands, in memory: 1 when it (re)started for
+ * `seat`, the seat whose move ended charged its counted time up to `at`
+ * (its mail's arrival, not later than now: TM-1) and its bank refilled by
+ * the control's driver; 0 when the same decision is still awaited. */
+static int clock_advance(struct ref_service *svc, struct ref_game_ctx *g, struct store_clock *c,
+                         int fresh, int seat, int64_t at)
+{
+  int64_t now = ref_now(svc), end;
+  int p = c->seat;
+
+  if(!fresh && c->seat == seat && c->moves == g->moves)
+    return 0; /* the same decision is still awaited: the clock runs on */
+  if(!fresh && p >= 0 && p < 2 && (size_t)p < g->nseats) {
+    struct ref_control ctl;
+    struct ref_clock_rules r;
+    struct store_vacation *vacs;
+    int64_t used;
+    control_of(c, &ctl);
+    end = at > now ? now : at;
+    if(end < c->started)
+      end = c->started;
+    if(rules_for(svc, c, g->seats[p].address, &r, &vacs))
+      return -1;
+    used = ref_clock_counted(&r, c->started, end);
+    free(vacs);
+    c->done[p]++;
+    c->bank[p] = ref_control_after(&ctl, c->bank[p], used, c->done[p]);
+    /* a move accepted late (timeout=claim, nobody claimed) leaves no debt
+     * against the next one */
+    if(c->bank[p] < 0)
+      c->bank[p] = 0;
+  }
+  c->seat = seat;
+  c->moves = g->moves;
+  /* The next decision's time starts when its player is told of this one,
+   * i.e. now, not at the mail's arrival: a referee that was down costs no
+   * player time, neither the one who moved (judged at arrival, see
+   * ref_clock_overdue) nor the one who answers. */
+  c->started = now;
+  c->reminded = 0;
+  return 1;
+}
+
+int ref_clock_sync_at(struct ref_service *svc, struct ref_game_ctx *g, int64_t at)
 {
   struct store_clock c;
-  int64_t moves = 0, used;
-  int fresh, seat = running_seat(g);
+  int64_t used;
+  int fresh, rc, seat = running_seat(g);
 
   if(clock_get(svc, &c, g->row.id, &fresh))
     return -1;
@@ -181,46 +310,55 @@ int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
   }
   /* the "move" entries journaled (game.c keeps the count: no
    * count(*) over the journal) */
-  moves = g->moves;
-  if(!fresh && c.seat == seat && c.moves == moves)
-    return 0; /* the same decision is still awaited: the clock runs on */
-  c.seat = seat;
-  c.moves = moves;
-  /* The next decision's time starts when its player is told of this one,
-   * i.e. now, not at the mail's arrival: a referee that was down costs no
-   * player time, neither the one who moved (judged at arrival, see
-   * ref_clock_overdue) nor the one who answers. */
-  c.started = ref_now(svc);
-  c.reminded = 0;
+  rc = clock_advance(svc, g, &c, fresh, seat, at);
+  if(rc <= 0)
+    return rc;
   if(clock_state(svc, &c, g->seats[seat].address, c.started, &used, &c.deadline))
     return -1;
   set_next_event(svc, &c);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
-int ref_clock_view(struct ref_service *svc, struct ref_game_ctx *g, int seat, char *control,
-                   size_t ccap, char *deadline, size_t dcap)
+int ref_clock_sync(struct ref_service *svc, struct ref_game_ctx *g)
+{
+  return ref_clock_sync_at(svc, g, ref_now(svc));
+}
+
+int ref_clock_show(struct ref_service *svc, struct ref_game_ctx *g, int64_t at,
+                   struct ref_clock_shown *out)
 {
   struct store_clock c;
-  int64_t moves = 0, used, when, started;
-  int fresh;
+  struct ref_control ctl;
+  int64_t used, allowed, now = ref_now(svc);
+  int fresh, seat = running_seat(g), i;
 
-  control[0] = deadline[0] = '\0';
+  memset(out, 0, sizeof(*out));
+  out->running = -1;
   if(clock_get(svc, &c, g->row.id, &fresh))
     return -1;
-  snprintf(control, ccap, "%d day%s per move, weekends %s", c.days, c.days == 1 ? "" : "s",
-           c.weekends ? "counted" : "not counted");
-  if(seat < 0 || seat != running_seat(g))
+  control_of(&c, &ctl);
+  ref_control_text(&ctl, out->control, sizeof(out->control));
+  snprintf(out->control + strlen(out->control), sizeof(out->control) - strlen(out->control),
+           ", weekends %s", c.weekends ? "counted" : "not counted");
+  for(i = 0; i < 2; i++) {
+    out->left[i] = ref_control_allowed(&ctl, c.bank[i]);
+    out->done[i] = c.done[i];
+  }
+  if(seat < 0)
     return 0;
-  moves = g->moves;
-  /* what ref_clock_sync will store once this mail's changes are saved */
-  started = !fresh && c.seat == seat && c.moves == moves ? c.started : ref_now(svc);
-  c.started = started;
-  if(clock_state(svc, &c, g->seats[seat].address, started, &used, &when)) {
-    control[0] = '\0';
+  /* what ref_clock_sync_at will store once this mail's changes are saved */
+  if(clock_advance(svc, g, &c, fresh, seat, at ? at : now) < 0 ||
+     clock_state_ex(svc, &c, g->seats[seat].address, now, &used, &out->deadline, &allowed)) {
+    memset(out, 0, sizeof(*out));
+    out->running = -1;
     return -1;
   }
-  ref_time_text(deadline, dcap, when);
+  for(i = 0; i < 2; i++) {
+    out->left[i] = ref_control_allowed(&ctl, c.bank[i]);
+    out->done[i] = c.done[i];
+  }
+  out->left[seat] = allowed > used ? allowed - used : 0;
+  out->running = seat;
   return 0;
 }
 
@@ -267,7 +405,7 @@ int ref_clock_overdue(struct ref_service *svc, struct ref_game_ctx *g, int64_t a
    * however late it is read (its arrival, not "now"): the ruling
    * may not depend on when the daemon looked. */
   *late = seat;
-  return used >= (int64_t)c.days * DAY ? 1 : 0;
+  return used >= move_allowed(&c) ? 1 : 0;
 }
 
 int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t at,
@@ -288,11 +426,36 @@ int ref_clock_claim(struct ref_service *svc, struct ref_game_ctx *g, int seat, i
     return -1;
   /* Once the time-up notice went out the time stays up: a vacation
    * booked afterwards cannot take back a claim the opponent was offered. */
-  if(used < (int64_t)k.days * DAY && !(k.reminded & 4))
+  if(used < move_allowed(&k) && !(k.reminded & 4))
     return 2;
   if(*deadline < k.started)
     *deadline = k.started;
   return 0;
+}
+
+/* ---- time given ---- */
+
+int ref_clock_add(struct ref_service *svc, struct ref_game_ctx *g, int seat, int64_t seconds,
+                  int64_t at, int64_t *deadline)
+{
+  struct store_clock c;
+  int64_t used;
+  int fresh, running = running_seat(g);
+
+  *deadline = 0;
+  if(seat < 0 || seat > 1 || clock_get(svc, &c, g->row.id, &fresh))
+    return -1;
+  /* the mail's own changes first (a move in the same mail) */
+  if(running >= 0 && clock_advance(svc, g, &c, fresh, running, at ? at : ref_now(svc)) < 0)
+    return -1;
+  c.bank[seat] += seconds;
+  if(running >= 0 && c.seat == seat) {
+    if(clock_state(svc, &c, g->seats[seat].address, ref_now(svc), &used, &c.deadline))
+      return -1;
+    *deadline = c.deadline;
+  }
+  set_next_event(svc, &c);
+  return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;
 }
 
 /* ---- after a vacation ---- */
@@ -338,15 +501,19 @@ int ref_clock_refresh(struct ref_service *svc, const char *address, struct base_
 static enum ref_clock_due clock_due(const struct ref_service *svc, const struct store_clock *c,
                                     int64_t used)
 {
-  int64_t total = (int64_t)c->days * DAY;
+  int64_t total = move_allowed(c);
   if(used >= total)
     return svc->cfg.timeout == REF_TIMEOUT_AUTO ? REF_DUE_TIMEOUT
            : (c->reminded & 4)                 ? REF_DUE_NONE
                                                : REF_DUE_TIME_UP;
-  /* The last-day reminder only when it falls after half time (more than
-   * two days per move); with two days, half time is 24 hours before. */
-  if(c->days > 2 && used >= total - DAY)
+  /* The reminders escalate (TM-9): half time, 3 days before, 24 hours
+   * before, each once; one that would fall at or before half time is
+   * left out (the last day when the move has two days or less, the last
+   * three days when it has six or less). */
+  if(total > 2 * DAY && used >= total - DAY)
     return (c->reminded & 2) ? REF_DUE_NONE : REF_DUE_DAY;
+  if(total > 6 * DAY && used >= total - 3 * DAY)
+    return (c->reminded & 8) ? REF_DUE_NONE : REF_DUE_THREE;
   if(used >= total / 2)
     return (c->reminded & 1) ? REF_DUE_NONE : REF_DUE_HALF;
   return REF_DUE_NONE;
@@ -392,9 +559,13 @@ int ref_clock_reminded(struct ref_service *svc, int64_t game, enum ref_clock_due
   int fresh;
   if(clock_get(svc, &c, game, &fresh))
     return -1;
-  /* the bits say which notices went out: 1 half time, 2 the last day,
-   * 4 time up (timeout=claim); a later one implies the earlier */
-  c.reminded |= due == REF_DUE_HALF ? 1 : due == REF_DUE_DAY ? 1 | 2 : 1 | 2 | 4;
+  /* the bits say which notices went out: 1 half time, 8 three days
+   * left, 2 the last day, 4 time up (timeout=claim); a later one implies
+   * the earlier */
+  c.reminded |= due == REF_DUE_HALF    ? 1
+                : due == REF_DUE_THREE ? 1 | 8
+                : due == REF_DUE_DAY   ? 1 | 8 | 2
+                                       : 1 | 8 | 2 | 4;
   c.deadline = deadline;
   set_next_event(svc, &c);
   return store_clock_put(svc->st, &c) == STORE_OK ? 0 : -1;

@@ -1,8 +1,8 @@
 /*
  * terms.c: a game's terms as players write them after the game's name, in
  * `new`, `seek` and (its options) `tournament`: `as SEAT`, `private`,
- * `public-comments`, `rated`/`unrated`, the clock's `days=N` and
- * `weekends=on|off` (clock.c), and the rules' own `key=value` options,
+ * `public-comments`, `rated`/`unrated`, the clock's `days=N`,
+ * `weekends=on|off`, `time=...` and `double=on|off` (clock.c), and the rules' own `key=value` options,
  * which must make a game before anyone is invited to it or paired for it.
  * Read once here (seeks had a second copy of new's reader).
  * Layer 4, "turns and time" (docs/architecture.md): it asks the clock
@@ -68,8 +68,9 @@ enum ref_rc ref_terms_word(const struct ref_game_desc *d, struct ref_terms *t, c
   }
   if(!strchr(tok, '='))
     return REF_RC_PASS;
-  /* days=N and weekends=on|off are the service's (clock.c), not the rules' */
-  switch(ref_clock_option(tok, &t->days, &t->weekends)) {
+  /* days=N, weekends=on|off, time=... and double=on|off are the
+   * service's (clock.c), not the rules' */
+  switch(ref_clock_option(tok, &t->days, &t->weekends, t->control, sizeof(t->control))) {
   case 1: return REF_RC_OK;
   case -1: return refuse(err, "bad-clock-option", tok);
   default: break;
@@ -116,6 +117,7 @@ void ref_terms_to_tournament(const struct ref_terms *t, struct ref_tournament_sp
   snprintf(spec->opts, sizeof(spec->opts), "%s", t->opts);
   spec->days = t->days;
   spec->weekends = t->weekends;
+  snprintf(spec->control, sizeof(spec->control), "%s", t->control);
   spec->unrated = t->unrated;
   spec->priv = t->priv;
   spec->pub = t->pub;

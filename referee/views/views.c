@@ -27,7 +27,10 @@ struct view {
   char game[24], seat[32], opponent[MAIL_ADDR_MAX], player[MAIL_ADDR_MAX];
   char board[BOARD_MAX], position[600], status[400], last_move[160], result[96];
   char commitment[200], guard[24], salt[120];
-  char time_control[96], move_deadline[40]; /* clock.c */
+  char time_control[160], move_deadline[120], time_left[200]; /* clock.c */
+  int64_t deadline;                         /* the reader's, when set */
+  int calendar;                             /* the reader asked for events */
+  char ics[2048];                           /* the event (RFC 5545) */
   char autoroll[200];                       /* a standing "roll", to the player who wrote it */
   char match[600];                          /* a backgammon match's score (match.c) */
   char link[400];                           /* the game's web page (site_url) */
@@ -37,7 +40,7 @@ struct view {
   struct base_buf observer_events;           /* what happened, as observers see it (G-3) */
   struct ref_diagram diagram;               /* the board as data: the HTML part */
   int has_diagram;
-  struct tpl_var vars[32];
+  struct tpl_var vars[40];
   size_t n;
 };
 
@@ -63,6 +66,39 @@ static void add_var(struct view *v, const char *name, const char *value)
   v->vars[v->n].name = name;
   v->vars[v->n].value = value;
   v->n++;
+}
+
+/* The clock's lines (rules-spec TM-6): the control; to the seat that must
+ * act, its deadline in UTC and, when the reader set a time zone, in that
+ * zone's time too, and both seats' time left. */
+static int clock_lines(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, struct view *v)
+{
+  struct ref_clock_shown ck;
+  char zone[64], local[48], a[40], b[40];
+  if(ref_clock_show(m->svc, g, m->arrived, &ck))
+    return -1;
+  snprintf(v->time_control, sizeof(v->time_control), "%s", ck.control);
+  if(seat < 0 || seat != ck.running)
+    return 0;
+  ref_time_text(v->move_deadline, sizeof(v->move_deadline), ck.deadline);
+  v->deadline = ck.deadline;
+  {
+    bool on = false;
+    if(store_calendar_get(m->svc->st, &on, g->seats[seat].address) != STORE_OK)
+      return -1;
+    v->calendar = on;
+  }
+  if(store_timezone_get(m->svc->st, zone, sizeof(zone), g->seats[seat].address) != STORE_OK)
+    return -1;
+  ref_zone_time_text(local, sizeof(local), REF_ZONEINFO_DIR, zone, ck.deadline);
+  if(local[0])
+    snprintf(v->move_deadline + strlen(v->move_deadline),
+             sizeof(v->move_deadline) - strlen(v->move_deadline), ",\n%s in %s", local, zone);
+  ref_duration_text(a, sizeof(a), ck.left[0]);
+  ref_duration_text(b, sizeof(b), ck.left[1]);
+  snprintf(v->time_left, sizeof(v->time_left), "%s %s, %s %s", g->desc->seat_names[0], a,
+           g->desc->seat_names[1], b);
+  return 0;
 }
 
 /* The sentence saying whose turn it is, or how the game ended. */
@@ -213,11 +249,11 @@ static int build_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   if(ref_match_line(m->svc, g, seat < 0, v->match, sizeof(v->match)) < 0)
     return -1;
   add_var(v, "match", v->match);
-  if(ref_clock_view(m->svc, g, seat, v->time_control, sizeof(v->time_control), v->move_deadline,
-                    sizeof(v->move_deadline)))
+  if(clock_lines(m, g, seat, v))
     return -1;
   add_var(v, "time_control", v->time_control);
   add_var(v, "move_deadline", v->move_deadline);
+  add_var(v, "time_left", v->time_left);
   if(seat >= 0 && (g->desc->flags & REF_GAME_DICE) &&
      (autoroll = ref_autoroll_get(m->svc, g->row.id, seat)) < 0)
     return -1;
@@ -332,6 +368,106 @@ static int comment_vars(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
   return 0;
 }
 
+/* ---- the calendar event (rules-spec TM-10) ---- */
+
+/* RFC 5545 3.3.11: a TEXT value's backslash, semicolon, comma, newline. */
+static void ics_text(char *out, size_t cap, const char *in)
+{
+  size_t n = 0;
+  for(; *in && n + 3 < cap; in++) {
+    if(*in == '\\' || *in == ';' || *in == ',')
+      out[n++] = '\\', out[n++] = *in;
+    else if(*in == '\n')
+      out[n++] = '\\', out[n++] = 'n';
+    else if((unsigned char)*in >= 0x20)
+      out[n++] = *in;
+  }
+  out[n] = '\0';
+}
+
+/* RFC 5545 3.3.5: a UTC date-time, "20261130T090000Z". */
+static void ics_time(char *out, size_t cap, int64_t t)
+{
+  char date[16];
+  int64_t s = t - ref_day_of(t) * REF_DAY;
+  ref_date_text(date, sizeof(date), ref_day_of(t));
+  snprintf(out, cap, "%.4s%.2s%.2sT%02d%02d%02dZ", date, date + 5, date + 8, (int)(s / 3600),
+           (int)(s / 60 % 60), (int)(s % 60));
+}
+
+/* Appends one content line, folded at 75 octets (RFC 5545 3.1), never
+ * inside a UTF-8 sequence. */
+static void ics_line(char *out, size_t cap, const char *line)
+{
+  size_t n = strlen(out), col = 0;
+  const char *p;
+  for(p = line; *p && n + 4 < cap; p++) {
+    if(col >= 74 && ((unsigned char)*p & 0xC0) != 0x80) {
+      out[n++] = '\r', out[n++] = '\n', out[n++] = ' ';
+      col = 1;
+    }
+    out[n++] = *p;
+    col++;
+  }
+  if(n + 2 < cap)
+    out[n++] = '\r', out[n++] = '\n';
+  out[n] = '\0';
+}
+
+/* The event of the reader's deadline: one UID per game and seat, so a
+ * calendar replaces the event when the deadline moves; its SEQUENCE the
+ * deadline's minute since the game was made, which only grows (a move's
+ * deadline comes after the one before it; leave and time given move it
+ * later), as RFC 5546 2.1.4 asks of a revision. METHOD:PUBLISH, RFC 6047. */
+static void calendar_event(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat,
+                           struct view *v)
+{
+  const char *dir = m->svc->cfg.templates_dir;
+  struct tpl_var vars[4] = {{"game", v->game},
+                            {"title", g->desc->title},
+                            {"opponent", v->opponent},
+                            {"deadline", v->move_deadline}};
+  char summary[300], text[400], esc[800], line[900], start[24], end[24], stamp[24];
+  v->ics[0] = '\0';
+  ics_time(start, sizeof(start), v->deadline - 3600);
+  ics_time(end, sizeof(end), v->deadline);
+  ics_time(stamp, sizeof(stamp), ref_now(m->svc));
+  ics_line(v->ics, sizeof(v->ics), "BEGIN:VCALENDAR");
+  ics_line(v->ics, sizeof(v->ics), "VERSION:2.0");
+  ics_line(v->ics, sizeof(v->ics), "PRODID:-//tabula//correspondence referee//EN");
+  ics_line(v->ics, sizeof(v->ics), "METHOD:PUBLISH");
+  ics_line(v->ics, sizeof(v->ics), "BEGIN:VEVENT");
+  snprintf(line, sizeof(line), "UID:tabula-game-%lld-seat-%d@%s", (long long)g->row.id, seat,
+           m->svc->cfg.domain);
+  ics_line(v->ics, sizeof(v->ics), line);
+  snprintf(line, sizeof(line), "SEQUENCE:%lld",
+           (long long)((v->deadline - g->row.created) / 60 > 0 ? (v->deadline - g->row.created) / 60
+                                                                : 0));
+  ics_line(v->ics, sizeof(v->ics), line);
+  snprintf(line, sizeof(line), "DTSTAMP:%s", stamp);
+  ics_line(v->ics, sizeof(v->ics), line);
+  snprintf(line, sizeof(line), "DTSTART:%s", start);
+  ics_line(v->ics, sizeof(v->ics), line);
+  snprintf(line, sizeof(line), "DTEND:%s", end);
+  ics_line(v->ics, sizeof(v->ics), line);
+  tpl_line(summary, sizeof(summary), dir, "phrases.txt", "calendar-summary", vars, 4);
+  ics_text(esc, sizeof(esc), summary);
+  snprintf(line, sizeof(line), "SUMMARY:%s", esc);
+  ics_line(v->ics, sizeof(v->ics), line);
+  tpl_line(text, sizeof(text), dir, "phrases.txt", "calendar-description", vars, 4);
+  ics_text(esc, sizeof(esc), text);
+  snprintf(line, sizeof(line), "DESCRIPTION:%s", esc);
+  ics_line(v->ics, sizeof(v->ics), line);
+  ics_line(v->ics, sizeof(v->ics), "BEGIN:VALARM");
+  ics_line(v->ics, sizeof(v->ics), "ACTION:DISPLAY");
+  ics_line(v->ics, sizeof(v->ics), "TRIGGER;RELATED=END:-PT24H");
+  snprintf(line, sizeof(line), "DESCRIPTION:%s", esc);
+  ics_line(v->ics, sizeof(v->ics), line);
+  ics_line(v->ics, sizeof(v->ics), "END:VALARM");
+  ics_line(v->ics, sizeof(v->ics), "END:VEVENT");
+  ics_line(v->ics, sizeof(v->ics), "END:VCALENDAR");
+}
+
 /* ---- to whom ---- */
 
 /* Template `tmpl` with seat's view (-1: the observers' view) plus extras,
@@ -342,6 +478,8 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
 {
   struct view *v = malloc(sizeof(*v));
   struct ref_reply_extra x;
+  struct mail_part ics;
+  char name[48];
   size_t i;
   int rc;
   if(!v)
@@ -366,6 +504,17 @@ static int send_view(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, co
   x.link = v->link;
   x.attach = files;
   x.nattach = nfiles;
+  /* TM-10: the reader's deadline as an event, when asked for */
+  if(seat >= 0 && v->calendar && v->move_deadline[0] && !nfiles) {
+    calendar_event(m, g, seat, v);
+    snprintf(name, sizeof(name), "tabula-game-%lld.ics", (long long)g->row.id);
+    ics.filename = name;
+    ics.type = "text/calendar; method=PUBLISH";
+    ics.data = v->ics;
+    ics.len = strlen(v->ics);
+    x.attach = &ics;
+    x.nattach = 1;
+  }
   rc = ref_reply_ex(m, g, seat, to, tmpl, v->vars, v->n, &x);
   base_buf_free(&v->observer_events);
   free(v);

@@ -32,6 +32,7 @@ static struct fz_game games[] = {
   {"doublemove", "fen=", false, NULL, 0, 0},
   {"racingkings", "fen=", false, NULL, 0, 0},
   {"bodlaender", "fen=", false, NULL, 0, 0},
+  {"cwda", "fen=", false, NULL, 0, 0},
 };
 #define NGAMES (sizeof(games) / sizeof(games[0]))
 

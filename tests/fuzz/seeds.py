@@ -25,7 +25,7 @@ ROOT = os.path.normpath(os.path.join(os.path.dirname(os.path.abspath(__file__)),
 DATA = os.path.join(ROOT, "tests", "data")
 GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback",
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
-         "bodlaender"]
+         "bodlaender", "cwda"]
 PER_GAME_POSITIONS = 40  # fuzz_position seeds per game
 PER_GAME_SEEDS = 24      # fuzz_move positions per game (fuzz_move.c SEEDS_MAX 64)
 PER_GAME_MOVES = 60      # fuzz_move seeds per game
@@ -238,6 +238,27 @@ for line in lines("positions", "hostile.txt"):
 def write(path, data):
     with open(path, "wb") as f:
         f.write(data)
+
+
+# Chess with Different Armies (rules-spec §12): the oracle's positions,
+# the sixteen pairings named by options, moves in the armies' letters
+# (DA-9) on the starts of two pairings.
+da = G["cwda"]
+for line in lines("cwda", "perft.epd"):
+    da.position(line.split(" ;")[0])
+for w in ("fide", "clobberers", "nutty", "rookies"):
+    for b in ("fide", "clobberers", "nutty", "rookies"):
+        da.position("white=%s;black=%s" % (w, b))
+for opt in ["white=nutty;black=clobberers;fide_draws=off", "white=martians",
+            "white=rookies;fen=4k3/8/8/8/8/8/8/D3K3 w - - 0 1"]:
+    da.position(opt)
+for inp in ["Jd3", "jd3", "Ic3", "Gg3", "c1d3", "Jc1-d3", "Nc3", "\u2658c3", "Dd4", "DA3", "O-O",
+            "e4", "Lxe3", "Ihg3"]:
+    da.move("init", "white=nutty;black=clobberers", inp)
+for inp in ["Wd3", "Da3", "DA3", "Fd3", "Bb3", "Ac3", "Qd4", "e8=C", "a3", "Wb1-d3"]:
+    da.move("init", "white=clobberers;black=rookies", inp)
+for inp in ["e8=C", "e8C", "e8(S)", "e7e8y", "e8=Q", "e8", "exd8=H"]:
+    da.move("decode", "3k4/4P3/8/8/8/8/8/4K3 w - - 0 1".replace("3k4", "7k"), inp)
 
 
 def clean(folder):

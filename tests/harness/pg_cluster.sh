@@ -5,6 +5,9 @@
 # authentication for its one role; the command runs with
 #   TABULA_TEST_PG  a libpq connection string for the database "tabula"
 #   TABULA_TEST_PG_BIN  the server's bin directory (psql, pg_ctl, ...)
+#   TABULA_TEST_PG_DIR  the cluster's directory (data/postmaster.pid: the
+#                       benches count the server's CPU)
+# TABULA_TEST_PG_SETTINGS adds server settings ("-c shared_buffers=256MB").
 # and the cluster is stopped and its directory removed when the command
 # ends, however it ends: a trap for the usual exits, and a watcher that
 # stops the server if this script is killed outright (kill -9), so nothing
@@ -53,9 +56,13 @@ if ! pgrun "$bin/initdb" -D "$dir/data" -U tabula -A trust -E UTF8 --locale=C \
 fi
 # Tests only: fsync off (a crash of this machine loses a throwaway
 # cluster, nothing else); the daemons' durability promises are checked
-# against kills of the daemons, not of the server.
+# against kills of the daemons, not of the server. TABULA_TEST_PG_DURABLE=1
+# keeps the server's defaults (fsync, full pages): the benches compare it
+# with SQLite's synchronous=FULL (bench/engines.sh).
+settings="-c fsync=off -c full_page_writes=off"
+[ "${TABULA_TEST_PG_DURABLE:-0}" = 1 ] && settings=""
 if ! pgrun "$bin/pg_ctl" -D "$dir/data" -l "$dir/server.log" -w -s \
-     -o "-k $dir -c listen_addresses= -c fsync=off -c full_page_writes=off" start; then
+     -o "-k $dir -c listen_addresses= $settings ${TABULA_TEST_PG_SETTINGS:-}" start; then
   cat "$dir/server.log" >&2
   exit 1
 fi
@@ -82,4 +89,5 @@ if ! "$bin/createdb" -h "$dir" -U tabula tabula; then
 fi
 export TABULA_TEST_PG="host=$dir user=tabula dbname=tabula"
 export TABULA_TEST_PG_BIN="$bin"
+export TABULA_TEST_PG_DIR="$dir"
 "$@"

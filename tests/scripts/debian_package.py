@@ -105,6 +105,11 @@ def build_and_lint(work):
     p = sh(["dpkg-deb", "-f", debs[0], "Depends"])
     check("the package depends on libcurl (opened at run time for SMTP)",
           re.search(r"\blibcurl3(t64)?-gnutls\b", p.stdout), p.stdout + p.stderr)
+    # The PostgreSQL store needs the client library only: a club keeps its
+    # database on a server of its own (tabula.ini(5), store), never this one.
+    check("the package depends on libpq (the PostgreSQL store), on no PostgreSQL server",
+          re.search(r"\blibpq5\b", p.stdout) and
+          not re.search(r"\bpostgresql(-\d+)?\b(?!-client)", p.stdout), p.stdout + p.stderr)
     p = sh("dpkg-deb --fsys-tarfile %s | tar -xO ./usr/bin/tabula > %s/tabula.bin && "
            "readelf -d %s/tabula.bin" % (shlex.quote(debs[0]), shlex.quote(work), shlex.quote(work)),
            shell=True)

@@ -3,7 +3,7 @@
 
 usage: html_views.py TABULA SOURCE_DIR [SHOTS_DIR]
 
-For each of the twelve game systems a game is played by mail
+For each of the thirteen game systems a game is played by mail
 (tests/harness/bymail.py); the HTML part of the mail to the player to move
 is rendered by headless Chromium (Debian's), screenshotted, and its DOM
 (after the browser parsed it) checked:
@@ -44,7 +44,9 @@ CHROMIUM = shutil.which("chromium") or shutil.which("chromium-browser")
 HTMLVALIDATE = os.path.join(SRC, "tests", "oracles", "node_modules", ".bin", "html-validate")
 GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback",
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
-         "bodlaender"]
+         "bodlaender", "cwda"]
+# Chess with Different Armies with two armies of lettered pieces (DA-4)
+NEW_OPTS = {"cwda": "white=rookies black=nutty"}
 from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 skipped = []
 SKIP = 77  # ctest's SKIP_RETURN_CODE for this test (tests/CMakeLists.txt)
@@ -193,7 +195,7 @@ def pieces_match(game, text, dom):
             ok = ok and n == len(w) and all(c == ("O" if w[0] == "O" else "o") for c in shown)
         return ok, "drawn %s\nposition %s" % (got, want)
     if game in ("backtoback", "chessgammon", "racingkings", "doublemove", "bodlaender",
-                "bgchess", "lagbgchess"):
+                "bgchess", "lagbgchess", "cwda"):
         want = ascii_grid(text)
         got = dom_grid(dom)
         stones = {"V": "M", "X": "C", "v": "m", "x": "c"}
@@ -280,7 +282,7 @@ def main():
               % (len(plain.mails), boards), kinds == ["text/plain"] and boards >= 2, kinds)
         for i, game in enumerate(GAMES):
             a, b = "alice%d@example.org" % i, "bob%d@example.org" % i
-            num = bymail.play(t, game, a, b, rng, 5)
+            num = bymail.play(t, game, a, b, rng, 5, new_opts=NEW_OPTS.get(game, ""))
             who = bymail.to_move(t, num, a, b) or a
             msg = t.game_last[(who, num)]
             played[game] = (num, a, b)

@@ -4,7 +4,7 @@
 
 usage: json_output.py TABULA SOURCE_DIR
 
-A store holds a game of each of the twelve game systems, played by mail
+A store holds a game of each of the thirteen game systems, played by mail
 (tests/harness/bymail.py), one finished by resignation (so someone is
 rated), one adjudicated with a reason in UTF-8, and a round robin. Then:
 
@@ -40,7 +40,7 @@ from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 
 GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback",
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
-         "bodlaender"]
+         "bodlaender", "cwda"]
 
 
 def jq(filt, text):
@@ -185,8 +185,8 @@ def main():
     check("games --json: the documented shape (jq)", ok, why + doc[:1500])
     games = json.loads(doc)["games"]
     kinds = {g["kind"] for g in games}
-    check("games --json lists a game of each of the twelve systems",
-          set(GAMES) <= kinds and len(games) >= 12 + 1 + 3, sorted(kinds))
+    check("games --json lists a game of each of the thirteen systems",
+          set(GAMES) <= kinds and len(games) >= len(GAMES) + 1 + 3, sorted(kinds))
     text = t.run("games").stdout.decode()
     check("games: the text is the JSON's data in the text's columns, byte for byte",
           text == games_text(json.loads(doc)), "\n".join([text, games_text(json.loads(doc))]))
@@ -312,7 +312,7 @@ def main():
     ok, why = jq(INDEX_DOC, texts.get("index.json", ""))
     check("site: index.json, the documented shape (jq)", ok, why + texts.get("index.json", "")[:1500])
     index = json.loads(texts["index.json"])["games"]
-    check("site: index.json lists the twelve systems' games, pages beside it",
+    check("site: index.json lists the thirteen systems' games, pages beside it",
           set(GAMES) <= {g["kind"] for g in index} and
           all(g["page"] in files and g["json"] in files for g in index),
           [g["game"] for g in index])

@@ -3,7 +3,7 @@
 
 usage: site_privacy.py TABULA SOURCE_DIR
 
-A store holds a game of each of the twelve game systems, played by mail
+A store holds a game of each of the thirteen game systems, played by mail
 (tests/harness/bymail.py), every one public. The players' addresses carry
 host names (alice.liddell0@hermes0.wonder.example), and their mail programs
 write Message-IDs that name them the ways real ones do: the domain, the
@@ -39,7 +39,7 @@ import bymail  # noqa: E402
 VERIFY = os.path.join(SRC, "tools", "tabula-verify-dice.py")
 GAMES = ["chess", "checkers", "backgammon", "bgchess", "lagbgchess", "backtoback",
          "tableschess", "chessgammon", "chessgammon4x8", "doublemove", "racingkings",
-         "bodlaender"]
+         "bodlaender", "cwda"]
 DICE = {"backgammon", "bgchess", "lagbgchess", "tableschess"}
 from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 

@@ -29,6 +29,8 @@ static const struct {
   {"ACCEPT", REF_CMD_ACCEPT, ""},
   {"Decline", REF_CMD_DECLINE, ""},
   {"board", REF_CMD_BOARD, ""},
+  {"give 3 days", REF_CMD_GIVE, "3 days"},
+  {"timezone Europe/Berlin", REF_CMD_TIMEZONE, "Europe/Berlin"},
   {"legal", REF_CMD_LEGAL, ""},
   {"History", REF_CMD_HISTORY, ""},
   {"games", REF_CMD_GAMES, ""},
@@ -118,9 +120,11 @@ START_TEST(test_table_rows)
       size_t n = strcspn(w, "|");
       /* what a command of its reader needs to be one */
       snprintf(line, sizeof(line), "%.*s%s", (int)n, w,
-               row->read == REF_READ_THEN ? " e4 then e5" : row->read == REF_READ_ONOFF ? " on"
-               : row->read == REF_READ_TERMS                                          ? " chess"
-                                                                                  : "");
+               row->read == REF_READ_THEN    ? " e4 then e5"
+               : row->read == REF_READ_ONOFF  ? " on"
+               : row->read == REF_READ_AMOUNT ? " 3 days"
+               : row->read == REF_READ_TERMS  ? " chess"
+                                              : "");
       ref_commands_parse(&c, line, NULL);
       ck_assert_msg(c.ncmd == 1 && c.cmd[0].kind == row->kind, "'%s' read as %s, not %s", line,
                     c.ncmd ? ref_cmd_name(c.cmd[0].kind) : "nothing", ref_cmd_name(row->kind));
@@ -193,6 +197,7 @@ START_TEST(test_sentences_not_commands)
     "Draw your own conclusions.", "draw offer of the century", "Accept my apologies.",
     "Decline and fall",      "No double-dealing!",            "legal advice, please",
     "takeback the night",    "Take care",                     "resign gammon please",
+    "give up the game at the current stake", "Give me a day to think",
     /* rules-spec OPT-1: a rewrapped copy of a confirmation request */
     "confirm written on a line of its own", "Confirm your request by replying",
   };

@@ -5,7 +5,8 @@
  *
  * Sources of truth:
  * - the seed's two worked games and its remarks, as §10.1 records them
- *   (T-CG-1 ... T-CG-5), and the §10.2 variant cases, written as step
+ *   (T-CG-1 ... T-CG-5), the §10.2 variant cases and the armies' (§5.7,
+ *   T-CGA-*; tests/oracles/cg_armies.py compares random games), written as step
  *   scripts in tests/data/chessgammon/ (*.txt) (the step language is below);
  * - the chess core's pseudo-legal generator (chess_int.h), against which
  *   the Chessgammon generator is cross-checked on random positions, and an
@@ -27,6 +28,7 @@
  *   canon TEXT C          TEXT parses to the move whose canonical form is C
  *   computer TEXT C       ... whose computer form is C
  *   legal M ...           the legal moves are exactly these (canonical)
+ *   legal-uci M ...       ... in computer notation
  *   legal-off M ...       the bear-offs among them are exactly these
  *   legal-drops M ...     the bring-ins among them are exactly these
  *   has M / lacks M       a legal move is / is not M
@@ -83,8 +85,10 @@ static void check_invariants(const struct ref_game_desc *g, const struct ref_sta
     REQUIRE(!st->rk_array ||
                 (st->variant == REF_CG_RACING_KINGS && !st->pos.pieces[c][0] && !st->bar[c][0]),
             "rk_array: pawns, or not Racing Kings (%s)", where);
-    /* RK-2: no king attacked after any move */
+    /* RK-2: no king attacked after any move (with the FIDEs; the armies'
+     * attacks are tests/oracles/cg_armies.py's) */
     REQUIRE(st->variant != REF_CG_RACING_KINGS || !st->pos.pieces[c][REF_CH_KING] ||
+              st->army[0] != REF_ARMY_FIDE || st->army[1] != REF_ARMY_FIDE ||
               !ref_chess_attacked(&st->pos, ref_chess_lsb(st->pos.pieces[c][REF_CH_KING]), c ^ 1),
             "a king attacked in Racing Kings Chessgammon (%s)", where);
   }
@@ -149,11 +153,11 @@ static void free_texts(char **v, size_t n)
 
 /* "legal", "legal-off", "legal-drops": the set (filtered by kind) equals
  * the words of `want`. */
-static void expect_set(struct runner *r, const char *want, int kind)
+static void expect_set(struct runner *r, const char *want, int kind, enum ref_notation style)
 {
   struct ref_movelist list = {0};
   char **v, *words[512], buf[2048], *save = NULL, *w, got[4096], exp[4096];
-  size_t n = legal_texts(r, REF_NOTATION_CANONICAL, &v, &list), i, k = 0, nw = 0, len = 0;
+  size_t n = legal_texts(r, style, &v, &list), i, k = 0, nw = 0, len = 0;
   char **keep = calloc(n + 1, sizeof(*keep));
 
   ck_assert_ptr_nonnull(keep);
@@ -332,13 +336,16 @@ static void step(struct runner *r, char *line)
                   arg, buf, want);
   }
   else if(!strcmp(line, "legal")) {
-    expect_set(r, arg, 0);
+    expect_set(r, arg, 0, REF_NOTATION_CANONICAL);
+  }
+  else if(!strcmp(line, "legal-uci")) {
+    expect_set(r, arg, 0, REF_NOTATION_COMPUTER);
   }
   else if(!strcmp(line, "legal-off")) {
-    expect_set(r, arg, REF_CG_K_OFF);
+    expect_set(r, arg, REF_CG_K_OFF, REF_NOTATION_CANONICAL);
   }
   else if(!strcmp(line, "legal-drops")) {
-    expect_set(r, arg, REF_CG_K_DROP);
+    expect_set(r, arg, REF_CG_K_DROP, REF_NOTATION_CANONICAL);
   }
   else if(!strcmp(line, "has")) {
     ck_assert_msg(has_move(r, arg, false), "%s line %d: %s is not legal", r->title, r->line, arg);
@@ -409,6 +416,28 @@ static void run_script(const char *name)
   free(r.s);
   free(text);
 }
+
+/* CGA-1 ... CGA-4: Chessgammon with different armies (§5.7) */
+START_TEST(test_armies)
+{
+  const struct ref_game_desc *g = ref_game_find("chessgammon");
+  struct ref_state *s = ref_state_new(g);
+  struct ref_cg_state *st = (struct ref_cg_state *)(void *)s;
+  struct ref_err err;
+
+  run_script("armies.txt");
+  /* the invariant checker refuses a state whose armies or moves are not
+   * the table's (a snapshot edited or from another build) */
+  ck_assert_int_eq(g->ops->init(s, "armies=nutty/rookies", &err), REF_OK);
+  ck_assert(g->ops->ok(s));
+  st->am[1][2].nleap--;
+  ck_assert(!g->ops->ok(s));
+  ck_assert_int_eq(g->ops->init(s, "armies=nutty/rookies", &err), REF_OK);
+  st->army[0] = REF_ARMY_COUNT;
+  ck_assert(!g->ops->ok(s));
+  free(s);
+}
+END_TEST
 
 /* T-CG-1 ... T-CG-5 (§10.1): the seed's games and remarks */
 START_TEST(test_seed_examples)
@@ -690,7 +719,7 @@ static void playouts(const char *name, const char *options, int games, int cap, 
       REQUIRE(g->ops->apply(s, m) == REF_OK, "%s game %d turn %d: apply", name, game, turn);
       check_invariants(g, s, name);
       if(options)
-        check_roundtrip(g, s); /* RK-1: "array:rk" survives decode */
+        check_roundtrip(g, s); /* RK-1 "array:rk", CGA-2 "armies:" survive decode */
     }
     g->ops->status(s, &st);
     t->games++;
@@ -772,6 +801,30 @@ START_TEST(test_playouts_racingkings_rk_array)
   for(ended = 0, e = 1; e < REF_END_LAST; e++)
     ended += t.ends[e];
   ck_assert_int_eq(ended + t.capped, 200);
+}
+END_TEST
+
+/* CGA-1 ... CGA-4: every pairing of armies in each 8x8 system, a short
+ * seeded set, every state through the invariants and the position string
+ * round-tripping with its "armies:" (tests/oracles/cg_armies.py compares
+ * the moves themselves with an independent generator). */
+START_TEST(test_playouts_armies)
+{
+  static const char *const systems[] = {"chessgammon", "doublemove", "racingkings", "bodlaender"};
+  static const char *const armies[] = {"fide", "clobberers", "nutty", "rookies"};
+  struct tally t;
+  char opts[64];
+  size_t i, w, b;
+  long games = 0;
+
+  for(i = 0; i < sizeof(systems) / sizeof(systems[0]); i++)
+    for(w = 0; w < 4; w++)
+      for(b = 0; b < 4; b++) {
+        snprintf(opts, sizeof(opts), "armies=%s/%s", armies[w], armies[b]);
+        playouts(systems[i], opts, 2, 300, &t);
+        games += t.games;
+      }
+  ck_assert_int_eq(games, 4 * 16 * 2);
 }
 END_TEST
 
@@ -915,6 +968,7 @@ static Suite *chessgammon_suite(void)
   tcase_add_test(tc, test_rules);
   tcase_add_test(tc, test_variants);
   tcase_add_test(tc, test_4x8);
+  tcase_add_test(tc, test_armies);
   tcase_add_test(tc, test_fifty_moves_option);
   tcase_add_test(tc, test_render);
   tcase_add_test(tc, test_crosscheck_chess_core);
@@ -926,6 +980,7 @@ static Suite *chessgammon_suite(void)
   tcase_add_test(tc, test_playouts_racingkings);
   tcase_add_test(tc, test_playouts_racingkings_rk_array);
   tcase_add_test(tc, test_playouts_bodlaender);
+  tcase_add_test(tc, test_playouts_armies);
   tcase_add_test(tc, test_playouts_4x8);
   suite_add_tcase(suite, tc);
   return suite;

@@ -17,6 +17,8 @@
  */
 #include "armies_int.h"
 #include "chess_int.h"
+#include "chess_notation_int.h"
+#include "rules.h"
 #include "support/support.h"
 #include "unit_run.h"
 
@@ -397,6 +399,374 @@ START_TEST(test_cwda_san_unique)
 }
 END_TEST
 
+/* ---- reading moves: DA-9 through chess_notation.c ---- */
+
+struct reader_ctx {
+  const struct ref_cwda_tables *t;
+  const struct ref_cwda_pos *p;
+};
+
+static void rd_describe(const void *ctx, uint32_t m, struct ref_cn_move *out)
+{
+  const struct reader_ctx *c = ctx;
+  ref_cwda_describe(c->t, c->p, (uint16_t)m, out);
+}
+
+static void rd_format(const void *ctx, uint32_t m, char *buf, size_t cap)
+{
+  const struct reader_ctx *c = ctx;
+  ref_cwda_san(c->t, c->p, (uint16_t)m, buf, cap);
+}
+
+/* Reads text for the side to move of (t, p): the UCI of the move read,
+ * or "!reason". */
+static void read_as(const struct ref_cwda_tables *t, const struct ref_cwda_pos *p,
+                    const char *text, char *out, size_t cap)
+{
+  struct ref_cn_dialect d = {8, 8, false, false, false, NULL, ref_army_cn_own(t->army[p->side])};
+  struct ref_cn_rules r = {&d, rd_describe, rd_format, NULL};
+  struct reader_ctx c = {t, p};
+  uint16_t m[REF_CWDA_MAX_MOVES];
+  uint32_t w[REF_CWDA_MAX_MOVES];
+  struct ref_move mv;
+  struct ref_err err;
+  int n = ref_cwda_gen_legal(t, p, m), rc;
+
+  for(int i = 0; i < n; i++)
+    w[i] = m[i];
+  memset(&err, 0, sizeof(err));
+  rc = ref_cn_parse(&r, &c, false, w, n, text, &mv, &err);
+  if(rc)
+    snprintf(out, cap, "!%s", err.reason);
+  else
+    ck_assert_int_eq(ref_cwda_uci(t, p, (uint16_t)mv.w[0], out, cap), 0);
+}
+
+#define READS(t, p, text, want)                                                                    \
+  do {                                                                                             \
+    char got_[64];                                                                                 \
+    read_as(t, p, text, got_, sizeof(got_));                                                       \
+    ck_assert_msg(!strcmp(got_, want), "%s: read %s, want %s", text, got_, want);                  \
+  } while(0)
+
+/* DA-9: the army letters are read for the mover's army; a capital that is
+ * also a file (A C D F G H) is the piece of that army, a file otherwise. */
+START_TEST(test_cwda_reading_letters)
+{
+  struct ref_cwda_tables t;
+  struct ref_cwda_pos p;
+
+  ck_assert_int_eq(ref_cn_letter(REF_CN_KNIGHT), 'N');
+  for(int k = 0; k < REF_AK_COUNT; k++)
+    ck_assert_int_eq(ref_cn_letter(ref_army_cn_type(k)), ref_army_kind_letter(k));
+  setup(&t, &p, "clobberers", "nutty", NULL);
+  READS(&t, &p, "Wd3", "b1d3");    /* the Waffle's alfil leap */
+  READS(&t, &p, "wd3", "b1d3");    /* w is no file: the piece */
+  READS(&t, &p, "We3", "g1e3");
+  READS(&t, &p, "Da3", "a1a3");    /* D is a file and the Bede: the Bede */
+  READS(&t, &p, "DA3", "a1a3");    /* no lower case: both readings, one legal */
+  READS(&t, &p, "a3", "a2a3");     /* the pawn */
+  READS(&t, &p, "Fd3", "f1d3");    /* the FAD */
+  READS(&t, &p, "Bb3", "b2b3");    /* B is no piece of this army: the b-file */
+  READS(&t, &p, "Nc3", "!da-not-in-army");  /* another army's piece */
+  READS(&t, &p, "\u2658c3", "!da-not-in-army"); /* a figurine too (G-2) */
+  READS(&t, &p, "Jd3", "!da-not-in-army");
+  READS(&t, &p, "b1d3", "b1d3");
+  READS(&t, &p, "Wb1-d3", "b1d3");
+  /* Black's Nutty Knights G I J L; G is also a file, H is a file only. */
+  setup(&t, &p, "clobberers", "nutty", "gijlkjig/pppppppp/8/8/8/8/PPPPPPPP/DWFAKFWD b KQkq - 0 1");
+  READS(&t, &p, "Ic6", "b8c6");    /* the Fibnif's narrow knight leap */
+  READS(&t, &p, "ic6", "b8c6");    /* i is no file */
+  READS(&t, &p, "Jd6", "c8d6");    /* the Charging Knight forwards (down) */
+  READS(&t, &p, "jg6", "f8g6");
+  READS(&t, &p, "Gg6", "!no-such-move"); /* the Charging Rook, boxed in; not the pawn */
+  READS(&t, &p, "g6", "g7g6");
+  READS(&t, &p, "Hh6", "h7h6");    /* the Half-Duck is the Rookies': the h-file */
+  READS(&t, &p, "Wd6", "!da-not-in-army"); /* White's army's letter */
+  /* DA-5: promotion named by the own army's letters, in every form. */
+  setup(&t, &p, "rookies", "fide", "7k/4P3/8/8/8/8/8/4K3 w - - 0 1");
+  READS(&t, &p, "e8=C", "e7e8c");
+  READS(&t, &p, "e8C", "e7e8c");
+  READS(&t, &p, "e8(S)", "e7e8s");
+  READS(&t, &p, "e7e8y", "e7e8y");
+  READS(&t, &p, "e8/H", "e7e8h");
+  READS(&t, &p, "e8=Q", "!da-not-in-army");
+  READS(&t, &p, "e8", "!da-promotion-piece-missing");
+  {
+    struct ref_cn_dialect d = {8, 8, false, false, false, NULL, ref_army_cn_own(t.army[0])};
+    struct ref_cn_rules r = {&d, rd_describe, rd_format, NULL};
+    struct reader_ctx c = {&t, &p};
+    uint16_t m[REF_CWDA_MAX_MOVES];
+    uint32_t w[REF_CWDA_MAX_MOVES];
+    struct ref_move mv;
+    struct ref_err err;
+    int n = ref_cwda_gen_legal(&t, &p, m);
+    for(int i = 0; i < n; i++)
+      w[i] = m[i];
+    ck_assert_int_eq(ref_cn_parse(&r, &c, false, w, n, "e8", &mv, &err), REF_EILLEGAL);
+    ck_assert_str_eq(err.detail, "e8=S"); /* the example is of the own army */
+    ck_assert_int_eq(ref_cn_parse(&r, &c, false, w, n, "Q8", &mv, &err), REF_EPARSE);
+  }
+  /* DA-3: the Clobberers' long castling, by name and by the king's squares. */
+  setup(&t, &p, "clobberers", "fide", "r3k2r/8/8/8/8/8/8/D3K2D w KQkq - 0 1");
+  READS(&t, &p, "O-O-O", "e1b1");
+  READS(&t, &p, "0-0-0", "e1b1");
+  READS(&t, &p, "e1b1", "e1b1");
+  READS(&t, &p, "Kb1", "e1b1");
+  READS(&t, &p, "O-O", "e1g1");
+  READS(&t, &p, "Dc1", "a1c1");    /* the Bede's dabbaba leap */
+}
+END_TEST
+
+/* ---- the game system "cwda" (rules.h) ---- */
+
+static struct ref_state *game(const char *options, int want)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s;
+  struct ref_err err;
+  ck_assert_ptr_nonnull(d);
+  s = ref_state_new(d);
+  ck_assert_ptr_nonnull(s);
+  memset(&err, 0, sizeof(err));
+  ck_assert_msg(d->ops->init(s, options, &err) == want, "%s: %s", options, err.reason);
+  return s;
+}
+
+/* Plays text; REF_OK or the refusal's code, the reason in why. */
+static int play(struct ref_state *s, const char *text, char *why, size_t cap)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_move m;
+  struct ref_err err;
+  int rc;
+  memset(&err, 0, sizeof(err));
+  rc = d->ops->parse(s, text, &m, &err);
+  snprintf(why, cap, "%s", rc ? err.reason : "");
+  if(!rc)
+    ck_assert_int_eq(d->ops->apply(s, &m), 0);
+  if(!rc)
+    ck_assert(d->ops->ok(s));
+  return rc;
+}
+
+#define PLAYS(s, text)                                                                             \
+  do {                                                                                             \
+    char why_[48];                                                                                 \
+    ck_assert_msg(play(s, text, why_, sizeof(why_)) == 0, "%s: %s", text, why_);                   \
+  } while(0)
+#define REFUSED(s, text, reason)                                                                   \
+  do {                                                                                             \
+    char why_[48];                                                                                 \
+    ck_assert_msg(play(s, text, why_, sizeof(why_)) != 0, "%s played", text);                      \
+    ck_assert_str_eq(why_, reason);                                                                \
+  } while(0)
+
+/* DA-8: the challenger names the armies; a wrong name or key is refused. */
+START_TEST(test_cwda_game_options)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=nutty;black=clobberers", 0);
+  char fen[128], board[2048];
+  struct ref_err err;
+
+  ck_assert_str_eq(d->title, "Chess with Different Armies");
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "dwfakfwd/pppppppp/8/8/8/8/PPPPPPPP/GIJLKJIG w KQkq - 0 1");
+  ck_assert_int_eq(d->ops->render(s, 0, board, sizeof(board)), 0);
+  ck_assert_ptr_nonnull(strstr(board, " 1  G  I  J  L  K  J  I  G  1\n"));
+  ck_assert_ptr_nonnull(strstr(board, "White, Nutty Knights:\n"
+                                      "  G Charging Rook, I Fibnif, J Charging Knight, L Colonel\n"
+                                      "Black, Colorbound Clobberers:\n"
+                                      "  d Bede, w Waffle, f FAD, a Cardinal\n"));
+  free(s);
+  s = game("white=R;black=Fabulous FIDEs;fide_draws=off", 0); /* initial and name */
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/SYHCKHYS w KQkq - 0 1");
+  free(s);
+  s = game(NULL, 0); /* fide against fide: chess */
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  /* refusals leave the state as it was */
+  memset(&err, 0, sizeof(err));
+  ck_assert_int_eq(d->ops->init(s, "white=martians", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "da-unknown-army");
+  ck_assert_str_eq(err.detail, "martians");
+  ck_assert_int_eq(d->ops->init(s, "white=nutty;white=rookies", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "da-bad-option");
+  ck_assert_int_eq(d->ops->init(s, "armies=nutty", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "da-unknown-option");
+  /* POS-1: a FEN's letters must be the named armies' (DA-4) */
+  ck_assert_int_eq(d->ops->init(s, "white=rookies;fen=4k3/8/8/8/8/8/8/D3K3 w - - 0 1", &err),
+                   REF_EINVAL);
+  ck_assert_str_eq(err.reason, "da-fen-army");
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "rnbqkbnr/pppppppp/8/8/8/8/PPPPPPPP/RNBQKBNR w KQkq - 0 1");
+  /* the FEN names the armies where no option does; '_' for ' ' (a mail's word) */
+  ck_assert_int_eq(d->ops->init(s, "fen=4k1j1/8/8/8/8/8/8/D3K3_w_-_-_0_1", &err), 0);
+  ck_assert_int_eq(d->ops->render(s, 0, board, sizeof(board)), 0);
+  ck_assert_ptr_nonnull(strstr(board, "White, Colorbound Clobberers:"));
+  ck_assert_ptr_nonnull(strstr(board, "Black, Nutty Knights:"));
+  free(s);
+}
+END_TEST
+
+/* Decoding is as strict as chess's (POS-1): the fields, the board's
+ * digits, the counters, e.p. */
+START_TEST(test_cwda_game_decode_strict)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game(NULL, 0);
+  struct ref_err err;
+  char fen[128];
+  static const char *const bad[][2] = {
+    {"4k3/8/8/8/8/8/8/4K3 w - - 0", "fen-syntax"},          /* five fields */
+    {"4k3/8/8/8/8/8/8/4K3 w - - 0 1 extra", "fen-syntax"},  /* seven */
+    {"4k3/8/8/8/8/8/8/44K3 w - - 0 1", "fen-board"},        /* "44" */
+    {"4k3/8/8/8/8/8/8/4K3 w - - x 1", "fen-counters"},
+    {"4k3/8/8/8/8/8/8/4K3 w - - 0 0", "fen-counters"},
+    {"4k3/8/8/8/4Pp2/8/8/4K3 b - e3 1 1", "fen-en-passant"}, /* clock not 0 */
+    {"4k3/8/8/8/8/8/8/4K3 x - - 0 1", "fen-side"},
+    {"4k3/8/8/8/8/8/8/4KK2 w - - 0 1", "fen-kings"},
+    {"4k3/8/8/8/8/8/8/D3K2G w - - 0 1", "da-fen-army"},      /* two armies on a side */
+    {"4k3/8/8/8/8/8/8/D3K2D w Q - 0 1", "fen-castling"},     /* Q with a Bede: the corner? */
+    {"4k3/8/8/8/8/8/8/YYYYKYYY w - - 0 1", "fen-material"},   /* 7 Woody Rooks, 8 pawns missing? */
+  };
+  for(size_t i = 0; i < sizeof(bad) / sizeof(bad[0]); i++) {
+    memset(&err, 0, sizeof(err));
+    if(!strcmp(bad[i][1], "fen-castling") || !strcmp(bad[i][1], "fen-material"))
+      continue; /* both legal: kept below as positions that do read */
+    ck_assert_msg(d->ops->decode(s, bad[i][0], &err) == REF_EINVAL, "%s read", bad[i][0]);
+    ck_assert_msg(!strcmp(err.reason, bad[i][1]), "%s: %s", bad[i][0], err.reason);
+  }
+  /* an e.p. square with no legal capture is dropped, as chess writes it */
+  ck_assert_int_eq(d->ops->decode(s, "4k3/8/8/8/4P3/8/8/4K3 b - e3 0 1", &err), 0);
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "4k3/8/8/8/4P3/8/8/4K3 b - - 0 1");
+  ck_assert_int_eq(d->ops->decode(s, "4k3/8/8/8/4Pp2/8/8/4K3 b - e3 0 1", &err), 0);
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "4k3/8/8/8/4Pp2/8/8/4K3 b - e3 0 1");
+  /* castling with the Bede in the corner (DA-3), four fields read as 0 1 */
+  ck_assert_int_eq(d->ops->decode(s, "4k3/8/8/8/8/8/8/D3K2D w KQ -", &err), 0);
+  ck_assert_int_eq(d->ops->encode(s, fen, sizeof(fen)), 0);
+  ck_assert_str_eq(fen, "4k3/8/8/8/8/8/8/D3K2D w KQ - 0 1");
+  /* nine Woody Rooks and eight pawns: one promoted too many */
+  ck_assert_int_eq(
+    d->ops->decode(s, "4k3/8/8/8/8/8/PPPPPPPP/YYYYKYYY w - - 0 1", &err), REF_EINVAL);
+  ck_assert_str_eq(err.reason, "fen-material");
+  free(s);
+}
+END_TEST
+
+/* Check, mate, the reasons of a refused move (DA-9, DA-3, CH-1). */
+START_TEST(test_cwda_game_play)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=clobberers;black=fide", 0);
+  struct ref_status st;
+
+  PLAYS(s, "f3");
+  PLAYS(s, "e5");
+  PLAYS(s, "g4");
+  REFUSED(s, "Dd4", "no-such-move");   /* Black plays the FIDEs: D is the d-file (DA-9) */
+  REFUSED(s, "Wd4", "da-not-in-army"); /* W is no file: the Waffle, not Black's */
+  REFUSED(s, "Qh5", "no-such-move");
+  PLAYS(s, "Qh4+"); /* no fool's mate: the Cardinal's knight leap d1-f2 parries */
+  d->ops->status(s, &st);
+  ck_assert(st.in_check);
+  ck_assert_int_eq(st.phase, REF_PHASE_MOVE);
+  REFUSED(s, "Wd3", "king-in-check");
+  PLAYS(s, "Af2");
+  free(s);
+  /* the Colonel's mate: rook forwards, the king boxed in by its pawns */
+  s = game("white=nutty;fen=7k/6pp/8/8/8/8/8/3LK3 w - - 0 1", 0);
+  PLAYS(s, "Ld8#");
+  d->ops->status(s, &st);
+  ck_assert_int_eq(st.phase, REF_PHASE_OVER);
+  ck_assert_int_eq(st.end, REF_END_CHECKMATE);
+  ck_assert_int_eq(st.winner, 0);
+  REFUSED(s, "h6", "game-over");
+  free(s);
+
+  /* the Clobberers' castling refused with its reason, then made */
+  s = game("white=clobberers;black=fide;fen=r3k2r/8/8/8/8/8/5q2/D3K2D w KQkq - 0 1", 0);
+  REFUSED(s, "O-O", "castle-in-check");
+  free(s);
+  s = game("white=clobberers;black=fide;fen=r3k2r/8/8/8/8/8/8/D2qK2D w KQkq - 0 1", 0);
+  REFUSED(s, "O-O-O", "castle-blocked");
+  free(s);
+  s = game("white=clobberers;black=fide;fen=r3k2r/8/8/8/8/8/2q5/D3K2D w KQkq - 0 1", 0);
+  REFUSED(s, "O-O-O", "castle-through-check"); /* the queen on c2 attacks b1, c1, d1 */
+  free(s);
+}
+END_TEST
+
+/* CH-2 through DA-7: threefold on claim, fivefold automatic; Fibnifs
+ * and knights going back and forth. */
+START_TEST(test_cwda_game_repetition)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=nutty", 0);
+  struct ref_status st;
+  struct ref_err err;
+
+  for(int round = 0; round < 4; round++) {
+    PLAYS(s, "Ic3");
+    PLAYS(s, "Nf6");
+    PLAYS(s, "Ib1");
+    PLAYS(s, "Ng8");
+    d->ops->status(s, &st);
+    ck_assert_int_eq(st.draw_claimable, round >= 1 && round < 3); /* none once over */
+    if(round == 1) {
+      struct ref_state *c = ref_state_dup(d, s);
+      ck_assert_int_eq(d->ops->act(c, 0, REF_ACT_DRAW_CLAIM, 0, &err), 0);
+      d->ops->status(c, &st);
+      ck_assert_int_eq(st.end, REF_END_THREEFOLD);
+      free(c);
+    }
+    d->ops->status(s, &st);
+    if(round < 3)
+      ck_assert_int_ne(st.phase, REF_PHASE_OVER);
+  }
+  d->ops->status(s, &st);
+  ck_assert_int_eq(st.phase, REF_PHASE_OVER);
+  ck_assert_int_eq(st.end, REF_END_FIVEFOLD);
+  free(s);
+  /* DA-7: a lone Waffle keeps the game alive, a lone bishop does not */
+  s = game("white=clobberers;fen=4k3/8/8/8/8/8/8/W3K3 b - - 0 1", 0);
+  d->ops->status(s, &st);
+  ck_assert_int_ne(st.phase, REF_PHASE_OVER);
+  free(s);
+  s = game("fen=4k3/8/8/8/8/8/8/B3K3 b - - 0 1", 0);
+  d->ops->status(s, &st);
+  ck_assert_int_eq(st.end, REF_END_DEAD_POSITION);
+  free(s);
+}
+END_TEST
+
+/* The board as data: FIDE pieces as figurines, the others lettered, the
+ * legend for each lettered army. */
+START_TEST(test_cwda_game_diagram)
+{
+  const struct ref_game_desc *d = ref_game_find("cwda");
+  struct ref_state *s = game("white=rookies;black=fide", 0);
+  struct ref_diagram dg;
+
+  ck_assert_int_eq(d->ops->diagram(s, 1, &dg), 0);
+  ck_assert(dg.flip);
+  ck_assert_int_eq(dg.cell[0][0].s.p[0].kind, REF_DIAG_LETTERED);
+  ck_assert_int_eq(dg.cell[0][0].s.p[0].letter, 'S');
+  ck_assert_int_eq(dg.cell[0][3].s.p[0].letter, 'C');
+  ck_assert_int_eq(dg.cell[0][4].s.p[0].kind, REF_DIAG_KING);
+  ck_assert_int_eq(dg.cell[7][3].s.p[0].kind, REF_DIAG_QUEEN);
+  ck_assert_int_eq(dg.cell[7][3].s.p[0].dark, 1);
+  ck_assert_str_eq(dg.legend[0],
+                   "Remarkable Rookies: S Short Rook, Y Woody Rook, H Half-Duck, C Chancellor");
+  ck_assert_str_eq(dg.legend[1], "");
+  free(s);
+}
+END_TEST
+
 /* ---- perft: Fairy-Stockfish's counts ---- */
 
 START_TEST(test_cwda_perft_oracle)
@@ -496,6 +866,12 @@ static Suite *cwda_suite(void)
   tcase_add_test(tc, test_cwda_fen_mutations);
   tcase_add_test(tc, test_cwda_san);
   tcase_add_test(tc, test_cwda_san_unique);
+  tcase_add_test(tc, test_cwda_reading_letters);
+  tcase_add_test(tc, test_cwda_game_options);
+  tcase_add_test(tc, test_cwda_game_decode_strict);
+  tcase_add_test(tc, test_cwda_game_play);
+  tcase_add_test(tc, test_cwda_game_repetition);
+  tcase_add_test(tc, test_cwda_game_diagram);
   suite_add_tcase(s, tc);
   tc = tcase_create("perft");
   tcase_set_timeout(tc, 600);

@@ -59,9 +59,18 @@ int64_t scratch_raw_exec(const char *path, const char *sql);
 int64_t scratch_raw_int(const char *path, const char *sql);
 void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql);
 
-/* SQL that takes a store at the latest version back to v10 (before the
+/* SQL that takes a store at the latest version back to v11 (before the
  * history's history_sent). */
-#define SCRATCH_UNDO_V11 "DROP TABLE history_sent;"
+#define SCRATCH_UNDO_V12 "DROP TABLE history_sent;"
+
+/* SQL that takes a store at the latest version back to v10 (before the
+ * time controls' columns, clock_control.c): those columns dropped. */
+#define SCRATCH_UNDO_V11                                                                      \
+  SCRATCH_UNDO_V12                                                                            \
+  "ALTER TABLE clocks DROP COLUMN control; ALTER TABLE clocks DROP COLUMN bank0;"             \
+  "ALTER TABLE clocks DROP COLUMN bank1; ALTER TABLE clocks DROP COLUMN done0;"              \
+  "ALTER TABLE clocks DROP COLUMN done1; ALTER TABLE prefs DROP COLUMN timezone;"            \
+  "ALTER TABLE prefs DROP COLUMN leave_auto; ALTER TABLE prefs DROP COLUMN calendar;"
 
 /* SQL that takes a store at the latest version back to v9 (before the
  * game state's tables): its tables dropped, empty as a rewound test's are. */

@@ -188,6 +188,55 @@ START_TEST(test_params_in_order)
 }
 END_TEST
 
+/* Inside a transaction a failed write fails its group, whenever the engine
+ * says so: PostgreSQL's driver sends a write ahead without waiting for it
+ * (driver_pg.c, pq_step) and hears of its failure with the group's
+ * RELEASE. The group is undone, the one before kept, the next one works;
+ * the failure names the write; a read sees the writes sent before it, and
+ * store_changes counts the rows of a write sent ahead. */
+START_TEST(test_group_failure)
+{
+  struct store *st = scratch_mem;
+  struct store_group g;
+  int64_t n = -1;
+  int rc;
+
+  ck_assert_int_eq(store_run(st, "CREATE TABLE w(id INTEGER PRIMARY KEY, v TEXT NOT NULL)",
+                             "create", ""),
+                   STORE_OK);
+  ck_assert_int_eq(store_begin(st), STORE_OK);
+  ck_assert_int_eq(store_group_begin(st, &g), STORE_OK);
+  rc = store_run(st, "INSERT INTO w(id, v) VALUES($1, $2)", "insert", "it", (int64_t)1, "a");
+  ck_assert_int_eq(store_group_end(st, &g, rc), STORE_OK);
+
+  ck_assert_int_eq(store_group_begin(st, &g), STORE_OK);
+  rc = store_run(st, "INSERT INTO w(id, v) VALUES($1, $2)", "insert", "it", (int64_t)2, "b");
+  if(rc == STORE_OK)
+    rc = store_run(st, "INSERT INTO w(id, v) VALUES($1, $2)", "the bad insert", "in",
+                   (int64_t)3);
+  rc = store_group_end(st, &g, rc);
+  ck_assert_int_eq(rc, STORE_EIO);
+  ck_assert_msg(!strncmp(store_errmsg(st), "the bad insert: ", 16), "%s", store_errmsg(st));
+
+  ck_assert_int_eq(store_group_begin(st, &g), STORE_OK);
+  rc = store_run(st, "INSERT INTO w(id, v) VALUES($1, $2)", "insert", "it", (int64_t)4, "c");
+  if(rc == STORE_OK)
+    rc = store_query_one(st, &n, sizeof(n), store_row_int64, "SELECT count(*) FROM w", "count",
+                         "");
+  ck_assert_int_eq(store_group_end(st, &g, rc), STORE_OK);
+  ck_assert_int_eq(n, 2); /* a and c: b went with the bad insert */
+  ck_assert_int_eq(store_run(st, "UPDATE w SET v = $1 WHERE id <> $2", "update", "ti", "z",
+                             (int64_t)0),
+                   STORE_OK);
+  ck_assert_int_eq(store_changes(st), 2);
+  ck_assert_int_eq(store_commit(st), STORE_OK);
+  ck_assert_int_eq(store_query_one(st, &n, sizeof(n), store_row_int64,
+                                   "SELECT sum(id) FROM w WHERE v = 'z'", "sum", ""),
+                   STORE_OK);
+  ck_assert_int_eq(n, 5);
+}
+END_TEST
+
 int main(void)
 {
   Suite *s = suite_create("stmt");
@@ -196,6 +245,7 @@ int main(void)
   scratch_add_sqlite_test(tc, test_binds);
   tcase_add_test(tc, test_errors);
   scratch_add_sqlite_test(tc, test_params_in_order);
+  tcase_add_test(tc, test_group_failure);
   suite_add_tcase(s, tc);
   return unit_run(s);
 }

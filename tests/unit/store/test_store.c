@@ -22,7 +22,7 @@
 #include <unistd.h>
 
 /* The newest schema version: the last step of the drivers' migrations
- * (driver.h; never a number here: each new step raises it). */
+ * (never a number here: several branches add steps). */
 #define SCHEMA_LATEST STORE_SCHEMA_LATEST
 
 /* ---- helpers ---- */
