@@ -18,6 +18,9 @@ if [ "${1:-build}" = test ]; then
   # python3-icalendar reads the calendar events of "your move" mails
   # (tests/scripts/calendar_mail.py, RFC 5545)
   want+=(python3-icalendar)
+  # python3-cryptography: the second Ed25519 of the history's test vectors
+  # (tests/scripts/history_vectors.py; tabula-verify itself needs nothing)
+  want+=(python3-cryptography)
   # the Debian package test (tests/scripts/debian_package.py) and
   # the manual pages' check: dpkg-buildpackage, lintian, man
   want+=(debhelper lintian man-db)

@@ -71,6 +71,7 @@ static const char *const tables[] = {
   "dice_protocols",
   "lag_previews",
   "hourly_counts",
+  "history_sent",
 };
 
 #define NTABLES (sizeof(tables) / sizeof(tables[0]))

@@ -29,7 +29,7 @@ struct store;
 struct store_stmt;
 
 /* The newest schema version: every driver's migrations run 1..this. */
-#define STORE_SCHEMA_LATEST 12
+#define STORE_SCHEMA_LATEST 13
 
 /* lock.c's locks (lock_take below): the daemons' and the tick's. */
 #define STORE_LOCK_DAEMON 0

@@ -362,6 +362,13 @@ const char *const store_pg_migrations[] = {
   "  winner bigint NOT NULL DEFAULT 0 CHECK(winner >= -1),"
   "  PRIMARY KEY(tournament, slot)"
   ");",
+  /* v13: as schema_sqlite.c's */
+  "CREATE TABLE history_sent("
+  "  game bigint NOT NULL REFERENCES games(id),"
+  "  address text NOT NULL CHECK(address <> ''),"
+  "  size bigint NOT NULL CHECK(size >= 0),"
+  "  PRIMARY KEY(game, address)"
+  ");",
 };
 
 static_assert(sizeof(store_pg_migrations) / sizeof(store_pg_migrations[0]) == STORE_SCHEMA_LATEST,

@@ -465,6 +465,15 @@ const char *const store_sqlite_migrations[] = {
       "  winner INTEGER NOT NULL DEFAULT 0 CHECK(winner >= -1),"
       "  PRIMARY KEY(tournament, slot)"
       ") STRICT;",
+  /* v13: the size of a game's history tree last mailed to each address
+   * (docs/history-protocol.md, "Mails"): the next mail to it proves its
+   * tree consistent with that one. */
+  "CREATE TABLE history_sent("
+  "  game INTEGER NOT NULL REFERENCES games(id),"
+  "  address TEXT NOT NULL CHECK(address <> ''),"
+  "  size INTEGER NOT NULL CHECK(size >= 0),"
+  "  PRIMARY KEY(game, address)"
+  ") STRICT;",
 };
 
 static_assert(sizeof(store_sqlite_migrations) / sizeof(store_sqlite_migrations[0]) ==

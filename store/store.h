@@ -263,6 +263,69 @@ int store_journal_append_head(struct store *st, int64_t *out_seq, char *out_hash
  * first entry whose hash or link does not hold. */
 int store_journal_verify(struct store *st, int64_t *bad_seq, int64_t game) STORE_CHECKED;
 
+/* ---- history: the Merkle tree of a game's journal (tlog.c, history.c;
+ * docs/history-protocol.md) ----
+ *
+ * One tree per game, its leaves the journal's entries in seq order (leaf
+ * index = seq - 1), built as RFC 9162 §2.1 with SHA-256. tlog.c is pure:
+ * it hashes what it is given and touches nothing. */
+
+#define STORE_TLOG_HASH 32
+/* The deepest proof a tree of up to 2^63 leaves needs. */
+#define STORE_TLOG_MAX_PROOF 64
+
+/* SHA-256(0x00 || leaf data) of a journal entry (docs/history-protocol.md,
+ * "Leaves"); nonce: a sealed entry's (64 hex digits), else NULL. */
+void store_tlog_leaf_hash(uint8_t out[STORE_TLOG_HASH], const struct store_entry *e,
+                          const char *nonce);
+/* Whether entries of this kind are sealed: shown to their seat only, the
+ * others get the leaf hash (docs/history-protocol.md, "Sealed entries"). */
+bool store_tlog_sealed(const char *kind);
+/* SHA-256(0x01 || left || right). */
+void store_tlog_node(uint8_t out[STORE_TLOG_HASH], const uint8_t left[STORE_TLOG_HASH],
+                     const uint8_t right[STORE_TLOG_HASH]);
+/* MTH of the first n leaf hashes (RFC 9162 §2.1.1; n = 0: SHA-256 of nothing). */
+void store_tlog_root(uint8_t out[STORE_TLOG_HASH], const uint8_t (*leaves)[STORE_TLOG_HASH],
+                     size_t n);
+/* The inclusion proof of leaf `index` in the tree of n leaves (RFC 9162
+ * §2.1.3.1), at most STORE_TLOG_MAX_PROOF hashes into proof; -1 when index >= n. */
+int store_tlog_inclusion(uint8_t (*proof)[STORE_TLOG_HASH], size_t *np,
+                         const uint8_t (*leaves)[STORE_TLOG_HASH], size_t n, size_t index);
+/* The consistency proof from the tree of m leaves to that of n (RFC 9162
+ * §2.1.4.1; empty for m = 0 or m = n); -1 when m > n. */
+int store_tlog_consistency(uint8_t (*proof)[STORE_TLOG_HASH], size_t *np,
+                           const uint8_t (*leaves)[STORE_TLOG_HASH], size_t n, size_t m);
+/* RFC 9162 §2.1.3.2 and §2.1.4.2: 0 when the proof holds, else -1. */
+int store_tlog_verify_inclusion(const uint8_t leaf[STORE_TLOG_HASH], size_t index, size_t n,
+                                const uint8_t (*proof)[STORE_TLOG_HASH], size_t np,
+                                const uint8_t root[STORE_TLOG_HASH]);
+int store_tlog_verify_consistency(size_t m, size_t n, const uint8_t old_root[STORE_TLOG_HASH],
+                                  const uint8_t new_root[STORE_TLOG_HASH],
+                                  const uint8_t (*proof)[STORE_TLOG_HASH], size_t np);
+
+/* The game's tree size last mailed to address (0 when none). */
+int store_history_sent_get(struct store *st, int64_t *size, int64_t game,
+                           const char *address) STORE_CHECKED;
+int store_history_sent_put(struct store *st, int64_t game, const char *address,
+                           int64_t size) STORE_CHECKED;
+/* The referee's Ed25519 private key (a 32-byte seed, RFC 8032 §5.1.5),
+ * made from getrandom at the first call with create set, else
+ * STORE_ENOTFOUND. A store in a file keeps it beside the file, STORE.key,
+ * with the file's mode (at most 0600) and owner; a store on a server (and
+ * an in-memory one) keeps it in the database (kv "history-key"), so that
+ * every daemon serving one database signs with one key
+ * (docs/history-protocol.md, "The referee's key"). *created says whether
+ * this call made it (may be NULL). */
+int store_referee_key(struct store *st, uint8_t seed[32], bool create,
+                      bool *created) STORE_CHECKED;
+/* The secret the nonces of sealed entries are made with (32 bytes, kv
+ * "history-seal", made at the first call; never rotated: the nonces of
+ * past entries must not change). */
+int store_history_seal(struct store *st, uint8_t seal[32]) STORE_CHECKED;
+/* Replaces the key (rotation, `tabula key rotate`): the old one is kept
+ * as STORE.key.N / kv "history-key-N", N = 1, 2, ... */
+int store_referee_key_rotate(struct store *st, uint8_t seed[32]) STORE_CHECKED;
+
 /* ---- outbox: replies, written in the same transaction, sent afterwards ----
  *
  * A row's text is kept apart from its state (table outbox_message, schema

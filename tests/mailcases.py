@@ -652,7 +652,10 @@ def run_case(tabula, path):
                     raise CaseError("unknown step")
             except CaseError as e:
                 raise CaseError("%s\n    %s" % (where, e))
-        shutil.rmtree(workdir)
+        if os.environ.get("TABULA_KEEP_CASE"):  # to read a case's mails by hand
+            print("kept %s" % workdir)
+        else:
+            shutil.rmtree(workdir)
         return None
     except (CaseError, subprocess.TimeoutExpired) as e:
         return "%s\n    (kept %s)" % (e, workdir)

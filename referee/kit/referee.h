@@ -259,6 +259,10 @@ int ref_service_time(struct ref_service *svc, FILE *out, int64_t game, const cha
  * else a file extension of the game's formats ("sgf" for backgammon,
  * docs/records.md): REF_ADMIN_REFUSED, said on stderr, when it has none. */
 int ref_service_export(struct ref_service *svc, FILE *out, int64_t game, const char *format);
+/* The referee's public key, the verifier key every game mail's history
+ * lines are signed with (docs/history-protocol.md), made at the first
+ * call; with rotate a new key first, the old one kept beside it. */
+int ref_service_key(struct ref_service *svc, FILE *out, int rotate);
 /* Checks every dice roll of a game (tabula-dice-1) from the store. */
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t game);
 /* The Glicko-2 ratings of one game system (kind NULL: every system), after

@@ -17,6 +17,8 @@
 
 struct mail_msg;
 struct mail_part;
+struct ref_history_key;
+struct ref_history_cache;
 
 struct ref_service {
   struct ref_config cfg;
@@ -33,6 +35,10 @@ struct ref_service {
   /* This process runs the tick: it holds the tick's lock (store_lock_tick;
    * of several daemons on one database, one does). Said once in the log. */
   bool ticking;
+  /* history.c: the referee's signing key, read at the first mail that
+   * needs it, and the last game's tree leaves */
+  struct ref_history_key *hkey;
+  struct ref_history_cache *hcache;
 };
 
 /* A game rebuilt from its journal (game.c). */
@@ -212,5 +218,18 @@ int ref_confirmation_take(struct ref_service *svc, const char *key, const char *
                           enum ref_confirm_state *state);
 /* Drops requests that lapsed long ago (tick.c). */
 int ref_confirmations_prune(struct ref_service *svc);
+
+/* history.c: the "Record" lines of a mail about game g to seat's `to` (the
+ * signed checkpoint, the entries since the last mail to `to`, their
+ * inclusion proofs and the consistency proof from that mail's tree:
+ * docs/history-protocol.md), appended to out; records the size mailed.
+ * -1 on a store failure (the mail is then not sent). */
+int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int seat,
+                      const char *to, struct base_buf *out);
+/* The referee's verifier key ("NAME+KEYID+KEY"), made at the first call
+ * (docs/history-protocol.md, "The referee's key"); -1 when it cannot be. */
+int ref_history_vkey_text(struct ref_service *svc, char *buf, size_t cap);
+/* Frees what ref_history_block keeps in svc. */
+void ref_history_free(struct ref_service *svc);
 
 #endif

@@ -171,7 +171,8 @@ out:
  * (or NULL) the board as data, the game's link, the files. */
 static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to,
                    const char *tmpl, const struct tpl_var *vars, size_t nvars,
-                   const char *prefix, const char *reply_to, const struct ref_reply_extra *x)
+                   const char *prefix, const char *reply_to, const struct ref_reply_extra *x,
+                   int history_seat)
 {
   struct ref_service *svc = m->svc;
   struct mail_out out;
@@ -197,6 +198,26 @@ static int compose(struct ref_msg_ctx *m, struct ref_game_ctx *g, const char *to
              len && body[len - 1] != '\n' ? "\n" : "", line);
     free(body);
     body = longer;
+  }
+  if(history_seat >= 0) {
+    /* the game's record, provable (rules-spec HI-1, docs/history-protocol.md): one block
+     * at the end of the text part, after a sentence saying what it is */
+    struct base_buf block;
+    char line[700];
+    size_t len = strlen(body);
+    tpl_line(line, sizeof(line), svc->cfg.templates_dir, "phrases.txt", "history-intro", NULL, 0);
+    base_buf_init(&block, 16u * 1024u * 1024u);
+    if(base_buf_puts(&block, body) ||
+       base_buf_puts(&block, len && body[len - 1] != '\n' ? "\n\n" : "\n") ||
+       (line[0] && (base_buf_puts(&block, line) || base_buf_putc(&block, '\n'))) ||
+       ref_history_block(svc, g, history_seat, to, &block)) {
+      base_buf_free(&block);
+      goto out;
+    }
+    free(body);
+    body = base_buf_take(&block);
+    if(!body)
+      goto out;
   }
   out.from = svc->cfg.address;
   out.from_name = "tabula referee";
@@ -248,6 +269,18 @@ out:
   return rc;
 }
 
+/* The seat's mails that carry no Record lines (rules-spec HI-1): Lag
+ * Backgammon Chess's private faces (lag.c, LG-1) are no game view, and
+ * that mail shows faces only; the next game mail carries the record. */
+static bool history_less(const char *tmpl)
+{
+  static const char *const none[] = {"lag-faces.txt"};
+  for(size_t i = 0; i < sizeof(none) / sizeof(none[0]); i++)
+    if(!strcmp(tmpl, none[i]))
+      return true;
+  return false;
+}
+
 int ref_reply(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const char *to,
               const char *tmpl, const struct tpl_var *vars, size_t nvars)
 {
@@ -275,7 +308,10 @@ int ref_reply_ex(struct ref_msg_ctx *m, struct ref_game_ctx *g, int seat, const 
     /* observers: the game's number, never a key */
     if(base_format(prefix, sizeof(prefix), "[tabula %lld]", (long long)g->row.id))
       return -1;
-  return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x);
+  /* the history lines go to the players (a seat's mail, its key in the
+   * subject); an observer is not a party to the record (rules-spec HI-1) */
+  return compose(m, g, to, tmpl, vars, nvars, prefix, rt, x,
+                 g && seat >= 0 && (size_t)seat < g->nseats && !history_less(tmpl) ? seat : -1);
 }
 
 /* A confirmation request (optin.c): the one-time key in the
@@ -294,5 +330,5 @@ int ref_reply_confirm(struct ref_msg_ctx *m, const char *to, const char *key, co
                                 (char)svc->cfg.recipient_delimiter, tag) == 0
                    ? reply_to
                    : NULL,
-                 NULL);
+                 NULL, -1);
 }

@@ -9,6 +9,7 @@
 #include "compete_int.h"
 
 #include "dice.h"
+#include "checkpoint.h"
 #include "log.h"
 
 #include <stdlib.h>
@@ -698,6 +699,41 @@ int ref_service_store_copy(const struct ref_config *cfg, const char *from, const
   fprintf(out, "the copy checks clean: name it in tabula.ini (%s) and start tabula on it\n",
           store_names_file(to) ? "store_path" : "store");
   return REF_COPY_OK;
+}
+
+int ref_service_key(struct ref_service *svc, FILE *out, int rotate)
+{
+  struct ref_history_key k;
+  struct base_buf t;
+  uint8_t seed[32];
+  int rc;
+
+  /* the store's own transaction: two first starts make one key (kv's
+   * ON CONFLICT, the file's link) */
+  rc = rotate ? store_referee_key_rotate(svc->st, seed) : store_referee_key(svc->st, seed, true, NULL);
+  if(rc != STORE_OK) {
+    fprintf(stderr, "tabula: the referee's key: %s\n", store_errmsg(svc->st));
+    return REF_ADMIN_FAILED;
+  }
+  if(ref_history_key_init(&k, seed, svc->cfg.address)) {
+    memset(seed, 0, sizeof(seed));
+    fprintf(stderr, "tabula: the address %s cannot name a key (no space)\n",
+            svc->cfg.address);
+    return REF_ADMIN_REFUSED;
+  }
+  memset(seed, 0, sizeof(seed));
+  base_buf_init(&t, 4096);
+  rc = ref_history_vkey(&t, &k);
+  memset(&k, 0, sizeof(k));
+  if(rc) {
+    base_buf_free(&t);
+    return REF_ADMIN_FAILED;
+  }
+  fprintf(out, "%s\n", t.s);
+  base_buf_free(&t);
+  /* a running daemon reads its key once; it is told by its restart */
+  ref_history_free(svc);
+  return REF_ADMIN_OK;
 }
 
 int ref_service_verify(struct ref_service *svc, FILE *out, int64_t id)

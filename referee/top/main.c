@@ -114,6 +114,7 @@ static int run_time(struct cli *cli);
 static int run_export(struct cli *cli);
 static int run_site(struct cli *cli);
 static int run_verify(struct cli *cli);
+static int run_key(struct cli *cli);
 static int run_ratings(struct cli *cli);
 static int run_tournament(struct cli *cli);
 static int run_store(struct cli *cli);
@@ -215,6 +216,14 @@ static const struct command commands[] = {
    "Checks every dice roll of game GAME against its commitment and the\n"
    "players' entropy (tabula-dice-1). Exit status 1 when a roll fails.",
    run_verify},
+  {"key", "[rotate]", 0, 1, OPT_CONFIG, NEEDS_STORE, "the referee's public key (history signatures)",
+   "Prints the referee's public key, the one the history lines of every game\n"
+   "mail are signed with, as NAME+KEYID+KEY (C2SP signed-note's verifier key):\n"
+   "players give it to tabula-verify. Made at the first start, kept beside the\n"
+   "store as STORE.key (on PostgreSQL in the database). \"key rotate\" makes a\n"
+   "new key and keeps the old one as STORE.key.1, .2, ...; restart the daemon\n"
+   "and announce the new key as the first (docs/history-protocol.md).",
+   run_key},
   {"ratings", "[GAME]", 0, 1, OPT_CONFIG | OPT_REBUILD | OPT_JSON, NEEDS_STORE,
    "the Glicko-2 ratings, of one game or of all",
    "Prints the Glicko-2 ratings of game system GAME (chess, backgammon, ...),\n"
@@ -737,6 +746,16 @@ static int run_time(struct cli *cli)
     rc = EX_TEMPFAIL;
   }
   return rc;
+}
+
+static int run_key(struct cli *cli)
+{
+  int rotate = cli->nargs == 1;
+  if(rotate && strcmp(cli->args[0], "rotate")) {
+    fprintf(stderr, "tabula: key takes nothing or \"rotate\"\n");
+    return EX_USAGE;
+  }
+  return admin_status(ref_service_key(cli->svc, stdout, rotate));
 }
 
 static int run_adjudicate(struct cli *cli)

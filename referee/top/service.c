@@ -122,6 +122,7 @@ void ref_service_close(struct ref_service *svc)
   if(!svc)
     return;
   ref_transport_close(svc); /* transport.c: IMAP LOGOUT, SMTP QUIT */
+  ref_history_free(svc);
   store_close(svc->st);
   free(svc);
 }

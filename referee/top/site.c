@@ -415,8 +415,15 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
   if(ref_site_events(svc, dir, &events))
     goto out;
   {
-    struct tpl_var v[2] = {{"games", index.s ? index.s : ""}, {"events", events.s ? events.s : ""}};
-    if(tpl_render(&subject, &page, svc->cfg.templates_dir, "site-index.html", v, 2) ||
+    char vkey[400];
+    struct tpl_var v[3] = {{"games", index.s ? index.s : ""},
+                           {"events", events.s ? events.s : ""},
+                           {"referee_key", vkey}};
+    /* the key every game mail's history is signed with, published where
+     * the players can compare it (docs/history-protocol.md) */
+    if(ref_history_vkey_text(svc, vkey, sizeof(vkey)))
+      goto out;
+    if(tpl_render(&subject, &page, svc->cfg.templates_dir, "site-index.html", v, 3) ||
        write_file(dir, "index.html", page, strlen(page)))
       goto out;
   }

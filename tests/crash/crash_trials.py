@@ -243,6 +243,10 @@ def fresh(work, name, snap):
         shutil.rmtree(root)
     os.makedirs(root)
     ENGINE.fresh(root, snap)
+    # the referee's signing key beside it (docs/history-protocol.md): every
+    # run signs its History lines with the snapshot's key, as one referee
+    if os.path.exists(os.path.join(snap, "db.key")):
+        shutil.copy(os.path.join(snap, "db.key"), os.path.join(root, "db.key"))
     return root
 
 

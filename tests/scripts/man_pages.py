@@ -18,7 +18,7 @@ import sys
 
 TABULA, SRC = os.path.abspath(sys.argv[1]), sys.argv[2]
 MAN = os.path.join(os.path.dirname(os.path.dirname(TABULA)), "man")
-PAGES = ("tabula.1", "tabula.ini.5", "tabula-verify-dice.1", "tabula-deliver.1")
+PAGES = ("tabula.1", "tabula.ini.5", "tabula-verify-dice.1", "tabula-deliver.1", "tabula-verify.1")
 sys.path.insert(0, os.path.join(os.path.dirname(os.path.abspath(__file__)), "..", "harness"))
 from testkit import check, finish  # noqa: E402  (tests/harness/testkit.py)
 

@@ -59,9 +59,13 @@ int64_t scratch_raw_exec(const char *path, const char *sql);
 int64_t scratch_raw_int(const char *path, const char *sql);
 void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql);
 
-/* SQL that takes a store at the latest version back to v11: the knockout
- * tables gone. */
+/* SQL that takes a store at the latest version back to v12 (before the
+ * history's history_sent). */
+#define SCRATCH_UNDO_V13 "DROP TABLE history_sent;"
+
+/* SQL that takes a store at v12 back to v11: the knockout tables gone. */
 #define SCRATCH_UNDO_V12                                                                      \
+  SCRATCH_UNDO_V13                                                                            \
   "DROP TABLE knockout_slots; DROP TABLE knockout_entries; DROP TABLE knockouts;"
 
 /* SQL that takes a store at the latest version back to v10 (before the
@@ -82,8 +86,8 @@ void scratch_raw_text(char *buf, size_t cap, const char *path, const char *sql);
   "DROP TABLE public_comment_games; DROP TABLE comments_off; DROP TABLE dice_protocols;"     \
   "DROP TABLE lag_previews; DROP TABLE hourly_counts;"
 
-/* SQL that takes a store at the latest version back to v8 (before issue
- * 15's outbox_message): the texts back into outbox.message. A test that
+/* SQL that takes a store at the latest version back to v8 (before the
+ * outbox_message table): the texts back into outbox.message. A test that
  * rewinds a store to an older version runs it first. */
 #define SCRATCH_UNDO_V9                                                                       \
   SCRATCH_UNDO_V10                                                                            \
