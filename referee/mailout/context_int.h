@@ -229,6 +229,10 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
 /* The referee's verifier key ("NAME+KEYID+KEY"), made at the first call
  * (docs/history-protocol.md, "The referee's key"); -1 when it cannot be. */
 int ref_history_vkey_text(struct ref_service *svc, char *buf, size_t cap);
+/* The signed checkpoint of game's whole tree as it stands, the exact
+ * signed-note text (C2SP tlog-checkpoint; docs/history-protocol.md,
+ * "Witnesses"), malloc'd; NULL on a store failure. */
+char *ref_history_note(struct ref_service *svc, int64_t game);
 /* Frees what ref_history_block keeps in svc. */
 void ref_history_free(struct ref_service *svc);
 

@@ -251,6 +251,44 @@ BASE_CHECK static int prefixed(struct base_buf *out, const char *note)
   return rc;
 }
 
+/* The signed checkpoint of c's tree (c->note), signed again only when the
+ * tree changed: a move's mails to both players and the web view's page
+ * show the same note (Ed25519 is deterministic, RFC 8032 §5.1.6). */
+static int note_of(const struct ref_history_key *k, struct ref_history_cache *c, int64_t game)
+{
+  hash_t root;
+  struct base_buf note;
+  char *signed_note = NULL;
+  int64_t size = (int64_t)c->n;
+
+  store_tlog_root(root, (const hash_t *)c->leaves, c->n);
+  if(c->note && c->note_game == game && c->note_size == size &&
+     !memcmp(c->note_root, root, sizeof(root)))
+    return 0;
+  base_buf_init(&note, 64u * 1024u);
+  if(ref_history_checkpoint(&note, k, game, size, root) || !(signed_note = strdup(note.s))) {
+    base_buf_free(&note);
+    return -1;
+  }
+  base_buf_free(&note);
+  free(c->note);
+  c->note = signed_note;
+  c->note_game = game;
+  c->note_size = size;
+  memcpy(c->note_root, root, sizeof(root));
+  return 0;
+}
+
+char *ref_history_note(struct ref_service *svc, int64_t game)
+{
+  struct ref_history_key *k;
+  struct ref_history_cache *c;
+
+  if(key_of(svc, &k) || leaves_of(svc, game, &c) || note_of(k, c, game))
+    return NULL;
+  return strdup(c->note);
+}
+
 int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int seat,
                       const char *to, struct base_buf *out)
 {
@@ -258,8 +296,7 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
   struct ref_history_cache *c;
   struct store_entry *e = NULL;
   const struct store_entry *rep = NULL;
-  struct base_buf note;
-  hash_t root, proof[STORE_TLOG_MAX_PROOF];
+  hash_t proof[STORE_TLOG_MAX_PROOF];
   size_t np, i, ne = 0;
   int64_t sent, size;
   int rc = -1;
@@ -272,20 +309,8 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
    * back from an older backup would: prove from nothing then */
   if(sent > size)
     sent = 0;
-  base_buf_init(&note, 64u * 1024u);
-  store_tlog_root(root, (const hash_t *)c->leaves, c->n);
-  if(!c->note || c->note_game != g->row.id || c->note_size != size ||
-     memcmp(c->note_root, root, sizeof(root))) {
-    char *signed_note;
-    if(ref_history_checkpoint(&note, k, g->row.id, size, root) ||
-       !(signed_note = strdup(note.s)))
-      goto out;
-    free(c->note);
-    c->note = signed_note;
-    c->note_game = g->row.id;
-    c->note_size = size;
-    memcpy(c->note_root, root, sizeof(root));
-  }
+  if(note_of(k, c, g->row.id))
+    return -1;
   if(sent == 0) {
     if(base_buf_puts(out, "Record key: ") || ref_history_vkey(out, k) ||
        base_buf_putc(out, '\n'))
@@ -347,6 +372,5 @@ int ref_history_block(struct ref_service *svc, const struct ref_game_ctx *g, int
   rc = 0;
 out:
   free(e);
-  base_buf_free(&note);
   return rc;
 }

@@ -209,7 +209,7 @@ static int boards_step(void *arg, const struct ref_game_ctx *r, const struct ref
  * shows: every position, the history, the dice lines, the record. */
 static int game_json(const char *dir, const struct ref_game_ctx *g, json_t *positions,
                      const char *history, const char *dice, const char *record,
-                     const char *format)
+                     const char *format, const char *checkpoint)
 {
   json_t *doc = ref_json_doc("site-game"), *game = public_game_json(g), *it;
   const char *key;
@@ -222,7 +222,8 @@ static int game_json(const char *dir, const struct ref_game_ctx *g, json_t *posi
   if(bad || ref_json_set(doc, "positions", json_incref(positions)) ||
      ref_json_set_str(doc, "history", history) ||
      ref_json_set(doc, "dice", dice[0] ? ref_json_str(dice) : json_null()) ||
-     ref_json_set_str(doc, "record", record) || ref_json_set_str(doc, "record_format", format)) {
+     ref_json_set_str(doc, "record", record) || ref_json_set_str(doc, "record_format", format) ||
+     ref_json_set_str(doc, "checkpoint", checkpoint)) {
     json_decref(doc);
     return -1;
   }
@@ -257,8 +258,8 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
   struct boards_ctx bc = {svc, &boards, 0, json_array(), 0};
   struct ref_rec_lines lines = {&history, 1};
   char players[400], game[24], file[64], count[16], status[200];
-  char *subject = NULL, *page = NULL;
-  struct tpl_var v[10];
+  char *subject = NULL, *page = NULL, *note = NULL;
+  struct tpl_var v[11];
   int rc = -1, nrolls = 0;
 
   base_buf_init(&boards, 64u * 1024u * 1024u);
@@ -276,18 +277,25 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
     goto out;
   if((g->desc->flags & REF_GAME_DICE) && ref_dice_transcript(svc, g, &dice, &nrolls, 1) < 0)
     goto out; /* a page without its dice is not written: the next run writes it */
+  /* the game's signed checkpoint, the same text as in the players' last
+   * mails: anyone may keep it and compare (docs/history-protocol.md,
+   * "Witnesses") */
+  if(!(note = ref_history_note(svc, g->row.id)))
+    goto out;
   snprintf(count, sizeof(count), "%d", bc.n);
   snprintf(status, sizeof(status), "%s", status_text(g));
   {
     /* every value the page template puts into markup is escaped here */
-    struct base_buf e_title, e_players, e_status, e_history, e_dice;
+    struct base_buf e_title, e_players, e_status, e_history, e_dice, e_note;
     base_buf_init(&e_title, 4096);
     base_buf_init(&e_players, 4096);
     base_buf_init(&e_status, 4096);
     base_buf_init(&e_history, 16u * 1024u * 1024u);
     base_buf_init(&e_dice, 16u * 1024u * 1024u);
+    base_buf_init(&e_note, 64u * 1024u);
     if(esc(&e_title, g->desc->title) || esc(&e_players, players) || esc(&e_status, status) ||
-       esc(&e_history, history.s ? history.s : "") || esc(&e_dice, dice.s ? dice.s : ""))
+       esc(&e_history, history.s ? history.s : "") || esc(&e_dice, dice.s ? dice.s : "") ||
+       esc(&e_note, note))
       rc = -1;
     else {
       v[0] = (struct tpl_var){"game", game};
@@ -300,7 +308,8 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
       v[7] = (struct tpl_var){"dice", e_dice.s ? e_dice.s : ""};
       v[8] = (struct tpl_var){"record", file};
       v[9] = (struct tpl_var){"format", k->format};
-      rc = tpl_render(&subject, &page, svc->cfg.templates_dir, "site-game.html", v, 10);
+      v[10] = (struct tpl_var){"checkpoint", e_note.s};
+      rc = tpl_render(&subject, &page, svc->cfg.templates_dir, "site-game.html", v, 11);
     }
     if(!rc) {
       char name[64];
@@ -309,7 +318,7 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
     }
     if(!rc)
       rc = game_json(dir, g, bc.positions, history.s ? history.s : "", dice.s ? dice.s : "",
-                     file, k->format) ||
+                     file, k->format, note) ||
            ref_json_push(index_json, public_game_json(g));
     if(!rc)
       rc = base_buf_printf(index,
@@ -321,8 +330,10 @@ static int game_page(struct ref_service *svc, const char *dir, struct ref_game_c
     base_buf_free(&e_status);
     base_buf_free(&e_history);
     base_buf_free(&e_dice);
+    base_buf_free(&e_note);
   }
 out:
+  free(note);
   json_decref(bc.positions);
   free(subject);
   free(page);
@@ -425,6 +436,8 @@ int ref_service_site(struct ref_service *svc, const char *dir, int64_t since, si
       goto out;
     if(tpl_render(&subject, &page, svc->cfg.templates_dir, "site-index.html", v, 3) ||
        write_file(dir, "index.html", page, strlen(page)))
+      goto out;
+    if(ref_json_set_str(doc, "referee_key", vkey))
       goto out;
   }
   if(ref_json_set(doc, "games", json_incref(index_json)) || !(text = ref_json_text(doc)) ||

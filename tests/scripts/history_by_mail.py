@@ -338,6 +338,60 @@ def rotation(work):
           rc == 1 and "%04d.eml" % (known + 1) in out and "not signed" in out, out)
 
 
+def verify_module():
+    """tools/tabula-verify loaded as a module: its own functions check the
+    web view's checkpoint (a witness's check, docs/history-protocol.md)."""
+    import importlib.machinery
+    import importlib.util
+    loader = importlib.machinery.SourceFileLoader("tabula_verify", VERIFY)
+    spec = importlib.util.spec_from_loader("tabula_verify", loader)
+    mod = importlib.util.module_from_spec(spec)
+    loader.exec_module(mod)
+    return mod
+
+
+def witness(work):
+    """The web view publishes each game's signed checkpoint, the same note
+    as the players' last mails carry, and index.json the referee's key:
+    anyone can keep them and compare (docs/history-protocol.md, "Witnesses")."""
+    import html
+    import json
+    tv = verify_module()
+    t = bymail.Table(TABULA, os.path.join(work, "witness"))
+    num = start(t)
+    play_moves(t, num, ["e4", "e5", "Nf3"])
+    key = key_of(t)
+    site = os.path.join(work, "witness-site")
+    t.run("site", site)
+    with open(os.path.join(site, "index.json")) as f:
+        index = json.load(f)
+    check("index.json carries the referee's key", index.get("referee_key") == key,
+          index.get("referee_key"))
+    with open(os.path.join(site, "game-%d.json" % num)) as f:
+        note = json.load(f).get("checkpoint") or ""
+    with open(os.path.join(site, "game-%d.html" % num)) as f:
+        page = f.read()
+    m = re.search(r'<pre id="checkpoint"[^>]*>(.*?)</pre>', page, re.S)
+    shown = html.unescape(m.group(1)) if m else None
+    check("the game's page shows the checkpoint of its game-N.json", shown == note, (shown, note))
+    name, public = tv.parse_vkey(index.get("referee_key") or "")
+    signed = tv.check_note(note.encode(), name, public)
+    check("the published checkpoint verifies with the published key (tabula-verify's check_note)",
+          signed is not None and signed.split(b"\n")[0] == b"example.org/referee/game/%d" % num,
+          note)
+    lines = note.split("\n")
+    wrong = "\n".join(lines[:1] + [str(int(lines[1]) + 1)] + lines[2:])  # the size changed
+    check("... and a changed one does not", tv.check_note(wrong.encode(), name, public) is None,
+          wrong)
+    check("no address in the published checkpoint", "@" not in note, note)
+    for who in (A, B):
+        last = [msg for msg in t.mails if str(msg["To"]).strip("<> ").lower() == who][-1]
+        blocks = tv.blocks_of(tv.Mail(who, last))
+        mailed = b"\n".join(blocks[-1].note).decode() + "\n" if blocks else None
+        check("the published checkpoint is the one in %s's last mail" % who, mailed == note,
+              (mailed, note))
+
+
 def main():
     work = tempfile.mkdtemp(prefix="tabula-history-")
     if not os.access(REPLAY, os.X_OK):
@@ -351,6 +405,7 @@ def main():
     split_view(work)
     forged_checkpoint(work)
     rotation(work)
+    witness(work)
     return finish(work)
 
 

@@ -97,18 +97,23 @@ PUBLIC = " and ".join([
     typed(".result", STR, "null"), typed(".status", STR),
     "(.players | length >= 2 and all(.[]; %s))" % PUBLIC_PLAYER,
     '(.page == "game-\\(.game).html")', '(.json == "game-\\(.game).json")'])
-INDEX_DOC = "%s and %s and .what == \"site-index\" and (.games | all(.[]; %s and %s))" % (
-    HEAD, keys_are(["tabula_json", "what", "games"]), keys_are(PUBLIC_KEYS), PUBLIC)
+INDEX_DOC = ("%s and %s and .what == \"site-index\" and %s and (.games | all(.[]; %s and %s))"
+             % (HEAD, keys_are(["tabula_json", "what", "referee_key", "games"]),
+                '(.referee_key | test("^[^+@ ]+\\\\+[0-9a-f]{8}\\\\+[A-Za-z0-9+/]{44}$"))',
+                keys_are(PUBLIC_KEYS), PUBLIC))
 POSITION = "(%s and %s)" % (keys_are(["step", "label", "side", "move", "position"]),
                             " and ".join([typed(".step", NUM), typed(".label", STR),
                                           typed(".side", STR, "null"),
                                           typed(".move", STR, "null"), typed(".position", STR)]))
 PAGE_DOC = ("%s and %s and .what == \"site-game\" and %s and "
-            "(.positions | length > 0 and all(.[]; %s)) and %s and %s and %s and %s") % (
+            "(.positions | length > 0 and all(.[]; %s)) and %s and %s and %s and %s and %s") % (
     HEAD, keys_are(["tabula_json", "what"] + PUBLIC_KEYS +
-                   ["positions", "history", "dice", "record", "record_format"]),
+                   ["positions", "history", "dice", "record", "record_format", "checkpoint"]),
     PUBLIC, POSITION, typed(".history", STR), typed(".dice", STR, "null"),
-    '(.game as $g | .record | startswith("game-\\($g)."))', typed(".record_format", STR))
+    '(.game as $g | .record | startswith("game-\\($g)."))', typed(".record_format", STR),
+    # docs/history-protocol.md, "Witnesses": the signed note, origin NAME/game/G
+    '(.game as $g | .checkpoint | test("^[^@\\\\n]+/game/\\($g)\\\\n[0-9]+\\\\n[A-Za-z0-9+/=]+'
+    '\\\\n\\\\n\u2014 [^@ ]+ [A-Za-z0-9+/=]+\\\\n$"))')
 
 
 class Table(bymail.Table):
