@@ -395,6 +395,23 @@ int store_copy(const char *from, const char *to, struct store_copy_report *rep, 
                       "%s: %lld row(s) in the source, %lld copied, %lld in the target",
                       tables[i], (long long)a, (long long)rep->tables[i].rows, (long long)b);
   }
+  /* The referee's key goes with the club (docs/history-protocol.md, "The
+   * referee's key"): else the copy would make a new key at its first mail
+   * and sign the running games as a referee the players do not know. It
+   * lives outside the tables (STORE.key beside a file store), so it is
+   * read and written by the store's own functions, either engine. Written
+   * before the commit: a key that cannot be written fails the copy. */
+  if(rc == STORE_OK) {
+    uint8_t seed[32];
+    int k = store_referee_key(src, seed, false, NULL);
+    if(k == STORE_OK) {
+      rc = store_referee_key_put(dst, seed);
+      rep->key = rc == STORE_OK;
+    }
+    else if(k != STORE_ENOTFOUND)
+      rc = store_fail(dst, k, "reading the source's referee key: %s", src->err);
+    memset(seed, 0, sizeof(seed));
+  }
   if(rc == STORE_OK)
     rc = store_exec(dst, "COMMIT", "committing the copy");
   if(rc && store_in_tx(dst)) {

@@ -190,6 +190,36 @@ int store_referee_key(struct store *st, uint8_t seed[32], bool create, bool *cre
   return STORE_OK;
 }
 
+int store_referee_key_put(struct store *st, const uint8_t seed[32])
+{
+  char path[4200], text[80];
+  uint8_t had[32];
+  int rc;
+
+  if(st->path) {
+    rc = key_path(st, path, sizeof(path), 0);
+    if(rc == STORE_OK)
+      rc = write_key_file(st, seed, path);
+    if(rc != STORE_EBUSY)
+      return rc;
+    /* a key file was there already: the same key is no harm, another
+     * one would make the copy sign as a different referee */
+    rc = read_key_file(st, had, path);
+    if(rc == STORE_OK && memcmp(had, seed, sizeof(had)))
+      rc = store_fail(st, STORE_EEXIST,
+                      "%s holds another referee key; move it away and copy again", path);
+    memset(had, 0, sizeof(had));
+    return rc;
+  }
+  to_hex(text, seed);
+  rc = store_run(st,
+                 "INSERT INTO kv(key, value) VALUES($1, $2)"
+                 " ON CONFLICT(key) DO UPDATE SET value = excluded.value",
+                 "referee_key_put", "tt", KEY_KV, text);
+  memset(text, 0, sizeof(text));
+  return rc;
+}
+
 int store_history_seal(struct store *st, uint8_t seal[32])
 {
   char text[80];

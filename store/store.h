@@ -79,6 +79,7 @@ struct store_copy_report {
   } tables[STORE_COPY_TABLES];
   size_t ntables;
   int64_t rows; /* all tables' */
+  bool key;     /* the referee's key was carried (false: the source had none) */
 };
 
 /* Copies the store named `from` into the store named `to` (either engine:
@@ -325,6 +326,11 @@ int store_history_seal(struct store *st, uint8_t seal[32]) STORE_CHECKED;
 /* Replaces the key (rotation, `tabula key rotate`): the old one is kept
  * as STORE.key.N / kv "history-key-N", N = 1, 2, ... */
 int store_referee_key_rotate(struct store *st, uint8_t seed[32]) STORE_CHECKED;
+/* Makes seed the store's referee key, where store_referee_key reads it
+ * (STORE.key beside a file store, kv "history-key" in a database):
+ * store_copy carries the key with the club. A key file already there
+ * holding another key is an error (STORE_EEXIST), the same key none. */
+int store_referee_key_put(struct store *st, const uint8_t seed[32]) STORE_CHECKED;
 
 /* ---- outbox: replies, written in the same transaction, sent afterwards ----
  *

@@ -677,6 +677,9 @@ int ref_service_store_copy(const struct ref_config *cfg, const char *from, const
     }
   fprintf(out, "%s%lld row(s) of %zu table(s) copied, the same count on both sides\n",
           shown ? "\n" : "", (long long)rep.rows, rep.ntables);
+  fprintf(out, "%s\n", rep.key ? "the referee's key copied: the copy signs as the source did"
+                                : "the source has no referee key yet: the copy makes one when it "
+                                  "first needs it");
   /* The copy checked as `tabula check` checks a store, on the target */
   if(store_names_file(to)) {
     snprintf(target.store_path, sizeof(target.store_path), "%s", to);

@@ -169,6 +169,12 @@ def main():
           subprocess.run(["sqlite3", src, "select count(*) || ' ' || max(id) from outbox"],
                          capture_output=True).stdout.decode().strip())
     check("the source was only read", open(src, "rb").read() == src_bytes)
+    # the referee's key goes with the club: the copy signs the games' records
+    # as the source did (docs/history-protocol.md, "The referee's key")
+    key = tabula(t.conf, "key").stdout.decode().strip()
+    check("the referee's key came along: tabula key on the PostgreSQL copy prints the source's",
+          key and "the referee's key copied" in out and
+          tabula(pconf, "key").stdout.decode().strip() == key, (key, out))
 
     # ---- a backup of the PostgreSQL store: pg_dump, pg_restore ----
     dump = os.path.join(work, "club.dump")
@@ -200,6 +206,9 @@ def main():
           p.stdout + p.stderr)
     same_views("every game's export and show, games, ratings, standings: the same back on SQLite",
                before, views(bconf, ids))
+    check("... and back: the SQLite copy's key file holds it (tabula key prints the source's)",
+          "the referee's key copied" in out and os.path.exists(back + ".key") and
+          tabula(bconf, "key").stdout.decode().strip() == key, out)
 
     # ---- refusals ----
     p = tabula(t.conf, "store", "copy", src, pg)
@@ -209,6 +218,16 @@ def main():
           psql("SELECT count(*) FROM games", "club") == str(len(ids)))
     p = tabula(t.conf, "store", "copy", pg, back)
     check("... the same into a non-empty SQLite file (73)", p.returncode == 73, p.stderr)
+    # a key file of another referee already where the copy's key goes: the
+    # copy would sign as someone else; refused, the file left as it was
+    other = os.path.join(work, "other", "db")
+    os.makedirs(os.path.dirname(other))
+    with open(other + ".key", "w") as f:
+        f.write("ab" * 32 + "\n")
+    p = tabula(t.conf, "store", "copy", pg, other)
+    check("a target whose key file holds another key: refused (73), said, the key kept",
+          p.returncode == 73 and b"holds another referee key" in p.stderr and
+          open(other + ".key").read() == "ab" * 32 + "\n", p.stdout + p.stderr)
     nowhere = os.path.join(work, "nowhere.db")
     p = tabula(t.conf, "store", "copy", nowhere, pg_store("empty1"))
     check("no store at FROM: refused (66), no file made there", p.returncode == 66 and
