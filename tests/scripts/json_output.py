@@ -116,6 +116,12 @@ PAGE_DOC = ("%s and %s and .what == \"site-game\" and %s and "
     '\\\\n\\\\n\u2014 [^@ ]+ [A-Za-z0-9+/=]+\\\\n$"))')
 
 
+# a root (32 bytes) or a signature (4 + 64 bytes) in base64, and the verifier
+# key's id and key (docs/history-protocol.md, "Checkpoints")
+UNSIGNED = re.compile(r"(?:[A-Za-z0-9+/]{43}=|[A-Za-z0-9+/]{91}=)"
+                      r"|\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}")
+
+
 class Table(bymail.Table):
     """Players whose entropy words name nobody: a player's own words are
     published as written (docs/dice-protocol.md), and bymail's name them."""
@@ -347,8 +353,14 @@ def main():
               [p["move"] is None for p in d["positions"]] ==
               [e["kind"] == "start" for e in steps] and {k: d[k] for k in PUBLIC_KEYS} == g,
               (d["positions"][-1], shown["position"], len(d["positions"]), len(steps)))
+    # the signed checkpoints' roots and signatures and the referee's key are
+    # base64 of random-looking bytes (docs/history-protocol.md, "Witnesses"):
+    # a short host ("pc1") can occur in them by chance, so they are taken out
+    # before the words are looked for (the checkpoint's names are still read)
+    def unsigned(text):
+        return UNSIGNED.sub("", text)
     for f, s in texts.items():
-        hits = sorted(w for w in banned if w.lower() in s.lower())
+        hits = sorted(w for w in banned if w.lower() in unsigned(s).lower())
         check("site: %s names no player (no @, no address, local part or host)" % f,
               "@" not in s and not hits, hits[:8])
 

@@ -187,8 +187,13 @@ def main():
             for mid in mids:
                 banned.update({mid, mid.strip("<>"), mid.strip("<>").split("@")[0],
                                mid.strip("<>").split("@")[1]})
+        # the signed checkpoints' roots and signatures and the referee's key
+        # are base64 of random-looking bytes (docs/history-protocol.md,
+        # "Witnesses"): a short host ("pc1") can occur in them by chance
+        unsigned = re.compile(r"(?:[A-Za-z0-9+/]{43}=|[A-Za-z0-9+/]{91}=)"
+                              r"|\+[0-9a-f]{8}\+[A-Za-z0-9+/]{44}")
         for f, s in texts.items():
-            low = s.lower()
+            low = unsigned.sub("", s).lower()
             hits = sorted(w for w in banned if w.lower() in low)
             check("%s: no @, no Message-ID, no address, local part or host of a player"
                   % f, "@" not in s and "%40" not in s and "&#64;" not in s and not hits,
